@@ -1,0 +1,65 @@
+/**
+ * The contract between the loop and whatever decides whether a tool call may run. The loop asks a
+ * PermissionPolicy for a verdict; an `ask` verdict goes to the ApprovalBroker, whose faces (terminal,
+ * desktop, daemon, unattended) answer. The loop never knows which face answered.
+ */
+import type { ApprovalDecisionKind, RiskLevel } from '../api/events.js';
+import type { PermissionMode } from '../config/schema.js';
+import type { Tool } from '../tools/tool.js';
+
+export type Verdict = 'allow' | 'deny' | 'ask';
+
+export interface PermissionDecision {
+  decision: Verdict;
+  /** Which layer decided: hard_block, denied_commands, compound, allowed, tool, mode, flag, … */
+  layer: string;
+  reason: string;
+  risk: RiskLevel;
+  riskExplanation: string;
+}
+
+export interface PermissionCheck {
+  tool: Tool;
+  input: unknown;
+  cwd: string;
+  mode: PermissionMode;
+  /** Where the run came from: cli, desktop, daemon, schedule, heartbeat, watcher, webhook… */
+  source: string;
+  agent: string;
+}
+
+export interface PermissionPolicy {
+  check(call: PermissionCheck): PermissionDecision | Promise<PermissionDecision>;
+}
+
+export interface ApprovalRequest {
+  id: string;
+  sessionId: string;
+  agent: string;
+  source: string;
+  tool: string;
+  summary: string;
+  input: unknown;
+  reason: string;
+  layer: string;
+  risk: RiskLevel;
+  riskExplanation: string;
+}
+
+export interface ApprovalAnswer {
+  decision: ApprovalDecisionKind;
+  /** Which face answered (terminal, desktop, daemon, unattended, timeout, …). */
+  by: string;
+}
+
+/** One way of asking a person (or deciding for nobody). `ask` must honour the signal: the broker aborts losers. */
+export interface ApprovalFace {
+  readonly name: string;
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+}
+
+/** Unsafe-by-source runs (schedules, heartbeats) have nobody to ask. */
+export const unattendedFace: ApprovalFace = {
+  name: 'unattended',
+  ask: async () => ({ decision: 'deny', by: 'unattended' }),
+};

@@ -1,0 +1,95 @@
+/**
+ * Holds the tools of one runtime. Order is deterministic (local, then MCP, then cloud; by name within
+ * each) so the tool list the model sees is byte-identical from request to request (prompt cache).
+ */
+import { z } from 'zod';
+import type { Tool, ToolSource } from './tool.js';
+
+const SOURCE_ORDER: Record<ToolSource, number> = { local: 0, mcp: 1, cloud: 2 };
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, Tool>();
+  #sorted: Tool[] | undefined;
+  readonly #schemas = new Map<string, ToolDefinition>();
+
+  constructor(tools: Iterable<Tool> = []) {
+    for (const t of tools) this.register(t);
+  }
+
+  /** Adds a tool. A name already taken keeps its first owner (local beats MCP beats cloud when registered in that order). */
+  register(tool: Tool): boolean {
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) throw new Error(`invalid tool name: ${JSON.stringify(tool.name)}`);
+    if (this.#tools.has(tool.name)) return false;
+    this.#tools.set(tool.name, tool);
+    this.#sorted = undefined;
+    return true;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  list(): readonly Tool[] {
+    this.#sorted ??= [...this.#tools.values()].sort(
+      (a, b) => SOURCE_ORDER[a.source] - SOURCE_ORDER[b.source] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
+    return this.#sorted;
+  }
+
+  names(): string[] {
+    return this.list().map((t) => t.name);
+  }
+
+  /** A new registry with only the allowed tools (all when `allowed` is empty) minus the denied ones (denied wins). */
+  filter(allowed: readonly string[] = [], denied: readonly string[] = []): ToolRegistry {
+    const allow = new Set(allowed);
+    const deny = new Set(denied);
+    return new ToolRegistry(this.list().filter((t) => (allow.size === 0 || allow.has(t.name)) && !deny.has(t.name)));
+  }
+
+  /** Tool definitions for the Messages API, cached per tool: serialisation is stable across requests. */
+  definitions(): ToolDefinition[] {
+    return this.list().map((t) => this.definition(t));
+  }
+
+  definition(tool: Tool): ToolDefinition {
+    let def = this.#schemas.get(tool.name);
+    if (!def) {
+      def = { name: tool.name, description: tool.description, input_schema: toInputSchema(tool.input) };
+      this.#schemas.set(tool.name, def);
+    }
+    return def;
+  }
+}
+
+/** JSON Schema of a tool's input with keys in a stable (sorted) order and without the `$schema` noise. */
+export function toInputSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  if (json.type !== 'object') return { type: 'object', properties: {} };
+  return sortKeys(json) as Record<string, unknown>;
+}
+
+export function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
+    return out;
+  }
+  return v;
+}

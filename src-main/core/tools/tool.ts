@@ -1,0 +1,89 @@
+/**
+ * A tool is a plain object of one structural type. Safety is decided per call, from the parsed input:
+ * `bash {command: "ls"}` is read-only and may run beside other reads, `bash {command: "rm x"}` is not.
+ * Failures are results the model reads, never throws out of `call`.
+ */
+import type { z } from 'zod';
+
+export type ToolSource = 'local' | 'mcp' | 'cloud';
+
+export interface ToolImage {
+  mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  /** base64 */
+  data: string;
+}
+
+/** Error kinds are shown to the model as a `[kind error]` prefix so it can react (retry, fix args, stop). */
+export type ToolErrorKind = 'validation' | 'transient' | 'permission' | 'business';
+
+export interface ToolResult {
+  ok: boolean;
+  content: string;
+  images?: ToolImage[];
+  errorKind?: ToolErrorKind;
+}
+
+export const okResult = (content: string, images?: ToolImage[]): ToolResult =>
+  images && images.length > 0 ? { ok: true, content, images } : { ok: true, content };
+export const errorResult = (kind: ToolErrorKind, message: string): ToolResult => ({
+  ok: false,
+  errorKind: kind,
+  content: `[${kind} error] ${message}`,
+});
+
+/** Remembers which files this session has read (and at what mtime/range) for read-before-edit and dedup. */
+export interface ReadTracker {
+  markRead(absPath: string, info: { mtimeMs: number; size: number; offset: number; limit: number | null }): void;
+  lastRead(absPath: string): { mtimeMs: number; size: number; offset: number; limit: number | null; at: string } | undefined;
+  /** Forget a path after this session wrote it, so the next read is a real read. */
+  invalidate(absPath: string): void;
+  /** Record that the session itself wrote the file (so an edit right after a write needs no re-read). */
+  markWritten(absPath: string, info: { mtimeMs: number; size: number }): void;
+}
+
+/** Decides whether an outbound HTTP request may go. Filled by the permission engine; default allows. */
+export type EgressCheck = (url: URL, method: string) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
+
+export interface ToolContext {
+  /** Working folder of the run; relative paths resolve against it. */
+  cwd: string;
+  sessionId: string;
+  /** Folder for this session's side files (spilled results etc.); created on demand. */
+  sessionDir: string;
+  reinHome: string;
+  agent: string;
+  readTracker: ReadTracker;
+  egress: EgressCheck;
+  /** Paths that file tools must refuse to write (the active agent's MEMORY.md, …) with the reason. */
+  protectedPaths?: ReadonlyMap<string, string>;
+}
+
+export interface Tool<I = any> {
+  readonly name: string;
+  readonly description: string;
+  readonly source: ToolSource;
+  /** Strict schema; it is turned into the JSON Schema the model sees. Lenient string coercion happens before parsing. */
+  readonly input: z.ZodType<I>;
+  isReadOnly(input: I): boolean;
+  /** May run at the same time as other concurrency-safe calls (defaults to isReadOnly when omitted). */
+  isConcurrencySafe?(input: I): boolean;
+  isDestructive(input: I): boolean;
+  /** One line for approval prompts, tool cards and the audit log. */
+  summarize?(input: I): string;
+  /** Characters the model gets before the result is saved to a file and previewed (default 30,000). */
+  readonly resultBudget?: number;
+  /** Tools that drive the GUI raise the iteration cap and are never auto-approved unattended. */
+  readonly gui?: boolean;
+  call(input: I, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult>;
+}
+
+export const DEFAULT_RESULT_BUDGET = 30_000;
+
+export function concurrencySafe<I>(tool: Tool<I>, input: I): boolean {
+  return tool.isConcurrencySafe ? tool.isConcurrencySafe(input) : tool.isReadOnly(input);
+}
+
+export function summarizeCall<I>(tool: Tool<I>, input: I, max = 200): string {
+  const raw = tool.summarize ? tool.summarize(input) : JSON.stringify(input);
+  return raw.length > max ? `${raw.slice(0, max - 1)}…` : raw;
+}
