@@ -42,8 +42,8 @@ export const PermissionsConfig = z.strictObject({
 });
 
 export const GlobalConfig = z.strictObject({
-  model: z.string().min(1).default('claude-sonnet-4-5'),
-  small_model: z.string().min(1).default('claude-haiku-4-5'),
+  model: z.string().min(1).default('claude-sonnet-5-5'),
+  small_model: z.string().min(1).default('claude-haiku-5-5'),
   /** Overrides ANTHROPIC_BASE_URL when set. */
   base_url: z.string().url().optional(),
   max_iterations: z.number().int().positive().max(1000).default(25),

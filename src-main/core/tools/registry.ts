@@ -2,16 +2,14 @@
  * Holds the tools of one runtime. Order is deterministic (local, then MCP, then cloud; by name within
  * each) so the tool list the model sees is byte-identical from request to request (prompt cache).
  */
+import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { Tool, ToolSource } from './tool.js';
 
 const SOURCE_ORDER: Record<ToolSource, number> = { local: 0, mcp: 1, cloud: 2 };
 
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-}
+/** A tool as the Messages API receives it. */
+export type ToolDefinition = ApiTool;
 
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
@@ -69,7 +67,7 @@ export class ToolRegistry {
   definition(tool: Tool): ToolDefinition {
     let def = this.#schemas.get(tool.name);
     if (!def) {
-      def = { name: tool.name, description: tool.description, input_schema: toInputSchema(tool.input) };
+      def = { name: tool.name, description: tool.description, input_schema: toInputSchema(tool.input) as ApiTool['input_schema'] };
       this.#schemas.set(tool.name, def);
     }
     return def;

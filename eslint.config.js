@@ -1,0 +1,100 @@
+// Lint: the recommended JavaScript and TypeScript rules (syntax only, no type information, so it stays
+// fast), plus the layering of architecture.md as errors: only the desktop shell touches Electron, and
+// lower layers never import higher ones.
+import { dirname, relative, resolve, sep } from 'node:path';
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const root = import.meta.dirname;
+
+/** Who may not import what. Paths are relative to the project root; `except` carves holes in `from`. */
+const layers = [
+  {
+    target: 'src-main/core',
+    from: ['src-main/shell', 'src-main/cli', 'src-main/index.ts', 'src-preload', 'src-renderer'],
+    why: 'core/ is the bottom layer; the shell, the CLI, the preload and the page build on it, never the reverse',
+  },
+  {
+    target: 'src-renderer',
+    from: ['src-main', 'src-preload'],
+    except: ['src-main/core/api'],
+    why: 'the page talks to Rein through the ReinApi contract (src-main/core/api) only',
+  },
+  {
+    target: 'src-preload',
+    from: ['src-main', 'src-renderer'],
+    except: ['src-main/core/api'],
+    why: 'the preload only bridges the ReinApi contract (src-main/core/api)',
+  },
+];
+
+const inside = (path, dir) => path === dir || path.startsWith(dir + '/');
+const posix = (path) => path.split(sep).join('/');
+
+/** Resolves each relative import against the importing file, so `../shell` means the same folder wherever it is written. */
+const layeringRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'keep imports pointing down the layers of architecture.md' },
+    messages: { upward: '{{file}} may not import {{target}}: {{why}}.' },
+    schema: [],
+  },
+  create(context) {
+    const file = posix(relative(root, context.filename));
+    const zones = layers.filter((zone) => inside(file, zone.target));
+    if (zones.length === 0) return {};
+    const check = (node) => {
+      const source = node.source;
+      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = posix(relative(root, resolve(dirname(context.filename), source.value)));
+      for (const zone of zones) {
+        if (!zone.from.some((f) => inside(target, f)) || zone.except?.some((e) => inside(target, e))) continue;
+        context.report({ node: source, messageId: 'upward', data: { file, target, why: zone.why } });
+      }
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+const electronOnlyInShell =
+  'only src-main/index.ts, src-main/shell/ and src-preload/ may use Electron; core/ runs in plain Node (and requiring the electron package downloads its binary)';
+
+export default defineConfig(
+  { ignores: ['out/', 'dist/', 'node_modules/', 'test-results/', 'coverage/'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      // The Node globals our scripts use (the `globals` package is not a direct dependency).
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+    },
+  },
+  {
+    plugins: { rein: { rules: { layering: layeringRule } } },
+    rules: {
+      'rein/layering': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: electronOnlyInShell }],
+          patterns: [{ group: ['electron/*'], message: electronOnlyInShell }],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.name='require'][arguments.0.value='electron']", message: electronOnlyInShell },
+        { selector: "ImportExpression[source.value='electron']", message: electronOnlyInShell },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The desktop shell, the preload, and the tests that stand in for Electron.
+    files: ['src-main/index.ts', 'src-main/shell/**', 'src-preload/**', 'tests/support/electronMock.ts', 'tests/unit/shell/**'],
+    rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
+  },
+);

@@ -1,0 +1,111 @@
+/** `rein run [options] PROMPT` */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../core/config/load.js';
+import { reinHome } from '../../core/config/paths.js';
+import { PermissionMode } from '../../core/config/schema.js';
+import { isReinError } from '../../core/errors.js';
+import { createRuntime, startRun } from '../../core/runtime/runtime.js';
+import { unattendedFace, type ApprovalFace } from '../../core/permissions/types.js';
+import { isSessionId } from '../../core/sessions/id.js';
+import { readAll, UsageError, type CliIo } from '../io.js';
+import { jsonRenderer, textRenderer } from '../render.js';
+import { ttyFace } from '../ttyFace.js';
+
+const UNATTENDED_SOURCES = new Set(['schedule', 'heartbeat', 'watcher']);
+
+export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        agent: { type: 'string' },
+        session: { type: 'string' },
+        new: { type: 'boolean' },
+        source: { type: 'string' },
+        mode: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+        json: { type: 'boolean' },
+        cwd: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    const { HELP } = await import('../index.js');
+    io.stdout.write(HELP);
+    return 0;
+  }
+  if (values.session && values.new) throw new UsageError('--session and --new cannot be used together');
+  if (values.session && !isSessionId(values.session)) throw new UsageError(`--session: "${values.session}" is not a session id (YYYY-MM-DD-<12 hex>)`);
+  let mode: PermissionMode | undefined;
+  if (values.mode !== undefined) {
+    const m = PermissionMode.safeParse(values.mode);
+    if (!m.success) throw new UsageError(`--mode: "${values.mode}" is not one of ${PermissionMode.options.join(', ')}`);
+    mode = m.data;
+  }
+  const source = values.source ?? 'cli';
+  if (!/^[a-z][a-z0-9_-]{0,31}$/.test(source)) throw new UsageError(`--source: "${source}" must be a short lowercase word`);
+
+  let prompt = positionals.join(' ').trim();
+  if (!prompt && !io.stdin.isTTY) prompt = (await readAll(io.stdin)).trim();
+  if (!prompt) throw new UsageError('no prompt: pass it as an argument or on stdin');
+
+  const cwd = values.cwd ? resolve(io.cwd, values.cwd) : io.cwd;
+  const home = reinHome(io.env);
+  const render = values.json ? jsonRenderer(io.stdout) : textRenderer(io.stdout, io.stderr);
+  const fail = (code: number, message: string) => {
+    io.stderr.write(`rein: ${message}\n`);
+    return code;
+  };
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    controller.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  try {
+    const { config } = await loadConfig({ home, cwd });
+    // Unattended runs have nobody to ask; a prompt on stdin leaves no terminal to answer on either.
+    const faces: ApprovalFace[] = UNATTENDED_SOURCES.has(source) ? [unattendedFace] : [ttyFace({ input: io.stdin, output: io.stderr })];
+    const runtime = await createRuntime({
+      home,
+      cwd,
+      env: io.env,
+      config,
+      ...(values.agent ? { agent: values.agent } : {}),
+      source,
+      ...(mode ? { mode } : {}),
+      yes: values.yes ?? false,
+      faces,
+    });
+    const { events } = await startRun(runtime, {
+      prompt,
+      cwd,
+      home,
+      ...(values.session ? { sessionId: values.session } : {}),
+      signal: controller.signal,
+    });
+    for (;;) {
+      const step = await events.next();
+      if (step.done) return step.value.stopReason === 'final' ? 0 : 1;
+      render.event(step.value);
+    }
+  } catch (err) {
+    if (isReinError(err, 'no_api_key')) return fail(2, err.message);
+    if (isReinError(err)) return fail(err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1, err.message);
+    return fail(1, err instanceof Error ? (err.stack ?? err.message) : String(err));
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}

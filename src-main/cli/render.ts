@@ -1,0 +1,82 @@
+/**
+ * How `rein run` shows a run: the answer streams on stdout, tool activity and notices go to stderr
+ * (so `rein run … > answer.txt` captures just the answer), or, with --json, one event per line.
+ */
+import type { Writable } from 'node:stream';
+import type { ReinEvent } from '../core/api/events.js';
+
+export interface Renderer {
+  event(ev: ReinEvent): void;
+}
+
+export function jsonRenderer(out: Writable): Renderer {
+  return { event: (ev) => out.write(`${JSON.stringify(ev)}\n`) };
+}
+
+export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable & { isTTY?: boolean }): Renderer {
+  let atLineStart = true;
+  const color = Boolean(err.isTTY) && !process.env.NO_COLOR;
+  const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[0m` : s);
+  const red = (s: string) => (color ? `\x1b[31m${s}\x1b[0m` : s);
+  const line = (s: string) => {
+    if (!atLineStart && out === err) out.write('\n');
+    err.write(`${s}\n`);
+  };
+  const endText = () => {
+    if (!atLineStart) {
+      out.write('\n');
+      atLineStart = true;
+    }
+  };
+  return {
+    event(ev) {
+      switch (ev.type) {
+        case 'text_delta':
+          if (ev.text) {
+            out.write(ev.text);
+            atLineStart = ev.text.endsWith('\n');
+          }
+          break;
+        case 'tool_call_start':
+          endText();
+          line(dim(`▸ ${ev.tool} ${ev.summary}`));
+          break;
+        case 'tool_call_end':
+          line(ev.ok ? dim(`  ✓ ${ev.tool} (${(ev.durationMs / 1000).toFixed(1)} s)${ev.savedTo ? ` — full result in ${ev.savedTo}` : ''}`) : red(`  ✗ ${ev.tool}: ${firstLine(ev.preview)}`));
+          break;
+        case 'approval_response':
+          if (ev.by !== 'terminal') line(dim(`  approval: ${ev.decision} (${ev.by})`));
+          break;
+        case 'retry':
+          endText();
+          line(dim(`… ${ev.reason}; retrying (attempt ${ev.attempt}/${ev.maxAttempts}) in ${(ev.delayMs / 1000).toFixed(1)} s`));
+          break;
+        case 'injected':
+          line(dim(`… ${ev.texts.length} new message(s) handed to the agent`));
+          break;
+        case 'loop_nudge':
+          line(dim(`… ${ev.detector}: ${ev.action === 'force_stop' ? 'stopping the loop' : 'nudging the model'}`));
+          break;
+        case 'notice':
+          line(ev.level === 'warning' ? red(`warning: ${ev.message}`) : dim(ev.message));
+          break;
+        case 'error':
+          endText();
+          line(red(`rein: ${ev.message}`));
+          break;
+        case 'session_end':
+          endText();
+          if (ev.stopReason === 'cancelled') line(dim('(cancelled)'));
+          line(dim(`session ${ev.sessionId} · ${ev.usage.requests} request(s) · $${ev.usage.costUsd.toFixed(4)}`));
+          break;
+        default:
+          break;
+      }
+    },
+  };
+}
+
+function firstLine(s: string): string {
+  const l = s.split('\n')[0] ?? '';
+  return l.length > 200 ? `${l.slice(0, 199)}…` : l;
+}

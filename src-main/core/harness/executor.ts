@@ -1,0 +1,339 @@
+/**
+ * Runs the tool calls of one model response. Admission is serial and in order (dedup, validation,
+ * permission, approval); execution groups consecutive concurrency-safe calls into one parallel batch
+ * (at most `maxParallel` at once) and runs every other call alone, in order; results go back in call
+ * order. Failures become error results for the model, never throws.
+ */
+import type { ImageBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ReinEventBody } from '../api/events.js';
+import { ApprovalBroker, newApprovalId } from '../permissions/approvalBroker.js';
+import type { PermissionPolicy } from '../permissions/types.js';
+import type { PermissionMode } from '../config/schema.js';
+import { parseLenient } from '../tools/lenient.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import {
+  concurrencySafe,
+  DEFAULT_RESULT_BUDGET,
+  errorResult,
+  summarizeCall,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+} from '../tools/tool.js';
+import { errorMessage } from '../errors.js';
+import { spillIfOverBudget } from './spill.js';
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** Per-turn memory of approvals: an approved call is not asked again, a denied one is refused without asking. */
+export class TurnApprovals {
+  readonly approved = new Set<string>();
+  readonly denied = new Set<string>();
+  /** Tools the user chose "always allow" for during this session (persisted by the caller). */
+  readonly alwaysTools = new Set<string>();
+  deniedCount = 0;
+}
+
+export interface ExecutorDeps {
+  registry: ToolRegistry;
+  policy: PermissionPolicy;
+  broker: ApprovalBroker;
+  ctx: ToolContext;
+  mode: PermissionMode;
+  source: string;
+  agent: string;
+  approvals: TurnApprovals;
+  maxParallel: number;
+  defaultBudget?: number;
+  /** Called when the user answers "always allow" (persist the grant). Errors are reported, not thrown. */
+  onAlwaysAllow?: (tool: Tool, input: unknown) => Promise<void>;
+}
+
+export interface ExecutedCall {
+  call: ToolCallRequest;
+  tool?: Tool;
+  input?: unknown;
+  result: ToolResult;
+  durationMs: number;
+  savedTo?: string;
+  /** False when the call never ran (denied, invalid, duplicate…). */
+  ran: boolean;
+}
+
+export interface BatchOutcome {
+  results: ToolResultBlockParam[];
+  executed: ExecutedCall[];
+  guiUsed: boolean;
+  deniedAny: boolean;
+}
+
+export const canonicalKey = (name: string, input: unknown): string => `${name}\u0000${canonicalJson(input)}`;
+
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+interface Admitted {
+  index: number;
+  call: ToolCallRequest;
+  tool: Tool;
+  input: unknown;
+}
+
+export async function* executeToolCalls(
+  calls: readonly ToolCallRequest[],
+  deps: ExecutorDeps,
+  signal: AbortSignal,
+): AsyncGenerator<ReinEventBody, BatchOutcome> {
+  const outcomes: (ExecutedCall | undefined)[] = new Array(calls.length);
+  const firstIndexOfKey = new Map<string, number>();
+  const duplicates: Array<{ index: number; of: number }> = [];
+  const admitted: Admitted[] = [];
+  let deniedAny = false;
+
+  const refuse = (index: number, result: ToolResult, tool?: Tool, input?: unknown) => {
+    outcomes[index] = { call: calls[index]!, tool, input, result, durationMs: 0, ran: false };
+  };
+
+  // Phase 1: admission, serial and in order.
+  for (const [index, call] of calls.entries()) {
+    if (signal.aborted) {
+      refuse(index, errorResult('transient', 'not run: the run was cancelled'));
+      continue;
+    }
+    const key = canonicalKey(call.name, call.input);
+    const first = firstIndexOfKey.get(key);
+    if (first !== undefined) {
+      duplicates.push({ index, of: first });
+      continue;
+    }
+    firstIndexOfKey.set(key, index);
+
+    const tool = deps.registry.get(call.name);
+    if (!tool) {
+      refuse(index, errorResult('validation', `unknown tool: ${call.name}. Available tools: ${deps.registry.names().join(', ')}`));
+      continue;
+    }
+    if (call.input && typeof call.input === 'object' && '__unparsed' in call.input) {
+      refuse(index, errorResult('validation', `the arguments for ${call.name} were cut off or are not valid JSON; send the call again with complete arguments`), tool);
+      continue;
+    }
+    const parsed = parseLenient(tool.input, call.input);
+    if (!parsed.ok) {
+      refuse(index, errorResult('validation', `invalid input for ${call.name}: ${parsed.error}`), tool);
+      continue;
+    }
+    const input = parsed.value;
+    const pkey = canonicalKey(call.name, input);
+    if (deps.approvals.denied.has(pkey)) {
+      deniedAny = true;
+      refuse(index, errorResult('permission', `blocked: the user denied this exact ${call.name} call earlier in this turn; do not retry it, choose another approach or ask the user`), tool, input);
+      continue;
+    }
+    const verdict = await deps.policy.check({ tool, input, cwd: deps.ctx.cwd, mode: deps.mode, source: deps.source, agent: deps.agent });
+    if (verdict.decision === 'deny') {
+      deniedAny = true;
+      refuse(index, errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`), tool, input);
+      continue;
+    }
+    if (verdict.decision === 'ask' && !deps.approvals.approved.has(pkey) && !deps.approvals.alwaysTools.has(tool.name)) {
+      const requestId = newApprovalId();
+      const summary = summarizeCall(tool, input, 500);
+      yield {
+        type: 'approval_request',
+        requestId,
+        tool: tool.name,
+        summary,
+        reason: verdict.reason,
+        layer: verdict.layer,
+        risk: verdict.risk,
+        riskExplanation: verdict.riskExplanation,
+      };
+      const answer = await deps.broker.request(
+        {
+          id: requestId,
+          sessionId: deps.ctx.sessionId,
+          agent: deps.agent,
+          source: deps.source,
+          tool: tool.name,
+          summary,
+          input,
+          reason: verdict.reason,
+          layer: verdict.layer,
+          risk: verdict.risk,
+          riskExplanation: verdict.riskExplanation,
+        },
+        signal,
+      );
+      yield { type: 'approval_response', requestId, decision: answer.decision, by: answer.by };
+      if (answer.decision === 'deny') {
+        deniedAny = true;
+        deps.approvals.denied.add(pkey);
+        deps.approvals.deniedCount++;
+        const why = answer.by === 'timeout' ? 'nobody answered the approval request in time' : answer.by === 'cancelled' ? 'the run was cancelled' : 'the user denied it';
+        refuse(index, errorResult('permission', `DENIED: ${call.name} did not run because ${why}. Do not claim it ran; tell the user, or try a different approach that does not need this call.`), tool, input);
+        continue;
+      }
+      deps.approvals.approved.add(pkey);
+      if (answer.decision === 'always_allow') {
+        deps.approvals.alwaysTools.add(tool.name);
+        if (deps.onAlwaysAllow) {
+          try {
+            await deps.onAlwaysAllow(tool, input);
+          } catch (err) {
+            yield { type: 'notice', level: 'warning', message: `could not save "always allow" for ${tool.name}: ${errorMessage(err)}` };
+          }
+        }
+      }
+    }
+    admitted.push({ index, call, tool, input });
+  }
+
+  // Phase 2: execution in batches.
+  let guiUsed = false;
+  for (const batch of partition(admitted)) {
+    if (signal.aborted) {
+      for (const a of batch) refuse(a.index, errorResult('transient', 'not run: the run was cancelled'), a.tool, a.input);
+      continue;
+    }
+    yield* runBatch(batch, deps, signal, outcomes);
+    if (batch.some((a) => a.tool.gui)) guiUsed = true;
+  }
+
+  for (const d of duplicates) {
+    const orig = outcomes[d.of]!;
+    outcomes[d.index] = {
+      call: calls[d.index]!,
+      tool: orig.tool,
+      input: orig.input,
+      result: { ...orig.result, content: `(identical to an earlier call in this response, which ran once)\n${orig.result.content}` },
+      durationMs: 0,
+      ran: false,
+    };
+  }
+
+  const executed = outcomes as ExecutedCall[];
+  const results = executed.map((o) => toResultBlock(o));
+  return { results, executed, guiUsed, deniedAny };
+}
+
+/** Consecutive concurrency-safe calls share a batch; every other call is a batch of one. */
+function partition(admitted: readonly Admitted[]): Admitted[][] {
+  const batches: Admitted[][] = [];
+  let current: Admitted[] = [];
+  for (const a of admitted) {
+    let safe = false;
+    try {
+      safe = concurrencySafe(a.tool, a.input);
+    } catch {
+      safe = false; // fail closed
+    }
+    if (safe) current.push(a);
+    else {
+      if (current.length) batches.push(current);
+      batches.push([a]);
+      current = [];
+    }
+  }
+  if (current.length) batches.push(current);
+  return batches;
+}
+
+async function* runBatch(
+  batch: Admitted[],
+  deps: ExecutorDeps,
+  signal: AbortSignal,
+  outcomes: (ExecutedCall | undefined)[],
+): AsyncGenerator<ReinEventBody, void> {
+  const queue: ReinEventBody[] = [];
+  let wake: (() => void) | undefined;
+  const push = (e: ReinEventBody) => {
+    queue.push(e);
+    wake?.();
+  };
+  let next = 0;
+  let running = 0;
+  let finished = 0;
+  const limit = Math.max(1, deps.maxParallel);
+
+  const runOne = async (a: Admitted) => {
+    const started = Date.now();
+    push({ type: 'tool_call_start', callId: a.call.id, tool: a.tool.name, input: a.input, summary: summarizeCall(a.tool, a.input) });
+    let result: ToolResult;
+    try {
+      result = await a.tool.call(a.input, deps.ctx, signal);
+    } catch (err) {
+      result = errorResult('business', `tool error: ${errorMessage(err)}`);
+    }
+    if (signal.aborted && result.ok === false && !result.content.includes('cancel')) {
+      result = { ...result, content: `${result.content}\n(the run was cancelled)` };
+    }
+    const budget = a.tool.resultBudget ?? deps.defaultBudget ?? DEFAULT_RESULT_BUDGET;
+    let savedTo: string | undefined;
+    try {
+      const spilled = await spillIfOverBudget(result.content, budget, { sessionDir: deps.ctx.sessionDir, callId: a.call.id, tool: a.tool.name });
+      result = { ...result, content: spilled.content };
+      savedTo = spilled.savedTo;
+    } catch (err) {
+      result = { ...result, content: `${result.content.slice(0, budget)}\n[result cut at ${budget} characters; saving the rest failed: ${errorMessage(err)}]` };
+    }
+    const durationMs = Date.now() - started;
+    outcomes[a.index] = { call: a.call, tool: a.tool, input: a.input, result, durationMs, savedTo, ran: true };
+    push({
+      type: 'tool_call_end',
+      callId: a.call.id,
+      tool: a.tool.name,
+      ok: result.ok,
+      preview: result.content.slice(0, 300),
+      durationMs,
+      ...(savedTo ? { savedTo } : {}),
+    });
+  };
+
+  const pump = () => {
+    while (running < limit && next < batch.length) {
+      const a = batch[next++]!;
+      running++;
+      void runOne(a).finally(() => {
+        running--;
+        finished++;
+        pump();
+        wake?.();
+      });
+    }
+  };
+  pump();
+  while (finished < batch.length || queue.length > 0) {
+    if (queue.length > 0) {
+      yield queue.shift()!;
+      continue;
+    }
+    await new Promise<void>((r) => (wake = r));
+    wake = undefined;
+  }
+}
+
+function toResultBlock(o: ExecutedCall): ToolResultBlockParam {
+  const text = o.result.content.length > 0 ? o.result.content : o.result.ok ? '(no output)' : '(error without message)';
+  const images = o.result.images ?? [];
+  const content: ToolResultBlockParam['content'] =
+    images.length === 0
+      ? text
+      : [
+          { type: 'text', text } satisfies TextBlockParam,
+          ...images.map(
+            (img): ImageBlockParam => ({ type: 'image', source: { type: 'base64', media_type: img.mediaType, data: img.data } }),
+          ),
+        ];
+  return { type: 'tool_result', tool_use_id: o.call.id, content, ...(o.result.ok ? {} : { is_error: true }) };
+}

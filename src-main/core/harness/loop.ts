@@ -1,0 +1,315 @@
+/**
+ * The agent loop: an async generator of ReinEvents. One call = one user turn: it appends the prompt to
+ * the session, then alternates model turns and tool batches until the model answers without tools, the
+ * iteration cap or spending cap is hit, the run is cancelled, or an error ends it. Every run ends with
+ * exactly one `session_end` carrying the stop reason, and the session file is saved after every
+ * iteration (nothing is lost on a crash).
+ */
+import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { emptyUsage, type ReinEvent, type ReinEventBody, type StopReason, type UsageTotals } from '../api/events.js';
+import { errorMessage, isReinError } from '../errors.js';
+import type { AssistantBlock, LlmClient, ModelResponse } from '../llm/client.js';
+import { withCacheBreakpoints } from '../llm/cacheBreakpoints.js';
+import { addUsage, cacheHitRatio, costOf, priceFor, type Price } from '../llm/pricing.js';
+import type { ApprovalBroker } from '../permissions/approvalBroker.js';
+import type { PermissionPolicy } from '../permissions/types.js';
+import type { PermissionMode } from '../config/schema.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { Tool, ToolContext } from '../tools/tool.js';
+import type { SessionFile } from '../sessions/types.js';
+import { sanitizeHistory } from '../sessions/sanitize.js';
+import { executeToolCalls, TurnApprovals, type ToolCallRequest } from './executor.js';
+import { Inbox, injectedMessageText } from './inbox.js';
+import { buildSystemPrompt, volatileContext } from './prompt.js';
+
+export const GUI_ITERATION_FLOOR = 75;
+export const MAX_CONTINUATIONS = 3;
+
+export const CONTINUE_PROMPT =
+  'Your previous reply was cut off by the output limit. Continue exactly where you stopped, without repeating anything.';
+
+export interface RunSettings {
+  model: string;
+  maxTokens: number;
+  temperature?: number;
+  maxIterations: number;
+  /** 0 = no cap. */
+  maxUsdPerRun: number;
+  maxParallel: number;
+  resultBudget: number;
+  mode: PermissionMode;
+  prices?: Record<string, Price>;
+}
+
+export interface RunInput {
+  prompt: string;
+  session: SessionFile;
+  /** Called after every iteration with the session as it stands; must write atomically. */
+  save: (session: SessionFile) => Promise<void>;
+  source: string;
+  agent: string;
+  persona?: string;
+  settings: RunSettings;
+  toolContext: ToolContext;
+  signal: AbortSignal;
+  inbox?: Inbox;
+  now?: () => Date;
+}
+
+export interface RunDeps {
+  llm: LlmClient;
+  registry: ToolRegistry;
+  policy: PermissionPolicy;
+  broker: ApprovalBroker;
+  onAlwaysAllow?: (tool: Tool, input: unknown) => Promise<void>;
+}
+
+export interface RunOutcome {
+  stopReason: StopReason;
+  text: string;
+  usage: UsageTotals;
+  iterations: number;
+  error?: { code: string; message: string };
+}
+
+export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<ReinEvent, RunOutcome> {
+  const { session, settings, signal } = input;
+  const now = input.now ?? (() => new Date());
+  let seq = 0;
+  const stamp = (body: ReinEventBody): ReinEvent => ({ ...body, sessionId: session.id, seq: seq++, at: now().toISOString() }) as ReinEvent;
+
+  const resumed = session.messages.length > 0;
+  const clean = sanitizeHistory(session.messages, session.message_meta);
+  session.messages = clean.messages;
+  session.message_meta = clean.meta;
+
+  const meta = (injected = false) => ({ source: input.source, timestamp: now().toISOString(), ...(injected ? { injected: true } : {}) });
+  const appendUser = (blocks: ContentBlockParam[], injected = false) => {
+    const last = session.messages[session.messages.length - 1];
+    if (last && last.role === 'user') {
+      // Two user messages in a row are merged: the API wants alternating roles.
+      const prev: ContentBlockParam[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
+      last.content = [...prev, ...blocks];
+      return;
+    }
+    session.messages.push({ role: 'user', content: blocks });
+    session.message_meta.push(meta(injected));
+  };
+  const appendAssistant = (blocks: ContentBlockParam[], injected = false) => {
+    if (blocks.length === 0) return;
+    session.messages.push({ role: 'assistant', content: blocks });
+    session.message_meta.push(meta(injected));
+  };
+
+  yield stamp({ type: 'session_start', agent: input.agent, source: input.source, model: settings.model, resumed, cwd: input.toolContext.cwd });
+
+  appendUser([
+    { type: 'text', text: volatileContext(now()) },
+    { type: 'text', text: input.prompt },
+  ]);
+  await input.save(session);
+
+  const system: TextBlockParam[] = buildSystemPrompt({
+    agent: input.agent,
+    ...(input.persona ? { persona: input.persona } : {}),
+    cwd: input.toolContext.cwd,
+    model: settings.model,
+    platform: `${process.platform} ${process.arch}`,
+  });
+  const tools = deps.registry.definitions();
+  const price = priceFor(settings.model, settings.prices);
+  const approvals = new TurnApprovals();
+
+  let usage = emptyUsage();
+  let iterations = 0;
+  let continuations = 0;
+  let carried = ''; // text of max_tokens continuations, joined into the final answer
+  let lastText = '';
+  let guiUsed = false;
+  let denialNudged = false;
+
+  const finish = async function* (stopReason: StopReason, text: string, error?: { code: string; message: string }): AsyncGenerator<ReinEvent, RunOutcome> {
+    session.usage = addTotals(session.usage, usage);
+    try {
+      await input.save(session);
+    } catch (err) {
+      yield stamp({ type: 'error', code: 'session_save_failed', message: `could not save session ${session.id}: ${errorMessage(err)}` });
+    }
+    if (error) yield stamp({ type: 'error', code: error.code, message: error.message });
+    yield stamp({ type: 'session_end', stopReason, text, usage, iterations });
+    return { stopReason, text, usage, iterations, ...(error ? { error } : {}) };
+  };
+  const overBudget = () => settings.maxUsdPerRun > 0 && usage.costUsd >= settings.maxUsdPerRun;
+  const budgetMessage = () =>
+    `Spending cap reached: this run cost $${usage.costUsd.toFixed(4)} of its $${settings.maxUsdPerRun.toFixed(2)} limit (budget.max_usd_per_run), so it stopped.`;
+
+  for (;;) {
+    const cap = guiUsed ? Math.max(settings.maxIterations, GUI_ITERATION_FLOOR) : settings.maxIterations;
+    if (signal.aborted) return yield* finish('cancelled', carried + lastText);
+    if (iterations >= cap) {
+      const partial = carried + lastText;
+      return yield* finish('max_iterations', partial, {
+        code: 'max_iterations',
+        message: `Stopped after ${iterations} iterations (max_iterations = ${cap}).${partial ? ' The partial answer is kept.' : ''}`,
+      });
+    }
+    if (overBudget()) return yield* finish('budget', carried + lastText, { code: 'budget', message: budgetMessage() });
+
+    const injected = input.inbox?.drain() ?? [];
+    if (injected.length > 0) {
+      appendUser([{ type: 'text', text: injectedMessageText(injected) }], true);
+      yield stamp({ type: 'injected', texts: injected });
+    }
+
+    iterations++;
+    const request = withCacheBreakpoints({ tools, system, messages: session.messages });
+    let response: ModelResponse;
+    let streamed = '';
+    try {
+      const turn = deps.llm.turn(
+        {
+          model: settings.model,
+          maxTokens: settings.maxTokens,
+          ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+          system: request.system,
+          messages: request.messages,
+          tools: request.tools,
+        },
+        signal,
+      );
+      for (;;) {
+        const step = await turn.next();
+        if (step.done) {
+          response = step.value;
+          break;
+        }
+        const ev = step.value;
+        if (ev.type === 'text_delta') {
+          streamed += ev.text;
+          yield stamp({ type: 'text_delta', text: ev.text });
+        } else {
+          yield stamp({ type: 'retry', attempt: ev.attempt, maxAttempts: ev.maxAttempts, reason: ev.reason, delayMs: ev.delayMs });
+        }
+      }
+    } catch (err) {
+      if (signal.aborted || isReinError(err, 'llm_cancelled')) {
+        // Keep what the user already saw.
+        if (streamed) appendAssistant([{ type: 'text', text: streamed }]);
+        return yield* finish('cancelled', carried + (streamed || lastText));
+      }
+      const code = isReinError(err) ? err.code : 'llm_failed';
+      return yield* finish('error', carried + lastText, { code, message: errorMessage(err) });
+    }
+
+    const requestCost = costOf(response.usage, price);
+    usage = addUsage(usage, response.usage, requestCost);
+    yield stamp({
+      type: 'usage',
+      model: response.model,
+      request: { ...response.usage, costUsd: requestCost, requests: 1 },
+      run: usage,
+      cacheHitRatio: cacheHitRatio(usage),
+    });
+
+    const text = textOf(response.content);
+    const toolUses = response.content.filter((b): b is Extract<AssistantBlock, { type: 'tool_use' }> => b.type === 'tool_use');
+    if (text) lastText = text;
+
+    if (toolUses.length === 0) {
+      if (response.stopReason === 'max_tokens' && text && continuations < MAX_CONTINUATIONS) {
+        continuations++;
+        carried += text;
+        lastText = '';
+        appendAssistant([{ type: 'text', text }]);
+        appendUser([{ type: 'text', text: CONTINUE_PROMPT }], true);
+        await input.save(session);
+        continue;
+      }
+      if (approvals.deniedCount > 0 && !denialNudged && claimsSuccess(text)) {
+        // One corrective nudge when the model reports success for something the user refused.
+        denialNudged = true;
+        appendAssistant([{ type: 'text', text }]);
+        appendUser([{ type: 'text', text: DENIAL_NUDGE }], true);
+        yield stamp({ type: 'loop_nudge', detector: 'success_after_denial', action: 'nudge', message: DENIAL_NUDGE });
+        await input.save(session);
+        lastText = '';
+        continue;
+      }
+      appendAssistant(text ? [{ type: 'text', text }] : []);
+      return yield* finish('final', carried + text);
+    }
+
+    if (overBudget()) {
+      // Do not start tools the run can no longer pay to follow up on; keep the history valid (no dangling tool_use).
+      appendAssistant(text ? [{ type: 'text', text }] : []);
+      return yield* finish('budget', carried + lastText, { code: 'budget', message: budgetMessage() });
+    }
+
+    appendAssistant(response.content.map(toParam));
+    const calls: ToolCallRequest[] = toolUses.map((t) => ({ id: t.id, name: t.name, input: t.input }));
+    const outcome = yield* mapEvents(
+      executeToolCalls(
+        calls,
+        {
+          registry: deps.registry,
+          policy: deps.policy,
+          broker: deps.broker,
+          ctx: input.toolContext,
+          mode: settings.mode,
+          source: input.source,
+          agent: input.agent,
+          approvals,
+          maxParallel: settings.maxParallel,
+          defaultBudget: settings.resultBudget,
+          ...(deps.onAlwaysAllow ? { onAlwaysAllow: deps.onAlwaysAllow } : {}),
+        },
+        signal,
+      ),
+      stamp,
+    );
+    if (outcome.guiUsed) guiUsed = true;
+    appendUser(outcome.results);
+    await input.save(session);
+  }
+}
+
+const DENIAL_NUDGE =
+  'Note: at least one of your tool calls in this turn was DENIED and did not run. Your reply sounds as if everything succeeded. ' +
+  'Correct it: say plainly which actions did not happen because they were denied, and what the user can do instead.';
+
+function claimsSuccess(text: string): boolean {
+  return /\b(done|completed|successfully|i('ve| have) (created|written|deleted|removed|updated|run|executed|installed|changed|saved)|has been (created|written|deleted|removed|updated|saved))\b/i.test(text);
+}
+
+async function* mapEvents<T>(gen: AsyncGenerator<ReinEventBody, T>, stamp: (b: ReinEventBody) => ReinEvent): AsyncGenerator<ReinEvent, T> {
+  for (;;) {
+    const step = await gen.next();
+    if (step.done) return step.value;
+    yield stamp(step.value);
+  }
+}
+
+function textOf(blocks: readonly AssistantBlock[]): string {
+  return blocks
+    .filter((b): b is Extract<AssistantBlock, { type: 'text' }> => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
+}
+
+function toParam(b: AssistantBlock): ContentBlockParam {
+  return b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input as Record<string, unknown> };
+}
+
+function addTotals(a: UsageTotals | undefined, b: UsageTotals): UsageTotals {
+  const x = a ?? emptyUsage();
+  return {
+    inputTokens: x.inputTokens + b.inputTokens,
+    outputTokens: x.outputTokens + b.outputTokens,
+    cacheReadTokens: x.cacheReadTokens + b.cacheReadTokens,
+    cacheCreationTokens: x.cacheCreationTokens + b.cacheCreationTokens,
+    costUsd: x.costUsd + b.costUsd,
+    requests: x.requests + b.requests,
+  };
+}
+
+export type { MessageParam };

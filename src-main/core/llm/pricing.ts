@@ -1,0 +1,73 @@
+/**
+ * USD per million tokens. Cache writes (5-minute TTL) cost 1.25× input, cache reads 0.1× input, unless a
+ * row says otherwise. Unknown models fall back to the most expensive family we know of a similar name,
+ * or to the Sonnet row, so a cost cap errs on the safe side; `prices` in config.yaml can add models.
+ */
+import type { UsageTotals } from '../api/events.js';
+
+export interface Price {
+  input: number;
+  output: number;
+  cache_write?: number;
+  cache_read?: number;
+}
+
+// Matched by prefix, longest first.
+const TABLE: Array<[prefix: string, price: Price]> = [
+  ['claude-opus-4-5', { input: 5, output: 25 }],
+  ['claude-opus-4-6', { input: 5, output: 25 }],
+  ['claude-opus-4-1', { input: 15, output: 75 }],
+  ['claude-opus-4', { input: 15, output: 75 }],
+  ['claude-3-opus', { input: 15, output: 75 }],
+  ['claude-sonnet', { input: 3, output: 15 }],
+  ['claude-3-7-sonnet', { input: 3, output: 15 }],
+  ['claude-3-5-sonnet', { input: 3, output: 15 }],
+  ['claude-haiku-4', { input: 1, output: 5 }],
+  ['claude-3-5-haiku', { input: 0.8, output: 4 }],
+  ['claude-3-haiku', { input: 0.25, output: 1.25 }],
+  ['claude-opus', { input: 5, output: 25 }],
+  ['claude-haiku', { input: 1, output: 5 }],
+];
+const SORTED = [...TABLE].sort((a, b) => b[0].length - a[0].length);
+const FALLBACK: Price = { input: 3, output: 15 };
+
+export function priceFor(model: string, overrides: Record<string, Price> = {}): Price {
+  if (overrides[model]) return overrides[model];
+  const m = model.toLowerCase();
+  for (const [prefix, price] of SORTED) if (m.startsWith(prefix)) return price;
+  return FALLBACK;
+}
+
+export interface RequestUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+}
+
+export function costOf(usage: RequestUsage, price: Price): number {
+  const perTok = (usd: number) => usd / 1_000_000;
+  return (
+    usage.inputTokens * perTok(price.input) +
+    usage.outputTokens * perTok(price.output) +
+    usage.cacheCreationTokens * perTok(price.cache_write ?? price.input * 1.25) +
+    usage.cacheReadTokens * perTok(price.cache_read ?? price.input * 0.1)
+  );
+}
+
+export function addUsage(total: UsageTotals, req: RequestUsage, costUsd: number): UsageTotals {
+  return {
+    inputTokens: total.inputTokens + req.inputTokens,
+    outputTokens: total.outputTokens + req.outputTokens,
+    cacheReadTokens: total.cacheReadTokens + req.cacheReadTokens,
+    cacheCreationTokens: total.cacheCreationTokens + req.cacheCreationTokens,
+    costUsd: total.costUsd + costUsd,
+    requests: total.requests + 1,
+  };
+}
+
+/** Share of all input tokens that were served from the cache. */
+export function cacheHitRatio(u: UsageTotals): number {
+  const all = u.inputTokens + u.cacheReadTokens + u.cacheCreationTokens;
+  return all === 0 ? 0 : u.cacheReadTokens / all;
+}

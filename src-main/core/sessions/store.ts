@@ -1,0 +1,238 @@
+/**
+ * One folder of session files (`<dir>/<id>.json`, 2-space JSON, mode 0600, folder 0700). Files are
+ * written atomically, validated on load and on save, and never modified by a failed load. Large tool
+ * results of a session may be spilled into its side folder `<dir>/<id>/`.
+ */
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ReinError, errorMessage, isReinError } from '../errors.js';
+import { atomicWriteFile } from '../util/atomicWrite.js';
+import { describeIssues } from '../util/zodIssues.js';
+import { isSessionId, newSessionId } from './id.js';
+import { DEFAULT_SESSION_TITLE } from './title.js';
+import { SessionFile, emptyUsage, type SessionSummary } from './types.js';
+
+export interface SessionProblem {
+  /** The file that was skipped. */
+  file: string;
+  error: ReinError;
+}
+
+export interface SessionStoreOptions {
+  /**
+   * Told about each file `list()` (and so `latest()`) had to skip because it could not be read or is
+   * not a valid session. Without it such files are skipped silently; `load()` always throws instead.
+   */
+  onProblem?: (problem: SessionProblem) => void;
+  /** Clock for created_at/updated_at stamps (tests pass a fixed one). */
+  now?: () => Date;
+}
+
+const CreateInit = z.object({
+  agent: z.string().min(1),
+  cwd: z.string(),
+  source: z.string().min(1),
+  channel: z.string().optional(),
+  title: z.string().optional(),
+});
+export type CreateSessionInit = z.infer<typeof CreateInit>;
+
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+/** Files read at once by list(): enough for speed, few enough never to run out of descriptors. */
+const LIST_CONCURRENCY = 16;
+
+export class SessionStore {
+  readonly dir: string;
+  readonly #onProblem: ((p: SessionProblem) => void) | undefined;
+  readonly #now: () => Date;
+
+  constructor(dir: string, opts: SessionStoreOptions = {}) {
+    this.dir = dir;
+    this.#onProblem = opts.onProblem;
+    this.#now = opts.now ?? (() => new Date());
+  }
+
+  /** A new, empty session in memory; nothing is written until `save`. */
+  create(init: CreateSessionInit): SessionFile {
+    const parsed = CreateInit.safeParse(init);
+    if (!parsed.success) {
+      const p = describeIssues(parsed.error.issues, init)[0]!;
+      throw new ReinError('invalid_input', `new session: ${p.field}: ${p.message}`, { field: p.field });
+    }
+    const now = this.#now();
+    const stamp = now.toISOString();
+    const { agent, cwd, source, channel, title } = parsed.data;
+    return {
+      version: 1,
+      id: newSessionId(now),
+      agent,
+      title: title ?? DEFAULT_SESSION_TITLE,
+      cwd,
+      source,
+      ...(channel !== undefined ? { channel } : {}),
+      created_at: stamp,
+      updated_at: stamp,
+      messages: [],
+      message_meta: [],
+      usage: emptyUsage(),
+    };
+  }
+
+  async load(id: string): Promise<SessionFile> {
+    const file = this.#fileOf(id);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new ReinError('session_not_found', `no session ${id} in ${this.dir}`, { id, file });
+      }
+      throw new ReinError('session_corrupt', `${file}: cannot read: ${errorMessage(e)}`, { id, file }, { cause: e });
+    }
+    return parseSessionText(file, id, text);
+  }
+
+  /**
+   * Validates and writes the whole session, stamping `updated_at` (on `s` too, once written). Either
+   * the new file is complete on disk or the previous one is untouched.
+   */
+  async save(s: SessionFile): Promise<void> {
+    const file = this.#fileOf(s.id);
+    const updatedAt = this.#now().toISOString();
+    const parsed = SessionFile.safeParse({ ...s, updated_at: updatedAt });
+    if (!parsed.success) {
+      const problems = describeIssues(parsed.error.issues, s);
+      throw new ReinError(
+        'invalid_input',
+        problems.map((p) => `session ${s.id}: ${p.field}: ${p.message}`).join('\n'),
+        { id: s.id, field: problems[0]?.field, problems },
+      );
+    }
+    // Serialise before touching the disk, so a value JSON cannot hold fails here and not mid-write.
+    let text: string;
+    try {
+      text = `${JSON.stringify(parsed.data, null, 2)}\n`;
+    } catch (e) {
+      throw new ReinError('invalid_input', `session ${s.id}: cannot serialise: ${errorMessage(e)}`, { id: s.id }, {
+        cause: e,
+      });
+    }
+    await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
+    await atomicWriteFile(file, text, { mode: FILE_MODE });
+    s.updated_at = updatedAt;
+  }
+
+  /** Every readable session, most recently updated first. Unreadable files go to `onProblem`. */
+  async list(): Promise<SessionSummary[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    // Only `<id>.json`: the folder also holds side folders, the search index and write temp files.
+    const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId);
+    const summaries: SessionSummary[] = [];
+    for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
+      const batch = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.#summaryOrProblem(id)));
+      for (const s of batch) if (s) summaries.push(s);
+    }
+    return summaries.sort(
+      (a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+    );
+  }
+
+  async latest(): Promise<SessionSummary | undefined> {
+    return (await this.list())[0];
+  }
+
+  /** Removes the session file and its side folder. */
+  async delete(id: string): Promise<void> {
+    const file = this.#fileOf(id);
+    try {
+      await rm(file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new ReinError('session_not_found', `no session ${id} in ${this.dir}`, { id, file });
+      }
+      throw e;
+    }
+    await rm(this.sideDir(id), { recursive: true, force: true });
+  }
+
+  /** Folder for a session's spilled tool results. Not created here: the first writer creates it. */
+  sideDir(id: string): string {
+    assertSessionId(id);
+    return join(this.dir, id);
+  }
+
+  #fileOf(id: string): string {
+    assertSessionId(id);
+    return join(this.dir, `${id}.json`);
+  }
+
+  async #summaryOrProblem(id: string): Promise<SessionSummary | undefined> {
+    try {
+      return summarize(await this.load(id));
+    } catch (e) {
+      // Deleted between readdir and read: not a problem, just gone.
+      if (isReinError(e, 'session_not_found')) return undefined;
+      const error = isReinError(e)
+        ? e
+        : new ReinError('session_corrupt', `${join(this.dir, `${id}.json`)}: ${errorMessage(e)}`, { id }, { cause: e });
+      this.#onProblem?.({ file: join(this.dir, `${id}.json`), error });
+      return undefined;
+    }
+  }
+}
+
+function assertSessionId(id: string): void {
+  // The id becomes a path: anything but the exact id format (no `/`, no `..`) is refused.
+  if (!isSessionId(id)) {
+    throw new ReinError('invalid_input', `not a session id: ${JSON.stringify(id)}`, { field: 'id', id });
+  }
+}
+
+function parseSessionText(file: string, id: string, text: string): SessionFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ReinError('session_corrupt', `${file}: not valid JSON: ${errorMessage(e)}`, { id, file });
+  }
+  const parsed = SessionFile.safeParse(json);
+  if (!parsed.success) {
+    const problems = describeIssues(parsed.error.issues, json);
+    throw new ReinError('session_corrupt', problems.map((p) => `${file}: ${p.field}: ${p.message}`).join('\n'), {
+      id,
+      file,
+      field: problems[0]?.field,
+      problems,
+    });
+  }
+  if (parsed.data.id !== id) {
+    throw new ReinError('session_corrupt', `${file}: id: says ${parsed.data.id} but the file is named ${id}`, {
+      id,
+      file,
+      field: 'id',
+    });
+  }
+  return parsed.data;
+}
+
+function summarize(s: SessionFile): SessionSummary {
+  return {
+    id: s.id,
+    agent: s.agent,
+    title: s.title,
+    cwd: s.cwd,
+    source: s.source,
+    ...(s.channel !== undefined ? { channel: s.channel } : {}),
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    messageCount: s.messages.length,
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The on-disk shape of one session (`<sessions-dir>/<id>.json`), validated on every load and save.
+ * Messages are the Anthropic SDK's own param types; their content blocks are checked only for a `type`
+ * so new block kinds from newer SDKs pass through untouched.
+ */
+import type {
+  AssistantMessageParam,
+  ContentBlockParam,
+  UserMessageParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import { z } from 'zod';
+import { UsageTotals } from '../api/events.js';
+import { isSessionId } from './id.js';
+
+/** A conversation turn as sent to the API (system text is never stored in the history). */
+export type SessionMessage = UserMessageParam | AssistantMessageParam;
+export type SessionContentBlock = ContentBlockParam;
+
+export interface MessageMeta {
+  /** Where the message came from: `local`, `slack`, `schedule`, `heartbeat`, `watcher`, `webhook`, … */
+  source: string;
+  /** ISO-8601 time the message was added. */
+  timestamp: string;
+  /** Added by Rein rather than typed by a person (mid-run injections, nudges). */
+  injected?: boolean;
+}
+
+export interface SessionFile {
+  version: 1;
+  id: string;
+  /** Agent the session belongs to (`default` or a named agent). */
+  agent: string;
+  title: string;
+  cwd: string;
+  /** Where the session started (see MessageMeta.source). */
+  source: string;
+  /** Channel or conversation id within `source`, for routed sessions. */
+  channel?: string;
+  created_at: string;
+  updated_at: string;
+  messages: SessionMessage[];
+  /** Index-aligned with `messages`: one entry per message. */
+  message_meta: MessageMeta[];
+  usage: UsageTotals;
+  /** Reserved for compaction; kept exactly as found. */
+  checkpoint?: unknown;
+}
+
+export interface SessionSummary {
+  id: string;
+  agent: string;
+  title: string;
+  cwd: string;
+  source: string;
+  channel?: string;
+  created_at: string;
+  updated_at: string;
+  messageCount: number;
+}
+
+const IsoTime = z.iso.datetime({ offset: true });
+
+// Blocks keep every field (tool inputs, images, citations…): only `type` is required.
+const ContentBlockShape = z.looseObject({ type: z.string().min(1) });
+
+// Extra keys on a message are dropped: the API rejects them, and old formats carried some (`name`).
+const MessageShape = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(ContentBlockShape)]),
+});
+
+const MessageMetaShape = z.looseObject({
+  source: z.string().min(1),
+  timestamp: IsoTime,
+  injected: z.boolean().optional(),
+});
+
+// Loose at the top level so a field written by a newer Rein survives a load/save round trip.
+const SessionFileShape = z
+  .looseObject({
+    version: z.literal(1),
+    id: z.string().refine(isSessionId, 'expected a session id (YYYY-MM-DD-<12 hex>)'),
+    agent: z.string().min(1),
+    title: z.string(),
+    cwd: z.string(),
+    source: z.string().min(1),
+    channel: z.string().optional(),
+    created_at: IsoTime,
+    updated_at: IsoTime,
+    messages: z.array(MessageShape),
+    message_meta: z.array(MessageMetaShape),
+    usage: UsageTotals,
+    checkpoint: z.unknown().optional(),
+  })
+  .refine((s) => s.message_meta.length === s.messages.length, {
+    path: ['message_meta'],
+    message: 'must have one entry per message',
+  });
+
+/**
+ * Validator for session files. Its output is typed with the SDK's message types; the loose block check
+ * above is the runtime half of that promise.
+ */
+export const SessionFile = SessionFileShape as unknown as z.ZodType<SessionFile>;
+
+export const emptyUsage = (): UsageTotals => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheCreationTokens: 0,
+  costUsd: 0,
+  requests: 0,
+});

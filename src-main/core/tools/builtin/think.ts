@@ -1,0 +1,22 @@
+/** `think`: a place for the model to reason between steps; it changes nothing. */
+import { z } from 'zod';
+import { okResult, type Tool } from '../tool.js';
+
+const input = z.strictObject({
+  thought: z.string().min(1).describe('Your reasoning: what you know, what is unclear, what to do next.'),
+});
+export type ThinkInput = z.infer<typeof input>;
+
+export const thinkTool: Tool<ThinkInput> = {
+  name: 'think',
+  source: 'local',
+  description:
+    'Think through a problem before acting: sort out what the results so far mean, check a plan, or decide between options. ' +
+    'It has no side effects and returns only an acknowledgement; continue with the next step afterwards.',
+  input,
+  isReadOnly: () => true,
+  isDestructive: () => false,
+  summarize: (i) => `think: ${i.thought.replace(/\s+/g, ' ')}`,
+  // The thought is already in the transcript as the call's input; echoing it would only cost tokens.
+  call: async () => okResult('Thought noted. Continue with the next step.'),
+};

@@ -1,0 +1,67 @@
+/**
+ * The one door from the page into the main process. Every handler goes through `handle`, which first
+ * checks who is asking (our window, its top frame, our page) and then the payload (zod), and always
+ * answers with a ReinEnvelope so a failure reaches the page as data, not as a mangled thrown error.
+ */
+import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import type { z } from 'zod';
+import type { ReinEnvelope } from '../core/api/index.js';
+import { errorMessage, isReinError } from '../core/errors.js';
+
+export interface Disposable {
+  dispose(): void;
+}
+
+export type SenderCheck = (event: IpcMainInvokeEvent) => boolean;
+
+export function handle<S extends z.ZodType, R>(
+  channel: `rein:${string}`,
+  schema: S,
+  trusted: SenderCheck,
+  fn: (input: z.output<S>) => Promise<R> | R,
+): Disposable {
+  ipcMain.handle(channel, async (event, raw: unknown): Promise<ReinEnvelope<R>> => {
+    // Say nothing about why: a stranger learns no more than that it was refused.
+    if (!trusted(event)) return { ok: false, error: `${channel}: refused sender`, code: 'refused' };
+    const input = schema.safeParse(raw);
+    if (!input.success) {
+      const problems = input.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`);
+      return { ok: false, error: `${channel}: ${problems.join('; ')}`, code: 'invalid_input' };
+    }
+    try {
+      return { ok: true, value: await fn(input.data) };
+    } catch (err) {
+      return { ok: false, error: `${channel}: ${errorMessage(err)}`, code: isReinError(err) ? err.code : 'internal' };
+    }
+  });
+  return { dispose: () => ipcMain.removeHandler(channel) };
+}
+
+/**
+ * Trust a call only from one of our windows, from its top frame (never an iframe), while that frame
+ * shows our page. `senderFrame` is null once the frame navigated away or was destroyed.
+ */
+export function ourTopFrame(windows: () => ReadonlySet<WebContents>, isOurPage: (url: URL) => boolean): SenderCheck {
+  return (event) => {
+    const frame = event.senderFrame;
+    if (!frame || !windows().has(event.sender)) return false;
+    if (frame !== event.sender.mainFrame) return false;
+    try {
+      return isOurPage(new URL(frame.url));
+    } catch {
+      return false; // an unparsable URL is not our page
+    }
+  };
+}
+
+/**
+ * Is `url` the page we loaded? Same scheme and path for a file page (query and hash may change);
+ * same origin for the dev server, which serves the page with module URLs of its own.
+ */
+export function isSamePage(loaded: string): (url: URL) => boolean {
+  const ours = new URL(loaded);
+  return (url) =>
+    ours.protocol === 'file:'
+      ? url.protocol === 'file:' && url.pathname === ours.pathname
+      : url.origin === ours.origin;
+}

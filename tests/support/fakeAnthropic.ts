@@ -1,0 +1,292 @@
+/**
+ * A local fake of the Anthropic Messages API wire protocol (POST /v1/messages), streamed SSE and plain
+ * JSON, driven by a per-test script. Used through the real SDK by base URL; never a real model.
+ *
+ * Its cache accounting imitates the provider's: the bytes of (tools, system, messages) up to the last
+ * `cache_control` breakpoint are a cacheable prefix; a prefix seen before is a cache read, a new one a
+ * cache write. Tokens are estimated as ceil(chars / 4).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type FakeBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+export interface RecordedRequest {
+  index: number;
+  headers: IncomingMessage['headers'];
+  /** The raw body as sent (for byte-level prefix checks). */
+  raw: string;
+  body: {
+    model: string;
+    max_tokens: number;
+    stream?: boolean;
+    system?: unknown;
+    tools?: { name: string; description?: string; input_schema?: unknown; cache_control?: unknown }[];
+    messages: { role: 'user' | 'assistant'; content: unknown }[];
+    [k: string]: unknown;
+  };
+}
+
+export type FakeReply =
+  | {
+      kind: 'message';
+      content: FakeBlock[];
+      stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
+      /** Overrides of the usage the fake computes. */
+      usage?: Partial<{ input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }>;
+      /** Delay between SSE events (ms). */
+      chunkDelayMs?: number;
+      /** Split text deltas into pieces of this many characters (default 8). */
+      chunkSize?: number;
+    }
+  | { kind: 'error'; status: number; type?: string; message?: string; headers?: Record<string, string> }
+  /** Streams the message but ends the response after `afterTextChars` characters of text, without message_stop. */
+  | { kind: 'cut'; content: FakeBlock[]; afterTextChars: number }
+  /** Accepts the request and never answers (until the client goes away). */
+  | { kind: 'stall' };
+
+export type Script = (req: RecordedRequest) => FakeReply | Promise<FakeReply>;
+
+export const text = (t: string, extra: Partial<Extract<FakeReply, { kind: 'message' }>> = {}): FakeReply => ({
+  kind: 'message',
+  content: [{ type: 'text', text: t }],
+  stopReason: 'end_turn',
+  ...extra,
+});
+
+let toolSeq = 0;
+export const toolCall = (name: string, input: unknown, id = `toolu_${(++toolSeq).toString(16).padStart(8, '0')}`): FakeBlock => ({
+  type: 'tool_use',
+  id,
+  name,
+  input,
+});
+export const tools = (calls: FakeBlock[], preface?: string): FakeReply => ({
+  kind: 'message',
+  content: preface ? [{ type: 'text', text: preface }, ...calls] : calls,
+  stopReason: 'tool_use',
+});
+
+export interface FakeAnthropic {
+  /** Base URL to hand the SDK (ANTHROPIC_BASE_URL). */
+  url: string;
+  requests: RecordedRequest[];
+  /** Queue replies; each request takes the next one. When the queue is empty, `fallback` answers. */
+  enqueue(...replies: FakeReply[]): void;
+  fallback: Script;
+  /** Total input tokens the fake served from cache / wrote to cache / billed uncached. */
+  accounting: { cacheRead: number; cacheWrite: number; uncached: number; output: number };
+  close(): Promise<void>;
+}
+
+const tok = (chars: number) => Math.ceil(chars / 4);
+
+export async function startFakeAnthropic(opts: { script?: Script } = {}): Promise<FakeAnthropic> {
+  const queue: FakeReply[] = [];
+  const requests: RecordedRequest[] = [];
+  const seenPrefixes = new Set<string>();
+  const open = new Set<ServerResponse>();
+  const accounting = { cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0 };
+
+  const fake: FakeAnthropic = {
+    url: '',
+    requests,
+    enqueue: (...r) => queue.push(...r),
+    fallback: opts.script ?? (() => text('(fake: no scripted reply left)')),
+    accounting,
+    close: async () => {
+      for (const res of open) res.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(err) } }));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${req.url}` } }));
+      return;
+    }
+    const auth = req.headers['x-api-key'] ?? req.headers.authorization;
+    if (!auth) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'missing key' } }));
+      return;
+    }
+    const body = JSON.parse(raw) as RecordedRequest['body'];
+    const recorded: RecordedRequest = { index: requests.length, headers: req.headers, raw, body };
+    requests.push(recorded);
+    const reply = queue.length > 0 ? queue.shift()! : await fake.fallback(recorded);
+    open.add(res);
+    res.on('close', () => open.delete(res));
+
+    if (reply.kind === 'stall') return; // leave the socket open; the client's abort or close() ends it
+    if (reply.kind === 'error') {
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: reply.type ?? errorType(reply.status), message: reply.message ?? `fake error ${reply.status}` },
+        }),
+      );
+      return;
+    }
+    const usage = computeUsage(body, reply);
+    const content = reply.content;
+    const stopReason = reply.kind === 'message' ? (reply.stopReason ?? 'end_turn') : 'end_turn';
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: `msg_fake${recorded.index}`,
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content,
+          stop_reason: stopReason,
+          stop_sequence: null,
+          usage,
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const delay = reply.kind === 'message' ? (reply.chunkDelayMs ?? 0) : 0;
+    const size = reply.kind === 'message' ? (reply.chunkSize ?? 8) : 8;
+    const cutAt = reply.kind === 'cut' ? reply.afterTextChars : Infinity;
+    let sentText = 0;
+    const send = async (event: string, data: unknown) => {
+      if (res.destroyed) return;
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    };
+    await send('message_start', {
+      type: 'message_start',
+      message: {
+        id: `msg_fake${recorded.index}`,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
+    });
+    await send('ping', { type: 'ping' });
+    for (const [index, block] of content.entries()) {
+      if (block.type === 'text') {
+        await send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+        for (let i = 0; i < block.text.length; i += size) {
+          const piece = block.text.slice(i, i + size);
+          if (sentText + piece.length > cutAt) {
+            const rest = cutAt - sentText;
+            if (rest > 0) await send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece.slice(0, rest) } });
+            res.end(); // the connection drops mid-stream: no message_stop
+            return;
+          }
+          sentText += piece.length;
+          await send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+        }
+      } else {
+        await send('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        });
+        const json = JSON.stringify(block.input ?? {});
+        for (let i = 0; i < json.length; i += 16) {
+          await send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(i, i + 16) } });
+        }
+      }
+      await send('content_block_stop', { type: 'content_block_stop', index });
+    }
+    if (reply.kind === 'cut') {
+      res.end();
+      return;
+    }
+    await send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
+    await send('message_stop', { type: 'message_stop' });
+    res.end();
+  }
+
+  function computeUsage(body: RecordedRequest['body'], reply: Extract<FakeReply, { kind: 'message' | 'cut' }>) {
+    const { prefix, total } = cacheablePrefix(body);
+    let read = 0;
+    let write = 0;
+    if (prefix.length > 0) {
+      // Longest previously cached prefix that this request starts with (the provider caches at each breakpoint).
+      if (seenPrefixes.has(prefix)) read = tok(prefix.length);
+      else {
+        let best = 0;
+        for (const p of seenPrefixes) if (p.length > best && prefix.startsWith(p)) best = p.length;
+        read = tok(best);
+        write = tok(prefix.length) - read;
+        seenPrefixes.add(prefix);
+      }
+    }
+    const input = Math.max(0, tok(total) - read - write);
+    const outChars = reply.content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : JSON.stringify(b.input).length + b.name.length), 0);
+    const usage = {
+      input_tokens: input,
+      output_tokens: Math.max(1, tok(outChars)),
+      cache_read_input_tokens: read,
+      cache_creation_input_tokens: write,
+      ...(reply.kind === 'message' ? reply.usage : {}),
+    };
+    accounting.cacheRead += usage.cache_read_input_tokens;
+    accounting.cacheWrite += usage.cache_creation_input_tokens;
+    accounting.uncached += usage.input_tokens;
+    accounting.output += usage.output_tokens;
+    return usage;
+  }
+
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+function errorType(status: number): string {
+  if (status === 429) return 'rate_limit_error';
+  if (status === 529) return 'overloaded_error';
+  if (status === 400) return 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  return 'api_error';
+}
+
+/**
+ * The request serialised in the provider's cache order (tools, system, messages) and the part of it
+ * that ends at the last cache_control breakpoint.
+ */
+export function cacheablePrefix(body: RecordedRequest['body']): { prefix: string; total: string } {
+  const parts: string[] = [];
+  let prefixEnd = 0;
+  const push = (v: unknown) => {
+    parts.push(JSON.stringify(v));
+    const json = parts[parts.length - 1]!;
+    if (json.includes('"cache_control"')) prefixEnd = parts.length;
+  };
+  for (const t of body.tools ?? []) push(t);
+  if (typeof body.system === 'string') push({ type: 'text', text: body.system });
+  else for (const s of (body.system as unknown[] | undefined) ?? []) push(s);
+  for (const m of body.messages) {
+    if (typeof m.content === 'string') push({ role: m.role, content: m.content });
+    else for (const b of m.content as unknown[]) push({ role: m.role, block: b });
+  }
+  return { prefix: parts.slice(0, prefixEnd).join('\n'), total: parts.join('\n') };
+}

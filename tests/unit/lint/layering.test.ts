@@ -1,0 +1,64 @@
+// Runs the project's real ESLint config (eslint.config.js) on small texts placed at chosen paths, so the
+// layering rules are pinned by behaviour: a file under src-main/core that imports Electron or a higher
+// layer is an error, while the same text in the shell is fine.
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../../..');
+const eslint = new ESLint({ cwd: root });
+
+/** Rule ids reported for `text` as if it lived at `filePath` (relative to the project root). */
+async function rulesFiredAt(filePath: string, text: string): Promise<string[]> {
+  const [result] = await eslint.lintText(text, { filePath: join(root, filePath) });
+  if (!result) throw new Error('ESLint returned no result');
+  return result.messages.map((m) => m.ruleId ?? `fatal: ${m.message}`);
+}
+
+const importsElectron = "import { app } from 'electron';\nexport const version = app.getVersion();\n";
+
+describe('layering lint', () => {
+  it('forbids electron in src-main/core', async () => {
+    expect(await rulesFiredAt('src-main/core/config/probe.ts', importsElectron)).toEqual(['no-restricted-imports']);
+  });
+
+  it('allows the same import in src-main/shell and the Electron entry', async () => {
+    expect(await rulesFiredAt('src-main/shell/probe.ts', importsElectron)).toEqual([]);
+    expect(await rulesFiredAt('src-main/index.ts', importsElectron)).toEqual([]);
+  });
+
+  it('also catches require() and import() of electron outside the shell', async () => {
+    const text = "export const a = require('electron');\nexport const b = await import('electron');\n";
+    const fired = await rulesFiredAt('scripts/probe.ts', text);
+    expect(fired.filter((r) => r === 'no-restricted-syntax')).toHaveLength(2);
+  });
+
+  it('forbids core from importing the shell, the CLI, the preload or the page', async () => {
+    const text = [
+      "import { handle } from '../../shell/ipc.js';",
+      "import { main } from '../../cli/index.js';",
+      "import '../../../src-preload/index.js';",
+      "export * from '../../../src-renderer/src/App.js';",
+      'export { handle, main };',
+      '',
+    ].join('\n');
+    expect(await rulesFiredAt('src-main/core/tools/probe.ts', text)).toEqual([
+      'rein/layering',
+      'rein/layering',
+      'rein/layering',
+      'rein/layering',
+    ]);
+  });
+
+  it('resolves paths: a folder named shell inside core is not the desktop shell', async () => {
+    const text = "import { parse } from './shell/parse.js';\nexport { parse };\n";
+    expect(await rulesFiredAt('src-main/core/permissions/probe.ts', text)).toEqual([]);
+  });
+
+  it('lets the page import the ReinApi contract and nothing else from src-main', async () => {
+    const contract = "import type { ReinApi } from '../../src-main/core/api/index.js';\nexport type A = ReinApi;\n";
+    const errors = "import { ReinError } from '../../src-main/core/errors.js';\nexport { ReinError };\n";
+    expect(await rulesFiredAt('src-renderer/src/probe.ts', contract)).toEqual([]);
+    expect(await rulesFiredAt('src-renderer/src/probe.ts', errors)).toEqual(['rein/layering']);
+  });
+});

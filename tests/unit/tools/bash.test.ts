@@ -1,0 +1,178 @@
+import { existsSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bashTool } from '../../../src-main/core/tools/builtin/bash.js';
+import { callTool, makeToolContext, processAlive, type TempToolContext } from './toolTestContext.js';
+
+let t: TempToolContext;
+beforeEach(async () => {
+  t = await makeToolContext();
+});
+afterEach(async () => {
+  await t.cleanup();
+});
+
+async function waitForFile(path: string): Promise<string> {
+  for (let n = 0; n < 400; n++) {
+    if (existsSync(path)) {
+      const text = (await readFile(path, 'utf8')).trim();
+      if (text) return text;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`${path} never appeared`);
+}
+
+describe('bash tool', () => {
+  it('runs the command in the context working folder', async () => {
+    const r = await callTool(bashTool, { command: 'pwd' }, t.ctx);
+    expect(r.ok).toBe(true);
+    expect(await realpath(r.content.trim())).toBe(t.dir);
+  });
+
+  it('returns stdout and stderr combined', async () => {
+    const r = await callTool(bashTool, { command: 'echo to-out; echo to-err >&2' }, t.ctx);
+    expect(r.ok).toBe(true);
+    expect(r.content).toContain('to-out');
+    expect(r.content).toContain('to-err');
+  });
+
+  it('reports a non-zero exit as an error with the exit status and the output', async () => {
+    const r = await callTool(bashTool, { command: 'echo partial; exit 3' }, t.ctx);
+    expect(r.ok).toBe(false);
+    expect(r.errorKind).toBe('business');
+    expect(r.content).toContain('exit status 3');
+    expect(r.content).toContain('partial');
+  });
+
+  it('keeps the head and tail of output beyond 30,000 chars with a truncation marker', async () => {
+    const r = await callTool(
+      bashTool,
+      { command: "printf START; head -c 100000 /dev/zero | tr '\\0' a; printf END" },
+      t.ctx,
+    );
+    expect(r.ok).toBe(true);
+    expect(r.content.startsWith('STARTaaa')).toBe(true);
+    expect(r.content.endsWith('aaaEND')).toBe(true);
+    // 100,008 chars in, 15,000 kept at each end.
+    expect(r.content).toContain('... (70008 chars truncated) ...');
+    expect(r.content.length).toBeLessThan(30_100);
+  });
+
+  it('on timeout kills the whole process group and returns the output so far as a transient error', async () => {
+    const pidFile = join(t.dir, 'grandchild.pid');
+    const r = await callTool(
+      bashTool,
+      { command: `echo started; sleep 300 & echo $! > ${pidFile}; wait`, timeout: 1 },
+      t.ctx,
+    );
+    expect(r.ok).toBe(false);
+    expect(r.errorKind).toBe('transient');
+    expect(r.content).toContain('timed out after 1 s');
+    expect(r.content).toContain('started');
+    const grandchild = Number(await waitForFile(pidFile));
+    expect(processAlive(grandchild)).toBe(false);
+  });
+
+  it('escalates to SIGKILL for processes that ignore SIGTERM', async () => {
+    const pidFile = join(t.dir, 'stubborn.pid');
+    const r = await callTool(
+      bashTool,
+      { command: `bash -c 'trap "" TERM; sleep 300' & echo $! > ${pidFile}; wait`, timeout: 1 },
+      t.ctx,
+    );
+    expect(r.errorKind).toBe('transient');
+    const stubborn = Number(await waitForFile(pidFile));
+    expect(processAlive(stubborn)).toBe(false);
+  });
+
+  it('is cancelled through the AbortSignal and leaves no process behind', async () => {
+    const pidFile = join(t.dir, 'cancel.pid');
+    const controller = new AbortController();
+    const pending = callTool(bashTool, { command: `sleep 300 & echo $! > ${pidFile}; wait` }, t.ctx, controller.signal);
+    const grandchild = Number(await waitForFile(pidFile));
+    expect(processAlive(grandchild)).toBe(true);
+    controller.abort();
+    const r = await pending;
+    expect(r.ok).toBe(false);
+    expect(r.errorKind).toBe('transient');
+    expect(r.content).toContain('cancelled');
+    expect(processAlive(grandchild)).toBe(false);
+  });
+
+  it('does not start when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const marker = join(t.dir, 'ran');
+    const r = await callTool(bashTool, { command: `touch ${marker}` }, t.ctx, controller.signal);
+    expect(r.errorKind).toBe('transient');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('clamps a timeout above 600 s and says so', async () => {
+    const r = await callTool(bashTool, { command: 'echo hi', timeout: 9999 }, t.ctx);
+    expect(r.ok).toBe(true);
+    expect(r.content).toContain('used 600 s');
+    expect(r.content).toContain('hi');
+  });
+
+  it('says when a successful command printed nothing', async () => {
+    const r = await callTool(bashTool, { command: 'true' }, t.ctx);
+    expect(r).toEqual({ ok: true, content: '(no output)' });
+  });
+
+  it('refuses a working folder that does not exist', async () => {
+    const r = await callTool(bashTool, { command: 'echo hi' }, { ...t.ctx, cwd: join(t.dir, 'missing') });
+    expect(r.errorKind).toBe('validation');
+  });
+
+  it('rejects an empty command and unknown fields at the schema', () => {
+    expect(bashTool.input.safeParse({ command: '' }).success).toBe(false);
+    expect(bashTool.input.safeParse({ command: 'ls', cwd: '/' }).success).toBe(false);
+  });
+});
+
+describe('bash safety hints', () => {
+  const readOnly = ['ls -la', 'cat README.md', 'git status', 'git log --oneline -5', 'git branch -a', 'rg foo src', 'grep -rn foo .', 'env', 'tail -f app.log'];
+  const notReadOnly = [
+    'rm -rf build',
+    'ls | wc -l',
+    'cat a > b',
+    'echo $(whoami)',
+    'ls; rm x',
+    'git branch -D main',
+    'git diff --output=x.patch',
+    'env rm -rf x',
+    'npm test',
+    'FOO=1 ls',
+    'ls \\\n -la',
+    'rg --pre ./evil foo',
+  ];
+  it.each(readOnly)('treats %j as read-only', (command) => {
+    expect(bashTool.isReadOnly({ command })).toBe(true);
+  });
+  it.each(notReadOnly)('does not treat %j as read-only', (command) => {
+    expect(bashTool.isReadOnly({ command })).toBe(false);
+  });
+
+  it('never treats following a file or reading a device as concurrency-safe', () => {
+    expect(bashTool.isConcurrencySafe!({ command: 'cat README.md' })).toBe(true);
+    expect(bashTool.isConcurrencySafe!({ command: 'tail -f app.log' })).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'tail -n 5 -F app.log' })).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'head -c 10 /dev/urandom' })).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'cat /dev/tty' })).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'rm x' })).toBe(false);
+  });
+
+  it.each(['rm -rf build', 'mv a b', 'git reset --hard HEAD~1', 'dd if=/dev/zero of=x', 'mkfs.ext4 /dev/sda1', 'echo hi > notes.txt', 'find . -name "*.o" -delete', 'git push --force origin main'])(
+    'flags %j as destructive',
+    (command) => {
+      expect(bashTool.isDestructive({ command })).toBe(true);
+    },
+  );
+
+  it.each(['ls -la', 'echo hi >> log.txt', 'make 2>&1', 'ls > /dev/null', 'git status', 'npm test'])('does not flag %j as destructive', (command) => {
+    expect(bashTool.isDestructive({ command })).toBe(false);
+  });
+});

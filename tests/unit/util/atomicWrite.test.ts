@@ -1,0 +1,61 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { atomicWriteFile } from '../../../src-main/core/util/atomicWrite.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rein-atomic-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('atomicWriteFile', () => {
+  it('writes text and bytes, replacing an existing file', async () => {
+    const file = join(dir, 'a.json');
+    await atomicWriteFile(file, 'first');
+    await atomicWriteFile(file, new TextEncoder().encode('second ✓'));
+    expect(await readFile(file, 'utf8')).toBe('second ✓');
+    expect(await readdir(dir)).toEqual(['a.json']);
+  });
+
+  it('applies the requested mode regardless of umask, and keeps it on the next write', async () => {
+    const file = join(dir, 'secret.json');
+    await atomicWriteFile(file, '{}', { mode: 0o600 });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    await atomicWriteFile(file, '{"a":1}');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('fails without leaving a temp file when the target cannot be replaced', async () => {
+    const target = join(dir, 'taken');
+    await mkdir(target);
+    await writeFile(join(target, 'inside.txt'), 'untouched');
+    await expect(atomicWriteFile(target, 'data')).rejects.toThrow();
+    expect(await readdir(dir)).toEqual(['taken']);
+    expect(await readFile(join(target, 'inside.txt'), 'utf8')).toBe('untouched');
+  });
+
+  it('never lets a reader see a half-written file', async () => {
+    const file = join(dir, 'big.txt');
+    const size = 1 << 20;
+    await atomicWriteFile(file, 'A'.repeat(size));
+    let writing = true;
+    const writes = (async () => {
+      for (let i = 0; i < 10; i++) await atomicWriteFile(file, (i % 2 ? 'B' : 'C').repeat(size));
+      writing = false;
+    })();
+    let reads = 0;
+    while (writing) {
+      const text = await readFile(file, 'utf8');
+      expect(text.length).toBe(size);
+      expect(text[0]!.repeat(size) === text).toBe(true);
+      reads++;
+    }
+    await writes;
+    expect(reads).toBeGreaterThan(0);
+    expect(await readdir(dir)).toEqual(['big.txt']);
+  });
+});
