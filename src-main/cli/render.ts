@@ -48,7 +48,9 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           if (ev.by !== 'terminal') line(dim(`  approval: ${ev.decision} (${ev.by})`));
           break;
         case 'retry':
-          endText();
+          // A retry can come mid-sentence: break the line only when both streams share one terminal,
+          // so a piped answer stays exactly the model's text.
+          if (out.isTTY && err.isTTY) endText();
           line(dim(`… ${ev.reason}; retrying (attempt ${ev.attempt}/${ev.maxAttempts}) in ${(ev.delayMs / 1000).toFixed(1)} s`));
           break;
         case 'injected':

@@ -240,8 +240,9 @@ export async function startFakeAnthropic(opts: { script?: Script } = {}): Promis
         seenPrefixes.add(prefix);
       }
     }
-    const input = Math.max(0, tok(total) - read - write);
-    const outChars = reply.content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : JSON.stringify(b.input).length + b.name.length), 0);
+    const input = Math.max(0, tok(total.length) - read - write);
+    let outChars = 0;
+    for (const b of reply.content) outChars += b.type === 'text' ? b.text.length : JSON.stringify(b.input).length + b.name.length;
     const usage = {
       input_tokens: input,
       output_tokens: Math.max(1, tok(outChars)),

@@ -10,7 +10,7 @@ export type LenientParse<T> = { ok: true; value: T } | { ok: false; error: strin
 const MAX_PASSES = 8;
 
 export function parseLenient<T>(schema: z.ZodType<T>, raw: unknown): LenientParse<T> {
-  let input = raw === undefined || raw === null ? {} : structuredClone(raw);
+  let input: unknown = raw === undefined || raw === null ? {} : structuredClone(raw);
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const r = schema.safeParse(input);
     if (r.success) return { ok: true, value: r.data };

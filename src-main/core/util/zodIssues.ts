@@ -39,6 +39,22 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], input?: unkn
       }
       continue;
     }
+    if (issue.code === 'invalid_union') {
+      // zod only says "Invalid input" here. If exactly one alternative had the right shape, its own
+      // problems are the useful ones; if none did, say which shapes would have been accepted.
+      const closer = issue.errors.filter((branch) => !isTopLevelTypeMismatch(branch));
+      if (closer.length === 1) {
+        const nested = closer[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue);
+        problems.push(...describeIssues(nested, input));
+        continue;
+      }
+      if (closer.length === 0 && issue.errors.length > 0) {
+        const expected = [...new Set(issue.errors.map((b) => (b[0] as { expected?: string }).expected))].join(' or ');
+        const path = [...issue.path];
+        problems.push({ path, field: formatFieldPath(path), message: typeMessage(expected, path, input) });
+        continue;
+      }
+    }
     const path = [...issue.path];
     problems.push({ path, field: formatFieldPath(path), message: describeIssue(issue, input) });
   }
@@ -51,17 +67,22 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
       const values = issue.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
       return values.length === 1 ? `expected ${values[0]}` : `expected one of ${values.join('|')}`;
     }
-    case 'invalid_type': {
-      if (input !== undefined) {
-        const { found, value } = valueAt(input, issue.path);
-        if (!found || value === undefined) return `missing (expected ${issue.expected})`;
-        return `expected ${issue.expected}, got ${kindOf(value)}`;
-      }
-      return `expected ${issue.expected}`;
-    }
+    case 'invalid_type':
+      return typeMessage(issue.expected, issue.path, input);
     default:
       return issue.message;
   }
+}
+
+function typeMessage(expected: string, path: readonly PropertyKey[], input: unknown): string {
+  if (input === undefined) return `expected ${expected}`;
+  const { found, value } = valueAt(input, path);
+  if (!found || value === undefined) return `missing (expected ${expected})`;
+  return `expected ${expected}, got ${kindOf(value)}`;
+}
+
+function isTopLevelTypeMismatch(branch: readonly z.core.$ZodIssue[]): boolean {
+  return branch.length > 0 && branch.every((i) => i.code === 'invalid_type' && i.path.length === 0);
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): { found: boolean; value?: unknown } {

@@ -156,6 +156,22 @@ describe('SessionStore', () => {
     expect(await readFile(file, 'utf8')).toBe(broken);
   });
 
+  it('names the exact block field that is wrong inside a message', async () => {
+    const st = store();
+    const s = withTurn(st.create({ agent: 'default', cwd: '/w', source: 'local' }), 'q', 'a');
+    await st.save(s);
+    const file = join(dir, `${s.id}.json`);
+    const raw = JSON.parse(await readFile(file, 'utf8'));
+    raw.messages[1].content = [{ text: 'no type' }];
+    raw.messages[0].content = 42;
+    await writeFile(file, JSON.stringify(raw));
+    const e = await expectReinError(st.load(s.id), 'session_corrupt');
+    expect(e.message.split('\n')).toEqual([
+      `${file}: messages[0].content: expected string or array, got number 42`,
+      `${file}: messages[1].content[0].type: missing (expected string)`,
+    ]);
+  });
+
   it('treats meta that is not aligned with the messages as corrupt', async () => {
     const st = store();
     const s = withTurn(st.create({ agent: 'default', cwd: '/w', source: 'local' }), 'q', 'a');

@@ -1,0 +1,11 @@
+export {
+  AUDIT_ARGS_MAX,
+  AUDIT_KEEP,
+  AUDIT_MAX_BYTES,
+  AuditEntry,
+  AuditLog,
+  summarizeArgs,
+  type AuditEntryInput,
+  type AuditLogOptions,
+} from './auditLog.js';
+export { MASK, maskSecrets } from './maskSecrets.js';

@@ -1,0 +1,217 @@
+/**
+ * What kind of program a command is, for the rules that care: shells and interpreters that run code,
+ * downloaders, decoders, static text emitters. Names are compared lower-cased: macOS file systems are
+ * case-insensitive, so `RM` runs /bin/rm.
+ */
+import { hasUnknown, type ShellWord, type SimpleCommand } from './types.js';
+import { decodeCEscapes } from './words.js';
+
+/** `/bin/RM` → `rm`; `python3.12` stays (callers use the family helpers below). */
+export function commandName(program: string): string {
+  const base = program.slice(program.lastIndexOf('/') + 1);
+  return base.toLowerCase();
+}
+
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'pdksh', 'csh', 'tcsh', 'fish', 'ash', 'yash', 'rbash']);
+export const isShell = (name: string): boolean => SHELLS.has(name);
+
+/** Family of an interpreter name (`python3.12` → `python`), or undefined. */
+export function interpreterFamily(name: string): string | undefined {
+  if (/^(python|pypy)[0-9.]*$/.test(name)) return 'python';
+  if (/^perl[0-9.]*$/.test(name)) return 'perl';
+  if (/^ruby[0-9.]*$/.test(name) || name === 'irb') return 'ruby';
+  if (name === 'node' || name === 'nodejs' || name === 'bun' || name === 'deno') return 'node';
+  if (/^php[0-9.]*$/.test(name)) return 'php';
+  if (/^lua[0-9.]*$/.test(name) || name === 'luajit') return 'lua';
+  if (name === 'osascript') return 'osascript';
+  if (name === 'rscript') return 'r';
+  if (name === 'tclsh' || name === 'wish') return 'tcl';
+  if (name === 'pwsh' || name === 'powershell') return 'powershell';
+  if (name === 'jshell' || name === 'groovy') return 'jvm';
+  return undefined;
+}
+
+/** Options that take code as their value, per family. A short option may be clustered (`-lc`, `-pe`). */
+const CODE_OPTIONS: Record<string, { short: string; long: string[] }> = {
+  shell: { short: 'c', long: [] },
+  python: { short: 'c', long: [] },
+  perl: { short: 'eE', long: [] },
+  ruby: { short: 'e', long: [] },
+  node: { short: 'ep', long: ['--eval', '--print'] },
+  php: { short: 'r', long: [] },
+  lua: { short: 'e', long: [] },
+  osascript: { short: 'e', long: [] },
+  r: { short: 'e', long: [] },
+  powershell: { short: 'c', long: ['-command', '--command', '-encodedcommand', '-e'] },
+  tcl: { short: '', long: [] },
+  jvm: { short: 'e', long: [] },
+};
+
+export function codeFamily(name: string): string | undefined {
+  return isShell(name) ? 'shell' : interpreterFamily(name);
+}
+
+/** Indexes of arguments that carry inline code (`bash -c CODE`, `python3 -c CODE`, `osascript -e CODE` …). */
+export function inlineCodeArgs(cmd: SimpleCommand): number[] {
+  const family = codeFamily(cmd.name);
+  if (!family) return [];
+  if (family === 'node' && cmd.name === 'deno' && cmd.args[0]?.value === 'eval') return cmd.args.length > 1 ? [1] : [];
+  const spec = CODE_OPTIONS[family]!;
+  const out: number[] = [];
+  for (let i = 0; i < cmd.args.length; i++) {
+    const a = cmd.args[i]!.value;
+    if (a === '--') break;
+    const lower = a.toLowerCase();
+    const long = spec.long.find((l) => lower === l || lower.startsWith(`${l}=`));
+    if (long) {
+      if (lower.includes('=')) out.push(i);
+      else if (i + 1 < cmd.args.length) out.push(++i);
+      continue;
+    }
+    if (/^-[A-Za-z]+$/.test(a) && spec.short && [...a.slice(1)].some((ch) => spec.short.includes(ch))) {
+      // Perl's `-e` may be followed by more clustered flags (`-ne`): the code is the next word.
+      if (i + 1 < cmd.args.length) out.push(++i);
+      continue;
+    }
+    // The first operand is a script path: options after it belong to the script.
+    if (!a.startsWith('-') && family !== 'osascript') break;
+  }
+  return out;
+}
+
+/** Options of shells and interpreters that take a separate value (so the value is not mistaken for a script). */
+const VALUE_OPTIONS = new Set(['-o', '-O', '--rcfile', '--init-file', '-W', '-X', '-r', '--require', '--import', '--loader', '-I', '-l', '-M', '-m', '-f', '-s']);
+
+/** True when the command would read its program from standard input (`curl … | sh`, `… | python3`). */
+export function readsProgramFromStdin(cmd: SimpleCommand): boolean {
+  if (cmd.name === 'source' || cmd.name === '.') {
+    const target = cmd.args[0]?.value;
+    return target === undefined || isStdinPath(target);
+  }
+  const family = codeFamily(cmd.name);
+  if (!family) return false;
+  if (cmd.wrappers.includes('xargs')) return true;
+  if (inlineCodeArgs(cmd).length > 0) return false;
+  for (let i = 0; i < cmd.args.length; i++) {
+    const a = cmd.args[i]!.value;
+    if (a === '-' || isStdinPath(a)) return true;
+    if (a === '--') return i + 1 >= cmd.args.length || isStdinPath(cmd.args[i + 1]!.value) || cmd.args[i + 1]!.value === '-';
+    if (family === 'shell' && /^-[A-Za-z]*s[A-Za-z]*$/.test(a)) return true;
+    if (family === 'python' && (a === '-m' || a.startsWith('-m'))) return false;
+    if (a.startsWith('-') || a.startsWith('+')) {
+      if (VALUE_OPTIONS.has(a) && !(family === 'shell' && (a === '-l' || a === '-s'))) i++;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+const isStdinPath = (p: string): boolean => /^\/dev\/(stdin|fd\/0)$|^\/proc\/self\/fd\/0$/.test(p);
+
+const DOWNLOADERS = new Set([
+  'curl', 'wget', 'wget2', 'fetch', 'aria2c', 'http', 'https', 'httpie', 'xh', 'xhs', 'lwp-request', 'lwp-download',
+  'get', 'nc', 'ncat', 'netcat', 'socat', 'ftp', 'tftp', 'telnet', 'axel', 'curlie',
+]);
+
+export function isDownloader(cmd: SimpleCommand): boolean {
+  if (DOWNLOADERS.has(cmd.name)) return true;
+  if (cmd.name === 'openssl') return cmd.args[0]?.value === 's_client';
+  if (cmd.name === 'git') return false;
+  return false;
+}
+
+/** Programs that turn an encoded or compressed blob back into text (used to hide a payload). */
+export function isDecoder(cmd: SimpleCommand): boolean {
+  const args = cmd.args.map((a) => a.value);
+  const has = (...flags: string[]) => args.some((a) => flags.includes(a) || (/^-[A-Za-z]+$/.test(a) && flags.some((f) => f.length === 2 && a.includes(f[1]!))));
+  switch (cmd.name) {
+    case 'base64':
+    case 'base32':
+    case 'basenc':
+    case 'gbase64':
+      return has('-d', '-D', '--decode') || args.includes('--decode');
+    case 'openssl':
+      return args.some((a) => a === 'base64' || a === 'enc' || a.startsWith('-a') || a === '-base64') && args.includes('-d');
+    case 'xxd':
+      return has('-r') || args.includes('-revert');
+    case 'uudecode':
+    case 'b64decode':
+    case 'gunzip':
+    case 'zcat':
+    case 'gzcat':
+    case 'bunzip2':
+    case 'bzcat':
+    case 'unxz':
+    case 'xzcat':
+    case 'unzstd':
+    case 'zstdcat':
+    case 'lzcat':
+    case 'rev':
+      return true;
+    case 'gzip':
+    case 'bzip2':
+    case 'xz':
+    case 'zstd':
+    case 'lzma':
+      return has('-d') || args.includes('--decompress');
+    default:
+      return false;
+  }
+}
+
+/**
+ * The text an `echo` or `printf` with static arguments writes, or undefined. Lets the analysis read
+ * `echo 'rm -rf /' | sh` and `$(printf rm) -rf /` as the commands they are.
+ */
+export function staticOutput(cmd: SimpleCommand): string | undefined {
+  if (cmd.nameDynamic || cmd.redirects.some((r) => r.kind === 'write')) return undefined;
+  const words = cmd.args;
+  if (words.some((w) => hasUnknown(w.value))) return undefined;
+  if (cmd.name === 'echo') {
+    let i = 0;
+    let escapes = false;
+    while (i < words.length && /^-[neE]+$/.test(words[i]!.value)) {
+      if (words[i]!.value.includes('e')) escapes = true;
+      i++;
+    }
+    const text = words.slice(i).map((w) => w.value).join(' ');
+    return escapes ? decodeCEscapes(text) : text;
+  }
+  if (cmd.name === 'printf') {
+    const [format, ...rest] = words.map((w) => w.value);
+    if (format === undefined || format === '-v') return undefined;
+    // Good enough for reading intent: escapes decoded, each %s/%b/%c filled from the arguments in turn.
+    let k = 0;
+    const filled = format.replace(/%%|%[-+ #0-9.]*[sbcdiouxXeEfgG]/g, (m) => (m === '%%' ? '%' : (rest[k++] ?? '')));
+    const tail = k < rest.length ? rest.slice(k).join(' ') : '';
+    return decodeCEscapes(filled + tail);
+  }
+  return undefined;
+}
+
+/** Paths a download writes to: `curl -o F`, `wget -O F`, `curl -O URL` (its basename). */
+export function downloadTargets(cmd: SimpleCommand): string[] {
+  if (!isDownloader(cmd)) return [];
+  const out: string[] = [];
+  const a = cmd.args.map((w: ShellWord) => w.value);
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i]!;
+    if ((cmd.name === 'curl' && (v === '-o' || v === '--output')) || (cmd.name.startsWith('wget') && (v === '-O' || v === '--output-document'))) {
+      if (a[i + 1] !== undefined) out.push(a[i + 1]!);
+    } else if (v.startsWith('--output=') || v.startsWith('--output-document=')) {
+      out.push(v.slice(v.indexOf('=') + 1));
+    } else if (cmd.name === 'curl' && (v === '-O' || v === '--remote-name')) {
+      const url = a.find((x) => /^[a-z]+:\/\//i.test(x));
+      if (url) out.push(url.replace(/[?#].*$/, '').split('/').pop() ?? '');
+    } else if (/^-[A-Za-z]*o$/.test(v) && cmd.name === 'curl' && a[i + 1] !== undefined) {
+      out.push(a[i + 1]!);
+    }
+  }
+  if (cmd.name.startsWith('wget') && out.length === 0) {
+    const url = a.find((x) => /^[a-z]+:\/\//i.test(x));
+    if (url) out.push(url.replace(/[?#].*$/, '').split('/').pop() ?? '');
+  }
+  for (const r of cmd.redirects) if (r.kind === 'write') out.push(r.target);
+  return out.filter((p) => p.length > 0 && p !== '-');
+}

@@ -1,0 +1,57 @@
+/**
+ * The terminal face for real: `script` gives the CLI a pseudo-terminal, the test types the answer at
+ * the approval prompt like a person would.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../support/fakeAnthropic.js';
+import { cleanEnv, REIN_BIN, tempHome } from '../support/cli.js';
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript && process.env.CI === 'true') throw new Error('CI needs util-linux `script` for the terminal approval tests');
+
+let fake: FakeAnthropic;
+beforeEach(async () => {
+  fake = await startFakeAnthropic();
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+async function runInTerminal(prompt: string, answer: string) {
+  const { home, cwd } = await tempHome();
+  const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.url, REIN_HOME: home, TERM: 'dumb' });
+  const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(REIN_BIN)} run ${JSON.stringify(prompt)}`;
+  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  let answered = false;
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    screen += d;
+    if (!answered && screen.includes('Allow?')) {
+      answered = true;
+      child.stdin.write(`${answer}\r`);
+    }
+  });
+  const code = await new Promise<number | null>((ok) => child.on('close', ok));
+  return { code, screen, cwd };
+}
+
+describe.skipIf(!hasScript)('approval at the terminal (pseudo-terminal via script)', () => {
+  it('y at the prompt runs the write', async () => {
+    fake.enqueue(tools([toolCall('file_write', { path: 'approved.txt', content: 'yes\n' })]), text('Written.'));
+    const { code, screen, cwd } = await runInTerminal('write approved.txt', 'y');
+    expect(screen).toContain('[approval] file_write');
+    expect(code).toBe(0);
+    expect(readFileSync(join(cwd, 'approved.txt'), 'utf8')).toBe('yes\n');
+  });
+
+  it('n at the prompt denies it and the model hears so', async () => {
+    fake.enqueue(tools([toolCall('file_write', { path: 'denied.txt', content: 'no\n' })]), text('Not written.'));
+    const { code, cwd } = await runInTerminal('write denied.txt', 'n');
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, 'denied.txt'))).toBe(false);
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('DENIED');
+  });
+});
