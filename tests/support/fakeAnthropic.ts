@@ -113,6 +113,12 @@ export async function startFakeAnthropic(opts: { script?: Script } = {}): Promis
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
+    if (req.method === 'GET' && req.url === '/_fake/requests') {
+      // For benchmarks that run the fake in another process: the raw request bodies and cache accounting.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ raw: requests.map((r) => r.raw), accounting }));
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${req.url}` } }));
@@ -277,9 +283,10 @@ function errorType(status: number): string {
 export function cacheablePrefix(body: RecordedRequest['body']): { prefix: string; total: string } {
   const parts: string[] = [];
   let prefixEnd = 0;
+  // Like the provider, the cache key is the content: a breakpoint marker itself is not part of it.
   const push = (v: unknown) => {
-    parts.push(JSON.stringify(v));
-    const json = parts[parts.length - 1]!;
+    const json = JSON.stringify(v);
+    parts.push(stripCacheControl(json));
     if (json.includes('"cache_control"')) prefixEnd = parts.length;
   };
   for (const t of body.tools ?? []) push(t);
@@ -290,4 +297,9 @@ export function cacheablePrefix(body: RecordedRequest['body']): { prefix: string
     else for (const b of m.content as unknown[]) push({ role: m.role, block: b });
   }
   return { prefix: parts.slice(0, prefixEnd).join('\n'), total: parts.join('\n') };
+}
+
+/** A request body without its breakpoint markers: what a cache keys on. */
+export function stripCacheControl(json: string): string {
+  return json.replace(/,"cache_control":\{"type":"ephemeral"(,"ttl":"[^"]*")?\}/g, '');
 }

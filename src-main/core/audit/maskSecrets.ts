@@ -22,7 +22,7 @@ const RULES: ReadonlyArray<[RegExp, (match: string, ...groups: string[]) => stri
   // name = value, name: value, "name":"value", \"name\":\"value\" (a JSON summary of a command line).
   [
     new RegExp(
-      `(${SECRET_NAMES}(?:\\\\?["'])?\\s*[:=]\\s*)(\\\\"(?:[^"\\\\]|\\\\[^"])*?\\\\"|"(?:[^"\\\\]|\\\\.)*"|'[^']*'|(?:Bearer|Basic)\\s+[^\\s"'&,;})\\]]+|[^\\s"'&,;})\\]]+)`,
+      `(${SECRET_NAMES}(?:\\\\?["'])?\\s*[:=]\\s*)(\\\\"(?:[^"\\\\]|\\\\[^"])*?\\\\"|"(?:[^"\\\\]|\\\\.)*"|'[^']*'|(?:Bearer|Basic)\\s+[^\\s"'&,;})\\]\\\\]+|[^\\s"'&,;})\\]\\\\]+)`,
       'gi',
     ),
     (_m, lead = '', value = '') => `${lead}${maskValue(value)}`,

@@ -111,8 +111,9 @@ export function parseLayer(file: string, text: string): LayerResult {
  * Line and column of the node a zod path points at. For a mapping entry that is the key (so
  * `permissions.mode` points at `mode:`, and an unknown key at itself); for a list item the item. When
  * the path leaves the document (a required key that is missing), the deepest node that exists.
+ * Exported so other YAML files (agent config, `_attached.yaml`) place their problems the same way.
  */
-function positionOf(
+export function positionOf(
   doc: Document,
   path: readonly PropertyKey[],
   lineCounter: LineCounter,

@@ -127,6 +127,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   let lastText = '';
   let guiUsed = false;
   let denialNudged = false;
+  let prevLastIndex = -1; // last message of the previous request: its breakpoint stays put (byte-stable prefix)
 
   const finish = async function* (stopReason: StopReason, text: string, error?: { code: string; message: string }): AsyncGenerator<ReinEvent, RunOutcome> {
     session.usage = addTotals(session.usage, usage);
@@ -162,7 +163,14 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
     }
 
     iterations++;
-    const request = withCacheBreakpoints({ tools, system, messages: session.messages });
+    const lastIndex = session.messages.length - 1;
+    const request = withCacheBreakpoints({
+      tools,
+      system,
+      messages: session.messages,
+      messageBreakpoints: prevLastIndex >= 0 && prevLastIndex < lastIndex ? [prevLastIndex, lastIndex] : [lastIndex],
+    });
+    prevLastIndex = lastIndex;
     let response: ModelResponse;
     let streamed = '';
     try {

@@ -44,10 +44,13 @@ export function buildSystemPrompt(stable: StablePromptInput): TextBlockParam[] {
   ];
 }
 
+let timeZone: string | undefined;
+
 /** Per-turn facts, put in front of the user's message. */
 export function volatileContext(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
-  const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // Resolving the zone loads ICU data (tens of ms the first time); it does not change within a process.
+  const tz = (timeZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
   const stamp = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())} ${pad(now.getHours())}:${pad(now.getMinutes())}`;
   return `<context>Current local time: ${stamp} (${tz})</context>`;
 }

@@ -1,7 +1,9 @@
 /**
  * Marks cache breakpoints on a request without touching the caller's history: after the tool list,
- * after the system prompt and on the last message (so the next request, which extends this one,
- * reads everything up to here from the cache). The API allows at most 4 breakpoints.
+ * after the system prompt, on the last message (so the next request, which extends this one, reads
+ * everything up to here from the cache) and, when given, on the message that was last in the previous
+ * request: keeping that marker where it was makes the previous request's bytes an exact prefix of this
+ * one. The API allows at most 4 breakpoints; later ones are dropped first.
  */
 import type { MessageParam, TextBlockParam, Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 
@@ -12,17 +14,19 @@ export interface CacheableRequest {
   tools: ApiTool[];
   system: TextBlockParam[];
   messages: MessageParam[];
-  /** Index of the last message of the stable part (history before this turn); defaults to the last message. */
-  stableMessageIndex?: number;
+  /** Message indexes to mark (default: the last message). At most two are used. */
+  messageBreakpoints?: number[];
 }
 
 export function withCacheBreakpoints(req: CacheableRequest): { tools: ApiTool[]; system: TextBlockParam[]; messages: MessageParam[] } {
   let budget = MAX_BREAKPOINTS;
   const tools = req.tools.map((t, i) => (i === req.tools.length - 1 && budget-- > 0 ? { ...t, cache_control: EPHEMERAL } : t));
   const system = req.system.map((b, i) => (i === req.system.length - 1 && budget-- > 0 ? { ...b, cache_control: EPHEMERAL } : b));
-  const target = req.stableMessageIndex ?? req.messages.length - 1;
+  const targets = new Set(
+    (req.messageBreakpoints ?? [req.messages.length - 1]).filter((i) => i >= 0 && i < req.messages.length).slice(-2),
+  );
   const messages = req.messages.map((m, i) => {
-    if (i !== target || budget <= 0) return m;
+    if (!targets.has(i) || budget <= 0) return m;
     const marked = markLastBlock(m);
     if (marked !== m) budget--;
     return marked;

@@ -147,13 +147,15 @@ export class AnthropicLlm implements LlmClient {
       arm();
       const stream = await this.#client.messages.create(
         {
+          // Key order is byte order on the wire: what changes least comes first, so consecutive
+          // request bodies share the longest prefix.
           model: req.model,
           max_tokens: req.maxTokens,
-          system: req.system,
-          messages: req.messages,
-          ...(req.tools.length > 0 ? { tools: req.tools } : {}),
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
           stream: true,
+          ...(req.tools.length > 0 ? { tools: req.tools } : {}),
+          system: req.system,
+          messages: req.messages,
         },
         { signal: ac.signal },
       );

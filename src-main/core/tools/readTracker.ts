@@ -45,6 +45,17 @@ export class SessionReadTracker implements ReadTracker {
     this.#files.set(resolve(absPath), { ...info, offset: WRITTEN_OFFSET, limit: null, at: this.#now().toISOString() });
   }
 
+  /**
+   * After compaction the file contents read earlier are no longer in the context. Keep what the session knows
+   * about each file's state (so edits need no re-read) but make the next read show the content again.
+   */
+  forgetShownContent(): void {
+    for (const entry of this.#files.values()) {
+      entry.offset = WRITTEN_OFFSET;
+      entry.limit = null;
+    }
+  }
+
   /** Paths known to this session, for diagnostics and session summaries. */
   paths(): string[] {
     return [...this.#files.keys()].sort();

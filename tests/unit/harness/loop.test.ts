@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Inbox } from '../../../src-main/core/harness/inbox.js';
 import { CONTINUE_PROMPT } from '../../../src-main/core/harness/loop.js';
 import { countBreakpoints } from '../../../src-main/core/llm/cacheBreakpoints.js';
-import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
+import { startFakeAnthropic, stripCacheControl, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { face, lastToolResults, runWith, testTool } from '../../support/harness.js';
 
 let fake: FakeAnthropic;
@@ -280,6 +280,15 @@ describe('agent loop', () => {
     expect(prefix(1)).toBe(prefix(0));
     expect(prefix(2)).toBe(prefix(0));
     expect(fake.requests[1]!.body.tools!.map((t) => t.name)).toEqual(['other', 'reader']);
+    // Each request's content bytes (breakpoint markers aside), up to its closing brackets, are an exact
+    // prefix of the next request.
+    for (let i = 0; i + 1 < fake.requests.length; i++) {
+      const a = stripCacheControl(fake.requests[i]!.raw);
+      const b = stripCacheControl(fake.requests[i + 1]!.raw);
+      let n = 0;
+      while (n < a.length && a[n] === b[n]) n++;
+      expect(n).toBeGreaterThanOrEqual(a.length - 3);
+    }
   });
 
   it('resumes a session: history is sanitised and the new prompt continues it', async () => {

@@ -167,3 +167,12 @@ describe('http', () => {
     expect(httpTool.isReadOnly({ url: base, method: 'POST' })).toBe(false);
   });
 });
+
+describe('http input checks', () => {
+  it('reports an invalid header name as a validation error without sending', async () => {
+    const r = await callTool(httpTool, { url: `${base}/hello`, headers: { 'bad header': 'x' } }, t.ctx);
+    expect(r.errorKind).toBe('validation');
+    expect(r.content).toContain('headers');
+    expect(received).toHaveLength(0);
+  });
+});

@@ -42,3 +42,12 @@ describe('SessionReadTracker', () => {
     expect(tr.lastRead('/f')!.size).toBe(1);
   });
 });
+
+describe('SessionReadTracker after compaction', () => {
+  it('keeps file states for edits but no longer matches any read range', () => {
+    const tr = new SessionReadTracker();
+    tr.markRead('/f', { mtimeMs: 1, size: 2, offset: 0, limit: null });
+    tr.forgetShownContent();
+    expect(tr.lastRead('/f')).toMatchObject({ mtimeMs: 1, size: 2, offset: WRITTEN_OFFSET, limit: null });
+  });
+});

@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
-import { writeError } from './fileWrite.js';
+import { writeError } from './support/fsErrors.js';
 import { numberedLine } from './support/numberedLines.js';
 import { staleReadRefusal } from './support/readFreshness.js';
 import { canonicalPath, errnoCode, isDevicePath, protectedReason, resolveToolPath } from './support/toolPaths.js';

@@ -4,7 +4,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { errorResult, okResult, type Tool, type ToolResult } from '../tool.js';
+import { errorResult, okResult, type Tool } from '../tool.js';
+import { writeError } from './support/fsErrors.js';
 import { staleReadRefusal } from './support/readFreshness.js';
 import { canonicalPath, errnoCode, expandHome, isDevicePath, protectedReason, resolveToolPath } from './support/toolPaths.js';
 
@@ -62,11 +63,3 @@ export const fileWriteTool: Tool<FileWriteInput> = {
     }
   },
 };
-
-export function writeError(e: unknown, shown: string): ToolResult {
-  const code = errnoCode(e);
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return errorResult('permission', `no permission to write ${shown}`);
-  if (code === 'ENOTDIR' || code === 'EISDIR') return errorResult('validation', `cannot write ${shown}: part of the path is not a folder`);
-  if (code === 'ENOSPC') return errorResult('business', `cannot write ${shown}: the disk is full`);
-  return errorResult('transient', `could not write ${shown}: ${e instanceof Error ? e.message : String(e)}`);
-}

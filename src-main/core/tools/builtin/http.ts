@@ -48,6 +48,13 @@ export const httpTool: Tool<HttpInput> = {
       return errorResult('validation', 'a GET request cannot carry a body; use POST');
     }
 
+    let headers: Headers;
+    try {
+      headers = new Headers(i.headers);
+    } catch (e) {
+      return errorResult('validation', `headers: ${e instanceof Error ? e.message : String(e)}`);
+    }
+
     const verdict = await ctx.egress(url, method);
     if (!verdict.allowed) return errorResult('permission', `request to ${url.host} is not allowed: ${verdict.reason}`);
 
@@ -72,7 +79,7 @@ export const httpTool: Tool<HttpInput> = {
     try {
       const res = await fetch(url, {
         method,
-        headers: i.headers,
+        headers,
         body: method === 'POST' ? (i.body ?? '') : undefined,
         // A redirect could lead to a host the egress policy never saw.
         redirect: 'manual',

@@ -1,0 +1,11 @@
+/**
+ * Runs the fake Messages API in its own process so a benchmark measures only the harness's CPU.
+ * The reply queue comes as JSON in REIN_FAKE_SCRIPT; the URL is printed on the first stdout line.
+ */
+import { startFakeAnthropic, type FakeReply } from '../tests/support/fakeAnthropic.js';
+
+const queue = JSON.parse(process.env.REIN_FAKE_SCRIPT ?? '[]') as FakeReply[];
+const fake = await startFakeAnthropic();
+fake.enqueue(...queue);
+process.stdout.write(`${fake.url}\n`);
+process.on('SIGTERM', () => void fake.close().then(() => process.exit(0)));

@@ -1,0 +1,24 @@
+/**
+ * `npm run bench -- NAME [NAME…]` runs benchmarks and prints their figures. Nothing here asserts on
+ * time: targets are printed beside the figures for a person to judge.
+ */
+const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  harness: () => import('./harness.js'),
+  permissions: () => import('./permissions.js'),
+  search: () => import('./search.js'),
+};
+
+const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+if (names.length === 0 || names.includes('--help')) {
+  console.log(`usage: npm run bench -- ${Object.keys(BENCHES).join(' | ')} | all`);
+  process.exit(names.length === 0 ? 2 : 0);
+}
+const selected = names.includes('all') ? Object.keys(BENCHES) : names;
+for (const name of selected) {
+  const load = BENCHES[name];
+  if (!load) {
+    console.error(`unknown benchmark "${name}"; choose from: ${Object.keys(BENCHES).join(', ')}`);
+    process.exit(2);
+  }
+  await (await load()).run();
+}

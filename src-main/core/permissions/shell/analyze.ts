@@ -1,0 +1,743 @@
+/**
+ * Finds every simple command a bash line would run — across lists, pipelines, subshells, groups,
+ * substitutions, heredocs, control structures, function bodies, `sh -c` strings, `eval`, `find -exec`,
+ * wrappers — and the facts the permission layers need (redirections, substitutions, code fed to shells).
+ * Anything not fully understood is reported in `problems`, which keeps the line from being auto-allowed.
+ */
+import os from 'node:os';
+import type { Node } from 'web-tree-sitter';
+import {
+  codeFamily,
+  commandName,
+  inlineCodeArgs,
+  readsProgramFromStdin,
+  staticOutput,
+} from './commandKinds.js';
+import { parseShell } from './parser.js';
+import {
+  hasUnknown,
+  type Assignment,
+  type CommandVia,
+  type Redirect,
+  type ShellAnalysis,
+  type ShellWord,
+  type SimpleCommand,
+  UNKNOWN,
+} from './types.js';
+import { allValues, evalWord, plainWord, type WordEnv } from './words.js';
+import { unwrap } from './wrappers.js';
+
+export interface AnalyzeOptions {
+  home?: string;
+  cwd?: string;
+}
+
+/** Nested parses (sh -c inside eval inside …) deeper than this are not followed. */
+const MAX_DEPTH = 6;
+/** Nested parses per line, whatever their depth; bounds the cost of hostile input. */
+const MAX_PARSES = 48;
+
+/** Variables whose value programs later run as a command line. */
+const COMMAND_VARIABLES = new Set([
+  'PAGER', 'GIT_PAGER', 'MANPAGER', 'GIT_SSH_COMMAND', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'EDITOR', 'VISUAL',
+  'PROMPT_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'LESSOPEN', 'LESSCLOSE',
+  'BROWSER', 'FCEDIT', 'GIT_SSH',
+]);
+
+/** Variables that change which program runs or what it loads. */
+export function isRiskyVariable(name: string): boolean {
+  return (
+    COMMAND_VARIABLES.has(name) ||
+    /^(PATH|HOME|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|CDPATH|GLOBIGNORE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|ZDOTDIR|TMPDIR)$/.test(name) ||
+    /^(LD_|DYLD_|GIT_|BASH_FUNC_)/.test(name)
+  );
+}
+
+/** Node types the walker understands as plain containers of statements or words. */
+const CONTAINERS = new Set([
+  'program', 'list', 'compound_statement', 'subshell', 'do_group', 'if_statement', 'elif_clause', 'else_clause',
+  'while_statement', 'case_statement', 'case_item', 'negated_command', 'test_command', 'c_style_for_statement',
+  'binary_expression', 'unary_expression', 'parenthesized_expression', 'postfix_expression', 'ternary_expression',
+  'arithmetic_expansion', 'string', 'translated_string', 'concatenation', 'expansion', 'simple_expansion', 'array',
+  'subscript', 'brace_expression', 'heredoc_body', 'variable_assignments', 'command_name',
+]);
+const LEAVES = new Set([
+  'comment', 'word', 'number', 'raw_string', 'ansi_c_string', 'string_content', 'heredoc_content', 'heredoc_start',
+  'heredoc_end', 'file_descriptor', 'variable_name', 'special_variable_name', 'test_operator', 'regex',
+  'extglob_pattern',
+]);
+const REDIRECT_TYPES = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+
+interface Ctx {
+  depth: number;
+  via: CommandVia;
+  /** Commands found under this context only might run: they go to `hidden`. */
+  hidden: boolean;
+  env: Map<string, string[]>;
+}
+
+interface RedirectInfo {
+  redirect: Redirect;
+  /** Commands inside the redirection target (`< <(curl …)`, `<<< "$(curl …)"`). */
+  inner: SimpleCommand[];
+  /** Static text given on stdin (here-string or heredoc body). */
+  stdinText?: string;
+  /** The target is a process substitution (`< <(…)`). */
+  fromProcess: boolean;
+  node: Node;
+}
+
+const BENIGN_WRITE_TARGETS = /^(\/dev\/(null|stdout|stderr|tty|fd\/[0-9]+)|[0-9]+|-)$/;
+
+export function analyzeCommand(line: string, opts: AnalyzeOptions = {}): ShellAnalysis {
+  const analyzer = new Analyzer(line, opts.home ?? os.homedir(), opts.cwd ?? process.cwd());
+  return analyzer.run();
+}
+
+class Analyzer {
+  readonly result: ShellAnalysis;
+  #parses = 0;
+
+  constructor(
+    line: string,
+    readonly home: string,
+    readonly cwd: string,
+  ) {
+    this.result = {
+      line,
+      commands: [],
+      hidden: [],
+      pipelines: [],
+      redirects: [],
+      fileWrites: [],
+      substitutions: 0,
+      feeds: [],
+      functions: [],
+      cdTargets: [],
+      riskyAssignments: [],
+      inlineCode: [],
+      homeValues: [],
+      complete: true,
+      problems: [],
+    };
+  }
+
+  run(): ShellAnalysis {
+    const env = new Map<string, string[]>();
+    this.parseAndCollect(this.result.line, { depth: 0, via: 'line', hidden: false, env }, true);
+    this.result.complete = this.result.problems.length === 0;
+    return this.result;
+  }
+
+  problem(text: string): void {
+    if (!this.result.problems.includes(text)) this.result.problems.push(text);
+  }
+
+  /** Parses a piece of shell text and collects its commands. */
+  parseAndCollect(text: string, ctx: Ctx, allowFallback: boolean): SimpleCommand[] {
+    if (ctx.depth > MAX_DEPTH || this.#parses >= MAX_PARSES) {
+      this.problem('shell code is nested too deeply to follow');
+      return [];
+    }
+    this.#parses++;
+    const tree = parseShell(text);
+    let found: SimpleCommand[];
+    let broken = false;
+    try {
+      const root = tree.rootNode;
+      broken = root.hasError;
+      if (broken && !ctx.hidden) this.problem('the shell parser could not fully understand the line');
+      found = this.collect(root, ctx);
+    } finally {
+      tree.delete();
+    }
+    if (broken && allowFallback) this.fallback(text, ctx);
+    return found;
+  }
+
+  /**
+   * For text the parser could not read, a rough second reading: quotes and backslashes dropped, the text cut
+   * at every separator, and each piece parsed alone. Only hard blocks look at what it finds.
+   */
+  fallback(text: string, ctx: Ctx): void {
+    const plain = text.replace(/\\\n/g, '').replace(/['"\\]/g, '');
+    const fctx: Ctx = { ...ctx, depth: ctx.depth + 1, via: 'fallback', hidden: true, env: new Map(ctx.env) };
+    const pieces = plain.split(/;|&&|\|\||\|&|&|\n|\(|\)|\{|\}|`|\$\(|<\(|>\(/);
+    for (const piece of pieces.slice(0, 24)) {
+      if (piece.trim()) this.parseAndCollect(piece, fctx, false);
+    }
+    // Substitutions and process substitutions lose their shape when cut; look for the download-into-shell forms.
+    const suspicious =
+      /\b(sh|bash|zsh|dash|ksh|fish|source|eval|python[0-9.]*|perl|ruby|node|php)\b[^;\n]*?(<\(|\$\(|`)\s*(sudo\s+)?(curl|wget|fetch|nc|ncat|base64|openssl|xxd)\b/i.exec(
+        plain,
+      );
+    if (suspicious) {
+      const mk = (name: string): SimpleCommand => this.synthetic(name, fctx);
+      const feeder = mk(suspicious[4]!.toLowerCase());
+      if (feeder.name === 'base64' || feeder.name === 'xxd' || feeder.name === 'openssl') feeder.args = [plainWord('-d'), plainWord('-r')];
+      this.result.feeds.push({ sink: mk(suspicious[1]!.toLowerCase()), feeders: [feeder], channel: 'command_substitution' });
+    }
+  }
+
+  synthetic(name: string, ctx: Ctx): SimpleCommand {
+    return {
+      name,
+      program: name,
+      args: [],
+      nameDynamic: false,
+      nameFromVariable: false,
+      wrappers: [],
+      assignments: [],
+      redirects: [],
+      text: name,
+      innerText: name,
+      via: ctx.via,
+      depth: ctx.depth,
+      uncertain: false,
+    };
+  }
+
+  collect(node: Node, ctx: Ctx): SimpleCommand[] {
+    switch (node.type) {
+      case 'command':
+        return this.command(node, ctx);
+      case 'pipeline':
+        return this.pipeline(
+          node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment'),
+          [],
+          ctx,
+        );
+      case 'redirected_statement':
+        return this.redirected(node, ctx);
+      case 'function_definition':
+        return this.functionDefinition(node, ctx);
+      case 'variable_assignment':
+        return this.assignment(node, ctx);
+      case 'declaration_command':
+        return this.declaration(node, ctx);
+      case 'unset_command':
+        return this.declaration(node, ctx);
+      case 'for_statement':
+        return this.forLoop(node, ctx);
+      case 'command_substitution':
+      case 'process_substitution':
+        return this.substitution(node, ctx);
+      case 'ERROR':
+        if (!ctx.hidden) this.problem('the shell parser could not fully understand the line');
+        return this.children(node, ctx);
+      default:
+        if (LEAVES.has(node.type)) return [];
+        if (!CONTAINERS.has(node.type)) {
+          if (node.isNamed && !ctx.hidden) this.problem(`unsupported shell construct: ${node.type}`);
+        }
+        return this.children(node, ctx);
+    }
+  }
+
+  children(node: Node, ctx: Ctx): SimpleCommand[] {
+    const out: SimpleCommand[] = [];
+    for (const c of node.namedChildren) if (c) out.push(...this.collect(c, ctx));
+    return out;
+  }
+
+  substitution(node: Node, ctx: Ctx): SimpleCommand[] {
+    this.result.substitutions++;
+    const via: CommandVia = node.type === 'process_substitution' ? 'process_substitution' : 'substitution';
+    return this.children(node, { ...ctx, via });
+  }
+
+  /** A WordEnv that records the commands found inside the word's substitutions into `capture`. */
+  wordEnv(ctx: Ctx, capture: SimpleCommand[]): WordEnv {
+    return {
+      lookup: (name) => this.lookup(name, ctx),
+      substitution: (node) => {
+        const inner = this.substitution(node, ctx);
+        capture.push(...inner);
+        if (node.type !== 'command_substitution') return undefined;
+        const direct = inner.filter((c) => c.via === 'substitution' && c.depth === ctx.depth);
+        if (direct.length !== 1 || inner.length !== 1) return undefined;
+        return staticOutput(direct[0]!)?.replace(/\n+$/, '');
+      },
+      nested: (node) => {
+        const walk = (n: Node) => {
+          for (const c of n.namedChildren) {
+            if (!c) continue;
+            if (c.type === 'command_substitution' || c.type === 'process_substitution') capture.push(...this.substitution(c, ctx));
+            else walk(c);
+          }
+        };
+        walk(node);
+      },
+    };
+  }
+
+  lookup(name: string, ctx: Ctx): string[] | undefined {
+    const set = ctx.env.get(name);
+    if (set) return set;
+    if (name === 'HOME') return [this.home];
+    if (name === 'PWD') return [this.cwd];
+    if (name === 'USER' || name === 'LOGNAME') return [this.home.slice(this.home.lastIndexOf('/') + 1)];
+    return undefined;
+  }
+
+  word(node: Node, ctx: Ctx, capture: SimpleCommand[]): ShellWord {
+    return evalWord(node, this.wordEnv(ctx, capture));
+  }
+
+  command(node: Node, ctx: Ctx): SimpleCommand[] {
+    const words: ShellWord[] = [];
+    const wordSubs: SimpleCommand[][] = [];
+    const prefix: Assignment[] = [];
+    const redirectNodes: Node[] = [];
+    const found: SimpleCommand[] = [];
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'variable_assignment') {
+        const capture: SimpleCommand[] = [];
+        const valueNode = child.childForFieldName('value');
+        const value = valueNode ? this.word(valueNode, ctx, capture) : plainWord('');
+        found.push(...capture);
+        const name = child.childForFieldName('name')?.text ?? '';
+        prefix.push({ name, value: value.value, dynamic: value.dynamic });
+        this.noteAssignment(name, value, ctx);
+      } else if (REDIRECT_TYPES.has(child.type)) {
+        redirectNodes.push(child);
+      } else if (child.type === 'comment') {
+        continue;
+      } else {
+        const capture: SimpleCommand[] = [];
+        const target = child.type === 'command_name' ? (child.namedChild(0) ?? child) : child;
+        words.push(this.word(target, ctx, capture));
+        wordSubs.push(capture);
+        found.push(...capture);
+      }
+    }
+    const redirects = redirectNodes.map((r) => this.redirect(r, ctx));
+    if (words.length === 0) return found;
+    const made = this.fromWords(words, wordSubs, prefix, ctx);
+    found.push(...made);
+    if (made[0]) this.attachRedirects(made[0], redirects, ctx, found);
+    else for (const r of redirects) found.push(...r.inner);
+    return found;
+  }
+
+  /**
+   * Builds the command from its words (wrappers seen through) and follows any code it carries:
+   * `sh -c`, `eval`, `find -exec`, `env -S`, interpreter one-liners, `git -c`, `trap`, `alias`.
+   * The first element of the result is the command itself.
+   */
+  fromWords(words: ShellWord[], wordSubs: SimpleCommand[][], prefix: Assignment[], ctx: Ctx): SimpleCommand[] {
+    const u = unwrap(words);
+    const inner = u.words.length > 0 ? u.words : words.slice(0, 1);
+    const innerStart = words.length - inner.length;
+    const nameWord = inner[0]!;
+    const nameDynamic = hasUnknown(nameWord.value);
+    const cmd: SimpleCommand = {
+      name: nameDynamic ? '' : commandName(nameWord.value),
+      program: nameWord.value,
+      args: inner.slice(1),
+      nameDynamic,
+      nameFromVariable: !nameDynamic && /[$`]/.test(nameWord.display),
+      wrappers: u.words.length > 0 ? u.wrappers : u.wrappers.slice(0, -1),
+      assignments: [...prefix, ...u.assignments],
+      redirects: [],
+      text: [...prefix.map((a) => `${a.name}=${a.value}`), ...words.map((w) => w.display)].join(' '),
+      innerText: inner.map((w) => w.display).join(' '),
+      via: ctx.via,
+      depth: ctx.depth,
+      uncertain: u.uncertain,
+    };
+    if (u.words.length === 0 && u.wrappers.length > 0) {
+      // The last wrapper runs only a string (`env -S '…'`, `su -c '…'`, `watch '…'`).
+      cmd.name = u.wrappers[u.wrappers.length - 1]!;
+      cmd.program = cmd.name;
+      cmd.args = [];
+      cmd.innerText = cmd.name;
+    }
+    const out: SimpleCommand[] = [cmd];
+    if (ctx.hidden) this.result.hidden.push(cmd);
+    else this.result.commands.push(cmd);
+
+    if (cmd.nameDynamic && !ctx.hidden) this.problem('a command name is only known at run time');
+    if (cmd.nameFromVariable && !ctx.hidden) this.problem('a command name is computed from a variable or a substitution');
+    if (cmd.uncertain && !ctx.hidden) this.problem(`options of ${u.wrappers.join(', ')} were not understood`);
+    for (const a of u.assignments) this.noteAssignment(a.name, plainWord(a.value), ctx);
+
+    const nested = (text: string, via: CommandVia, hidden = ctx.hidden) =>
+      out.push(...this.parseAndCollect(text, { ...ctx, depth: ctx.depth + 1, via, hidden, env: new Map(ctx.env) }, true));
+    const subsOf = (argIndex: number): SimpleCommand[] => wordSubs[innerStart + 1 + argIndex] ?? [];
+
+    // A command word made by a substitution runs whatever that substitution printed.
+    const nameSubs = wordSubs[innerStart] ?? [];
+    if (nameSubs.length > 0) this.result.feeds.push({ sink: cmd, feeders: nameSubs, channel: 'command_name' });
+
+    for (const alt of u.alternates.slice(0, 8)) {
+      out.push(...this.fromWords(alt, [], [], { ...ctx, hidden: true }).slice(0, 1));
+    }
+    for (const s of u.shellStrings) {
+      if (!hasUnknown(s.value)) nested(s.value, 'wrapper_string');
+      else if (!ctx.hidden) this.problem('a wrapper runs a command string only known at run time');
+    }
+
+    this.followCode(cmd, subsOf, nested, ctx);
+    return out;
+  }
+
+  followCode(
+    cmd: SimpleCommand,
+    subsOf: (argIndex: number) => SimpleCommand[],
+    nested: (text: string, via: CommandVia, hidden?: boolean) => void,
+    ctx: Ctx,
+  ): void {
+    const name = cmd.name;
+    const values = cmd.args.map((a) => a.value);
+    const family = codeFamily(name);
+
+    if (family) {
+      for (const i of inlineCodeArgs(cmd)) {
+        const code = cmd.args[i]!;
+        const subs = subsOf(i);
+        if (subs.length > 0) this.result.feeds.push({ sink: cmd, feeders: subs, channel: 'command_substitution' });
+        if (hasUnknown(code.value)) continue;
+        if (family === 'shell') {
+          for (const v of allValues(code)) nested(v, 'inline_shell');
+        } else {
+          this.result.inlineCode.push({ command: cmd, code: code.value });
+          for (const lit of stringLiterals(code.value)) nested(lit, 'code_literal', true);
+        }
+      }
+      // `bash <(curl …)`, `python3 "$(curl …)"`: whatever the substitution yields becomes the program.
+      cmd.args.forEach((a, i) => {
+        const subs = subsOf(i);
+        if (subs.length === 0 || inlineCodeArgs(cmd).includes(i)) return;
+        const channel = subs.some((s) => s.via === 'process_substitution') ? 'process_substitution' : 'command_substitution';
+        this.result.feeds.push({ sink: cmd, feeders: subs, channel });
+      });
+    }
+
+    switch (name) {
+      case 'eval': {
+        const subs = cmd.args.flatMap((_, i) => subsOf(i));
+        if (subs.length > 0) this.result.feeds.push({ sink: cmd, feeders: subs, channel: 'command_substitution' });
+        const text = values.join(' ');
+        if (!hasUnknown(text)) nested(text, 'inline_shell');
+        break;
+      }
+      case 'source':
+      case '.': {
+        const subs = cmd.args.flatMap((_, i) => subsOf(i));
+        if (subs.length > 0) {
+          const channel = subs.some((s) => s.via === 'process_substitution') ? 'process_substitution' : 'command_substitution';
+          this.result.feeds.push({ sink: cmd, feeders: subs, channel });
+        }
+        break;
+      }
+      case 'trap': {
+        const action = values[0];
+        if (action !== undefined && !action.startsWith('-') && !hasUnknown(action)) nested(action, 'inline_shell');
+        break;
+      }
+      case 'alias':
+        for (const v of values) {
+          const eq = v.indexOf('=');
+          if (eq > 0) nested(v.slice(eq + 1), 'config_value', true);
+        }
+        if (!ctx.hidden) this.result.riskyAssignments.push('alias');
+        break;
+      case 'find':
+      case 'gfind':
+        for (let i = 0; i < cmd.args.length; i++) {
+          if (!/^-(exec|execdir|ok|okdir)$/.test(values[i]!)) continue;
+          let end = i + 1;
+          while (end < cmd.args.length && values[end] !== ';' && values[end] !== '+') end++;
+          this.execOption(cmd.args.slice(i + 1, end), ctx);
+          i = end;
+        }
+        break;
+      case 'fd':
+      case 'fdfind':
+        for (let i = 0; i < cmd.args.length; i++) {
+          if (!/^(-x|--exec|-X|--exec-batch)$/.test(values[i]!)) continue;
+          let end = i + 1;
+          while (end < cmd.args.length && values[end] !== ';') end++;
+          this.execOption(cmd.args.slice(i + 1, end), ctx);
+          i = end;
+        }
+        break;
+      case 'git':
+        for (let i = 0; i + 1 < cmd.args.length; i++) {
+          if (values[i] !== '-c') continue;
+          const kv = values[i + 1]!;
+          const v = kv.slice(kv.indexOf('=') + 1).replace(/^!/, '');
+          if (v && !hasUnknown(v)) nested(v, 'config_value', true);
+          if (!ctx.hidden) this.result.riskyAssignments.push(`git -c ${kv.split('=')[0]}`);
+        }
+        break;
+      case 'cd':
+      case 'pushd': {
+        const target = values.find((v) => !v.startsWith('-') || v === '-');
+        this.result.cdTargets.push(target === undefined ? '~' : target === '-' ? UNKNOWN : target);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  /** `find … -exec CMD {} ;` runs CMD once per file: it is a command of its own. */
+  execOption(words: ShellWord[], ctx: Ctx): void {
+    // fromWords registers the command and anything it carries.
+    if (words.length > 0) this.fromWords(words, [], [], { ...ctx, depth: ctx.depth + 1, via: 'exec_option' });
+  }
+
+  redirect(node: Node, ctx: Ctx): RedirectInfo {
+    const inner: SimpleCommand[] = [];
+    if (node.type === 'heredoc_redirect') {
+      const body = node.namedChildren.find((c) => c?.type === 'heredoc_body');
+      const start = node.namedChildren.find((c) => c?.type === 'heredoc_start');
+      const text = body?.text ?? '';
+      // An unquoted delimiter lets `$( )` in the body run; the parser already split those out.
+      if (body && !/['"\\]/.test(start?.text ?? '')) inner.push(...this.children(body, ctx));
+      return {
+        redirect: { operator: node.child(0)?.text ?? '<<', kind: 'heredoc', target: text, targetDynamic: false },
+        inner,
+        stdinText: text,
+        fromProcess: false,
+        node,
+      };
+    }
+    if (node.type === 'herestring_redirect') {
+      const target = node.namedChildren.find((c) => c && c.type !== 'file_descriptor');
+      const w = target ? this.word(target, ctx, inner) : plainWord('');
+      return {
+        redirect: { operator: '<<<', kind: 'herestring', target: w.value, targetDynamic: w.dynamic },
+        inner,
+        ...(hasUnknown(w.value) ? {} : { stdinText: w.value }),
+        fromProcess: false,
+        node,
+      };
+    }
+    // file_redirect: [descriptor] operator destination
+    let operator = '>';
+    let dest: Node | undefined;
+    for (const c of node.children) {
+      if (!c) continue;
+      if (!c.isNamed) operator = c.text;
+      else if (c.type !== 'file_descriptor') dest = c;
+    }
+    const w = dest ? this.word(dest, ctx, inner) : plainWord('');
+    const fromProcess = dest?.type === 'process_substitution';
+    let kind: Redirect['kind'];
+    if (operator === '<') kind = 'read';
+    else if ((operator === '>&' || operator === '<&') && /^([0-9]+-?|-)$/.test(w.value)) kind = 'duplicate';
+    else if (operator === '<&') kind = 'duplicate';
+    else kind = 'write';
+    return {
+      redirect: { operator, kind, target: w.value, targetDynamic: w.dynamic },
+      inner,
+      fromProcess,
+      node,
+    };
+  }
+
+  attachRedirects(cmd: SimpleCommand, redirects: RedirectInfo[], ctx: Ctx, found: SimpleCommand[]): void {
+    for (const r of redirects) {
+      cmd.redirects.push(r.redirect);
+      found.push(...r.inner);
+      if (!ctx.hidden) {
+        this.result.redirects.push(r.redirect);
+        if (r.redirect.kind === 'write' && !BENIGN_WRITE_TARGETS.test(r.redirect.target)) this.result.fileWrites.push(r.redirect);
+      }
+      if (!readsProgramFromStdin(cmd)) continue;
+      if (r.inner.length > 0 && (r.fromProcess || r.redirect.kind === 'herestring')) {
+        this.result.feeds.push({
+          sink: cmd,
+          feeders: r.inner,
+          channel: r.fromProcess ? 'process_substitution' : 'herestring',
+        });
+      }
+      if (r.stdinText !== undefined && r.stdinText.trim()) {
+        found.push(...this.parseAndCollect(r.stdinText, { ...ctx, depth: ctx.depth + 1, via: 'fed_script', env: new Map(ctx.env) }, true));
+      }
+    }
+  }
+
+  redirected(node: Node, ctx: Ctx): SimpleCommand[] {
+    const body = node.childForFieldName('body');
+    const found: SimpleCommand[] = [];
+    const redirectInfos: RedirectInfo[] = [];
+    const continuation: Node[] = [];
+    const others: Node[] = [];
+    for (const c of node.namedChildren) {
+      if (!c || (body && c.equals(body))) continue;
+      if (REDIRECT_TYPES.has(c.type)) {
+        redirectInfos.push(this.redirect(c, ctx));
+        if (c.type === 'heredoc_redirect') {
+          // `cat <<EOF | sh` parses with the rest of the pipeline inside the heredoc redirection.
+          for (const s of c.namedChildren) {
+            if (!s || ['heredoc_start', 'heredoc_body', 'heredoc_end'].includes(s.type)) continue;
+            if (s.type === 'pipeline' && s.child(0)?.text.startsWith('|')) continuation.push(s);
+            else others.push(s);
+          }
+        }
+      }
+    }
+    const bodyCmds = body ? this.collect(body, ctx) : [];
+    const direct = bodyCmds.find((c) => c.depth === ctx.depth && c.via === ctx.via);
+    const bodyIsCommand = body?.type === 'command';
+    if (direct && bodyIsCommand) {
+      this.attachRedirects(direct, redirectInfos, ctx, found);
+    } else {
+      for (const r of redirectInfos) {
+        found.push(...r.inner);
+        if (!ctx.hidden) {
+          this.result.redirects.push(r.redirect);
+          if (r.redirect.kind === 'write' && !BENIGN_WRITE_TARGETS.test(r.redirect.target)) this.result.fileWrites.push(r.redirect);
+        }
+      }
+    }
+    found.unshift(...bodyCmds);
+    if (continuation.length > 0) {
+      const stageNodes = continuation.flatMap((p) => p.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment'));
+      const heredocText = redirectInfos.find((r) => r.redirect.kind === 'heredoc')?.stdinText;
+      found.push(...this.pipeline(stageNodes, [bodyCmds], ctx, heredocText));
+    }
+    for (const s of others) found.push(...this.collect(s, ctx));
+    return found;
+  }
+
+  /**
+   * Pipelines carry data from one stage to the next; a stage that reads its program from stdin turns
+   * whatever earlier stages print into code. `leading` holds stages already collected (heredoc case).
+   */
+  pipeline(stageNodes: Node[], leading: SimpleCommand[][], ctx: Ctx, leadingStdinText?: string): SimpleCommand[] {
+    const stages: SimpleCommand[][] = [...leading];
+    for (const s of stageNodes) stages.push(this.collect(s, ctx));
+    if (!ctx.hidden) this.result.pipelines.push(stages);
+    const found: SimpleCommand[] = stages.slice(leading.length).flat();
+    for (let j = 1; j < stages.length; j++) {
+      const direct = stages[j]!.filter((c) => c.depth === ctx.depth && c.via === ctx.via);
+      const before = stages.slice(0, j).flat();
+      const prev = stages[j - 1]!.filter((c) => c.depth === ctx.depth && c.via === ctx.via);
+      for (const sink of direct) {
+        if (readsProgramFromStdin(sink)) {
+          this.result.feeds.push({ sink, feeders: before, channel: 'pipe' });
+          const text =
+            (prev.length === 1 && stages[j - 1]!.length === 1 ? staticOutput(prev[0]!) : undefined) ??
+            (j === 1 && leading.length === 1 ? leadingStdinText : undefined);
+          if (text !== undefined && text.trim()) {
+            found.push(...this.parseAndCollect(text, { ...ctx, depth: ctx.depth + 1, via: 'fed_script', env: new Map(ctx.env) }, true));
+          }
+        }
+        if (sink.wrappers.includes('xargs') && prev.length === 1) {
+          // `echo / | xargs rm -rf`, `find ~ | xargs rm -rf`: the feeder's operands become the sink's arguments.
+          const feeder = prev[0]!;
+          const fed =
+            staticOutput(feeder)?.split(/\s+/).filter(Boolean) ??
+            (feeder.name === 'find' || feeder.name === 'ls' ? feeder.args.map((a) => a.value).filter((v) => !v.startsWith('-')) : []);
+          if (fed.length > 0) {
+            const variant: SimpleCommand = { ...sink, args: [...sink.args, ...fed.slice(0, 16).map(plainWord)], via: 'fed_script' };
+            this.result.hidden.push(variant);
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  functionDefinition(node: Node, ctx: Ctx): SimpleCommand[] {
+    const name = (node.childForFieldName('name')?.text ?? '').toLowerCase();
+    const body = node.childForFieldName('body');
+    const cmds = body ? this.collect(body, { ...ctx, via: ctx.via === 'line' ? 'function_body' : ctx.via }) : [];
+    const bodyText = body?.text ?? '';
+    this.result.functions.push({
+      name,
+      body: cmds,
+      selfCalls: cmds.filter((c) => c.name === name).length,
+      backgrounds: /(^|[^&>])&(?![&>])/.test(bodyText),
+    });
+    return cmds;
+  }
+
+  noteAssignment(name: string, value: ShellWord, ctx: Ctx): void {
+    if (ctx.hidden) return;
+    if (isRiskyVariable(name)) this.result.riskyAssignments.push(name);
+    if (name === 'HOME') this.result.homeValues.push(...allValues(value).filter((v) => !hasUnknown(v)));
+    if (COMMAND_VARIABLES.has(name) && !hasUnknown(value.value) && value.value.trim()) {
+      this.parseAndCollect(value.value, { ...ctx, depth: ctx.depth + 1, via: 'config_value', hidden: true, env: new Map(ctx.env) }, true);
+    }
+  }
+
+  assignment(node: Node, ctx: Ctx): SimpleCommand[] {
+    const capture: SimpleCommand[] = [];
+    const nameNode = node.childForFieldName('name');
+    const valueNode = node.childForFieldName('value');
+    const name = nameNode?.type === 'variable_name' ? nameNode.text : '';
+    if (nameNode && nameNode.type !== 'variable_name') this.wordEnv(ctx, capture).nested(nameNode);
+    const value = valueNode ? this.word(valueNode, ctx, capture) : plainWord('');
+    if (name) {
+      ctx.env.set(name, allValues(value));
+      this.noteAssignment(name, value, ctx);
+    }
+    return capture;
+  }
+
+  /** `export A=1`, `declare -x B=$(…)`, `local`, `readonly`, `unset X`: one command whose arguments are assignments. */
+  declaration(node: Node, ctx: Ctx): SimpleCommand[] {
+    const keyword = node.child(0)?.text ?? 'declare';
+    const found: SimpleCommand[] = [];
+    const args: ShellWord[] = [];
+    for (const c of node.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'variable_assignment') {
+        found.push(...this.assignment(c, ctx));
+        args.push(plainWord(c.text));
+      } else {
+        const capture: SimpleCommand[] = [];
+        args.push(this.word(c, ctx, capture));
+        found.push(...capture);
+      }
+    }
+    const made = this.fromWords([plainWord(keyword), ...args], [], [], ctx);
+    return [...made, ...found];
+  }
+
+  forLoop(node: Node, ctx: Ctx): SimpleCommand[] {
+    const found: SimpleCommand[] = [];
+    const variable = node.childForFieldName('variable')?.text;
+    const values: string[] = [];
+    let known = true;
+    let sawIn = false;
+    const body = node.childForFieldName('body');
+    for (const c of node.namedChildren) {
+      if (!c || c.type === 'variable_name' || c.type === 'comment') continue;
+      if (body && c.equals(body)) continue;
+      sawIn = true;
+      const capture: SimpleCommand[] = [];
+      const w = this.word(c, ctx, capture);
+      found.push(...capture);
+      for (const v of allValues(w)) {
+        if (hasUnknown(v)) known = false;
+        else values.push(v);
+      }
+    }
+    if (variable) {
+      if (known && sawIn && values.length > 0) ctx.env.set(variable, values.slice(0, 16));
+      else ctx.env.delete(variable);
+    }
+    if (body) found.push(...this.collect(body, ctx));
+    return found;
+  }
+}
+
+/** Quoted string literals inside a program in another language: shell commands often hide there. */
+export function stringLiterals(code: string): string[] {
+  const out: string[] = [];
+  const re = /"((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)'|`((?:\\.|[^`\\])*)`/g;
+  for (let m = re.exec(code); m && out.length < 16; m = re.exec(code)) {
+    const s = (m[1] ?? m[2] ?? m[3] ?? '').replace(/\\(["'`\\])/g, '$1');
+    if (/[a-z]/i.test(s) && s.includes(' ')) out.push(s);
+  }
+  return out;
+}
+
