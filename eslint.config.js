@@ -97,4 +97,9 @@ export default defineConfig(
     files: ['src-main/index.ts', 'src-main/shell/**', 'src-preload/**', 'tests/support/electronMock.ts', 'tests/unit/shell/**'],
     rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
   },
+  {
+    // Tests and benchmarks poke at wire payloads of many shapes; `any` there is a convenience, not a leak.
+    files: ['tests/**', 'bench/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );

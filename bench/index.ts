@@ -2,6 +2,8 @@
  * `npm run bench -- NAME [NAME…]` runs benchmarks and prints their figures. Nothing here asserts on
  * time: targets are printed beside the figures for a person to judge.
  */
+export {};
+
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   harness: () => import('./harness.js'),
   permissions: () => import('./permissions.js'),

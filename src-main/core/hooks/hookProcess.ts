@@ -4,7 +4,7 @@
  * started children (`sleep`, a dev server) cannot outlive it. Never throws: every failure is reported in
  * the result, because a broken hook must not break the run.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 /** Enough for a replacement tool input (a file_write with a large body); a runaway hook is cut off. */
 const STDOUT_CAP = 1024 * 1024;
@@ -35,46 +35,36 @@ export interface HookProcessOptions {
 
 export function runHookProcess(command: string, opts: HookProcessOptions): Promise<HookProcessResult> {
   const started = performance.now();
+  const out = new Capped(STDOUT_CAP);
+  const err = new Capped(STDERR_CAP);
+  const result = (exitCode: number | null, extra: Partial<HookProcessResult> = {}): HookProcessResult => ({
+    exitCode,
+    timedOut: false,
+    aborted: false,
+    stdout: out.text(),
+    stderr: err.text(),
+    durationMs: Math.round(performance.now() - started),
+    ...extra,
+  });
+
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn('bash', ['-c', command], {
+      cwd: opts.cwd,
+      env: opts.env,
+      // A new process group (setsid), so the kill below reaches everything the hook started.
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    return Promise.resolve(result(null, { spawnError: e instanceof Error ? e.message : String(e) }));
+  }
+
   return new Promise((resolve) => {
     let settled = false;
     let timedOut = false;
     let aborted = false;
-    let timer: NodeJS.Timeout | undefined;
     let killTimer: NodeJS.Timeout | undefined;
-    const out = new Capped(STDOUT_CAP);
-    const err = new Capped(STDERR_CAP);
-
-    const finish = (exitCode: number | null, spawnError?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      const result: HookProcessResult = {
-        exitCode,
-        timedOut,
-        aborted,
-        stdout: out.text(),
-        stderr: err.text(),
-        durationMs: Math.round(performance.now() - started),
-      };
-      if (spawnError !== undefined) result.spawnError = spawnError;
-      resolve(result);
-    };
-
-    let child;
-    try {
-      child = spawn('bash', ['-c', command], {
-        cwd: opts.cwd,
-        env: opts.env,
-        // A new process group (setsid), so the kill below reaches everything the hook started.
-        detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-    } catch (e) {
-      finish(null, e instanceof Error ? e.message : String(e));
-      return;
-    }
 
     const killGroup = () => {
       if (child.pid !== undefined) {
@@ -85,22 +75,31 @@ export function runHookProcess(command: string, opts: HookProcessOptions): Promi
         }
       }
       // Something that escaped the group may still hold our pipes; do not wait on it forever.
-      killTimer = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
+      killTimer ??= setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
         finish(null);
       }, KILL_GRACE_MS);
     };
-
-    timer = setTimeout(() => {
+    const onTimeout = () => {
       timedOut = true;
       killGroup();
-    }, opts.timeoutMs);
-
+    };
     const onAbort = () => {
       aborted = true;
       killGroup();
     };
+    const timer = setTimeout(onTimeout, opts.timeoutMs);
+
+    function finish(exitCode: number | null, spawnError?: string) {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      resolve(result(exitCode, { timedOut, aborted, ...(spawnError !== undefined ? { spawnError } : {}) }));
+    }
+
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
 

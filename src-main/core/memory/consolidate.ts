@@ -126,7 +126,8 @@ export async function consolidateMemory(dir: string, opts: ConsolidateOptions): 
       }
       if (parts.length === 0 && consumed.length === 0) return { status: 'skipped', reason: 'nothing to consolidate' };
 
-      const answer = await completeText(
+      // Only empty or unreadable overflow files: nothing to ask the model about, just clear them away.
+      const answer = parts.length === 0 ? 'NONE' : await completeText(
         opts.llm,
         {
           model: opts.model,

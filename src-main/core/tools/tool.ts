@@ -58,6 +58,8 @@ export interface ToolContext {
   protectedPaths?: ReadonlyMap<string, string>;
 }
 
+// The registry holds tools of many input types side by side; `any` is the element type of that list.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface Tool<I = any> {
   readonly name: string;
   readonly description: string;

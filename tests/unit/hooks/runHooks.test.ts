@@ -132,6 +132,21 @@ describe('PreToolUse', () => {
     expect(out.runs[0]!.failure).toMatch(/timed out after 200 ms/);
   });
 
+  it('stops running hooks when the run is cancelled', async () => {
+    const slow = await hook('slow3.sh', `sleep 30`);
+    const never = await hook('never.sh', `touch "${dir}/never.ran"`);
+    const ctrl = new AbortController();
+    const pending = runHooks('PreToolUse', [{ command: slow }, { command: never }], bashCall('ls'), {
+      ...opts(),
+      signal: ctrl.signal,
+    });
+    ctrl.abort();
+    const out = await pending;
+    expect(out.runs).toHaveLength(1);
+    expect(out.runs[0]!.failure).toBe('cancelled');
+    await expect(readFile(join(dir, 'never.ran'))).rejects.toThrow();
+  });
+
   it('reports a hook that cannot start (missing working folder) without throwing', async () => {
     const out = await runHooks('PreToolUse', [{ command: 'true' }], bashCall('ls'), { cwd: join(dir, 'nope'), log: (e) => logs.push(e) });
     expect(out.deny).toBeUndefined();

@@ -1,0 +1,182 @@
+/**
+ * Layer 5 for the file tools: resolve the path the way the tool will (`~`, relative to the working folder,
+ * symlinks), then ask for anything sensitive — even a read — and for every write unless the mode allows it.
+ * Sensitivity is tested on the whole path, not just the file name, so `~/.ssh/config` is caught.
+ */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import type { Verdict } from './types.js';
+
+export const FILE_READ_TOOLS = new Set(['file_read', 'glob', 'grep', 'directory_list']);
+export const FILE_WRITE_TOOLS = new Set(['file_write', 'file_edit']);
+export const isFileTool = (name: string): boolean => FILE_READ_TOOLS.has(name) || FILE_WRITE_TOOLS.has(name);
+
+/** File names that hold secrets, wherever they are. */
+const SENSITIVE_NAMES = [
+  '.env*', '*.pem', '*.key', 'id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*', '*.keychain', '*.keychain-db',
+  'credentials.json', 'tokens.json', '*.p12', '*.pfx', '.netrc', '.pgpass', '.git-credentials', '*.secrets',
+  '.npmrc', '.pypirc', 'credentials',
+];
+/** Folder names whose whole content is secret. */
+const SENSITIVE_FOLDERS = new Set(['.ssh', '.aws', '.gnupg', 'keychains', '.password-store']);
+/** Home-relative files that hold credentials. */
+const SENSITIVE_HOME_FILES = ['.config/gcloud/**', '.kube/config', '.docker/config.json', '.config/gh/hosts.yml'];
+
+export interface SensitivityContext {
+  home: string;
+  /** REIN_HOME: Rein's own settings decide what the agent may do, so editing them needs a person. */
+  reinHome: string;
+  /** `permissions.sensitive_patterns`: a pattern with `/` matches the whole path (`~` allowed), otherwise the name. */
+  extraPatterns: readonly string[];
+}
+
+type Matcher = (p: string) => boolean;
+const matcherCache = new Map<string, Matcher>();
+function matcher(glob: string): Matcher {
+  let m = matcherCache.get(glob);
+  if (!m) {
+    m = picomatch(glob, { dot: true, nocase: true });
+    if (matcherCache.size > 1000) matcherCache.clear();
+    matcherCache.set(glob, m);
+  }
+  return m;
+}
+
+/** Why this absolute path is sensitive, or undefined. */
+export function sensitiveReason(abs: string, ctx: SensitivityContext): string | undefined {
+  const base = path.basename(abs);
+  const name = SENSITIVE_NAMES.find((g) => matcher(g)(base));
+  if (name) return `its name matches the sensitive pattern "${name}"`;
+  const segments = abs.split('/').map((s) => s.toLowerCase());
+  const folder = segments.find((s) => SENSITIVE_FOLDERS.has(s));
+  if (folder) return `it is inside a "${folder}" folder`;
+  const home = ctx.home.replace(/\/+$/, '');
+  const lower = abs.toLowerCase();
+  if (lower.startsWith(`${home.toLowerCase()}/`)) {
+    const rel = abs.slice(home.length + 1);
+    const hit = SENSITIVE_HOME_FILES.find((g) => matcher(g)(rel));
+    if (hit) return `it matches the sensitive path "~/${hit}"`;
+  }
+  const rein = ctx.reinHome.replace(/\/+$/, '');
+  if (lower.startsWith(`${rein.toLowerCase()}/`)) {
+    const rel = abs.slice(rein.length + 1);
+    if (matcher('config.yaml')(rel) || matcher('agents/*/config.yaml')(rel) || matcher('**/*.env')(rel)) {
+      return "it is one of Rein's own settings files (they decide what the agent may do)";
+    }
+  }
+  for (const p of ctx.extraPatterns) {
+    const glob = p.startsWith('~/') ? `${home}/${p.slice(2)}` : p;
+    const hit = glob.includes('/') ? matcher(glob)(abs) : matcher(glob)(base);
+    if (hit) return `it matches the sensitive_patterns entry "${p}"`;
+  }
+  return undefined;
+}
+
+/** realpath when the file exists; otherwise realpath of the nearest existing folder plus the rest. */
+export function realpathLoose(abs: string): string {
+  const tail: string[] = [];
+  let dir = abs;
+  for (let guard = 0; guard < 256; guard++) {
+    try {
+      const real = realpathSync.native(dir);
+      return tail.length > 0 ? path.join(real, ...tail) : real;
+    } catch {
+      const parent = path.dirname(dir);
+      if (parent === dir) return abs;
+      tail.unshift(path.basename(dir));
+      dir = parent;
+    }
+  }
+  return abs;
+}
+
+export function expandHome(p: string, home: string): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return path.join(home, p.slice(2));
+  return p;
+}
+
+export interface ResolvedPath {
+  /** As written, made absolute: `~` expanded, relative to the working folder. */
+  lexical: string;
+  /** With symlinks resolved. */
+  real: string;
+}
+
+export function resolveToolPath(p: string, cwd: string, home: string): ResolvedPath {
+  const lexical = path.resolve(cwd, expandHome(p, home));
+  return { lexical, real: realpathLoose(lexical) };
+}
+
+const isInside = (child: string, parent: string): boolean => {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+export interface FileRuleContext extends SensitivityContext {
+  cwd: string;
+  allowedDirs: readonly string[];
+}
+
+export interface FileVerdict {
+  decision: Verdict;
+  action: 'read' | 'write';
+  reason: string;
+  path?: ResolvedPath;
+  /** Why the path is sensitive, when it is. */
+  sensitive?: string;
+  /** The path is inside the working folder or an `allowed_dirs` entry (acceptEdits lets such writes through). */
+  insideWorkArea: boolean;
+}
+
+const stringField = (input: unknown, key: string): string | undefined => {
+  if (!input || typeof input !== 'object') return undefined;
+  const v = (input as Record<string, unknown>)[key];
+  return typeof v === 'string' ? v : undefined;
+};
+
+/** The path a file tool call touches (tools that default to the working folder get it). */
+export function toolPath(tool: string, input: unknown): string | undefined {
+  const p = stringField(input, 'path') ?? stringField(input, 'file_path');
+  if (p !== undefined && p !== '') return p;
+  if (tool === 'glob' || tool === 'grep' || tool === 'directory_list') return '.';
+  return undefined;
+}
+
+export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleContext): FileVerdict {
+  const action = FILE_WRITE_TOOLS.has(tool) ? 'write' : 'read';
+  const raw = toolPath(tool, input);
+  if (raw === undefined) return { decision: 'deny', action, reason: `${tool} needs a "path"`, insideWorkArea: false };
+  if (raw.includes('\0')) return { decision: 'deny', action, reason: 'the path contains a NUL character', insideWorkArea: false };
+  const resolved = resolveToolPath(raw, ctx.cwd, ctx.home);
+  const candidates = [resolved.lexical, resolved.real];
+  // A glob pattern that climbs out or names an absolute place can read there too.
+  const pattern = tool === 'glob' ? stringField(input, 'pattern') : undefined;
+  if (pattern && (pattern.startsWith('/') || pattern.startsWith('~') || pattern.includes('..'))) {
+    const staticPart = pattern.split('/').filter((s, i, all) => !/[*?[{]/.test(s) || i === 0 && all.length === 1).join('/');
+    if (staticPart) candidates.push(resolveToolPath(path.join(raw, staticPart), ctx.cwd, ctx.home).real);
+  }
+  const sensitive = candidates.map((c) => sensitiveReason(c, ctx)).find((r) => r !== undefined);
+  const workAreas = [ctx.cwd, ...ctx.allowedDirs.map((d) => expandHome(d, ctx.home))].flatMap((d) => [path.resolve(d), realpathLoose(path.resolve(d))]);
+  const insideWorkArea = workAreas.some((d) => isInside(resolved.real, d) || isInside(resolved.lexical, d)) && isInside(resolved.real, realpathLoose(resolved.real)) && workAreas.some((d) => isInside(resolved.real, d));
+  const shown = resolved.real === resolved.lexical ? resolved.lexical : `${resolved.lexical} (→ ${resolved.real})`;
+  if (sensitive) {
+    return {
+      decision: 'ask',
+      action,
+      reason: `${action === 'read' ? 'reads' : 'writes'} ${shown}, a sensitive file: ${sensitive}`,
+      path: resolved,
+      sensitive,
+      insideWorkArea,
+    };
+  }
+  if (action === 'read') return { decision: 'allow', action, reason: `reads ${shown}`, path: resolved, insideWorkArea };
+  return {
+    decision: 'ask',
+    action,
+    reason: `writes ${shown}${insideWorkArea ? '' : ', outside the working folder'}`,
+    path: resolved,
+    insideWorkArea,
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Layout of `rein.db`. The database holds nothing but what the session JSON files already say, so a
+ * schema change never migrates: a different `PRAGMA user_version` drops everything and the index is
+ * rebuilt from the files.
+ */
+import type Database from 'better-sqlite3';
+
+/** Bump on any change below; every Rein that sees another number rebuilds. */
+export const SCHEMA_VERSION = 1;
+
+/** `meta` key set once a full index from the JSON files has completed. */
+export const META_INDEXED_AT = 'indexed_at';
+
+const DDL = `
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per session. Ids are unique in practice, but isolation is per (agent, id): a session file
+-- copied into another agent's folder stays that agent's own.
+CREATE TABLE sessions (
+  key        INTEGER PRIMARY KEY,
+  id         TEXT NOT NULL,
+  agent      TEXT NOT NULL,
+  source     TEXT NOT NULL,
+  channel    TEXT,
+  title      TEXT NOT NULL,
+  cwd        TEXT NOT NULL,
+  created_at TEXT NOT NULL,   -- ISO-8601 UTC (toISOString), so text order is time order
+  updated_at TEXT NOT NULL,
+  msg_count  INTEGER NOT NULL,
+  UNIQUE (agent, id)
+);
+CREATE INDEX sessions_by_agent_updated ON sessions (agent, updated_at DESC);
+CREATE INDEX sessions_by_source_updated ON sessions (source, updated_at DESC);
+CREATE INDEX sessions_by_id ON sessions (id);
+
+-- Searchable text (search/extract.ts): several rows may come from one message.
+CREATE TABLE messages (
+  id          INTEGER PRIMARY KEY,
+  session_key INTEGER NOT NULL,
+  msg_index   INTEGER NOT NULL,
+  role        TEXT NOT NULL,
+  content     TEXT NOT NULL
+);
+CREATE INDEX messages_by_session ON messages (session_key);
+
+-- Two indexes over the same text (stored once, in messages): whole words with English stemming, and
+-- trigrams for substrings (Chinese and Japanese have no spaces between words; also code and paths).
+CREATE VIRTUAL TABLE messages_words USING fts5(
+  content, content = 'messages', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE messages_substrings USING fts5(
+  content, content = 'messages', content_rowid = 'id', tokenize = 'trigram remove_diacritics 1'
+);
+
+CREATE TRIGGER messages_indexed AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_words (rowid, content) VALUES (new.id, new.content);
+  INSERT INTO messages_substrings (rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_unindexed AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_words (messages_words, rowid, content) VALUES ('delete', old.id, old.content);
+  INSERT INTO messages_substrings (messages_substrings, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+`;
+
+export type SchemaOutcome = 'current' | 'created' | 'replaced';
+
+/**
+ * Makes sure the database has this version's schema. Runs in one IMMEDIATE transaction so two
+ * processes opening a new file at once cannot both create it.
+ */
+export function ensureSchema(db: Database.Database): SchemaOutcome {
+  return db
+    .transaction((): SchemaOutcome => {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version === SCHEMA_VERSION) return 'current';
+      const hadObjects = dropAll(db);
+      db.exec(DDL);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      return version === 0 && !hadObjects ? 'created' : 'replaced';
+    })
+    .immediate();
+}
+
+/** Drops every table, virtual tables first (they own their shadow tables). Returns whether any existed. */
+function dropAll(db: Database.Database): boolean {
+  const objects = () =>
+    db
+      .prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+      .all() as Array<{ name: string; sql: string | null }>;
+  const before = objects();
+  for (const t of before.filter((o) => /^\s*CREATE\s+VIRTUAL/i.test(o.sql ?? ''))) db.exec(`DROP TABLE IF EXISTS "${t.name.replace(/"/g, '""')}"`);
+  for (const t of objects()) db.exec(`DROP TABLE IF EXISTS "${t.name.replace(/"/g, '""')}"`);
+  return before.length > 0;
+}
