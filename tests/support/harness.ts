@@ -16,7 +16,7 @@ import { SessionReadTracker } from '../../src-main/core/tools/readTracker.js';
 import { okResult, type Tool } from '../../src-main/core/tools/tool.js';
 import { SessionStore } from '../../src-main/core/sessions/store.js';
 import type { SessionFile } from '../../src-main/core/sessions/types.js';
-import { runAgent, type RunOutcome, type RunSettings } from '../../src-main/core/harness/loop.js';
+import { runAgent, type RunDeps, type RunOutcome, type RunSettings } from '../../src-main/core/harness/loop.js';
 import { Inbox } from '../../src-main/core/harness/inbox.js';
 import type { FakeAnthropic } from './fakeAnthropic.js';
 
@@ -60,6 +60,7 @@ export async function runWith(
     signal?: AbortSignal;
     inbox?: Inbox;
     onEvent?: (e: ReinEvent) => void;
+    deps?: Partial<RunDeps>;
   } = {},
 ): Promise<HarnessRun> {
   const dir = await mkdtemp(join(tmpdir(), 'rein-loop-'));
@@ -92,6 +93,7 @@ export async function runWith(
       registry: new ToolRegistry(opts.tools ?? []),
       policy: opts.policy ?? basicPolicy(),
       broker: new ApprovalBroker(opts.faces ?? [], { timeoutMs: 2_000 }),
+      ...opts.deps,
     },
   );
   for (;;) {

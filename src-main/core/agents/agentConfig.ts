@@ -45,8 +45,9 @@ const NonEmptyStrings = z.array(z.string().min(1));
  */
 const AgentMcpServer = McpServerConfig.extend({
   _inherit: z
-    .unknown()
-    .refine(() => false, { message: '_inherit belongs in the global config.yaml (it marks a global server every agent keeps); an agent always uses its own servers' })
+    .custom<never>(() => false, {
+      message: '_inherit belongs in the global config.yaml (it marks a global server every agent keeps); an agent always uses its own servers',
+    })
     .optional(),
 });
 

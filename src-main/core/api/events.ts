@@ -153,6 +153,53 @@ export type ReinEventBody = ReinEvent extends infer E
     : never
   : never;
 
+/**
+ * Events the daemon publishes on its bus that no single run yields: queueing, heartbeats, schedules
+ * and agent edits. They carry no sessionId/seq (they belong to no run, or to one that has not started).
+ */
+const daemonBase = {
+  /** ISO-8601 time the event was made. */
+  at: z.string(),
+};
+
+export const DaemonEvent = z.discriminatedUnion('type', [
+  z.object({
+    ...daemonBase,
+    type: z.literal('run_queued'),
+    route: z.string(),
+    agent: z.string(),
+    /** 1 = next to start. */
+    position: z.number().int().positive(),
+  }),
+  z.object({
+    ...daemonBase,
+    type: z.literal('heartbeat_alert'),
+    agent: z.string(),
+    text: z.string(),
+    sessionId: z.string().optional(),
+  }),
+  z.object({
+    ...daemonBase,
+    type: z.literal('schedule_run'),
+    scheduleId: z.string(),
+    agent: z.string(),
+    status: z.enum(['started', 'finished', 'failed', 'skipped']),
+    sessionId: z.string().optional(),
+    message: z.string().optional(),
+  }),
+  z.object({
+    ...daemonBase,
+    type: z.literal('agent_changed'),
+    agent: z.string(),
+    change: z.enum(['created', 'updated', 'deleted']),
+  }),
+]);
+export type DaemonEvent = z.infer<typeof DaemonEvent>;
+
+/** Everything a daemon client can receive on `GET /events` or the WebSocket. */
+export const BusEvent = z.union([ReinEvent, DaemonEvent]);
+export type BusEvent = ReinEvent | DaemonEvent;
+
 export const emptyUsage = (): UsageTotals => ({
   inputTokens: 0,
   outputTokens: 0,

@@ -21,6 +21,9 @@ import {
   type ToolResult,
 } from '../tools/tool.js';
 import { errorMessage } from '../errors.js';
+import type { AuditLog } from '../audit/auditLog.js';
+import { runHooks, type HookEntry } from '../hooks/runHooks.js';
+import type { LoopDetector } from './loopDetector.js';
 import { spillIfOverBudget } from './spill.js';
 
 export interface ToolCallRequest {
@@ -51,6 +54,14 @@ export interface ExecutorDeps {
   defaultBudget?: number;
   /** Called when the user answers "always allow" (persist the grant). Errors are reported, not thrown. */
   onAlwaysAllow?: (tool: Tool, input: unknown) => Promise<void>;
+  hooks?: { pre: readonly HookEntry[]; post: readonly HookEntry[] };
+  audit?: AuditLog;
+  /** Every finished call (run or refused) is recorded here, in call order. */
+  detector?: LoopDetector;
+  /** Work that must finish before the run ends but need not hold up the loop (PostToolUse hooks, audit lines). */
+  background?: Promise<unknown>[];
+  /** Where hook and audit failures are reported. */
+  warn?: (message: string) => void;
 }
 
 export interface ExecutedCall {
@@ -101,9 +112,11 @@ export async function* executeToolCalls(
   const admitted: Admitted[] = [];
   let deniedAny = false;
 
-  const refuse = (index: number, result: ToolResult, tool?: Tool, input?: unknown) => {
+  const refuse = (index: number, result: ToolResult, tool?: Tool, input?: unknown, audit?: { layer: string; by: string | null }) => {
     outcomes[index] = { call: calls[index]!, tool, input, result, durationMs: 0, ran: false };
+    if (audit) record(deps, { tool: calls[index]!.name, input: input ?? calls[index]!.input, decision: 'deny', layer: audit.layer, by: audit.by, durationMs: null });
   };
+  const approvedBy = new Map<number, { layer: string; by: string }>();
 
   // Phase 1: admission, serial and in order.
   for (const [index, call] of calls.entries()) {
@@ -137,13 +150,13 @@ export async function* executeToolCalls(
     const pkey = canonicalKey(call.name, input);
     if (deps.approvals.denied.has(pkey)) {
       deniedAny = true;
-      refuse(index, errorResult('permission', `blocked: the user denied this exact ${call.name} call earlier in this turn; do not retry it, choose another approach or ask the user`), tool, input);
+      refuse(index, errorResult('permission', `blocked: the user denied this exact ${call.name} call earlier in this turn; do not retry it, choose another approach or ask the user`), tool, input, { layer: 'turn_cache', by: null });
       continue;
     }
     const verdict = await deps.policy.check({ tool, input, cwd: deps.ctx.cwd, mode: deps.mode, source: deps.source, agent: deps.agent });
     if (verdict.decision === 'deny') {
       deniedAny = true;
-      refuse(index, errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`), tool, input);
+      refuse(index, errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`), tool, input, { layer: verdict.layer, by: null });
       continue;
     }
     if (verdict.decision === 'ask' && !deps.approvals.approved.has(pkey) && !deps.approvals.alwaysTools.has(tool.name)) {
@@ -181,9 +194,10 @@ export async function* executeToolCalls(
         deps.approvals.denied.add(pkey);
         deps.approvals.deniedCount++;
         const why = answer.by === 'timeout' ? 'nobody answered the approval request in time' : answer.by === 'cancelled' ? 'the run was cancelled' : 'the user denied it';
-        refuse(index, errorResult('permission', `DENIED: ${call.name} did not run because ${why}. Do not claim it ran; tell the user, or try a different approach that does not need this call.`), tool, input);
+        refuse(index, errorResult('permission', `DENIED: ${call.name} did not run because ${why}. Do not claim it ran; tell the user, or try a different approach that does not need this call.`), tool, input, { layer: verdict.layer, by: answer.by });
         continue;
       }
+      approvedBy.set(index, { layer: verdict.layer, by: answer.by });
       deps.approvals.approved.add(pkey);
       if (answer.decision === 'always_allow') {
         deps.approvals.alwaysTools.add(tool.name);
@@ -196,7 +210,30 @@ export async function* executeToolCalls(
         }
       }
     }
-    admitted.push({ index, call, tool, input });
+    let finalInput: unknown = input;
+    if (deps.hooks && deps.hooks.pre.length > 0) {
+      const hook = await runHooks(
+        'PreToolUse',
+        deps.hooks.pre,
+        { session_id: deps.ctx.sessionId, agent: deps.agent, tool: tool.name, input },
+        { cwd: deps.ctx.cwd, signal, log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`) },
+      );
+      if (hook.deny) {
+        deniedAny = true;
+        refuse(index, errorResult('permission', `denied by hook: ${hook.deny.reason}. The call did not run.`), tool, input, { layer: 'hook', by: null });
+        continue;
+      }
+      if (hook.input) {
+        const reparsed = parseLenient(tool.input, hook.input);
+        if (!reparsed.ok) {
+          refuse(index, errorResult('validation', `a PreToolUse hook changed the input of ${call.name} into something invalid: ${reparsed.error}`), tool, input);
+          continue;
+        }
+        finalInput = reparsed.value;
+      }
+    }
+    if (!approvedBy.has(index)) approvedBy.set(index, { layer: verdict.layer, by: verdict.decision === 'ask' ? 'turn_cache' : 'policy' });
+    admitted.push({ index, call, tool, input: finalInput });
   }
 
   // Phase 2: execution in batches.
@@ -206,7 +243,7 @@ export async function* executeToolCalls(
       for (const a of batch) refuse(a.index, errorResult('transient', 'not run: the run was cancelled'), a.tool, a.input);
       continue;
     }
-    yield* runBatch(batch, deps, signal, outcomes);
+    yield* runBatch(batch, deps, signal, outcomes, approvedBy);
     if (batch.some((a) => a.tool.gui)) guiUsed = true;
   }
 
@@ -223,8 +260,39 @@ export async function* executeToolCalls(
   }
 
   const executed = outcomes as ExecutedCall[];
+  for (const o of executed) {
+    deps.detector?.record({
+      tool: o.call.name,
+      input: o.input ?? o.call.input,
+      ok: o.result.ok,
+      content: o.result.content,
+      ...(o.result.errorKind ? { errorKind: o.result.errorKind } : {}),
+    });
+  }
   const results = executed.map((o) => toResultBlock(o));
   return { results, executed, guiUsed, deniedAny };
+}
+
+function record(
+  deps: ExecutorDeps,
+  e: { tool: string; input: unknown; decision: 'allow' | 'deny'; layer: string; by: string | null; durationMs: number | null; ok?: boolean },
+): void {
+  if (!deps.audit) return;
+  const line = deps.audit
+    .append({
+      session: deps.ctx.sessionId,
+      agent: deps.agent,
+      source: deps.source,
+      tool: e.tool,
+      args: e.input,
+      decision: e.decision,
+      layer: e.layer,
+      approved_by: e.decision === 'allow' ? e.by : null,
+      duration_ms: e.durationMs,
+      ...(e.ok !== undefined ? { ok: e.ok } : {}),
+    })
+    .catch((err: unknown) => deps.warn?.(`could not write the audit log: ${errorMessage(err)}`));
+  deps.background?.push(line);
 }
 
 /** Consecutive concurrency-safe calls share a batch; every other call is a batch of one. */
@@ -254,6 +322,7 @@ async function* runBatch(
   deps: ExecutorDeps,
   signal: AbortSignal,
   outcomes: (ExecutedCall | undefined)[],
+  approvedBy: ReadonlyMap<number, { layer: string; by: string }>,
 ): AsyncGenerator<ReinEventBody, void> {
   const queue: ReinEventBody[] = [];
   let wake: (() => void) | undefined;
@@ -289,6 +358,17 @@ async function* runBatch(
     }
     const durationMs = Date.now() - started;
     outcomes[a.index] = { call: a.call, tool: a.tool, input: a.input, result, durationMs, savedTo, ran: true };
+    const approval = approvedBy.get(a.index);
+    record(deps, { tool: a.tool.name, input: a.input, decision: 'allow', layer: approval?.layer ?? 'policy', by: approval?.by ?? 'policy', durationMs, ok: result.ok });
+    if (deps.hooks && deps.hooks.post.length > 0) {
+      const post = runHooks(
+        'PostToolUse',
+        deps.hooks.post,
+        { session_id: deps.ctx.sessionId, agent: deps.agent, tool: a.tool.name, input: a.input, result: { ok: result.ok, content: result.content.slice(0, 10_000) } },
+        { cwd: deps.ctx.cwd, log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`) },
+      ).catch((err: unknown) => deps.warn?.(`PostToolUse hook failed: ${errorMessage(err)}`));
+      deps.background?.push(post);
+    }
     push({
       type: 'tool_call_end',
       callId: a.call.id,

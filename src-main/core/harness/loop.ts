@@ -20,6 +20,11 @@ import type { SessionFile } from '../sessions/types.js';
 import { sanitizeHistory } from '../sessions/sanitize.js';
 import { executeToolCalls, TurnApprovals, type ToolCallRequest } from './executor.js';
 import { Inbox, injectedMessageText } from './inbox.js';
+import { LoopDetector } from './loopDetector.js';
+import type { AuditLog } from '../audit/auditLog.js';
+import { runHooks } from '../hooks/runHooks.js';
+import { StopHookGate } from '../hooks/stopHookGate.js';
+import type { GlobalConfig } from '../config/schema.js';
 import { buildSystemPrompt, volatileContext } from './prompt.js';
 
 export const GUI_ITERATION_FLOOR = 75;
@@ -62,6 +67,8 @@ export interface RunDeps {
   policy: PermissionPolicy;
   broker: ApprovalBroker;
   onAlwaysAllow?: (tool: Tool, input: unknown) => Promise<void>;
+  hooks?: GlobalConfig['hooks'];
+  audit?: AuditLog;
 }
 
 export interface RunOutcome {
@@ -101,12 +108,26 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
     session.message_meta.push(meta(injected));
   };
 
+  const detector = new LoopDetector();
+  // A Stop hook may keep the model going ("you forgot the tests"), at most 3 times per turn.
+  const stopGate = new StopHookGate({ perTurn: 3, perRun: 3 });
+  const background: Promise<unknown>[] = [];
+  const warnings: string[] = [];
+  const warn = (message: string) => void warnings.push(message);
+  const flushWarnings = function* (): Generator<ReinEvent> {
+    while (warnings.length > 0) yield stamp({ type: 'notice', level: 'warning', message: warnings.shift()! });
+  };
+  const hookOpts = { cwd: input.toolContext.cwd, signal, log: (e: { level: string; event: string; command: string; message: string }) => e.level === 'warning' && warn(`${e.event} hook \`${e.command}\`: ${e.message}`) };
+  const hookPayload = { session_id: session.id, agent: input.agent };
+
   yield stamp({ type: 'session_start', agent: input.agent, source: input.source, model: settings.model, resumed, cwd: input.toolContext.cwd });
 
-  appendUser([
-    { type: 'text', text: volatileContext(now()) },
-    { type: 'text', text: input.prompt },
-  ]);
+  const startBlocks: ContentBlockParam[] = [{ type: 'text', text: volatileContext(now()) }];
+  if (deps.hooks && deps.hooks.SessionStart.length > 0) {
+    const started = await runHooks('SessionStart', deps.hooks.SessionStart, { ...hookPayload, source: input.source, prompt: input.prompt }, hookOpts);
+    if (started.context.length > 0) startBlocks.push({ type: 'text', text: `<hook-context>\n${started.context.join('\n\n')}\n</hook-context>` });
+  }
+  appendUser([...startBlocks, { type: 'text', text: input.prompt }]);
   await input.save(session);
 
   const system: TextBlockParam[] = buildSystemPrompt({
@@ -130,6 +151,8 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   let prevLastIndex = -1; // last message of the previous request: its breakpoint stays put (byte-stable prefix)
 
   const finish = async function* (stopReason: StopReason, text: string, error?: { code: string; message: string }): AsyncGenerator<ReinEvent, RunOutcome> {
+    await Promise.allSettled(background);
+    yield* flushWarnings();
     session.usage = addTotals(session.usage, usage);
     try {
       await input.save(session);
@@ -156,6 +179,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
     }
     if (overBudget()) return yield* finish('budget', carried + lastText, { code: 'budget', message: budgetMessage() });
 
+    yield* flushWarnings();
     const injected = input.inbox?.drain() ?? [];
     if (injected.length > 0) {
       appendUser([{ type: 'text', text: injectedMessageText(injected) }], true);
@@ -243,6 +267,16 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
         lastText = '';
         continue;
       }
+      if (deps.hooks && deps.hooks.Stop.length > 0) {
+        const stop = await runHooks('Stop', deps.hooks.Stop, { ...hookPayload, final_text: carried + text }, hookOpts);
+        if (stop.block && stopGate.allowBlock()) {
+          appendAssistant(text ? [{ type: 'text', text }] : []);
+          appendUser([{ type: 'text', text: stop.block.message }], true);
+          yield stamp({ type: 'loop_nudge', detector: 'stop_hook', action: 'nudge', message: stop.block.message });
+          await input.save(session);
+          continue;
+        }
+      }
       appendAssistant(text ? [{ type: 'text', text }] : []);
       return yield* finish('final', carried + text);
     }
@@ -270,6 +304,11 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
           maxParallel: settings.maxParallel,
           defaultBudget: settings.resultBudget,
           ...(deps.onAlwaysAllow ? { onAlwaysAllow: deps.onAlwaysAllow } : {}),
+          ...(deps.hooks ? { hooks: { pre: deps.hooks.PreToolUse, post: deps.hooks.PostToolUse } } : {}),
+          ...(deps.audit ? { audit: deps.audit } : {}),
+          detector,
+          background,
+          warn,
         },
         signal,
       ),
@@ -277,7 +316,52 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
     );
     if (outcome.guiUsed) guiUsed = true;
     appendUser(outcome.results);
+
+    const verdict = detector.check();
+    if (verdict.action === 'nudge' && verdict.message) {
+      appendUser([{ type: 'text', text: verdict.message }], true);
+      yield stamp({ type: 'loop_nudge', detector: verdict.detector ?? 'loop', action: 'nudge', message: verdict.message });
+    }
     await input.save(session);
+    if (verdict.action === 'force_stop') {
+      const message = verdict.message ?? 'You are going in circles. Stop calling tools and answer now with what you have.';
+      appendUser([{ type: 'text', text: message }], true);
+      yield stamp({ type: 'loop_nudge', detector: verdict.detector ?? 'loop', action: 'force_stop', message });
+      return yield* forcedAnswer();
+    }
+  }
+
+  /** One last model call that must answer in text: the end of a run the loop detector stopped. */
+  async function* forcedAnswer(): AsyncGenerator<ReinEvent, RunOutcome> {
+    iterations++;
+    const request = withCacheBreakpoints({ tools, system, messages: session.messages });
+    let streamed = '';
+    try {
+      const turn = deps.llm.turn(
+        { model: settings.model, maxTokens: settings.maxTokens, system: request.system, messages: request.messages, tools: request.tools, toolChoice: 'none' },
+        signal,
+      );
+      for (;;) {
+        const step = await turn.next();
+        if (step.done) {
+          const response = step.value;
+          const cost = costOf(response.usage, price);
+          usage = addUsage(usage, response.usage, cost);
+          yield stamp({ type: 'usage', model: response.model, request: { ...response.usage, costUsd: cost, requests: 1 }, run: usage, cacheHitRatio: cacheHitRatio(usage) });
+          const text = textOf(response.content);
+          appendAssistant(text ? [{ type: 'text', text }] : []);
+          return yield* finish('final', carried + (text || lastText));
+        }
+        if (step.value.type === 'text_delta') {
+          streamed += step.value.text;
+          yield stamp({ type: 'text_delta', text: step.value.text });
+        }
+      }
+    } catch (err) {
+      if (streamed) appendAssistant([{ type: 'text', text: streamed }]);
+      if (signal.aborted || isReinError(err, 'llm_cancelled')) return yield* finish('cancelled', carried + (streamed || lastText));
+      return yield* finish('error', carried + lastText, { code: isReinError(err) ? err.code : 'llm_failed', message: errorMessage(err) });
+    }
   }
 }
 

@@ -86,7 +86,8 @@ const FAMILIES: Record<string, Family> = {
   glob: 'search',
 };
 
-const isBrowserMcp = (tool: string): boolean => tool.startsWith('browser_');
+/** Browser-automation MCP tools (`browser_click`, `mcp__playwright__browser_navigate`). */
+const isBrowserMcp = (tool: string): boolean => /(?:^|__)browser_/.test(tool);
 const isRepeatable = (tool: string): boolean => REPEATABLE_TOOLS.has(tool) || isBrowserMcp(tool);
 const familyOf = (tool: string): Family | undefined => FAMILIES[tool] ?? (isBrowserMcp(tool) ? 'web' : undefined);
 

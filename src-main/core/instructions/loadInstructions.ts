@@ -97,19 +97,19 @@ function fitToBudget(parts: Part[], maxChars: number): Omit<LoadedInstructions, 
   const whole = parts.map(render).join(SEPARATOR);
   if (whole.length <= maxChars) return { text: whole, sources: parts.map((p) => p.file), truncated: false };
 
-  // Reserve room for the note, which depends on what is cut; a second pass settles it.
+  // Reserve room for the note, which depends on what is cut; the reserve only grows, so this settles
+  // within a few passes (the note lists at most a handful of names).
   let reserve = 0;
-  for (let pass = 0; pass < 4; pass++) {
+  for (let pass = 0; pass < 8; pass++) {
     const fit = selectParts(parts, Math.max(0, maxChars - reserve));
     const note = truncationNote(maxChars, fit.dropped, fit.cut);
     const body = fit.kept.map(render).join(SEPARATOR);
     const text = body === '' ? note : `${note}${SEPARATOR}${body}`;
     if (text.length <= maxChars) return { text, sources: fit.kept.map((p) => p.file), truncated: true };
-    reserve = note.length + SEPARATOR.length + (text.length - maxChars > note.length ? 0 : 0);
-    if (pass === 3 || reserve >= maxChars) return { text: text.slice(0, maxChars), sources: fit.kept.map((p) => p.file), truncated: true };
+    reserve = Math.max(reserve + 1, note.length + SEPARATOR.length);
   }
-  /* c8 ignore next */
-  return { text: '', sources: [], truncated: true };
+  // Only reachable when maxChars is smaller than the note itself.
+  return { text: truncationNote(maxChars, parts.map((p) => p.file), undefined).slice(0, maxChars), sources: [], truncated: true };
 }
 
 interface Selection {

@@ -23,6 +23,8 @@ export interface ModelRequest {
   system: TextBlockParam[];
   messages: MessageParam[];
   tools: ApiTool[];
+  /** `none`: the model must answer in text (a forced final answer); tools stay declared for the history. */
+  toolChoice?: 'auto' | 'none';
 }
 
 export type AssistantBlock =
@@ -154,6 +156,7 @@ export class AnthropicLlm implements LlmClient {
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
           stream: true,
           ...(req.tools.length > 0 ? { tools: req.tools } : {}),
+          ...(req.toolChoice === 'none' && req.tools.length > 0 ? { tool_choice: { type: 'none' as const } } : {}),
           system: req.system,
           messages: req.messages,
         },

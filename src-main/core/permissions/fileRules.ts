@@ -43,11 +43,16 @@ function matcher(glob: string): Matcher {
   return m;
 }
 
+// One regular expression for all sensitive names: this check runs for every operand of every command.
+const ANY_SENSITIVE_NAME = new RegExp(SENSITIVE_NAMES.map((g) => picomatch.makeRe(g, { dot: true, nocase: true }).source).join('|'), 'i');
+
 /** Why this absolute path is sensitive, or undefined. */
 export function sensitiveReason(abs: string, ctx: SensitivityContext): string | undefined {
   const base = path.basename(abs);
-  const name = SENSITIVE_NAMES.find((g) => matcher(g)(base));
-  if (name) return `its name matches the sensitive pattern "${name}"`;
+  if (ANY_SENSITIVE_NAME.test(base)) {
+    const name = SENSITIVE_NAMES.find((g) => matcher(g)(base));
+    return `its name matches the sensitive pattern "${name ?? base}"`;
+  }
   const segments = abs.split('/').map((s) => s.toLowerCase());
   const folder = segments.find((s) => SENSITIVE_FOLDERS.has(s));
   if (folder) return `it is inside a "${folder}" folder`;
@@ -154,12 +159,15 @@ export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleConte
   // A glob pattern that climbs out or names an absolute place can read there too.
   const pattern = tool === 'glob' ? stringField(input, 'pattern') : undefined;
   if (pattern && (pattern.startsWith('/') || pattern.startsWith('~') || pattern.includes('..'))) {
-    const staticPart = pattern.split('/').filter((s, i, all) => !/[*?[{]/.test(s) || i === 0 && all.length === 1).join('/');
-    if (staticPart) candidates.push(resolveToolPath(path.join(raw, staticPart), ctx.cwd, ctx.home).real);
+    const segs = pattern.split('/');
+    const firstGlob = segs.findIndex((seg) => /[*?[{]/.test(seg));
+    const staticPart = (firstGlob === -1 ? segs : segs.slice(0, firstGlob)).join('/');
+    if (staticPart) candidates.push(resolveToolPath(path.isAbsolute(staticPart) || staticPart.startsWith('~') ? staticPart : path.join(raw, staticPart), ctx.cwd, ctx.home).real);
   }
   const sensitive = candidates.map((c) => sensitiveReason(c, ctx)).find((r) => r !== undefined);
   const workAreas = [ctx.cwd, ...ctx.allowedDirs.map((d) => expandHome(d, ctx.home))].flatMap((d) => [path.resolve(d), realpathLoose(path.resolve(d))]);
-  const insideWorkArea = workAreas.some((d) => isInside(resolved.real, d) || isInside(resolved.lexical, d)) && isInside(resolved.real, realpathLoose(resolved.real)) && workAreas.some((d) => isInside(resolved.real, d));
+  // Judged on the resolved path: a symlink inside the working folder that points elsewhere is outside.
+  const insideWorkArea = workAreas.some((d) => isInside(resolved.real, d));
   const shown = resolved.real === resolved.lexical ? resolved.lexical : `${resolved.lexical} (→ ${resolved.real})`;
   if (sensitive) {
     return {

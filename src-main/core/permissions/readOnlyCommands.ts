@@ -253,6 +253,8 @@ add(['pkgutil'], (a) => a.every((x) => !/^--(forget|expand|flatten|learn)/.test(
 // The system.
 add(['pwd', 'id', 'whoami', 'groups', 'tty', 'uptime', 'nproc', 'w', 'who', 'last', 'users', 'sw_vers', 'vm_stat', 'iostat', 'ioreg', 'system_profiler', 'lsof', 'pgrep', 'ps', 'netstat', 'ping', 'ping6', 'traceroute', 'traceroute6', 'tracepath', 'dig', 'nslookup', 'host', 'whois', 'ss', 'lsblk', 'free', 'lscpu', 'vmstat'], always);
 add(['hostname', 'arch', 'env'], bare);
+// `command -v x` only looks a name up (without -v it runs x, and the analysis sees through it as a wrapper).
+add(['command'], (a) => a[0] === '-v' || a[0] === '-V');
 add(['top'], (a) => a.includes('-l') || a.some((x) => /^-l[0-9]+$/.test(x)) || a.includes('-b') || a.includes('-bn1'));
 add(['sysctl'], (a) => !a.some((x) => x === '-w' || x.includes('=')));
 add(['ifconfig'], (a) => operands(a).length <= 1);

@@ -22,6 +22,9 @@ import { titleFromPrompt } from '../sessions/title.js';
 import { Inbox } from '../harness/inbox.js';
 import { runAgent, type RunOutcome, type RunSettings } from '../harness/loop.js';
 import type { ReinEvent } from '../api/events.js';
+import { AuditLog } from '../audit/auditLog.js';
+import { persistAlwaysAllow } from '../permissions/alwaysAllow.js';
+import type { Tool } from '../tools/tool.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]', '0.0.0.0']);
 
@@ -74,6 +77,9 @@ export interface Runtime {
   policy: PermissionPolicy;
   broker: ApprovalBroker;
   store: SessionStore;
+  audit: AuditLog;
+  /** Saves an "always allow" answer: the exact command (bash) or the tool name, in the agent's config file. */
+  onAlwaysAllow: (tool: Tool, input: unknown) => Promise<void>;
   persona?: string;
 }
 
@@ -113,6 +119,12 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     policy: opts.policy ?? basicPolicy({ yes: opts.yes ?? false }),
     broker: new ApprovalBroker(opts.faces, { timeoutMs: config.permissions.approval_timeout_seconds * 1000 }),
     store: new SessionStore(paths.sessionsDir(opts.home, agent)),
+    audit: new AuditLog(paths.auditLog(opts.home)),
+    onAlwaysAllow: async (tool, input) => {
+      const file = agent === DEFAULT_AGENT ? paths.globalConfig(opts.home) : join(paths.agentDir(opts.home, agent), 'config.yaml');
+      const command = tool.name === 'bash' && input && typeof input === 'object' ? (input as { command?: unknown }).command : undefined;
+      await persistAlwaysAllow(typeof command === 'string' ? { file, command } : { file, tool: tool.name });
+    },
     ...(persona ? { persona } : {}),
   };
 }
@@ -170,7 +182,15 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       signal: opts.signal,
       ...(opts.inbox ? { inbox: opts.inbox } : {}),
     },
-    { llm: rt.llm, registry: rt.registry, policy: rt.policy, broker: rt.broker },
+    {
+      llm: rt.llm,
+      registry: rt.registry,
+      policy: rt.policy,
+      broker: rt.broker,
+      hooks: rt.config.hooks,
+      audit: rt.audit,
+      onAlwaysAllow: rt.onAlwaysAllow,
+    },
   );
   return { session, events };
 }

@@ -58,7 +58,9 @@ export async function rewriteSkillPaths(body: string, skillDir: string): Promise
   let out = '';
   let at = 0;
   for (const c of [...chosen.values()].sort((a, b) => a.start - b.start)) {
-    out += body.slice(at, c.start) + absoluteForm(resolve(dir, c.path), c, body) + c.suffix;
+    // resolve() drops a trailing slash; keep it, it says "folder" to the reader.
+    const abs = resolve(dir, c.path) + (c.path.endsWith('/') ? '/' : '');
+    out += body.slice(at, c.start) + absoluteForm(abs, c, body) + c.suffix;
     at = c.end;
   }
   return out + body.slice(at);

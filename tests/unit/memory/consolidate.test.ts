@@ -120,7 +120,7 @@ describe('consolidateMemory', () => {
     await writeAutoFiles(dir, 12);
     await consolidateMemory(dir, { llm: scriptedLlm('- first round'), model: 'small', now: NOW, signal });
     await writeAutoFiles(dir, 12, '2026-03-20');
-    const later = new Date(NOW.getTime() + 8 * DAY_MS);
+    const later = new Date(2026, 2, 13, 14, 30); // 8 days on, built locally so DST cannot move the hour
     const llm = scriptedLlm('- second round');
     await consolidateMemory(dir, { llm, model: 'small', now: later, signal });
     expect(String(llm.requests[0]!.messages[0]!.content)).toContain('- first round');

@@ -144,7 +144,12 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
       }
       continue;
     }
-    if (a.length > 1 && a.startsWith('-') && !/^-[0-9]+$/.test(a)) {
+    if (name === 'nice' && /^-[0-9]+$/.test(a)) {
+      // Old-style `nice -10 cmd`.
+      i++;
+      continue;
+    }
+    if (a.length > 1 && a.startsWith('-')) {
       // A cluster of short options; the first one that takes a value eats the rest or the next word.
       let consumedNext = false;
       for (let k = 1; k < a.length; k++) {
@@ -164,10 +169,6 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
         if (!spec.flagShort?.includes(ch)) uncertain = true;
       }
       i += consumedNext ? 2 : 1;
-      continue;
-    }
-    if (name === 'nice' && /^-[0-9]+$/.test(a)) {
-      i++;
       continue;
     }
     if (spec.assignments && ASSIGNMENT.test(a)) {

@@ -1,0 +1,44 @@
+/**
+ * Server-sent events on a node:http response: the headers, one frame per event, a comment line now
+ * and then so proxies and idle timers keep the stream open, and a cap on how much may pile up unsent
+ * for a client that stopped reading (it is cut off and can reconnect with Last-Event-ID).
+ */
+import type { ServerResponse } from 'node:http';
+
+export const SSE_KEEPALIVE_MS = 15_000;
+/** Unsent bytes a slow client may accumulate before it is disconnected. */
+export const SSE_MAX_BACKLOG = 4 * 1024 * 1024;
+
+export function startSse(res: ServerResponse): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+}
+
+/** `event:` + optional `id:` + `data:` lines; the data is JSON and so never holds a raw newline. */
+export function sseFrame(type: string, json: string, id?: string): string {
+  return `${id !== undefined ? `id: ${id}\n` : ''}event: ${type}\ndata: ${json}\n\n`;
+}
+
+/** Writes a frame; false (and the stream is ended) when the client is too far behind. */
+export function writeSse(res: ServerResponse, frame: string): boolean {
+  if (res.writableEnded || res.destroyed) return false;
+  if (res.writableLength > SSE_MAX_BACKLOG) {
+    res.destroy();
+    return false;
+  }
+  res.write(frame);
+  return true;
+}
+
+/** Sends a comment every `ms`; returns the stop function. */
+export function keepAlive(res: ServerResponse, ms = SSE_KEEPALIVE_MS): () => void {
+  const timer = setInterval(() => writeSse(res, ': keepalive\n\n'), ms);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,66 @@
+/**
+ * Serves a folder of built web UI files (the renderer, once it can run in a browser). They need no
+ * token (a browser must load the page before it can hold one) but still pass the Host and Origin
+ * checks. Only GET/HEAD; paths are resolved inside the folder and anything that escapes it is refused.
+ * Unknown paths without an extension get index.html (client-side routing).
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join, resolve, sep } from 'node:path';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export type StaticHandler = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
+
+/** A handler for `root`; it answers and returns true, or returns false when it has no such file. */
+export function staticFiles(root: string): StaticHandler {
+  const base = resolve(root);
+  return async (req, res, pathname) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    let rel: string;
+    try {
+      rel = decodeURIComponent(pathname);
+    } catch {
+      return false;
+    }
+    if (rel.includes('\0')) return false;
+    let file = resolve(join(base, rel));
+    if (file !== base && !file.startsWith(base + sep)) return false;
+    let info = await stat(file).catch(() => undefined);
+    if (info?.isDirectory()) {
+      file = join(file, 'index.html');
+      info = await stat(file).catch(() => undefined);
+    } else if (!info && extname(rel) === '') {
+      file = join(base, 'index.html');
+      info = await stat(file).catch(() => undefined);
+    }
+    if (!info?.isFile()) return false;
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'content-length': info.size,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-cache',
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return true;
+    }
+    await new Promise<void>((done) => {
+      createReadStream(file).on('error', () => res.destroy()).on('close', done).pipe(res);
+    });
+    return true;
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The WebSocket adapter (`GET /ws`). The upgrade is checked by the same `checkRequest` as HTTP before
+ * the handshake is accepted; a browser presents the token as the subprotocol `token.<token>` next to
+ * `rein.v1`, and the daemon answers with `rein.v1` only (the token is never echoed).
+ *
+ * Server → client: `{frame: "event", id?, event}` for every bus event (after a replay from
+ * `?last_event_id=` and the pending approvals), `{frame: "reply", ref, ok, …}` answering each client
+ * frame, and `{frame: "result", ref, result}` when a run started by a `message` frame ends.
+ * Client → server: `{type: "message" | "cancel" | "approval", ref?, …}` with the HTTP bodies.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { pendingApprovalJson } from './approvalDesk.js';
+import type { DaemonContext } from './context.js';
+import type { BusEntry } from './eventBus.js';
+import { HttpError, toHttpError } from './httpError.js';
+import { MAX_BODY_BYTES, validate } from './httpBody.js';
+import { WsFrameEnvelope, wsFrameBodies, type WsServerFrame } from './protocol.js';
+import { checkRequest, WS_PROTOCOL } from './security.js';
+
+/** Unsent bytes a client may accumulate before it is cut off (it can reconnect with last_event_id). */
+const WS_MAX_BACKLOG = 4 * 1024 * 1024;
+const PING_EVERY_MS = 30_000;
+
+export function attachWebSocket(server: Server, ctx: DaemonContext): { close(): void } {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_BODY_BYTES,
+    handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+  });
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = req.url ?? '/';
+    const pathname = url.split('?')[0];
+    if (pathname !== '/ws') return refuseUpgrade(socket, new HttpError(404, 'not_found', `no WebSocket endpoint at ${pathname}`));
+    const verdict = checkRequest(ctx.security, { headers: req.headers, url, isPublic: false, isWebSocket: true });
+    if (!verdict.ok) return refuseUpgrade(socket, new HttpError(verdict.status, verdict.code, verdict.message));
+    const offered = req.headers['sec-websocket-protocol'];
+    if (offered !== undefined && !offered.split(',').some((p) => p.trim() === WS_PROTOCOL)) {
+      return refuseUpgrade(socket, new HttpError(400, 'bad_subprotocol', `offer the subprotocol ${WS_PROTOCOL}`));
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ctx, ws, req));
+  };
+  server.on('upgrade', onUpgrade);
+
+  return {
+    close() {
+      server.off('upgrade', onUpgrade);
+      for (const ws of wss.clients) ws.close(1001, 'daemon shutting down');
+      wss.close();
+    },
+  };
+}
+
+function refuseUpgrade(socket: Duplex, e: HttpError): void {
+  const body = JSON.stringify({ error: e.message, code: e.code });
+  socket.end(
+    `HTTP/1.1 ${e.status} ${e.status === 401 ? 'Unauthorized' : e.status === 403 ? 'Forbidden' : e.status === 404 ? 'Not Found' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function onConnection(ctx: DaemonContext, ws: WebSocket, req: IncomingMessage): void {
+  const send = (text: string) => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > WS_MAX_BACKLOG) {
+      ws.terminate();
+      return;
+    }
+    ws.send(text);
+  };
+  const sendFrame = (frame: WsServerFrame | { frame: 'result'; ref?: string; result: unknown }) => send(JSON.stringify(frame));
+  const eventFrame = (e: BusEntry) => `{"frame":"event","id":${JSON.stringify(e.id)},"event":${e.json}}`;
+
+  const lastId = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('last_event_id') ?? undefined;
+  const replayed = ctx.bus.since(lastId);
+  for (const e of replayed) send(eventFrame(e));
+  for (const json of pendingApprovalJson(ctx.desk, replayed)) send(`{"frame":"event","event":${json}}`);
+  const unsubscribe = ctx.bus.subscribe((e) => send(eventFrame(e)));
+
+  const onRotate = () => ws.close(4001, 'token rotated; reconnect with the new token');
+  ctx.onTokenRotated.add(onRotate);
+  ctx.clients.ws++;
+  let alive = true;
+  ws.on('pong', () => (alive = true));
+  const ping = setInterval(() => {
+    if (!alive) return ws.terminate();
+    alive = false;
+    ws.ping();
+  }, PING_EVERY_MS);
+  ping.unref();
+
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    void onFrame(ctx, isBinary ? undefined : rawText(data), sendFrame).catch(() => undefined);
+  });
+  ws.on('close', () => {
+    clearInterval(ping);
+    unsubscribe();
+    ctx.onTokenRotated.delete(onRotate);
+    ctx.clients.ws--;
+  });
+  ws.on('error', () => undefined);
+}
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+type FrameSender = (frame: WsServerFrame | { frame: 'result'; ref?: string; result: unknown }) => void;
+
+async function onFrame(ctx: DaemonContext, text: string | undefined, sendFrame: FrameSender): Promise<void> {
+  let ref: string | undefined;
+  const fail = (e: unknown) => {
+    const h = toHttpError(e);
+    sendFrame({ frame: 'reply', ...(ref !== undefined ? { ref } : {}), ok: false, status: h.status, error: h.message, code: h.code });
+  };
+  try {
+    if (text === undefined) throw new HttpError(400, 'invalid_json', 'frames are JSON text, not binary');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new HttpError(400, 'invalid_json', `frame is not valid JSON: ${(e as Error).message}`);
+    }
+    const envelope = validate(WsFrameEnvelope, raw, 'frame');
+    ref = envelope.ref;
+    const { type: _type, ref: _ref, ...rest } = envelope;
+    const reply = (result: unknown) => sendFrame({ frame: 'reply', ...(ref !== undefined ? { ref } : {}), ok: true, result });
+
+    if (envelope.type === 'message') {
+      const msg = validate(wsFrameBodies.message, rest, 'frame');
+      const outcome = await ctx.router.submit(msg, { defaultSource: 'ws' });
+      if (outcome.injected) return reply(outcome.result);
+      reply({ accepted: true, injected: false, route: outcome.run.key });
+      // The run's events reach this client through the bus; the end result comes as its own frame.
+      outcome.run.done.then(
+        (result) => sendFrame({ frame: 'result', ...(ref !== undefined ? { ref } : {}), result }),
+        fail,
+      );
+      return;
+    }
+    if (envelope.type === 'cancel') {
+      const body = validate(wsFrameBodies.cancel, rest, 'frame');
+      const run = ctx.router.cancel(body);
+      if (!run) throw new HttpError(404, 'not_running', 'no run in flight matches that route, session or agent');
+      return reply({ cancelled: true, route: run.key });
+    }
+    const body = validate(wsFrameBodies.approval, rest, 'frame');
+    const outcome = ctx.desk.answer(body.request_id, body.decision, 'daemon');
+    if (!outcome.ok) throw new HttpError(outcome.status, outcome.code, outcome.message);
+    reply({ ok: true, request_id: body.request_id, decision: body.decision });
+  } catch (e) {
+    fail(e);
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * The permission engine: one PermissionPolicy per agent runtime. It routes each call to its layer rules
+ * (bash → shell analysis and layers 1–4; file tools → path rules; http → egress rules; anything else →
+ * the tool's own read-only flag), then applies mode, source and flags. No model is ever consulted.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { PermissionsConfig, type PermissionMode } from '../config/schema.js';
+import { ReinError } from '../errors.js';
+import type { Tool } from '../tools/tool.js';
+import { checkCommandLine } from './commandRules.js';
+import { classifyUrl } from './egress.js';
+import { checkFileAccess, FILE_WRITE_TOOLS, isFileTool } from './fileRules.js';
+import { applyMode, GUI_TOOL_NAMES, type LayerVerdict } from './modes.js';
+import { riskOf } from './risk.js';
+import { initShellParser, isShellParserReady } from './shell/parser.js';
+import type { PermissionCheck, PermissionDecision, PermissionPolicy } from './types.js';
+
+export type PermissionsInput = z.input<typeof PermissionsConfig>;
+
+export interface EngineOptions {
+  /** The permissions block, global merged with the agent's (defaults filled in). */
+  permissions: PermissionsInput;
+  /** The agent's own block, when the caller has not merged it: its lists are added to the global ones. */
+  agentPermissions?: Partial<PermissionsInput>;
+  home: string;
+  /** REIN_HOME (default ~/.rein): its settings files count as sensitive. */
+  reinHome?: string;
+  /** The agent's auto_approve: asks become allows (never past hard blocks or denied_commands, never writes in plan mode). */
+  autoApprove?: boolean;
+  /** The --yes flag: same effect as autoApprove. */
+  yes?: boolean;
+}
+
+/** The settings an engine decides with, after merging and validation. */
+export interface EngineSettings {
+  permissions: PermissionsConfig;
+  home: string;
+  reinHome: string;
+  autoApprove: boolean;
+}
+
+type PermissionsConfig = z.infer<typeof PermissionsConfig>;
+
+const LIST_KEYS = [
+  'allowed_commands',
+  'denied_commands',
+  'allowed_dirs',
+  'sensitive_patterns',
+  'network_allowlist',
+  'always_allow_tools',
+  'gui_unattended',
+] as const;
+
+function parsePermissions(input: unknown, where: string): PermissionsConfig {
+  const r = PermissionsConfig.safeParse(input ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const field = ['permissions', ...issue.path.map(String)].join('.');
+    throw new ReinError('config_invalid', `${where}: ${field}: ${issue.message}`, { field });
+  }
+  return r.data;
+}
+
+export function resolveEngineSettings(opts: EngineOptions): EngineSettings {
+  const base = parsePermissions(opts.permissions, 'permission settings');
+  const merged: PermissionsConfig = { ...base };
+  if (opts.agentPermissions) {
+    const agent = PermissionsConfig.partial().safeParse(opts.agentPermissions);
+    if (!agent.success) {
+      const issue = agent.error.issues[0]!;
+      const field = ['permissions', ...issue.path.map(String)].join('.');
+      throw new ReinError('config_invalid', `agent permission settings: ${field}: ${issue.message}`, { field });
+    }
+    for (const key of LIST_KEYS) {
+      const extra = agent.data[key];
+      if (extra) merged[key] = [...new Set([...base[key], ...extra])];
+    }
+  }
+  if (!opts.home) throw new ReinError('invalid_input', 'the permission engine needs the home folder');
+  return {
+    permissions: merged,
+    home: path.resolve(opts.home),
+    reinHome: path.resolve(opts.reinHome ?? path.join(opts.home, '.rein')),
+    autoApprove: opts.autoApprove === true || opts.yes === true,
+  };
+}
+
+function safely<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+const field = (input: unknown, key: string): unknown =>
+  input && typeof input === 'object' ? (input as Record<string, unknown>)[key] : undefined;
+
+/** The verdict of layers 1–5 for one call, before mode, source and flags. */
+export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
+  const { tool, input, cwd } = call;
+  const p = s.permissions;
+  const sensitivity = { home: s.home, reinHome: s.reinHome, extraPatterns: p.sensitive_patterns };
+
+  if (tool.name === 'bash') {
+    const command = field(input, 'command');
+    if (typeof command !== 'string') {
+      return { decision: 'deny', layer: 'tool', reason: 'bash needs a "command" string', readOnly: false, final: true, ...riskOf('low', 'nothing to run') };
+    }
+    const v = checkCommandLine(command, {
+      ...sensitivity,
+      cwd,
+      allowedCommands: p.allowed_commands,
+      deniedCommands: p.denied_commands,
+    });
+    return {
+      decision: v.decision,
+      layer: v.layer,
+      reason: v.reason,
+      readOnly: v.readOnly,
+      final: v.decision === 'deny',
+      risk: v.risk,
+      riskExplanation: v.riskExplanation,
+    };
+  }
+
+  if (isFileTool(tool.name)) {
+    const v = checkFileAccess(tool.name, input, { ...sensitivity, cwd, allowedDirs: p.allowed_dirs });
+    const write = FILE_WRITE_TOOLS.has(tool.name);
+    const risk = v.sensitive
+      ? riskOf(write ? 'high' : 'medium', write ? 'changes a file that may hold secrets' : 'reads a file that may hold secrets')
+      : write
+        ? v.insideWorkArea
+          ? riskOf('medium', 'changes a file inside the working folder')
+          : riskOf('high', 'changes a file outside the working folder')
+        : riskOf('low', 'only reads');
+    return {
+      decision: v.decision,
+      layer: 'tool',
+      reason: `${tool.name} ${v.reason}`,
+      readOnly: !write,
+      final: v.decision === 'deny',
+      editInWorkArea: write && v.insideWorkArea && !v.sensitive,
+      ...risk,
+    };
+  }
+
+  if (tool.name === 'http') {
+    const method = String(field(input, 'method') ?? 'GET').toUpperCase();
+    const v = classifyUrl(field(input, 'url'), p.network_allowlist);
+    const readOnly = safely(() => tool.isReadOnly(input), ['GET', 'HEAD', 'OPTIONS'].includes(method));
+    const risk =
+      v.decision === 'deny'
+        ? riskOf('low', 'the request cannot be made')
+        : v.reason.includes('loopback')
+          ? riskOf('low', 'talks to this computer only')
+          : readOnly
+            ? riskOf(v.decision === 'allow' ? 'low' : 'medium', `fetches from ${v.host ?? 'the network'}`)
+            : riskOf('medium', `sends a ${method} request to ${v.host ?? 'the network'}`);
+    return { decision: v.decision, layer: 'tool', reason: `http ${method}: ${v.reason}`, readOnly, final: v.decision === 'deny', ...risk };
+  }
+
+  const readOnly = safely(() => tool.isReadOnly(input), false);
+  const destructive = safely(() => tool.isDestructive(input), false);
+  const gui = tool.gui === true || GUI_TOOL_NAMES.has(tool.name);
+  const risk = destructive
+    ? riskOf('high', `${tool.name} reports this call as destructive`)
+    : gui
+      ? riskOf('medium', tool.name === 'screenshot' ? 'captures the screen' : 'controls the screen and other apps')
+      : readOnly
+        ? riskOf('low', 'only reads')
+        : riskOf('medium', `${tool.name} may change something`);
+  return readOnly
+    ? { decision: 'allow', layer: 'tool', reason: `${tool.name} reports this call as read-only`, readOnly, ...risk }
+    : { decision: 'ask', layer: 'tool', reason: `${tool.name} may change something`, readOnly, ...risk };
+}
+
+/** Decides one call synchronously; the shell parser must be initialised for bash calls. */
+export function decide(call: PermissionCheck, s: EngineSettings): PermissionDecision {
+  const verdict = layerVerdict(call, s);
+  return applyMode(verdict, {
+    mode: call.mode,
+    source: call.source,
+    tool: call.tool.name,
+    gui: call.tool.gui === true || GUI_TOOL_NAMES.has(call.tool.name),
+    alwaysAllowTools: s.permissions.always_allow_tools,
+    guiUnattended: s.permissions.gui_unattended,
+    autoApprove: s.autoApprove,
+  });
+}
+
+export interface PermissionEngine extends PermissionPolicy {
+  readonly settings: EngineSettings;
+}
+
+export function createPermissionEngine(opts: EngineOptions): PermissionEngine {
+  const settings = resolveEngineSettings(opts);
+  return {
+    settings,
+    check(call: PermissionCheck): PermissionDecision | Promise<PermissionDecision> {
+      if (call.tool.name === 'bash' && !isShellParserReady()) return initShellParser().then(() => decide(call, settings));
+      return decide(call, settings);
+    },
+  };
+}
+
+/** A stand-in for a tool the caller only knows by name (`rein permissions check --tool T`). */
+export function toolByName(name: string): Tool {
+  return {
+    name,
+    description: '',
+    source: 'local',
+    input: z.unknown(),
+    isReadOnly: () => false,
+    isDestructive: () => false,
+    gui: GUI_TOOL_NAMES.has(name),
+    call: async () => ({ ok: false, content: 'not callable' }),
+  };
+}
+
+export interface ToolCallQuery {
+  /** The registered tool, or just its name. */
+  tool: Tool | string;
+  input: unknown;
+  cwd?: string;
+  mode?: PermissionMode;
+  source?: string;
+  agent?: string;
+  permissions?: PermissionsInput;
+  agentPermissions?: Partial<PermissionsInput>;
+  home?: string;
+  reinHome?: string;
+  autoApprove?: boolean;
+  yes?: boolean;
+}
+
+/**
+ * One decision without running anything — for `rein permissions check` and for tests. Mode defaults to
+ * `permissions.mode`, source to `cli`, cwd to the process's working folder.
+ */
+export async function checkToolCall(q: ToolCallQuery): Promise<PermissionDecision> {
+  const home = q.home ?? os.homedir();
+  const engine = createPermissionEngine({
+    permissions: q.permissions ?? {},
+    ...(q.agentPermissions ? { agentPermissions: q.agentPermissions } : {}),
+    home,
+    ...(q.reinHome ? { reinHome: q.reinHome } : {}),
+    autoApprove: q.autoApprove === true,
+    yes: q.yes === true,
+  });
+  await initShellParser();
+  const tool = typeof q.tool === 'string' ? toolByName(q.tool) : q.tool;
+  return engine.check({
+    tool,
+    input: q.input,
+    cwd: path.resolve(q.cwd ?? process.cwd()),
+    mode: q.mode ?? engine.settings.permissions.mode,
+    source: q.source ?? 'cli',
+    agent: q.agent ?? 'default',
+  });
+}
+
+/** Human-readable lines for a decision (what `rein permissions check` prints without --json). */
+export function explainDecision(d: PermissionDecision): string {
+  return [`${d.decision}`, `  layer:  ${d.layer}`, `  reason: ${d.reason}`, `  risk:   ${d.risk} — ${d.riskExplanation}`].join('\n');
+}

@@ -1,0 +1,524 @@
+/**
+ * The search index over every agent's sessions: one SQLite file, `<REIN_HOME>/rein.db`. It is a cache
+ * of the session JSON files and nothing more: deleting it loses nothing, a damaged or outdated file is
+ * rebuilt from the JSON, and every search is scoped to one agent so agents never see each other's
+ * sessions. How a query is matched is described in query.ts; what is indexed in extract.ts.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { paths } from '../config/paths.js';
+import { ReinError, errorMessage, isReinError } from '../errors.js';
+import { SessionStore, type SessionProblem } from '../sessions/store.js';
+import { SessionFile, type SessionSummary } from '../sessions/types.js';
+import { describeIssues } from '../util/zodIssues.js';
+import { isCorruptionError, moveAside, openDatabase } from './database.js';
+import { extractRows, type IndexRow, type IndexedRole } from './extract.js';
+import { planQuery, type QueryPlan } from './query.js';
+import { META_INDEXED_AT, type SchemaOutcome } from './schema.js';
+import { ELLIPSIS, MATCH_CLOSE, MATCH_OPEN, compactSnippet, snippetAround } from './snippet.js';
+import { listAgentSessionFiles } from './sessionFiles.js';
+
+export const INDEX_FILE_NAME = 'rein.db';
+export const DEFAULT_SEARCH_LIMIT = 20;
+export const MAX_SEARCH_LIMIT = 1_000;
+export const DEFAULT_LIST_LIMIT = 50;
+
+/** Which stage found a hit (see query.ts): whole words, a substring, or a short-query LIKE scan. */
+export type MatchKind = 'words' | 'substring' | 'short';
+
+export interface SearchOptions {
+  /** Required: a search only ever sees one agent's sessions. */
+  agent: string;
+  /** Only sessions that started from this source (`cli`, `schedule`, `heartbeat`, `slack`, …). */
+  source?: string;
+  /** Sessions to return, best first (default 20, at most 1,000). */
+  limit?: number;
+  /** Treat the last term as a word prefix in the words stage (search-as-you-type). */
+  prefix?: boolean;
+}
+
+/** One session that matched, represented by its best-matching message. */
+export interface SearchHit {
+  sessionId: string;
+  agent: string;
+  source: string;
+  channel?: string;
+  title: string;
+  /** The matching text with `>>>`/`<<<` around matches and `…` where it was cut; one line. */
+  snippet: string;
+  role: IndexedRole;
+  /** Index of the matching message in the session's `messages`. */
+  msgIndex: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Higher is better within a stage (negated bm25); hits of a later stage rank after earlier ones; 0 for `short`. */
+  score: number;
+  match: MatchKind;
+}
+
+export interface ListOptions {
+  agent?: string;
+  source?: string;
+  limit?: number;
+}
+
+export interface ReindexReport {
+  /** Sessions indexed from their JSON files. */
+  sessions: number;
+  /** Index entries dropped because their JSON file no longer exists. */
+  removed: number;
+  /** JSON files that could not be read or are not valid sessions; they were skipped. */
+  problems: SessionProblem[];
+  /** Agents whose folders were read (`default` first). */
+  agents: string[];
+}
+
+export interface OpenReport {
+  schema: SchemaOutcome;
+  /** Where a damaged database was moved before a new one was built. */
+  movedAside?: string;
+  /** Present when opening had to (re)build the index from the JSON files. */
+  reindexed?: ReindexReport;
+}
+
+export interface SessionIndexOpenOptions {
+  /**
+   * `auto` (default): when the index has never been completely built (new, replaced or damaged file),
+   * build it from the JSON files before returning. `never`: return at once (the caller reindexes).
+   */
+  rebuild?: 'auto' | 'never';
+}
+
+interface Candidate {
+  rowid: number;
+  sessionKey: number;
+  rank: number;
+}
+
+interface SessionRow {
+  key: number;
+  id: string;
+  agent: string;
+  source: string;
+  channel: string | null;
+  title: string;
+  cwd: string;
+  created_at: string;
+  updated_at: string;
+  msg_count: number;
+}
+
+/** JSON files read at once while reindexing; each batch is written in one transaction. */
+const REINDEX_BATCH = 64;
+/** Tokens of context in FTS snippets; a trigram token is about one character, a word token one word. */
+const WORD_SNIPPET_TOKENS = 16;
+const SUBSTRING_SNIPPET_TOKENS = 48;
+
+export const indexFile = (home: string): string => join(home, INDEX_FILE_NAME);
+
+export class SessionIndex {
+  readonly home: string;
+  readonly file: string;
+  readonly opened: OpenReport;
+  #db: Database.Database;
+  #statements = new Map<string, Database.Statement>();
+
+  private constructor(home: string, file: string, db: Database.Database, opened: OpenReport) {
+    this.home = home;
+    this.file = file;
+    this.#db = db;
+    this.opened = opened;
+  }
+
+  /** Opens (creating, replacing or recovering as needed) the index of the sessions under `home`. */
+  static async open(home: string, opts: SessionIndexOpenOptions = {}): Promise<SessionIndex> {
+    const file = indexFile(home);
+    const { db, schema, movedAside } = openDatabase(file);
+    const index = new SessionIndex(home, file, db, { schema, ...(movedAside ? { movedAside } : {}) });
+    if ((opts.rebuild ?? 'auto') === 'auto' && !index.isComplete()) {
+      try {
+        index.opened.reindexed = await index.reindex();
+      } catch (e) {
+        index.close();
+        throw e;
+      }
+    }
+    return index;
+  }
+
+  /** Whether a full build from the JSON files has ever completed for this database file. */
+  isComplete(): boolean {
+    return this.#guard(() => this.#stmt(`SELECT 1 FROM meta WHERE key = ?`).get(META_INDEXED_AT) !== undefined);
+  }
+
+  /**
+   * Indexes `session` under its agent, replacing what was indexed for it before, in one transaction.
+   * Calling it again with the same session changes nothing. Messages are usually only appended, so
+   * only rows after the first difference are rewritten.
+   */
+  upsert(session: SessionFile): void {
+    const parsed = SessionFile.safeParse(session);
+    if (!parsed.success) {
+      const p = describeIssues(parsed.error.issues, session)[0];
+      const id = (session as { id?: unknown } | null)?.id;
+      throw new ReinError('invalid_input', `session ${String(id)}: ${p?.field ?? '(top level)'}: ${p?.message ?? 'invalid'}`, {
+        id,
+        field: p?.field,
+      });
+    }
+    this.#guard(() => this.#db.transaction(() => this.#write(parsed.data, parsed.data.agent)).immediate());
+  }
+
+  /** Drops a session from the index (of one agent, or of every agent holding that id). Returns how many. */
+  remove(id: string, agent?: string): number {
+    return this.#guard(() =>
+      this.#db
+        .transaction(() => {
+          const rows = (
+            agent === undefined
+              ? this.#stmt(`SELECT key FROM sessions WHERE id = ?`).all(id)
+              : this.#stmt(`SELECT key FROM sessions WHERE id = ? AND agent = ?`).all(id, agent)
+          ) as Array<{ key: number }>;
+          for (const { key } of rows) this.#deleteKey(key);
+          return rows.length;
+        })
+        .immediate(),
+    );
+  }
+
+  /**
+   * Sessions of `opts.agent` that match `query`, best first, one hit per session. The query is plain
+   * text (see query.ts); an empty one finds nothing.
+   */
+  search(query: string, opts: SearchOptions): SearchHit[] {
+    if (typeof opts?.agent !== 'string' || opts.agent === '') {
+      throw new ReinError('invalid_input', 'search: agent: required (a search is always scoped to one agent)', { field: 'agent' });
+    }
+    const limit = clampLimit(opts.limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
+    const plan = planQuery(String(query ?? ''), { prefix: opts.prefix === true });
+    if (!plan) return [];
+    return this.#guard(() => {
+      const hits: SearchHit[] = [];
+      const seen = new Set<number>();
+      const scope = { agent: opts.agent, ...(opts.source !== undefined ? { source: opts.source } : {}) };
+      if (plan.words !== undefined) {
+        for (const c of this.#ranked('messages_words', plan.words, [], scope, seen, limit - hits.length)) {
+          hits.push(this.#hit(c, 'words', () => this.#ftsSnippet('messages_words', plan.words!, c.rowid, WORD_SNIPPET_TOKENS)));
+        }
+      }
+      if (hits.length < limit && plan.substrings !== undefined) {
+        for (const c of this.#ranked('messages_substrings', plan.substrings, plan.likes, scope, seen, limit - hits.length)) {
+          hits.push(
+            this.#hit(c, 'substring', () => this.#ftsSnippet('messages_substrings', plan.substrings!, c.rowid, SUBSTRING_SNIPPET_TOKENS)),
+          );
+        }
+      }
+      if (hits.length < limit && plan.substrings === undefined) {
+        for (const c of this.#short(plan, scope, seen, limit - hits.length)) {
+          hits.push(this.#hit(c, 'short', (content) => snippetAround(content, plan.terms)));
+        }
+      }
+      return hits;
+    });
+  }
+
+  /** Sessions, most recently updated first. */
+  list(opts: ListOptions = {}): SessionSummary[] {
+    const limit = clampLimit(opts.limit, DEFAULT_LIST_LIMIT, Number.MAX_SAFE_INTEGER);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (opts.agent !== undefined) {
+      where.push('agent = ?');
+      params.push(opts.agent);
+    }
+    if (opts.source !== undefined) {
+      where.push('source = ?');
+      params.push(opts.source);
+    }
+    const sql = `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, id DESC LIMIT ?`;
+    return this.#guard(() => (this.#stmt(sql).all(...params, limit) as SessionRow[]).map(toSummary));
+  }
+
+  /** Numbers for reports and benchmarks. */
+  counts(): { sessions: number; rows: number } {
+    return this.#guard(() => ({
+      sessions: (this.#stmt(`SELECT count(*) AS n FROM sessions`).get() as { n: number }).n,
+      rows: (this.#stmt(`SELECT count(*) AS n FROM messages`).get() as { n: number }).n,
+    }));
+  }
+
+  /**
+   * Rebuilds the index from every agent's JSON files: each readable session is (re)indexed, entries
+   * whose file is gone are dropped, unreadable files are skipped and reported. A database that fails
+   * SQLite's quick check is first moved aside and replaced.
+   */
+  async reindex(): Promise<ReindexReport> {
+    this.#replaceIfDamaged();
+    const problems: SessionProblem[] = [];
+    const found = new Set<string>();
+    let sessions = 0;
+    const folders = await listAgentSessionFiles(this.home);
+    for (const { agent, dir, ids } of folders) {
+      const store = new SessionStore(dir);
+      for (let i = 0; i < ids.length; i += REINDEX_BATCH) {
+        const loaded = await Promise.all(
+          ids.slice(i, i + REINDEX_BATCH).map((id) =>
+            store.load(id).then(
+              (s): { s: SessionFile } | { problem: SessionProblem } | undefined => ({ s }),
+              (e: unknown) => (isReinError(e, 'session_not_found') ? undefined : { problem: toProblem(dir, id, e) }),
+            ),
+          ),
+        );
+        const good: SessionFile[] = [];
+        for (const r of loaded) {
+          if (r && 's' in r) good.push(r.s);
+          else if (r) problems.push(r.problem);
+        }
+        this.#guard(() =>
+          this.#db.transaction(() => {
+            // The folder decides the agent: it is where the session store of that agent reads from.
+            for (const s of good) this.#write(s, agent);
+          })(),
+        );
+        for (const s of good) found.add(sessionKeyOf(agent, s.id));
+        sessions += good.length;
+      }
+    }
+    const removed = this.#dropVanished(found);
+    this.#guard(() => {
+      this.#stmt(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
+        META_INDEXED_AT,
+        new Date().toISOString(),
+      );
+      // Merge the FTS segments written in many small transactions: later queries read one b-tree each.
+      this.#db.exec(`INSERT INTO messages_words (messages_words) VALUES ('optimize')`);
+      this.#db.exec(`INSERT INTO messages_substrings (messages_substrings) VALUES ('optimize')`);
+      this.#db.pragma('wal_checkpoint(TRUNCATE)');
+    });
+    return { sessions, removed, problems, agents: folders.map((f) => f.agent) };
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+    this.#statements.clear();
+  }
+
+  // --- writing ---------------------------------------------------------------------------------
+
+  #write(s: SessionFile, agent: string): void {
+    const { key } = this.#stmt(
+      `INSERT INTO sessions (id, agent, source, channel, title, cwd, created_at, updated_at, msg_count)
+       VALUES (@id, @agent, @source, @channel, @title, @cwd, @created_at, @updated_at, @msg_count)
+       ON CONFLICT (agent, id) DO UPDATE SET
+         source = excluded.source, channel = excluded.channel, title = excluded.title, cwd = excluded.cwd,
+         created_at = excluded.created_at, updated_at = excluded.updated_at, msg_count = excluded.msg_count
+       RETURNING key`,
+    ).get({
+      id: s.id,
+      agent,
+      source: s.source,
+      channel: s.channel ?? null,
+      title: s.title,
+      cwd: s.cwd,
+      created_at: utcIso(s.created_at),
+      updated_at: utcIso(s.updated_at),
+      msg_count: s.messages.length,
+    }) as { key: number };
+
+    const rows = extractRows(s);
+    const old = this.#stmt(`SELECT id, msg_index, role, content FROM messages WHERE session_key = ? ORDER BY id`).all(key) as Array<{
+      id: number;
+      msg_index: number;
+      role: string;
+      content: string;
+    }>;
+    let same = 0;
+    while (same < old.length && same < rows.length && sameRow(old[same]!, rows[same]!)) same++;
+    if (same < old.length) this.#stmt(`DELETE FROM messages WHERE session_key = ? AND id >= ?`).run(key, old[same]!.id);
+    const insert = this.#stmt(`INSERT INTO messages (session_key, msg_index, role, content) VALUES (?, ?, ?, ?)`);
+    for (const r of rows.slice(same)) insert.run(key, r.msgIndex, r.role, r.content);
+  }
+
+  #deleteKey(key: number): void {
+    this.#stmt(`DELETE FROM messages WHERE session_key = ?`).run(key);
+    this.#stmt(`DELETE FROM sessions WHERE key = ?`).run(key);
+  }
+
+  /** Drops entries whose JSON file is gone, checking the disk again so a session saved meanwhile stays. */
+  #dropVanished(found: ReadonlySet<string>): number {
+    const all = this.#guard(() => this.#stmt(`SELECT key, id, agent FROM sessions`).all() as Array<{ key: number; id: string; agent: string }>);
+    const gone = all.filter(
+      (r) => !found.has(sessionKeyOf(r.agent, r.id)) && !existsSync(join(paths.sessionsDir(this.home, r.agent), `${r.id}.json`)),
+    );
+    if (gone.length === 0) return 0;
+    this.#guard(() =>
+      this.#db.transaction(() => {
+        for (const r of gone) this.#deleteKey(r.key);
+      })(),
+    );
+    return gone.length;
+  }
+
+  #replaceIfDamaged(): void {
+    let healthy: boolean;
+    try {
+      healthy = this.#db.pragma('quick_check(1)', { simple: true }) === 'ok';
+    } catch (e) {
+      if (!isCorruptionError(e)) throw e;
+      healthy = false;
+    }
+    if (healthy) return;
+    this.close();
+    this.opened.movedAside = moveAside(this.file);
+    this.#db = openDatabase(this.file).db;
+  }
+
+  // --- searching -------------------------------------------------------------------------------
+
+  /** Best-ranked message of each not-yet-seen session matching an FTS expression, up to `need` sessions. */
+  #ranked(
+    table: 'messages_words' | 'messages_substrings',
+    match: string,
+    likes: readonly string[],
+    scope: { agent: string; source?: string },
+    seen: Set<number>,
+    need: number,
+  ): Candidate[] {
+    // CROSS JOIN pins the FTS table as the outer loop: the match set drives, sessions only filter it.
+    const sql = `SELECT m.id AS rowid, m.session_key AS sessionKey, ${table}.rank AS rank
+      FROM ${table} CROSS JOIN messages m ON m.id = ${table}.rowid CROSS JOIN sessions s ON s.key = m.session_key
+      WHERE ${table} MATCH ? AND s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(likes.length)}
+      ORDER BY ${table}.rank`;
+    const params = [match, scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...likes];
+    return this.#firstPerSession(this.#stmt(sql), params, seen, need);
+  }
+
+  /** Short queries: a LIKE scan of the agent's messages, most recently updated sessions first. */
+  #short(plan: QueryPlan, scope: { agent: string; source?: string }, seen: Set<number>, need: number): Candidate[] {
+    const sql = `SELECT m.id AS rowid, m.session_key AS sessionKey, 0 AS rank
+      FROM sessions s CROSS JOIN messages m ON m.session_key = s.key
+      WHERE s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(plan.likes.length)}
+      ORDER BY s.updated_at DESC`;
+    const params = [scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...plan.likes];
+    return this.#firstPerSession(this.#stmt(sql), params, seen, need);
+  }
+
+  #firstPerSession(stmt: Database.Statement, params: unknown[], seen: Set<number>, need: number): Candidate[] {
+    const out: Candidate[] = [];
+    if (need <= 0) return out;
+    for (const row of stmt.iterate(...params) as IterableIterator<Candidate>) {
+      if (seen.has(row.sessionKey)) continue;
+      seen.add(row.sessionKey);
+      out.push(row);
+      if (out.length >= need) break; // leaving the loop closes the cursor
+    }
+    return out;
+  }
+
+  #ftsSnippet(table: 'messages_words' | 'messages_substrings', match: string, rowid: number, tokens: number): string {
+    const row = this.#stmt(`SELECT snippet(${table}, 0, ?, ?, ?, ?) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`).get(
+      MATCH_OPEN,
+      MATCH_CLOSE,
+      ELLIPSIS,
+      tokens,
+      match,
+      rowid,
+    ) as { s: string } | undefined;
+    return compactSnippet(row?.s ?? '');
+  }
+
+  #hit(c: Candidate, match: MatchKind, snippet: (content: string) => string): SearchHit {
+    const row = this.#stmt(
+      `SELECT m.role, m.msg_index, m.content, s.* FROM messages m JOIN sessions s ON s.key = m.session_key WHERE m.id = ?`,
+    ).get(c.rowid) as SessionRow & { role: IndexedRole; msg_index: number; content: string };
+    return {
+      sessionId: row.id,
+      agent: row.agent,
+      source: row.source,
+      ...(row.channel !== null ? { channel: row.channel } : {}),
+      title: row.title,
+      snippet: snippet(row.content),
+      role: row.role,
+      msgIndex: row.msg_index,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      score: c.rank === 0 ? 0 : -c.rank,
+      match,
+    };
+  }
+
+  // --- plumbing --------------------------------------------------------------------------------
+
+  #stmt(sql: string): Database.Statement {
+    let s = this.#statements.get(sql);
+    if (!s) {
+      s = this.#db.prepare(sql);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** SQLite's corruption errors become one ReinError that says how to repair. */
+  #guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (isCorruptionError(e)) {
+        throw new ReinError(
+          'internal',
+          `the session search index ${this.file} is damaged (${errorMessage(e)}); rebuild it with \`rein sessions reindex\``,
+          { file: this.file, reason: 'index_corrupt' },
+          { cause: e },
+        );
+      }
+      throw e;
+    }
+  }
+}
+
+/** Whether an error from this module means the database file is damaged (reindexing repairs it). */
+export function isIndexCorrupt(e: unknown): boolean {
+  return isReinError(e, 'internal') && e.details?.reason === 'index_corrupt';
+}
+
+function likeClauses(n: number): string {
+  return ` AND m.content LIKE ? ESCAPE '\\'`.repeat(n);
+}
+
+function sameRow(a: { msg_index: number; role: string; content: string }, b: IndexRow): boolean {
+  return a.msg_index === b.msgIndex && a.role === b.role && a.content === b.content;
+}
+
+const sessionKeyOf = (agent: string, id: string) => `${agent}\u0000${id}`;
+
+function clampLimit(limit: number | undefined, fallback: number, max: number): number {
+  if (limit === undefined || !Number.isFinite(limit)) return fallback;
+  return Math.min(max, Math.max(1, Math.floor(limit)));
+}
+
+/** Stored times are UTC `toISOString()` text, so ordering by the text orders by time whatever offset the file used. */
+function utcIso(t: string): string {
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? t : new Date(ms).toISOString();
+}
+
+function toSummary(r: SessionRow): SessionSummary {
+  return {
+    id: r.id,
+    agent: r.agent,
+    title: r.title,
+    cwd: r.cwd,
+    source: r.source,
+    ...(r.channel !== null ? { channel: r.channel } : {}),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    messageCount: r.msg_count,
+  };
+}
+
+function toProblem(dir: string, id: string, e: unknown): SessionProblem {
+  const file = join(dir, `${id}.json`);
+  const error = isReinError(e) ? e : new ReinError('session_corrupt', `${file}: ${errorMessage(e)}`, { id, file }, { cause: e });
+  return { file, error };
+}
