@@ -76,7 +76,7 @@ export function mergeAgentConfig(global: GlobalConfig, agent: AgentConfig): Effe
     ...base.permissions,
     mode,
     allowed_commands: replaceList(base.permissions.allowed_commands, agent.permissions?.allowed_commands),
-    denied_commands: replaceList(base.permissions.denied_commands, agent.permissions?.denied_commands),
+    denied_commands: appendUnique(base.permissions.denied_commands, agent.permissions?.denied_commands),
     sensitive_patterns: appendUnique(base.permissions.sensitive_patterns, agent.permissions?.sensitive_patterns),
     network_allowlist: replaceList(base.permissions.network_allowlist, agent.permissions?.network_allowlist),
     gui_unattended: replaceList(base.permissions.gui_unattended, agent.permissions?.gui_unattended),
@@ -139,7 +139,7 @@ function mergeMcpServers(
 ): Record<string, McpServer> {
   if (agent === undefined) return global;
   const out: Record<string, McpServer> = {};
-  for (const [name, server] of Object.entries(global)) if (server._inherit !== undefined) setOwn(out, name, server);
+  for (const [name, server] of Object.entries(global)) if (server._inherit === true) setOwn(out, name, server);
   for (const [name, server] of Object.entries(agent)) setOwn(out, name, structuredClone(server));
   return out;
 }

@@ -7,6 +7,7 @@
  */
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { MessageMeta, SessionFile, SessionMessage } from '../sessions/types.js';
+import { hasCjk } from './cjk.js';
 
 export type IndexedRole = 'user' | 'assistant' | 'tool_call' | 'tool_result';
 
@@ -15,6 +16,12 @@ export interface IndexRow {
   msgIndex: number;
   role: IndexedRole;
   content: string;
+  /**
+   * Also indexed for substring search (trigrams): everything except tool output without CJK text.
+   * Tool output is most of the text and is still found by its words; trigram-indexing it all would
+   * make the index several times larger and slower to build.
+   */
+  substrings: boolean;
 }
 
 /** Tool output beyond this is not indexed: the start says what it was; the rest is mostly noise. */
@@ -41,7 +48,7 @@ export function extractRows(session: Pick<SessionFile, 'messages' | 'message_met
     const meta: MessageMeta | undefined = session.message_meta[msgIndex];
     const push = (role: IndexedRole, content: string) => {
       const text = content.trim();
-      if (text) rows.push({ msgIndex, role, content: text });
+      if (text) rows.push({ msgIndex, role, content: text, substrings: role !== 'tool_result' || hasCjk(text) });
     };
     if (message.role === 'user') userRows(message, meta, push);
     else assistantRows(message, meta, push);

@@ -5,15 +5,18 @@
  * ANDed (all must occur in the same message).
  *
  * Three stages, run in this order until enough sessions are found:
- *   words      — porter/unicode61 index: whole words with English stemming (`running` finds `runs`).
- *                Only when every term is made of word characters and has no CJK: the tokenizer would
- *                silently drop `++` from `C++` (matching every lone "c") and sees a whole run of
- *                Chinese characters as one word.
+ *   words      — porter/unicode61 index over all indexed text: whole words with English stemming
+ *                (`running` finds `runs`). Only when every term is made of word characters and has no
+ *                CJK: the tokenizer would silently drop `++` from `C++` (matching every lone "c") and
+ *                sees a whole run of Chinese characters as one word.
  *   substrings — trigram index: case-insensitive substrings of 3+ characters, so `数据库` finds
- *                `数据库迁移` and `config` finds `configuration`. Terms shorter than 3 characters ride
- *                along as LIKE filters on the matched rows.
- *   short      — LIKE scan, only when no term has 3 characters (a trigram index cannot look up `数据`).
+ *                `数据库迁移` and `config` finds `configuration`. It covers the conversation and any
+ *                text with CJK in it, not plain tool output (found by its words). Terms shorter than 3
+ *                characters ride along as LIKE filters on the matched rows.
+ *   short      — LIKE scan of the same rows, only when no term has 3 characters (a trigram index
+ *                cannot look up `数据`).
  */
+import { hasCjk } from './cjk.js';
 
 export interface QueryPlan {
   /** Terms as the user meant them (phrases without their quotes), for snippets built outside FTS. */
@@ -34,7 +37,6 @@ export interface PlanOptions {
 /** The trigram tokenizer needs this many characters to look a term up. */
 export const MIN_SUBSTRING_CHARS = 3;
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 /** Characters unicode61 keeps in tokens. */
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 /**
@@ -51,7 +53,7 @@ export function planQuery(raw: string, opts: PlanOptions = {}): QueryPlan | unde
 
   const plan: QueryPlan = { terms, likes: [] };
 
-  const wordy = terms.every((t) => !CJK.test(t) && WORD_CHAR.test(t) && [...t].every((c) => WORD_CHAR.test(c) || SEPARATOR_CHAR.test(c)));
+  const wordy = terms.every((t) => !hasCjk(t) && WORD_CHAR.test(t) && [...t].every((c) => WORD_CHAR.test(c) || SEPARATOR_CHAR.test(c)));
   if (wordy) {
     plan.words = terms.map((t, i) => ftsString(t) + (opts.prefix && i === terms.length - 1 ? '*' : '')).join(' ');
   }

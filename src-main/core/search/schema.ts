@@ -36,18 +36,23 @@ CREATE INDEX sessions_by_agent_updated ON sessions (agent, updated_at DESC);
 CREATE INDEX sessions_by_source_updated ON sessions (source, updated_at DESC);
 CREATE INDEX sessions_by_id ON sessions (id);
 
--- Searchable text (search/extract.ts): several rows may come from one message.
+-- Searchable text (search/extract.ts): several rows may come from one message. Ids grow with every
+-- insert, so a higher id is a more recently indexed message (searches rank the most recent matches).
 CREATE TABLE messages (
   id          INTEGER PRIMARY KEY,
   session_key INTEGER NOT NULL,
   msg_index   INTEGER NOT NULL,
   role        TEXT NOT NULL,
+  substrings  INTEGER NOT NULL,  -- 1: also in the trigram index (before content: read without it)
   content     TEXT NOT NULL
 );
 CREATE INDEX messages_by_session ON messages (session_key);
+CREATE INDEX messages_with_substrings ON messages (session_key) WHERE substrings = 1;
 
--- Two indexes over the same text (stored once, in messages): whole words with English stemming, and
--- trigrams for substrings (Chinese and Japanese have no spaces between words; also code and paths).
+-- Two indexes over the same text (stored once, in messages): whole words with English stemming over
+-- every row, and trigrams for substrings (Chinese and Japanese have no spaces between words; partial
+-- words, code) over the rows marked \`substrings\`: everything but tool output without CJK, which is
+-- most of the text and would make the trigram index (one entry per character) many times larger.
 CREATE VIRTUAL TABLE messages_words USING fts5(
   content, content = 'messages', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -55,12 +60,18 @@ CREATE VIRTUAL TABLE messages_substrings USING fts5(
   content, content = 'messages', content_rowid = 'id', tokenize = 'trigram remove_diacritics 1'
 );
 
-CREATE TRIGGER messages_indexed AFTER INSERT ON messages BEGIN
+-- Rows are only ever inserted and deleted, never updated. The trigram side must delete exactly the
+-- rows it indexed: deleting a row an external-content FTS5 table never saw corrupts it.
+CREATE TRIGGER messages_words_insert AFTER INSERT ON messages BEGIN
   INSERT INTO messages_words (rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_words_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_words (messages_words, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_substrings_insert AFTER INSERT ON messages WHEN new.substrings = 1 BEGIN
   INSERT INTO messages_substrings (rowid, content) VALUES (new.id, new.content);
 END;
-CREATE TRIGGER messages_unindexed AFTER DELETE ON messages BEGIN
-  INSERT INTO messages_words (messages_words, rowid, content) VALUES ('delete', old.id, old.content);
+CREATE TRIGGER messages_substrings_delete AFTER DELETE ON messages WHEN old.substrings = 1 BEGIN
   INSERT INTO messages_substrings (messages_substrings, rowid, content) VALUES ('delete', old.id, old.content);
 END;
 `;

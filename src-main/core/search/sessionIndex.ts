@@ -111,6 +111,9 @@ interface SessionRow {
 
 /** JSON files read at once while reindexing; each batch is written in one transaction. */
 const REINDEX_BATCH = 64;
+/** Matching messages ranked per search stage (see #ranked), and at least this many per wanted hit. */
+const RANK_WINDOW = 1_000;
+const RANK_WINDOW_PER_HIT = 25;
 /** Tokens of context in FTS snippets; a trigram token is about one character, a word token one word. */
 const WORD_SNIPPET_TOKENS = 16;
 const SUBSTRING_SNIPPET_TOKENS = 48;
@@ -327,17 +330,14 @@ export class SessionIndex {
     }) as { key: number };
 
     const rows = extractRows(s);
-    const old = this.#stmt(`SELECT id, msg_index, role, content FROM messages WHERE session_key = ? ORDER BY id`).all(key) as Array<{
-      id: number;
-      msg_index: number;
-      role: string;
-      content: string;
-    }>;
+    const old = this.#stmt(`SELECT id, msg_index, role, substrings, content FROM messages WHERE session_key = ? ORDER BY id`).all(
+      key,
+    ) as OldRow[];
     let same = 0;
     while (same < old.length && same < rows.length && sameRow(old[same]!, rows[same]!)) same++;
     if (same < old.length) this.#stmt(`DELETE FROM messages WHERE session_key = ? AND id >= ?`).run(key, old[same]!.id);
-    const insert = this.#stmt(`INSERT INTO messages (session_key, msg_index, role, content) VALUES (?, ?, ?, ?)`);
-    for (const r of rows.slice(same)) insert.run(key, r.msgIndex, r.role, r.content);
+    const insert = this.#stmt(`INSERT INTO messages (session_key, msg_index, role, substrings, content) VALUES (?, ?, ?, ?, ?)`);
+    for (const r of rows.slice(same)) insert.run(key, r.msgIndex, r.role, r.substrings ? 1 : 0, r.content);
   }
 
   #deleteKey(key: number): void {
@@ -376,7 +376,15 @@ export class SessionIndex {
 
   // --- searching -------------------------------------------------------------------------------
 
-  /** Best-ranked message of each not-yet-seen session matching an FTS expression, up to `need` sessions. */
+  /**
+   * Best-ranked message of each not-yet-seen session matching an FTS expression, up to `need` sessions.
+   *
+   * bm25 costs a few microseconds per matching row, and a common word matches a large share of
+   * half a million messages: ranking them all would take a second. So only the agent's most recent
+   * matching messages (the `window` highest ids, which FTS5 walks in order and stops early) are
+   * ranked. A query with fewer matches than the window is ranked exactly; a very common one gets the
+   * best of its recent matches, which for finding a conversation again is what one wants anyway.
+   */
   #ranked(
     table: 'messages_words' | 'messages_substrings',
     match: string,
@@ -385,33 +393,40 @@ export class SessionIndex {
     seen: Set<number>,
     need: number,
   ): Candidate[] {
-    // CROSS JOIN pins the FTS table as the outer loop: the match set drives, sessions only filter it.
-    const sql = `SELECT m.id AS rowid, m.session_key AS sessionKey, ${table}.rank AS rank
+    if (need <= 0) return [];
+    // CROSS JOIN pins the FTS table as the outer loop: the match set drives, in id order, and the
+    // agent filter applies before the LIMIT, so bm25 runs only for rows that are returned.
+    const sql = `SELECT m.id AS rowid, m.session_key AS sessionKey, bm25(${table}) AS rank
       FROM ${table} CROSS JOIN messages m ON m.id = ${table}.rowid CROSS JOIN sessions s ON s.key = m.session_key
       WHERE ${table} MATCH ? AND s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(likes.length)}
-      ORDER BY ${table}.rank`;
-    const params = [match, scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...likes];
-    return this.#firstPerSession(this.#stmt(sql), params, seen, need);
+      ORDER BY ${table}.rowid DESC LIMIT ?`;
+    const window = Math.max(RANK_WINDOW, need * RANK_WINDOW_PER_HIT);
+    const params = [match, scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...likes, window];
+    const best = new Map<number, Candidate>();
+    for (const row of this.#stmt(sql).all(...params) as Candidate[]) {
+      if (seen.has(row.sessionKey)) continue;
+      const prev = best.get(row.sessionKey);
+      if (!prev || row.rank < prev.rank) best.set(row.sessionKey, row);
+    }
+    const out = [...best.values()].sort((a, b) => a.rank - b.rank || b.rowid - a.rowid).slice(0, need);
+    for (const c of out) seen.add(c.sessionKey);
+    return out;
   }
 
-  /** Short queries: a LIKE scan of the agent's messages, most recently updated sessions first. */
+  /** Short queries: a LIKE scan of the agent's substring rows, most recently updated sessions first. */
   #short(plan: QueryPlan, scope: { agent: string; source?: string }, seen: Set<number>, need: number): Candidate[] {
+    if (need <= 0) return [];
     const sql = `SELECT m.id AS rowid, m.session_key AS sessionKey, 0 AS rank
-      FROM sessions s CROSS JOIN messages m ON m.session_key = s.key
+      FROM sessions s CROSS JOIN messages m ON m.session_key = s.key AND m.substrings = 1
       WHERE s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(plan.likes.length)}
       ORDER BY s.updated_at DESC`;
     const params = [scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...plan.likes];
-    return this.#firstPerSession(this.#stmt(sql), params, seen, need);
-  }
-
-  #firstPerSession(stmt: Database.Statement, params: unknown[], seen: Set<number>, need: number): Candidate[] {
     const out: Candidate[] = [];
-    if (need <= 0) return out;
-    for (const row of stmt.iterate(...params) as IterableIterator<Candidate>) {
+    for (const row of this.#stmt(sql).iterate(...params) as IterableIterator<Candidate>) {
       if (seen.has(row.sessionKey)) continue;
       seen.add(row.sessionKey);
       out.push(row);
-      if (out.length >= need) break; // leaving the loop closes the cursor
+      if (out.length >= need) break; // leaving the loop closes the cursor: the scan stops here
     }
     return out;
   }
@@ -486,8 +501,16 @@ function likeClauses(n: number): string {
   return ` AND m.content LIKE ? ESCAPE '\\'`.repeat(n);
 }
 
-function sameRow(a: { msg_index: number; role: string; content: string }, b: IndexRow): boolean {
-  return a.msg_index === b.msgIndex && a.role === b.role && a.content === b.content;
+interface OldRow {
+  id: number;
+  msg_index: number;
+  role: string;
+  substrings: number;
+  content: string;
+}
+
+function sameRow(a: OldRow, b: IndexRow): boolean {
+  return a.msg_index === b.msgIndex && a.role === b.role && a.substrings === (b.substrings ? 1 : 0) && a.content === b.content;
 }
 
 const sessionKeyOf = (agent: string, id: string) => `${agent}\u0000${id}`;

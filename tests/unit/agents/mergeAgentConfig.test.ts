@@ -131,11 +131,12 @@ describe('mergeAgentConfig: MCP servers', () => {
       shared: { command: 'shared-server', _inherit: true },
       personal: { command: 'personal-server' },
       browser: { command: 'global-browser', _inherit: true },
+      optedOut: { command: 'opted-out', _inherit: false },
     },
   });
 
   it('an agent without mcp_servers gets every global server', () => {
-    expect(Object.keys(mergeAgentConfig(g, agentOf({})).mcpServers).sort()).toEqual(['browser', 'personal', 'shared']);
+    expect(Object.keys(mergeAgentConfig(g, agentOf({})).mcpServers).sort()).toEqual(['browser', 'optedOut', 'personal', 'shared']);
   });
 
   it('an agent with its own servers keeps only the global ones marked _inherit: true', () => {
