@@ -71,6 +71,33 @@ standup retro planning estimate estimates priority priorities blocker blockers o
   .split(/\s+/)
   .filter(Boolean);
 
+/**
+ * Real text has tens of thousands of distinct words, most of them rare; a few hundred common words
+ * alone would make every query match a fifth of all messages. Pronounceable made-up words (project
+ * names, people, jargon) form the long tail after the common words.
+ */
+const TAIL_SIZE = 8_000;
+function tailWords(): string[] {
+  const g = prng(99);
+  const onset = ['b', 'c', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z', 'br', 'cr', 'st', 'tr', 'pl', 'sh', 'ch'];
+  const vowel = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou', 'ea'];
+  const coda = ['', '', 'n', 'r', 'l', 's', 'x', 'nd', 'rt', 'sk'];
+  const known = new Set(WORDS);
+  const out: string[] = [];
+  while (out.length < TAIL_SIZE) {
+    let w = '';
+    const syllables = 2 + Math.floor(g() * 2);
+    for (let i = 0; i < syllables; i++) w += onset[Math.floor(g() * onset.length)]! + vowel[Math.floor(g() * vowel.length)]!;
+    w += coda[Math.floor(g() * coda.length)]!;
+    if (!known.has(w)) {
+      known.add(w);
+      out.push(w);
+    }
+  }
+  return out;
+}
+const VOCABULARY = [...WORDS, ...tailWords()];
+
 const STEM_QUERIES = ['running', 'deploys', 'crashes', 'restarting', 'installing', 'reviews', 'migrated', 'scheduling', 'caching', 'formatted'];
 const ZH = '我们 今天 明天 需要 检查 数据库 迁移 问题 服务器 部署 配置 文件 测试 用户 日志 错误 修复 版本 发布 会议 报告 预算 备份 天气 时间 任务 提醒 邮件 项目 代码'.split(' ');
 const JA = '東京 天気予報 確認 会議 資料 作成 明日 今日 予定 メール 送信 ファイル 保存 設定 変更 サーバー 再起動 エラー 修正 報告 旅行 予約 ホテル 新幹線 買い物'.split(' ');
@@ -83,9 +110,9 @@ class TextGen {
 
   constructor(seed: number) {
     this.rand = prng(seed);
-    // Zipf-like word frequencies, as in real text: a few words everywhere, most words rare.
+    // Zipf's law, as in real text: the word of rank r is used about 1/r as often as the commonest.
     let total = 0;
-    this.#cumulative = WORDS.map((_, r) => (total += 1 / (r + 1) ** 0.9));
+    this.#cumulative = VOCABULARY.map((_, r) => (total += 1 / (r + 1)));
   }
 
   int(lo: number, hi: number): number {
@@ -103,7 +130,7 @@ class TextGen {
       if (this.#cumulative[mid]! < x) lo = mid + 1;
       else hi = mid;
     }
-    return WORDS[lo]!;
+    return VOCABULARY[lo]!;
   }
   sentence(min = 6, max = 18): string {
     const n = this.int(min, max);
@@ -231,17 +258,25 @@ function generateHome(home: string, count: number): { messages: number; bytes: n
 
 // --- queries ---------------------------------------------------------------------------------------
 
-type QueryKind = 'word' | 'stem' | 'two words' | 'phrase' | 'command' | 'cjk' | 'short';
+type QueryKind = 'common word' | 'word' | 'rare word' | 'stem' | 'two words' | 'phrase' | 'command' | 'cjk' | 'short';
 
 function makeQueries(total: number): Array<{ q: string; kind: QueryKind }> {
   const g = new TextGen(7);
-  // Mid-frequency words: what people actually search for (nobody searches "the").
-  const mid = WORDS.slice(60);
+  const ranks = (lo: number, hi: number) => () => VOCABULARY[g.int(lo, hi)]!;
+  const common = ranks(60, 250); // "error", "deploy": in several percent of all messages
+  const mid = ranks(250, 3_000);
+  const rare = ranks(3_000, VOCABULARY.length - 1);
   const mix: Array<[QueryKind, number, () => string]> = [
-    ['word', 0.42, () => g.pick(mid)],
-    ['stem', 0.08, () => g.pick(STEM_QUERIES)],
-    ['two words', 0.2, () => `${g.pick(mid)} ${g.pick(mid)}`],
-    ['phrase', 0.05, () => `"${g.word()} ${g.pick(mid)}"`],
+    ['common word', 0.1, common],
+    ['word', 0.3, mid],
+    ['rare word', 0.1, rare],
+    ['stem', 0.05, () => g.pick(STEM_QUERIES)],
+    ['two words', 0.15, () => `${common()} ${mid()}`],
+    ['phrase', 0.05, () => {
+      const words = g.sentence(8, 8).toLowerCase().replace(/[.?!]$/, '').split(' ');
+      const at = g.int(0, words.length - 2);
+      return `"${words[at]} ${words[at + 1]}"`;
+    }],
     ['command', 0.05, () => g.pick(['git status', 'npm test', 'docker ps', 'npm run build', 'brew install', 'file_read', 'api.example.com'])],
     ['cjk', 0.17, () => g.pick([...ZH.filter((w) => w.length >= 3), ...JA.filter((w) => w.length >= 3), '数据库迁移', '服务器的', '会議の資料', '天気予報を確認', '部署了'])],
     ['short', 0.03, () => g.pick(['数据', '日志', '東京', '会議', 'CI'])],

@@ -2,6 +2,9 @@
  * `rein`: the command line. Same core as the desktop app, in plain Node.
  * Exit codes: 0 success, 1 failure, 2 bad usage (or missing API key).
  */
+import { daemonCommand } from './commands/daemon.js';
+import { agentsCommand } from './commands/agents.js';
+import { memoryCommand } from './commands/memory.js';
 import { runCommand } from './commands/run.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -12,6 +15,7 @@ export const HELP = `rein ${VERSION} — an AI agent harness for your computer
 
 Usage:
   rein run [options] PROMPT     run an agent on PROMPT (PROMPT may also come on stdin)
+  rein daemon [status|stop|rotate-token]   agents as a local service (rein daemon --help)
   rein --help | --version
 
 rein run options:
@@ -42,6 +46,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       return 0;
     }
     if (command === 'run') return await runCommand(rest, io);
+    if (command === 'agents') return await agentsCommand(rest, io);
+    if (command === 'memory') return await memoryCommand(rest, io);
+    if (command === 'daemon') return await daemonCommand(rest, io);
     throw new UsageError(`unknown command "${command}"`);
   } catch (err) {
     if (err instanceof UsageError) {

@@ -173,18 +173,17 @@ async function showCommand(home: string, name: string, io: CliIo): Promise<numbe
   out.push('');
   const [sessions, commands, skills] = await Promise.all([
     countSessions(rt.sessionsDir),
-    rt.isDefault ? Promise.resolve(0) : checkCommands(rt.commandsDir).then((c) => c.value.length),
-    rt.skillsDir ? checkAgentSkills(rt.skillsDir).then((s) => s.value.length) : Promise.resolve(0),
+    checkCommands(rt.commandsDir).then((c) => c.value.length),
+    checkAgentSkills(rt.skillsDir).then((s) => s.value.length),
   ]);
+  const attached = rt.allGlobalSkills
+    ? 'every global skill'
+    : `${rt.attachedSkills.length} attached${rt.attachedSkills.length ? ` (${rt.attachedSkills.join(', ')})` : ''}`;
   out.push(`Sessions: ${sessions}`);
-  if (!rt.isDefault) {
-    out.push(`Commands: ${commands}`);
-    out.push(`Skills: ${skills} own, ${rt.attachedSkills.length} attached${rt.attachedSkills.length ? ` (${rt.attachedSkills.join(', ')})` : ''}`);
-    out.push(`Memory: ${rt.memoryFile}`);
-    out.push(`Heartbeat checklist: ${rt.heartbeatFile ?? 'none'}`);
-  } else {
-    out.push('Skills: every global skill');
-  }
+  out.push(`Commands: ${commands} own (global ones in ${rt.globalCommandsDir})`);
+  out.push(`Skills: ${skills} own, ${attached}`);
+  out.push(`Memory: ${rt.memoryFile}`);
+  if (!rt.isDefault) out.push(`Heartbeat checklist: ${rt.heartbeatFile ?? 'none'}`);
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

@@ -8,6 +8,7 @@ import { isReinError } from '../../core/errors.js';
 import { createRuntime, startRun } from '../../core/runtime/runtime.js';
 import { unattendedFace, type ApprovalFace } from '../../core/permissions/types.js';
 import { isSessionId } from '../../core/sessions/id.js';
+import { expandSlashCommand, loadCommands } from '../../core/commands/index.js';
 import { readAll, UsageError, type CliIo } from '../io.js';
 import { jsonRenderer, textRenderer } from '../render.js';
 import { ttyFace } from '../ttyFace.js';
@@ -75,6 +76,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   process.on('SIGTERM', onSigint);
   try {
     const { config } = await loadConfig({ home, cwd });
+    if (prompt.startsWith('/')) {
+      const { commands } = await loadCommands({ home, ...(values.agent ? { agent: values.agent } : {}) });
+      const expanded = expandSlashCommand(prompt, commands);
+      if (expanded && 'error' in expanded) return fail(2, expanded.error);
+      if (expanded) prompt = expanded.prompt;
+    }
     // Unattended runs have nobody to ask; a prompt on stdin leaves no terminal to answer on either.
     const faces: ApprovalFace[] = UNATTENDED_SOURCES.has(source) ? [unattendedFace] : [ttyFace({ input: io.stdin, output: io.stderr })];
     const runtime = await createRuntime({

@@ -101,12 +101,7 @@ export async function loadAgent(home: string, name: string): Promise<Agent> {
 export async function validateAgent(home: string, name: string): Promise<AgentProblem[]> {
   assertAgentName(name);
   const layout = agentLayout(home, name);
-  if (isDefaultAgent(name)) {
-    if (!(await isDirectory(layout.dir))) {
-      throw new ReinError('not_found', `"${name}" is the built-in agent: it has no folder to validate`, { agent: name });
-    }
-    return [{ file: layout.dir, message: `"${name}" is the built-in agent's name; this folder is ignored (rename it to use it)` }];
-  }
+  if (isDefaultAgent(name)) return validateDefaultAgentFolder(layout);
   if (!(await isDirectory(layout.dir))) {
     throw new ReinError('not_found', `agent "${name}" not found: ${layout.dir} does not exist`, { agent: name, file: layout.dir });
   }
@@ -118,6 +113,26 @@ export async function validateAgent(home: string, name: string): Promise<AgentPr
     checkAgentSkills(layout.skillsDir),
   ]);
   return sortProblems(checks.flatMap((c) => c.problems));
+}
+
+/**
+ * The built-in agent has Rein's persona and the global config, but may keep its own commands and
+ * skills in `agents/default/`. Those are checked; a persona or config file there would be silently
+ * unused, so it is reported.
+ */
+async function validateDefaultAgentFolder(layout: AgentLayout): Promise<AgentProblem[]> {
+  const problems: AgentProblem[] = [];
+  const unused: [string, string][] = [
+    [layout.persona, "the built-in agent uses Rein's own persona"],
+    [layout.config, 'the built-in agent uses the global config.yaml'],
+    [layout.attached, 'the built-in agent has every global skill'],
+    [layout.heartbeat, 'heartbeats are for named agents'],
+  ];
+  for (const [file, why] of unused) {
+    if (await exists(file)) problems.push({ file, message: `not used: ${why}; create a named agent to use this file` });
+  }
+  const checks = await Promise.all([checkCommands(layout.commandsDir), checkAgentSkills(layout.skillsDir)]);
+  return sortProblems([...problems, ...checks.flatMap((c) => c.problems)]);
 }
 
 export interface AllAgentsReport {

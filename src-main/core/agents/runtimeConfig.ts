@@ -10,7 +10,7 @@ import { DEFAULT_AGENT, paths } from '../config/paths.js';
 import type { GlobalConfig } from '../config/schema.js';
 import type { AgentConfig } from './agentConfig.js';
 import { loadAgent } from './agentStore.js';
-import { assertAgentName, isDefaultAgent } from './layout.js';
+import { agentLayout, assertAgentName, isDefaultAgent } from './layout.js';
 import { mergeAgentConfig, type EffectiveConfig } from './mergeAgentConfig.js';
 
 export interface AgentRuntimeConfig {
@@ -28,8 +28,11 @@ export interface AgentRuntimeConfig {
   memoryDir: string;
   memoryFile: string;
   sessionsDir: string;
-  /** The agent's own skills (highest priority); absent for the built-in agent. */
-  skillsDir?: string;
+  /**
+   * The agent's own skills (highest priority). The built-in agent's are in `agents/default/skills`:
+   * it has no persona or config folder, but may have skills and commands of its own.
+   */
+  skillsDir: string;
   /** Where global skills live. */
   globalSkillsDir: string;
   /**
@@ -38,8 +41,10 @@ export interface AgentRuntimeConfig {
    */
   attachedSkills: string[];
   allGlobalSkills: boolean;
-  /** The agent's own slash commands (`<name>.md` files). */
+  /** The agent's own slash commands (`<name>.md` files); they win over the global ones. */
   commandsDir: string;
+  /** Slash commands every agent has. */
+  globalCommandsDir: string;
   /** HEARTBEAT.md, when the agent has one with content. */
   heartbeatFile?: string;
   /** The agent's working folder with `~` expanded, when its config sets one. */
@@ -66,7 +71,9 @@ export async function resolveAgentRuntimeConfig(
   assertAgentName(name);
   const userHome = opts.userHome ?? homedir();
   const globalSkillsDir = join(home, 'skills');
+  const globalCommandsDir = join(home, 'commands');
   if (isDefaultAgent(name)) {
+    const layout = agentLayout(home, name);
     const effective = mergeAgentConfig(globalConfig, {});
     // The built-in agent keeps its own always-allow grants in the global file.
     effective.config.permissions.always_allow_tools = [...globalConfig.permissions.always_allow_tools];
@@ -80,10 +87,12 @@ export async function resolveAgentRuntimeConfig(
       memoryDir,
       memoryFile: join(memoryDir, 'MEMORY.md'),
       sessionsDir: paths.sessionsDir(home, name),
+      skillsDir: layout.skillsDir,
       globalSkillsDir,
       attachedSkills: [],
       allGlobalSkills: true,
-      commandsDir: join(home, 'commands'),
+      commandsDir: layout.commandsDir,
+      globalCommandsDir,
       watch: [],
     };
   }
@@ -106,6 +115,7 @@ export async function resolveAgentRuntimeConfig(
     attachedSkills: agent.attachedSkills,
     allGlobalSkills: false,
     commandsDir: layout.commandsDir,
+    globalCommandsDir,
     ...(agent.hasHeartbeat ? { heartbeatFile: layout.heartbeat } : {}),
     ...(effective.cwd !== undefined ? { cwd: expandHome(effective.cwd, userHome) } : {}),
     watch: effective.watch.map((w) => ({ ...w, path: expandHome(w.path, userHome) })),

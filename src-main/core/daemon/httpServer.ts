@@ -30,7 +30,8 @@ async function handle(ctx: DaemonContext, routes: Route[], req: IncomingMessage,
   const verdict = checkRequest(ctx.security, {
     headers: req.headers,
     url,
-    isPublic: match ? match.route.public === true : true, // non-API paths are static files
+    // Unknown paths outside the API are static files (public); inside it they need the token like the rest.
+    isPublic: match ? match.route.public === true : !isApi,
     isWebSocket: false,
   });
   if (!verdict.ok) {

@@ -54,6 +54,10 @@ export interface RunInput {
   source: string;
   agent: string;
   persona?: string;
+  /** Problems found while preparing the run (skills, instructions), shown as warnings at its start. */
+  warnings?: readonly string[];
+  /** Per-session prompt sections (instructions, skills, memory). */
+  promptSections?: ReadonlyArray<{ title: string; text: string }>;
   settings: RunSettings;
   toolContext: ToolContext;
   signal: AbortSignal;
@@ -112,7 +116,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   // A Stop hook may keep the model going ("you forgot the tests"), at most 3 times per turn.
   const stopGate = new StopHookGate({ perTurn: 3, perRun: 3 });
   const background: Promise<unknown>[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = [...(input.warnings ?? [])];
   const warn = (message: string) => void warnings.push(message);
   const flushWarnings = function* (): Generator<ReinEvent> {
     while (warnings.length > 0) yield stamp({ type: 'notice', level: 'warning', message: warnings.shift()! });
@@ -133,6 +137,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   const system: TextBlockParam[] = buildSystemPrompt({
     agent: input.agent,
     ...(input.persona ? { persona: input.persona } : {}),
+    ...(input.promptSections ? { sections: input.promptSections } : {}),
     cwd: input.toolContext.cwd,
     model: settings.model,
     platform: `${process.platform} ${process.arch}`,

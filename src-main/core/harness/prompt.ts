@@ -31,12 +31,15 @@ export interface StablePromptInput {
   cwd: string;
   model: string;
   platform: string;
+  /** Further per-session sections (instructions, skill catalogue, memory), in order; empty ones are left out. */
+  sections?: ReadonlyArray<{ title: string; text: string }>;
 }
 
 export function buildSystemPrompt(stable: StablePromptInput): TextBlockParam[] {
   const lines = [
     stable.persona ? `# Persona (agent "${stable.agent}")\n${stable.persona.trim()}` : `You are the "${stable.agent}" agent.`,
     `# Environment\nWorking folder: ${stable.cwd}\nPlatform: ${stable.platform}\nModel: ${stable.model}`,
+    ...(stable.sections ?? []).filter((s) => s.text.trim()).map((s) => `# ${s.title}\n${s.text.trim()}`),
   ];
   return [
     { type: 'text', text: CORE_RULES },

@@ -249,7 +249,7 @@ const COMMAND_RULES: Rule[] = [
 ];
 
 /** For a command name known only at run time: what it would be as one of these programs. */
-const WHAT_IF_NAMES = ['rm', 'find', 'mv', 'chmod', 'chown', 'dd', 'rsync'];
+const WHAT_IF_NAMES = ['rm', 'find', 'mv', 'chmod', 'chown', 'dd', 'rsync', 'kill', 'csrutil', 'spctl', 'diskutil'];
 
 function checkCommand(cmd: SimpleCommand, ctx: PathContext): HardBlock | undefined {
   const names = cmd.nameDynamic ? WHAT_IF_NAMES : [cmd.name];
@@ -299,6 +299,11 @@ function checkFeeds(analysis: ShellAnalysis): HardBlock | undefined {
     if (downloader) return block('download-into-shell', `the output of \`${downloader.name}\` ${how} \`${sink}\``);
     const decoder = f.feeders.find(isDecoder);
     if (decoder) return block('decoded-payload-into-shell', `the output of \`${decoder.name}\` ${how} \`${sink}\``);
+    // A program only known at run time could be a downloader: its output is not run as code either.
+    const unknown = f.feeders.find((c) => c.nameDynamic);
+    if (unknown && f.channel !== 'command_name') {
+      return block('download-into-shell', `the output of \`${showValue(unknown.program)}\` (a program only known at run time) ${how} \`${sink}\``);
+    }
   }
   return undefined;
 }

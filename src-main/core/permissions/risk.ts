@@ -4,7 +4,7 @@
  */
 import type { RiskLevel } from '../api/events.js';
 import { alwaysAskReason, gitSubcommand } from './alwaysAsk.js';
-import type { HardBlock } from './hardBlocks.js';
+import { HARD_BLOCK_RULES, type HardBlock } from './hardBlocks.js';
 import { isDownloader } from './shell/commandKinds.js';
 import type { ShellAnalysis, SimpleCommand } from './shell/types.js';
 import { PRIVILEGE_WRAPPERS } from './shell/wrappers.js';
@@ -56,7 +56,7 @@ function destructive(c: SimpleCommand): string | undefined {
 }
 
 export function commandRisk(analysis: ShellAnalysis, block: HardBlock | undefined, readOnly: boolean): Risk {
-  if (block) return riskOf('high', `hard-blocked: ${block.rule}`);
+  if (block) return riskOf('high', HARD_BLOCK_RULES[block.rule]);
   const cmds = analysis.commands;
   const privileged = cmds.find((c) => c.wrappers.some((w) => PRIVILEGE_WRAPPERS.has(w)) || PRIVILEGE_WRAPPERS.has(c.name));
   if (privileged) return riskOf('high', 'runs with administrator rights');

@@ -1,21 +1,25 @@
 /**
  * The composition root of one run: from config, environment and the chosen agent it builds the
- * model client, tool registry, permission policy, approval broker and session store. Nothing global
- * and mutable is shared between two runtimes, so concurrent runs (daemon routes) cannot interfere.
+ * model client, tool registry, permission policy, approval broker and session store. Switching agents
+ * means building another runtime: persona, model, limits, tools, skills, memory and sessions all come
+ * from the agent. Nothing global and mutable is shared between two runtimes, so concurrent runs
+ * (daemon routes) cannot interfere.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ReinError } from '../errors.js';
+import { ReinError, errorMessage } from '../errors.js';
 import type { GlobalConfig, PermissionMode } from '../config/schema.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT, paths } from '../config/paths.js';
+import { resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
 import { AnthropicLlm, type LlmClient } from '../llm/client.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { basicPolicy } from '../permissions/basicPolicy.js';
 import type { ApprovalFace, PermissionPolicy } from '../permissions/types.js';
+import { persistAlwaysAllow } from '../permissions/alwaysAllow.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { builtinTools } from '../tools/builtin/index.js';
+import { createUseSkillTool } from '../tools/builtin/useSkill.js';
+import { createMemoryAppendTool, NO_APPROVAL_TOOLS } from '../tools/builtin/memoryAppend.js';
 import { SessionReadTracker } from '../tools/readTracker.js';
-import type { EgressCheck, ToolContext } from '../tools/tool.js';
+import type { EgressCheck, Tool, ToolContext } from '../tools/tool.js';
 import { SessionStore } from '../sessions/store.js';
 import type { SessionFile } from '../sessions/types.js';
 import { titleFromPrompt } from '../sessions/title.js';
@@ -23,8 +27,11 @@ import { Inbox } from '../harness/inbox.js';
 import { runAgent, type RunOutcome, type RunSettings } from '../harness/loop.js';
 import type { ReinEvent } from '../api/events.js';
 import { AuditLog } from '../audit/auditLog.js';
-import { persistAlwaysAllow } from '../permissions/alwaysAllow.js';
-import type { Tool } from '../tools/tool.js';
+import { bundledSkillsDir, loadSkills, skillCatalog, type Skill } from '../skills/index.js';
+import { loadInstructions } from '../instructions/index.js';
+import { consolidateMemory, loadMemory, shouldConsolidate } from '../memory/index.js';
+import { protectedMemoryPaths } from '../memory/files.js';
+import { join } from 'node:path';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]', '0.0.0.0']);
 
@@ -35,7 +42,7 @@ export interface ModelAccess {
 
 /** The key comes from ANTHROPIC_API_KEY; a loopback base URL (a local compatible server) needs none. */
 export function resolveModelAccess(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string): ModelAccess {
-  const baseURL = config.base_url ?? env.ANTHROPIC_BASE_URL?.trim() ?? undefined;
+  const baseURL = config.base_url ?? (env.ANTHROPIC_BASE_URL?.trim() || undefined);
   const apiKey = env.ANTHROPIC_API_KEY?.trim() || env.ANTHROPIC_AUTH_TOKEN?.trim();
   if (apiKey) return { apiKey, ...(baseURL ? { baseURL } : {}) };
   if (baseURL) {
@@ -55,6 +62,7 @@ export interface RuntimeOptions {
   home: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The global config (merged with the project overlay); the agent's own config is applied on top. */
   config: GlobalConfig;
   agent?: string;
   source?: string;
@@ -65,12 +73,16 @@ export interface RuntimeOptions {
   /** Tests and embedders may bring their own model client or policy. */
   llm?: LlmClient;
   policy?: PermissionPolicy;
+  /** Where the bundled skills are; found next to the package by default. */
+  bundledSkillsDir?: string;
 }
 
 export interface Runtime {
   agent: string;
   source: string;
+  /** The effective config: global, project overlay and the agent's own config merged. */
   config: GlobalConfig;
+  agentConfig: AgentRuntimeConfig;
   settings: RunSettings;
   llm: LlmClient;
   registry: ToolRegistry;
@@ -78,6 +90,9 @@ export interface Runtime {
   broker: ApprovalBroker;
   store: SessionStore;
   audit: AuditLog;
+  skills: Skill[];
+  /** Problems found while loading skills and instructions; the run shows them as warnings. */
+  warnings: string[];
   /** Saves an "always allow" answer: the exact command (bash) or the tool name, in the agent's config file. */
   onAlwaysAllow: (tool: Tool, input: unknown) => Promise<void>;
   persona?: string;
@@ -88,8 +103,15 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   if (!AGENT_NAME_RE.test(agent)) {
     throw new ReinError('invalid_input', `agent name "${agent}" is invalid: use lowercase letters, digits, - and _ (at most 64)`);
   }
-  const persona = agent === DEFAULT_AGENT ? undefined : await readPersona(opts.home, agent);
-  const config = opts.config;
+  const rc = await resolveAgentRuntimeConfig(opts.home, opts.config, agent);
+  const config = rc.effective.config;
+  const warnings: string[] = [];
+
+  const bundledDir = opts.bundledSkillsDir ?? bundledSkillsDir();
+  const loaded = await loadSkills({ home: opts.home, agent, ...(bundledDir ? { bundledDir } : {}) });
+  for (const p of loaded.problems) warnings.push(`skill ${p.file}${p.field ? ` (${p.field})` : ''}: ${p.message}`);
+  const skills = loaded.skills;
+
   const llm =
     opts.llm ??
     new AnthropicLlm({
@@ -97,18 +119,32 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       ...(numberEnv(opts.env.REIN_RETRY_BASE_MS) !== undefined ? { baseDelayMs: numberEnv(opts.env.REIN_RETRY_BASE_MS)! } : {}),
       ...(numberEnv(opts.env.REIN_LLM_IDLE_MS) !== undefined ? { idleTimeoutMs: numberEnv(opts.env.REIN_LLM_IDLE_MS)! } : {}),
     });
-  const registry = new ToolRegistry(builtinTools()).filter(config.tools.allowed, config.tools.denied);
-  const mode = opts.mode ?? config.permissions.mode;
+
+  const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir)];
+  if (skills.length > 0) tools.push(createUseSkillTool(skills));
+  const registry = new ToolRegistry(tools).filter(rc.effective.tools.allowed, rc.effective.tools.denied);
+  const mode = opts.mode ?? rc.effective.mode;
+  const yes = (opts.yes ?? false) || rc.effective.autoApprove;
+  const base = opts.policy ?? basicPolicy({ yes });
+  // Tools that only touch Rein's own state (memory) never need a person's approval.
+  const policy: PermissionPolicy = {
+    check: (call) =>
+      NO_APPROVAL_TOOLS.has(call.tool.name)
+        ? { decision: 'allow', layer: 'tool', reason: `${call.tool.name} only changes the agent's memory`, risk: 'low', riskExplanation: 'writes to Rein’s own memory file' }
+        : base.check(call),
+  };
+
   return {
     agent,
     source: opts.source ?? 'cli',
     config,
+    agentConfig: rc,
     settings: {
-      model: config.model,
-      maxTokens: config.max_tokens,
+      model: rc.effective.model,
+      maxTokens: rc.effective.maxTokens,
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      maxIterations: config.max_iterations,
-      maxUsdPerRun: config.budget.max_usd_per_run,
+      maxIterations: rc.effective.maxIterations,
+      maxUsdPerRun: rc.effective.maxUsdPerRun,
       maxParallel: config.tools.max_parallel,
       resultBudget: config.tools.result_budget,
       mode,
@@ -116,26 +152,19 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     },
     llm,
     registry,
-    policy: opts.policy ?? basicPolicy({ yes: opts.yes ?? false }),
+    policy,
     broker: new ApprovalBroker(opts.faces, { timeoutMs: config.permissions.approval_timeout_seconds * 1000 }),
-    store: new SessionStore(paths.sessionsDir(opts.home, agent)),
+    store: new SessionStore(rc.sessionsDir),
     audit: new AuditLog(paths.auditLog(opts.home)),
+    skills,
+    warnings,
     onAlwaysAllow: async (tool, input) => {
-      const file = agent === DEFAULT_AGENT ? paths.globalConfig(opts.home) : join(paths.agentDir(opts.home, agent), 'config.yaml');
+      const file = rc.isDefault || !rc.dir ? paths.globalConfig(opts.home) : join(rc.dir, 'config.yaml');
       const command = tool.name === 'bash' && input && typeof input === 'object' ? (input as { command?: unknown }).command : undefined;
       await persistAlwaysAllow(typeof command === 'string' ? { file, command } : { file, tool: tool.name });
     },
-    ...(persona ? { persona } : {}),
+    ...(rc.persona ? { persona: rc.persona } : {}),
   };
-}
-
-async function readPersona(home: string, agent: string): Promise<string> {
-  const file = join(paths.agentDir(home, agent), 'AGENT.md');
-  try {
-    return await readFile(file, 'utf8');
-  } catch {
-    throw new ReinError('not_found', `agent "${agent}" not found: ${file} does not exist`);
-  }
 }
 
 function numberEnv(v: string | undefined): number | undefined {
@@ -155,11 +184,30 @@ export interface StartRunOptions {
   egress?: EgressCheck;
 }
 
-/** Loads or creates the session and starts the loop. */
+/**
+ * Loads or creates the session, gathers the per-session prompt parts (instructions, skill catalogue,
+ * memory — consolidated first when due) and starts the loop.
+ */
 export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ session: SessionFile; events: AsyncGenerator<ReinEvent, RunOutcome> }> {
   const session = opts.sessionId
     ? await rt.store.load(opts.sessionId)
     : rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) });
+  const warnings = [...rt.warnings];
+
+  const memoryDir = rt.agentConfig.memoryDir;
+  try {
+    if (await shouldConsolidate(memoryDir)) {
+      await consolidateMemory(memoryDir, { llm: rt.llm, model: rt.agentConfig.effective.smallModel, signal: opts.signal });
+    }
+  } catch (err) {
+    warnings.push(`memory consolidation failed (memory left as it was): ${errorMessage(err)}`);
+  }
+  const [instructions, memory] = await Promise.all([
+    loadInstructions({ home: opts.home, cwd: opts.cwd }),
+    loadMemory(memoryDir).catch(() => ''),
+  ]);
+  for (const p of instructions.problems) warnings.push(`instructions ${p.file}: ${p.message}`);
+
   const toolContext: ToolContext = {
     cwd: opts.cwd,
     sessionId: session.id,
@@ -168,6 +216,7 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
     agent: rt.agent,
     readTracker: new SessionReadTracker(),
     egress: opts.egress ?? (async () => ({ allowed: true })),
+    protectedPaths: protectedMemoryPaths(memoryDir),
   };
   const events = runAgent(
     {
@@ -177,6 +226,12 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       source: rt.source,
       agent: rt.agent,
       ...(rt.persona ? { persona: rt.persona } : {}),
+      promptSections: [
+        { title: 'Instructions', text: instructions.text },
+        { title: 'Skills', text: rt.skills.length > 0 ? skillCatalog(rt.skills) : '' },
+        { title: 'Memory (MEMORY.md — add to it with memory_append)', text: memory },
+      ],
+      warnings,
       settings: rt.settings,
       toolContext,
       signal: opts.signal,

@@ -8,6 +8,10 @@ import type Database from 'better-sqlite3';
 /** Bump on any change below; every Rein that sees another number rebuilds. */
 export const SCHEMA_VERSION = 1;
 
+/** Message row ids are `(session key << ROW_BITS) + position`; a session can have 2^24 indexed rows. */
+export const ROW_BITS = 24;
+export const ROWS_PER_SESSION = 2 ** ROW_BITS;
+
 /** `meta` key set once a full index from the JSON files has completed. */
 export const META_INDEXED_AT = 'indexed_at';
 
@@ -36,18 +40,19 @@ CREATE INDEX sessions_by_agent_updated ON sessions (agent, updated_at DESC);
 CREATE INDEX sessions_by_source_updated ON sessions (source, updated_at DESC);
 CREATE INDEX sessions_by_id ON sessions (id);
 
--- Searchable text (search/extract.ts): several rows may come from one message. Ids grow with every
--- insert, so a higher id is a more recently indexed message (searches rank the most recent matches).
+-- Searchable text (search/extract.ts): several rows may come from one message. A row's id is
+-- (session key << 24) + its position among the session's rows, so the session of a matching row is
+-- known from the id alone, without reading the (wide) row, and a session's rows form one id range.
+-- Session keys grow as sessions are added, so higher ids belong to newer sessions.
 CREATE TABLE messages (
-  id          INTEGER PRIMARY KEY,
-  session_key INTEGER NOT NULL,
-  msg_index   INTEGER NOT NULL,
-  role        TEXT NOT NULL,
-  substrings  INTEGER NOT NULL,  -- 1: also in the trigram index (before content: read without it)
-  content     TEXT NOT NULL
+  id         INTEGER PRIMARY KEY,
+  msg_index  INTEGER NOT NULL,
+  role       TEXT NOT NULL,
+  substrings INTEGER NOT NULL,  -- 1: also in the trigram index
+  content    TEXT NOT NULL
 );
-CREATE INDEX messages_by_session ON messages (session_key);
-CREATE INDEX messages_with_substrings ON messages (session_key) WHERE substrings = 1;
+-- Lets a short-query scan visit only the rows that take part in substring search.
+CREATE INDEX messages_with_substrings ON messages (id) WHERE substrings = 1;
 
 -- Two indexes over the same text (stored once, in messages): whole words with English stemming over
 -- every row, and trigrams for substrings (Chinese and Japanese have no spaces between words; partial

@@ -10,7 +10,7 @@ import { isSessionId } from '../sessions/id.js';
 export interface AgentSessionFiles {
   agent: string;
   dir: string;
-  /** Session ids that have a `<id>.json` file in `dir`. */
+  /** Session ids that have a `<id>.json` file in `dir`, oldest first (ids start with their date). */
   ids: string[];
 }
 
@@ -19,7 +19,7 @@ export async function listAgentSessionFiles(home: string): Promise<AgentSessionF
   const out: AgentSessionFiles[] = [];
   for (const agent of agents) {
     const dir = paths.sessionsDir(home, agent);
-    const ids = (await namesIn(dir)).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId);
+    const ids = (await namesIn(dir)).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId).sort();
     out.push({ agent, dir, ids });
   }
   return out;

@@ -15,7 +15,7 @@ import { describeIssues } from '../util/zodIssues.js';
 import { isCorruptionError, moveAside, openDatabase } from './database.js';
 import { extractRows, type IndexRow, type IndexedRole } from './extract.js';
 import { planQuery, type QueryPlan } from './query.js';
-import { META_INDEXED_AT, type SchemaOutcome } from './schema.js';
+import { META_INDEXED_AT, ROW_BITS, ROWS_PER_SESSION, type SchemaOutcome } from './schema.js';
 import { ELLIPSIS, MATCH_CLOSE, MATCH_OPEN, compactSnippet, snippetAround } from './snippet.js';
 import { listAgentSessionFiles } from './sessionFiles.js';
 
@@ -112,8 +112,8 @@ interface SessionRow {
 /** JSON files read at once while reindexing; each batch is written in one transaction. */
 const REINDEX_BATCH = 64;
 /** Matching messages ranked per search stage (see #ranked), and at least this many per wanted hit. */
-const RANK_WINDOW = 1_000;
-const RANK_WINDOW_PER_HIT = 25;
+const RANK_WINDOW = 500;
+const RANK_WINDOW_PER_HIT = 10;
 /** Tokens of context in FTS snippets; a trigram token is about one character, a word token one word. */
 const WORD_SNIPPET_TOKENS = 16;
 const SUBSTRING_SNIPPET_TOKENS = 48;
@@ -329,19 +329,26 @@ export class SessionIndex {
       msg_count: s.messages.length,
     }) as { key: number };
 
-    const rows = extractRows(s);
-    const old = this.#stmt(`SELECT id, msg_index, role, substrings, content FROM messages WHERE session_key = ? ORDER BY id`).all(
-      key,
+    // Rows past the id range of a session are not indexed; 16 million is far beyond any real session.
+    const rows = extractRows(s).slice(0, ROWS_PER_SESSION);
+    const base = key * ROWS_PER_SESSION;
+    const old = this.#stmt(`SELECT id, msg_index, role, substrings, content FROM messages WHERE id >= ? AND id < ? ORDER BY id`).all(
+      base,
+      base + ROWS_PER_SESSION,
     ) as OldRow[];
+    // Messages are mostly appended: rows up to the first difference stay, the rest is rewritten.
     let same = 0;
-    while (same < old.length && same < rows.length && sameRow(old[same]!, rows[same]!)) same++;
-    if (same < old.length) this.#stmt(`DELETE FROM messages WHERE session_key = ? AND id >= ?`).run(key, old[same]!.id);
-    const insert = this.#stmt(`INSERT INTO messages (session_key, msg_index, role, substrings, content) VALUES (?, ?, ?, ?, ?)`);
-    for (const r of rows.slice(same)) insert.run(key, r.msgIndex, r.role, r.substrings ? 1 : 0, r.content);
+    while (same < old.length && same < rows.length && old[same]!.id === base + same && sameRow(old[same]!, rows[same]!)) same++;
+    if (same < old.length) this.#stmt(`DELETE FROM messages WHERE id >= ? AND id < ?`).run(base + same, base + ROWS_PER_SESSION);
+    const insert = this.#stmt(`INSERT INTO messages (id, msg_index, role, substrings, content) VALUES (?, ?, ?, ?, ?)`);
+    for (let i = same; i < rows.length; i++) {
+      const r = rows[i]!;
+      insert.run(base + i, r.msgIndex, r.role, r.substrings ? 1 : 0, r.content);
+    }
   }
 
   #deleteKey(key: number): void {
-    this.#stmt(`DELETE FROM messages WHERE session_key = ?`).run(key);
+    this.#stmt(`DELETE FROM messages WHERE id >= ? AND id < ?`).run(key * ROWS_PER_SESSION, (key + 1) * ROWS_PER_SESSION);
     this.#stmt(`DELETE FROM sessions WHERE key = ?`).run(key);
   }
 
@@ -395,10 +402,11 @@ export class SessionIndex {
   ): Candidate[] {
     if (need <= 0) return [];
     // CROSS JOIN pins the FTS table as the outer loop: the match set drives, in id order, and the
-    // agent filter applies before the LIMIT, so bm25 runs only for rows that are returned.
-    const sql = `SELECT m.id AS rowid, m.session_key AS sessionKey, bm25(${table}) AS rank
-      FROM ${table} CROSS JOIN messages m ON m.id = ${table}.rowid CROSS JOIN sessions s ON s.key = m.session_key
-      WHERE ${table} MATCH ? AND s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(likes.length)}
+    // agent filter applies before the LIMIT, so bm25 runs only for rows that are returned. The session
+    // comes from the row id (schema.ts), so the wide message rows are not read at all.
+    const sql = `SELECT ${table}.rowid AS rowid, s.key AS sessionKey, bm25(${table}) AS rank
+      FROM ${table} CROSS JOIN sessions s ON s.key = (${table}.rowid >> ${ROW_BITS})
+      WHERE ${table} MATCH ? AND s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(likes.length, `${table}.content`)}
       ORDER BY ${table}.rowid DESC LIMIT ?`;
     const window = Math.max(RANK_WINDOW, need * RANK_WINDOW_PER_HIT);
     const params = [match, scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...likes, window];
@@ -416,9 +424,10 @@ export class SessionIndex {
   /** Short queries: a LIKE scan of the agent's substring rows, most recently updated sessions first. */
   #short(plan: QueryPlan, scope: { agent: string; source?: string }, seen: Set<number>, need: number): Candidate[] {
     if (need <= 0) return [];
-    const sql = `SELECT m.id AS rowid, m.session_key AS sessionKey, 0 AS rank
-      FROM sessions s CROSS JOIN messages m ON m.session_key = s.key AND m.substrings = 1
-      WHERE s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(plan.likes.length)}
+    const sql = `SELECT m.id AS rowid, s.key AS sessionKey, 0 AS rank
+      FROM sessions s CROSS JOIN messages m INDEXED BY messages_with_substrings
+        ON m.substrings = 1 AND m.id >= (s.key << ${ROW_BITS}) AND m.id < ((s.key + 1) << ${ROW_BITS})
+      WHERE s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(plan.likes.length, 'm.content')}
       ORDER BY s.updated_at DESC`;
     const params = [scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...plan.likes];
     const out: Candidate[] = [];
@@ -445,7 +454,7 @@ export class SessionIndex {
 
   #hit(c: Candidate, match: MatchKind, snippet: (content: string) => string): SearchHit {
     const row = this.#stmt(
-      `SELECT m.role, m.msg_index, m.content, s.* FROM messages m JOIN sessions s ON s.key = m.session_key WHERE m.id = ?`,
+      `SELECT m.role, m.msg_index, m.content, s.* FROM messages m JOIN sessions s ON s.key = (m.id >> ${ROW_BITS}) WHERE m.id = ?`,
     ).get(c.rowid) as SessionRow & { role: IndexedRole; msg_index: number; content: string };
     return {
       sessionId: row.id,
@@ -497,8 +506,8 @@ export function isIndexCorrupt(e: unknown): boolean {
   return isReinError(e, 'internal') && e.details?.reason === 'index_corrupt';
 }
 
-function likeClauses(n: number): string {
-  return ` AND m.content LIKE ? ESCAPE '\\'`.repeat(n);
+function likeClauses(n: number, column: string): string {
+  return ` AND ${column} LIKE ? ESCAPE '\\'`.repeat(n);
 }
 
 interface OldRow {

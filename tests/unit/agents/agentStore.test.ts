@@ -176,6 +176,27 @@ describe('validateAgent', () => {
   });
 });
 
+describe('validateAgent for the built-in default agent', () => {
+  it('has nothing to report without a folder', async () => {
+    expect(await validateAgent(home, 'default')).toEqual([]);
+  });
+
+  it('checks its own commands and skills and flags files it would never use', async () => {
+    await writeAgent('default', {
+      'commands/ok.md': 'fine',
+      'commands/huge.md': 'x'.repeat(COMMAND_MAX_CHARS + 5),
+      'skills/broken/SKILL.md': 'no front matter',
+      'config.yaml': 'model: x\n',
+    });
+    const dir = agentDir('default');
+    expect((await validateAgent(home, 'default')).map(formatProblem)).toEqual([
+      `${dir}/commands/huge.md: 8,005 characters; a command may have at most 8,000`,
+      `${dir}/config.yaml: not used: the built-in agent uses the global config.yaml; create a named agent to use this file`,
+      expect.stringMatching(/skills\/broken\/SKILL\.md: no front matter/),
+    ]);
+  });
+});
+
 describe('validateAllAgents and listAgents', () => {
   it('checks every folder, reports unusable folder names, and lists only usable agents', async () => {
     await writeAgent('alpha', { 'AGENT.md': 'p' });
@@ -193,7 +214,7 @@ describe('validateAllAgents and listAgents', () => {
     expect(report.problems.map((p) => [p.file, p.field, p.message])).toEqual([
       [agentDir('Bad Name'), undefined, expect.stringMatching(/"Bad Name" is not a valid agent name/)],
       [join(agentDir('beta'), 'config.yaml'), 'mode', expect.stringMatching(/expected one of/)],
-      [agentDir('default'), undefined, expect.stringMatching(/built-in agent's name; this folder is ignored/)],
+      [join(agentDir('default'), 'AGENT.md'), undefined, expect.stringMatching(/^not used: the built-in agent uses Rein's own persona/)],
       [join(agentDir('no-persona'), 'AGENT.md'), undefined, expect.stringMatching(/^missing/)],
     ]);
   });

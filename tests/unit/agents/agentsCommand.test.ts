@@ -145,14 +145,14 @@ describe('rein agents show', () => {
     expect(r.stdout).toMatch(/heartbeat:\n {4}every: 45m\n {4}model: claude-/);
     expect(r.stdout).toMatch(/API_KEY: \(hidden\)/);
     expect(r.stdout).not.toMatch(/sk-secret-value/);
-    expect(r.stdout).toMatch(/Sessions: 2\nCommands: 2\nSkills: 1 own, 2 attached \(pdf, web\)\n/);
+    expect(r.stdout).toMatch(/Sessions: 2\nCommands: 2 own \(global ones in .*\)\nSkills: 1 own, 2 attached \(pdf, web\)\n/);
   });
 
   it('shows the built-in default agent', async () => {
     const r = await run('show', 'default');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Agent: default \(built-in\)\n/);
-    expect(r.stdout).toMatch(/Sessions: 0\nSkills: every global skill\n/);
+    expect(r.stdout).toMatch(/Sessions: 0\nCommands: 0 own .*\nSkills: 0 own, every global skill\nMemory: .*memory\/MEMORY\.md\n$/);
   });
 
   it('exits 1 with every problem when the agent cannot load', async () => {

@@ -53,6 +53,7 @@ describe('resolveAgentRuntimeConfig', () => {
       attachedSkills: ['pdf'],
       allGlobalSkills: false,
       commandsDir: join(dir, 'commands'),
+      globalCommandsDir: join(home, 'commands'),
       heartbeatFile: join(dir, 'HEARTBEAT.md'),
       cwd: '/Users/someone/src',
       watch: [{ path: '/Users/someone/inbox', debounceMs: 2000 }],
@@ -74,9 +75,11 @@ describe('resolveAgentRuntimeConfig', () => {
       memoryFile: join(home, 'memory', 'MEMORY.md'),
       sessionsDir: join(home, 'sessions'),
       globalSkillsDir: join(home, 'skills'),
+      skillsDir: join(home, 'agents', 'default', 'skills'),
       attachedSkills: [],
       allGlobalSkills: true,
-      commandsDir: join(home, 'commands'),
+      commandsDir: join(home, 'agents', 'default', 'commands'),
+      globalCommandsDir: join(home, 'commands'),
       watch: [],
     });
     expect(rt.persona).toBeUndefined();

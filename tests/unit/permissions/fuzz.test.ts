@@ -70,38 +70,44 @@ const NAME_DISGUISES: Array<(w: string) => string> = [
 const WRAPPERS = ['', 'sudo ', 'sudo -u root ', 'env ', 'env A=1 ', 'command ', 'nohup ', 'nice -n 5 ', 'timeout 9 ', 'time ', 'doas ', 'stdbuf -oL '];
 const BENIGN = ['ls -la', 'echo hi', 'git status', 'cat README.md', 'pwd', 'true'];
 
-/** Executing contexts; C is the core. */
-const CONTEXTS: Array<(c: string, b: string) => string> = [
-  (c) => c,
-  (c, b) => `${b}; ${c}`,
-  (c, b) => `${b} && ${c}`,
-  (c) => `false || ${c}`,
-  (c, b) => `${c} & ${b}`,
-  (c) => `(${c})`,
-  (c) => `{ ${c}; }`,
-  (c) => `echo "$(${c})"`,
-  (c) => `x=$(${c})`,
-  (c) => `if true; then ${c}; fi`,
-  (c) => `for i in 1; do ${c}; done`,
-  (c) => `while true; do ${c}; break; done`,
-  (c) => `f() { ${c}; }; f`,
-  (c, b) => `${b}\n${c}`,
-  (c) => `bash -c '${c}'`,
-  (c) => `sh -c '${c}'`,
-  (c) => `eval '${c}'`,
-  (c) => `sh <<< '${c}'`,
-  (c) => `cat <<'EOF' | sh\n${c}\nEOF`,
-  (c) => `${c} 2>/dev/null`,
-  (c, b) => `${b} | ${c}`,
-  (c) => `nohup sh -c '${c}' &`,
-  (c) => `echo '${c}' | bash`,
-  (c, b) => `${b} && (${b}; ${c}) || ${b}`,
+/** Executing contexts; C is the core. Contexts that put C inside '…' take only disguises without quotes. */
+const CONTEXTS: Array<{ quoted: boolean; wrap: (c: string, b: string) => string }> = [
+  { quoted: false, wrap: (c) => c },
+  { quoted: false, wrap: (c, b) => `${b}; ${c}` },
+  { quoted: false, wrap: (c, b) => `${b} && ${c}` },
+  { quoted: false, wrap: (c) => `false || ${c}` },
+  { quoted: false, wrap: (c, b) => `${c} & ${b}` },
+  { quoted: false, wrap: (c) => `(${c})` },
+  { quoted: false, wrap: (c) => `{ ${c}; }` },
+  { quoted: false, wrap: (c) => `echo "$(${c})"` },
+  { quoted: false, wrap: (c) => `x=$(${c})` },
+  { quoted: false, wrap: (c) => `if true; then ${c}; fi` },
+  { quoted: false, wrap: (c) => `for i in 1; do ${c}; done` },
+  { quoted: false, wrap: (c) => `while true; do ${c}; break; done` },
+  { quoted: false, wrap: (c) => `f() { ${c}; }; f` },
+  { quoted: false, wrap: (c, b) => `${b}\n${c}` },
+  { quoted: true, wrap: (c) => `bash -c '${c}'` },
+  { quoted: true, wrap: (c) => `sh -c '${c}'` },
+  { quoted: true, wrap: (c) => `eval '${c}'` },
+  { quoted: true, wrap: (c) => `sh <<< '${c}'` },
+  { quoted: false, wrap: (c) => `cat <<'EOF' | sh\n${c}\nEOF` },
+  { quoted: false, wrap: (c) => `${c} 2>/dev/null` },
+  { quoted: false, wrap: (c, b) => `${b} | ${c}` },
+  { quoted: true, wrap: (c) => `nohup sh -c '${c}' &` },
+  { quoted: true, wrap: (c) => `echo '${c}' | bash` },
+  { quoted: false, wrap: (c, b) => `${b} && (${b}; ${c}) || ${b}` },
 ];
 
-function disguise(core: string, r: ReturnType<typeof rng>): string {
+function disguise(core: string, r: ReturnType<typeof rng>, quoted: boolean): string {
   const m = /^([a-z0-9.]+)(.*)$/s.exec(core);
   if (!m) return core;
-  return r.pick(WRAPPERS) + r.pick(NAME_DISGUISES)(m[1]!) + m[2]!;
+  const disguises = quoted ? NAME_DISGUISES.filter((d) => !d('x').includes("'")) : NAME_DISGUISES;
+  return r.pick(WRAPPERS) + r.pick(disguises)(m[1]!) + m[2]!;
+}
+
+function embed(r: ReturnType<typeof rng>, core?: string): string {
+  const ctx = r.pick(CONTEXTS);
+  return ctx.wrap(core ?? disguise(r.pick(CORES), r, ctx.quoted), r.pick(BENIGN));
 }
 
 function mutate(line: string, r: ReturnType<typeof rng>): string {
@@ -136,7 +142,7 @@ beforeAll(async () => {
 describe('fuzzing the permission engine', () => {
   it('never throws on random token soup and always answers well-formed', () => {
     const r = rng(0xc0ffee);
-    for (let i = 0; i < 1500; i++) {
+    for (let i = 0; i < 1000; i++) {
       const line = Array.from({ length: 1 + r.int(14) }, () => r.pick(TOKENS)).join(r.pick(['', ' ']));
       for (const mode of ['default', 'bypassPermissions'] as const) {
         let d: PermissionDecision | undefined;
@@ -161,8 +167,7 @@ describe('fuzzing the permission engine', () => {
     const r = rng(7);
     const escaped: string[] = [];
     for (let i = 0; i < 2000; i++) {
-      const core = i % 25 === 24 ? FORK_BOMB : disguise(r.pick(CORES), r);
-      const line = r.pick(CONTEXTS)(core, r.pick(BENIGN));
+      const line = i % 25 === 24 ? embed(r, FORK_BOMB) : embed(r);
       const bypass = decide(line, 'bypassPermissions');
       const normal = decide(line, 'default');
       if (bypass.decision !== 'deny' || bypass.layer !== 'hard_block' || normal.decision === 'allow') {
@@ -176,8 +181,7 @@ describe('fuzzing the permission engine', () => {
     const r = rng(99);
     const leaked: string[] = [];
     for (let i = 0; i < 1000; i++) {
-      const core = r.pick(CONTEXTS)(disguise(r.pick(CORES), r), r.pick(BENIGN));
-      const line = mutate(core, r);
+      const line = mutate(embed(r), r);
       const d = decide(line, 'default');
       // A mutation may defuse the core (e.g. delete the slash); what it may never do is make it auto-allowed
       // while the dangerous core is still intact in the text.

@@ -145,7 +145,7 @@ class Analyzer {
     let broken = false;
     try {
       const root = tree.rootNode;
-      broken = root.hasError;
+      broken = root.hasError || mergedLines(root, text);
       if (broken && !ctx.hidden) this.problem('the shell parser could not fully understand the line');
       found = this.collect(root, ctx);
     } finally {
@@ -728,6 +728,25 @@ class Analyzer {
     if (body) found.push(...this.collect(body, ctx));
     return found;
   }
+}
+
+/**
+ * tree-sitter-bash reads a newline followed by a backslash (`ls⏎\rm x`) as one word continuing the previous
+ * command, where bash runs two commands. A word holding an unescaped newline means the tree is wrong.
+ */
+function mergedLines(root: Node, text: string): boolean {
+  if (!text.includes('\n')) return false;
+  if (root.descendantsOfType('word').some((w) => w !== null && /(^|[^\\])\n/.test(w.text))) return true;
+  // A bare newline between two words of one command also means two commands were read as one.
+  return root.descendantsOfType('command').some((c) => {
+    if (!c) return false;
+    const kids = c.children.filter((k): k is Node => k !== null);
+    for (let i = 1; i < kids.length; i++) {
+      // Include the character before the gap: a newline escaped by a backslash is a line continuation.
+      if (/[^\\]\n/.test(text.slice(Math.max(0, kids[i - 1]!.endIndex - 1), kids[i]!.startIndex))) return true;
+    }
+    return false;
+  });
 }
 
 /** Quoted string literals inside a program in another language: shell commands often hide there. */

@@ -15,7 +15,7 @@ export interface PathContext {
   cdTargets?: readonly string[];
 }
 
-const GLOB_OR_UNKNOWN = /[*?[\u0000\u0001]/;
+const GLOB_OR_UNKNOWN = new RegExp(`[*?[${UNKNOWN}${UNKNOWN_NONEMPTY}]`);
 
 /** Top-level folders whose own sub-folders are also system or user roots. */
 const DEEP_SYSTEM_PARENTS = new Set([

@@ -1,0 +1,17 @@
+import { startFakeAnthropic } from '/work/main/tests/support/fakeAnthropic.ts';
+import { startTestDaemon, sse, http, eventually } from '/work/main/tests/integration/daemon/support.ts';
+const fake = await startFakeAnthropic();
+const d = await startTestDaemon(fake);
+fake.enqueue({ kind: 'stall' });
+const t0 = Date.now();
+const stream = await sse(d, 'POST', '/message', { body: { text: 'long job', source: 'cli', channel: 'K' } });
+await eventually(() => fake.requests.length === 1);
+console.log('in flight', Date.now() - t0);
+const res = await http(d, 'POST', '/cancel', { body: { route: 'cli:K' } });
+console.log('cancel answered', Date.now() - t0, res.status);
+stream.next((f) => f.event === 'session_end').then(() => console.log('session_end', Date.now() - t0));
+await stream.untilEnd();
+console.log('end', Date.now() - t0);
+await d.daemon.close();
+console.log('closed', Date.now() - t0);
+await fake.close();

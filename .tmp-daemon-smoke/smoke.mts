@@ -1,0 +1,20 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeAnthropic, text } from '/work/main/tests/support/fakeAnthropic.ts';
+import { startDaemon } from '/work/main/src-main/core/daemon/daemon.ts';
+import { GlobalConfig } from '/work/main/src-main/core/config/schema.ts';
+
+const fake = await startFakeAnthropic();
+fake.enqueue(text('hello there'));
+const home = await mkdtemp(join(tmpdir(), 'rein-d-'));
+const d = await startDaemon({ home, port: 0, env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'k' }, config: GlobalConfig.parse({}), cwd: home });
+console.log(d.url);
+const r = await fetch(`${d.url}/message`, { method: 'POST', headers: { authorization: `Bearer ${d.token()}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'hi' }) });
+console.log(r.status, await r.text());
+const r2 = await fetch(`${d.url}/message`, { method: 'POST', headers: { authorization: `Bearer ${d.token()}`, 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ text: 'hi', source: 'slack', channel: 'C1', sender: 'alice' }) });
+console.log(r2.status, await r2.text());
+console.log((await fetch(`${d.url}/status`, { headers: { authorization: `Bearer ${d.token()}` } }).then((r) => r.text())));
+console.log(JSON.stringify(fake.requests[1]!.body.system).slice(0, 2000));
+await d.close();
+await fake.close();

@@ -1,0 +1,239 @@
+/**
+ * `rein daemon [--port N] [--host H] [--cwd DIR]` runs the daemon in the foreground until SIGINT /
+ * SIGTERM or `rein daemon stop`. `rein daemon status | stop | rotate-token` talk to a running one
+ * through daemon.json. Exit codes: 0 ok, 1 failure (or not running, for status), 2 bad usage, 3
+ * another daemon already owns this REIN_HOME.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { reinHome } from '../../core/config/paths.js';
+import { isReinError } from '../../core/errors.js';
+import { daemonInfoFile, newToken, readDaemonInfo, writeToken, type DaemonInfo } from '../../core/daemon/daemonFile.js';
+import { isLoopbackHost, startDaemon } from '../../core/daemon/daemon.js';
+import { DaemonAlreadyRunning, isAlive, lockOwner } from '../../core/daemon/instanceLock.js';
+import { UsageError, type CliIo } from '../io.js';
+
+export const EXIT_ALREADY_RUNNING = 3;
+
+export const DAEMON_HELP = `rein daemon — agents as a local service (HTTP + WebSocket + SSE)
+
+Usage:
+  rein daemon [--port N] [--host ADDR] [--cwd DIR]   run in the foreground (Ctrl-C stops it)
+  rein daemon status [--json]                       is it running; runs, queue, approvals
+  rein daemon stop                                  ask the running daemon to stop
+  rein daemon rotate-token                          replace the access token
+
+  --port N     port to listen on (default: config daemon.port, 7533; 0 = any free port)
+  --host ADDR  address to bind (default 127.0.0.1). Anything but loopback exposes the daemon to
+               your network: every request still needs the token.
+  --cwd DIR    working folder for runs whose agent sets none (default: your home folder)
+
+The port and the token are in $REIN_HOME/daemon.json (mode 0600). See docs/daemon-api.md.
+`;
+
+export async function daemonCommand(argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'status') return await status(rest, io);
+  if (sub === 'stop') return await stop(rest, io);
+  if (sub === 'rotate-token') return await rotate(rest, io);
+  if (sub === 'start') return await run(rest, io);
+  if (sub !== undefined && !sub.startsWith('-')) throw new UsageError(`unknown daemon command "${sub}" (use status, stop or rotate-token)`);
+  return await run(argv, io);
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: { port: { type: 'string' }, host: { type: 'string' }, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.help) {
+    io.stdout.write(DAEMON_HELP);
+    return 0;
+  }
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65_535) throw new UsageError(`--port: "${values.port}" is not a port number (0-65535)`);
+  }
+  const host = values.host;
+  if (host !== undefined && !isLoopbackHost(host)) {
+    io.stderr.write(
+      `rein daemon: WARNING: listening on ${host} makes the daemon reachable from other machines. ` +
+        'Every request still needs the token, but traffic is plain HTTP: use it only on a network you trust.\n',
+    );
+  }
+  const home = reinHome(io.env);
+  let handle;
+  try {
+    handle = await startDaemon({
+      home,
+      env: io.env,
+      version: await version(),
+      ...(values.cwd ? { cwd: resolve(io.cwd, values.cwd) } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(host !== undefined ? { host } : {}),
+      warn: (m) => io.stderr.write(`rein daemon: ${m}\n`),
+    });
+  } catch (e) {
+    if (e instanceof DaemonAlreadyRunning) {
+      io.stderr.write(`rein daemon: ${e.message}\n`);
+      return EXIT_ALREADY_RUNNING;
+    }
+    if (isReinError(e)) {
+      io.stderr.write(`rein daemon: ${e.message}\n`);
+      return e.code === 'config_invalid' || e.code === 'invalid_input' ? 2 : 1;
+    }
+    throw e;
+  }
+  io.stdout.write(`rein daemon ${handle.info.version} listening on ${handle.url} (pid ${process.pid}); port and token in ${daemonInfoFile(home)}\n`);
+
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      io.stderr.write(`rein daemon: ${sig} again; exiting without waiting\n`);
+      process.exit(130);
+    }
+    io.stderr.write(`rein daemon: ${sig}: finishing runs (up to 5 s), then stopping\n`);
+    void handle.close();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  handle.onShutdownRequested(() => {
+    io.stderr.write('rein daemon: stop requested; finishing runs (up to 5 s), then stopping\n');
+    void handle.close();
+  });
+  try {
+    await handle.closed;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  io.stderr.write('rein daemon: stopped\n');
+  return 0;
+}
+
+async function status(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parse(argv, { json: { type: 'boolean' } });
+  const home = reinHome(io.env);
+  const info = await readDaemonInfo(home);
+  const owner = await lockOwner(home);
+  if (!info || !isAlive(info.pid)) {
+    if (owner !== undefined) {
+      io.stdout.write(`running (pid ${owner}) but not answering yet (no daemon.json)\n`);
+      return 1;
+    }
+    io.stdout.write(values.json ? `${JSON.stringify({ running: false })}\n` : 'not running\n');
+    return 1;
+  }
+  let body: Record<string, unknown>;
+  try {
+    body = (await call(info, 'GET', '/status')) as Record<string, unknown>;
+  } catch (e) {
+    io.stdout.write(`running (pid ${info.pid}) but not answering on port ${info.port}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  if (values.json) {
+    io.stdout.write(`${JSON.stringify({ running: true, port: info.port, ...body })}\n`);
+    return 0;
+  }
+  const runs = (body.runs as { route: string; agent: string }[] | undefined) ?? [];
+  const queued = (body.queued as unknown[] | undefined) ?? [];
+  io.stdout.write(
+    [
+      `running: pid ${info.pid}, http://127.0.0.1:${info.port}, version ${String(body.version)}, up ${String(body.uptime_seconds)} s`,
+      `runs: ${runs.length} active${runs.length ? ` (${runs.map((r) => r.route).join(', ')})` : ''}, ${queued.length} queued`,
+      `pending approvals: ${String(body.pending_approvals)}`,
+      `agents: ${((body.agents as string[] | undefined) ?? []).join(', ')}`,
+    ].join('\n') + '\n',
+  );
+  return 0;
+}
+
+async function stop(argv: string[], io: CliIo): Promise<number> {
+  parse(argv, {});
+  const home = reinHome(io.env);
+  const info = await readDaemonInfo(home);
+  const pid = info?.pid ?? (await lockOwner(home));
+  if (pid === undefined || !isAlive(pid)) {
+    io.stdout.write('not running\n');
+    return 0;
+  }
+  let asked = false;
+  if (info) {
+    try {
+      await call(info, 'POST', '/shutdown');
+      asked = true;
+    } catch {
+      // Not answering: fall back to a signal below.
+    }
+  }
+  if (!asked) process.kill(pid, 'SIGTERM');
+  if (await waitGone(pid, 10_000)) {
+    io.stdout.write(`stopped (pid ${pid})\n`);
+    return 0;
+  }
+  if (asked) {
+    process.kill(pid, 'SIGTERM');
+    if (await waitGone(pid, 5_000)) {
+      io.stdout.write(`stopped (pid ${pid})\n`);
+      return 0;
+    }
+  }
+  io.stderr.write(`rein daemon: pid ${pid} did not stop; kill it with \`kill ${pid}\`\n`);
+  return 1;
+}
+
+async function rotate(argv: string[], io: CliIo): Promise<number> {
+  parse(argv, {});
+  const home = reinHome(io.env);
+  const info = await readDaemonInfo(home);
+  if (info && isAlive(info.pid)) {
+    await call(info, 'POST', '/token/rotate');
+    io.stdout.write(`token rotated; clients must use the new one from ${daemonInfoFile(home)}\n`);
+    return 0;
+  }
+  await writeToken(home, newToken());
+  io.stdout.write('token replaced; the daemon will use it when it starts\n');
+  return 0;
+}
+
+async function call(info: DaemonInfo, method: string, path: string): Promise<unknown> {
+  const res = await fetch(`http://127.0.0.1:${info.port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${info.token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+    ...(method === 'POST' ? { body: '{}' } : {}),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${res.status} ${String(body.error ?? res.statusText)}`);
+  return body;
+}
+
+async function waitGone(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (!isAlive(pid)) return true;
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  return !isAlive(pid);
+}
+
+type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+function parse(argv: string[], options: Options) {
+  try {
+    return parseArgs({ args: argv, options: options ?? {}, allowPositionals: false });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+async function version(): Promise<string> {
+  const { VERSION } = await import('../index.js');
+  return VERSION;
+}

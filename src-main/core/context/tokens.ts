@@ -1,0 +1,88 @@
+/**
+ * Token estimates for when no real count is at hand (a resumed session, choosing what fits after
+ * compaction). The rule is deliberately simple and a little pessimistic: 3.5 characters per token,
+ * 4 tokens of framing per message, about 1000 tokens per image whatever its size. Real usage from the
+ * API always wins over these numbers when there is one.
+ */
+import type { ContentBlockParam, MessageParam, TextBlockParam, Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
+
+export const CHARS_PER_TOKEN = 3.5;
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** An image is billed by its pixels, not its base64 length: count it as 3500 characters (≈1000 tokens). */
+export const IMAGE_CHARS = 3500;
+
+/** Characters counted as code points, so a CJK or emoji text is not counted double. */
+export function countChars(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A high surrogate followed by a low one is a single code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+export const charsToTokens = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
+
+/** Characters one content block weighs (text, tool call name + JSON input, tool result body, images). */
+export function blockChars(block: ContentBlockParam | { type: string; [k: string]: unknown }): number {
+  const b = block as { type: string; [k: string]: unknown };
+  switch (b.type) {
+    case 'text':
+      return countChars(String(b.text ?? ''));
+    case 'image':
+      return IMAGE_CHARS;
+    case 'tool_use':
+      return countChars(String(b.name ?? '')) + countChars(JSON.stringify(b.input ?? {}));
+    case 'tool_result': {
+      const content = b.content as string | Array<{ type: string; [k: string]: unknown }> | undefined;
+      if (content === undefined) return 0;
+      if (typeof content === 'string') return countChars(content);
+      return content.reduce((n, c) => n + blockChars(c), 0);
+    }
+    case 'thinking':
+      return countChars(String(b.thinking ?? ''));
+    case 'document':
+      // PDFs and other documents: like an image per block; their text is what the model mostly reads.
+      return IMAGE_CHARS;
+    default:
+      return countChars(JSON.stringify(b));
+  }
+}
+
+export function estimateMessageTokens(message: MessageParam): number {
+  const chars = typeof message.content === 'string' ? countChars(message.content) : message.content.reduce((n, b) => n + blockChars(b), 0);
+  return charsToTokens(chars) + MESSAGE_OVERHEAD_TOKENS;
+}
+
+export function estimateMessagesTokens(messages: readonly MessageParam[]): number {
+  let total = 0;
+  for (const m of messages) total += estimateMessageTokens(m);
+  return total;
+}
+
+export function estimateSystemTokens(system: readonly TextBlockParam[] | string): number {
+  if (typeof system === 'string') return charsToTokens(countChars(system));
+  return charsToTokens(system.reduce((n, b) => n + countChars(b.text), 0));
+}
+
+/** Tool definitions are sent as JSON; their serialised length is what the model reads. */
+export function estimateToolsTokens(tools: readonly ApiTool[]): number {
+  return charsToTokens(tools.reduce((n, t) => n + countChars(JSON.stringify(t)), 0));
+}
+
+export interface EstimatableRequest {
+  system: readonly TextBlockParam[] | string;
+  tools: readonly ApiTool[];
+  messages: readonly MessageParam[];
+}
+
+export function estimateRequestTokens(req: EstimatableRequest): number {
+  return estimateSystemTokens(req.system) + estimateToolsTokens(req.tools) + estimateMessagesTokens(req.messages);
+}
