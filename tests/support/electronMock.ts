@@ -4,7 +4,8 @@
  *   vi.mock('electron', () => import('../../support/electronMock.js'));
  * and import from 'electron' in the test to reach the same fakes. Call `resetElectronMock()` in
  * `beforeEach`. The fakes record what the code under test asked for and let a test play the other
- * side: fire a window event, invoke an IPC handler as some sender, read what the preload exposed.
+ * side: fire a window event, invoke an IPC handler as some sender, read what the preload exposed,
+ * press a global shortcut, click a notification, answer a message box.
  */
 import { EventEmitter } from 'node:events';
 import { vi } from 'vitest';
@@ -27,9 +28,42 @@ export class FakeFrame {
   constructor(public url: string) {}
 }
 
+type HeadersListener = (
+  details: { url: string; resourceType?: string; responseHeaders?: Record<string, string[]> },
+  callback: (response: { cancel?: boolean; responseHeaders?: Record<string, string[]> }) => void,
+) => void;
+type BeforeRequestListener = (details: { url: string; resourceType?: string }, callback: (response: { cancel?: boolean }) => void) => void;
+
+class FakeWebRequest {
+  headersReceived: HeadersListener | null = null;
+  beforeRequest: BeforeRequestListener | null = null;
+  /** Electron takes (listener) or (filter, listener); one listener per event and session. */
+  onHeadersReceived(a: unknown, b?: unknown): void {
+    this.headersReceived = (b ?? a) as HeadersListener | null;
+  }
+  onBeforeRequest(a: unknown, b?: unknown): void {
+    this.beforeRequest = (b ?? a) as BeforeRequestListener | null;
+  }
+  /** Play the network: run a response through the headers listener and return what it answered. */
+  respond(url: string, responseHeaders: Record<string, string[]> = {}, resourceType = 'mainFrame') {
+    return new Promise<{ cancel?: boolean; responseHeaders?: Record<string, string[]> }>((resolve) => {
+      if (!this.headersReceived) resolve({});
+      else this.headersReceived({ url, resourceType, responseHeaders }, resolve);
+    });
+  }
+  /** Play a request: did the beforeRequest listener cancel it? */
+  request(url: string, resourceType = 'image') {
+    return new Promise<{ cancel?: boolean }>((resolve) => {
+      if (!this.beforeRequest) resolve({});
+      else this.beforeRequest({ url, resourceType }, resolve);
+    });
+  }
+}
+
 export class FakeSession {
   permissionRequestHandler: Listener | null = null;
   permissionCheckHandler: Listener | null = null;
+  readonly webRequest = new FakeWebRequest();
   setPermissionRequestHandler(h: Listener | null): void {
     this.permissionRequestHandler = h;
   }
@@ -38,40 +72,85 @@ export class FakeSession {
   }
 }
 
+let nextContentsId = 1;
 export class FakeWebContents extends EventEmitter {
-  readonly session = new FakeSession();
+  readonly id = nextContentsId++;
+  session = new FakeSession();
   mainFrame = new FakeFrame('about:blank');
+  destroyed = false;
   windowOpenHandler: ((details: { url: string }) => { action: 'allow' | 'deny' }) | null = null;
+  /** Every main → page message, in order. */
+  readonly sent: { channel: string; args: unknown[] }[] = [];
   setWindowOpenHandler(h: (details: { url: string }) => { action: 'allow' | 'deny' }): void {
     this.windowOpenHandler = h;
   }
+  send(channel: string, ...args: unknown[]): void {
+    this.sent.push({ channel, args });
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
 }
+
+export const session = { defaultSession: new FakeSession() };
 
 export class BrowserWindow extends EventEmitter {
   static readonly created: BrowserWindow[] = [];
   readonly webContents = new FakeWebContents();
   visible = false;
+  focused = false;
   destroyed = false;
   readonly loadURL = vi.fn(async (url: string) => {
     this.webContents.mainFrame.url = url;
   });
   constructor(public readonly options: Record<string, unknown> = {}) {
     super();
+    // Windows share the default session, as in Electron unless a partition is given.
+    this.webContents.session = session.defaultSession;
     BrowserWindow.created.push(this);
   }
   show(): void {
     this.visible = true;
+    this.focused = true;
+    this.emit('show');
+    this.emit('focus');
+  }
+  showInactive(): void {
+    this.visible = true;
+    this.emit('show');
   }
   hide(): void {
     this.visible = false;
+    this.focused = false;
+    this.emit('hide');
   }
-  focus(): void {}
+  focus(): void {
+    this.focused = true;
+    this.emit('focus');
+  }
+  /** Test helper: another app took the focus. */
+  blur(): void {
+    this.focused = false;
+    this.emit('blur');
+  }
   restore(): void {}
   isMinimized(): boolean {
     return false;
   }
+  isVisible(): boolean {
+    return this.visible;
+  }
+  isFocused(): boolean {
+    return this.focused;
+  }
   isDestroyed(): boolean {
     return this.destroyed;
+  }
+  destroy(): void {
+    this.destroyed = true;
+    this.webContents.destroyed = true;
+    this.visible = false;
+    this.emit('closed');
   }
 }
 
@@ -98,12 +177,23 @@ class FakeApp extends EventEmitter {
   isPackaged = false;
   readonly requestSingleInstanceLock = vi.fn(() => true);
   readonly quit = vi.fn(() => {
-    this.emit('before-quit');
+    // As Electron: before-quit, and will-quit unless a listener vetoed it.
+    const beforeQuit = fakeEvent({});
+    this.emit('before-quit', beforeQuit);
+    if (beforeQuit.defaultPrevented) return;
+    const willQuit = fakeEvent({});
+    this.emit('will-quit', willQuit);
+    if (!willQuit.defaultPrevented) this.quitted = true;
   });
+  readonly exit = vi.fn((_code?: number) => {
+    this.quitted = true;
+  });
+  quitted = false;
   readonly whenReady = vi.fn(() => Promise.resolve());
   readonly getVersion = vi.fn(() => '0.0.0-test');
   readonly getAppPath = vi.fn(() => '/fake/app');
-  readonly dock = { hide: vi.fn() };
+  readonly focus = vi.fn();
+  readonly dock = { hide: vi.fn(), show: vi.fn(async () => undefined) };
 }
 export const app = new FakeApp();
 
@@ -113,9 +203,18 @@ export class Tray {
   static readonly created: Tray[] = [];
   contextMenu: unknown = null;
   toolTip = '';
+  title = '';
+  image: { path?: string } | unknown;
   destroyed = false;
-  constructor(public readonly image: unknown) {
+  constructor(image: unknown) {
+    this.image = image;
     Tray.created.push(this);
+  }
+  setImage(image: unknown): void {
+    this.image = image;
+  }
+  setTitle(title: string): void {
+    this.title = title;
   }
   setToolTip(text: string): void {
     this.toolTip = text;
@@ -126,13 +225,118 @@ export class Tray {
   destroy(): void {
     this.destroyed = true;
   }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
 }
 
-export type FakeMenuItem = { label?: string; type?: string; click?: () => void };
+export type FakeMenuItem = { label?: string; type?: string; enabled?: boolean; toolTip?: string; click?: () => void };
 export const Menu = { buildFromTemplate: (template: FakeMenuItem[]) => ({ items: template }) };
 
 export const nativeImage = {
-  createFromPath: vi.fn((path: string) => ({ path, setTemplateImage: vi.fn() })),
+  createFromPath: vi.fn((path: string) => ({ path, template: false, setTemplateImage(t: boolean) { this.template = t; } })),
+};
+
+class FakeGlobalShortcut {
+  readonly registered = new Map<string, () => void>();
+  /** Accelerators another app holds: registering them fails, as in Electron (register returns false). */
+  readonly taken = new Set<string>();
+  register(accelerator: string, callback: () => void): boolean {
+    if (this.taken.has(accelerator) || this.registered.has(accelerator)) return false;
+    this.registered.set(accelerator, callback);
+    return true;
+  }
+  unregister(accelerator: string): void {
+    this.registered.delete(accelerator);
+  }
+  unregisterAll(): void {
+    this.registered.clear();
+  }
+  isRegistered(accelerator: string): boolean {
+    return this.registered.has(accelerator);
+  }
+  /** Test helper: the person pressed the shortcut. */
+  press(accelerator: string): void {
+    const cb = this.registered.get(accelerator);
+    if (!cb) throw new Error(`no global shortcut ${accelerator} is registered`);
+    cb();
+  }
+}
+export const globalShortcut = new FakeGlobalShortcut();
+
+export class Notification extends EventEmitter {
+  static readonly shown: Notification[] = [];
+  static supported = true;
+  static isSupported(): boolean {
+    return Notification.supported;
+  }
+  constructor(public readonly options: { title: string; body?: string; silent?: boolean }) {
+    super();
+  }
+  show(): void {
+    Notification.shown.push(this);
+  }
+  close(): void {
+    this.emit('close');
+  }
+  /** Test helper: the person clicked it. */
+  click(): void {
+    this.emit('click');
+  }
+}
+
+export interface PendingMessageBox {
+  window: unknown;
+  options: { buttons?: string[]; defaultId?: number; cancelId?: number; signal?: AbortSignal; message: string; detail?: string; title?: string; type?: string };
+  /** The person clicks button `index`. */
+  answer(index: number): void;
+  settled: boolean;
+}
+
+/**
+ * Message boxes wait for a test to answer them. As in Electron, aborting `options.signal` closes the
+ * box as if it had been cancelled (it resolves with `cancelId`).
+ */
+class FakeDialog {
+  readonly boxes: PendingMessageBox[] = [];
+  readonly showMessageBox = vi.fn((windowOrOptions: unknown, maybeOptions?: unknown) => {
+    const options = (maybeOptions ?? windowOrOptions) as PendingMessageBox['options'];
+    const window = maybeOptions === undefined ? undefined : windowOrOptions;
+    return new Promise<{ response: number; checkboxChecked: boolean }>((resolve) => {
+      const box: PendingMessageBox = {
+        window,
+        options,
+        settled: false,
+        answer(index) {
+          if (box.settled) return;
+          box.settled = true;
+          resolve({ response: index, checkboxChecked: false });
+        },
+      };
+      options.signal?.addEventListener('abort', () => box.answer(options.cancelId ?? 0), { once: true });
+      if (options.signal?.aborted) box.answer(options.cancelId ?? 0);
+      this.boxes.push(box);
+    });
+  });
+  /** Boxes still open. */
+  open(): PendingMessageBox[] {
+    return this.boxes.filter((b) => !b.settled);
+  }
+}
+export const dialog = new FakeDialog();
+
+/** A reversible stand-in for the keychain: never the plain text on disk, so tests can check that. */
+export const safeStorage = {
+  available: true,
+  backend: 'gnome_libsecret' as string,
+  isAsyncEncryptionAvailable: vi.fn(async () => safeStorage.available),
+  encryptStringAsync: vi.fn(async (plain: string) => Buffer.from(`sealed:${Buffer.from(plain, 'utf8').reverse().toString('base64')}`)),
+  decryptStringAsync: vi.fn(async (sealed: Buffer) => {
+    const text = sealed.toString('utf8');
+    if (!text.startsWith('sealed:')) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+    return { result: Buffer.from(text.slice('sealed:'.length), 'base64').reverse().toString('utf8'), shouldReEncrypt: false };
+  }),
+  getSelectedStorageBackend: vi.fn(() => safeStorage.backend),
 };
 
 // Renderer-side modules, for the preload.
@@ -151,14 +355,24 @@ export const ipcRenderer = new FakeIpcRenderer();
 export function resetElectronMock(): void {
   BrowserWindow.created.length = 0;
   Tray.created.length = 0;
+  Notification.shown.length = 0;
+  Notification.supported = true;
   ipcMain.handlers.clear();
   app.removeAllListeners();
   app.isPackaged = false;
-  for (const fn of [app.requestSingleInstanceLock, app.quit, app.whenReady, app.getVersion, app.getAppPath, app.dock.hide]) {
+  app.quitted = false;
+  for (const fn of [app.requestSingleInstanceLock, app.quit, app.exit, app.whenReady, app.getVersion, app.getAppPath, app.focus, app.dock.hide, app.dock.show]) {
     fn.mockClear();
   }
+  session.defaultSession = new FakeSession();
   shell.openExternal.mockClear();
   nativeImage.createFromPath.mockClear();
+  globalShortcut.registered.clear();
+  globalShortcut.taken.clear();
+  dialog.boxes.length = 0;
+  dialog.showMessageBox.mockClear();
+  safeStorage.available = true;
+  safeStorage.backend = 'gnome_libsecret';
   contextBridge.exposed.clear();
   ipcRenderer.removeAllListeners();
   ipcRenderer.invoke.mockReset();

@@ -4,6 +4,7 @@
  * through daemon.json. Exit codes: 0 ok, 1 failure (or not running, for status), 2 bad usage, 3
  * another daemon already owns this REIN_HOME.
  */
+import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { reinHome } from '../../core/config/paths.js';
@@ -203,16 +204,41 @@ async function rotate(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-async function call(info: DaemonInfo, method: string, path: string): Promise<unknown> {
-  const res = await fetch(`http://127.0.0.1:${info.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${info.token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
-    ...(method === 'POST' ? { body: '{}' } : {}),
-    signal: AbortSignal.timeout(5_000),
+/** One request to the local daemon; `agent: false` so no idle keep-alive socket holds the CLI open afterwards. */
+function call(info: DaemonInfo, method: string, path: string): Promise<unknown> {
+  const body = method === 'POST' ? '{}' : undefined;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: info.port,
+        method,
+        path,
+        agent: false,
+        timeout: 5_000,
+        headers: { authorization: `Bearer ${info.token}`, ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          let json: Record<string, unknown> = {};
+          try {
+            json = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            // Not JSON: reported by status below.
+          }
+          const status = res.statusCode ?? 0;
+          if (status >= 400) reject(new Error(`${status} ${String(json.error ?? text)}`));
+          else resolve(json);
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
+    req.on('error', reject);
+    req.end(body);
   });
-  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${res.status} ${String(body.error ?? res.statusText)}`);
-  return body;
 }
 
 async function waitGone(pid: number, ms: number): Promise<boolean> {

@@ -1,42 +1,346 @@
 /**
  * The ReinApi contract: what the page may ask of Rein, one entry per operation. Shared by the Electron
- * shell (IPC handlers), the preload (typed bridge) and, later, the daemon's HTTP face and the page's
- * HTTP+WS client. Pure TypeScript + zod with no Node built-ins: the renderer bundles this file.
+ * shell (IPC handlers), the preload (typed bridge), the page's two clients (IPC and HTTP+WebSocket to
+ * the daemon) and, through the daemon's own schemas in core/daemon/protocol.ts, the daemon's HTTP face.
+ * Pure TypeScript + zod with no Node built-ins: the renderer bundles this file.
+ *
+ * Wire shapes are the daemon's JSON (snake_case) so an operation means the same thing over IPC and
+ * over HTTP; events keep the camelCase of the event vocabulary. `docs/desktop.md` maps each operation
+ * to its HTTP call. Outputs are loose objects: a newer server may add fields without breaking the page.
  */
 import { z } from 'zod';
-import type { ReinEvent } from './events.js';
+import { PermissionMode } from '../config/schema.js';
+import {
+  AGENT_NAME_PATTERN,
+  ApprovalAnswerRequest,
+  CancelRequest,
+  MessageRequest,
+  PendingApproval,
+  SESSION_ID_PATTERN,
+  SOURCE_PATTERN,
+  type RoutedEvent,
+} from '../daemon/protocol.js';
+import { UsageTotals } from './events.js';
 
-export const ReinStatus = z.strictObject({
+const AgentName = z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name (lowercase letters, digits, - and _)');
+const SessionId = z.string().regex(SESSION_ID_PATTERN, 'expected a session id (YYYY-MM-DD-<12 hex>)');
+const Source = z.string().regex(SOURCE_PATTERN, 'expected a short lowercase word');
+/** config.yaml as YAML text (comments kept) or as an object (written as YAML). */
+const AgentConfigValue = z.union([z.string().max(100_000), z.record(z.string(), z.unknown())]);
+
+// ---- status ---------------------------------------------------------------------------------------
+
+export const ReinStatus = z.looseObject({
   /** Rein's version (package.json). */
   version: z.string(),
-  /** Name of the agent new messages go to. */
-  activeAgent: z.string(),
+  /** The agent new messages go to when none is named. */
+  activeAgent: z.string().optional(),
+  uptime_seconds: z.number().optional(),
+  active_runs: z.number().int().nonnegative().optional(),
+  pending_approvals: z.number().int().nonnegative().optional(),
+  /** `default` first, then the named agents. */
+  agents: z.array(z.string()).optional(),
+  runs: z.array(z.looseObject({ route: z.string(), agent: z.string(), session_id: z.string().nullable().optional() })).optional(),
 });
 export type ReinStatus = z.infer<typeof ReinStatus>;
+
+// ---- agents ---------------------------------------------------------------------------------------
+
+export const AgentSummary = z.looseObject({
+  name: z.string(),
+  has_memory: z.boolean().optional(),
+  has_config: z.boolean().optional(),
+  command_count: z.number().int().nonnegative().optional(),
+  skill_count: z.number().int().nonnegative().optional(),
+  /** Set when the agent's files are broken; the other fields are then absent. */
+  problem: z.string().optional(),
+});
+export type AgentSummary = z.infer<typeof AgentSummary>;
+
+export const AgentDetail = z.looseObject({
+  name: z.string(),
+  /** AGENT.md */
+  prompt: z.string(),
+  /** MEMORY.md, null when there is none. */
+  memory: z.string().nullable(),
+  /** config.yaml as validated, null when there is none. */
+  config: z.record(z.string(), z.unknown()).nullable(),
+  /** config.yaml as written (comments included), null when there is none. */
+  config_text: z.string().nullable(),
+  /** commands/<name>.md by name. */
+  commands: z.record(z.string(), z.string()),
+  /** Global skills attached to the agent. */
+  skills: z.array(z.string()),
+});
+export type AgentDetail = z.infer<typeof AgentDetail>;
+
+export const CreateAgentInput = z.strictObject({
+  name: AgentName,
+  prompt: z.string().min(1),
+  memory: z.string().optional(),
+  config: AgentConfigValue.optional(),
+  commands: z.record(z.string(), z.string()).optional(),
+  skills: z.array(z.string()).optional(),
+});
+export type CreateAgentInput = z.infer<typeof CreateAgentInput>;
+
+/** Only the parts named change; `null` deletes MEMORY.md, config.yaml or one command. */
+export const SaveAgentInput = z.strictObject({
+  name: AgentName,
+  prompt: z.string().min(1).optional(),
+  memory: z.string().nullable().optional(),
+  config: AgentConfigValue.nullable().optional(),
+  commands: z.record(z.string(), z.string().nullable()).optional(),
+  /** The full list of attached global skills ([] detaches all). */
+  skills: z.array(z.string()).optional(),
+});
+export type SaveAgentInput = z.infer<typeof SaveAgentInput>;
+
+export const DeleteAgentResult = z.looseObject({ deleted: z.boolean(), name: z.string(), moved_to: z.string().optional() });
+
+// ---- skills ---------------------------------------------------------------------------------------
+
+export const SkillSummary = z.looseObject({
+  name: z.string(),
+  description: z.string(),
+  /** agent (its own folder), user (global, attachable) or bundled (ships with Rein). */
+  source: z.string(),
+});
+export type SkillSummary = z.infer<typeof SkillSummary>;
+
+export const FileProblem = z.looseObject({ file: z.string(), field: z.string().optional(), message: z.string() });
+
+export const SkillList = z.looseObject({ skills: z.array(SkillSummary), problems: z.array(FileProblem) });
+
+// ---- sessions -------------------------------------------------------------------------------------
+
+export const SessionSummary = z.looseObject({
+  id: z.string(),
+  agent: z.string(),
+  title: z.string(),
+  /** chat, http, ws, schedule, heartbeat, watcher, webhook source names… */
+  source: z.string(),
+  channel: z.string().optional(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  message_count: z.number().int().nonnegative(),
+});
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+const ContentBlock = z.looseObject({ type: z.string() });
+export const SessionMessage = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(ContentBlock)]),
+});
+export type SessionMessage = z.infer<typeof SessionMessage>;
+
+/** A session file as stored (messages in the Messages API's own shape). */
+export const SessionRecord = z.looseObject({
+  id: z.string(),
+  agent: z.string(),
+  title: z.string(),
+  source: z.string(),
+  channel: z.string().optional(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  messages: z.array(SessionMessage),
+  message_meta: z.array(z.looseObject({ source: z.string(), timestamp: z.string(), injected: z.boolean().optional() })).optional(),
+  usage: UsageTotals.optional(),
+});
+export type SessionRecord = z.infer<typeof SessionRecord>;
+
+export const SearchHit = z.looseObject({
+  session_id: z.string(),
+  agent: z.string(),
+  source: z.string(),
+  channel: z.string().optional(),
+  title: z.string(),
+  /** The matching text with each match between `>>>` and `<<<` (see core/search/snippet.ts). */
+  snippet: z.string(),
+  role: z.string().optional(),
+  msg_index: z.number().int().optional(),
+  updated_at: z.string().optional(),
+});
+export type SearchHit = z.infer<typeof SearchHit>;
+
+const Limit = (max: number) => z.number().int().min(1).max(max);
+
+// ---- messages and runs ----------------------------------------------------------------------------
+
+/**
+ * The answer to sendMessage: which lane (route) the message went to and whether it started a run or
+ * was injected into the run already in flight there. The run's events arrive through `subscribe`.
+ */
+export const SendMessageResult = z.looseObject({
+  injected: z.boolean(),
+  route: z.string(),
+  agent: z.string().optional(),
+  session_id: z.string().optional(),
+});
+export type SendMessageResult = z.infer<typeof SendMessageResult>;
+
+export const CancelResult = z.looseObject({ cancelled: z.boolean(), route: z.string().optional(), session_id: z.string().optional() });
+
+export const ApprovalList = z.looseObject({ approvals: z.array(PendingApproval) });
+export const ApprovalAnswerResult = z.looseObject({ ok: z.boolean(), request_id: z.string(), decision: z.string() });
+
+// ---- settings -------------------------------------------------------------------------------------
+
+/** A macOS privacy permission as node-mac-permissions reports it (`authorized`, `denied`, `not determined`, …). */
+export const MacPermissionName = z.enum(['accessibility', 'screen_recording']);
+export type MacPermissionName = z.infer<typeof MacPermissionName>;
+
+export const ReinSettings = z.looseObject({
+  /** The host's `process.platform`; the page shows macOS permissions only for `darwin`. */
+  platform: z.string(),
+  api_key: z.looseObject({
+    present: z.boolean(),
+    /** Where the key comes from: keychain (desktop safeStorage), env (ANTHROPIC_API_KEY) or none. */
+    source: z.string().nullable().optional(),
+    /** A few characters to recognise the key by (`sk-ant-…wxyz`), never the key. */
+    hint: z.string().optional(),
+  }),
+  /** A compatible server instead of Anthropic's (config base_url); null = the default. */
+  base_url: z.string().nullable(),
+  model: z.string(),
+  small_model: z.string(),
+  permission_mode: PermissionMode,
+  /** Desktop only: the global shortcut that toggles the chat window. */
+  hotkey: z.string().nullable().optional(),
+  /** Desktop only: why the hotkey could not be registered (taken by another app…). */
+  hotkey_problem: z.string().optional(),
+  /** Model ids worth suggesting. */
+  models: z.array(z.string()).optional(),
+  /** Only on macOS. */
+  mac_permissions: z.partialRecord(MacPermissionName, z.string()).optional(),
+});
+export type ReinSettings = z.infer<typeof ReinSettings>;
+
+export const SaveSettingsInput = z.strictObject({
+  /** Write-only: stored in the keychain by the desktop app; never read back. */
+  api_key: z.string().min(1).max(500).optional(),
+  base_url: z.url({ protocol: /^https?$/ }).nullable().optional(),
+  model: z.string().min(1).optional(),
+  small_model: z.string().min(1).optional(),
+  permission_mode: PermissionMode.optional(),
+  hotkey: z.string().min(1).max(100).nullable().optional(),
+});
+export type SaveSettingsInput = z.infer<typeof SaveSettingsInput>;
+
+/** One small request to the model with these values (or the saved ones where absent). */
+export const TestConnectionInput = z.strictObject({
+  api_key: z.string().min(1).max(500).optional(),
+  base_url: z.url({ protocol: /^https?$/ }).optional(),
+  model: z.string().min(1).optional(),
+});
+export const TestConnectionResult = z.looseObject({
+  ok: z.boolean(),
+  /** What a person should read: the model's reply, or what went wrong. */
+  message: z.string(),
+  model: z.string().optional(),
+  latency_ms: z.number().nonnegative().optional(),
+  code: z.string().optional(),
+});
+export type TestConnectionResult = z.infer<typeof TestConnectionResult>;
+
+// ---- the table ------------------------------------------------------------------------------------
 
 /**
  * Every operation, by method name. `input` is checked where the call arrives (IPC handler, HTTP route);
  * an operation without input takes `z.undefined()`, so a stray argument is refused rather than ignored.
+ * `output` is checked by the page's clients, so a server that drifted from this contract is reported
+ * as such instead of breaking a view somewhere later.
  */
 export const reinOperations = {
+  /** GET /status */
   status: { input: z.undefined(), output: ReinStatus },
+  /** GET /agents (named agents; `default` is built in and has no files) */
+  listAgents: { input: z.undefined(), output: z.looseObject({ agents: z.array(AgentSummary) }) },
+  /** GET /agents/{name} */
+  getAgent: { input: z.strictObject({ name: AgentName }), output: AgentDetail },
+  /** POST /agents */
+  createAgent: { input: CreateAgentInput, output: AgentDetail },
+  /** PUT /agents/{name}: everything validated before anything is written. */
+  saveAgent: { input: SaveAgentInput, output: AgentDetail },
+  /** DELETE /agents/{name}: the folder moves to the trash. */
+  deleteAgent: { input: z.strictObject({ name: AgentName }), output: DeleteAgentResult },
+  /** GET /skills?agent= (without agent: the default agent's, i.e. every global skill) */
+  listSkills: { input: z.strictObject({ agent: AgentName.optional() }).optional(), output: SkillList },
+  /** GET /sessions?agent&source&limit */
+  listSessions: {
+    input: z.strictObject({ agent: AgentName.optional(), source: Source.optional(), limit: Limit(1_000).optional() }).optional(),
+    output: z.looseObject({ sessions: z.array(SessionSummary) }),
+  },
+  /** GET /sessions/{id}?agent= */
+  getSession: { input: z.strictObject({ id: SessionId, agent: AgentName.optional() }), output: SessionRecord },
+  /** GET /sessions/search?q&agent&source&limit */
+  searchSessions: {
+    input: z.strictObject({
+      q: z.string().refine((q) => q.trim() !== '', 'must not be blank'),
+      agent: AgentName.optional(),
+      source: Source.optional(),
+      limit: Limit(100).optional(),
+    }),
+    output: z.looseObject({ results: z.array(SearchHit) }),
+  },
+  /**
+   * WebSocket frame `message` (or POST /message): starts a run, or injects the text into the run in
+   * flight on the same route. Answers at once; the run's events come through `subscribe`.
+   */
+  sendMessage: { input: MessageRequest, output: SendMessageResult },
+  /** POST /cancel */
+  cancel: { input: CancelRequest, output: CancelResult },
+  /** GET /approvals: pending approvals of every route. */
+  listApprovals: { input: z.undefined(), output: ApprovalList },
+  /** POST /approval: the first answer wins; later ones fail with code approval_already_decided. */
+  answerApproval: { input: ApprovalAnswerRequest, output: ApprovalAnswerResult },
+  /** GET /settings */
+  getSettings: { input: z.undefined(), output: ReinSettings },
+  /** PUT /settings */
+  saveSettings: { input: SaveSettingsInput, output: ReinSettings },
+  /** POST /settings/test */
+  testConnection: { input: TestConnectionInput, output: TestConnectionResult },
+  /** Desktop only: opens the System Settings pane of a macOS privacy permission. */
+  openPermissionSettings: { input: z.strictObject({ permission: MacPermissionName }), output: z.looseObject({ opened: z.boolean() }) },
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export type ReinOperationName = keyof typeof reinOperations;
 export type ReinOperationInput<K extends ReinOperationName> = z.input<(typeof reinOperations)[K]['input']>;
 export type ReinOperationOutput<K extends ReinOperationName> = z.output<(typeof reinOperations)[K]['output']>;
+export const reinOperationNames = Object.keys(reinOperations) as ReinOperationName[];
 
 /** The IPC channel of an operation: `rein:` + its method name. */
 export type ReinChannel<K extends ReinOperationName = ReinOperationName> = `rein:${K}`;
 export const reinChannel = <K extends ReinOperationName>(name: K): ReinChannel<K> => `rein:${name}`;
-/** Main → page push channel carrying ReinEvent frames. */
+/** Main → page push channel carrying ApiEvent frames. */
 export const REIN_EVENT_CHANNEL = 'rein:event';
 
 /**
  * What crosses IPC: Electron keeps only the message of a thrown error, so handlers answer with an
- * envelope instead and the caller decides what to throw. `code` is a ReinErrorCode or `refused`.
+ * envelope instead and the caller decides what to throw. `code` is a ReinErrorCode, a daemon error code
+ * or `refused`; `field` names the offending input field when validation failed.
  */
-export type ReinEnvelope<T> = { ok: true; value: T } | { ok: false; error: string; code: string };
+export type ReinEnvelope<T> = { ok: true; value: T } | { ok: false; error: string; code: string; field?: string };
+
+/**
+ * How a failed envelope crosses contextBridge, which keeps only an Error's message: the preload throws
+ * `new Error(bridgeErrorMessage(reply))` and the page's IPC client reads code and field back with
+ * `parseBridgeErrorMessage`. Format: `[code] message` or `[code field] message`.
+ */
+export function bridgeErrorMessage(e: { error: string; code: string; field?: string }): string {
+  return `[${e.code}${e.field ? ` ${e.field}` : ''}] ${e.error}`;
+}
+
+export function parseBridgeErrorMessage(message: string): { code?: string; field?: string; message: string } {
+  const m = /^\[([a-z_]+)(?: ([^\]]+))?\] ([\s\S]*)$/.exec(message);
+  if (!m) return { message };
+  return { code: m[1], ...(m[2] ? { field: m[2] } : {}), message: m[3]! };
+}
+
+export type { MessageRequest, PendingApproval } from '../daemon/protocol.js';
+
+/** An event as the page receives it: a run's event or a daemon event, with the route of its run. */
+export type ApiEvent = RoutedEvent;
 
 type OperationMethod<K extends ReinOperationName> = undefined extends ReinOperationInput<K>
   ? (input?: ReinOperationInput<K>) => Promise<ReinOperationOutput<K>>
@@ -46,6 +350,6 @@ export type ReinOperationMethods = { [K in ReinOperationName]: OperationMethod<K
 
 /** The page's whole view of Rein: one method per operation, plus a stream of events. */
 export interface ReinApi extends ReinOperationMethods {
-  /** Receive every ReinEvent; returns the function that stops listening. */
-  subscribe(listener: (event: ReinEvent) => void): () => void;
+  /** Receive every event of every run and the daemon's own events; returns the function that stops listening. */
+  subscribe(listener: (event: ApiEvent) => void): () => void;
 }

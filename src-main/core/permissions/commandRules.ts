@@ -54,7 +54,8 @@ function sensitiveArgument(cmd: SimpleCommand, ctx: CommandRuleContext): string 
 
 interface CommandStanding {
   allowed: boolean;
-  byReadOnlyList: boolean;
+  /** The command reads a sensitive file (asks even when a pattern or the read-only list would allow it). */
+  readsSecret: boolean;
   why: string;
 }
 
@@ -64,17 +65,17 @@ function standing(cmd: SimpleCommand, ctx: CommandRuleContext): CommandStanding 
   const pattern = firstMatchingPattern(ctx.allowedCommands, texts);
   const sensitive = sensitiveArgument(cmd, ctx);
   if (pattern) {
-    if (sensitive) return { allowed: false, byReadOnlyList: false, why: sensitive };
-    return { allowed: true, byReadOnlyList: false, why: `${quote(cmd.innerText)} matches allowed_commands "${pattern}"` };
+    if (sensitive) return { allowed: false, readsSecret: true, why: sensitive };
+    return { allowed: true, readsSecret: false, why: `${quote(cmd.innerText)} matches allowed_commands "${pattern}"` };
   }
   const unsafeEnv = cmd.assignments.find((a) => !SAFE_ENV.test(a.name));
   if (!privileged && !unsafeEnv && isReadOnlyCommand(cmd)) {
-    if (sensitive) return { allowed: false, byReadOnlyList: true, why: sensitive };
-    return { allowed: true, byReadOnlyList: true, why: `${quote(cmd.innerText)} is on the read-only list` };
+    if (sensitive) return { allowed: false, readsSecret: true, why: sensitive };
+    return { allowed: true, readsSecret: false, why: `${quote(cmd.innerText)} is on the read-only list` };
   }
   const label = cmd.nameDynamic ? quote(cmd.text) : quote(cmd.innerText);
-  if (unsafeEnv) return { allowed: false, byReadOnlyList: false, why: `${label} sets ${unsafeEnv.name}, which may change what it does` };
-  return { allowed: false, byReadOnlyList: false, why: `${label} is not on the read-only list and matches no allowed_commands pattern` };
+  if (unsafeEnv) return { allowed: false, readsSecret: false, why: `${label} sets ${unsafeEnv.name}, which may change what it does` };
+  return { allowed: false, readsSecret: false, why: `${label} is not on the read-only list and matches no allowed_commands pattern` };
 }
 
 /** Reasons layer 3 always asks about the line, whatever allowed_commands says. */
@@ -131,6 +132,13 @@ export function checkCommandLine(line: string, ctx: CommandRuleContext): Command
     return { decision: 'ask', layer: 'compound', reason: compound.slice(0, 3).join('; '), readOnly, analysis, ...risk };
   }
 
+  // An exact (glob-free) entry equal to the whole line — what "always allow" saves — allows that line as a
+  // whole. Glob entries never match whole lines: `npm test*` must not allow `npm test; rm -rf x`.
+  const exactLine = ctx.allowedCommands.find((p) => !/[*?]/.test(p) && p.trim().replace(/\s+/g, ' ') === line.trim().replace(/\s+/g, ' '));
+  if (exactLine && !standings.some((s) => s.readsSecret)) {
+    return { decision: 'allow', layer: 'allowed', reason: `the whole line is in allowed_commands ("${exactLine}")`, readOnly, analysis, ...risk };
+  }
+
   const refused = standings.filter((s) => !s.allowed);
   if (refused.length === 0) {
     const why =
@@ -141,13 +149,13 @@ export function checkCommandLine(line: string, ctx: CommandRuleContext): Command
           : `all ${standings.length} commands are allowed: ${standings.map((s) => s.why).slice(0, 3).join('; ')}`;
     return { decision: 'allow', layer: 'allowed', reason: why, readOnly, analysis, ...risk };
   }
-  const sensitive = refused.find((s) => s.byReadOnlyList);
+  const secret = refused.some((s) => s.readsSecret);
   return {
     decision: 'ask',
     layer: 'tool',
     reason: refused.map((s) => s.why).slice(0, 3).join('; '),
     readOnly,
     analysis,
-    ...(sensitive ? riskOf('medium', 'reads a file that may hold secrets') : risk),
+    ...(secret && readOnly ? riskOf('medium', 'reads a file that may hold secrets') : risk),
   };
 }

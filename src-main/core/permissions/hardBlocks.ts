@@ -2,7 +2,7 @@
  * Layer 1: commands no mode, flag or setting can allow. Each rule looks at every simple command the line
  * contains (at any depth, including hidden readings), so the block holds wherever the command hides.
  */
-import { codeFamily, downloadTargets, inlineCodeArgs, isDecoder, isDownloader, isShell } from './shell/commandKinds.js';
+import { downloadTargets, filesWritten, isDecoder, isDownloader, isShell, scriptFileRun } from './shell/commandKinds.js';
 import {
   isRawDevice,
   pathCandidates,
@@ -46,7 +46,7 @@ export const HARD_BLOCK_RULES: Record<HardBlockRule, string> = {
   'disk-erase': 'formatting or erasing a disk (`mkfs`, `newfs`, `diskutil eraseDisk|zeroDisk|partitionDisk` …)',
   'download-into-shell': 'downloaded content run as code (`curl … | sh`, `bash <(curl …)`, `sh -c "$(wget …)"`)',
   'decoded-payload-into-shell': 'decoded content run as code (`base64 -d | sh`)',
-  'download-then-run': 'a file downloaded and run in the same line',
+  'download-then-run': 'a file downloaded (or decoded) and run in the same line',
   'fork-bomb': 'a fork bomb',
   'security-disable': 'turning off macOS protections (`csrutil disable`, `spctl --master-disable`)',
   'kill-everything': '`kill -1`: signalling every process you own',
@@ -308,22 +308,30 @@ function checkFeeds(analysis: ShellAnalysis): HardBlock | undefined {
   return undefined;
 }
 
-function checkDownloadThenRun(all: SimpleCommand[], ctx: PathContext): HardBlock | undefined {
-  const downloaded = new Set<string>();
-  for (const c of all) for (const t of downloadTargets(c)) for (const p of pathCandidates(t, ctx)) downloaded.add(p.toLowerCase());
-  if (downloaded.size === 0) return undefined;
+/** Files that hold fetched or decoded content: download targets, decoder output, anything a pipeline writes after a download. */
+function fetchedFiles(analysis: ShellAnalysis, all: SimpleCommand[]): string[] {
+  const out: string[] = [];
+  for (const c of all) {
+    out.push(...downloadTargets(c));
+    if (isDecoder(c)) out.push(...filesWritten(c));
+  }
+  for (const stages of analysis.pipelines) {
+    const first = stages.findIndex((s) => s.some((c) => isDownloader(c) || isDecoder(c)));
+    if (first === -1) continue;
+    for (const later of stages.slice(first + 1)) for (const c of later) out.push(...filesWritten(c));
+  }
+  return out;
+}
+
+function checkDownloadThenRun(analysis: ShellAnalysis, all: SimpleCommand[], ctx: PathContext): HardBlock | undefined {
+  const fetched = new Set<string>();
+  for (const t of fetchedFiles(analysis, all)) for (const p of pathCandidates(t, ctx)) fetched.add(p.toLowerCase());
+  if (fetched.size === 0) return undefined;
   for (const c of all) {
     if (isDownloader(c)) continue;
-    const runs: string[] = [];
-    if (c.program.includes('/')) runs.push(c.program);
-    if (codeFamily(c.name) || c.name === 'source' || c.name === '.') {
-      const script = c.args.find((a) => !a.value.startsWith('-'));
-      if (script && inlineCodeArgs(c).length === 0) runs.push(script.value);
-    }
-    for (const r of runs) {
-      if (pathCandidates(r, ctx).some((p) => downloaded.has(p.toLowerCase()))) {
-        return block('download-then-run', `\`${c.innerText}\` runs a file downloaded in the same line`);
-      }
+    const script = scriptFileRun(c);
+    if (script && pathCandidates(script, ctx).some((p) => fetched.has(p.toLowerCase()))) {
+      return block('download-then-run', `\`${c.innerText}\` runs a file downloaded or decoded in the same line`);
     }
   }
   return undefined;
@@ -365,7 +373,7 @@ export function findHardBlock(analysis: ShellAnalysis, ctx: HardBlockContext): H
     checkRedirects(analysis.redirects, pctx) ??
     checkFeeds(analysis) ??
     checkForkBomb(analysis) ??
-    checkDownloadThenRun(all, pctx)
+    checkDownloadThenRun(analysis, all, pctx)
   );
 }
 

@@ -40,7 +40,7 @@ export const INBOX_PREFIX = '[New message from user]';
 const CONTEXT_BLOCK = /^\s*<context>[\s\S]*?<\/context>\s*/;
 
 // Input fields that say what a tool call was about, most telling first.
-const TELLING_INPUT_FIELDS = ['command', 'path', 'file_path', 'pattern', 'url', 'query', 'name', 'prompt'] as const;
+const TELLING_INPUT_FIELDS = ['command', 'pattern', 'query', 'url', 'path', 'file_path', 'name', 'prompt'] as const;
 
 export function extractRows(session: Pick<SessionFile, 'messages' | 'message_meta'>): IndexRow[] {
   const rows: IndexRow[] = [];

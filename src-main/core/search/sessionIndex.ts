@@ -112,7 +112,7 @@ interface SessionRow {
 /** JSON files read at once while reindexing; each batch is written in one transaction. */
 const REINDEX_BATCH = 64;
 /** Matching messages ranked per search stage (see #ranked), and at least this many per wanted hit. */
-const RANK_WINDOW = 500;
+const RANK_WINDOW = 300;
 const RANK_WINDOW_PER_HIT = 10;
 /** Tokens of context in FTS snippets; a trigram token is about one character, a word token one word. */
 const WORD_SNIPPET_TOKENS = 16;
@@ -388,9 +388,10 @@ export class SessionIndex {
    *
    * bm25 costs a few microseconds per matching row, and a common word matches a large share of
    * half a million messages: ranking them all would take a second. So only the agent's most recent
-   * matching messages (the `window` highest ids, which FTS5 walks in order and stops early) are
-   * ranked. A query with fewer matches than the window is ranked exactly; a very common one gets the
-   * best of its recent matches, which for finding a conversation again is what one wants anyway.
+   * matching messages (the highest ids, which FTS5 walks in order and stops early) are ranked, a
+   * window at a time, until the windows hold `need` sessions. A query with fewer matches than that is
+   * ranked exactly; a very common one gets the best of its recent matches, which for finding a
+   * conversation again is what one wants anyway.
    */
   #ranked(
     table: 'messages_words' | 'messages_substrings',
@@ -406,15 +407,22 @@ export class SessionIndex {
     // comes from the row id (schema.ts), so the wide message rows are not read at all.
     const sql = `SELECT ${table}.rowid AS rowid, s.key AS sessionKey, bm25(${table}) AS rank
       FROM ${table} CROSS JOIN sessions s ON s.key = (${table}.rowid >> ${ROW_BITS})
-      WHERE ${table} MATCH ? AND s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(likes.length, `${table}.content`)}
+      WHERE ${table} MATCH ? AND ${table}.rowid < ? AND s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(likes.length, `${table}.content`)}
       ORDER BY ${table}.rowid DESC LIMIT ?`;
+    const stmt = this.#stmt(sql);
     const window = Math.max(RANK_WINDOW, need * RANK_WINDOW_PER_HIT);
-    const params = [match, scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...likes, window];
     const best = new Map<number, Candidate>();
-    for (const row of this.#stmt(sql).all(...params) as Candidate[]) {
-      if (seen.has(row.sessionKey)) continue;
-      const prev = best.get(row.sessionKey);
-      if (!prev || row.rank < prev.rank) best.set(row.sessionKey, row);
+    // A window of matches may come from only a few sessions (a word used all through them): then the
+    // next window is ranked too, until there are enough sessions or no more matches.
+    for (let before = Number.MAX_SAFE_INTEGER; ; ) {
+      const rows = stmt.all(match, before, scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...likes, window) as Candidate[];
+      for (const row of rows) {
+        if (seen.has(row.sessionKey)) continue;
+        const prev = best.get(row.sessionKey);
+        if (!prev || row.rank < prev.rank) best.set(row.sessionKey, row);
+      }
+      if (rows.length < window || best.size >= need) break;
+      before = rows[rows.length - 1]!.rowid;
     }
     const out = [...best.values()].sort((a, b) => a.rank - b.rank || b.rowid - a.rowid).slice(0, need);
     for (const c of out) seen.add(c.sessionKey);

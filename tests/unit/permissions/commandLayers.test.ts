@@ -88,6 +88,13 @@ describe('allowed_commands and the read-only list', () => {
     expect((await bash('npm test; touch x', opts)).decision).toBe('ask');
   });
 
+  it('allows a whole line saved exactly by "always allow", but never widens a glob to whole lines', async () => {
+    const saved = { permissions: { allowed_commands: ['npm test && npm run lint', 'npm test*'] } };
+    expect(await bash('npm test  &&  npm run lint', saved)).toMatchObject({ decision: 'allow', layer: 'allowed' });
+    expect((await bash('npm test && npm run lint && touch x', saved)).decision).toBe('ask');
+    expect((await bash('npm test; rm -f x', saved)).decision).toBe('ask');
+  });
+
   it('does not let a pattern for a command allow it under sudo', async () => {
     expect((await bash('sudo make', { permissions: { allowed_commands: ['make'] } })).decision).toBe('ask');
   });

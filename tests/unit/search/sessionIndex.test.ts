@@ -244,6 +244,28 @@ describe('SessionIndex contents', () => {
     expect(idx.search('Two files changed', { agent: 'default' })[0]).toMatchObject({ role: 'assistant' });
   });
 
+  it('matches substrings in the conversation and in CJK tool output; plain tool output by whole words only', async () => {
+    const s = await t.save({
+      turns: [
+        {
+          user: 'upload the quarterly spreadsheet',
+          tools: [
+            { name: 'bash', input: { command: 'scp q3.xlsx host:' }, output: 'ERROR connection refused by upstream' },
+            { name: 'file_read', input: { path: '/tmp/log.txt' }, output: '文件已保存到服务器' },
+          ],
+          answer: 'The upload was refused.',
+        },
+      ],
+    });
+    const idx = await indexAll();
+
+    expect(idx.search('upstream', { agent: 'default' })[0]).toMatchObject({ sessionId: s.id, role: 'tool_result', match: 'words' });
+    expect(idx.search('pstrea', { agent: 'default' })).toEqual([]); // part of a word in plain tool output
+    expect(idx.search('arterl', { agent: 'default' })[0]).toMatchObject({ role: 'user', match: 'substring' });
+    expect(idx.search('保存到', { agent: 'default' })[0]).toMatchObject({ role: 'tool_result', match: 'substring' });
+    expect(idx.search('保存', { agent: 'default' })[0]).toMatchObject({ role: 'tool_result', match: 'short' });
+  });
+
   it("indexes a person's mid-run message but not Rein's own nudges", async () => {
     const s = await t.save({ turns: [{ user: 'start the migration', answer: 'Started.' }] });
     s.messages.push({ role: 'user', content: [{ type: 'text', text: '[New message from user]\nalso rotate the logfiles' }] });

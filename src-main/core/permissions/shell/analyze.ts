@@ -5,13 +5,17 @@
  * Anything not fully understood is reported in `problems`, which keeps the line from being auto-allowed.
  */
 import os from 'node:os';
+import path from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import {
   codeFamily,
   commandName,
+  filesWritten,
   inlineCodeArgs,
   readsProgramFromStdin,
+  scriptFileRun,
   staticOutput,
+  staticText,
 } from './commandKinds.js';
 import { parseShell } from './parser.js';
 import {
@@ -125,8 +129,29 @@ class Analyzer {
   run(): ShellAnalysis {
     const env = new Map<string, string[]>();
     this.parseAndCollect(this.result.line, { depth: 0, via: 'line', hidden: false, env }, true);
+    this.followWrittenScripts();
     this.result.complete = this.result.problems.length === 0;
     return this.result;
+  }
+
+  /**
+   * `echo 'rm -rf /' > x.sh; sh x.sh`: a script written with static text and run in the same line is read
+   * as the commands it holds.
+   */
+  followWrittenScripts(): void {
+    const abs = (p: string) => path.posix.resolve(this.cwd, p.startsWith('~/') ? this.home + p.slice(1) : p);
+    const written = new Map<string, string>();
+    for (const c of this.result.commands) {
+      const text = staticText(c);
+      if (text === undefined) continue;
+      for (const f of filesWritten(c)) written.set(abs(f), (written.get(abs(f)) ?? '') + text + '\n');
+    }
+    if (written.size === 0) return;
+    for (const c of [...this.result.commands]) {
+      const script = scriptFileRun(c);
+      const text = script === undefined ? undefined : written.get(abs(script));
+      if (text?.trim()) this.parseAndCollect(text, { depth: c.depth + 1, via: 'fed_script', hidden: false, env: new Map() }, true);
+    }
   }
 
   problem(text: string): void {
@@ -256,7 +281,7 @@ class Analyzer {
         if (node.type !== 'command_substitution') return undefined;
         const direct = inner.filter((c) => c.via === 'substitution' && c.depth === ctx.depth);
         if (direct.length !== 1 || inner.length !== 1) return undefined;
-        return staticOutput(direct[0]!)?.replace(/\n+$/, '');
+        return emittedText(direct[0]!)?.replace(/\n+$/, '');
       },
       nested: (node) => {
         const walk = (n: Node) => {
@@ -548,6 +573,11 @@ class Analyzer {
         this.result.redirects.push(r.redirect);
         if (r.redirect.kind === 'write' && !BENIGN_WRITE_TARGETS.test(r.redirect.target)) this.result.fileWrites.push(r.redirect);
       }
+      if (cmd.wrappers.includes('xargs') && r.stdinText !== undefined) {
+        // `xargs rm -rf <<< /`: the here-string's words become arguments.
+        const fed = r.stdinText.split(/\s+/).filter(Boolean).slice(0, 16).map(plainWord);
+        if (fed.length > 0) this.result.hidden.push({ ...cmd, args: [...cmd.args, ...fed], via: 'fed_script' });
+      }
       if (!readsProgramFromStdin(cmd)) continue;
       if (r.inner.length > 0 && (r.fromProcess || r.redirect.kind === 'herestring')) {
         this.result.feeds.push({
@@ -583,8 +613,10 @@ class Analyzer {
       }
     }
     const bodyCmds = body ? this.collect(body, ctx) : [];
-    const direct = bodyCmds.find((c) => c.depth === ctx.depth && c.via === ctx.via);
-    const bodyIsCommand = body?.type === 'command';
+    const directCmds = bodyCmds.filter((c) => c.depth === ctx.depth && c.via === ctx.via);
+    // `a | b > f` redirects b's output: bash applies a pipeline's trailing redirection to its last stage.
+    const direct = body?.type === 'pipeline' ? directCmds[directCmds.length - 1] : directCmds[0];
+    const bodyIsCommand = body?.type === 'command' || body?.type === 'pipeline';
     if (direct && bodyIsCommand) {
       this.attachRedirects(direct, redirectInfos, ctx, found);
     } else {
@@ -619,11 +651,17 @@ class Analyzer {
       const direct = stages[j]!.filter((c) => c.depth === ctx.depth && c.via === ctx.via);
       const before = stages.slice(0, j).flat();
       const prev = stages[j - 1]!.filter((c) => c.depth === ctx.depth && c.via === ctx.via);
+      // Every command in a later stage inherits the pipe as its input — also inside `$( )`, `>( )` or `sh -c`.
+      for (const sink of stages[j]!) {
+        if (!direct.includes(sink) && readsProgramFromStdin(sink) && !sink.redirects.some((r) => r.kind === 'heredoc' || r.kind === 'herestring' || r.kind === 'read')) {
+          this.result.feeds.push({ sink, feeders: before, channel: 'pipe' });
+        }
+      }
       for (const sink of direct) {
         if (readsProgramFromStdin(sink)) {
           this.result.feeds.push({ sink, feeders: before, channel: 'pipe' });
           const text =
-            (prev.length === 1 && stages[j - 1]!.length === 1 ? staticOutput(prev[0]!) : undefined) ??
+            (prev.length === 1 && stages[j - 1]!.length === 1 ? emittedText(prev[0]!) : undefined) ??
             (j === 1 && leading.length === 1 ? leadingStdinText : undefined);
           if (text !== undefined && text.trim()) {
             found.push(...this.parseAndCollect(text, { ...ctx, depth: ctx.depth + 1, via: 'fed_script', env: new Map(ctx.env) }, true));
@@ -633,7 +671,7 @@ class Analyzer {
           // `echo / | xargs rm -rf`, `find ~ | xargs rm -rf`: the feeder's operands become the sink's arguments.
           const feeder = prev[0]!;
           const fed =
-            staticOutput(feeder)?.split(/\s+/).filter(Boolean) ??
+            emittedText(feeder)?.split(/\s+/).filter(Boolean) ??
             (feeder.name === 'find' || feeder.name === 'ls' ? feeder.args.map((a) => a.value).filter((v) => !v.startsWith('-')) : []);
           if (fed.length > 0) {
             const variant: SimpleCommand = { ...sink, args: [...sink.args, ...fed.slice(0, 16).map(plainWord)], via: 'fed_script' };
@@ -728,6 +766,11 @@ class Analyzer {
     if (body) found.push(...this.collect(body, ctx));
     return found;
   }
+}
+
+/** What a command prints to its standard output, when static (nothing if its output goes to a file). */
+function emittedText(cmd: SimpleCommand): string | undefined {
+  return cmd.redirects.some((r) => r.kind === 'write') ? undefined : staticOutput(cmd);
 }
 
 /**

@@ -84,6 +84,8 @@ const VALUE_OPTIONS = new Set(['-o', '-O', '--rcfile', '--init-file', '-W', '-X'
 
 /** True when the command would read its program from standard input (`curl … | sh`, `… | python3`). */
 export function readsProgramFromStdin(cmd: SimpleCommand): boolean {
+  // A program only known at run time may be a shell.
+  if (cmd.nameDynamic) return true;
   if (cmd.name === 'source' || cmd.name === '.') {
     const target = cmd.args[0]?.value;
     return target === undefined || isStdinPath(target);
@@ -165,7 +167,7 @@ export function isDecoder(cmd: SimpleCommand): boolean {
  * `echo 'rm -rf /' | sh` and `$(printf rm) -rf /` as the commands they are.
  */
 export function staticOutput(cmd: SimpleCommand): string | undefined {
-  if (cmd.nameDynamic || cmd.redirects.some((r) => r.kind === 'write')) return undefined;
+  if (cmd.nameDynamic) return undefined;
   const words = cmd.args;
   if (words.some((w) => hasUnknown(w.value))) return undefined;
   if (cmd.name === 'echo') {
@@ -214,4 +216,32 @@ export function downloadTargets(cmd: SimpleCommand): string[] {
   }
   for (const r of cmd.redirects) if (r.kind === 'write') out.push(r.target);
   return out.filter((p) => p.length > 0 && p !== '-');
+}
+
+/** The script file a command runs, if any: `./x.sh`, `bash x.sh`, `python3 x.py`, `source x`. */
+export function scriptFileRun(cmd: SimpleCommand): string | undefined {
+  if (cmd.nameDynamic) return undefined;
+  if (codeFamily(cmd.name) || cmd.name === 'source' || cmd.name === '.') {
+    if (inlineCodeArgs(cmd).length > 0) return undefined;
+    return cmd.args.find((a) => !a.value.startsWith('-') && !a.value.startsWith('+'))?.value;
+  }
+  return cmd.program.includes('/') ? cmd.program : undefined;
+}
+
+/** Files a command writes with `>`/`>>` or `tee`. */
+export function filesWritten(cmd: SimpleCommand): string[] {
+  const out = cmd.redirects.filter((r) => r.kind === 'write').map((r) => r.target);
+  if (cmd.name === 'tee') out.push(...cmd.args.map((a) => a.value).filter((v) => !v.startsWith('-')));
+  return out.filter((p) => p && !hasUnknown(p) && !/^\/dev\/(null|stdout|stderr|tty)$/.test(p));
+}
+
+/** The text a command writes out, when it is static: echo/printf arguments, or a heredoc given to cat/tee. */
+export function staticText(cmd: SimpleCommand): string | undefined {
+  const out = staticOutput(cmd);
+  if (out !== undefined) return out;
+  if (cmd.name !== 'cat' && cmd.name !== 'tee') return undefined;
+  const operands = cmd.args.filter((a) => !a.value.startsWith('-')).length;
+  if (cmd.name === 'cat' && operands > 0) return undefined;
+  const here = cmd.redirects.find((r) => r.kind === 'heredoc' || (r.kind === 'herestring' && !r.targetDynamic));
+  return here?.target;
 }

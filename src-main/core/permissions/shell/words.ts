@@ -157,8 +157,10 @@ function expansionPiece(node: Node, env: WordEnv): Piece {
   if (prefix) return unknown(text, prefix === '#');
   const known = env.lookup(name);
   if (rest === '') return known ? { values: known, display: text, dynamic: false } : unknown(text);
+  const trim = /^(##?|%%?)([\s\S]*)$/.exec(rest);
+  if (trim) return trimmedPiece(text, known, trim[1]!, trim[2]!);
   const op = /^(:?[-=?+])([\s\S]*)$/.exec(rest);
-  if (!op) return unknown(text);
+  if (!op) return known ? { values: [...known, UNKNOWN], display: text, dynamic: true } : unknown(text);
   const [, operator, word] = op as unknown as [string, string, string];
   const fallback = word.includes('$') || word.includes('`') ? UNKNOWN : unescapeUnquoted(word.replace(/^["']|["']$/g, ''));
   switch (operator.replace(':', '')) {
@@ -173,6 +175,17 @@ function expansionPiece(node: Node, env: WordEnv): Piece {
     default:
       return unknown(text);
   }
+}
+
+/** `${HOME%/}`, `${P#./}`: literal patterns are applied; glob patterns may also leave the value unchanged. */
+function trimmedPiece(text: string, known: string[] | undefined, op: string, pattern: string): Piece {
+  if (!known) return unknown(text);
+  if (/[*?[\\$`]/.test(pattern)) return { values: [...known, UNKNOWN], display: text, dynamic: true };
+  const values = known.map((v) => {
+    if (op.startsWith('#')) return v.startsWith(pattern) ? v.slice(pattern.length) : v;
+    return v.endsWith(pattern) ? v.slice(0, v.length - pattern.length) : v;
+  });
+  return { values, display: text, dynamic: false };
 }
 
 function stringPieces(node: Node, env: WordEnv, pieces: Piece[]): void {

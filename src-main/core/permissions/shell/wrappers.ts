@@ -190,7 +190,8 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
     break;
   }
   let words = rest.slice(i);
-  if (name === 'su') words = [];
+  // `su` runs a shell: with -c it runs that string, without it reads commands from its input.
+  if (name === 'su') words = shellStrings.length > 0 ? [] : [plainWord('sh')];
   if (spec.joinsShellString && words.length > 0) {
     shellStrings.push(plainWord(words.map((w) => w.value).join(' ')));
     words = [];

@@ -1,0 +1,30 @@
+/**
+ * The two macOS privacy permissions Rein's GUI tools need, and the System Settings pane of each. The
+ * shell opens these panes with `shell.openExternal`; `isSettingsPaneUrl` keeps that call to exactly
+ * these URLs, so no other `x-apple.systempreferences:` link (or any other scheme) can be opened.
+ * Names match MacPermissionName of the ReinApi contract; `authType` is node-mac-permissions' name.
+ */
+export const MAC_PERMISSIONS = {
+  accessibility: {
+    authType: 'accessibility',
+    label: 'Accessibility',
+    why: 'to read and operate other apps’ windows',
+    settingsUrl: 'x-apple.systempreferences:com.apple.preference.security?Privacy_Accessibility',
+  },
+  screen_recording: {
+    authType: 'screen',
+    label: 'Screen Recording',
+    why: 'to take screenshots of the screen for the model',
+    settingsUrl: 'x-apple.systempreferences:com.apple.preference.security?Privacy_ScreenCapture',
+  },
+} as const;
+
+export type MacPermission = keyof typeof MAC_PERMISSIONS;
+export const MAC_PERMISSION_NAMES = Object.keys(MAC_PERMISSIONS) as MacPermission[];
+
+/** As node-mac-permissions reports it; `unavailable` when the module cannot be used (not macOS, not installed). */
+export type MacPermissionStatus = 'authorized' | 'denied' | 'restricted' | 'not determined' | 'unavailable';
+
+export function isSettingsPaneUrl(url: string): boolean {
+  return MAC_PERMISSION_NAMES.some((name) => MAC_PERMISSIONS[name].settingsUrl === url);
+}

@@ -1,0 +1,58 @@
+/**
+ * Which activity deserves a system notification, and its words. A person looking at the chat window
+ * sees everything there already, so runs only notify while it is not in front; alerts from heartbeats
+ * and schedules always do, since nobody asked for them in the chat. Approval requests are presented
+ * by the approval face (dialog or notification), not here.
+ */
+import type { ActivityNote } from './activity.js';
+import { oneLine } from './trayState.js';
+
+export interface NotificationContent {
+  title: string;
+  body: string;
+  /** The window view a click on the notification opens. */
+  opens: 'chat' | 'approvals' | 'sessions';
+}
+
+const BODY_MAX = 180;
+
+export function notificationFor(note: ActivityNote, context: { chatFocused: boolean }): NotificationContent | undefined {
+  switch (note.kind) {
+    case 'run_ended': {
+      if (context.chatFocused || note.stopReason === 'cancelled') return undefined;
+      const who = agentLabel(note.agent, note.source);
+      if (note.stopReason === 'error') {
+        return { title: `${who} failed`, body: oneLine(note.error ?? 'the run stopped with an error', BODY_MAX), opens: 'sessions' };
+      }
+      const stopped = note.stopReason === 'final' ? 'finished' : `stopped (${note.stopReason.replace('_', ' ')})`;
+      return { title: `${who} ${stopped}`, body: oneLine(note.text || 'No answer text.', BODY_MAX), opens: 'sessions' };
+    }
+    case 'heartbeat_alert':
+      return { title: `${note.agent}: heartbeat alert`, body: oneLine(note.text, BODY_MAX), opens: 'sessions' };
+    case 'schedule_ended':
+      if (note.ok && !note.message) return undefined;
+      return {
+        title: `${note.agent}: schedule ${note.scheduleId} ${note.ok ? 'finished' : 'failed'}`,
+        body: oneLine(note.message ?? '', BODY_MAX),
+        opens: 'sessions',
+      };
+    case 'approval_requested':
+      return undefined;
+  }
+}
+
+/** "Rein" for the default agent chatting; otherwise the agent and where its run came from. */
+function agentLabel(agent: string, source: string): string {
+  const name = agent === 'default' ? 'Rein' : agent;
+  return ['desktop', 'http', 'web', 'unknown'].includes(source) ? name : `${name} (${source})`;
+}
+
+/** Words for an approval that could not be put in front of the person as a dialog. */
+export function approvalNotification(req: { tool: string; summary: string; agent: string; risk: string }): NotificationContent {
+  const who = req.agent === 'default' ? 'Rein' : req.agent;
+  return {
+    title: `${who} asks to use ${req.tool} (${req.risk} risk)`,
+    body: oneLine(req.summary, BODY_MAX),
+    opens: 'approvals',
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Which HTTP call of the daemon (docs/daemon-api.md) carries each ReinApi operation. Pure data, so a
+ * test can pin the mapping; `sendMessage` goes over the WebSocket instead (see daemonApi.ts) because
+ * POST /message either streams or waits for the whole run.
+ */
+import type { ReinOperationInput, ReinOperationName } from '../../../src-main/core/api/index.js';
+
+export interface HttpCall {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path and query, already encoded. */
+  path: string;
+  body?: unknown;
+}
+
+type HttpOperation = Exclude<ReinOperationName, 'sendMessage' | 'openPermissionSettings'>;
+
+/** `?a=1&b=x`, leaving out undefined values; '' when nothing is left. */
+export function query(params: Record<string, string | number | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+const seg = encodeURIComponent;
+
+export const httpCalls: { [K in HttpOperation]: (input: ReinOperationInput<K>) => HttpCall } = {
+  status: () => ({ method: 'GET', path: '/status' }),
+  listAgents: () => ({ method: 'GET', path: '/agents' }),
+  getAgent: ({ name }) => ({ method: 'GET', path: `/agents/${seg(name)}` }),
+  createAgent: (input) => ({ method: 'POST', path: '/agents', body: input }),
+  saveAgent: ({ name, ...rest }) => ({ method: 'PUT', path: `/agents/${seg(name)}`, body: rest }),
+  deleteAgent: ({ name }) => ({ method: 'DELETE', path: `/agents/${seg(name)}` }),
+  listSkills: (input) => ({ method: 'GET', path: `/skills${query({ agent: input?.agent })}` }),
+  listSessions: (input) => ({ method: 'GET', path: `/sessions${query({ agent: input?.agent, source: input?.source, limit: input?.limit })}` }),
+  getSession: ({ id, agent }) => ({ method: 'GET', path: `/sessions/${seg(id)}${query({ agent })}` }),
+  searchSessions: ({ q, agent, source, limit }) => ({ method: 'GET', path: `/sessions/search${query({ q, agent, source, limit })}` }),
+  cancel: (input) => ({ method: 'POST', path: '/cancel', body: input }),
+  listApprovals: () => ({ method: 'GET', path: '/approvals' }),
+  answerApproval: (input) => ({ method: 'POST', path: '/approval', body: input }),
+  getSettings: () => ({ method: 'GET', path: '/settings' }),
+  saveSettings: (input) => ({ method: 'PUT', path: '/settings', body: input }),
+  testConnection: (input) => ({ method: 'POST', path: '/settings/test', body: input }),
+};

@@ -1,0 +1,57 @@
+/**
+ * A saved session as chat items, for reading an old conversation or continuing it. Messages are in
+ * the Messages API's own shape: user turns carry text and tool results, assistant turns text and
+ * tool calls; a tool result is folded into the card of the call it answers.
+ */
+import type { SessionRecord } from '../../../src-main/core/api/index.js';
+import type { ChatItem } from './chat.js';
+
+type Block = { type: string; [k: string]: unknown };
+
+const PREVIEW_CHARS = 2_000;
+
+export function sessionItems(session: SessionRecord): ChatItem[] {
+  const items: ChatItem[] = [];
+  const toolAt = new Map<string, number>();
+  let n = 0;
+  const id = (p: string) => `${p}h${++n}`;
+
+  session.messages.forEach((message, index) => {
+    const meta = session.message_meta?.[index];
+    const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as Block[]);
+    for (const block of blocks) {
+      if (block.type === 'text' && typeof block.text === 'string') {
+        if (!block.text.trim()) continue;
+        if (message.role === 'user') items.push({ kind: 'user', id: id('u'), text: block.text, ...(meta?.injected ? { injected: true } : {}) });
+        else items.push({ kind: 'assistant', id: id('a'), text: block.text, streaming: false });
+      } else if (block.type === 'tool_use' && message.role === 'assistant') {
+        const callId = typeof block.id === 'string' ? block.id : id('t');
+        toolAt.set(callId, items.length);
+        items.push({
+          kind: 'tool',
+          id: callId,
+          tool: typeof block.name === 'string' ? block.name : 'tool',
+          input: block.input,
+          summary: '',
+          status: 'ok',
+        });
+      } else if (block.type === 'tool_result') {
+        const at = typeof block.tool_use_id === 'string' ? toolAt.get(block.tool_use_id) : undefined;
+        if (at === undefined) continue;
+        const card = items[at] as Extract<ChatItem, { kind: 'tool' }>;
+        items[at] = { ...card, status: block.is_error === true ? 'error' : 'ok', preview: resultText(block.content).slice(0, PREVIEW_CHARS) };
+      }
+    }
+  });
+  return items;
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((b: Block) => (b && b.type === 'text' && typeof b.text === 'string' ? b.text : b && typeof b.type === 'string' ? `[${b.type}]` : ''))
+      .join('\n');
+  }
+  return '';
+}

@@ -1,0 +1,33 @@
+/** Every approval waiting for a person, oldest first, from every agent and route. */
+import type { ApprovalDecisionKind } from '../../../../src-main/core/api/index.js';
+import type { ApprovalItem } from '../../state/approvals.js';
+import { formatWhen } from '../../util/format.js';
+import { ApprovalCard } from './ApprovalCard.js';
+
+export function ApprovalsView({ pending, onAnswer }: { pending: ApprovalItem[]; onAnswer(id: string, d: ApprovalDecisionKind): Promise<unknown> }) {
+  return (
+    <div className="view approvals-view">
+      <header className="view-head">
+        <h1>Approvals</h1>
+        <p className="muted">{pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} waiting, oldest first.`}</p>
+      </header>
+      <div className="approval-list">
+        {pending.map((a, i) => (
+          <ApprovalCard
+            key={a.requestId}
+            requestId={a.requestId}
+            tool={a.tool}
+            summary={a.summary}
+            reason={a.reason}
+            risk={a.risk}
+            riskExplanation={a.riskExplanation}
+            origin={[a.agent && `agent ${a.agent}`, a.route, formatWhen(a.askedAt)].filter(Boolean).join(' · ')}
+            input={a.input}
+            onAnswer={(d) => onAnswer(a.requestId, d)}
+            autoFocus={i === 0}
+          />
+        ))}
+      </div>
+    </div>
+  );
+}

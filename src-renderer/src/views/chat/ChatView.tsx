@@ -1,0 +1,173 @@
+/**
+ * The chat: pick an agent, talk to it, watch its tools run, answer its questions, stop it. The
+ * conversation state lives in the app (state/chats.ts) so switching views or agents loses nothing.
+ */
+import { useEffect, useMemo } from 'react';
+import type { ApprovalDecisionKind, ReinApi } from '../../../../src-main/core/api/index.js';
+import { errorText, toApiError } from '../../api/apiError.js';
+import { lastUserText, type ChatAction, type ChatState } from '../../state/chat.js';
+import { chatMessage, DEFAULT_AGENT } from '../../state/routes.js';
+import { formatCost, formatTokens } from '../../util/format.js';
+import { useAsync } from '../../util/useAsync.js';
+import { Composer } from './Composer.js';
+import { MessageList } from './MessageList.js';
+import { commandDescription, commandTemplate, fillTemplate, PAGE_COMMANDS, parseSlash } from './slash.js';
+
+export interface ChatViewProps {
+  api: ReinApi;
+  agents: string[];
+  agent: string;
+  chat: ChatState;
+  onPickAgent(agent: string): void;
+  dispatch(action: ChatAction): void;
+  onAnswer(requestId: string, decision: ApprovalDecisionKind): Promise<unknown>;
+  /** Bumped to move the caret into the composer. */
+  focusKey?: unknown;
+}
+
+/** Marks the moment the chat first shows with its composer, for `npm run bench -- ui`. */
+let markedReady = false;
+
+export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAnswer, focusKey }: ChatViewProps) {
+  const [detail] = useAsync(() => (agent === DEFAULT_AGENT ? Promise.resolve(undefined) : api.getAgent({ name: agent })), [api, agent]);
+  const commandFiles = useMemo(() => detail.value?.commands ?? {}, [detail.value]);
+  const commands = useMemo(() => {
+    const list: Record<string, string> = {};
+    for (const [name, file] of Object.entries(commandFiles)) list[name] = commandDescription(file);
+    for (const [name, d] of Object.entries(PAGE_COMMANDS)) list[name] ??= d;
+    return list;
+  }, [commandFiles]);
+
+  useEffect(() => {
+    if (markedReady) return;
+    markedReady = true;
+    requestAnimationFrame(() => performance.mark('rein:chat-ready'));
+  }, []);
+
+  // Esc stops the run from anywhere in the chat view, not only from the message box.
+  useEffect(() => {
+    if (!chat.running) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (document.activeElement?.closest('dialog, .slash-list')) return;
+      void stop();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  async function stop() {
+    try {
+      await api.cancel({ route: chat.route });
+    } catch (e) {
+      // The run may have ended on its own just now; that is what the user wanted.
+      if (toApiError(e).code !== 'not_running') dispatch({ type: 'send_failed', code: toApiError(e).code, message: errorText(e) });
+    }
+  }
+
+  async function send(typed: string) {
+    const slash = parseSlash(typed);
+    let toModel = typed;
+    if (slash) {
+      if (slash.name === 'new' || slash.name === 'clear') return dispatch({ type: 'reset' });
+      if (slash.name === 'help') {
+        const lines = Object.entries(commands).map(([n, d]) => `/${n} — ${d}`);
+        return dispatch({ type: 'note', level: 'info', text: `Commands:\n${lines.join('\n')}` });
+      }
+      const file = commandFiles[slash.name];
+      if (file === undefined) {
+        const names = Object.keys(commands).map((n) => `/${n}`).join(', ');
+        return dispatch({ type: 'note', level: 'warning', text: `Unknown command /${slash.name}. Available: ${names}` });
+      }
+      toModel = fillTemplate(commandTemplate(file), slash.rest);
+    }
+    dispatch({ type: 'sending', text: typed });
+    try {
+      const result = await api.sendMessage(chatMessage(agent, toModel, chat.sessionId));
+      dispatch({ type: 'sent', text: typed, injected: result.injected, ...(result.session_id ? { sessionId: result.session_id } : {}) });
+    } catch (e) {
+      dispatch({ type: 'send_failed', code: toApiError(e).code, message: errorText(e) });
+    }
+  }
+
+  async function continueLatest() {
+    try {
+      const { sessions } = await api.listSessions({ agent, limit: 1 });
+      const latest = sessions[0];
+      if (!latest) return dispatch({ type: 'note', level: 'info', text: `${agent} has no saved conversations yet.` });
+      dispatch({ type: 'load_session', session: await api.getSession({ id: latest.id, agent }) });
+    } catch (e) {
+      dispatch({ type: 'send_failed', code: toApiError(e).code, message: errorText(e) });
+    }
+  }
+
+  const u = chat.sessionUsage;
+  return (
+    <div className="view chat-view">
+      <header className="chat-head">
+        <label className="agent-picker">
+          <span className="visually-hidden">Agent</span>
+          <select value={agent} onChange={(e) => onPickAgent(e.target.value)} aria-label="Agent">
+            {agents.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="chat-session muted" title={chat.sessionId ? `Session ${chat.sessionId}` : undefined}>
+          {chat.sessionId ? chat.sessionId : 'new conversation'}
+        </span>
+        <span className="chat-usage" aria-label="Usage of this conversation" title={usageTitle(chat)}>
+          {chat.model && <span className="muted">{chat.model} · </span>}
+          {formatTokens(u.inputTokens + u.cacheReadTokens + u.cacheCreationTokens)} in · {formatTokens(u.outputTokens)} out ·{' '}
+          <strong>{formatCost(u.costUsd)}</strong>
+        </span>
+        <button type="button" onClick={() => dispatch({ type: 'reset' })} disabled={chat.running} title="New conversation (Alt+N)">
+          New chat
+        </button>
+      </header>
+      <MessageList
+        items={chat.items}
+        onAnswer={onAnswer}
+        empty={
+          <div className="chat-empty">
+            <p>
+              Ask <strong>{agent}</strong> anything. <kbd>Enter</kbd> sends, <kbd>Shift</kbd>+<kbd>Enter</kbd> adds a line, <kbd>Esc</kbd> stops,{' '}
+              <kbd>↑</kbd> edits your last message, <kbd>/</kbd> lists commands.
+            </p>
+            <button type="button" className="link" onClick={() => void continueLatest()}>
+              Continue the last conversation
+            </button>
+          </div>
+        }
+      />
+      <p className="visually-hidden" role="status" aria-live="polite">
+        {chat.running ? `${agent} is answering` : chat.lastStop === 'final' ? 'Answer finished' : ''}
+      </p>
+      {(chat.running || chat.sending) && (
+        <div className="run-indicator" aria-hidden="true">
+          <span className="dot" /> {chat.sending && !chat.running ? 'Starting…' : 'Working…'}
+        </div>
+      )}
+      <Composer
+        running={chat.running}
+        commands={commands}
+        onSend={(t) => void send(t)}
+        onStop={() => void stop()}
+        focusKey={`${agent}:${String(focusKey)}:${chat.sessionId ?? ''}`}
+        {...(lastUserText(chat) !== undefined ? { lastUserText: lastUserText(chat) } : {})}
+      />
+    </div>
+  );
+}
+
+function usageTitle(chat: ChatState): string {
+  const u = chat.sessionUsage;
+  const r = chat.runUsage;
+  const lines = [
+    `Session: ${u.requests} requests, ${u.inputTokens} input, ${u.cacheReadTokens} cache read, ${u.cacheCreationTokens} cache write, ${u.outputTokens} output tokens, ${formatCost(u.costUsd)}`,
+  ];
+  if (r) lines.push(`Last run: ${formatCost(r.costUsd)}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,87 @@
+/** The conversation: messages, tool cards, approval cards and notices, newest at the bottom. */
+import { useEffect, useRef, type ReactNode } from 'react';
+import type { ApprovalDecisionKind } from '../../../../src-main/core/api/index.js';
+import { MessageText } from '../../markdown/MessageText.js';
+import type { ChatItem } from '../../state/chat.js';
+import { ApprovalCard } from '../approvals/ApprovalCard.js';
+import { ToolCard } from './ToolCard.js';
+
+export interface MessageListProps {
+  items: ChatItem[];
+  /** Absent for a read-only transcript. */
+  onAnswer?(requestId: string, decision: ApprovalDecisionKind): Promise<unknown>;
+  empty?: ReactNode;
+}
+
+export function MessageList({ items, onAnswer, empty }: MessageListProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+
+  // Follow new text while the reader is at the bottom; leave them alone once they scroll up.
+  useEffect(() => {
+    const el = ref.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, [items]);
+
+  return (
+    <div
+      className="message-list"
+      ref={ref}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+      role="log"
+      aria-label="Conversation"
+      tabIndex={0}
+    >
+      {items.length === 0 && empty}
+      {items.map((item) => {
+        switch (item.kind) {
+          case 'user':
+            return (
+              <article key={item.id} className="msg msg-user">
+                <MessageText text={item.text} />
+                {item.injected && <span className="msg-tag">sent into the running answer</span>}
+              </article>
+            );
+          case 'assistant':
+            return (
+              <article key={item.id} className={`msg msg-assistant${item.streaming ? ' streaming' : ''}`} aria-busy={item.streaming}>
+                <MessageText text={item.text} />
+              </article>
+            );
+          case 'tool':
+            return <ToolCard key={item.id} item={item} />;
+          case 'approval':
+            return (
+              <ApprovalCard
+                key={item.id}
+                requestId={item.id}
+                tool={item.tool}
+                summary={item.summary}
+                reason={item.reason}
+                risk={item.risk}
+                riskExplanation={item.riskExplanation}
+                {...(item.decision ? { decision: item.decision } : {})}
+                {...(item.by ? { by: item.by } : {})}
+                onAnswer={(d) => (onAnswer ? onAnswer(item.id, d) : Promise.resolve())}
+              />
+            );
+          case 'notice':
+            return (
+              <p key={item.id} className={`notice notice-${item.level}`}>
+                {item.text}
+              </p>
+            );
+          case 'error':
+            return (
+              <p key={item.id} className="notice notice-error" role="alert">
+                <strong>{item.code}</strong> {item.message}
+              </p>
+            );
+        }
+      })}
+    </div>
+  );
+}
