@@ -5,6 +5,7 @@
 export {};
 
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  daemon: () => import('./daemon.js'),
   harness: () => import('./harness.js'),
   permissions: () => import('./permissions.js'),
   search: () => import('./search.js'),

@@ -1,7 +1,14 @@
-// Draws the menu-bar icon: a bold "R" in black on transparent, as macOS template images
-// (iconTemplate.png at 16 px and iconTemplate@2x.png at 32 px; macOS tints them for the menu bar).
+// Draws the menu-bar icons: a bold "R" in black on transparent, as macOS template images (16 px and
+// @2x 32 px; macOS tints them for light and dark menu bars). One per tray state, told apart by a badge
+// at the top right, with a clear gap around it so it reads at 16 px:
+//   tray/trayIdleTemplate.png      the R alone
+//   tray/trayWorkingTemplate.png   a ring (something is running)
+//   tray/trayApprovalTemplate.png  a filled dot (a question waits for you)
+//   tray/trayErrorTemplate.png     a disc with an exclamation mark cut out (something failed)
+// plus iconTemplate.png (the idle icon, used by the packager). Template images carry no colour, so
+// the states differ by shape, not by red or green.
 // Run: node resources/makeTrayIcons.mjs [outDir] [extraSize]. Needs nothing but Node (zlib for PNG).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 
@@ -19,8 +26,31 @@ function insideR(x, y) {
   return stem || topBar || midBar || bowl || leg;
 }
 
+const BADGE = { x: 12.75, y: 3.25, r: 3.1 };
+
+/** Coverage of the state's badge at (x, y); undefined outside the badge and its gap. */
+function badge(state, x, y) {
+  const d = Math.hypot(x - BADGE.x, y - BADGE.y);
+  if (d > BADGE.r + 1.1) return undefined; // outside badge and gap: the R shows
+  if (d > BADGE.r) return false; // the gap
+  if (state === 'working') return d >= BADGE.r - 1.2;
+  if (state === 'approval') return true;
+  // error: a disc with "!" cut out: a bar and a dot.
+  const bar = Math.abs(x - BADGE.x) <= 0.6 && y >= BADGE.y - 2.2 && y <= BADGE.y + 0.5;
+  const dot = Math.hypot(x - BADGE.x, y - (BADGE.y + 1.7)) <= 0.6;
+  return !(bar || dot);
+}
+
+function inside(state, x, y) {
+  if (state !== 'idle') {
+    const b = badge(state, x, y);
+    if (b !== undefined) return b;
+  }
+  return insideR(x, y);
+}
+
 /** RGBA pixels, anti-aliased by sampling each pixel on an 8×8 grid. */
-function render(size) {
+function render(size, state = 'idle') {
   const samples = 8;
   const pixels = Buffer.alloc(size * size * 4); // black, alpha = coverage
   for (let py = 0; py < size; py++) {
@@ -30,7 +60,7 @@ function render(size) {
         for (let sx = 0; sx < samples; sx++) {
           const x = ((px + (sx + 0.5) / samples) * 16) / size;
           const y = ((py + (sy + 0.5) / samples) * 16) / size;
-          if (insideR(x, y)) hits++;
+          if (inside(state, x, y)) hits++;
         }
       }
       pixels[(py * size + px) * 4 + 3] = Math.round((255 * hits) / samples ** 2);
@@ -77,5 +107,13 @@ function png(size, rgba) {
 const outDir = process.argv[2] ?? import.meta.dirname;
 writeFileSync(join(outDir, 'iconTemplate.png'), png(16, render(16)));
 writeFileSync(join(outDir, 'iconTemplate@2x.png'), png(32, render(32)));
+mkdirSync(join(outDir, 'tray'), { recursive: true });
+for (const [state, name] of [['idle', 'Idle'], ['working', 'Working'], ['approval', 'Approval'], ['error', 'Error']]) {
+  writeFileSync(join(outDir, 'tray', `tray${name}Template.png`), png(16, render(16, state)));
+  writeFileSync(join(outDir, 'tray', `tray${name}Template@2x.png`), png(32, render(32, state)));
+}
 const extra = Number(process.argv[3]);
-if (extra > 0) writeFileSync(join(outDir, `icon-${extra}.png`), png(extra, render(extra)));
+if (extra > 0) {
+  // Large previews, to look at the shapes.
+  for (const state of ['idle', 'working', 'approval', 'error']) writeFileSync(join(outDir, `icon-${state}-${extra}.png`), png(extra, render(extra, state)));
+}

@@ -1,12 +1,15 @@
-// What `npm start` runs: build the desktop app and launch it when Electron can run here; otherwise say
-// so in one sentence and point at the command line. It never loads the `electron` package to find out:
-// requiring it downloads the binary when missing.
+// What `npm start` runs. Where Electron can run, it builds the desktop app and launches it. Where it
+// cannot (no Electron binary, no display: a Linux server, a container), it says so in one sentence and
+// starts `rein daemon` instead, which serves the same UI to a browser and prints the URL to open; so a
+// newcomer always gets the product. Arguments after `npm start --` go to `rein daemon` (e.g. --port 0).
+// It never loads the `electron` package to find out: requiring it downloads the binary when missing.
 import { existsSync, readFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const electronVite = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
 
 /** The Electron executable the `electron` package installed, or undefined when it has none. */
 function electronBinary() {
@@ -22,23 +25,35 @@ function hasDisplay() {
   return process.platform === 'darwin' || process.platform === 'win32';
 }
 
-const binary = electronBinary();
-const missing = !binary ? 'no Electron binary' : !hasDisplay() ? 'no display' : undefined;
-if (missing) {
-  console.log(
-    `Rein's desktop app cannot start here (${missing}); use the command line instead: npx rein run "…" (see README).`,
-  );
-  process.exit(0);
+/** Runs a build step in the foreground; stops `npm start` with its exit code when it fails. */
+function build(args) {
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-const build = spawnSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
-  cwd: root,
-  stdio: 'inherit',
-});
-if (build.status !== 0) process.exit(build.status ?? 1);
+/** Runs `command` as the one thing this process does: signals go to it, its exit code is ours. */
+function runInForeground(command, args) {
+  const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
 
-// `electron .` runs package.json "main" (out/main/index.js) with the project as the app path, so
-// app.getVersion() and resources/ resolve as they will in the packaged app.
-const child = spawn(binary, ['.'], { cwd: root, stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const binary = electronBinary();
+const missing = !binary ? 'no Electron binary' : !hasDisplay() ? 'no display' : undefined;
+
+if (missing) {
+  console.log(
+    `Rein's desktop app cannot start here (${missing}), so Rein runs as a daemon with its web UI instead: open the URL it prints below in a browser.`,
+  );
+  if (!existsSync(join(root, 'out', 'cli', 'rein.js'))) {
+    build([join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn']);
+  }
+  // The web UI is the renderer build; electron-vite builds it without needing the Electron binary.
+  if (!existsSync(join(root, 'out', 'renderer', 'index.html'))) build([electronVite, 'build', '--logLevel', 'warn']);
+  runInForeground(process.execPath, [join(root, 'bin', 'rein.js'), 'daemon', ...process.argv.slice(2)]);
+} else {
+  build([electronVite, 'build']);
+  // `electron .` runs package.json "main" (out/main/index.js) with the project as the app path, so
+  // app.getVersion() and resources/ resolve as they will in the packaged app.
+  runInForeground(binary, ['.', ...process.argv.slice(2)]);
+}

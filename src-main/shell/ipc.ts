@@ -26,15 +26,30 @@ export function handle<S extends z.ZodType, R>(
     const input = schema.safeParse(raw);
     if (!input.success) {
       const problems = input.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`);
-      return { ok: false, error: `${channel}: ${problems.join('; ')}`, code: 'invalid_input' };
+      const field = input.error.issues[0]?.path.join('.');
+      return { ok: false, error: `${channel}: ${problems.join('; ')}`, code: 'invalid_input', ...(field ? { field } : {}) };
     }
     try {
       return { ok: true, value: await fn(input.data) };
     } catch (err) {
-      return { ok: false, error: `${channel}: ${errorMessage(err)}`, code: isReinError(err) ? err.code : 'internal' };
+      const field = fieldOf(err);
+      return { ok: false, error: `${channel}: ${errorMessage(err)}`, code: codeOf(err), ...(field ? { field } : {}) };
     }
   });
   return { dispose: () => ipcMain.removeHandler(channel) };
+}
+
+/** A ReinError's code, or the code of a daemon error (HttpError, DaemonCallError); else `internal`. */
+function codeOf(err: unknown): string {
+  if (isReinError(err)) return err.code;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[a-z_]+$/.test(code) ? code : 'internal';
+}
+
+function fieldOf(err: unknown): string | undefined {
+  if (isReinError(err)) return typeof err.details?.field === 'string' ? err.details.field : undefined;
+  const field = (err as { field?: unknown } | null)?.field;
+  return typeof field === 'string' ? field : undefined;
 }
 
 /**

@@ -1,22 +1,39 @@
 /**
- * The ReinApi operations as IPC handlers. Each one takes its input schema from the contract in
- * core/api and does no work of its own beyond asking the core (or, for now, the shell) for an answer.
+ * The page's operations as IPC handlers, generated from the two operation tables: one handler per
+ * ReinApi operation (`rein:<name>`) and per desktop operation (`rein:desktop.<name>`), each with the
+ * input schema of its contract, each behind the sender check. A handler does nothing but call the
+ * service function of the same name; there is no channel that forwards arbitrary calls.
  */
-import { reinChannel, reinOperations, type ReinStatus } from '../core/api/index.js';
+import {
+  desktopChannel,
+  desktopOperationNames,
+  desktopOperations,
+  type DesktopOperationName,
+  type DesktopOperationOutput,
+} from '../core/api/desktopApi.js';
+import { reinChannel, reinOperationNames, reinOperations } from '../core/api/index.js';
+import type { ReinService } from '../core/desktop/reinService.js';
+import type { z } from 'zod';
 import { handle, type Disposable, type SenderCheck } from './ipc.js';
 
-export interface ReinHandlerDeps {
-  version(): string;
-  /** The agent new messages go to; 'default' until the core has agents. */
-  activeAgent(): string;
+export type DesktopService = {
+  [K in DesktopOperationName]: (input: z.output<(typeof desktopOperations)[K]['input']>) => Promise<DesktopOperationOutput<K>>;
+};
+
+type AnyOperation = (input: unknown) => Promise<unknown>;
+
+export function registerReinHandlers(trusted: SenderCheck, service: ReinService): Disposable {
+  const ops = service as unknown as Record<string, AnyOperation>;
+  const handlers = reinOperationNames.map((name) =>
+    handle(reinChannel(name), reinOperations[name].input, trusted, (input: unknown) => ops[name]!(input)),
+  );
+  return { dispose: () => handlers.forEach((h) => h.dispose()) };
 }
 
-export function registerReinHandlers(trusted: SenderCheck, deps: ReinHandlerDeps): Disposable {
-  const handlers = [
-    handle(reinChannel('status'), reinOperations.status.input, trusted, (): ReinStatus => ({
-      version: deps.version(),
-      activeAgent: deps.activeAgent(),
-    })),
-  ];
+export function registerDesktopHandlers(trusted: SenderCheck, service: DesktopService): Disposable {
+  const ops = service as unknown as Record<string, AnyOperation>;
+  const handlers = desktopOperationNames.map((name) =>
+    handle(desktopChannel(name), desktopOperations[name].input, trusted, (input: unknown) => ops[name]!(input)),
+  );
   return { dispose: () => handlers.forEach((h) => h.dispose()) };
 }

@@ -1,31 +1,42 @@
 /**
- * Rein's window, locked down the way Electron's security checklist asks: no Node in the page, the
- * preload in an isolated world, a sandboxed renderer, no navigation away from our page, no new
- * windows, no permissions. Links to the web open in the user's browser, nothing else leaves the app.
+ * Rein's windows, locked down the way Electron's security checklist asks: no Node in the page, the
+ * preload in an isolated world, a sandboxed renderer, web security on, no navigation away from our
+ * page, no new windows, no permissions, a CSP on every app response, and file: reads only inside the
+ * renderer's folder. Links to the web open in the user's browser; nothing else leaves the app.
+ *
+ * Every window is made by `createSecureWindow`, whose web preferences are written out literally so a
+ * reader (and electronegativity, which reads the source) sees them at the one place windows are made.
  */
-import {
-  BrowserWindow,
-  shell,
-  type BrowserWindowConstructorOptions,
-  type Session,
-  type WebContents,
-  type WebPreferences,
-} from 'electron';
+import { BrowserWindow, shell, type BrowserWindowConstructorOptions, type Session, type WebContents } from 'electron';
+import { isAllowedFileUrl } from '../core/desktop/csp.js';
 
-export function secureWebPreferences(preloadPath: string): WebPreferences {
-  return {
-    preload: preloadPath,
-    contextIsolation: true,
-    sandbox: true,
-    nodeIntegration: false,
-    nodeIntegrationInWorker: false,
-    nodeIntegrationInSubFrames: false,
-    webSecurity: true,
-    allowRunningInsecureContent: false,
-    webviewTag: false,
-    navigateOnDragDrop: false,
-    spellcheck: false,
-  };
+/** Window options apart from web preferences, which are not negotiable. */
+export type WindowFrameOptions = Omit<BrowserWindowConstructorOptions, 'webPreferences'>;
+
+export function createSecureWindow(frame: WindowFrameOptions, preloadPath?: string): BrowserWindow {
+  const win = new BrowserWindow({
+    ...frame,
+    webPreferences: {
+      preload: preloadPath,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      webviewTag: false,
+      navigateOnDragDrop: false,
+      safeDialogs: true,
+      spellcheck: false,
+      // Middle-click would open links in new windows; they are refused anyway, this removes the event.
+      disableBlinkFeatures: 'Auxclick',
+    },
+  });
+  lockDownNavigation(win.webContents);
+  denyAllPermissions(win.webContents.session);
+  return win;
 }
 
 /** Hand `url` to the user's browser when it is a web page; anything else (file:, custom schemes) is dropped. */
@@ -47,6 +58,7 @@ export function lockDownNavigation(contents: WebContents): void {
     event.preventDefault();
     openInBrowser(event.url);
   });
+  contents.on('will-redirect', (event) => event.preventDefault());
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
     openInBrowser(url);
@@ -63,25 +75,59 @@ export function denyAllPermissions(session: Session): void {
   session.setPermissionCheckHandler(() => false);
 }
 
+export interface SessionPolicy {
+  /** Is this URL one of our app pages (the built page or the dev server)? Those get the CSP header. */
+  isAppPage(url: URL): boolean;
+  /** The Content-Security-Policy sent with app pages. */
+  csp: string;
+  /** Folder of the built page; file: requests outside it are cancelled. */
+  rendererDir: string;
+}
+
+/**
+ * What the session enforces for every window: no permissions, the CSP as a response header on app
+ * pages (replacing any the server sent), and no file: reads outside the renderer's folder.
+ */
+export function secureSession(session: Session, policy: SessionPolicy): void {
+  denyAllPermissions(session);
+  session.webRequest.onHeadersReceived((details, callback) => {
+    if (!isAppUrl(details.url, policy)) {
+      callback({});
+      return;
+    }
+    const responseHeaders: Record<string, string[]> = {};
+    for (const [name, value] of Object.entries(details.responseHeaders ?? {})) {
+      if (name.toLowerCase() !== 'content-security-policy') responseHeaders[name] = value;
+    }
+    responseHeaders['Content-Security-Policy'] = [policy.csp];
+    callback({ responseHeaders });
+  });
+  session.webRequest.onBeforeRequest((details, callback) => {
+    const isFile = details.url.startsWith('file:');
+    callback({ cancel: isFile && !isAllowedFileUrl(details.url, policy.rendererDir) });
+  });
+}
+
+function isAppUrl(url: string, policy: SessionPolicy): boolean {
+  try {
+    return policy.isAppPage(new URL(url));
+  } catch {
+    return false;
+  }
+}
+
 export interface MainWindowOptions {
   /** Absolute path of the bundled preload (out/preload/index.cjs). */
   preloadPath: string;
   /** The page to show: a file: URL in a build, the dev server's URL under `electron-vite dev`. */
   pageUrl: string;
+  /** Show it as soon as it is ready (the first launch); otherwise it waits for the tray or the hotkey. */
+  showWhenReady?: boolean;
 }
 
-export function createMainWindow({ preloadPath, pageUrl }: MainWindowOptions): BrowserWindow {
-  const options: BrowserWindowConstructorOptions = {
-    title: 'Rein',
-    width: 420,
-    height: 600,
-    show: false,
-    webPreferences: secureWebPreferences(preloadPath),
-  };
-  const win = new BrowserWindow(options);
-  denyAllPermissions(win.webContents.session);
-  lockDownNavigation(win.webContents);
-  win.once('ready-to-show', () => win.show());
+export function createMainWindow({ preloadPath, pageUrl, showWhenReady = true }: MainWindowOptions): BrowserWindow {
+  const win = createSecureWindow({ title: 'Rein', width: 420, height: 600, minWidth: 360, minHeight: 420, show: false }, preloadPath);
+  if (showWhenReady) win.once('ready-to-show', () => win.show());
   void win.loadURL(pageUrl);
   return win;
 }

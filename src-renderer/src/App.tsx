@@ -1,48 +1,240 @@
-import { useEffect, useState } from 'react';
-import type { ReinApi, ReinStatus } from '../../src-main/core/api/index.js';
+/**
+ * The page: a sidebar of views (Chat, Approvals with its count, Agents, Sessions, Settings) around one
+ * event stream. Conversations and the approvals queue live here, fed by `subscribe`, so every view
+ * sees the same state and switching views loses nothing.
+ */
+import { useCallback, useEffect, useReducer, useState } from 'react';
+import type { ApprovalDecisionKind, ReinApi, ReinSettings, SessionRecord } from '../../src-main/core/api/index.js';
+import type { DaemonApi } from './api/daemonApi.js';
+import type { ConnectionState } from './api/eventSocket.js';
+import type { ApiChoice } from './api/pickApi.js';
+import { approvalsReducer, emptyApprovals } from './state/approvals.js';
+import { emptyChat } from './state/chat.js';
+import { chatsReducer } from './state/chats.js';
+import { chatRoute, DEFAULT_AGENT } from './state/routes.js';
+import { useAsync } from './util/useAsync.js';
+import { AgentsView } from './views/agents/AgentsView.js';
+import { ApprovalsView } from './views/approvals/ApprovalsView.js';
+import { ChatView } from './views/chat/ChatView.js';
+import { SessionsView } from './views/sessions/SessionsView.js';
+import { ConnectionSettings, SettingsView } from './views/settings/SettingsView.js';
 
-export type View =
-  | { kind: 'no-bridge' }
-  | { kind: 'loading' }
-  | { kind: 'ready'; status: ReinStatus }
-  | { kind: 'failed'; message: string };
+export type ViewId = 'chat' | 'approvals' | 'agents' | 'sessions' | 'settings';
 
-/** `api` is `window.rein`; it is undefined when the page is opened in a plain browser. */
-export function App({ api }: { api: ReinApi | undefined }) {
-  const [view, setView] = useState<View>(api ? { kind: 'loading' } : { kind: 'no-bridge' });
+export const VIEWS: { id: ViewId; label: string; key: string }[] = [
+  { id: 'chat', label: 'Chat', key: '1' },
+  { id: 'approvals', label: 'Approvals', key: '2' },
+  { id: 'agents', label: 'Agents', key: '3' },
+  { id: 'sessions', label: 'Sessions', key: '4' },
+  { id: 'settings', label: 'Settings', key: '5' },
+];
 
-  useEffect(() => {
-    if (!api) return;
-    let current = true;
-    api.status().then(
-      (status) => current && setView({ kind: 'ready', status }),
-      (err: unknown) => current && setView({ kind: 'failed', message: err instanceof Error ? err.message : String(err) }),
+export function App({ choice }: { choice: ApiChoice }) {
+  const [current, setCurrent] = useState(choice);
+  if (current.kind === 'needs-token') return <TokenGate onToken={(t) => setCurrent({ kind: 'daemon', api: current.connect(t) })} />;
+  return <Workspace api={current.api} {...(current.kind === 'daemon' ? { daemon: current.api } : {})} />;
+}
+
+export function Workspace({ api, daemon }: { api: ReinApi; daemon?: DaemonApi }) {
+  const [view, setView] = useState<ViewId>('chat');
+  const [agent, setAgent] = useState(DEFAULT_AGENT);
+  const [chats, dispatchChats] = useReducer(chatsReducer, undefined, () => ({ [chatRoute(DEFAULT_AGENT)]: emptyChat(DEFAULT_AGENT, chatRoute(DEFAULT_AGENT)) }));
+  const [approvals, dispatchApprovals] = useReducer(approvalsReducer, undefined, emptyApprovals);
+  const [agentsVersion, setAgentsVersion] = useState(0);
+  const [connection, setConnection] = useState<ConnectionState>('open');
+  const [focusKey, setFocusKey] = useState(0);
+  const [onboardingDone, setOnboardingDone] = useState(false);
+  const [savedSettings, setSavedSettings] = useState<ReinSettings | undefined>();
+
+  const [agentList] = useAsync(() => api.listAgents(), [api, agentsVersion]);
+  const agents = [DEFAULT_AGENT, ...(agentList.value?.agents ?? []).filter((a) => !a.problem).map((a) => a.name)];
+  const [settingsLoad, reloadSettings] = useAsync(() => api.getSettings(), [api]);
+  const settings = savedSettings ? { status: 'ready' as const, value: savedSettings } : settingsLoad;
+
+  const loadApprovals = useCallback(() => {
+    api.listApprovals().then(
+      (r) => dispatchApprovals({ type: 'loaded', approvals: r.approvals }),
+      () => undefined, // the stream still brings new ones; the badge catches up on the next load
     );
-    return () => {
-      current = false;
-    };
   }, [api]);
 
+  useEffect(() => {
+    // Subscribe first, then load: an approval asked in between arrives as an event and is not lost.
+    const stop = api.subscribe((event) => {
+      dispatchChats({ type: 'event', event });
+      dispatchApprovals({ type: 'event', event });
+      if (event.type === 'agent_changed') setAgentsVersion((v) => v + 1);
+    });
+    loadApprovals();
+    return stop;
+  }, [api, loadApprovals]);
+
+  useEffect(() => {
+    if (!daemon) return;
+    let previous: ConnectionState | undefined;
+    return daemon.onConnection((state) => {
+      setConnection(state);
+      // Back after a drop: what was pending may have been answered meanwhile.
+      if (state === 'open' && previous && previous !== 'open') loadApprovals();
+      previous = state;
+    });
+  }, [daemon, loadApprovals]);
+
+  const pendingCount = approvals.pending.length;
+  useEffect(() => {
+    document.title = pendingCount > 0 ? `(${pendingCount}) Rein` : 'Rein';
+  }, [pendingCount]);
+
+  const answer = useCallback(
+    async (requestId: string, decision: ApprovalDecisionKind) => {
+      await api.answerApproval({ request_id: requestId, decision });
+      dispatchApprovals({ type: 'answered', requestId });
+    },
+    [api],
+  );
+
+  const openChat = useCallback((name: string, session?: SessionRecord) => {
+    setAgent(name);
+    dispatchChats({ type: 'open', agent: name });
+    if (session) dispatchChats({ type: 'chat', agent: name, action: { type: 'load_session', session } });
+    setView('chat');
+    setFocusKey((k) => k + 1);
+  }, []);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!e.altKey || e.ctrlKey || e.metaKey) return;
+      // e.code, not e.key: on a Mac, Option+1 types "¡".
+      const target = VIEWS.find((v) => e.code === `Digit${v.key}`);
+      if (target) {
+        e.preventDefault();
+        setView(target.id);
+        if (target.id === 'chat') setFocusKey((k) => k + 1);
+      } else if (e.code === 'KeyN') {
+        e.preventDefault();
+        dispatchChats({ type: 'chat', agent, action: { type: 'reset' } });
+        setView('chat');
+        setFocusKey((k) => k + 1);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [agent]);
+
+  const chat = chats[chatRoute(agent)] ?? emptyChat(agent, chatRoute(agent));
+  const needsOnboarding = !onboardingDone && settings.status === 'ready' && !settings.value.api_key.present && !settings.value.base_url;
+
   return (
-    <main className="app">
-      <h1>Rein</h1>
-      <p className="status" role="status">
-        {statusLine(view)}
-      </p>
-    </main>
+    <div className="app">
+      <nav className="sidebar" aria-label="Main">
+        <div className="brand" aria-hidden="true">
+          Rein
+        </div>
+        <ul>
+          {VIEWS.map((v) => (
+            <li key={v.id}>
+              <button type="button" className="nav-item" aria-current={view === v.id ? 'page' : undefined} onClick={() => setView(v.id)} title={`${v.label} (Alt+${v.key})`}>
+                {v.label}
+                {v.id === 'approvals' && pendingCount > 0 && (
+                  <span className="badge count" aria-label={`${pendingCount} waiting`}>
+                    {pendingCount}
+                  </span>
+                )}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main className="main">
+        <ConnectionBanner state={connection} />
+        {needsOnboarding ? (
+          <div className="onboarding">
+            <h1>Welcome to Rein</h1>
+            <ConnectionSettings
+              api={api}
+              settings={settings.value}
+              onboarding
+              onSaved={(s) => {
+                setSavedSettings(s);
+                setOnboardingDone(true);
+              }}
+            />
+            <button type="button" className="link" onClick={() => setOnboardingDone(true)}>
+              Later
+            </button>
+          </div>
+        ) : view === 'chat' ? (
+          <ChatView
+            api={api}
+            agents={agents}
+            agent={agent}
+            chat={chat}
+            onPickAgent={(a) => openChat(a)}
+            dispatch={(action) => dispatchChats({ type: 'chat', agent, action })}
+            onAnswer={answer}
+            focusKey={focusKey}
+          />
+        ) : view === 'approvals' ? (
+          <ApprovalsView pending={approvals.pending} onAnswer={answer} />
+        ) : view === 'agents' ? (
+          <AgentsView api={api} version={agentsVersion} onChanged={() => setAgentsVersion((v) => v + 1)} onChat={(a) => openChat(a)} />
+        ) : view === 'sessions' ? (
+          <SessionsView api={api} agents={agents} onContinue={(a, s) => openChat(a, s)} />
+        ) : (
+          <SettingsView
+            api={api}
+            settings={settings}
+            onSaved={setSavedSettings}
+            onRefresh={() => {
+              setSavedSettings(undefined);
+              reloadSettings();
+            }}
+          />
+        )}
+      </main>
+    </div>
   );
 }
 
-/** The one line under the title: which agent is active, or why we cannot tell. */
-export function statusLine(view: View): string {
-  switch (view.kind) {
-    case 'no-bridge':
-      return 'The desktop bridge is not available: open this page in the Rein app.';
-    case 'loading':
-      return 'Connecting…';
-    case 'ready':
-      return `Active agent: ${view.status.activeAgent} (Rein ${view.status.version})`;
-    case 'failed':
-      return `Rein did not answer: ${view.message}`;
-  }
+function ConnectionBanner({ state }: { state: ConnectionState }) {
+  if (state === 'open' || state === 'connecting') return null;
+  const text =
+    state === 'unauthorized'
+      ? 'The daemon no longer accepts this page’s token (it was rotated or the daemon restarted with a new one). Open the address `rein daemon` printed again.'
+      : state === 'reconnecting'
+        ? 'Lost the connection to Rein; reconnecting…'
+        : 'Not connected to Rein.';
+  return (
+    <p className={`banner ${state === 'unauthorized' ? 'banner-error' : 'banner-warn'}`} role="alert">
+      {text}
+    </p>
+  );
+}
+
+/** In a browser without a token: explain where the address with the token comes from, or take one pasted. */
+export function TokenGate({ onToken }: { onToken(token: string): void }) {
+  const [token, setToken] = useState('');
+  return (
+    <main className="token-gate">
+      <h1>Rein</h1>
+      <p>
+        This page talks to the Rein daemon and needs its access token. Open the address that <code>rein daemon</code> printed (it carries the token after
+        <code>#token=</code>), or paste the token from <code>~/.rein/daemon.json</code>:
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (token.trim()) onToken(token.trim());
+        }}
+      >
+        <label htmlFor="token-input" className="field-label">
+          Token
+        </label>
+        <input id="token-input" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} autoFocus />
+        <button type="submit" className="primary" disabled={!token.trim()}>
+          Connect
+        </button>
+      </form>
+    </main>
+  );
 }

@@ -20,8 +20,8 @@ afterEach(async () => {
   await fake.close();
 });
 
-async function runInTerminal(prompt: string, answer: string) {
-  const { home, cwd } = await tempHome();
+async function runInTerminal(prompt: string, answer: string, dirs?: { home: string; cwd: string }) {
+  const { home, cwd } = dirs ?? (await tempHome());
   const env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.url, REIN_HOME: home, TERM: 'dumb' });
   const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(REIN_BIN)} run ${JSON.stringify(prompt)}`;
   const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -35,7 +35,7 @@ async function runInTerminal(prompt: string, answer: string) {
     }
   });
   const code = await new Promise<number | null>((ok) => child.on('close', ok));
-  return { code, screen, cwd };
+  return { code, screen, cwd, home, answered };
 }
 
 describe.skipIf(!hasScript)('approval at the terminal (pseudo-terminal via script)', () => {
@@ -45,6 +45,24 @@ describe.skipIf(!hasScript)('approval at the terminal (pseudo-terminal via scrip
     expect(screen).toContain('[approval] file_write');
     expect(code).toBe(0);
     expect(readFileSync(join(cwd, 'approved.txt'), 'utf8')).toBe('yes\n');
+  });
+
+  it('a ("always") saves the exact command to allowed_commands, keeping comments, and the next run does not ask', async () => {
+    const dirs = await tempHome();
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(dirs.home, { recursive: true });
+    await writeFile(join(dirs.home, 'config.yaml'), '# my settings\nmax_iterations: 10 # keep runs short\n');
+    fake.enqueue(tools([toolCall('bash', { command: 'touch always.txt' })]), text('Touched.'));
+    const first = await runInTerminal('touch it', 'a', dirs);
+    expect(first.code).toBe(0);
+    const config = readFileSync(join(dirs.home, 'config.yaml'), 'utf8');
+    expect(config).toContain('# my settings');
+    expect(config).toContain('# keep runs short');
+    expect(config).toMatch(/allowed_commands:[\s\S]*touch always.txt/);
+    fake.enqueue(tools([toolCall('bash', { command: 'touch always.txt' })]), text('Again.'));
+    const second = await runInTerminal('touch it again', 'n', dirs);
+    expect(second.answered).toBe(false);
+    expect(second.code).toBe(0);
   });
 
   it('n at the prompt denies it and the model hears so', async () => {

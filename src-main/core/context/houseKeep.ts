@@ -6,12 +6,15 @@
  * - Tool results, by age of the message that carries them: the newest 3 in full, the next 7 cut to
  *   head and tail (300 characters each), older ones a one-line record (tool, arguments, size, ok or
  *   error). A reactive compaction may clip results harder (100 characters).
+ *   (With the default slack, "the newest 3" is "at least the newest 3": see below.)
  *
  * Cache rule: every change to an old message invalidates the provider's cache from that message on.
  * So every decision is recorded in `state` by tool_use_id and is one-way (full → trimmed → clipped →
- * meta, never back), rendering is a pure function of (content, tier), and with `slack` > 0 demotions
- * are batched: nothing changes until `keepFull + slack` results are full, then all due demotions
- * happen at once, so the cached prefix breaks once per batch instead of every iteration.
+ * meta, never back), rendering is a pure function of (content, tier), and demotions are batched
+ * (`slack`): nothing changes until `keepFull + slack` results are full, then all due demotions happen
+ * at once, so the cached prefix breaks once per batch instead of every iteration. A decision can never
+ * be literally final (a result ages from full to trimmed to metadata), but it only ever moves one way
+ * and only at those batch points.
  */
 import { createHash } from 'node:crypto';
 import type { ContentBlockParam, ImageBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
@@ -48,11 +51,16 @@ export interface HouseKeepOptions {
   headTailChars?: number;
   /** Characters a clipped result keeps (default 100). */
   clipChars?: number;
-  /** Extra full results tolerated before demoting, so demotions come in batches (default 0: exact tiers). */
+  /**
+   * Extra full results tolerated before demoting, so demotions come in batches (default 3; 0 = exact
+   * tiers on every call). Each demotion round rewrites everything after the oldest changed message,
+   * so with 0 the newest results are re-sent uncached on every iteration: in a simulated 200-step
+   * session this left 13–29% of input tokens cached, against 69–78% with 3.
+   */
   slack?: number;
 }
 
-export const HOUSEKEEP_DEFAULTS = { keepImages: 5, keepFull: 3, keepTrimmed: 7, headTailChars: 300, clipChars: 100, slack: 0 } as const;
+export const HOUSEKEEP_DEFAULTS = { keepImages: 5, keepFull: 3, keepTrimmed: 7, headTailChars: 300, clipChars: 100, slack: 3 } as const;
 
 export const IMAGE_NOTE = '[image removed to save context]';
 

@@ -31,6 +31,8 @@ export type SourceFacts = z.infer<typeof SourceFacts>;
 
 export interface StableParts {
   agent: string;
+  /** `darwin arm64`: fixed for the machine, so it belongs here rather than in the static part. */
+  platform?: string;
   /** The agent's AGENT.md body, when it has one. */
   persona?: string;
   /** Loaded instruction files, already capped by the instructions loader. */
@@ -126,6 +128,7 @@ export function renderStable(s: StableParts): string {
   const sections: string[] = [];
   const persona = s.persona ? normalize(s.persona) : '';
   sections.push(persona ? `# Agent "${s.agent}"\n${persona}` : `# Agent\nYou are the "${s.agent}" agent.`);
+  if (s.platform) sections.push(`# Environment\nPlatform: ${s.platform.replace(/\s+/g, ' ').trim()}`);
   if (s.sourceFacts) sections.push(`# Session facts\n${renderSourceFacts(s.sourceFacts)}`);
   const instructions = s.instructions ? normalize(s.instructions) : '';
   if (instructions) sections.push(`# Instructions\n${instructions}`);

@@ -170,7 +170,7 @@ async function remove(ctx: DaemonContext, _req: IncomingMessage, res: ServerResp
   const name = nameParam(params);
   if (isDefaultAgent(name)) throw new HttpError(400, 'invalid_request', '"default" is the built-in agent and cannot be deleted', 'name');
   if (!(await agentExists(ctx.home, name))) throw new HttpError(404, 'agent_not_found', `agent "${name}" not found`);
-  ctx.router.evictAgent(name);
+  await ctx.router.evictAgent(name);
   const trash = await deleteAgent(ctx.home, name);
   ctx.bus.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: name, change: 'deleted' });
   sendJson(res, 200, { deleted: true, name, moved_to: trash });

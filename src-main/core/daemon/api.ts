@@ -71,6 +71,7 @@ async function status(ctx: DaemonContext, _req: IncomingMessage, res: ServerResp
     queued,
     pending_approvals: ctx.desk.size,
     clients: { ...ctx.clients },
+    rss_bytes: process.memoryUsage.rss(),
     agents: ['default', ...(await listAgents(ctx.home))],
   });
 }
@@ -159,13 +160,15 @@ async function getEvents(ctx: DaemonContext, req: IncomingMessage, res: ServerRe
   for (const frame of pendingApprovalJson(ctx.desk, replayed)) writeSse(res, sseFrame('approval_request', frame));
   const unsubscribe = ctx.bus.subscribe((e) => writeSse(res, sseFrame(e.event.type, e.json, e.id)));
   const stopKeepAlive = keepAlive(res);
-  const onRotate = () => res.end();
-  ctx.onTokenRotated.add(onRotate);
+  const end = () => res.end();
+  ctx.onTokenRotated.add(end);
+  ctx.onShutdown.add(end);
   ctx.clients.events++;
   res.on('close', () => {
     unsubscribe();
     stopKeepAlive();
-    ctx.onTokenRotated.delete(onRotate);
+    ctx.onTokenRotated.delete(end);
+    ctx.onShutdown.delete(end);
     ctx.clients.events--;
   });
 }

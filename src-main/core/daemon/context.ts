@@ -31,5 +31,7 @@ export interface DaemonContext {
   requestShutdown(): void;
   /** Listeners told when the token changes (event streams and sockets close themselves). */
   onTokenRotated: Set<() => void>;
+  /** Listeners told when the daemon stops (event streams end, sockets close with 1001). */
+  onShutdown: Set<() => void>;
   warn(message: string): void;
 }

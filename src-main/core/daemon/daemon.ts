@@ -141,6 +141,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         for (const l of shutdownListeners) l();
       },
       onTokenRotated: new Set(),
+      onShutdown: new Set(),
       warn,
     };
 
@@ -168,11 +169,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     const close = () =>
       (closing ??= (async () => {
         await router.close(opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS);
+        // Event streams and sockets never end by themselves: end them politely, let answers to
+        // requests whose runs just ended flush, then cut whatever is still open.
+        for (const end of [...ctx.onShutdown]) end();
         ws.close();
         await new Promise<void>((ok) => {
           srv.close(() => ok());
-          // Event streams never end by themselves; cut every remaining connection.
-          srv.closeAllConnections();
+          srv.closeIdleConnections();
+          setTimeout(() => srv.closeAllConnections(), 250).unref();
         });
         await index?.then((i) => i.close()).catch(() => undefined);
         await removeDaemonInfo(home, process.pid).catch((e: unknown) => warn(`could not remove daemon.json: ${errorMessage(e)}`));

@@ -10,7 +10,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emptyUsage, type ReinEvent } from '../api/events.js';
-import { agentExists, resolveAgentRuntimeConfig } from '../agents/index.js';
+import { agentExists } from '../agents/index.js';
 import { DEFAULT_AGENT, paths } from '../config/paths.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { errorMessage, isReinError } from '../errors.js';
@@ -168,12 +168,21 @@ export class RunRouter {
     return this.#routes.get(routeKey)?.sessionId ?? this.#opts.routes.get(routeKey)?.session_id;
   }
 
-  /** An agent was deleted: cancel its runs and forget its routes. */
-  evictAgent(agent: string): void {
+  /**
+   * An agent is being deleted: cancel its runs (running and queued), wait up to `waitMs` for them to
+   * save and end, and forget its routes, so nothing writes into its folder once it has been moved.
+   */
+  async evictAgent(agent: string, waitMs = 5_000): Promise<void> {
+    const runs: RouteRun[] = [];
     for (const [key, state] of this.#routes) {
-      if (state.run?.agent === agent) this.#cancelRun(state.run, 'agent deleted');
-      if (key === `agent:${agent}`) this.#routes.delete(key);
+      if (state.run && state.run.agent === agent && state.run.state !== 'done') {
+        runs.push(state.run);
+        this.#cancelRun(state.run, 'agent deleted');
+      }
+      if (key === `agent:${agent}`) state.sessionId = undefined;
     }
+    await raceTimeout(Promise.all(runs.map((r) => r.done.catch(() => undefined))), waitMs);
+    for (const [key, state] of this.#routes) if (key === `agent:${agent}` && !state.run) this.#routes.delete(key);
     this.#opts.routes.forgetAgent(agent);
   }
 
@@ -318,23 +327,21 @@ export class RunRouter {
 
   async #runtimeFor(run: RouteRun): Promise<{ runtime: Runtime; cwd: string }> {
     const o = this.#opts;
-    const resolved = await resolveAgentRuntimeConfig(o.home, o.config, run.agent);
-    const cwd = resolved.cwd ?? o.cwd;
+    // createRuntime lays the agent's own config over the global one (model, limits, auto_approve…).
     const runtime = await this.#createRuntime({
       home: o.home,
-      cwd,
+      cwd: o.cwd,
       env: o.env,
-      config: resolved.effective.config,
+      config: o.config,
       agent: run.agent,
       source: run.source,
-      yes: resolved.effective.autoApprove,
       faces: [o.desk.faceFor(run.key)],
     });
     const sticky = stickyContext(run.msg);
     // Until the prompt has a slot for per-conversation facts, they lead the persona (the stable,
     // per-session part of the system prompt).
     if (sticky) runtime.persona = runtime.persona ? `${sticky}\n\n${runtime.persona}` : sticky;
-    return { runtime, cwd };
+    return { runtime, cwd: runtime.agentConfig.cwd ?? o.cwd };
   }
 
   async #open(runtime: Runtime, run: RouteRun, cwd: string) {

@@ -80,7 +80,9 @@ function onConnection(ctx: DaemonContext, ws: WebSocket, req: IncomingMessage): 
   const unsubscribe = ctx.bus.subscribe((e) => send(eventFrame(e)));
 
   const onRotate = () => ws.close(4001, 'token rotated; reconnect with the new token');
+  const onShutdown = () => ws.close(1001, 'daemon shutting down');
   ctx.onTokenRotated.add(onRotate);
+  ctx.onShutdown.add(onShutdown);
   ctx.clients.ws++;
   let alive = true;
   ws.on('pong', () => (alive = true));
@@ -98,6 +100,7 @@ function onConnection(ctx: DaemonContext, ws: WebSocket, req: IncomingMessage): 
     clearInterval(ping);
     unsubscribe();
     ctx.onTokenRotated.delete(onRotate);
+    ctx.onShutdown.delete(onShutdown);
     ctx.clients.ws--;
   });
   ws.on('error', () => undefined);

@@ -11,7 +11,7 @@ export interface NotificationContent {
   title: string;
   body: string;
   /** The window view a click on the notification opens. */
-  opens: 'chat' | 'approvals' | 'sessions';
+  opens: 'chat' | 'approvals' | 'sessions' | 'settings';
 }
 
 const BODY_MAX = 180;

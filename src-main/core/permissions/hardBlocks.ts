@@ -38,7 +38,7 @@ export interface HardBlock {
 /** Every hard-block rule with the sentence the user docs and `explain` output use. */
 export const HARD_BLOCK_RULES: Record<HardBlockRule, string> = {
   'recursive-delete': 'recursive deletion of /, the home folder, a top-level system folder or a main user folder',
-  'find-delete': '`find` deleting from /, the home folder or a system folder',
+  'find-delete': '`find` deleting everything (not picked by name) under /, the home folder or a system folder',
   'move-protected': 'moving away /, the home folder or a system folder',
   'sync-delete': '`rsync --delete` into /, the home folder or a system folder',
   'recursive-permissions': 'recursive chmod/chown/chgrp of /, the home folder or a system folder',
@@ -131,6 +131,10 @@ const findDelete: Rule = (name, args, cmd, ctx) => {
     deletes = DELETERS.has(prog) || (isShell(prog) && /\b(rm|unlink|shred)\b/.test(code));
   }
   if (!deletes) return undefined;
+  // `find ~ -name '*.tmp' -delete` picks files by name; `find ~ -type f -delete` takes everything.
+  const NAME_TESTS = /^-(name|iname|path|ipath|wholename|iwholename|regex|iregex|lname|ilname)$/;
+  const narrowed = rest.some((a, i) => NAME_TESTS.test(a) && /[^*?.[\]/]/.test(rest[i + 1] ?? ''));
+  if (narrowed) return undefined;
   for (const s of starts.length > 0 ? starts : ['.']) {
     const hit = protectedTarget(s, ctx);
     if (hit) return block('find-delete', `\`${cmd.innerText}\` would delete files throughout ${hit}`);

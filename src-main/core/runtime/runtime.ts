@@ -11,7 +11,9 @@ import { AGENT_NAME_RE, DEFAULT_AGENT, paths } from '../config/paths.js';
 import { resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
 import { AnthropicLlm, type LlmClient } from '../llm/client.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
-import { basicPolicy } from '../permissions/basicPolicy.js';
+import { createPermissionEngine } from '../permissions/engine.js';
+import { egressCheck } from '../permissions/egress.js';
+import { homedir } from 'node:os';
 import type { ApprovalFace, PermissionPolicy } from '../permissions/types.js';
 import { persistAlwaysAllow } from '../permissions/alwaysAllow.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -124,8 +126,9 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   if (skills.length > 0) tools.push(createUseSkillTool(skills));
   const registry = new ToolRegistry(tools).filter(rc.effective.tools.allowed, rc.effective.tools.denied);
   const mode = opts.mode ?? rc.effective.mode;
-  const yes = (opts.yes ?? false) || rc.effective.autoApprove;
-  const base = opts.policy ?? basicPolicy({ yes });
+  const base =
+    opts.policy ??
+    createPermissionEngine({ permissions: config.permissions, home: opts.env.HOME ?? homedir(), reinHome: opts.home, autoApprove: rc.effective.autoApprove, yes: opts.yes ?? false });
   // Tools that only touch Rein's own state (memory) never need a person's approval.
   const policy: PermissionPolicy = {
     check: (call) =>
@@ -215,7 +218,9 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
     reinHome: opts.home,
     agent: rt.agent,
     readTracker: new SessionReadTracker(),
-    egress: opts.egress ?? (async () => ({ allowed: true })),
+    // The policy has already decided about the URL (loopback and network_allowlist run, other hosts ask a
+    // person); here only the scheme is checked again, e.g. for a URL a hook rewrote.
+    egress: opts.egress ?? egressCheck(rt.config.permissions, { unlisted: 'allow' }),
     protectedPaths: protectedMemoryPaths(memoryDir),
   };
   const events = runAgent(

@@ -109,8 +109,13 @@ interface SessionRow {
   msg_count: number;
 }
 
-/** JSON files read at once while reindexing; each batch is written in one transaction. */
-const REINDEX_BATCH = 64;
+/**
+ * JSON files read at once while reindexing; each batch is written in one transaction, short enough
+ * that other processes saving sessions meanwhile wait well under the busy timeout.
+ */
+const REINDEX_BATCH = 32;
+/** Pages of FTS segment merging per transaction after a reindex. */
+const MERGE_STEP_PAGES = 2_000;
 /** Matching messages ranked per search stage (see #ranked), and at least this many per wanted hit. */
 const RANK_WINDOW = 300;
 const RANK_WINDOW_PER_HIT = 10;
@@ -279,27 +284,46 @@ export class SessionIndex {
           else if (r) problems.push(r.problem);
         }
         this.#guard(() =>
-          this.#db.transaction(() => {
-            // The folder decides the agent: it is where the session store of that agent reads from.
-            for (const s of good) this.#write(s, agent);
-          })(),
+          this.#db
+            .transaction(() => {
+              // The folder decides the agent: it is where the session store of that agent reads from.
+              for (const s of good) this.#write(s, agent);
+            })
+            .immediate(),
         );
         for (const s of good) found.add(sessionKeyOf(agent, s.id));
         sessions += good.length;
       }
     }
     const removed = this.#dropVanished(found);
+    await this.#mergeSegments('messages_words');
+    await this.#mergeSegments('messages_substrings');
     this.#guard(() => {
       this.#stmt(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
         META_INDEXED_AT,
         new Date().toISOString(),
       );
-      // Merge the FTS segments written in many small transactions: later queries read one b-tree each.
-      this.#db.exec(`INSERT INTO messages_words (messages_words) VALUES ('optimize')`);
-      this.#db.exec(`INSERT INTO messages_substrings (messages_substrings) VALUES ('optimize')`);
       this.#db.pragma('wal_checkpoint(TRUNCATE)');
     });
     return { sessions, removed, problems, agents: folders.map((f) => f.agent) };
+  }
+
+  /**
+   * Merges the FTS segments that many small transactions wrote, as FTS5's `optimize` would, but in
+   * steps of their own transactions with a pause between them: another process saving a session
+   * waits for one step, never for the whole merge.
+   */
+  async #mergeSegments(table: 'messages_words' | 'messages_substrings'): Promise<void> {
+    const merge = this.#stmt(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
+    const changes = this.#stmt('SELECT total_changes()').pluck();
+    // A negative page count starts an incremental optimize (segments of all levels merged into one);
+    // positive counts continue it. FTS5 writes nothing once there is nothing left to merge.
+    for (let pages = -MERGE_STEP_PAGES; ; pages = MERGE_STEP_PAGES) {
+      const before = changes.get() as number;
+      this.#guard(() => this.#db.transaction(() => merge.run(pages)).immediate());
+      if ((changes.get() as number) === before) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   close(): void {
@@ -360,9 +384,11 @@ export class SessionIndex {
     );
     if (gone.length === 0) return 0;
     this.#guard(() =>
-      this.#db.transaction(() => {
-        for (const r of gone) this.#deleteKey(r.key);
-      })(),
+      this.#db
+        .transaction(() => {
+          for (const r of gone) this.#deleteKey(r.key);
+        })
+        .immediate(),
     );
     return gone.length;
   }

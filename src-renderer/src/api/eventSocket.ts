@@ -104,6 +104,8 @@ export class EventSocket {
       this.#setState('open');
       for (const wake of [...this.#openWaiters]) wake();
     });
+    // A failed connection is followed by `close`, which decides what to do; nothing to add here.
+    socket.addEventListener('error', () => undefined);
     socket.addEventListener('message', (ev) => {
       if (this.#socket === socket) this.#onFrame(ev.data);
     });

@@ -49,6 +49,8 @@ export type FieldNode =
   | (Common & { kind: 'group'; children: FieldNode[] })
   /** An array of objects: each item gets the `item` fields, with paths relative to the item. */
   | (Common & { kind: 'objectList'; item: FieldNode[] })
+  /** A record of strings (environment variables), edited as `NAME=value` lines. */
+  | (Common & { kind: 'pairs' })
   /** A record of objects keyed by a name the user picks: each entry gets the `entry` fields. */
   | (Common & { kind: 'objectMap'; entry: FieldNode[] });
 
@@ -122,8 +124,10 @@ function buildField(name: string, s: JsonSchema, required: boolean, help: HelpTe
       return undefined;
     case 'object':
       if (s.properties) return { ...common, kind: 'group', children: buildFields(s, help, path, helpKey) };
-      if (s.additionalProperties && typeof s.additionalProperties === 'object' && typeOf(s.additionalProperties) === 'object') {
-        return { ...common, kind: 'objectMap', entry: buildFields(s.additionalProperties, help, [], `${helpKey}.*`) };
+      if (s.additionalProperties && typeof s.additionalProperties === 'object') {
+        const valueType = typeOf(s.additionalProperties);
+        if (valueType === 'object') return { ...common, kind: 'objectMap', entry: buildFields(s.additionalProperties, help, [], `${helpKey}.*`) };
+        if (valueType === 'string') return { ...common, kind: 'pairs' };
       }
       return undefined;
     default:
@@ -195,6 +199,25 @@ export function cleanValue(value: unknown, schema: JsonSchema, keepEmpty = false
     return Object.keys(out).length > 0 || keepEmpty ? out : undefined;
   }
   return value;
+}
+
+/** `{A: '1', B: 'x=y'}` ⇄ `A=1\nB=x=y`; lines without `=` are kept with an empty value so the check can name them. */
+export function pairsToText(value: unknown): string {
+  if (value === null || typeof value !== 'object') return '';
+  return Object.entries(value as Doc)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join('\n');
+}
+
+export function textToPairs(text: string): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const eq = line.indexOf('=');
+    if (eq < 0) out[line.trim()] = '';
+    else out[line.slice(0, eq).trim()] = line.slice(eq + 1);
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 // ---- checking -------------------------------------------------------------------------------------

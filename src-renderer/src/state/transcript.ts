@@ -9,6 +9,8 @@ import type { ChatItem } from './chat.js';
 type Block = { type: string; [k: string]: unknown };
 
 const PREVIEW_CHARS = 2_000;
+/** Per-turn scaffolding the harness adds to user turns (the local time…): not something the person wrote. */
+const CONTEXT_BLOCK = /^\s*<context>[\s\S]*?<\/context>\s*/;
 
 export function sessionItems(session: SessionRecord): ChatItem[] {
   const items: ChatItem[] = [];
@@ -21,9 +23,10 @@ export function sessionItems(session: SessionRecord): ChatItem[] {
     const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as Block[]);
     for (const block of blocks) {
       if (block.type === 'text' && typeof block.text === 'string') {
-        if (!block.text.trim()) continue;
-        if (message.role === 'user') items.push({ kind: 'user', id: id('u'), text: block.text, ...(meta?.injected ? { injected: true } : {}) });
-        else items.push({ kind: 'assistant', id: id('a'), text: block.text, streaming: false });
+        const text = message.role === 'user' ? block.text.replace(CONTEXT_BLOCK, '') : block.text;
+        if (!text.trim()) continue;
+        if (message.role === 'user') items.push({ kind: 'user', id: id('u'), text, ...(meta?.injected ? { injected: true } : {}) });
+        else items.push({ kind: 'assistant', id: id('a'), text, streaming: false });
       } else if (block.type === 'tool_use' && message.role === 'assistant') {
         const callId = typeof block.id === 'string' ? block.id : id('t');
         toolAt.set(callId, items.length);

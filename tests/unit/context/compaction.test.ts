@@ -15,7 +15,7 @@ import { houseKeep, newHouseKeepState } from '../../../src-main/core/context/hou
 import { IDENTIFIERS_HEADING } from '../../../src-main/core/context/identifiers.js';
 import { estimateMessagesTokens } from '../../../src-main/core/context/tokens.js';
 import { SessionFile, type SessionMessage } from '../../../src-main/core/sessions/types.js';
-import { assistant, choreOf, fakeSmallModel, llmFailure, toolCalls, toolResults, toolSession, user, type Reply } from './helpers.js';
+import { assistant, choreOf, fakeSmallModel, llmFailure, toolCalls, toolResults, toolSession, user } from './helpers.js';
 
 const WINDOW = 40_000;
 const FIXED = 2_000;
@@ -281,4 +281,3 @@ describe('checkpoint and requestHistory', () => {
   });
 });
 
-export type { Reply };

@@ -109,6 +109,7 @@ export function choreModel(answer: (chore: 'summary' | 'learnings', req: ModelRe
       requests.push(req);
       const value = answer(choreOf(req), req);
       if (value instanceof Error) throw value;
+      yield { type: 'text_delta', text: value };
       return {
         content: [{ type: 'text', text: value }],
         stopReason: 'end_turn',

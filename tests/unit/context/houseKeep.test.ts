@@ -52,7 +52,7 @@ describe('houseKeep: tool results', () => {
     const history: SessionMessage[] = [user('go')];
     history.push(toolCalls([{ id: 'p1' }, { id: 'p2' }]), toolResults([{ id: 'p1', text: big('p1') }, { id: 'p2', text: big('p2') }]));
     for (let i = 0; i < 3; i++) history.push(toolCalls([{ id: `n${i}` }]), toolResults([{ id: `n${i}`, text: big(`n${i}`) }]));
-    const out = houseKeep(history, newHouseKeepState());
+    const out = houseKeep(history, newHouseKeepState(), { slack: 0 });
     expect(tierOf(textOf(resultFor(out, 'p1')), 'p1')).toBe('trimmed');
     expect(tierOf(textOf(resultFor(out, 'p2')), 'p2')).toBe('trimmed');
   });
@@ -85,13 +85,31 @@ describe('houseKeep: tool results', () => {
   it('renders an unchanged decision with identical bytes on every call, so the cached prefix stays valid', () => {
     const state = newHouseKeepState();
     let history = toolSession(11, 5000);
-    const first = houseKeep(history, state);
+    const first = houseKeep(history, state, { slack: 0 });
     history = [...history, toolCalls([{ id: 'x' }]), toolResults([{ id: 'x', text: big('x') }])];
-    const second = houseKeep(history, state);
+    const second = houseKeep(history, state, { slack: 0 });
     // t0 was meta and stays meta; t1 moves from trimmed to meta (one-way); t2..t7 stay trimmed, byte for byte.
     expect(JSON.stringify(second.slice(0, 3))).toBe(JSON.stringify(first.slice(0, 3)));
     for (let i = 2; i <= 7; i++) expect(textOf(resultFor(second, `t${i}`))).toBe(textOf(resultFor(first, `t${i}`)));
     expect(state.results.t1).toBe('meta');
+  });
+
+  it('with slack 0 demotes on every call: exact tiers', () => {
+    const state = newHouseKeepState();
+    houseKeep(toolSession(3, 5000), state, { slack: 0 });
+    expect(state.results).toEqual({});
+    houseKeep(toolSession(4, 5000), state, { slack: 0 });
+    expect(state.results).toEqual({ t0: 'trimmed' });
+  });
+
+  it('batches demotions by default (slack 3): at least the newest 3 stay whole, at most 6', () => {
+    const state = newHouseKeepState();
+    for (let n = 1; n <= 6; n++) {
+      houseKeep(toolSession(n, 5000), state);
+      expect(state.results).toEqual({});
+    }
+    houseKeep(toolSession(7, 5000), state);
+    expect(state.results).toEqual({ t0: 'trimmed', t1: 'trimmed', t2: 'trimmed', t3: 'trimmed' });
   });
 
   it('batches demotions with slack: nothing changes until keepFull + slack results are full', () => {
@@ -117,6 +135,14 @@ describe('houseKeep: tool results', () => {
     const out = houseKeep(toolSession(2, 5000), state);
     expect(textOf(resultFor(out, 't1'))).toBe(`${big('t1').slice(0, 100)}… [clipped to save context; 5,000 characters in all]`);
     expect(textOf(resultFor(out, 't0'))).toBe(big('t0'));
+  });
+
+  it('keeps a clipped result clipped when a later demotion would put it in a milder tier', () => {
+    const state = newHouseKeepState();
+    raiseTier(state, 't3', 'clipped');
+    const out = houseKeep(toolSession(5, 5000), state, { slack: 0 }); // 4 full results: a demotion round runs
+    expect(state.results).toEqual({ t0: 'trimmed', t1: 'trimmed', t3: 'clipped' });
+    expect(textOf(resultFor(out, 't3'))).toMatch(/clipped to save context/);
   });
 });
 

@@ -69,6 +69,7 @@ describe('assemblePrompt', () => {
   it('renders the stable part in a fixed order, MCP servers and skills sorted', () => {
     const text = renderStable({
       agent: 'ops',
+      platform: 'darwin arm64',
       persona: 'You run ops.\r\n',
       instructions: 'Use UTC.',
       skills: [{ name: 'zeta', description: 'Z' }, { name: 'alpha', description: 'A' }],
@@ -76,9 +77,9 @@ describe('assemblePrompt', () => {
       sourceFacts: { source: 'slack', channel: '#ops', sender: '@alice' },
       deferredCatalogue: '# Deferred tools\n- x: X.',
     });
-    const order = ['# Agent "ops"', '# Session facts', '# Instructions', '# Skills', '# MCP servers', '# Deferred tools'].map((h) => text.indexOf(h));
+    const order = ['# Agent "ops"', '# Environment\nPlatform: darwin arm64', '# Session facts', '# Instructions', '# Skills', '# MCP servers', '# Deferred tools'].map((h) => text.indexOf(h));
     expect(order.every((v, i) => v >= 0 && (i === 0 || v > order[i - 1]!))).toBe(true);
-    expect(text).toContain('You run ops.\n\n# Session facts\nSource: Slack, channel #ops, user @alice');
+    expect(text).toContain('You run ops.\n\n# Environment\nPlatform: darwin arm64\n\n# Session facts\nSource: Slack, channel #ops, user @alice');
     expect(text).toContain('# MCP servers\n[acme] Acme CRM.\n[zed] Zed server.');
     expect(text.indexOf('- alpha: A')).toBeLessThan(text.indexOf('- zeta: Z'));
   });

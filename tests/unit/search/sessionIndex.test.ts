@@ -136,6 +136,18 @@ describe('SessionIndex search', () => {
     expect(idx.search('kubernetes', { agent: 'default', limit: 1 })).toHaveLength(1);
   });
 
+  it('keeps ranking further matches when the most recent ones all come from one session', async () => {
+    const old = await t.save({ turns: [{ user: 'a zeppelin over the lake', answer: 'ok' }] });
+    const chatty = await t.save({
+      turns: Array.from({ length: 200 }, (_, i) => ({ user: `zeppelin question ${i}`, answer: `zeppelin answer ${i}` })),
+    });
+    const idx = await indexAll();
+
+    const hits = idx.search('zeppelin', { agent: 'default' });
+    expect(new Set(ids(hits))).toEqual(new Set([old.id, chatty.id]));
+    expect(hits.every((h) => h.match === 'words')).toBe(true);
+  });
+
   it('matches the last term as a prefix only when asked', async () => {
     const s = await t.save({ turns: [{ user: 'Plan the deployment of the new API', answer: 'Planned.' }] });
     const idx = await indexAll();

@@ -6,8 +6,10 @@ vi.mock('electron', () => import('../../support/electronMock.js'));
 import type { WebContents } from 'electron';
 import { FakeFrame, FakeWebContents, ipcMain, resetElectronMock } from '../../support/electronMock.js';
 import { handle, isSamePage, ourTopFrame } from '../../../src-main/shell/ipc.js';
-import { registerReinHandlers } from '../../../src-main/shell/reinHandlers.js';
-import { ReinStatus } from '../../../src-main/core/api/index.js';
+import { registerDesktopHandlers, registerReinHandlers } from '../../../src-main/shell/reinHandlers.js';
+import { reinOperationNames } from '../../../src-main/core/api/index.js';
+import { desktopOperationNames } from '../../../src-main/core/api/desktopApi.js';
+import { DaemonCallError } from '../../../src-main/core/desktop/loopbackClient.js';
 import { ReinError } from '../../../src-main/core/errors.js';
 
 const PAGE = 'file:///Applications/Rein.app/Contents/Resources/app.asar/out/renderer/index.html';
@@ -70,7 +72,7 @@ describe('handle', () => {
     const fn = vi.fn(() => 'ran');
     handle('rein:rename', Rename, trusted, fn);
     const reply = await ipcMain.invokeAs('rein:rename', fromTop, { name: 42, extra: true });
-    expect(reply).toMatchObject({ ok: false, code: 'invalid_input' });
+    expect(reply).toMatchObject({ ok: false, code: 'invalid_input', field: 'name' });
     expect((reply as { error: string }).error).toMatch(/^rein:rename: name: /);
     expect(fn).not.toHaveBeenCalled();
   });
@@ -85,6 +87,27 @@ describe('handle', () => {
       code: 'not_found',
       error: 'rein:rename: no agent named work',
     });
+  });
+
+  it('keeps the code and field of a daemon error, so the page sees what it would see over HTTP', async () => {
+    const { trusted, fromTop } = ourWindow();
+    handle('rein:rename', Rename, trusted, () => {
+      throw new DaemonCallError('agent "work" not found', 'agent_not_found', 404, 'name');
+    });
+    await expect(ipcMain.invokeAs('rein:rename', fromTop, { name: 'work' })).resolves.toEqual({
+      ok: false,
+      code: 'agent_not_found',
+      field: 'name',
+      error: 'rein:rename: agent "work" not found',
+    });
+  });
+
+  it('calls anything else that is thrown internal', async () => {
+    const { trusted, fromTop } = ourWindow();
+    handle('rein:rename', Rename, trusted, () => {
+      throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    });
+    await expect(ipcMain.invokeAs('rein:rename', fromTop, { name: 'work' })).resolves.toMatchObject({ ok: false, code: 'internal' });
   });
 
   it('removes its handler when disposed', () => {
@@ -111,21 +134,66 @@ describe('isSamePage', () => {
   });
 });
 
-describe('rein:status', () => {
-  it('answers our page with the version and the active agent', async () => {
-    const { trusted, fromTop } = ourWindow();
-    registerReinHandlers(trusted, { version: () => '1.2.3', activeAgent: () => 'default' });
-    const reply = (await ipcMain.invokeAs('rein:status', fromTop)) as { ok: true; value: unknown };
-    expect(reply.ok).toBe(true);
-    expect(ReinStatus.parse(reply.value)).toEqual({ version: '1.2.3', activeAgent: 'default' });
+describe('operation handlers', () => {
+  /** A service whose every operation records its input and answers with its own name. */
+  function recordingService<T extends string>(names: readonly T[]) {
+    const calls: { name: T; input: unknown }[] = [];
+    const service = Object.fromEntries(names.map((name) => [name, async (input: unknown) => (calls.push({ name, input }), { from: name })]));
+    return { calls, service };
+  }
+
+  it('registers exactly one handler per ReinApi operation and per desktop operation, and no other channel', () => {
+    const { trusted } = ourWindow();
+    registerReinHandlers(trusted, recordingService(reinOperationNames).service as never);
+    registerDesktopHandlers(trusted, recordingService(desktopOperationNames).service as never);
+    expect([...ipcMain.handlers.keys()].sort()).toEqual(
+      [...reinOperationNames.map((n) => `rein:${n}`), ...desktopOperationNames.map((n) => `rein:desktop.${n}`)].sort(),
+    );
   });
 
-  it('refuses an argument it does not take', async () => {
+  it.each([...reinOperationNames.map((n) => [`rein:${n}`] as const), ...desktopOperationNames.map((n) => [`rein:desktop.${n}`] as const)])(
+    '%s refuses a foreign window and an iframe of ours without calling the service',
+    async (channel) => {
+      const { contents, trusted } = ourWindow();
+      const rein = recordingService(reinOperationNames);
+      const desktop = recordingService(desktopOperationNames);
+      registerReinHandlers(trusted, rein.service as never);
+      registerDesktopHandlers(trusted, desktop.service as never);
+      const stranger = new FakeWebContents();
+      stranger.mainFrame = new FakeFrame(PAGE);
+      await expect(ipcMain.invokeAs(channel, { sender: stranger, senderFrame: stranger.mainFrame }, {})).resolves.toMatchObject({ ok: false, code: 'refused' });
+      await expect(ipcMain.invokeAs(channel, { sender: contents, senderFrame: new FakeFrame(PAGE) }, {})).resolves.toMatchObject({ ok: false, code: 'refused' });
+      expect([...rein.calls, ...desktop.calls]).toEqual([]);
+    },
+  );
+
+  it('passes a valid payload to the service function of the same name, and refuses an invalid one naming the field', async () => {
     const { trusted, fromTop } = ourWindow();
-    registerReinHandlers(trusted, { version: () => '1.2.3', activeAgent: () => 'default' });
-    await expect(ipcMain.invokeAs('rein:status', fromTop, { agent: 'other' })).resolves.toMatchObject({
+    const rein = recordingService(reinOperationNames);
+    registerReinHandlers(trusted, rein.service as never);
+    const msg = { text: 'hello', agent: 'ops' };
+    await expect(ipcMain.invokeAs('rein:sendMessage', fromTop, msg)).resolves.toEqual({ ok: true, value: { from: 'sendMessage' } });
+    expect(rein.calls).toEqual([{ name: 'sendMessage', input: msg }]);
+
+    const bad = (await ipcMain.invokeAs('rein:sendMessage', fromTop, { text: 'hi', agent: 'Not An Agent' })) as { ok: false; code: string; field: string; error: string };
+    expect(bad).toMatchObject({ ok: false, code: 'invalid_input', field: 'agent' });
+    expect(bad.error).toMatch(/^rein:sendMessage: agent: /);
+    await expect(ipcMain.invokeAs('rein:status', fromTop, { sneaky: true })).resolves.toMatchObject({ ok: false, code: 'invalid_input' });
+    await expect(ipcMain.invokeAs('rein:answerApproval', fromTop, { request_id: 'apr_0123456789abcdef', decision: 'maybe' })).resolves.toMatchObject({
       ok: false,
-      code: 'invalid_input',
+      field: 'decision',
     });
+    expect(rein.calls).toHaveLength(1);
+  });
+
+  it('validates desktop payloads with their contract too', async () => {
+    const { trusted, fromTop } = ourWindow();
+    const desktop = recordingService(desktopOperationNames);
+    registerDesktopHandlers(trusted, desktop.service as never);
+    await expect(ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, { hotkey: 'Banana' })).resolves.toMatchObject({ ok: false, field: 'hotkey' });
+    await expect(ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, {})).resolves.toMatchObject({ ok: false, code: 'invalid_input' });
+    await expect(ipcMain.invokeAs('rein:desktop.requestMacPermission', fromTop, { permission: 'camera' })).resolves.toMatchObject({ ok: false, field: 'permission' });
+    await expect(ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, { show_dock_icon: true })).resolves.toMatchObject({ ok: true });
+    expect(desktop.calls).toEqual([{ name: 'updateDesktopSettings', input: { show_dock_icon: true } }]);
   });
 });

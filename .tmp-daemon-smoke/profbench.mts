@@ -1,0 +1,14 @@
+import { spawn } from 'node:child_process';
+import { request, Agent } from 'node:http';
+import { startRemoteFake } from '/work/main/bench/support.ts';
+const fake = await startRemoteFake([]);
+const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir=/tmp/dprof', '--import', 'tsx', '/work/main/bench/daemonProcess.ts'], { env: { ...process.env, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'b', REIN_BENCH_CONCURRENCY: '50' }, stdio: ['ignore', 'pipe', 'inherit'] });
+const line: string = await new Promise((ok) => child.stdout.setEncoding('utf8').on('data', (d: string) => ok(d.trim())));
+const [url, token] = line.split(' ');
+const port = Number(new URL(url!).port);
+const agent = new Agent({ keepAlive: true, maxSockets: 100 });
+const one = (name: string) => new Promise<void>((ok, bad) => { const p = JSON.stringify({ text: 'hi', source: 'b', channel: name }); const r = request({ host: '127.0.0.1', port, method: 'POST', path: '/message', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': p.length } }, (res) => { res.resume(); res.on('end', () => ok()); }); r.on('error', bad); r.end(p); });
+const t0 = Date.now();
+await Promise.all(Array.from({ length: 20 }, async (_, i) => { for (let k = 0; k < 10; k++) await one('c' + i); }));
+console.log('200 runs', Date.now() - t0, 'ms');
+child.kill('SIGTERM'); await new Promise((ok) => child.once('exit', ok)); fake.close(); agent.destroy();

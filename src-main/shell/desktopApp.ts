@@ -1,0 +1,361 @@
+/**
+ * The desktop app's composition root. It starts the daemon inside this process (the same daemon
+ * `rein daemon` runs, with the native dialog as one more approval face), then makes the desktop a
+ * client of it: the window's IPC handlers call the same operations, the daemon's event bus feeds the
+ * window, the tray icon and the notifications. Headless (launchd) runs stop after the daemon.
+ *
+ * Everything here is wiring; the decisions live in core/desktop (tray state, notifications, dialog
+ * content, settings, key storage) where they are tested without Electron.
+ */
+import { join } from 'node:path';
+import { app, session, type BrowserWindow } from 'electron';
+import { DESKTOP_NAVIGATE_CHANNEL, DesktopSettings, DesktopSettingsPatch, type DesktopView } from '../core/api/desktopApi.js';
+import { REIN_EVENT_CHANNEL, reinOperationNames, type MacPermissionName, type ReinSettings } from '../core/api/index.js';
+import type { DaemonHandle } from '../core/daemon/daemon.js';
+import { DesktopActivity } from '../core/desktop/activity.js';
+import { clearApiKey, loadApiKey, saveApiKey, type StringCipher } from '../core/desktop/apiKeyStore.js';
+import { contentSecurityPolicy } from '../core/desktop/csp.js';
+import { loadDesktopSettings, updateDesktopSettings, desktopSettingsFile } from '../core/desktop/desktopSettings.js';
+import { startEmbeddedDaemon, type EmbeddedDaemonOptions } from '../core/desktop/embeddedDaemon.js';
+import { loopbackClient, type HttpCall } from '../core/desktop/loopbackClient.js';
+import { notificationFor, type NotificationContent } from '../core/desktop/notifications.js';
+import { createReinService, type ReinService } from '../core/desktop/reinService.js';
+import { ReinError, errorMessage } from '../core/errors.js';
+import { httpCalls } from '../../src-renderer/src/api/daemonCalls.js';
+import { createDialogApprovalFace } from './approvalFace.js';
+import { GlobalHotkey } from './hotkey.js';
+import { isSamePage, ourTopFrame, type Disposable } from './ipc.js';
+import { safeStorageCipher } from './keychain.js';
+import { MacPermissions } from './macPermissions.js';
+import { Notifier } from './notifier.js';
+import { registerDesktopHandlers, registerReinHandlers, type DesktopService } from './reinHandlers.js';
+import { ReinTray } from './tray.js';
+import { createMainWindow, hideInsteadOfClosing, secureSession } from './window.js';
+
+export interface DesktopAppOptions {
+  home: string;
+  version: string;
+  /** Launchd runs: the daemon only, no window, tray, hotkey, dialogs or notifications. */
+  headless: boolean;
+  /** The page: a file: URL of the built renderer, or the dev server's URL. */
+  pageUrl: string;
+  /** Folder of the built renderer (file: reads are confined to it; the daemon serves it to browsers). */
+  rendererDir: string;
+  preloadPath: string;
+  /** Folder of the tray's template images. */
+  trayIconDir: string;
+  /** Set under `electron-vite dev`: the CSP then allows the dev server (and its hot-reload socket). */
+  devServerOrigin?: string;
+  /** True once the app is quitting: then closing the window really closes it. */
+  isQuitting(): boolean;
+  quit(): void;
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+  warn?: (message: string) => void;
+  /** Seams for tests. */
+  startDaemon?: (opts: EmbeddedDaemonOptions) => Promise<DaemonHandle>;
+  cipher?: StringCipher;
+  macPermissions?: MacPermissions;
+}
+
+export interface DesktopApp {
+  /** Undefined when the daemon could not start (the tray then shows the error). */
+  readonly daemon: DaemonHandle | undefined;
+  readonly activity: DesktopActivity;
+  /** The chat window (created on first need in GUI mode). */
+  window(): BrowserWindow | undefined;
+  show(view?: DesktopView): void;
+  toggle(): void;
+  close(): Promise<void>;
+}
+
+export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopApp> {
+  const platform = opts.platform ?? process.platform;
+  const warn = opts.warn ?? ((m: string) => process.stderr.write(`rein: ${m}\n`));
+  const activity = new DesktopActivity();
+  const cipher = opts.cipher ?? safeStorageCipher(platform);
+  const startedEnv = opts.env ?? process.env;
+  // The daemon's runs read this object when they start, so a key saved later reaches the next run.
+  const env: NodeJS.ProcessEnv = { ...startedEnv };
+  const key = { source: (env.ANTHROPIC_API_KEY ? 'environment' : 'none') as 'keychain' | 'environment' | 'none', problem: undefined as string | undefined };
+
+  try {
+    const stored = await loadApiKey(opts.home, cipher);
+    if (stored) {
+      env.ANTHROPIC_API_KEY = stored;
+      key.source = 'keychain';
+    }
+  } catch (e) {
+    key.problem = errorMessage(e);
+    warn(key.problem);
+  }
+
+  let settings: DesktopSettings;
+  let settingsProblem: string | undefined;
+  try {
+    settings = await loadDesktopSettings(opts.home);
+  } catch (e) {
+    settings = DesktopSettings.parse({});
+    settingsProblem = errorMessage(e);
+    activity.reportError(settingsProblem);
+    warn(settingsProblem);
+  }
+
+  // ---- the window and the native faces (not in headless runs) --------------------------------------
+  let win: BrowserWindow | undefined;
+  let pageLoaded = false;
+  let pendingView: DesktopView | undefined;
+  const alive = (w: BrowserWindow | undefined): w is BrowserWindow => w !== undefined && !w.isDestroyed();
+  const chatFocused = () => alive(win) && win.isVisible() && win.isFocused();
+
+  const notifier = new Notifier(
+    () => settings.notifications,
+    (content) => show(content.opens),
+  );
+  const dialogFace = createDialogApprovalFace({
+    chatFocused,
+    dialogsEnabled: () => settings.approval_dialogs,
+    notify: (content) => notifier.show(content),
+  });
+
+  // ---- the daemon ------------------------------------------------------------------------------------
+  let daemon: DaemonHandle | undefined;
+  let daemonProblem: string | undefined;
+  try {
+    daemon = await (opts.startDaemon ?? startEmbeddedDaemon)({
+      home: opts.home,
+      env,
+      version: opts.version,
+      staticDir: opts.rendererDir,
+      warn,
+      ...(opts.headless ? {} : { extraFaces: () => [dialogFace] }),
+    });
+  } catch (e) {
+    daemonProblem = `Rein's daemon could not start: ${errorMessage(e)}`;
+    if (opts.headless) throw new ReinError('internal', daemonProblem, undefined, { cause: e });
+    activity.reportError(daemonProblem);
+    warn(daemonProblem);
+  }
+
+  if (opts.headless) {
+    return {
+      daemon,
+      activity,
+      window: () => undefined,
+      show: () => undefined,
+      toggle: () => undefined,
+      close: async () => daemon?.close(),
+    };
+  }
+
+  const disposables: Disposable[] = [];
+  const isAppPage = isSamePage(opts.pageUrl);
+  secureSession(session.defaultSession, {
+    isAppPage,
+    csp: contentSecurityPolicy({
+      ...(daemon ? { daemonPort: daemon.info.port } : {}),
+      ...(opts.devServerOrigin ? { devServerOrigin: opts.devServerOrigin } : {}),
+    }),
+    rendererDir: opts.rendererDir,
+  });
+
+  const ensureWindow = (showWhenReady: boolean): BrowserWindow => {
+    if (alive(win)) return win;
+    pageLoaded = false;
+    const created = createMainWindow({ preloadPath: opts.preloadPath, pageUrl: opts.pageUrl, showWhenReady });
+    hideInsteadOfClosing(created, opts.isQuitting);
+    created.webContents.on('did-finish-load', () => {
+      pageLoaded = true;
+      if (pendingView) created.webContents.send(DESKTOP_NAVIGATE_CHANNEL, pendingView);
+      pendingView = undefined;
+    });
+    // Opening the window is how a person sees an error: the icon goes back to what is happening.
+    created.on('focus', () => {
+      activity.acknowledgeError();
+      refreshTray();
+    });
+    win = created;
+    return created;
+  };
+
+  function show(view?: DesktopView): void {
+    const w = ensureWindow(true);
+    if (w.isMinimized()) w.restore();
+    w.show();
+    w.focus();
+    if (platform === 'darwin') app.focus({ steal: true });
+    if (view) {
+      if (pageLoaded) w.webContents.send(DESKTOP_NAVIGATE_CHANNEL, view);
+      else pendingView = view;
+    }
+  }
+
+  const toggle = (): void => {
+    if (chatFocused()) win?.hide();
+    else show();
+  };
+
+  // ---- tray, hotkey, dock ----------------------------------------------------------------------------
+  const tray = new ReinTray(opts.trayIconDir, { open: show, quit: opts.quit }, activity.trayState());
+  const refreshTray = () => tray.update(activity.trayState());
+  disposables.push(tray);
+
+  const hotkey = new GlobalHotkey(toggle);
+  disposables.push(hotkey);
+  const applyHotkey = (accelerator: string): void => {
+    const status = hotkey.set(accelerator);
+    if (!status.registered && accelerator !== '') {
+      // Shown even with notifications off: the person chose this shortcut and it does nothing.
+      notifier.show({ title: 'Rein’s shortcut is not available', body: status.problem ?? accelerator, opens: 'settings' }, { force: true });
+    }
+  };
+  applyHotkey(settings.hotkey);
+
+  const applyDock = (visible: boolean): void => {
+    if (platform !== 'darwin') return;
+    if (visible) void app.dock?.show();
+    else app.dock?.hide();
+  };
+  applyDock(settings.show_dock_icon);
+
+  // ---- IPC ------------------------------------------------------------------------------------------
+  const trusted = ourTopFrame(() => new Set(alive(win) ? [win.webContents] : []), isAppPage);
+  const macPermissions = opts.macPermissions ?? new MacPermissions(platform);
+
+  const desktopPart = {
+    async read(): Promise<Partial<ReinSettings>> {
+      const stored = env.ANTHROPIC_API_KEY;
+      const mac = platform === 'darwin' ? (await macPermissions.statuses()).status : undefined;
+      return {
+        platform,
+        api_key: {
+          present: Boolean(stored),
+          source: key.source === 'none' ? null : key.source === 'environment' ? 'env' : 'keychain',
+          ...(stored ? { hint: keyHint(stored) } : {}),
+        },
+        hotkey: settings.hotkey === '' ? null : settings.hotkey,
+        ...(hotkey.status.problem && settings.hotkey !== '' ? { hotkey_problem: hotkey.status.problem } : {}),
+        ...(mac ? { mac_permissions: mac } : {}),
+      };
+    },
+    async save(part: { api_key?: string; hotkey?: string | null }): Promise<void> {
+      if (part.hotkey !== undefined) {
+        const patch = DesktopSettingsPatch.safeParse({ hotkey: part.hotkey ?? '' });
+        if (!patch.success) {
+          throw new ReinError('invalid_input', `hotkey: ${patch.error.issues[0]?.message ?? 'invalid'}`, { field: 'hotkey' });
+        }
+        await changeSettings(patch.data);
+      }
+      if (part.api_key !== undefined) {
+        await saveApiKey(opts.home, cipher, part.api_key);
+        env.ANTHROPIC_API_KEY = part.api_key.trim();
+        key.source = 'keychain';
+        key.problem = undefined;
+      }
+    },
+    openPermissionSettings: async (permission: MacPermissionName) => ({ opened: await macPermissions.openSettings(permission) }),
+  };
+
+  async function changeSettings(patch: DesktopSettingsPatch): Promise<void> {
+    settings = await updateDesktopSettings(opts.home, patch);
+    settingsProblem = undefined;
+    if (patch.hotkey !== undefined) applyHotkey(settings.hotkey);
+    if (patch.show_dock_icon !== undefined) applyDock(settings.show_dock_icon);
+  }
+
+  const settingsView = async () => ({
+    settings,
+    hotkey: hotkey.status,
+    key_storage: (await cipher.canEncrypt())
+      ? { available: true }
+      : { available: false, problem: 'this system offers no keychain encryption, so no API key can be stored; set ANTHROPIC_API_KEY instead' },
+    file: desktopSettingsFile(opts.home),
+  });
+
+  const desktopService: DesktopService = {
+    desktopSettings: async () => {
+      if (settingsProblem) throw new ReinError('config_invalid', settingsProblem);
+      return settingsView();
+    },
+    updateDesktopSettings: async (patch) => {
+      await changeSettings(patch);
+      return settingsView();
+    },
+    clearApiKey: async () => {
+      await clearApiKey(opts.home);
+      const removed = key.source === 'keychain';
+      // Back to what Rein was started with.
+      if (startedEnv.ANTHROPIC_API_KEY) env.ANTHROPIC_API_KEY = startedEnv.ANTHROPIC_API_KEY;
+      else delete env.ANTHROPIC_API_KEY;
+      key.source = env.ANTHROPIC_API_KEY ? 'environment' : 'none';
+      return { removed };
+    },
+    requestMacPermission: async ({ permission }) => ({ permission, status: await macPermissions.request(permission) }),
+  };
+
+  const reinService: ReinService = daemon
+    ? createReinService({
+        router: daemon.router,
+        desk: daemon.desk,
+        http: loopbackClient({ url: daemon.url, token: daemon.token }),
+        httpCallFor: (name, input) => (httpCalls as unknown as Record<string, (input: unknown) => HttpCall>)[name]!(input),
+        desktop: desktopPart,
+      })
+    : unavailableService(daemonProblem ?? "Rein's daemon is not running");
+  disposables.push(registerReinHandlers(trusted, reinService));
+  disposables.push(registerDesktopHandlers(trusted, desktopService));
+
+  // ---- the daemon's events: to the page, the tray and the notifications -------------------------------
+  if (daemon) {
+    const unsubscribe = daemon.bus.subscribe((entry) => {
+      if (alive(win)) win.webContents.send(REIN_EVENT_CHANNEL, entry.event);
+      const note = activity.observe(entry.event);
+      refreshTray();
+      const content = note && notificationFor(note, { chatFocused: chatFocused() });
+      if (content) notifier.show(content);
+    });
+    disposables.push({ dispose: unsubscribe });
+  }
+  disposables.push(notifier);
+
+  ensureWindow(true);
+
+  let closing: Promise<void> | undefined;
+  return {
+    daemon,
+    activity,
+    window: () => (alive(win) ? win : undefined),
+    show,
+    toggle,
+    close: () =>
+      (closing ??= (async () => {
+        for (const d of disposables.reverse()) {
+          try {
+            d.dispose();
+          } catch (e) {
+            warn(`while closing: ${errorMessage(e)}`);
+          }
+        }
+        await daemon?.close();
+      })()),
+  };
+}
+
+/** Enough of a key to recognise it by, never enough to use it. */
+export function keyHint(key: string): string {
+  return key.length > 16 ? `${key.slice(0, 7)}…${key.slice(-4)}` : `…${key.slice(-2)}`;
+}
+
+/** Every operation fails with the same clear reason while there is no daemon to answer. */
+function unavailableService(reason: string): ReinService {
+  const service: Record<string, () => Promise<never>> = {};
+  for (const name of reinOperationNames) {
+    service[name] = async () => {
+      throw new ReinError('internal', reason);
+    };
+  }
+  return service as unknown as ReinService;
+}
+
+/** Where the tray's images are, beside the app (resources/tray). */
+export const trayIconDirOf = (appPath: string): string => join(appPath, 'resources', 'tray');

@@ -1,0 +1,403 @@
+/**
+ * One agent's files, edited in tabs: persona (AGENT.md, with a preview), config (a form generated
+ * from the config schema, or the YAML itself), memory (MEMORY.md), attached skills and commands.
+ * One Save sends only what changed; the daemon checks all of it before it writes anything, and its
+ * field errors are shown on the fields they name. Invalid input never reaches disk.
+ */
+import { useMemo, useState } from 'react';
+import type { AgentDetail, ReinApi, SaveAgentInput } from '../../../../src-main/core/api/index.js';
+import { errorText, fieldProblems, toApiError } from '../../api/apiError.js';
+import agentConfigSchema from '../../form/agentConfig.schema.json';
+import { agentConfigHelp } from '../../form/agentConfigHelp.js';
+import { SchemaForm } from '../../form/SchemaForm.js';
+import { buildFields, cleanValue, validatorFor, type Doc, type FieldErrors, type JsonSchema } from '../../form/schemaForm.js';
+import { MessageText } from '../../markdown/MessageText.js';
+import { useAsync } from '../../util/useAsync.js';
+
+const schema = agentConfigSchema as JsonSchema;
+const configFields = buildFields(schema, agentConfigHelp);
+let validateConfig: ((v: unknown) => FieldErrors) | undefined;
+const checkConfig = (v: unknown) => (validateConfig ??= validatorFor(schema))(v);
+
+type Tab = 'persona' | 'config' | 'memory' | 'skills' | 'commands';
+const TABS: { id: Tab; label: string }[] = [
+  { id: 'persona', label: 'Persona' },
+  { id: 'config', label: 'Config' },
+  { id: 'memory', label: 'Memory' },
+  { id: 'skills', label: 'Skills' },
+  { id: 'commands', label: 'Commands' },
+];
+
+interface Draft {
+  prompt: string;
+  memory: string;
+  configMode: 'form' | 'yaml';
+  configDoc: Doc;
+  configText: string;
+  configTouched: boolean;
+  commands: Record<string, string>;
+  skills: string[];
+}
+
+const draftOf = (a: AgentDetail): Draft => ({
+  prompt: a.prompt,
+  memory: a.memory ?? '',
+  configMode: 'form',
+  configDoc: (a.config ?? {}) as Doc,
+  configText: a.config_text ?? '',
+  configTouched: false,
+  commands: { ...a.commands },
+  skills: [...a.skills],
+});
+
+export interface AgentEditorProps {
+  api: ReinApi;
+  name: string;
+  onSaved(): void;
+  onDeleted(): void;
+  onChat(): void;
+}
+
+export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEditorProps) {
+  const [loaded, reload] = useAsync(() => api.getAgent({ name }), [api, name]);
+  const [draft, setDraft] = useState<Draft | undefined>();
+  const [base, setBase] = useState<AgentDetail | undefined>();
+  const [tab, setTab] = useState<Tab>('persona');
+  const [serverErrors, setServerErrors] = useState<FieldErrors>({});
+  const [problem, setProblem] = useState<string | undefined>();
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  if (loaded.status === 'ready' && loaded.value !== base) {
+    setBase(loaded.value);
+    setDraft(draftOf(loaded.value));
+  }
+
+  const clientErrors = useMemo(
+    () => (draft && draft.configTouched && draft.configMode === 'form' ? checkConfig(cleanValue(draft.configDoc, schema) ?? {}) : {}),
+    [draft],
+  );
+
+  if (loaded.status === 'failed' && !base) {
+    return (
+      <p className="form-error" role="alert">
+        Cannot open {name}: {loaded.error.message}
+      </p>
+    );
+  }
+  if (!draft || !base) return <p className="muted">Loading {name}…</p>;
+
+  const update = (patch: Partial<Draft>) => {
+    setDraft({ ...draft, ...patch });
+    setSaved(false);
+  };
+  const changes = changesOf(base, draft);
+  const errors = { ...serverErrors, ...clientErrors };
+  const dirty = Object.keys(changes).length > 1;
+
+  async function save() {
+    if (Object.keys(clientErrors).length > 0) {
+      setTab('config');
+      setProblem('Fix the marked config fields first.');
+      return;
+    }
+    setBusy(true);
+    setProblem(undefined);
+    setServerErrors({});
+    try {
+      await api.saveAgent(changes);
+      setSaved(true);
+      onSaved();
+      reload();
+    } catch (e) {
+      const err = toApiError(e);
+      const fields = fieldProblems(err.message, 'config');
+      if (Object.keys(fields).length > 0) {
+        setServerErrors(fields);
+        setTab('config');
+      }
+      setProblem(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="agent-editor">
+      <header className="editor-head">
+        <h2>{name}</h2>
+        <div className="editor-actions">
+          <button type="button" onClick={onChat}>
+            Chat
+          </button>
+          <button type="button" className="primary" disabled={!dirty || busy} onClick={() => void save()}>
+            {busy ? 'Saving…' : 'Save'}
+          </button>
+        </div>
+      </header>
+      <div role="tablist" aria-label={`${name} files`} className="tabs">
+        {TABS.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls={`panel-${t.id}`}
+            tabIndex={tab === t.id ? 0 : -1}
+            onClick={() => setTab(t.id)}
+            onKeyDown={(e) => {
+              const i = TABS.findIndex((x) => x.id === tab);
+              if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+                const next = TABS[(i + (e.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length]!;
+                setTab(next.id);
+                document.getElementById(`tab-${next.id}`)?.focus();
+              }
+            }}
+          >
+            {t.label}
+            {t.id === 'config' && Object.keys(errors).length > 0 && <span className="badge warn">{Object.keys(errors).length}</span>}
+          </button>
+        ))}
+      </div>
+      {problem && (
+        <p className="form-error" role="alert">
+          {problem}
+        </p>
+      )}
+      {saved && !dirty && (
+        <p className="form-ok" role="status">
+          Saved.
+        </p>
+      )}
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
+        {tab === 'persona' && <PersonaTab text={draft.prompt} onChange={(prompt) => update({ prompt })} />}
+        {tab === 'config' && <ConfigTab draft={draft} update={update} errors={errors} clearServer={() => setServerErrors({})} />}
+        {tab === 'memory' && (
+          <div className="field">
+            <label htmlFor="agent-memory" className="field-label">
+              MEMORY.md
+            </label>
+            <p className="field-help" id="agent-memory-help">
+              What {name} remembers between conversations. It adds to it with its memory tool; you can correct it here.
+            </p>
+            <textarea id="agent-memory" className="code-area" rows={18} value={draft.memory} onChange={(e) => update({ memory: e.target.value })} aria-describedby="agent-memory-help" />
+          </div>
+        )}
+        {tab === 'skills' && <SkillsTab api={api} attached={draft.skills} onChange={(skills) => update({ skills })} />}
+        {tab === 'commands' && <CommandsTab commands={draft.commands} onChange={(commands) => update({ commands })} />}
+      </div>
+      <DeleteAgent api={api} name={name} onDeleted={onDeleted} />
+    </div>
+  );
+}
+
+/** The save request: the name plus each part that differs from what was loaded. */
+export function changesOf(base: AgentDetail, d: Draft): SaveAgentInput {
+  const out: SaveAgentInput = { name: base.name };
+  if (d.prompt !== base.prompt) out.prompt = d.prompt;
+  if (d.memory !== (base.memory ?? '')) out.memory = d.memory;
+  if (d.configTouched) {
+    if (d.configMode === 'yaml') out.config = d.configText.trim() ? d.configText : null;
+    else out.config = (cleanValue(d.configDoc, schema) as Record<string, unknown> | undefined) ?? null;
+  }
+  const commands: Record<string, string | null> = {};
+  for (const [n, t] of Object.entries(d.commands)) if (base.commands[n] !== t) commands[n] = t;
+  for (const n of Object.keys(base.commands)) if (!(n in d.commands)) commands[n] = null;
+  if (Object.keys(commands).length) out.commands = commands;
+  if (d.skills.join('\n') !== base.skills.join('\n')) out.skills = d.skills;
+  return out;
+}
+
+function PersonaTab({ text, onChange }: { text: string; onChange(t: string): void }) {
+  return (
+    <div className="persona-tab">
+      <div className="field">
+        <label htmlFor="agent-prompt" className="field-label">
+          AGENT.md
+        </label>
+        <textarea id="agent-prompt" className="code-area" rows={20} value={text} onChange={(e) => onChange(e.target.value)} />
+      </div>
+      <section className="preview" aria-label="Preview">
+        <h3 className="field-label">Preview</h3>
+        <MessageText text={text} />
+      </section>
+    </div>
+  );
+}
+
+function ConfigTab({ draft, update, errors, clearServer }: { draft: Draft; update(p: Partial<Draft>): void; errors: FieldErrors; clearServer(): void }) {
+  const errorList = Object.entries(errors);
+  return (
+    <div className="config-tab">
+      <div className="segmented" role="radiogroup" aria-label="Edit config as">
+        {(['form', 'yaml'] as const).map((m) => (
+          <label key={m}>
+            <input type="radio" name="config-mode" checked={draft.configMode === m} onChange={() => update({ configMode: m })} />
+            {m === 'form' ? 'Form' : 'YAML'}
+          </label>
+        ))}
+      </div>
+      <p className="field-help">Empty fields inherit the global config.yaml.</p>
+      {draft.configMode === 'form' ? (
+        <SchemaForm
+          fields={configFields}
+          value={draft.configDoc}
+          errors={errors}
+          onChange={(configDoc) => {
+            clearServer();
+            update({ configDoc, configTouched: true });
+          }}
+        />
+      ) : (
+        <div className="field">
+          <label htmlFor="agent-config-yaml" className="field-label">
+            config.yaml
+          </label>
+          <textarea
+            id="agent-config-yaml"
+            className="code-area"
+            rows={18}
+            spellCheck={false}
+            value={draft.configText}
+            onChange={(e) => {
+              clearServer();
+              update({ configText: e.target.value, configTouched: true });
+            }}
+          />
+          {errorList.map(([k, m]) => (
+            <p key={k} className="field-error" role="alert">
+              {k ? `${k}: ` : ''}
+              {m}
+            </p>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function SkillsTab({ api, attached, onChange }: { api: ReinApi; attached: string[]; onChange(s: string[]): void }) {
+  // The default agent sees every global skill: that list is what can be attached.
+  const [skills] = useAsync(() => api.listSkills(), [api]);
+  const global = (skills.value?.skills ?? []).filter((s) => s.source === 'user');
+  const missing = attached.filter((n) => !global.some((s) => s.name === n));
+  return (
+    <fieldset className="skills-tab">
+      <legend>Attached global skills</legend>
+      {skills.status === 'failed' && <p className="form-error">{skills.error.message}</p>}
+      {global.length === 0 && skills.status === 'ready' && <p className="muted">No global skills yet: put them in ~/.rein/skills/&lt;name&gt;/SKILL.md.</p>}
+      {global.map((s) => (
+        <label key={s.name} className="check-row">
+          <input
+            type="checkbox"
+            checked={attached.includes(s.name)}
+            onChange={(e) => onChange(e.target.checked ? [...attached, s.name] : attached.filter((n) => n !== s.name))}
+          />
+          <span>
+            <code>{s.name}</code> <span className="muted">{s.description}</span>
+          </span>
+        </label>
+      ))}
+      {missing.map((n) => (
+        <label key={n} className="check-row">
+          <input type="checkbox" checked onChange={() => onChange(attached.filter((x) => x !== n))} />
+          <span>
+            <code>{n}</code> <span className="badge warn">not found</span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+const COMMAND_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+function CommandsTab({ commands, onChange }: { commands: Record<string, string>; onChange(c: Record<string, string>): void }) {
+  const [newName, setNewName] = useState('');
+  const names = Object.keys(commands).sort();
+  const nameProblem = newName && !COMMAND_NAME.test(newName) ? 'lowercase letters, digits, - and _' : newName in commands ? 'already exists' : undefined;
+  return (
+    <div className="commands-tab">
+      <p className="field-help">
+        Each command is a prompt template run as <code>/name args</code> in the chat. <code>$ARGUMENTS</code> is everything after the name, <code>$1</code>, <code>$2</code>… its words.
+      </p>
+      {names.map((n) => (
+        <div className="field command-entry" key={n}>
+          <div className="entry-head">
+            <label htmlFor={`cmd-${n}`} className="field-label">
+              /{n}
+            </label>
+            <button
+              type="button"
+              className="link danger"
+              onClick={() => {
+                const { [n]: _gone, ...rest } = commands;
+                onChange(rest);
+              }}
+            >
+              Delete
+            </button>
+          </div>
+          <textarea id={`cmd-${n}`} className="code-area" rows={4} value={commands[n]} onChange={(e) => onChange({ ...commands, [n]: e.target.value })} />
+        </div>
+      ))}
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!newName || nameProblem) return;
+          onChange({ ...commands, [newName]: 'Describe what /' + newName + ' should do with: $ARGUMENTS' });
+          setNewName('');
+        }}
+      >
+        <label htmlFor="new-command" className="field-label">
+          New command
+        </label>
+        <input id="new-command" value={newName} placeholder="name" onChange={(e) => setNewName(e.target.value.trim())} aria-invalid={nameProblem ? true : undefined} />
+        <button type="submit" disabled={!newName || nameProblem !== undefined}>
+          Add
+        </button>
+        {nameProblem && <span className="field-error">{nameProblem}</span>}
+      </form>
+    </div>
+  );
+}
+
+function DeleteAgent({ api, name, onDeleted }: { api: ReinApi; name: string; onDeleted(): void }) {
+  const [asking, setAsking] = useState(false);
+  const [problem, setProblem] = useState<string | undefined>();
+  return (
+    <section className="danger-zone" aria-label="Delete agent">
+      {!asking ? (
+        <button type="button" className="link danger" onClick={() => setAsking(true)}>
+          Delete {name}…
+        </button>
+      ) : (
+        <div role="alertdialog" aria-label={`Delete ${name}?`} className="confirm">
+          <p>
+            Delete <strong>{name}</strong>? Its folder moves to the trash and its running answers stop.
+          </p>
+          <button
+            type="button"
+            className="danger"
+            autoFocus
+            onClick={() => {
+              api.deleteAgent({ name }).then(onDeleted, (e: unknown) => setProblem(errorText(e)));
+            }}
+          >
+            Delete
+          </button>
+          <button type="button" onClick={() => setAsking(false)}>
+            Cancel
+          </button>
+          {problem && (
+            <p className="form-error" role="alert">
+              {problem}
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,277 @@
+/**
+ * Settings: how Rein reaches a model (API key, or the base URL of a compatible server), tested with one
+ * small request; models; the permission mode; the global hotkey; and on macOS the privacy permissions
+ * with buttons to the right System Settings pane. The first run shows the connection part alone as
+ * onboarding.
+ */
+import { useState } from 'react';
+import type { MacPermissionName, ReinApi, ReinSettings, SaveSettingsInput, TestConnectionResult } from '../../../../src-main/core/api/index.js';
+import { errorText, isUnsupported } from '../../api/apiError.js';
+import { formatDuration } from '../../util/format.js';
+import type { AsyncState } from '../../util/useAsync.js';
+
+const MODES: { value: ReinSettings['permission_mode']; text: string }[] = [
+  { value: 'default', text: 'Ask before risky actions' },
+  { value: 'acceptEdits', text: 'Allow file edits, ask for the rest' },
+  { value: 'plan', text: 'Plan only: read, never change' },
+  { value: 'dontAsk', text: 'Never ask: deny what would need a question' },
+  { value: 'bypassPermissions', text: 'Allow everything (hard blocks still hold)' },
+];
+
+const PERMISSIONS: { id: MacPermissionName; label: string; why: string }[] = [
+  { id: 'accessibility', label: 'Accessibility', why: 'lets agents read and operate other apps' },
+  { id: 'screen_recording', label: 'Screen Recording', why: 'lets agents take screenshots' },
+];
+
+export function SettingsView({ api, settings, onSaved, onRefresh }: { api: ReinApi; settings: AsyncState<ReinSettings>; onSaved(s: ReinSettings): void; onRefresh(): void }) {
+  if (settings.status === 'failed' && !settings.value) {
+    return (
+      <div className="view settings-view">
+        <header className="view-head">
+          <h1>Settings</h1>
+        </header>
+        <p className="notice notice-warning" role="status">
+          {isUnsupported(settings.error)
+            ? 'This connection does not offer settings (the daemon has no /settings endpoint yet). Edit ~/.rein/config.yaml, or use the desktop app.'
+            : `Settings could not be read: ${settings.error.message}`}
+        </p>
+      </div>
+    );
+  }
+  if (!settings.value) return <p className="muted">Loading settings…</p>;
+  return <SettingsForm key={JSON.stringify(settings.value)} api={api} settings={settings.value} onSaved={onSaved} onRefresh={onRefresh} />;
+}
+
+function SettingsForm({ api, settings, onSaved, onRefresh }: { api: ReinApi; settings: ReinSettings; onSaved(s: ReinSettings): void; onRefresh(): void }) {
+  const [model, setModel] = useState(settings.model);
+  const [smallModel, setSmallModel] = useState(settings.small_model);
+  const [mode, setMode] = useState(settings.permission_mode);
+  const [hotkey, setHotkey] = useState(settings.hotkey ?? '');
+  const [status, setStatus] = useState<{ ok: boolean; text: string } | undefined>();
+  const [busy, setBusy] = useState(false);
+  const desktop = settings.hotkey !== undefined;
+
+  async function save(patch: SaveSettingsInput) {
+    setBusy(true);
+    setStatus(undefined);
+    try {
+      const next = await api.saveSettings(patch);
+      setStatus({ ok: true, text: next.hotkey_problem ? `Saved, but the hotkey: ${next.hotkey_problem}` : 'Saved.' });
+      onSaved(next);
+    } catch (e) {
+      setStatus({ ok: false, text: errorText(e) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="view settings-view">
+      <header className="view-head">
+        <h1>Settings</h1>
+      </header>
+      <ConnectionSettings api={api} settings={settings} onSaved={onSaved} />
+      <form
+        className="settings-section"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save({
+            model,
+            small_model: smallModel,
+            permission_mode: mode,
+            ...(desktop ? { hotkey: hotkey.trim() || null } : {}),
+          });
+        }}
+      >
+        <h2>Models and permissions</h2>
+        <datalist id="known-models">
+          {(settings.models ?? []).map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+        <div className="field">
+          <label htmlFor="set-model" className="field-label">
+            Model
+          </label>
+          <input id="set-model" list="known-models" value={model} onChange={(e) => setModel(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="set-small-model" className="field-label">
+            Small model
+          </label>
+          <input id="set-small-model" list="known-models" value={smallModel} onChange={(e) => setSmallModel(e.target.value)} aria-describedby="set-small-help" />
+          <p className="field-help" id="set-small-help">
+            Used for summaries and heartbeats.
+          </p>
+        </div>
+        <fieldset className="field">
+          <legend className="field-label">Permission mode</legend>
+          {MODES.map((m) => (
+            <label key={m.value} className="check-row">
+              <input type="radio" name="mode" checked={mode === m.value} onChange={() => setMode(m.value)} />
+              <span>
+                <code>{m.value}</code> <span className="muted">{m.text}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        {desktop && (
+          <div className="field">
+            <label htmlFor="set-hotkey" className="field-label">
+              Global hotkey
+            </label>
+            <input id="set-hotkey" value={hotkey} placeholder="CommandOrControl+Shift+Space" onChange={(e) => setHotkey(e.target.value)} aria-describedby="set-hotkey-help" />
+            <p className="field-help" id="set-hotkey-help">
+              Opens and hides the chat from any app. Empty turns it off.
+            </p>
+            {settings.hotkey_problem && (
+              <p className="field-error" role="alert">
+                {settings.hotkey_problem}
+              </p>
+            )}
+          </div>
+        )}
+        <div className="form-actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Save'}
+          </button>
+          {status && (
+            <span className={status.ok ? 'form-ok' : 'form-error'} role={status.ok ? 'status' : 'alert'}>
+              {status.text}
+            </span>
+          )}
+        </div>
+      </form>
+      {settings.platform === 'darwin' && <MacPermissions api={api} settings={settings} onRefresh={onRefresh} />}
+    </div>
+  );
+}
+
+/** API key or base URL, a test with one small request, and save. Also the whole onboarding screen. */
+export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api: ReinApi; settings: ReinSettings; onSaved(s: ReinSettings): void; onboarding?: boolean }) {
+  const [key, setKey] = useState('');
+  const [baseUrl, setBaseUrl] = useState(settings.base_url ?? '');
+  const [test, setTest] = useState<TestConnectionResult | { ok: false; message: string } | undefined>();
+  const [testing, setTesting] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [problem, setProblem] = useState<string | undefined>();
+
+  const values = () => ({ ...(key.trim() ? { api_key: key.trim() } : {}), ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}) });
+
+  async function runTest() {
+    setTesting(true);
+    setTest(undefined);
+    try {
+      setTest(await api.testConnection(values()));
+    } catch (e) {
+      setTest({ ok: false, message: errorText(e) });
+    } finally {
+      setTesting(false);
+    }
+  }
+
+  async function save() {
+    setSaving(true);
+    setProblem(undefined);
+    try {
+      const next = await api.saveSettings({ ...(key.trim() ? { api_key: key.trim() } : {}), base_url: baseUrl.trim() || null });
+      setKey('');
+      onSaved(next);
+    } catch (e) {
+      setProblem(errorText(e));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form
+      className="settings-section"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      <h2>{onboarding ? 'Connect Rein to a model' : 'Connection'}</h2>
+      <p className="muted">
+        {settings.api_key.present
+          ? `An API key is stored${settings.api_key.source ? ` (${settings.api_key.source})` : ''}${settings.api_key.hint ? `: ${settings.api_key.hint}` : ''}.`
+          : 'No API key yet. Paste an Anthropic API key, or give the address of a compatible server.'}
+      </p>
+      <div className="field">
+        <label htmlFor="set-key" className="field-label">
+          {settings.api_key.present ? 'Replace API key' : 'API key'}
+        </label>
+        <input id="set-key" type="password" autoComplete="off" spellCheck={false} value={key} placeholder="sk-ant-…" onChange={(e) => setKey(e.target.value)} aria-describedby="set-key-help" />
+        <p className="field-help" id="set-key-help">
+          Kept in the system keychain, never in a plain file.
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor="set-base-url" className="field-label">
+          Base URL (optional)
+        </label>
+        <input id="set-base-url" type="url" value={baseUrl} placeholder="https://api.anthropic.com" onChange={(e) => setBaseUrl(e.target.value)} />
+      </div>
+      <div className="form-actions">
+        <button type="button" onClick={() => void runTest()} disabled={testing}>
+          {testing ? 'Testing…' : 'Test connection'}
+        </button>
+        <button type="submit" className="primary" disabled={saving || (!key.trim() && baseUrl.trim() === (settings.base_url ?? ''))}>
+          {saving ? 'Saving…' : onboarding ? 'Save and start' : 'Save'}
+        </button>
+      </div>
+      {test && (
+        <p className={test.ok ? 'form-ok' : 'form-error'} role={test.ok ? 'status' : 'alert'}>
+          {test.ok ? '✓ ' : '✗ '}
+          {test.message}
+          {'latency_ms' in test && test.latency_ms !== undefined ? ` (${formatDuration(test.latency_ms)})` : ''}
+        </p>
+      )}
+      {problem && (
+        <p className="form-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function MacPermissions({ api, settings, onRefresh }: { api: ReinApi; settings: ReinSettings; onRefresh(): void }) {
+  const [problem, setProblem] = useState<string | undefined>();
+  return (
+    <section className="settings-section" aria-labelledby="mac-perm-title">
+      <h2 id="mac-perm-title">macOS permissions</h2>
+      <ul className="perm-list">
+        {PERMISSIONS.map((p) => {
+          const state = settings.mac_permissions?.[p.id] ?? 'unknown';
+          return (
+            <li key={p.id}>
+              <span>
+                <strong>{p.label}</strong> <span className="muted">{p.why}</span>
+              </span>
+              <span className={`badge ${state === 'authorized' ? 'ok' : 'warn'}`}>{state}</span>
+              <button
+                type="button"
+                onClick={() => {
+                  setProblem(undefined);
+                  api.openPermissionSettings({ permission: p.id }).catch((e: unknown) => setProblem(errorText(e)));
+                }}
+              >
+                Open System Settings
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      <button type="button" className="link" onClick={onRefresh}>
+        Check again
+      </button>
+      {problem && (
+        <p className="form-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </section>
+  );
+}

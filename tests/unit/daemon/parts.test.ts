@@ -1,0 +1,138 @@
+/** The daemon's small parts on their own: bus replay, approval desk, route keys, wire schemas. */
+import { describe, expect, it } from 'vitest';
+import { AGENT_NAME_RE } from '../../../src-main/core/config/paths.js';
+import { ApprovalDesk } from '../../../src-main/core/daemon/approvalDesk.js';
+import { EventBus } from '../../../src-main/core/daemon/eventBus.js';
+import { AGENT_NAME_PATTERN, MessageRequest, SESSION_ID_PATTERN } from '../../../src-main/core/daemon/protocol.js';
+import { routeFor, sessionChannel, stickyContext } from '../../../src-main/core/daemon/routing.js';
+import { newApprovalId } from '../../../src-main/core/permissions/approvalBroker.js';
+import type { ApprovalRequest } from '../../../src-main/core/permissions/types.js';
+import { newSessionId } from '../../../src-main/core/sessions/id.js';
+
+const at = '2026-01-01T00:00:00.000Z';
+const queued = (route: string) => ({ type: 'run_queued' as const, at, route, agent: 'default', position: 1 });
+
+describe('EventBus', () => {
+  it('gives ids in order and replays only what came after a known id', () => {
+    const bus = new EventBus(10);
+    const ids = ['a', 'b', 'c', 'd'].map((r) => bus.publish(queued(r)).id);
+    expect(bus.since(ids[1]).map((e) => e.event.route)).toEqual(['c', 'd']);
+    expect(bus.since(ids[3])).toEqual([]);
+    expect(bus.since(undefined)).toEqual([]);
+  });
+
+  it('replays everything it kept for an id it does not know or has already dropped', () => {
+    const bus = new EventBus(3);
+    const first = bus.publish(queued('0')).id;
+    for (let i = 1; i <= 5; i++) bus.publish(queued(String(i)));
+    expect(bus.since(first).map((e) => e.event.route)).toEqual(['3', '4', '5']);
+    expect(bus.since('other-boot-2').map((e) => e.event.route)).toEqual(['3', '4', '5']);
+    expect(bus.since('garbage').length).toBe(3);
+  });
+
+  it('delivers to every subscriber even when one throws', () => {
+    const bus = new EventBus();
+    const seen: string[] = [];
+    bus.subscribe(() => {
+      throw new Error('broken client');
+    });
+    const off = bus.subscribe((e) => seen.push(e.json));
+    bus.publish(queued('x'));
+    off();
+    bus.publish(queued('y'));
+    expect(seen).toHaveLength(1);
+    expect(JSON.parse(seen[0]!)).toMatchObject({ route: 'x' });
+  });
+});
+
+function request(id = newApprovalId()): ApprovalRequest {
+  return { id, sessionId: 's', agent: 'default', source: 'http', tool: 'bash', summary: 'bash: ls', input: {}, reason: 'r', layer: 'tool', risk: 'medium', riskExplanation: 'e' };
+}
+
+describe('ApprovalDesk', () => {
+  it('lets the first answer win and calls every later one a conflict', async () => {
+    const desk = new ApprovalDesk();
+    const req = request();
+    const asked = desk.faceFor('slack:C1').ask(req, new AbortController().signal);
+    expect(desk.list()).toMatchObject([{ request_id: req.id, route: 'slack:C1', tool: 'bash' }]);
+    expect(desk.answer(req.id, 'allow', 'daemon')).toMatchObject({ ok: true });
+    expect(desk.answer(req.id, 'deny', 'daemon')).toMatchObject({ ok: false, status: 409 });
+    expect(await asked).toEqual({ decision: 'allow', by: 'daemon' });
+    expect(desk.list()).toEqual([]);
+    expect(desk.answer(newApprovalId(), 'allow', 'daemon')).toMatchObject({ ok: false, status: 404 });
+  });
+
+  it('keeps an answer that arrives before the broker asks', async () => {
+    const desk = new ApprovalDesk();
+    const req = request();
+    desk.open(req, 'r');
+    desk.answer(req.id, 'always_allow', 'daemon');
+    expect(await desk.faceFor('r').ask(req, new AbortController().signal)).toEqual({ decision: 'always_allow', by: 'daemon' });
+  });
+
+  it('closes a question the broker withdrew (timeout): a late answer is a conflict', async () => {
+    const desk = new ApprovalDesk();
+    const req = request();
+    const ac = new AbortController();
+    const asked = desk.faceFor('r').ask(req, ac.signal);
+    ac.abort();
+    expect((await asked).decision).toBe('deny');
+    expect(desk.answer(req.id, 'allow', 'daemon')).toMatchObject({ ok: false, status: 409 });
+  });
+
+  it('denies everything pending at shutdown', async () => {
+    const desk = new ApprovalDesk();
+    const asked = [request(), request()].map((r) => desk.faceFor('r').ask(r, new AbortController().signal));
+    desk.denyAll('shutdown');
+    expect(await Promise.all(asked)).toEqual([
+      { decision: 'deny', by: 'shutdown' },
+      { decision: 'deny', by: 'shutdown' },
+    ]);
+  });
+});
+
+describe('routeFor', () => {
+  it.each([
+    [{ agent: 'ops', source: 'slack', channel: 'C1' }, 'agent:ops'],
+    [{ agent: 'default', source: 'slack', channel: 'C1' }, 'slack:C1'],
+    [{ source: 'slack', channel: 'C1', thread_id: '17.5' }, 'slack:C1:17.5'],
+    [{ channel: 'tab' }, 'http:tab'],
+    [{ session_id: '2026-01-01-0123456789ab' }, 'session:2026-01-01-0123456789ab'],
+  ])('%j → %s', (msg, key) => {
+    expect(routeFor(msg).key).toBe(key);
+  });
+
+  it('gives a message with nothing to route by a one-off lane of its own', () => {
+    const a = routeFor({});
+    const b = routeFor({});
+    expect(a.ephemeral).toBe(true);
+    expect(a.key).toMatch(/^once:/);
+    expect(a.key).not.toBe(b.key);
+  });
+
+  it('records the thread with the channel and lists only the facts given', () => {
+    expect(sessionChannel({ channel: 'C1', thread_id: 'T' })).toBe('C1:T');
+    expect(sessionChannel({})).toBeUndefined();
+    expect(stickyContext({})).toBe('');
+    expect(stickyContext({ source: 'slack', sender: 'bob' })).toContain('Source: slack\nSender: bob');
+    expect(stickyContext({ source: 'slack', sender: 'bob' })).not.toContain('Channel');
+  });
+});
+
+describe('protocol', () => {
+  it('uses the same agent-name and session-id rules as the core', () => {
+    for (const name of ['ops', 'a-b_c', 'default', 'Ops', '-x', '', 'x'.repeat(65)]) {
+      expect(AGENT_NAME_PATTERN.test(name), name).toBe(AGENT_NAME_RE.test(name));
+    }
+    expect(SESSION_ID_PATTERN.test(newSessionId())).toBe(true);
+  });
+
+  it('refuses session_id with new_session and a thread without a channel', () => {
+    const both = MessageRequest.safeParse({ text: 'x', session_id: newSessionId(), new_session: true });
+    expect(both.success).toBe(false);
+    expect(both.error?.issues[0]?.path).toEqual(['new_session']);
+    const thread = MessageRequest.safeParse({ text: 'x', thread_id: 'T' });
+    expect(thread.error?.issues[0]?.path).toEqual(['thread_id']);
+    expect(MessageRequest.safeParse({ text: 'x', channel: 'a\nb' }).success).toBe(false);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { approvalDialogContent, argumentSummary, decisionForButton } from '../../../src-main/core/desktop/approvalDialog.js';
+import type { ApprovalRequest } from '../../../src-main/core/permissions/types.js';
+
+const req: ApprovalRequest = {
+  id: 'apr_0123456789abcdef',
+  sessionId: 's1',
+  agent: 'ops',
+  source: 'schedule',
+  tool: 'bash',
+  summary: 'rm -rf ./build',
+  input: { command: 'rm -rf ./build', timeout: 30 },
+  reason: 'the command deletes files',
+  layer: 'mode',
+  risk: 'high',
+  riskExplanation: 'Deletes a folder recursively.',
+};
+
+describe('approval dialog', () => {
+  it('names the tool, the arguments and the risk, with Allow once / Always allow / Deny and Deny as default and cancel', () => {
+    const c = approvalDialogContent(req);
+    expect(c.message).toBe('Agent "ops" wants to use bash');
+    expect(c.detail).toContain('rm -rf ./build');
+    expect(c.detail).toContain('Risk: high. Deletes a folder recursively.');
+    expect(c.detail).toContain('"timeout":30');
+    expect(c.detail).toContain('Run started from: schedule');
+    expect(c.buttons).toEqual(['Allow once', 'Always allow', 'Deny']);
+    expect(c.buttons[c.defaultId]).toBe('Deny');
+    expect(c.buttons[c.cancelId]).toBe('Deny');
+    expect(c.type).toBe('warning');
+  });
+
+  it('maps each button to its decision, and anything else to deny', () => {
+    expect([0, 1, 2, 3, -1].map(decisionForButton)).toEqual(['allow', 'always_allow', 'deny', 'deny', 'deny']);
+  });
+
+  it('keeps the argument summary to one readable line', () => {
+    const long = argumentSummary({ content: 'x\n'.repeat(2_000) })!;
+    expect(long.length).toBeLessThanOrEqual(600);
+    expect(long).not.toContain('\n');
+    expect(long.endsWith('…')).toBe(true);
+    expect(argumentSummary(undefined)).toBeUndefined();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(argumentSummary(cyclic)).toBe('[object Object]');
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { approvalNotification, notificationFor } from '../../../src-main/core/desktop/notifications.js';
+
+const ended = (over: object = {}) => ({ kind: 'run_ended' as const, sessionId: 's', agent: 'default', source: 'desktop', stopReason: 'final' as const, text: 'The report is ready.', ...over });
+
+describe('notificationFor', () => {
+  it('says nothing about a run while the chat window is in front', () => {
+    expect(notificationFor(ended(), { chatFocused: true })).toBeUndefined();
+  });
+
+  it('announces a finished run with its answer when the window is not in front, naming a background source', () => {
+    expect(notificationFor(ended(), { chatFocused: false })).toEqual({ title: 'Rein finished', body: 'The report is ready.', opens: 'sessions' });
+    expect(notificationFor(ended({ agent: 'ops', source: 'schedule' }), { chatFocused: false })?.title).toBe('ops (schedule) finished');
+  });
+
+  it('announces a failed run with its error, and stays quiet about a cancelled one', () => {
+    expect(notificationFor(ended({ stopReason: 'error', error: 'no API key' }), { chatFocused: false })).toMatchObject({ title: 'Rein failed', body: 'no API key' });
+    expect(notificationFor(ended({ stopReason: 'cancelled' }), { chatFocused: false })).toBeUndefined();
+  });
+
+  it('always announces heartbeat alerts and failed schedules', () => {
+    expect(notificationFor({ kind: 'heartbeat_alert', agent: 'ops', text: 'disk 95% full' }, { chatFocused: true })).toMatchObject({ body: 'disk 95% full' });
+    expect(notificationFor({ kind: 'schedule_ended', agent: 'ops', scheduleId: 'daily', ok: false, message: 'timeout' }, { chatFocused: true })?.title).toBe('ops: schedule daily failed');
+    expect(notificationFor({ kind: 'schedule_ended', agent: 'ops', scheduleId: 'daily', ok: true }, { chatFocused: false })).toBeUndefined();
+  });
+
+  it('leaves approval requests to the approval face', () => {
+    expect(notificationFor({ kind: 'approval_requested', requestId: 'a', agent: 'default', tool: 'bash', summary: 's', risk: 'low' }, { chatFocused: false })).toBeUndefined();
+  });
+
+  it('cuts long answers to one line', () => {
+    const body = notificationFor(ended({ text: `${'word '.repeat(100)}\nsecond line` }), { chatFocused: false })!.body;
+    expect(body.length).toBeLessThanOrEqual(180);
+    expect(body).not.toContain('\n');
+  });
+});
+
+describe('approvalNotification', () => {
+  it('names the agent, the tool, the risk and what the call does, and opens the approvals view', () => {
+    expect(approvalNotification({ tool: 'bash', summary: 'rm -rf build', agent: 'ops', risk: 'high' })).toEqual({
+      title: 'ops asks to use bash (high risk)',
+      body: 'rm -rf build',
+      opens: 'approvals',
+    });
+  });
+});

@@ -1,0 +1,51 @@
+// The page cannot import most of the core (Node modules, and the layering lint), so a few small rules
+// are written again in src-renderer. These tests keep each copy equal to the core's original.
+import { describe, expect, it } from 'vitest';
+import { reinOperationNames } from '../../../src-main/core/api/index.js';
+import { expandSlashCommand, splitArgs as coreSplitArgs, type Command } from '../../../src-main/core/commands/index.js';
+import { routeFor } from '../../../src-main/core/daemon/routing.js';
+import { MATCH_CLOSE as CORE_CLOSE, MATCH_OPEN as CORE_OPEN } from '../../../src-main/core/search/snippet.js';
+import { httpCalls } from '../../../src-renderer/src/api/daemonCalls.js';
+import { chatMessage, chatRoute } from '../../../src-renderer/src/state/routes.js';
+import { commandTemplate, fillTemplate, parseSlash, splitArgs } from '../../../src-renderer/src/views/chat/slash.js';
+import { MATCH_CLOSE, MATCH_OPEN } from '../../../src-renderer/src/views/sessions/Highlighted.js';
+
+describe('copies of core rules in the page', () => {
+  it('predicts the route the daemon gives a chat message', () => {
+    for (const agent of ['default', 'ops']) {
+      for (const session of [undefined, '2026-01-02-0123456789ab']) {
+        expect(routeFor(chatMessage(agent, 'hi', session)).key).toBe(chatRoute(agent));
+      }
+    }
+  });
+
+  it('fills command templates like the CLI does', () => {
+    const template = 'Review $1 carefully. Focus: $2. All: $ARGUMENTS';
+    const command: Command = { name: 'review', description: '', template, file: '/x/review.md', scope: 'agent' };
+    for (const rest of ['src/a.ts "be strict"', "'one two' three\\ four", '', 'x "unterminated']) {
+      const typed = `/review ${rest}`;
+      const core = expandSlashCommand(typed, [command]);
+      const slash = parseSlash(typed)!;
+      expect(slash.name).toBe('review');
+      expect(core && 'prompt' in core ? core.prompt : undefined).toBe(fillTemplate(template, slash.rest));
+      expect(splitArgs(rest)).toEqual(coreSplitArgs(rest));
+    }
+    const plain: Command = { ...command, template: 'Summarise the day.' };
+    const core = expandSlashCommand('/review extra words', [plain]);
+    expect(core && 'prompt' in core ? core.prompt : '').toBe(fillTemplate('Summarise the day.', 'extra words'));
+    expect(parseSlash('/usr/bin/env is broken')).toBeNull();
+    expect(commandTemplate('---\ndescription: d\n---\nDo $ARGUMENTS\n')).toBe('Do $ARGUMENTS');
+  });
+
+  it('marks snippet matches with the same markers as the search index', () => {
+    expect([MATCH_OPEN, MATCH_CLOSE]).toEqual([CORE_OPEN, CORE_CLOSE]);
+  });
+
+  it('maps every operation to a daemon call (sendMessage goes over the WebSocket, openPermissionSettings is desktop-only)', () => {
+    const mapped = Object.keys(httpCalls).sort();
+    expect([...mapped, 'openPermissionSettings', 'sendMessage'].sort()).toEqual([...reinOperationNames].sort());
+    expect(httpCalls.saveAgent({ name: 'ops', prompt: 'p' })).toEqual({ method: 'PUT', path: '/agents/ops', body: { prompt: 'p' } });
+    expect(httpCalls.searchSessions({ q: 'a b&c', agent: 'ops' })).toEqual({ method: 'GET', path: '/sessions/search?q=a+b%26c&agent=ops' });
+    expect(httpCalls.getSession({ id: '2026-01-02-0123456789ab' })).toEqual({ method: 'GET', path: '/sessions/2026-01-02-0123456789ab' });
+  });
+});
