@@ -2,7 +2,8 @@
  * Electron entry: app lifecycle only. Rein lives in the menu bar, so closing its window hides it and
  * the app keeps running until "Quit Rein" (or Cmd-Q / logout). A second launch shows the first one.
  * `--headless` (launchd runs) starts the daemon alone: no window, tray, hotkey or Dock icon. Quitting
- * waits for the daemon to finish or cancel its runs and release REIN_HOME.
+ * waits for the daemon to finish or cancel its runs and release REIN_HOME. (Electron turns SIGTERM and
+ * SIGINT into a normal quit, so `launchctl stop` goes the same way.)
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -66,7 +67,6 @@ if (!app.requestSingleInstanceLock()) {
   });
   // Without a listener Electron quits when the last window closes; a menu-bar app must not.
   app.on('window-all-closed', () => undefined);
-  if (headless) for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => app.quit());
   void app
     .whenReady()
     .then(start)

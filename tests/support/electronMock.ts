@@ -373,6 +373,9 @@ export function resetElectronMock(): void {
   dialog.showMessageBox.mockClear();
   safeStorage.available = true;
   safeStorage.backend = 'gnome_libsecret';
+  for (const fn of [safeStorage.isAsyncEncryptionAvailable, safeStorage.encryptStringAsync, safeStorage.decryptStringAsync, safeStorage.getSelectedStorageBackend]) {
+    fn.mockClear();
+  }
   contextBridge.exposed.clear();
   ipcRenderer.removeAllListeners();
   ipcRenderer.invoke.mockReset();

@@ -28,8 +28,9 @@ export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
   maxParallel: 10,
   resultBudget: 30_000,
   mode: 'default',
+  contextWindow: 200_000,
   ...over,
-});
+} as RunSettings);
 
 export const face = (decision: 'allow' | 'deny' | 'always_allow', log: string[] = []): ApprovalFace => ({
   name: 'test',

@@ -5,10 +5,10 @@
  * exactly one `session_end` carrying the stop reason, and the session file is saved after every
  * iteration (nothing is lost on a crash).
  */
-import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { emptyUsage, type ReinEvent, type ReinEventBody, type StopReason, type UsageTotals } from '../api/events.js';
 import { errorMessage, isReinError } from '../errors.js';
-import type { AssistantBlock, LlmClient, ModelResponse } from '../llm/client.js';
+import type { AssistantBlock, LlmClient, ModelRequest, ModelResponse } from '../llm/client.js';
 import { withCacheBreakpoints } from '../llm/cacheBreakpoints.js';
 import { addUsage, cacheHitRatio, costOf, priceFor, type Price } from '../llm/pricing.js';
 import type { ApprovalBroker } from '../permissions/approvalBroker.js';
@@ -25,7 +25,22 @@ import type { AuditLog } from '../audit/auditLog.js';
 import { runHooks } from '../hooks/runHooks.js';
 import { StopHookGate } from '../hooks/stopHookGate.js';
 import type { GlobalConfig } from '../config/schema.js';
-import { buildSystemPrompt, volatileContext } from './prompt.js';
+import { CORE_RULES } from './prompt.js';
+import {
+  assemblePrompt,
+  compactHard,
+  compactIfNeeded,
+  estimateSystemTokens,
+  estimateToolsTokens,
+  houseKeep,
+  isPromptTooLong,
+  planToolExposure,
+  readContextState,
+  requestHistory,
+  type CompactionResult,
+  type LastUsage,
+  type SourceFacts,
+} from '../context/index.js';
 
 export const GUI_ITERATION_FLOOR = 75;
 export const MAX_CONTINUATIONS = 3;
@@ -44,6 +59,10 @@ export interface RunSettings {
   resultBudget: number;
   mode: PermissionMode;
   prices?: Record<string, Price>;
+  /** Tokens the model can read; compaction keeps requests under 85% of it. */
+  contextWindow: number;
+  /** The small model for summaries and write-before-compact (defaults to the run's model). */
+  smallModel?: string;
 }
 
 export interface RunInput {
@@ -53,11 +72,20 @@ export interface RunInput {
   save: (session: SessionFile) => Promise<void>;
   source: string;
   agent: string;
+  /** The agent's AGENT.md. */
   persona?: string;
+  /** Instruction files (AGENTS.md, CLAUDE.md, …), already capped. */
+  instructions?: string;
+  /** The skill catalogue (names and descriptions; `use_skill` loads a body). */
+  skills?: readonly { name: string; description: string }[];
+  /** Where the message came from (Slack channel, sender…): sticky for the session. */
+  sourceFacts?: SourceFacts;
+  /** The agent's memory as loaded for the prompt. */
+  memory?: string;
+  /** Memory folder for write-before-compact; absent = nothing is written. */
+  memoryDir?: string;
   /** Problems found while preparing the run (skills, instructions), shown as warnings at its start. */
   warnings?: readonly string[];
-  /** Per-session prompt sections (instructions, skills, memory). */
-  promptSections?: ReadonlyArray<{ title: string; text: string }>;
   settings: RunSettings;
   toolContext: ToolContext;
   signal: AbortSignal;
@@ -126,23 +154,44 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
 
   yield stamp({ type: 'session_start', agent: input.agent, source: input.source, model: settings.model, resumed, cwd: input.toolContext.cwd });
 
-  const startBlocks: ContentBlockParam[] = [{ type: 'text', text: volatileContext(now()) }];
+  const { state: ctx, reset } = readContextState(session.context);
+  input.toolContext.deferredTools = ctx.deferred;
+  for (const r of reset) warn(`context state of session ${session.id} was reset: ${r}`);
+  const platform = `${process.platform} ${process.arch}`;
+  const promptFor = (deferredCatalogue: string) =>
+    assemblePrompt({
+      static: CORE_RULES,
+      stable: {
+        agent: input.agent,
+        platform,
+        ...(input.persona ? { persona: input.persona } : {}),
+        ...(input.instructions ? { instructions: input.instructions } : {}),
+        ...(input.skills && input.skills.length > 0 ? { skills: input.skills } : {}),
+        ...(input.sourceFacts ? { sourceFacts: input.sourceFacts } : {}),
+        ...(deferredCatalogue ? { deferredCatalogue } : {}),
+      },
+      volatile: {
+        now: now(),
+        cwd: input.toolContext.cwd,
+        model: settings.model,
+        contextWindow: settings.contextWindow,
+        ...(input.memory ? { memory: input.memory } : {}),
+      },
+      history: requestHistory(session),
+    });
+  const save = async () => {
+    session.context = ctx;
+    await input.save(session);
+  };
+
+  const startBlocks: ContentBlockParam[] = [promptFor('').volatileBlock];
   if (deps.hooks && deps.hooks.SessionStart.length > 0) {
     const started = await runHooks('SessionStart', deps.hooks.SessionStart, { ...hookPayload, source: input.source, prompt: input.prompt }, hookOpts);
     if (started.context.length > 0) startBlocks.push({ type: 'text', text: `<hook-context>\n${started.context.join('\n\n')}\n</hook-context>` });
   }
   appendUser([...startBlocks, { type: 'text', text: input.prompt }]);
-  await input.save(session);
+  await save();
 
-  const system: TextBlockParam[] = buildSystemPrompt({
-    agent: input.agent,
-    ...(input.persona ? { persona: input.persona } : {}),
-    ...(input.promptSections ? { sections: input.promptSections } : {}),
-    cwd: input.toolContext.cwd,
-    model: settings.model,
-    platform: `${process.platform} ${process.arch}`,
-  });
-  const tools = deps.registry.definitions();
   const price = priceFor(settings.model, settings.prices);
   const approvals = new TurnApprovals();
 
@@ -153,14 +202,16 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   let lastText = '';
   let guiUsed = false;
   let denialNudged = false;
-  let prevLastIndex = -1; // last message of the previous request: its breakpoint stays put (byte-stable prefix)
+  let lastUsage: LastUsage | undefined;
+  let zeroCacheStreak = 0;
+  let cacheWarned = false;
 
   const finish = async function* (stopReason: StopReason, text: string, error?: { code: string; message: string }): AsyncGenerator<ReinEvent, RunOutcome> {
     await Promise.allSettled(background);
     yield* flushWarnings();
     session.usage = addTotals(session.usage, usage);
     try {
-      await input.save(session);
+      await save();
     } catch (err) {
       yield stamp({ type: 'error', code: 'session_save_failed', message: `could not save session ${session.id}: ${errorMessage(err)}` });
     }
@@ -192,50 +243,51 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
     }
 
     iterations++;
-    const lastIndex = session.messages.length - 1;
-    const request = withCacheBreakpoints({
-      tools,
-      system,
-      messages: session.messages,
-      messageBreakpoints: prevLastIndex >= 0 && prevLastIndex < lastIndex ? [prevLastIndex, lastIndex] : [lastIndex],
-    });
-    prevLastIndex = lastIndex;
+    const compaction = await compactBeforeRequest();
+    if (compaction) yield stamp(compactionEvent(compaction));
     let response: ModelResponse;
     let streamed = '';
-    try {
-      const turn = deps.llm.turn(
-        {
-          model: settings.model,
-          maxTokens: settings.maxTokens,
-          ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
-          system: request.system,
-          messages: request.messages,
-          tools: request.tools,
-        },
-        signal,
-      );
-      for (;;) {
-        const step = await turn.next();
-        if (step.done) {
-          response = step.value;
-          break;
+    let retriedTooLong = false;
+    for (;;) {
+      streamed = '';
+      try {
+        response = yield* callModel(buildRequest('auto'), (t) => (streamed += t));
+        break;
+      } catch (err) {
+        if (signal.aborted || isReinError(err, 'llm_cancelled')) {
+          // Keep what the user already saw.
+          if (streamed) appendAssistant([{ type: 'text', text: streamed }]);
+          return yield* finish('cancelled', carried + (streamed || lastText));
         }
-        const ev = step.value;
-        if (ev.type === 'text_delta') {
-          streamed += ev.text;
-          yield stamp({ type: 'text_delta', text: ev.text });
-        } else {
-          yield stamp({ type: 'retry', attempt: ev.attempt, maxAttempts: ev.maxAttempts, reason: ev.reason, delayMs: ev.delayMs });
+        if (isPromptTooLong(err) && !retriedTooLong) {
+          // The provider counted more than our estimate: compact harder and try once more.
+          retriedTooLong = true;
+          const hard = await compactHard(compactionInput(), compactionDeps());
+          if (hard.compaction) {
+            session.checkpoint = hard.compaction.checkpoint;
+            input.toolContext.readTracker.forgetShownContent?.();
+            yield stamp(compactionEvent(hard.compaction));
+          }
+          await save();
+          continue;
         }
+        const code = isReinError(err) ? err.code : 'llm_failed';
+        const message = isPromptTooLong(err)
+          ? `The conversation is too long for the model even after compacting it (${errorMessage(err)}). Start a new session or use a model with a larger context window.`
+          : errorMessage(err);
+        return yield* finish('error', carried + lastText, { code, message });
       }
-    } catch (err) {
-      if (signal.aborted || isReinError(err, 'llm_cancelled')) {
-        // Keep what the user already saw.
-        if (streamed) appendAssistant([{ type: 'text', text: streamed }]);
-        return yield* finish('cancelled', carried + (streamed || lastText));
-      }
-      const code = isReinError(err) ? err.code : 'llm_failed';
-      return yield* finish('error', carried + lastText, { code, message: errorMessage(err) });
+    }
+    lastUsage = { ...response.usage, messagesSent: requestHistory(session).length };
+    if (response.usage.cacheReadTokens === 0 && iterations > 1) zeroCacheStreak++;
+    else zeroCacheStreak = 0;
+    if (zeroCacheStreak >= 3 && !cacheWarned) {
+      cacheWarned = true;
+      yield stamp({
+        type: 'notice',
+        level: 'warning',
+        message: 'three requests in a row read nothing from the prompt cache: something in the request prefix is changing between requests (or the server does not cache)',
+      });
     }
 
     const requestCost = costOf(response.usage, price);
@@ -259,7 +311,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
         lastText = '';
         appendAssistant([{ type: 'text', text }]);
         appendUser([{ type: 'text', text: CONTINUE_PROMPT }], true);
-        await input.save(session);
+        await save();
         continue;
       }
       if (approvals.deniedCount > 0 && !denialNudged && claimsSuccess(text)) {
@@ -268,7 +320,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
         appendAssistant([{ type: 'text', text }]);
         appendUser([{ type: 'text', text: DENIAL_NUDGE }], true);
         yield stamp({ type: 'loop_nudge', detector: 'success_after_denial', action: 'nudge', message: DENIAL_NUDGE });
-        await input.save(session);
+        await save();
         lastText = '';
         continue;
       }
@@ -278,7 +330,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
           appendAssistant(text ? [{ type: 'text', text }] : []);
           appendUser([{ type: 'text', text: stop.block.message }], true);
           yield stamp({ type: 'loop_nudge', detector: 'stop_hook', action: 'nudge', message: stop.block.message });
-          await input.save(session);
+          await save();
           continue;
         }
       }
@@ -327,7 +379,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
       appendUser([{ type: 'text', text: verdict.message }], true);
       yield stamp({ type: 'loop_nudge', detector: verdict.detector ?? 'loop', action: 'nudge', message: verdict.message });
     }
-    await input.save(session);
+    await save();
     if (verdict.action === 'force_stop') {
       const message = verdict.message ?? 'You are going in circles. Stop calling tools and answer now with what you have.';
       appendUser([{ type: 'text', text: message }], true);
@@ -336,16 +388,89 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
     }
   }
 
+  /** The request for the next model call: tools as exposed, system prompt, housekept history, breakpoints. */
+  function buildRequest(toolChoice: 'auto' | 'none'): ModelRequest {
+    const exposure = planToolExposure(deps.registry.list(), new Set(ctx.deferred.loaded), { definition: (t) => deps.registry.definition(t) });
+    const system = promptFor(exposure.catalogue).system;
+    const messages = houseKeep(requestHistory(session), ctx.housekeeping);
+    const marked = withCacheBreakpoints({ tools: exposure.definitions, system, messages });
+    return {
+      model: settings.model,
+      maxTokens: settings.maxTokens,
+      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+      system: marked.system,
+      messages: marked.messages,
+      tools: marked.tools,
+      ...(toolChoice === 'none' ? { toolChoice } : {}),
+    };
+  }
+
+  function compactionInput() {
+    const exposure = planToolExposure(deps.registry.list(), new Set(ctx.deferred.loaded), { definition: (t) => deps.registry.definition(t) });
+    return {
+      session,
+      contextWindow: settings.contextWindow,
+      fixedTokens: estimateSystemTokens(promptFor(exposure.catalogue).system) + estimateToolsTokens(exposure.definitions),
+      ...(lastUsage ? { lastUsage } : {}),
+      state: ctx.compaction,
+      housekeeping: { state: ctx.housekeeping },
+    };
+  }
+
+  function compactionDeps() {
+    return {
+      llm: deps.llm,
+      model: settings.smallModel ?? settings.model,
+      ...(input.memoryDir ? { memoryDir: input.memoryDir } : {}),
+      signal,
+      now,
+      warn,
+    };
+  }
+
+  /** Proactive compaction at 85% of the window (write-before-compact, summary, checkpoint). */
+  async function compactBeforeRequest(): Promise<CompactionResult | undefined> {
+    let result: CompactionResult | undefined;
+    try {
+      result = await compactIfNeeded(compactionInput(), compactionDeps());
+    } catch (err) {
+      warn(`compaction failed, the history is sent as it is: ${errorMessage(err)}`);
+      return undefined;
+    }
+    if (!result) return undefined;
+    session.checkpoint = result.checkpoint;
+    lastUsage = undefined; // the next measurement is an estimate of the compacted history
+    input.toolContext.readTracker.forgetShownContent?.();
+    await save();
+    return result;
+  }
+
+  function compactionEvent(r: CompactionResult): ReinEventBody {
+    return { type: 'compaction', droppedMessages: r.droppedMessages, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, reason: r.reason };
+  }
+
+  /** Streams one model turn, yielding text deltas and retry notices; returns the response and accounts its cost. */
+  async function* callModel(request: ModelRequest, onText: (t: string) => void): AsyncGenerator<ReinEvent, ModelResponse> {
+    const turn = deps.llm.turn(request, signal);
+    for (;;) {
+      const step = await turn.next();
+      if (step.done) return step.value;
+      const ev = step.value;
+      if (ev.type === 'text_delta') {
+        onText(ev.text);
+        yield stamp({ type: 'text_delta', text: ev.text });
+      } else {
+        yield stamp({ type: 'retry', attempt: ev.attempt, maxAttempts: ev.maxAttempts, reason: ev.reason, delayMs: ev.delayMs });
+      }
+    }
+  }
+
   /** One last model call that must answer in text: the end of a run the loop detector stopped. */
   async function* forcedAnswer(): AsyncGenerator<ReinEvent, RunOutcome> {
     iterations++;
-    const request = withCacheBreakpoints({ tools, system, messages: session.messages });
     let streamed = '';
     try {
-      const turn = deps.llm.turn(
-        { model: settings.model, maxTokens: settings.maxTokens, system: request.system, messages: request.messages, tools: request.tools, toolChoice: 'none' },
-        signal,
-      );
+      const turn = deps.llm.turn(buildRequest('none'), signal);
       for (;;) {
         const step = await turn.next();
         if (step.done) {

@@ -29,7 +29,9 @@ import { Inbox } from '../harness/inbox.js';
 import { runAgent, type RunOutcome, type RunSettings } from '../harness/loop.js';
 import type { ReinEvent } from '../api/events.js';
 import { AuditLog } from '../audit/auditLog.js';
-import { bundledSkillsDir, loadSkills, skillCatalog, type Skill } from '../skills/index.js';
+import { bundledSkillsDir, loadSkills, type Skill } from '../skills/index.js';
+import { createToolSearchTool } from '../tools/builtin/toolSearch.js';
+import type { SourceFacts } from '../context/index.js';
 import { loadInstructions } from '../instructions/index.js';
 import { consolidateMemory, loadMemory, shouldConsolidate } from '../memory/index.js';
 import { protectedMemoryPaths } from '../memory/files.js';
@@ -124,7 +126,16 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir)];
   if (skills.length > 0) tools.push(createUseSkillTool(skills));
-  const registry = new ToolRegistry(tools).filter(rc.effective.tools.allowed, rc.effective.tools.denied);
+  const filtered = new ToolRegistry(tools).filter(rc.effective.tools.allowed, rc.effective.tools.denied);
+  // tool_search is sent only while MCP/cloud tools are deferred (more than 30 tools); it searches this registry.
+  const registry: ToolRegistry = new ToolRegistry([
+    ...filtered.list(),
+    createToolSearchTool({
+      tools: (): readonly Tool[] => registry.list(),
+      stateFor: (ctx) => (ctx.deferredTools ??= { loaded: [] }),
+      definition: (t) => registry.definition(t),
+    }),
+  ]);
   const mode = opts.mode ?? rc.effective.mode;
   const base =
     opts.policy ??
@@ -152,6 +163,8 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       resultBudget: config.tools.result_budget,
       mode,
       prices: config.prices,
+      contextWindow: rc.effective.contextWindow,
+      smallModel: rc.effective.smallModel,
     },
     llm,
     registry,
@@ -185,6 +198,8 @@ export interface StartRunOptions {
   signal: AbortSignal;
   inbox?: Inbox;
   egress?: EgressCheck;
+  /** Sticky facts about where the message came from (daemon routes: Slack channel, sender…). */
+  sourceFacts?: SourceFacts;
 }
 
 /**
@@ -231,11 +246,11 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       source: rt.source,
       agent: rt.agent,
       ...(rt.persona ? { persona: rt.persona } : {}),
-      promptSections: [
-        { title: 'Instructions', text: instructions.text },
-        { title: 'Skills', text: rt.skills.length > 0 ? skillCatalog(rt.skills) : '' },
-        { title: 'Memory (MEMORY.md — add to it with memory_append)', text: memory },
-      ],
+      ...(instructions.text ? { instructions: instructions.text } : {}),
+      skills: rt.skills.map((s) => ({ name: s.name, description: s.description })),
+      ...(memory ? { memory } : {}),
+      memoryDir,
+      ...(opts.sourceFacts ? { sourceFacts: opts.sourceFacts } : {}),
       warnings,
       settings: rt.settings,
       toolContext,

@@ -42,8 +42,10 @@ export interface SessionFile {
   /** Index-aligned with `messages`: one entry per message. */
   message_meta: MessageMeta[];
   usage: UsageTotals;
-  /** Reserved for compaction; kept exactly as found. */
+  /** The compaction checkpoint (core/context/checkpoint.ts); kept exactly as found. */
   checkpoint?: unknown;
+  /** Context-discipline state: deferred tools loaded, housekeeping decisions, compaction back-off. */
+  context?: unknown;
 }
 
 export interface SessionSummary {
@@ -91,6 +93,7 @@ const SessionFileShape = z
     message_meta: z.array(MessageMetaShape),
     usage: UsageTotals,
     checkpoint: z.unknown().optional(),
+    context: z.unknown().optional(),
   })
   .refine((s) => s.message_meta.length === s.messages.length, {
     path: ['message_meta'],

@@ -39,6 +39,8 @@ export interface ReadTracker {
   invalidate(absPath: string): void;
   /** Record that the session itself wrote the file (so an edit right after a write needs no re-read). */
   markWritten(absPath: string, info: { mtimeMs: number; size: number }): void;
+  /** After compaction removed earlier reads from the history: an "unchanged since you read it" stub would mislead. */
+  forgetShownContent?(): void;
 }
 
 /** Decides whether an outbound HTTP request may go. Filled by the permission engine; default allows. */
@@ -56,6 +58,8 @@ export interface ToolContext {
   egress: EgressCheck;
   /** Paths that file tools must refuse to write (the active agent's MEMORY.md, …) with the reason. */
   protectedPaths?: ReadonlyMap<string, string>;
+  /** The session's working set of deferred tools loaded by tool_search (the loop keeps it in the session). */
+  deferredTools?: { loaded: string[] };
 }
 
 // The registry holds tools of many input types side by side; `any` is the element type of that list.

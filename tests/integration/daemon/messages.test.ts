@@ -80,6 +80,32 @@ describe('POST /message', () => {
     expect(files).toHaveLength(1);
   });
 
+  it('gives a message that arrives after the run’s last step a follow-up run on the same route and session', async () => {
+    const first = gate();
+    let n = 0;
+    fake.fallback = async () => {
+      n++;
+      if (n === 1) {
+        await first.promise;
+        return text('answer to the first'); // no tools: the loop never looks at its inbox again
+      }
+      return text('answer to the late one');
+    };
+    const events = await sse(d, 'GET', '/events');
+    const a = http(d, 'POST', '/message', { body: { text: 'first', source: 'slack', channel: 'L' } });
+    await eventually(() => fake.requests.length === 1);
+    const late = await http(d, 'POST', '/message', { body: { text: 'one more thing', source: 'slack', channel: 'L' } });
+    expect(late.json.injected).toBe(true);
+    first.open();
+    expect((await a).json.text).toBe('answer to the first');
+    const followEnd = await events.next((f) => f.event === 'session_end' && f.data.text === 'answer to the late one', 'follow-up run');
+    expect(followEnd.data.sessionId).toBe(late.json.session_id);
+    const starts = events.frames.filter((f) => f.event === 'session_start');
+    expect(starts.map((f) => f.data.resumed)).toEqual([false, true]);
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('one more thing');
+    events.close();
+  });
+
   it('runs different routes at the same time', async () => {
     const hold = gate();
     fake.fallback = async () => {

@@ -1,0 +1,17 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { text, toolCall, tools } from './tests/support/fakeAnthropic.ts';
+import { buildRenderer, openUi, startUiSession } from './tests/e2e/support/uiHarness.ts';
+const dir = await buildRenderer(await mkdtemp(join(tmpdir(), 'rb-')));
+const ui = await startUiSession(dir);
+ui.page.on('console', (m) => console.log('console', m.type(), m.text()));
+ui.page.on('websocket', (ws) => { console.log('ws open', ws.url()); ws.on('framereceived', f => console.log('ws <', String(f.payload).slice(0, 150))); ws.on('framesent', f => console.log('ws >', String(f.payload).slice(0, 200))); ws.on('close', () => console.log('ws closed')); });
+console.log(await openUi(ui));
+ui.fake.enqueue(tools([toolCall('directory_list', { path: '.' })], 'Let me look.'), text('Two notes.'));
+await ui.page.getByRole('textbox', { name: 'Message' }).fill('hello');
+await ui.page.getByRole('textbox', { name: 'Message' }).press('Enter');
+await new Promise((r) => setTimeout(r, 3000));
+await ui.page.screenshot({ path: '/tmp/dbg.png' });
+console.log(ui.problems, ui.daemon.output());
+await ui.close();

@@ -1,0 +1,182 @@
+// The desktop UI end to end, in headless Chromium against a real `rein daemon` and the fake model: a
+// streamed answer with a tool card, an approval from the approvals view, a denial the model hears
+// about, stopping a run, an agent config refused field by field, and session search. Screenshots of
+// the main views go to tests/e2e/screenshots/ (not committed).
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { text, toolCall, tools } from '../support/fakeAnthropic.js';
+import { buildRenderer, bundleSize, CHROMIUM, haveChromium, openUi, ROOT, startUiSession, type UiSession } from './support/uiHarness.js';
+
+const SHOTS = join(ROOT, 'tests/e2e/screenshots');
+const inCi = process.env.CI === 'true';
+const available = haveChromium();
+
+describe.runIf(!available && inCi)('desktop UI in Chromium', () => {
+  it('needs Chromium under CI', () => {
+    throw new Error(`Chromium is required for the UI end-to-end test under CI=true, and ${CHROMIUM} does not exist (apt-get install chromium)`);
+  });
+});
+
+describe.skipIf(!available)(available ? 'desktop UI in Chromium' : `desktop UI in Chromium (skipped: ${CHROMIUM} not found; install Debian's chromium to run it)`, () => {
+  let ui: UiSession;
+  let page: Page;
+
+  beforeAll(async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rein-ui-build-'));
+    const rendererDir = await buildRenderer(out);
+    const size = await bundleSize(rendererDir);
+    ui = await startUiSession(rendererDir);
+    page = ui.page;
+    await writeFile(join(ui.daemon.work, 'alpha.md'), '# Alpha\n');
+    await writeFile(join(ui.daemon.work, 'beta.md'), '# Beta\n');
+    await mkdir(SHOTS, { recursive: true });
+    const paint = await openUi(ui);
+    console.log(
+      `UI served by ${ui.servedBy}; JS ${(size.gzip / 1024).toFixed(1)} KB gzipped; chat view ready ${paint.chatReadyMs.toFixed(0)} ms, first contentful paint ${paint.firstContentfulPaintMs?.toFixed(0) ?? '?'} ms`,
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await ui?.close();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) });
+  const composer = () => page.getByRole('textbox', { name: 'Message' });
+  const lastAnswer = () => page.locator('.msg-assistant').last();
+
+  async function say(message: string) {
+    await composer().fill(message);
+    await composer().press('Enter');
+  }
+
+  it('takes the token from the address and removes it from the address bar', async () => {
+    expect(page.url()).not.toContain('token');
+    expect(page.url()).toBe(`${ui.daemon.url}/`);
+  });
+
+  it('streams the answer and shows the tool call as a card that opens to its arguments and result', async () => {
+    ui.fake.enqueue(
+      tools([toolCall('directory_list', { path: '.' })], 'Let me look at the folder.'),
+      text('There are two notes here: alpha and beta, both short.', { chunkDelayMs: 40, chunkSize: 3 }),
+    );
+    await say('What notes do I have?');
+    await expect.poll(() => page.locator('.msg-user').last().textContent()).toBe('What notes do I have?');
+    const card = page.locator('.tool-card[data-tool="directory_list"]');
+    await card.waitFor();
+    // The answer is seen while it is still being written, then complete.
+    await page.locator('.msg-assistant.streaming').waitFor();
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toBe('There are two notes here: alpha and beta, both short.');
+    await page.locator('.msg-assistant.streaming').waitFor({ state: 'detached' });
+    expect(await card.getAttribute('class')).toContain('tool-ok');
+    await card.locator('summary').click();
+    await expect.poll(() => card.locator('.tool-body').textContent()).toContain('"path": "."');
+    expect(await card.locator('.tool-preview').textContent()).toContain('alpha.md');
+    await expect.poll(() => page.locator('.chat-usage').textContent()).toMatch(/\$\d/);
+    await shot('chat');
+  });
+
+  it('queues an approval with a count badge, takes "Allow once" in the approvals view, and the run finishes', async () => {
+    ui.fake.enqueue(tools([toolCall('bash', { command: 'touch approved.txt' })]), text('Created approved.txt.'));
+    await say('Create approved.txt please.');
+    await expect.poll(() => nav('Approvals').textContent(), { timeout: 15_000 }).toContain('1');
+    await nav('Approvals').click();
+    const card = page.locator('.approval-card', { hasText: 'touch approved.txt' });
+    await card.waitFor();
+    expect(await card.locator('.risk-badge').textContent()).toMatch(/risk/);
+    await shot('approvals');
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    await card.waitFor({ state: 'detached' });
+    expect(await nav('Approvals').textContent()).toBe('Approvals');
+    await nav('Chat').click();
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toBe('Created approved.txt.');
+    expect(existsSync(join(ui.daemon.work, 'approved.txt'))).toBe(true);
+  });
+
+  it('denies from the card in the chat, and the model is told', async () => {
+    ui.fake.enqueue(tools([toolCall('bash', { command: 'rm approved.txt' })]), text('Understood: I left approved.txt where it is.'));
+    const before = ui.fake.requests.length;
+    await say('Now delete approved.txt.');
+    const card = page.locator('.message-list .approval-card', { hasText: 'rm approved.txt' });
+    await card.getByRole('button', { name: 'Deny' }).click();
+    await expect.poll(() => card.locator('.approval-decision').textContent()).toContain('Denied');
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toBe('Understood: I left approved.txt where it is.');
+    expect(existsSync(join(ui.daemon.work, 'approved.txt'))).toBe(true);
+    await page.locator('.tool-card.tool-error[data-tool="bash"]').last().waitFor();
+    // The request after the denial carries the tool result that says so.
+    const told = ui.fake.requests.slice(before).at(-1)!;
+    const lastTurn = JSON.stringify(told.body.messages.at(-1));
+    expect(lastTurn).toContain('tool_result');
+    expect(lastTurn.toLowerCase()).toContain('denied');
+  });
+
+  it('stops a running answer with Esc', async () => {
+    ui.fake.enqueue({ kind: 'stall' });
+    await say('Think about it for a very long time.');
+    const stop = page.getByRole('button', { name: 'Stop' });
+    await stop.waitFor();
+    await composer().press('Escape');
+    await page.locator('.notice', { hasText: 'Stopped.' }).last().waitFor();
+    await stop.waitFor({ state: 'detached' });
+  });
+
+  it('refuses an invalid agent config on the field it concerns, before and after the daemon checks it', async () => {
+    await nav('Agents').click();
+    await page.getByRole('button', { name: 'New agent' }).click();
+    await page.getByLabel('Name').fill('writer');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'writer' }).waitFor();
+    await page.getByRole('tab', { name: 'Config' }).click();
+
+    // Checked in the page: out of range.
+    const turns = page.getByLabel('Max model turns');
+    await turns.fill('5000');
+    const turnsField = page.locator('[data-field="max_iterations"]');
+    await expect.poll(() => turnsField.locator('.field-error').textContent()).toMatch(/1000/);
+    expect(await turns.getAttribute('aria-invalid')).toBe('true');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Fix the marked config fields first.').waitFor();
+
+    // Checked by the daemon only (durations): its error lands on the field too, and nothing is written.
+    await turns.fill('10');
+    await page.getByLabel('Every').fill('10s');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const every = page.locator('[data-field="heartbeat.every"] .field-error');
+    await expect.poll(() => every.textContent()).toMatch(/shorter than the minimum/);
+    await shot('agents');
+    const onDisk = await (await fetch(`${ui.daemon.url}/agents/writer`, { headers: { authorization: `Bearer ${ui.daemon.token}` } })).json();
+    expect(onDisk.config).toBeNull();
+
+    await page.getByLabel('Every').fill('30m');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const saved = await (await fetch(`${ui.daemon.url}/agents/writer`, { headers: { authorization: `Bearer ${ui.daemon.token}` } })).json();
+    expect(saved.config).toEqual({ max_iterations: 10, heartbeat: { every: '30m' } });
+  });
+
+  it('searches sessions with the matches highlighted, opens one read-only and continues it in the chat', async () => {
+    await nav('Sessions').click();
+    await page.getByRole('searchbox').fill('alpha');
+    await page.getByRole('searchbox').press('Enter');
+    const hit = page.locator('.pick.hit').first();
+    await hit.waitFor({ timeout: 20_000 });
+    expect((await hit.locator('mark').allTextContents()).map((t) => t.toLowerCase())).toContain('alpha');
+    await hit.click();
+    await page.locator('.session-reader').getByText('There are two notes here').waitFor();
+    await shot('sessions');
+    await page.getByRole('button', { name: 'Continue in chat' }).click();
+    await page.locator('.chat-view').getByText('There are two notes here').waitFor();
+  });
+
+  it('shows settings, and no Content-Security-Policy violation or page error happened', async () => {
+    await nav('Settings').click();
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await shot('settings');
+    const serious = ui.problems.filter((p) => /Content Security Policy|Refused to|Uncaught|TypeError|ReferenceError/.test(p));
+    expect(serious).toEqual([]);
+  });
+});

@@ -1,0 +1,299 @@
+/**
+ * The desktop app as a whole, with Electron mocked and everything else real: the daemon runs in this
+ * process on a free loopback port against the fake Messages API, and the test plays the page through
+ * the IPC handlers, the person through the dialog, tray, hotkey and notifications.
+ */
+import { access, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => import('../../support/electronMock.js'));
+
+import {
+  BrowserWindow,
+  Notification,
+  Tray,
+  app,
+  dialog,
+  globalShortcut,
+  ipcMain,
+  resetElectronMock,
+  session,
+  type FakeMenuItem,
+} from '../../support/electronMock.js';
+import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
+import { GlobalConfig } from '../../../src-main/core/config/schema.js';
+import { saveApiKey } from '../../../src-main/core/desktop/apiKeyStore.js';
+import { startEmbeddedDaemon, type EmbeddedDaemonOptions } from '../../../src-main/core/desktop/embeddedDaemon.js';
+import { startDesktopApp, type DesktopApp, type DesktopAppOptions } from '../../../src-main/shell/desktopApp.js';
+import { safeStorageCipher } from '../../../src-main/shell/keychain.js';
+import { MacPermissions } from '../../../src-main/shell/macPermissions.js';
+
+const PAGE = 'file:///app/out/renderer/index.html';
+const TRAY_ICONS = join(import.meta.dirname, '../../../resources/tray');
+
+let fake: FakeAnthropic;
+let desktop: DesktopApp | undefined;
+let home: string;
+let work: string;
+
+beforeEach(async () => {
+  resetElectronMock();
+  fake = await startFakeAnthropic();
+  const root = await mkdtemp(join(tmpdir(), 'rein-desktop-'));
+  home = join(root, 'home');
+  work = join(root, 'work');
+  await mkdir(work, { recursive: true });
+});
+
+afterEach(async () => {
+  await desktop?.close();
+  desktop = undefined;
+  await fake.close();
+});
+
+/** The real embedded daemon, on a free port, with fast shutdown. */
+const testDaemon = (o: EmbeddedDaemonOptions) =>
+  startEmbeddedDaemon({ ...o, port: 0, cwd: work, config: GlobalConfig.parse({}), shutdownGraceMs: 200, shutdownCancelMs: 2_000 });
+
+async function launch(over: Partial<DesktopAppOptions> = {}): Promise<DesktopApp> {
+  desktop = await startDesktopApp({
+    home,
+    version: '9.9.9',
+    headless: false,
+    pageUrl: PAGE,
+    rendererDir: '/app/out/renderer',
+    preloadPath: '/app/out/preload/index.cjs',
+    trayIconDir: TRAY_ICONS,
+    isQuitting: () => false,
+    quit: vi.fn(),
+    env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'env-key', REIN_RETRY_BASE_MS: '1' },
+    platform: 'darwin',
+    warn: () => undefined,
+    startDaemon: testDaemon,
+    cipher: safeStorageCipher('darwin'),
+    macPermissions: new MacPermissions('darwin', async () => ({
+      getAuthStatus: (t: string) => (t === 'accessibility' ? 'authorized' : 'denied'),
+      askForAccessibilityAccess: () => undefined,
+      askForScreenCaptureAccess: () => undefined,
+    })),
+    ...over,
+  });
+  return desktop;
+}
+
+function chatWindow() {
+  const win = BrowserWindow.created.find((w) => w.options['title'] === 'Rein');
+  if (!win) throw new Error('no chat window was created');
+  return win;
+}
+
+/** Call an operation as the page in our chat window would. */
+async function invoke(channel: string, input?: unknown): Promise<any> {
+  const win = chatWindow();
+  return ipcMain.invokeAs(channel, { sender: win.webContents, senderFrame: win.webContents.mainFrame }, input);
+}
+
+/** Events the page received, by type. */
+const sentEvents = (type?: string) =>
+  chatWindow()
+    .webContents.sent.filter((m) => m.channel === 'rein:event')
+    .map((m) => m.args[0] as { type: string; [k: string]: unknown })
+    .filter((e) => type === undefined || e.type === type);
+
+async function eventually<T>(check: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 10));
+  }
+}
+
+const trayMenu = () => (Tray.created[0]!.contextMenu as { items: FakeMenuItem[] }).items;
+const exists = (p: string) => access(p).then(() => true, () => false);
+
+describe('desktop app', () => {
+  it('runs the daemon in its own process and answers the page over IPC from it', async () => {
+    const d = await launch();
+    expect(d.daemon?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await expect(invoke('rein:status')).resolves.toMatchObject({ ok: true, value: { version: '9.9.9', active_runs: 0 } });
+    await expect(invoke('rein:listAgents')).resolves.toEqual({ ok: true, value: { agents: [] } });
+    await expect(invoke('rein:getAgent', { name: 'nobody' })).resolves.toMatchObject({ ok: false, code: 'agent_not_found' });
+  });
+
+  it('locks the session down: the CSP header names the loopback daemon; permissions are denied', async () => {
+    const d = await launch();
+    const answer = await session.defaultSession.webRequest.respond(PAGE, {});
+    expect(answer.responseHeaders?.['Content-Security-Policy']?.[0]).toContain(`connect-src 'self' http://127.0.0.1:${d.daemon!.info.port} ws://127.0.0.1:${d.daemon!.info.port}`);
+    expect(session.defaultSession.permissionCheckHandler?.({}, 'media', 'file://', {})).toBe(false);
+  });
+
+  it('sends a message as the page, streams the run’s events to it, and notifies when the window is not in front', async () => {
+    await launch();
+    chatWindow().blur();
+    fake.enqueue(text('The answer is 42.'));
+    const sent = await invoke('rein:sendMessage', { text: 'what is the answer?' });
+    expect(sent).toMatchObject({ ok: true, value: { injected: false, agent: 'default' } });
+    await eventually(() => sentEvents('session_end').length > 0, 'session_end at the page');
+    expect(sentEvents('session_start')[0]).toMatchObject({ source: 'desktop' });
+    expect(sentEvents('text_delta').map((e) => e.text).join('')).toBe('The answer is 42.');
+    expect(Notification.shown.map((n) => n.options)).toContainEqual({ title: 'Rein finished', body: 'The answer is 42.' });
+    expect(Tray.created[0]!.image).toMatchObject({ path: join(TRAY_ICONS, 'trayIdleTemplate.png') });
+  });
+
+  it('refuses IPC from a window that is not ours', async () => {
+    await launch();
+    const other = new BrowserWindow({});
+    other.webContents.mainFrame.url = PAGE;
+    await expect(ipcMain.invokeAs('rein:status', { sender: other.webContents, senderFrame: other.webContents.mainFrame })).resolves.toMatchObject({
+      ok: false,
+      code: 'refused',
+    });
+  });
+
+  describe('approvals', () => {
+    async function askForApproval() {
+      await launch();
+      chatWindow().blur();
+      fake.enqueue(tools([toolCall('file_write', { path: 'note.txt', content: 'approved' })]), text('done'));
+      await invoke('rein:sendMessage', { text: 'write the note' });
+      const box = await eventually(() => dialog.open()[0], 'the approval dialog');
+      const request = sentEvents('approval_request')[0]!;
+      return { box, requestId: request['requestId'] as string };
+    }
+
+    it('with the chat window in back, a native dialog asks and the tray shows the waiting approval', async () => {
+      const { box, requestId } = await askForApproval();
+      expect(box.options.message).toBe('Rein wants to use file_write');
+      expect(Tray.created[0]!.title).toBe('1');
+      expect(trayMenu().some((i) => i.label === 'Approvals (1)')).toBe(true);
+      await expect(invoke('rein:listApprovals')).resolves.toMatchObject({ ok: true, value: { approvals: [{ request_id: requestId, tool: 'file_write' }] } });
+
+      box.answer(0); // Allow once
+      await eventually(() => sentEvents('session_end').length > 0, 'the run to end');
+      expect(sentEvents('approval_response')[0]).toMatchObject({ requestId, decision: 'allow', by: 'desktop' });
+      expect(await readFile(join(work, 'note.txt'), 'utf8')).toBe('approved');
+      expect(Tray.created[0]!.title).toBe('');
+    });
+
+    it('the in-app card (answerApproval over IPC) can answer first: the dialog closes and a late answer is refused', async () => {
+      const { box, requestId } = await askForApproval();
+      await expect(invoke('rein:answerApproval', { request_id: requestId, decision: 'deny' })).resolves.toEqual({
+        ok: true,
+        value: { ok: true, request_id: requestId, decision: 'deny' },
+      });
+      await eventually(() => box.settled, 'the dialog to close');
+      await eventually(() => sentEvents('session_end').length > 0, 'the run to end');
+      expect(sentEvents('approval_response')[0]).toMatchObject({ decision: 'deny', by: 'desktop' });
+      expect(await exists(join(work, 'note.txt'))).toBe(false);
+      await expect(invoke('rein:answerApproval', { request_id: requestId, decision: 'allow' })).resolves.toMatchObject({
+        ok: false,
+        code: 'approval_already_decided',
+      });
+    });
+  });
+
+  describe('API key', () => {
+    it('a key stored in the keychain file is the daemon’s ANTHROPIC_API_KEY', async () => {
+      await saveApiKey(home, safeStorageCipher('darwin'), 'sk-ant-stored-0123456789');
+      await launch();
+      fake.enqueue(text('ok'));
+      await invoke('rein:sendMessage', { text: 'hi' });
+      await eventually(() => fake.requests.length > 0, 'a model request');
+      expect(fake.requests[0]!.headers['x-api-key']).toBe('sk-ant-stored-0123456789');
+    });
+
+    it('clearing it goes back to the key Rein was started with', async () => {
+      await saveApiKey(home, safeStorageCipher('darwin'), 'sk-ant-stored-0123456789');
+      await launch();
+      await expect(invoke('rein:desktop.clearApiKey')).resolves.toEqual({ ok: true, value: { removed: true } });
+      fake.enqueue(text('ok'));
+      await invoke('rein:sendMessage', { text: 'hi' });
+      await eventually(() => fake.requests.length > 0, 'a model request');
+      expect(fake.requests[0]!.headers['x-api-key']).toBe('env-key');
+    });
+  });
+
+  describe('hotkey, dock and tray', () => {
+    it('the default hotkey toggles the chat window', async () => {
+      await launch();
+      const win = chatWindow();
+      win.show();
+      globalShortcut.press('CommandOrControl+Shift+Space');
+      expect(win.visible).toBe(false);
+      globalShortcut.press('CommandOrControl+Shift+Space');
+      expect(win.isFocused()).toBe(true);
+    });
+
+    it('a hotkey taken by another app is reported as a notification and in the settings', async () => {
+      globalShortcut.taken.add('CommandOrControl+Shift+Space');
+      await launch();
+      expect(Notification.shown.map((n) => n.options.title)).toContain('Rein’s shortcut is not available');
+      const view = await invoke('rein:desktop.desktopSettings');
+      expect(view.value.hotkey).toMatchObject({ accelerator: 'CommandOrControl+Shift+Space', registered: false });
+      expect(view.value.hotkey.problem).toMatch(/already used/);
+
+      const changed = await invoke('rein:desktop.updateDesktopSettings', { hotkey: 'Alt+Shift+R' });
+      expect(changed.value.hotkey).toEqual({ accelerator: 'Alt+Shift+R', registered: true });
+      expect(JSON.parse(await readFile(join(home, 'desktop.json'), 'utf8'))).toMatchObject({ hotkey: 'Alt+Shift+R' });
+    });
+
+    it('hides the Dock icon by default and shows it when the setting asks', async () => {
+      await launch();
+      expect(app.dock.hide).toHaveBeenCalled();
+      await invoke('rein:desktop.updateDesktopSettings', { show_dock_icon: true });
+      expect(app.dock.show).toHaveBeenCalledTimes(1);
+    });
+
+    it('the tray menu opens the window on the chosen view, once the page has loaded', async () => {
+      await launch();
+      const win = chatWindow();
+      win.hide();
+      trayMenu().find((i) => i.label === 'Agents')!.click!();
+      expect(win.visible).toBe(true);
+      expect(win.webContents.sent.filter((m) => m.channel === 'rein:navigate')).toEqual([]);
+      win.webContents.emit('did-finish-load');
+      trayMenu().find((i) => i.label === 'Settings…')!.click!();
+      expect(win.webContents.sent.filter((m) => m.channel === 'rein:navigate').map((m) => m.args[0])).toEqual(['agents', 'settings']);
+    });
+
+    it('reports macOS permission requests', async () => {
+      await launch();
+      await expect(invoke('rein:desktop.requestMacPermission', { permission: 'screen_recording' })).resolves.toEqual({
+        ok: true,
+        value: { permission: 'screen_recording', status: 'denied' },
+      });
+    });
+  });
+
+  it('when the daemon cannot start, keeps running with the tray in the error state and every operation saying why', async () => {
+    await launch({ startDaemon: async () => Promise.reject(new Error('another Rein daemon (pid 42) owns this REIN_HOME')) });
+    expect(Tray.created[0]!.image).toMatchObject({ path: join(TRAY_ICONS, 'trayErrorTemplate.png') });
+    expect(Tray.created[0]!.toolTip).toMatch(/daemon could not start: another Rein daemon/);
+    await expect(invoke('rein:status')).resolves.toMatchObject({ ok: false, error: expect.stringMatching(/pid 42/) });
+  });
+
+  it('headless: the daemon alone, without window, tray, hotkey or IPC', async () => {
+    const d = await launch({ headless: true });
+    expect(d.daemon).toBeDefined();
+    expect(BrowserWindow.created).toEqual([]);
+    expect(Tray.created).toEqual([]);
+    expect(globalShortcut.registered.size).toBe(0);
+    expect(ipcMain.handlers.size).toBe(0);
+    const res = await fetch(`${d.daemon!.url}/health`);
+    expect(res.status).toBe(200);
+  });
+
+  it('closing releases the hotkey, the tray, the handlers and the daemon', async () => {
+    const d = await launch();
+    await d.close();
+    expect(globalShortcut.registered.size).toBe(0);
+    expect(Tray.created[0]!.destroyed).toBe(true);
+    expect(ipcMain.handlers.size).toBe(0);
+    expect(await exists(join(home, 'daemon.json'))).toBe(false);
+    await d.close(); // twice is harmless
+  });
+});
