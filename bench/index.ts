@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   harness: () => import('./harness.js'),
   permissions: () => import('./permissions.js'),
   search: () => import('./search.js'),
+  context: () => import('./context.js'),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -62,6 +62,7 @@ export async function runWith(
     inbox?: Inbox;
     onEvent?: (e: ReinEvent) => void;
     deps?: Partial<RunDeps>;
+    memoryDir?: string;
   } = {},
 ): Promise<HarnessRun> {
   const dir = await mkdtemp(join(tmpdir(), 'rein-loop-'));
@@ -87,6 +88,7 @@ export async function runWith(
         egress: async () => ({ allowed: true }),
       },
       signal: opts.signal ?? new AbortController().signal,
+      ...(opts.memoryDir ? { memoryDir: opts.memoryDir } : {}),
       ...(opts.inbox ? { inbox: opts.inbox } : {}),
     },
     {

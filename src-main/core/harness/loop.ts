@@ -63,6 +63,8 @@ export interface RunSettings {
   contextWindow: number;
   /** The small model for summaries and write-before-compact (defaults to the run's model). */
   smallModel?: string;
+  /** Off: old tool results and images are sent as they are (for measuring what housekeeping saves). */
+  housekeeping?: boolean;
 }
 
 export interface RunInput {
@@ -392,7 +394,8 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   function buildRequest(toolChoice: 'auto' | 'none'): ModelRequest {
     const exposure = planToolExposure(deps.registry.list(), new Set(ctx.deferred.loaded), { definition: (t) => deps.registry.definition(t) });
     const system = promptFor(exposure.catalogue).system;
-    const messages = houseKeep(requestHistory(session), ctx.housekeeping);
+    const history = requestHistory(session);
+    const messages = settings.housekeeping === false ? history : houseKeep(history, ctx.housekeeping);
     const marked = withCacheBreakpoints({ tools: exposure.definitions, system, messages });
     return {
       model: settings.model,

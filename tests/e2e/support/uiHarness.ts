@@ -142,7 +142,12 @@ export interface UiSession {
 export async function startUiSession(rendererDir: string, script?: Script): Promise<UiSession> {
   const fake = await startFakeAnthropic(script ? { script } : {});
   const daemon = await startDaemonChild(fake);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const servedBy = (await daemonServesUi(daemon)) ? 'daemon' : 'intercept';
+  // A page handed over by the interception did not come from a loopback socket, so Chromium's Local
+  // Network Access checks would treat its WebSocket to 127.0.0.1 as a public page reaching into the
+  // local network. A page the daemon serves itself needs no such switch.
+  const args = servedBy === 'intercept' ? [...CHROMIUM_ARGS, '--disable-features=LocalNetworkAccessChecks'] : CHROMIUM_ARGS;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args });
   const context = await browser.newContext({ viewport: { width: 1100, height: 720 } });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -150,7 +155,6 @@ export async function startUiSession(rendererDir: string, script?: Script): Prom
     if (m.type() === 'error') problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(String(e)));
-  const servedBy = (await daemonServesUi(daemon)) ? 'daemon' : 'intercept';
   if (servedBy === 'intercept') await serveUiFrom(page, daemon, rendererDir);
   return {
     fake,
