@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   permissions: () => import('./permissions.js'),
   search: () => import('./search.js'),
   context: () => import('./context.js'),
+  ui: () => import('./ui.js'),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -11,7 +11,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
@@ -326,6 +326,9 @@ export async function run(): Promise<void> {
   const queryCount = envInt('REIN_BENCH_QUERIES', 200);
   const home = mkdtempSync(join(tmpdir(), 'rein-bench-search-'));
   console.log(`\nsession search benchmark — ${sessions.toLocaleString('en-US')} sessions in ${home}`);
+  // Timings on a busy machine say little: show how busy it was.
+  const load = () => `load average ${loadavg().map((l) => fmt(l, 1)).join(' ')} on ${cpus().length} CPUs`;
+  console.log(`  machine         ${load()}`);
   try {
     let t0 = performance.now();
     const gen = generateHome(home, sessions);
@@ -345,6 +348,7 @@ export async function run(): Promise<void> {
     const problems = index.opened.reindexed?.problems ?? [];
     if (problems.length > 0) console.log(`  problems        ${problems.length} files skipped, first: ${problems[0]!.error.message}`);
 
+    console.log(`  machine         ${load()}`);
     const queries = makeQueries(queryCount);
     for (const { q } of queries.slice(0, 10)) index.search(q, { agent: 'default' }); // warm statement cache
 

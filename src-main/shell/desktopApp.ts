@@ -1,8 +1,8 @@
 /**
  * The desktop app's composition root. It starts the daemon inside this process (the same daemon
- * `rein daemon` runs, with the native dialog as one more approval face), then makes the desktop a
- * client of it: the window's IPC handlers call the same operations, the daemon's event bus feeds the
- * window, the tray icon and the notifications. Headless (launchd) runs stop after the daemon.
+ * `rein daemon` runs, with the native dialog as one more approval face of every run), then makes the
+ * desktop a client of it: the window's IPC handlers call the same operations, the daemon's event bus
+ * feeds the window, the tray icon and the notifications. Headless (launchd) runs stop after the daemon.
  *
  * Everything here is wiring; the decisions live in core/desktop (tray state, notifications, dialog
  * content, settings, key storage) where they are tested without Electron.
@@ -11,14 +11,13 @@ import { join } from 'node:path';
 import { app, session, type BrowserWindow } from 'electron';
 import { DESKTOP_NAVIGATE_CHANNEL, DesktopSettings, DesktopSettingsPatch, type DesktopView } from '../core/api/desktopApi.js';
 import { REIN_EVENT_CHANNEL, reinOperationNames, type MacPermissionName, type ReinSettings } from '../core/api/index.js';
-import type { DaemonHandle } from '../core/daemon/daemon.js';
+import { startDaemon, type DaemonHandle, type DaemonOptions } from '../core/daemon/daemon.js';
 import { DesktopActivity } from '../core/desktop/activity.js';
-import { clearApiKey, loadApiKey, saveApiKey, type StringCipher } from '../core/desktop/apiKeyStore.js';
+import { NO_ENCRYPTION_MESSAGE, clearApiKey, loadApiKey, saveApiKey, type StringCipher } from '../core/desktop/apiKeyStore.js';
 import { contentSecurityPolicy } from '../core/desktop/csp.js';
 import { loadDesktopSettings, updateDesktopSettings, desktopSettingsFile } from '../core/desktop/desktopSettings.js';
-import { startEmbeddedDaemon, type EmbeddedDaemonOptions } from '../core/desktop/embeddedDaemon.js';
 import { loopbackClient, type HttpCall } from '../core/desktop/loopbackClient.js';
-import { notificationFor, type NotificationContent } from '../core/desktop/notifications.js';
+import { notificationFor } from '../core/desktop/notifications.js';
 import { createReinService, type ReinService } from '../core/desktop/reinService.js';
 import { ReinError, errorMessage } from '../core/errors.js';
 import { httpCalls } from '../../src-renderer/src/api/daemonCalls.js';
@@ -53,7 +52,7 @@ export interface DesktopAppOptions {
   platform?: NodeJS.Platform;
   warn?: (message: string) => void;
   /** Seams for tests. */
-  startDaemon?: (opts: EmbeddedDaemonOptions) => Promise<DaemonHandle>;
+  startDaemon?: (opts: DaemonOptions) => Promise<DaemonHandle>;
   cipher?: StringCipher;
   macPermissions?: MacPermissions;
 }
@@ -87,6 +86,7 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     }
   } catch (e) {
     key.problem = errorMessage(e);
+    activity.reportError(key.problem);
     warn(key.problem);
   }
 
@@ -122,12 +122,13 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   let daemon: DaemonHandle | undefined;
   let daemonProblem: string | undefined;
   try {
-    daemon = await (opts.startDaemon ?? startEmbeddedDaemon)({
+    daemon = await (opts.startDaemon ?? startDaemon)({
       home: opts.home,
       env,
       version: opts.version,
       staticDir: opts.rendererDir,
       warn,
+      // The native dialog races the daemon's own face (the in-app card, browsers, remote clients).
       ...(opts.headless ? {} : { extraFaces: () => [dialogFace] }),
     });
   } catch (e) {
@@ -232,6 +233,7 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
           present: Boolean(stored),
           source: key.source === 'none' ? null : key.source === 'environment' ? 'env' : 'keychain',
           ...(stored ? { hint: keyHint(stored) } : {}),
+          ...(key.problem ? { problem: key.problem } : {}),
         },
         hotkey: settings.hotkey === '' ? null : settings.hotkey,
         ...(hotkey.status.problem && settings.hotkey !== '' ? { hotkey_problem: hotkey.status.problem } : {}),
@@ -266,9 +268,7 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   const settingsView = async () => ({
     settings,
     hotkey: hotkey.status,
-    key_storage: (await cipher.canEncrypt())
-      ? { available: true }
-      : { available: false, problem: 'this system offers no keychain encryption, so no API key can be stored; set ANTHROPIC_API_KEY instead' },
+    key_storage: (await cipher.canEncrypt()) ? { available: true } : { available: false, problem: NO_ENCRYPTION_MESSAGE },
     file: desktopSettingsFile(opts.home),
   });
 

@@ -3,7 +3,7 @@
  * event stream. Conversations and the approvals queue live here, fed by `subscribe`, so every view
  * sees the same state and switching views loses nothing.
  */
-import { useCallback, useEffect, useReducer, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useReducer, useState } from 'react';
 import type { ApprovalDecisionKind, ReinApi, ReinSettings, SessionRecord } from '../../src-main/core/api/index.js';
 import type { DaemonApi } from './api/daemonApi.js';
 import type { ConnectionState } from './api/eventSocket.js';
@@ -13,11 +13,15 @@ import { emptyChat } from './state/chat.js';
 import { chatsReducer } from './state/chats.js';
 import { chatRoute, DEFAULT_AGENT } from './state/routes.js';
 import { useAsync } from './util/useAsync.js';
-import { AgentsView } from './views/agents/AgentsView.js';
 import { ApprovalsView } from './views/approvals/ApprovalsView.js';
 import { ChatView } from './views/chat/ChatView.js';
-import { SessionsView } from './views/sessions/SessionsView.js';
-import { ConnectionSettings, SettingsView } from './views/settings/SettingsView.js';
+
+// The chat is what opens first; the other views load when first shown, so the first paint does not
+// wait for their code (the agent form generator, above all).
+const AgentsView = lazy(() => import('./views/agents/AgentsView.js').then((m) => ({ default: m.AgentsView })));
+const SessionsView = lazy(() => import('./views/sessions/SessionsView.js').then((m) => ({ default: m.SessionsView })));
+const SettingsView = lazy(() => import('./views/settings/SettingsView.js').then((m) => ({ default: m.SettingsView })));
+const ConnectionSettings = lazy(() => import('./views/settings/SettingsView.js').then((m) => ({ default: m.ConnectionSettings })));
 
 export type ViewId = 'chat' | 'approvals' | 'agents' | 'sessions' | 'settings';
 
@@ -147,50 +151,52 @@ export function Workspace({ api, daemon }: { api: ReinApi; daemon?: DaemonApi })
       </nav>
       <main className="main">
         <ConnectionBanner state={connection} />
-        {needsOnboarding ? (
-          <div className="onboarding">
-            <h1>Welcome to Rein</h1>
-            <ConnectionSettings
+        <Suspense fallback={<p className="muted view-loading">Loading…</p>}>
+          {needsOnboarding ? (
+            <div className="onboarding">
+              <h1>Welcome to Rein</h1>
+              <ConnectionSettings
+                api={api}
+                settings={settings.value}
+                onboarding
+                onSaved={(s) => {
+                  setSavedSettings(s);
+                  setOnboardingDone(true);
+                }}
+              />
+              <button type="button" className="link" onClick={() => setOnboardingDone(true)}>
+                Later
+              </button>
+            </div>
+          ) : view === 'chat' ? (
+            <ChatView
               api={api}
-              settings={settings.value}
-              onboarding
-              onSaved={(s) => {
-                setSavedSettings(s);
-                setOnboardingDone(true);
+              agents={agents}
+              agent={agent}
+              chat={chat}
+              onPickAgent={(a) => openChat(a)}
+              dispatch={(action) => dispatchChats({ type: 'chat', agent, action })}
+              onAnswer={answer}
+              focusKey={focusKey}
+            />
+          ) : view === 'approvals' ? (
+            <ApprovalsView pending={approvals.pending} onAnswer={answer} />
+          ) : view === 'agents' ? (
+            <AgentsView api={api} version={agentsVersion} onChanged={() => setAgentsVersion((v) => v + 1)} onChat={(a) => openChat(a)} />
+          ) : view === 'sessions' ? (
+            <SessionsView api={api} agents={agents} onContinue={(a, s) => openChat(a, s)} />
+          ) : (
+            <SettingsView
+              api={api}
+              settings={settings}
+              onSaved={setSavedSettings}
+              onRefresh={() => {
+                setSavedSettings(undefined);
+                reloadSettings();
               }}
             />
-            <button type="button" className="link" onClick={() => setOnboardingDone(true)}>
-              Later
-            </button>
-          </div>
-        ) : view === 'chat' ? (
-          <ChatView
-            api={api}
-            agents={agents}
-            agent={agent}
-            chat={chat}
-            onPickAgent={(a) => openChat(a)}
-            dispatch={(action) => dispatchChats({ type: 'chat', agent, action })}
-            onAnswer={answer}
-            focusKey={focusKey}
-          />
-        ) : view === 'approvals' ? (
-          <ApprovalsView pending={approvals.pending} onAnswer={answer} />
-        ) : view === 'agents' ? (
-          <AgentsView api={api} version={agentsVersion} onChanged={() => setAgentsVersion((v) => v + 1)} onChat={(a) => openChat(a)} />
-        ) : view === 'sessions' ? (
-          <SessionsView api={api} agents={agents} onContinue={(a, s) => openChat(a, s)} />
-        ) : (
-          <SettingsView
-            api={api}
-            settings={settings}
-            onSaved={setSavedSettings}
-            onRefresh={() => {
-              setSavedSettings(undefined);
-              reloadSettings();
-            }}
-          />
-        )}
+          )}
+        </Suspense>
       </main>
     </div>
   );

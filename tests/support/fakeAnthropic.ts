@@ -98,6 +98,7 @@ export async function startFakeAnthropic(opts: { script?: Script } = {}): Promis
     accounting,
     close: async () => {
       for (const res of open) res.destroy();
+      server.closeAllConnections();
       await new Promise<void>((ok) => server.close(() => ok()));
     },
   };

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { reinHome } from '../../core/config/paths.js';
 import { isReinError } from '../../core/errors.js';
 import { daemonInfoFile, newToken, readDaemonInfo, writeToken, type DaemonInfo } from '../../core/daemon/daemonFile.js';
-import { isLoopbackHost, startDaemon } from '../../core/daemon/daemon.js';
+import { startDaemon } from '../../core/daemon/daemon.js';
 import { DaemonAlreadyRunning, isAlive, lockOwner } from '../../core/daemon/instanceLock.js';
 import { UsageError, type CliIo } from '../io.js';
 
@@ -62,12 +62,6 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     if (!/^\d+$/.test(values.port) || port > 65_535) throw new UsageError(`--port: "${values.port}" is not a port number (0-65535)`);
   }
   const host = values.host;
-  if (host !== undefined && !isLoopbackHost(host)) {
-    io.stderr.write(
-      `rein daemon: WARNING: listening on ${host} makes the daemon reachable from other machines. ` +
-        'Every request still needs the token, but traffic is plain HTTP: use it only on a network you trust.\n',
-    );
-  }
   const home = reinHome(io.env);
   let handle;
   try {

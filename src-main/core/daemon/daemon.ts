@@ -14,6 +14,7 @@ import type { DaemonEvent } from '../api/events.js';
 import { loadConfig } from '../config/load.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { ReinError, errorMessage } from '../errors.js';
+import type { ApprovalFace } from '../permissions/types.js';
 import type { createRuntime } from '../runtime/runtime.js';
 import { SessionIndex } from '../search/sessionIndex.js';
 import { ApprovalDesk } from './approvalDesk.js';
@@ -54,6 +55,8 @@ export interface DaemonOptions {
   shutdownCancelMs?: number;
   warn?: (message: string) => void;
   createRuntime?: typeof createRuntime;
+  /** Approval faces every run asks besides the daemon's (the desktop app's own card). */
+  extraFaces?: (route: string, agent: string) => ApprovalFace[];
 }
 
 export interface DaemonHandle {
@@ -71,6 +74,8 @@ export interface DaemonHandle {
   closed: Promise<void>;
   /** A shutdown was asked for over HTTP; the embedder decides when to call close(). */
   onShutdownRequested(listener: () => void): void;
+  /** Teardown to run on close, after the runs have ended and before the servers close (MCP, watchers). */
+  addTeardown(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -84,6 +89,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     const cwd = opts.cwd ?? homedir();
     const config = opts.config ?? (await loadConfig({ home, cwd })).config;
     const host = opts.host ?? config.daemon.host;
+    if (!isLoopbackHost(host)) {
+      warn(
+        `WARNING: listening on ${host} makes the daemon reachable from other machines. Every request still needs ` +
+          'the token, but traffic is plain HTTP: use it only on a network you trust.',
+      );
+    }
     const requestedPort = opts.port ?? config.daemon.port;
     const token = await loadOrCreateToken(home);
     const routes = new RouteTable(home, warn);
@@ -103,6 +114,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       maxConcurrent: config.daemon.max_concurrent_runs,
       warn,
       ...(opts.createRuntime ? { createRuntime: opts.createRuntime } : {}),
+      ...(opts.extraFaces ? { extraFaces: opts.extraFaces } : {}),
       afterRun: (session) => {
         // Only once something searched: opening the index builds it from every file, which is the
         // search's job to pay for, not every run's.
@@ -162,6 +174,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     };
     await writeDaemonInfo(home, info);
 
+    const teardowns: Array<() => void | Promise<void>> = [];
     let resolveClosed!: () => void;
     const closed = new Promise<void>((ok) => (resolveClosed = ok));
     let closing: Promise<void> | undefined;
@@ -169,6 +182,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     const close = () =>
       (closing ??= (async () => {
         await router.close(opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS);
+        for (const fn of teardowns.reverse()) {
+          try {
+            await fn();
+          } catch (e) {
+            warn(`teardown failed: ${errorMessage(e)}`);
+          }
+        }
         // Event streams and sockets never end by themselves: end them politely, let answers to
         // requests whose runs just ended flush, then cut whatever is still open.
         for (const end of [...ctx.onShutdown]) end();
@@ -195,6 +215,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       desk,
       closed,
       onShutdownRequested: (l) => void shutdownListeners.add(l),
+      addTeardown: (fn) => void teardowns.push(fn),
       close,
     };
   } catch (e) {

@@ -39,16 +39,3 @@ export function sessionChannel(msg: Pick<MessageRequest, 'channel' | 'thread_id'
   return msg.thread_id ? `${msg.channel}:${msg.thread_id}` : msg.channel;
 }
 
-/**
- * The facts about where a conversation happens, for the stable part of the prompt (the model should
- * know it is answering Alice in #ops, not a terminal user). Empty when the request says nothing.
- */
-export function stickyContext(msg: Pick<MessageRequest, 'source' | 'channel' | 'thread_id' | 'sender'>): string {
-  const lines: string[] = [];
-  if (msg.source) lines.push(`Source: ${msg.source}`);
-  if (msg.channel) lines.push(`Channel: ${msg.channel}`);
-  if (msg.thread_id) lines.push(`Thread: ${msg.thread_id}`);
-  if (msg.sender) lines.push(`Sender: ${msg.sender}`);
-  if (lines.length === 0) return '';
-  return `# Conversation\nThis conversation reaches you through the Rein daemon.\n${lines.join('\n')}`;
-}

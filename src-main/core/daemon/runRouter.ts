@@ -18,12 +18,13 @@ import { Inbox } from '../harness/inbox.js';
 import type { RunOutcome } from '../harness/loop.js';
 import { createRuntime, startRun, type Runtime } from '../runtime/runtime.js';
 import type { SessionFile } from '../sessions/types.js';
+import type { ApprovalFace } from '../permissions/types.js';
 import type { ApprovalDesk } from './approvalDesk.js';
 import type { BusEntry, EventBus } from './eventBus.js';
 import { HttpError } from './httpError.js';
 import type { MessageRequest, MessageResult, RoutedEvent } from './protocol.js';
 import type { RouteTable } from './routeTable.js';
-import { routeFor, sessionChannel, stickyContext } from './routing.js';
+import { routeFor, sessionChannel } from './routing.js';
 
 export type RunListener = (entry: BusEntry) => void;
 
@@ -40,6 +41,8 @@ export interface RouterOptions {
   warn?: (message: string) => void;
   /** Tests and embedders may build runtimes their own way (e.g. with an in-process model client). */
   createRuntime?: typeof createRuntime;
+  /** Faces besides the daemon's own that every run asks too (the desktop app's card); first answer wins. */
+  extraFaces?: (route: string, agent: string) => ApprovalFace[];
   /** Told about each session a run ended with, as saved (the daemon keeps its search index current). */
   afterRun?: (session: SessionFile) => void;
 }
@@ -335,18 +338,21 @@ export class RunRouter {
       config: o.config,
       agent: run.agent,
       source: run.source,
-      faces: [o.desk.faceFor(run.key)],
+      faces: [o.desk.faceFor(run.key), ...(o.extraFaces?.(run.key, run.agent) ?? [])],
     });
-    const sticky = stickyContext(run.msg);
-    // Until the prompt has a slot for per-conversation facts, they lead the persona (the stable,
-    // per-session part of the system prompt).
-    if (sticky) runtime.persona = runtime.persona ? `${sticky}\n\n${runtime.persona}` : sticky;
     return { runtime, cwd: runtime.agentConfig.cwd ?? o.cwd };
   }
 
   async #open(runtime: Runtime, run: RouteRun, cwd: string) {
     const o = this.#opts;
-    const base = { prompt: run.msg.text, cwd, home: o.home, signal: run.controller.signal, inbox: run.inbox };
+    // Where the message came from (source, channel, thread, sender) goes into the stable part of the prompt.
+    const sourceFacts = {
+      source: run.source,
+      ...(run.msg.channel ? { channel: run.msg.channel } : {}),
+      ...(run.msg.thread_id ? { thread: run.msg.thread_id } : {}),
+      ...(run.msg.sender ? { sender: run.msg.sender } : {}),
+    };
+    const base = { prompt: run.msg.text, cwd, home: o.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts };
     if (run.msg.session_id) return startRun(runtime, { ...base, sessionId: run.msg.session_id });
     const remembered = run.msg.new_session || run.ephemeral ? undefined : await this.#rememberedSession(run, runtime);
     if (remembered) {

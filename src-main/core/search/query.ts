@@ -4,7 +4,8 @@
  * never be a syntax error. `"two words"` in double quotes is kept together as a phrase; other terms are
  * ANDed (all must occur in the same message).
  *
- * Three stages, run in this order until enough sessions are found:
+ * Three stages. The words stage runs whenever it can serve the query; the other two run when it
+ * cannot, or when it found nothing:
  *   words      — porter/unicode61 index over all indexed text: whole words with English stemming
  *                (`running` finds `runs`). Only when every term is made of word characters and has no
  *                CJK: the tokenizer would silently drop `++` from `C++` (matching every lone "c") and

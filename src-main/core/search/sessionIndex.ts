@@ -52,7 +52,7 @@ export interface SearchHit {
   msgIndex: number;
   createdAt: string;
   updatedAt: string;
-  /** Higher is better within a stage (negated bm25); hits of a later stage rank after earlier ones; 0 for `short`. */
+  /** Higher is better (negated bm25); 0 for `short`, which orders by recency instead. */
   score: number;
   match: MatchKind;
 }
@@ -215,14 +215,18 @@ export class SessionIndex {
           hits.push(this.#hit(c, 'words', () => this.#ftsSnippet('messages_words', plan.words!, c.rowid, WORD_SNIPPET_TOKENS)));
         }
       }
-      if (hits.length < limit && plan.substrings !== undefined) {
+      // Substrings and short scans serve queries whole words cannot (CJK, symbols), and whole-word
+      // queries that found nothing. Running them after whole-word hits would add little but cost
+      // most: a trigram search for several common words is many times slower than the word search.
+      const fallback = plan.words === undefined || hits.length === 0;
+      if (fallback && plan.substrings !== undefined) {
         for (const c of this.#ranked('messages_substrings', plan.substrings, plan.likes, scope, seen, limit - hits.length)) {
           hits.push(
             this.#hit(c, 'substring', () => this.#ftsSnippet('messages_substrings', plan.substrings!, c.rowid, SUBSTRING_SNIPPET_TOKENS)),
           );
         }
       }
-      if (hits.length < limit && plan.substrings === undefined) {
+      if (fallback && plan.substrings === undefined) {
         for (const c of this.#short(plan, scope, seen, limit - hits.length)) {
           hits.push(this.#hit(c, 'short', (content) => snippetAround(content, plan.terms)));
         }
@@ -315,13 +319,22 @@ export class SessionIndex {
    */
   async #mergeSegments(table: 'messages_words' | 'messages_substrings'): Promise<void> {
     const merge = this.#stmt(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
-    const changes = this.#stmt('SELECT total_changes()').pluck();
+    // FTS5 keeps its segment structure in the row with id 10 of its data table; once a merge step
+    // leaves it unchanged there is nothing left to merge.
+    const structure = this.#stmt(`SELECT block FROM ${table}_data WHERE id = 10`).pluck();
     // A negative page count starts an incremental optimize (segments of all levels merged into one);
-    // positive counts continue it. FTS5 writes nothing once there is nothing left to merge.
+    // positive counts continue it.
     for (let pages = -MERGE_STEP_PAGES; ; pages = MERGE_STEP_PAGES) {
-      const before = changes.get() as number;
-      this.#guard(() => this.#db.transaction(() => merge.run(pages)).immediate());
-      if ((changes.get() as number) === before) return;
+      const before = structure.get() as Buffer | undefined;
+      const after = this.#guard(() =>
+        this.#db
+          .transaction(() => {
+            merge.run(pages);
+            return structure.get() as Buffer | undefined;
+          })
+          .immediate(),
+      );
+      if (!before || !after || before.equals(after)) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -6,6 +6,12 @@ import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { Tool, ToolSource } from './tool.js';
 
+/**
+ * Definitions by tool object. A tool's schema never changes, and building the JSON Schema costs
+ * milliseconds; runtimes are made per run (daemon), so the cache outlives any one registry.
+ */
+const DEFINITIONS = new WeakMap<Tool, ToolDefinition>();
+
 const SOURCE_ORDER: Record<ToolSource, number> = { local: 0, mcp: 1, cloud: 2 };
 
 /** A tool as the Messages API receives it. */
@@ -14,7 +20,6 @@ export type ToolDefinition = ApiTool;
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
   #sorted: Tool[] | undefined;
-  readonly #schemas = new Map<string, ToolDefinition>();
 
   constructor(tools: Iterable<Tool> = []) {
     for (const t of tools) this.register(t);
@@ -65,10 +70,10 @@ export class ToolRegistry {
   }
 
   definition(tool: Tool): ToolDefinition {
-    let def = this.#schemas.get(tool.name);
+    let def = DEFINITIONS.get(tool);
     if (!def) {
       def = { name: tool.name, description: tool.description, input_schema: toInputSchema(tool.input) as ApiTool['input_schema'] };
-      this.#schemas.set(tool.name, def);
+      DEFINITIONS.set(tool, def);
     }
     return def;
   }

@@ -9,8 +9,23 @@ import type { ChatItem } from './chat.js';
 type Block = { type: string; [k: string]: unknown };
 
 const PREVIEW_CHARS = 2_000;
-/** Per-turn scaffolding the harness adds to user turns (the local time…): not something the person wrote. */
+/**
+ * Per-turn scaffolding the harness adds to user turns, not something the person wrote: the volatile
+ * block (core/context/promptAssembly.ts, starting with its cache-break marker: clock, folder, model,
+ * memory) and the older bare `<context>` block. Tests keep these in step with the core.
+ */
+export const VOLATILE_MARKER = '<!-- cache_break -->';
 const CONTEXT_BLOCK = /^\s*<context>[\s\S]*?<\/context>\s*/;
+/** How the harness labels a message typed while a run was going (core/harness/inbox.ts). */
+export const INJECTED_PREFIX = '[New message from user]';
+
+/** What the person wrote in a user text block, or '' for scaffolding. */
+export function personText(text: string): { text: string; injected: boolean } {
+  if (text.startsWith(VOLATILE_MARKER)) return { text: '', injected: false };
+  const bare = text.replace(CONTEXT_BLOCK, '');
+  if (bare.startsWith(INJECTED_PREFIX)) return { text: bare.slice(INJECTED_PREFIX.length).trim(), injected: true };
+  return { text: bare, injected: false };
+}
 
 export function sessionItems(session: SessionRecord): ChatItem[] {
   const items: ChatItem[] = [];
@@ -23,10 +38,13 @@ export function sessionItems(session: SessionRecord): ChatItem[] {
     const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as Block[]);
     for (const block of blocks) {
       if (block.type === 'text' && typeof block.text === 'string') {
-        const text = message.role === 'user' ? block.text.replace(CONTEXT_BLOCK, '') : block.text;
-        if (!text.trim()) continue;
-        if (message.role === 'user') items.push({ kind: 'user', id: id('u'), text, ...(meta?.injected ? { injected: true } : {}) });
-        else items.push({ kind: 'assistant', id: id('a'), text, streaming: false });
+        if (message.role === 'user') {
+          const said = personText(block.text);
+          if (!said.text.trim()) continue;
+          items.push({ kind: 'user', id: id('u'), text: said.text, ...(said.injected || meta?.injected ? { injected: true } : {}) });
+        } else if (block.text.trim()) {
+          items.push({ kind: 'assistant', id: id('a'), text: block.text, streaming: false });
+        }
       } else if (block.type === 'tool_use' && message.role === 'assistant') {
         const callId = typeof block.id === 'string' ? block.id : id('t');
         toolAt.set(callId, items.length);

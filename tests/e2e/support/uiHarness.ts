@@ -101,7 +101,10 @@ export async function startDaemonChild(fake: FakeAnthropic): Promise<DaemonChild
     output: () => out,
     stop: async () => {
       if (proc.exitCode === null) proc.kill('SIGTERM');
+      // The daemon gives runs 5 s to finish; past that, do not let a stuck child hold the test run.
+      const timer = setTimeout(() => proc.exitCode === null && proc.kill('SIGKILL'), 8_000);
       await exited;
+      clearTimeout(timer);
     },
   };
 }
@@ -136,6 +139,8 @@ export interface UiSession {
   problems: string[];
   /** How the page was served: by the daemon, or intercepted from the build. */
   servedBy: 'daemon' | 'intercept';
+  /** Another tab in the same browser, served the same way. */
+  newPage(): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -149,13 +154,17 @@ export async function startUiSession(rendererDir: string, script?: Script): Prom
   const args = servedBy === 'intercept' ? [...CHROMIUM_ARGS, '--disable-features=LocalNetworkAccessChecks'] : CHROMIUM_ARGS;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args });
   const context = await browser.newContext({ viewport: { width: 1100, height: 720 } });
-  const page = await context.newPage();
   const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
-  if (servedBy === 'intercept') await serveUiFrom(page, daemon, rendererDir);
+  const newPage = async () => {
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(String(e)));
+    if (servedBy === 'intercept') await serveUiFrom(page, daemon, rendererDir);
+    return page;
+  };
+  const page = await newPage();
   return {
     fake,
     daemon,
@@ -163,6 +172,7 @@ export async function startUiSession(rendererDir: string, script?: Script): Prom
     page,
     problems,
     servedBy,
+    newPage,
     close: async () => {
       await browser.close().catch(() => undefined);
       await daemon.stop();
@@ -172,10 +182,10 @@ export async function startUiSession(rendererDir: string, script?: Script): Prom
 }
 
 /** Opens the page as `rein daemon`'s printed address does; returns the chat view's first meaningful paint (ms after navigation start). */
-export async function openUi(s: UiSession): Promise<{ chatReadyMs: number; firstContentfulPaintMs: number | undefined }> {
-  await s.page.goto(`${s.daemon.url}/#token=${s.daemon.token}`);
-  await s.page.getByRole('textbox', { name: 'Message' }).waitFor();
-  return s.page.evaluate(async () => {
+export async function openUi(s: UiSession, page: Page = s.page): Promise<{ chatReadyMs: number; firstContentfulPaintMs: number | undefined }> {
+  await page.goto(`${s.daemon.url}/#token=${s.daemon.token}`);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  return page.evaluate(async () => {
     for (let i = 0; i < 100 && performance.getEntriesByName('rein:chat-ready').length === 0; i++) await new Promise((ok) => setTimeout(ok, 10));
     const ready = performance.getEntriesByName('rein:chat-ready')[0];
     const fcp = performance.getEntriesByName('first-contentful-paint')[0];

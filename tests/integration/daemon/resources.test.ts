@@ -158,7 +158,7 @@ describe('POST /hooks/{source}', () => {
     const res = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body, headers: { 'x-rein-signature': signBody(secret, body) } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ route: 'slack:C7:1700.01', text: 'ok', stop_reason: 'final' });
-    expect(JSON.stringify(fake.requests[0]!.body.system)).toContain('Sender: U42');
+    expect(JSON.stringify(fake.requests[0]!.body.system)).toContain('user U42');
   });
 
   it('refuses a wrong or missing signature (401), an unknown source (404) and a body missing the text (400)', async () => {

@@ -2,9 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_NAME_RE } from '../../../src-main/core/config/paths.js';
 import { ApprovalDesk } from '../../../src-main/core/daemon/approvalDesk.js';
+import { isLoopbackHost } from '../../../src-main/core/daemon/daemon.js';
 import { EventBus } from '../../../src-main/core/daemon/eventBus.js';
 import { AGENT_NAME_PATTERN, MessageRequest, SESSION_ID_PATTERN } from '../../../src-main/core/daemon/protocol.js';
-import { routeFor, sessionChannel, stickyContext } from '../../../src-main/core/daemon/routing.js';
+import { routeFor, sessionChannel } from '../../../src-main/core/daemon/routing.js';
 import { newApprovalId } from '../../../src-main/core/permissions/approvalBroker.js';
 import type { ApprovalRequest } from '../../../src-main/core/permissions/types.js';
 import { newSessionId } from '../../../src-main/core/sessions/id.js';
@@ -110,12 +111,9 @@ describe('routeFor', () => {
     expect(a.key).not.toBe(b.key);
   });
 
-  it('records the thread with the channel and lists only the facts given', () => {
+  it('records the thread with the channel', () => {
     expect(sessionChannel({ channel: 'C1', thread_id: 'T' })).toBe('C1:T');
     expect(sessionChannel({})).toBeUndefined();
-    expect(stickyContext({})).toBe('');
-    expect(stickyContext({ source: 'slack', sender: 'bob' })).toContain('Source: slack\nSender: bob');
-    expect(stickyContext({ source: 'slack', sender: 'bob' })).not.toContain('Channel');
   });
 });
 
@@ -134,5 +132,12 @@ describe('protocol', () => {
     const thread = MessageRequest.safeParse({ text: 'x', thread_id: 'T' });
     expect(thread.error?.issues[0]?.path).toEqual(['thread_id']);
     expect(MessageRequest.safeParse({ text: 'x', channel: 'a\nb' }).success).toBe(false);
+  });
+});
+
+describe('isLoopbackHost', () => {
+  it('tells loopback binds (no warning) from ones other machines can reach', () => {
+    for (const h of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2']) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '::', '192.168.1.5', 'my-mac.local']) expect(isLoopbackHost(h), h).toBe(false);
   });
 });

@@ -1,27 +1,30 @@
-// No DOM is installed here, so these render the first frame on the server (react-dom/server): that frame
-// is what a user sees before status() answers, and it is the whole page when there is no bridge.
+// The first frame of the page, rendered on the server (no DOM is installed here; behaviour in a real
+// browser is covered by tests/e2e/desktopUi.test.ts): what a user sees before any answer arrives.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
-import type { ReinApi } from '../../../src-main/core/api/index.js';
-import { App, statusLine } from '../../../src-renderer/src/App.js';
+import { reinOperationNames, type ReinApi } from '../../../src-main/core/api/index.js';
+import { App, VIEWS } from '../../../src-renderer/src/App.js';
 
-describe('App', () => {
-  it('says the desktop bridge is not available when window.rein is absent (plain browser)', () => {
-    const html = renderToStaticMarkup(<App api={undefined} />);
-    expect(html).toContain('<h1>Rein</h1>');
-    expect(html).toContain('The desktop bridge is not available');
+function idleApi(): ReinApi {
+  const api: Record<string, unknown> = { subscribe: vi.fn(() => () => undefined) };
+  for (const name of reinOperationNames) api[name] = vi.fn(() => new Promise(() => undefined));
+  return api as unknown as ReinApi;
+}
+
+describe('first frame', () => {
+  it('asks for the token when the page was opened without one', () => {
+    const html = renderToStaticMarkup(<App choice={{ kind: 'needs-token', connect: vi.fn() }} />);
+    expect(html).toContain('needs its access token');
+    expect(html).toContain('#token=');
+    expect(html).not.toContain('aria-label="Main"');
   });
 
-  it('waits for status() when the bridge is there', () => {
-    const api: ReinApi = { status: vi.fn(async () => ({ version: '1.0.0', activeAgent: 'default' })), subscribe: () => () => {} };
-    const html = renderToStaticMarkup(<App api={api} />);
-    expect(html).toContain('Connecting…');
-    expect(html).not.toContain('bridge is not available');
-  });
-
-  it('names the active agent and the version once status() answered', () => {
-    expect(statusLine({ kind: 'ready', status: { version: '1.0.0', activeAgent: 'default' } })).toBe(
-      'Active agent: default (Rein 1.0.0)',
-    );
+  it('opens on the chat with the five views in the sidebar and the message box ready', () => {
+    const html = renderToStaticMarkup(<App choice={{ kind: 'ipc', api: idleApi() }} />);
+    for (const v of VIEWS) expect(html).toContain(`>${v.label}</button>`);
+    expect(html).toContain('aria-current="page"');
+    expect(html).toContain('aria-label="Message"');
+    expect(html).toContain('Ask <strong>default</strong> anything');
+    expect(html).not.toContain('badge count');
   });
 });

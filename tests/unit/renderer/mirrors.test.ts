@@ -4,10 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { reinOperationNames } from '../../../src-main/core/api/index.js';
 import { expandSlashCommand, splitArgs as coreSplitArgs, type Command } from '../../../src-main/core/commands/index.js';
 import { routeFor } from '../../../src-main/core/daemon/routing.js';
+import { CACHE_BREAK } from '../../../src-main/core/context/promptAssembly.js';
+import { INJECTED_PREFIX as CORE_INJECTED_PREFIX } from '../../../src-main/core/harness/inbox.js';
 import { MATCH_CLOSE as CORE_CLOSE, MATCH_OPEN as CORE_OPEN } from '../../../src-main/core/search/snippet.js';
 import { httpCalls } from '../../../src-renderer/src/api/daemonCalls.js';
 import { chatMessage, chatRoute } from '../../../src-renderer/src/state/routes.js';
 import { commandTemplate, fillTemplate, parseSlash, splitArgs } from '../../../src-renderer/src/views/chat/slash.js';
+import { INJECTED_PREFIX, personText, VOLATILE_MARKER } from '../../../src-renderer/src/state/transcript.js';
 import { MATCH_CLOSE, MATCH_OPEN } from '../../../src-renderer/src/views/sessions/Highlighted.js';
 
 describe('copies of core rules in the page', () => {
@@ -39,6 +42,14 @@ describe('copies of core rules in the page', () => {
 
   it('marks snippet matches with the same markers as the search index', () => {
     expect([MATCH_OPEN, MATCH_CLOSE]).toEqual([CORE_OPEN, CORE_CLOSE]);
+  });
+
+  it('recognises the harness scaffolding in saved user turns', () => {
+    expect(VOLATILE_MARKER).toBe(CACHE_BREAK);
+    expect(INJECTED_PREFIX).toBe(CORE_INJECTED_PREFIX);
+    expect(personText(`${CACHE_BREAK}\n<context>\nCurrent local time: x\n</context>`).text).toBe('');
+    expect(personText('<context>Current local time: x</context>hello')).toEqual({ text: 'hello', injected: false });
+    expect(personText(`${INJECTED_PREFIX} also this`)).toEqual({ text: 'also this', injected: true });
   });
 
   it('maps every operation to a daemon call (sendMessage goes over the WebSocket, openPermissionSettings is desktop-only)', () => {

@@ -40,13 +40,15 @@ describe('desktop build', () => {
     const module = { exports: {} };
     runInNewContext(code, { require: sandboxRequire, module, exports: module.exports });
     expect(required).toEqual(['electron']);
-    expect([...exposed.keys()]).toEqual(['rein']);
+    expect([...exposed.keys()]).toEqual(['rein', 'reinDesktop']);
   });
 
-  it('emits an ES module main process that loads the CommonJS preload', () => {
+  it('emits an ES module main process that loads the CommonJS preload and leaves the optional macOS module to run time', () => {
     const main = readFileSync(join(outDir, 'main/index.js'), 'utf8');
     expect(main).toMatch(/^import .* from "electron";$/m);
     expect(main).toContain('../preload/index.cjs');
+    expect(main).toContain('"node-mac-permissions"');
+    expect(main).not.toMatch(/from "node-mac-permissions"/);
   });
 
   it('ships the page with a strict CSP and no inline script or style', () => {

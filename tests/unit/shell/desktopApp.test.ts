@@ -3,7 +3,7 @@
  * process on a free loopback port against the fake Messages API, and the test plays the page through
  * the IPC handlers, the person through the dialog, tray, hotkey and notifications.
  */
-import { access, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -25,7 +25,7 @@ import {
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { GlobalConfig } from '../../../src-main/core/config/schema.js';
 import { saveApiKey } from '../../../src-main/core/desktop/apiKeyStore.js';
-import { startEmbeddedDaemon, type EmbeddedDaemonOptions } from '../../../src-main/core/desktop/embeddedDaemon.js';
+import { startDaemon, type DaemonOptions } from '../../../src-main/core/daemon/daemon.js';
 import { startDesktopApp, type DesktopApp, type DesktopAppOptions } from '../../../src-main/shell/desktopApp.js';
 import { safeStorageCipher } from '../../../src-main/shell/keychain.js';
 import { MacPermissions } from '../../../src-main/shell/macPermissions.js';
@@ -54,8 +54,8 @@ afterEach(async () => {
 });
 
 /** The real embedded daemon, on a free port, with fast shutdown. */
-const testDaemon = (o: EmbeddedDaemonOptions) =>
-  startEmbeddedDaemon({ ...o, port: 0, cwd: work, config: GlobalConfig.parse({}), shutdownGraceMs: 200, shutdownCancelMs: 2_000 });
+const testDaemon = (o: DaemonOptions) =>
+  startDaemon({ ...o, port: 0, cwd: work, config: GlobalConfig.parse({}), shutdownGraceMs: 200, shutdownCancelMs: 2_000 });
 
 async function launch(over: Partial<DesktopAppOptions> = {}): Promise<DesktopApp> {
   desktop = await startDesktopApp({
@@ -197,13 +197,30 @@ describe('desktop app', () => {
   });
 
   describe('API key', () => {
+    /** The key the model request carried (the SDK sends it as x-api-key or as a bearer token). */
+    const keySent = () => {
+      const h = fake.requests[0]!.headers;
+      return h['x-api-key'] ?? String(h.authorization ?? '').replace(/^Bearer /, '');
+    };
+
     it('a key stored in the keychain file is the daemon’s ANTHROPIC_API_KEY', async () => {
       await saveApiKey(home, safeStorageCipher('darwin'), 'sk-ant-stored-0123456789');
       await launch();
       fake.enqueue(text('ok'));
       await invoke('rein:sendMessage', { text: 'hi' });
       await eventually(() => fake.requests.length > 0, 'a model request');
-      expect(fake.requests[0]!.headers['x-api-key']).toBe('sk-ant-stored-0123456789');
+      expect(keySent()).toBe('sk-ant-stored-0123456789');
+    });
+
+    it('a stored key the keychain cannot open is reported on the tray, and runs use the environment’s key', async () => {
+      await mkdir(home, { recursive: true });
+      await writeFile(join(home, 'api-key.enc'), 'not sealed by this keychain');
+      await launch();
+      expect(Tray.created[0]!.toolTip).toMatch(/api-key\.enc cannot be decrypted/);
+      fake.enqueue(text('ok'));
+      await invoke('rein:sendMessage', { text: 'hi' });
+      await eventually(() => fake.requests.length > 0, 'a model request');
+      expect(keySent()).toBe('env-key');
     });
 
     it('clearing it goes back to the key Rein was started with', async () => {
@@ -213,7 +230,7 @@ describe('desktop app', () => {
       fake.enqueue(text('ok'));
       await invoke('rein:sendMessage', { text: 'hi' });
       await eventually(() => fake.requests.length > 0, 'a model request');
-      expect(fake.requests[0]!.headers['x-api-key']).toBe('env-key');
+      expect(keySent()).toBe('env-key');
     });
   });
 

@@ -83,7 +83,7 @@ describe.runIf(!available && inCi)('electronegativity', () => {
 describe.skipIf(!available)(available ? 'electronegativity' : `electronegativity (skipped: ${PACKAGE} is not installed)`, () => {
   it('finds nothing of medium severity or above in the desktop app beyond the reviewed findings', () => {
     const electronVersion = (JSON.parse(readFileSync(join(ROOT, 'node_modules/electron/package.json'), 'utf8')) as { version: string }).version;
-    const r = spawnSync(process.execPath, [join(import.meta.dirname, 'electronegativityScan.cjs'), stageSources(), electronVersion], {
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, 'electronegativityScan.mjs'), stageSources(), electronVersion], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, LANG: 'en-US' },

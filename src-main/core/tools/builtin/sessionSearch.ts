@@ -50,7 +50,8 @@ export function createSessionSearchTool(options: SessionSearchToolOptions = {}):
     description: [
       "Search this agent's earlier sessions (conversations, scheduled and heartbeat runs): what the user asked, the final answers,",
       'the tools that ran (e.g. "bash: git status") and the start of their output. All terms must occur in one message;',
-      'English words match other forms ("running" finds "runs"); Chinese, Japanese and partial words match as substrings.',
+      'English words match other forms ("running" finds "runs"); Chinese and Japanese match as substrings, and so does',
+      'part of a word when no whole word matches.',
       `Each result shows the session title, last activity, source, session id and a snippet with matches between ${MATCH_OPEN} and ${MATCH_CLOSE}.`,
       'The current session is not included.',
     ].join(' '),

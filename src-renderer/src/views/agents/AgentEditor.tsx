@@ -4,7 +4,7 @@
  * One Save sends only what changed; the daemon checks all of it before it writes anything, and its
  * field errors are shown on the fields they name. Invalid input never reaches disk.
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentDetail, ReinApi, SaveAgentInput } from '../../../../src-main/core/api/index.js';
 import { errorText, fieldProblems, toApiError } from '../../api/apiError.js';
 import agentConfigSchema from '../../form/agentConfig.schema.json';
@@ -67,6 +67,16 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
   const [problem, setProblem] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
+  const panel = useRef<HTMLDivElement>(null);
+
+  // After a refused save, take the keyboard to the first field the daemon named.
+  useEffect(() => {
+    const first = Object.keys(serverErrors).find((k) => k !== '');
+    if (!first || !panel.current) return;
+    const field = panel.current.querySelector<HTMLElement>(`[data-field="${CSS.escape(first)}"] :is(input, select, textarea)`);
+    field?.focus();
+    field?.scrollIntoView({ block: 'center' });
+  }, [serverErrors]);
 
   if (loaded.status === 'ready' && loaded.value !== base) {
     setBase(loaded.value);
@@ -170,7 +180,7 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
           Saved.
         </p>
       )}
-      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel" ref={panel}>
         {tab === 'persona' && <PersonaTab text={draft.prompt} onChange={(prompt) => update({ prompt })} />}
         {tab === 'config' && <ConfigTab draft={draft} update={update} errors={errors} clearServer={() => setServerErrors({})} />}
         {tab === 'memory' && (

@@ -30,7 +30,7 @@ export function SettingsView({ api, settings, onSaved, onRefresh }: { api: ReinA
         <header className="view-head">
           <h1>Settings</h1>
         </header>
-        <p className="notice notice-warning" role="status">
+        <p className="settings-note" role="status">
           {isUnsupported(settings.error)
             ? 'This connection does not offer settings (the daemon has no /settings endpoint yet). Edit ~/.rein/config.yaml, or use the desktop app.'
             : `Settings could not be read: ${settings.error.message}`}
