@@ -4,6 +4,7 @@
  * sees the same state and switching views loses nothing.
  */
 import { lazy, Suspense, useCallback, useEffect, useReducer, useState } from 'react';
+import type { ReinDesktopApi } from '../../src-main/core/api/desktopApi.js';
 import type { ApprovalDecisionKind, ReinApi, ReinSettings, SessionRecord } from '../../src-main/core/api/index.js';
 import type { DaemonApi } from './api/daemonApi.js';
 import type { ConnectionState } from './api/eventSocket.js';
@@ -36,10 +37,16 @@ export const VIEWS: { id: ViewId; label: string; key: string }[] = [
 export function App({ choice }: { choice: ApiChoice }) {
   const [current, setCurrent] = useState(choice);
   if (current.kind === 'needs-token') return <TokenGate onToken={(t) => setCurrent({ kind: 'daemon', api: current.connect(t) })} />;
-  return <Workspace api={current.api} {...(current.kind === 'daemon' ? { daemon: current.api } : {})} />;
+  return (
+    <Workspace
+      api={current.api}
+      {...(current.kind === 'daemon' ? { daemon: current.api } : {})}
+      {...(current.kind === 'ipc' && current.desktop ? { desktop: current.desktop } : {})}
+    />
+  );
 }
 
-export function Workspace({ api, daemon }: { api: ReinApi; daemon?: DaemonApi }) {
+export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: DaemonApi; desktop?: ReinDesktopApi }) {
   const [view, setView] = useState<ViewId>('chat');
   const [agent, setAgent] = useState(DEFAULT_AGENT);
   const [chats, dispatchChats] = useReducer(chatsReducer, undefined, () => ({ [chatRoute(DEFAULT_AGENT)]: emptyChat(DEFAULT_AGENT, chatRoute(DEFAULT_AGENT)) }));
@@ -83,6 +90,15 @@ export function Workspace({ api, daemon }: { api: ReinApi; daemon?: DaemonApi })
       previous = state;
     });
   }, [daemon, loadApprovals]);
+
+  // The tray menu and notifications ask the page to open a view.
+  useEffect(() => {
+    if (!desktop) return;
+    return desktop.onNavigate((target) => {
+      setView(target);
+      if (target === 'chat') setFocusKey((k) => k + 1);
+    });
+  }, [desktop]);
 
   const pendingCount = approvals.pending.length;
   useEffect(() => {
@@ -188,6 +204,7 @@ export function Workspace({ api, daemon }: { api: ReinApi; daemon?: DaemonApi })
           ) : (
             <SettingsView
               api={api}
+              {...(desktop ? { desktop } : {})}
               settings={settings}
               onSaved={setSavedSettings}
               onRefresh={() => {

@@ -6,7 +6,11 @@
 import type Database from 'better-sqlite3';
 
 /** Bump on any change below; every Rein that sees another number rebuilds. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+
+/** The FTS5 tables, in the order searches try them. */
+export const FTS_TABLES = ['conversation_words', 'tool_output_words', 'substrings'] as const;
+export type FtsTable = (typeof FTS_TABLES)[number];
 
 /** Message row ids are `(session key << ROW_BITS) + position`; a session can have 2^24 indexed rows. */
 export const ROW_BITS = 24;
@@ -54,30 +58,46 @@ CREATE TABLE messages (
 -- Lets a short-query scan visit only the rows that take part in substring search.
 CREATE INDEX messages_with_substrings ON messages (id) WHERE substrings = 1;
 
--- Two indexes over the same text (stored once, in messages): whole words with English stemming over
--- every row, and trigrams for substrings (Chinese and Japanese have no spaces between words; partial
--- words, code) over the rows marked \`substrings\`: everything but tool output without CJK, which is
--- most of the text and would make the trigram index (one entry per character) many times larger.
-CREATE VIRTUAL TABLE messages_words USING fts5(
+-- Three FTS5 indexes over the text (stored once, in messages):
+--   conversation_words  whole words with English stemming: user messages, answers, tool calls;
+--   tool_output_words   the same over tool output, kept apart so a word that fills tool output
+--                       ("error", "file") costs nothing when the conversation already has matches:
+--                       bm25 reads a phrase's whole match list once per query, and searches try
+--                       the conversation first;
+--   substrings          trigrams, for substrings (Chinese and Japanese have no spaces between words;
+--                       partial words; code) over the rows marked \`substrings\`: the conversation and
+--                       tool output with CJK in it. The rest of the tool output is most of the text;
+--                       trigram-indexing it (one entry per character) would make the index several
+--                       times larger and slower to build.
+CREATE VIRTUAL TABLE conversation_words USING fts5(
   content, content = 'messages', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
 );
-CREATE VIRTUAL TABLE messages_substrings USING fts5(
+CREATE VIRTUAL TABLE tool_output_words USING fts5(
+  content, content = 'messages', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE substrings USING fts5(
   content, content = 'messages', content_rowid = 'id', tokenize = 'trigram remove_diacritics 1'
 );
 
--- Rows are only ever inserted and deleted, never updated. The trigram side must delete exactly the
--- rows it indexed: deleting a row an external-content FTS5 table never saw corrupts it.
-CREATE TRIGGER messages_words_insert AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_words (rowid, content) VALUES (new.id, new.content);
+-- Rows are only ever inserted and deleted, never updated. Each index must delete exactly the rows it
+-- indexed: deleting a row an external-content FTS5 table never saw corrupts it.
+CREATE TRIGGER conversation_words_insert AFTER INSERT ON messages WHEN new.role <> 'tool_result' BEGIN
+  INSERT INTO conversation_words (rowid, content) VALUES (new.id, new.content);
 END;
-CREATE TRIGGER messages_words_delete AFTER DELETE ON messages BEGIN
-  INSERT INTO messages_words (messages_words, rowid, content) VALUES ('delete', old.id, old.content);
+CREATE TRIGGER conversation_words_delete AFTER DELETE ON messages WHEN old.role <> 'tool_result' BEGIN
+  INSERT INTO conversation_words (conversation_words, rowid, content) VALUES ('delete', old.id, old.content);
 END;
-CREATE TRIGGER messages_substrings_insert AFTER INSERT ON messages WHEN new.substrings = 1 BEGIN
-  INSERT INTO messages_substrings (rowid, content) VALUES (new.id, new.content);
+CREATE TRIGGER tool_output_words_insert AFTER INSERT ON messages WHEN new.role = 'tool_result' BEGIN
+  INSERT INTO tool_output_words (rowid, content) VALUES (new.id, new.content);
 END;
-CREATE TRIGGER messages_substrings_delete AFTER DELETE ON messages WHEN old.substrings = 1 BEGIN
-  INSERT INTO messages_substrings (messages_substrings, rowid, content) VALUES ('delete', old.id, old.content);
+CREATE TRIGGER tool_output_words_delete AFTER DELETE ON messages WHEN old.role = 'tool_result' BEGIN
+  INSERT INTO tool_output_words (tool_output_words, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER substrings_insert AFTER INSERT ON messages WHEN new.substrings = 1 BEGIN
+  INSERT INTO substrings (rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER substrings_delete AFTER DELETE ON messages WHEN old.substrings = 1 BEGIN
+  INSERT INTO substrings (substrings, rowid, content) VALUES ('delete', old.id, old.content);
 END;
 `;
 

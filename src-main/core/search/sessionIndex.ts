@@ -15,7 +15,7 @@ import { describeIssues } from '../util/zodIssues.js';
 import { isCorruptionError, moveAside, openDatabase } from './database.js';
 import { extractRows, type IndexRow, type IndexedRole } from './extract.js';
 import { planQuery, type QueryPlan } from './query.js';
-import { META_INDEXED_AT, ROW_BITS, ROWS_PER_SESSION, type SchemaOutcome } from './schema.js';
+import { FTS_TABLES, META_INDEXED_AT, ROW_BITS, ROWS_PER_SESSION, type FtsTable, type SchemaOutcome } from './schema.js';
 import { ELLIPSIS, MATCH_CLOSE, MATCH_OPEN, compactSnippet, snippetAround } from './snippet.js';
 import { listAgentSessionFiles } from './sessionFiles.js';
 
@@ -119,6 +119,7 @@ const MERGE_STEP_PAGES = 2_000;
 /** Matching messages ranked per search stage (see #ranked), and at least this many per wanted hit. */
 const RANK_WINDOW = 300;
 const RANK_WINDOW_PER_HIT = 10;
+const MAX_RANK_WINDOW = 20_000;
 /** Tokens of context in FTS snippets; a trigram token is about one character, a word token one word. */
 const WORD_SNIPPET_TOKENS = 16;
 const SUBSTRING_SNIPPET_TOKENS = 48;
@@ -211,8 +212,12 @@ export class SessionIndex {
       const seen = new Set<number>();
       const scope = { agent: opts.agent, ...(opts.source !== undefined ? { source: opts.source } : {}) };
       if (plan.words !== undefined) {
-        for (const c of this.#ranked('messages_words', plan.words, [], scope, seen, limit - hits.length)) {
-          hits.push(this.#hit(c, 'words', () => this.#ftsSnippet('messages_words', plan.words!, c.rowid, WORD_SNIPPET_TOKENS)));
+        // The conversation first: what was said is what a person remembers; tool output after.
+        for (const table of ['conversation_words', 'tool_output_words'] as const) {
+          if (hits.length >= limit) break;
+          for (const c of this.#ranked(table, plan.words, [], scope, seen, limit - hits.length)) {
+            hits.push(this.#hit(c, 'words', () => this.#ftsSnippet(table, plan.words!, c.rowid, WORD_SNIPPET_TOKENS)));
+          }
         }
       }
       // Substrings and short scans serve queries whole words cannot (CJK, symbols), and whole-word
@@ -220,10 +225,8 @@ export class SessionIndex {
       // most: a trigram search for several common words is many times slower than the word search.
       const fallback = plan.words === undefined || hits.length === 0;
       if (fallback && plan.substrings !== undefined) {
-        for (const c of this.#ranked('messages_substrings', plan.substrings, plan.likes, scope, seen, limit - hits.length)) {
-          hits.push(
-            this.#hit(c, 'substring', () => this.#ftsSnippet('messages_substrings', plan.substrings!, c.rowid, SUBSTRING_SNIPPET_TOKENS)),
-          );
+        for (const c of this.#ranked('substrings', plan.substrings, plan.likes, scope, seen, limit - hits.length)) {
+          hits.push(this.#hit(c, 'substring', () => this.#ftsSnippet('substrings', plan.substrings!, c.rowid, SUBSTRING_SNIPPET_TOKENS)));
         }
       }
       if (fallback && plan.substrings === undefined) {
@@ -300,8 +303,7 @@ export class SessionIndex {
       }
     }
     const removed = this.#dropVanished(found);
-    await this.#mergeSegments('messages_words');
-    await this.#mergeSegments('messages_substrings');
+    for (const table of FTS_TABLES) await this.#mergeSegments(table);
     this.#guard(() => {
       this.#stmt(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
         META_INDEXED_AT,
@@ -317,7 +319,7 @@ export class SessionIndex {
    * steps of their own transactions with a pause between them: another process saving a session
    * waits for one step, never for the whole merge.
    */
-  async #mergeSegments(table: 'messages_words' | 'messages_substrings'): Promise<void> {
+  async #mergeSegments(table: FtsTable): Promise<void> {
     const merge = this.#stmt(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
     // FTS5 keeps its segment structure in the row with id 10 of its data table; once a merge step
     // leaves it unchanged there is nothing left to merge.
@@ -427,13 +429,14 @@ export class SessionIndex {
    *
    * bm25 costs a few microseconds per matching row, and a common word matches a large share of
    * half a million messages: ranking them all would take a second. So only the agent's most recent
-   * matching messages (the highest ids, which FTS5 walks in order and stops early) are ranked, a
-   * window at a time, until the windows hold `need` sessions. A query with fewer matches than that is
-   * ranked exactly; a very common one gets the best of its recent matches, which for finding a
-   * conversation again is what one wants anyway.
+   * matching messages (the highest ids, which FTS5 walks in order and stops early) are ranked. When
+   * that window holds too few sessions (a word used all through a few long sessions) a four times
+   * larger one is ranked, up to a bound. A query with fewer matches than the window is ranked
+   * exactly; a very common one gets the best of its recent matches, which for finding a conversation
+   * again is what one wants anyway.
    */
   #ranked(
-    table: 'messages_words' | 'messages_substrings',
+    table: FtsTable,
     match: string,
     likes: readonly string[],
     scope: { agent: string; source?: string },
@@ -443,25 +446,24 @@ export class SessionIndex {
     if (need <= 0) return [];
     // CROSS JOIN pins the FTS table as the outer loop: the match set drives, in id order, and the
     // agent filter applies before the LIMIT, so bm25 runs only for rows that are returned. The session
-    // comes from the row id (schema.ts), so the wide message rows are not read at all.
+    // comes from the row id (schema.ts), so the wide message rows are not read at all. (No rowid range
+    // here: FTS5 then walks a term's whole match list, which for a common word costs more than bm25.)
     const sql = `SELECT ${table}.rowid AS rowid, s.key AS sessionKey, bm25(${table}) AS rank
       FROM ${table} CROSS JOIN sessions s ON s.key = (${table}.rowid >> ${ROW_BITS})
-      WHERE ${table} MATCH ? AND ${table}.rowid < ? AND s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(likes.length, `${table}.content`)}
+      WHERE ${table} MATCH ? AND s.agent = ?${scope.source !== undefined ? ' AND s.source = ?' : ''}${likeClauses(likes.length, `${table}.content`)}
       ORDER BY ${table}.rowid DESC LIMIT ?`;
     const stmt = this.#stmt(sql);
-    const window = Math.max(RANK_WINDOW, need * RANK_WINDOW_PER_HIT);
-    const best = new Map<number, Candidate>();
-    // A window of matches may come from only a few sessions (a word used all through them): then the
-    // next window is ranked too, until there are enough sessions or no more matches.
-    for (let before = Number.MAX_SAFE_INTEGER; ; ) {
-      const rows = stmt.all(match, before, scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...likes, window) as Candidate[];
+    const params = [match, scope.agent, ...(scope.source !== undefined ? [scope.source] : []), ...likes];
+    let best = new Map<number, Candidate>();
+    for (let window = Math.max(RANK_WINDOW, need * RANK_WINDOW_PER_HIT); ; window *= 4) {
+      const rows = stmt.all(...params, window) as Candidate[];
+      best = new Map();
       for (const row of rows) {
         if (seen.has(row.sessionKey)) continue;
         const prev = best.get(row.sessionKey);
         if (!prev || row.rank < prev.rank) best.set(row.sessionKey, row);
       }
-      if (rows.length < window || best.size >= need) break;
-      before = rows[rows.length - 1]!.rowid;
+      if (rows.length < window || best.size >= need || window >= MAX_RANK_WINDOW) break;
     }
     const out = [...best.values()].sort((a, b) => a.rank - b.rank || b.rowid - a.rowid).slice(0, need);
     for (const c of out) seen.add(c.sessionKey);
@@ -487,7 +489,7 @@ export class SessionIndex {
     return out;
   }
 
-  #ftsSnippet(table: 'messages_words' | 'messages_substrings', match: string, rowid: number, tokens: number): string {
+  #ftsSnippet(table: FtsTable, match: string, rowid: number, tokens: number): string {
     const row = this.#stmt(`SELECT snippet(${table}, 0, ?, ?, ?, ?) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`).get(
       MATCH_OPEN,
       MATCH_CLOSE,

@@ -7,8 +7,8 @@ import {
   parseBridgeErrorMessage,
   reinOperationNames,
   type ReinApi,
-  type ReinOperationName,
 } from '../../../src-main/core/api/index.js';
+import { desktopOperationNames, desktopOperations, type ReinDesktopApi } from '../../../src-main/core/api/desktopApi.js';
 import { ApiError } from './apiError.js';
 import { checkInput, checkOutput } from './checked.js';
 
@@ -33,7 +33,31 @@ export function createIpcApi(bridge: ReinApi): ReinApi {
   return api as unknown as ReinApi;
 }
 
-function fromBridge(name: ReinOperationName, e: unknown): ApiError {
+/** `window.reinDesktop` with the same checks and error decoding. */
+export function createDesktopApi(bridge: ReinDesktopApi): ReinDesktopApi {
+  const api: Record<string, unknown> = { onNavigate: (listener: Parameters<ReinDesktopApi['onNavigate']>[0]) => bridge.onNavigate(listener) };
+  for (const name of desktopOperationNames) {
+    const op = desktopOperations[name];
+    api[name] = async (input?: unknown) => {
+      const parsed = op.input.safeParse(input);
+      if (!parsed.success) throw new ApiError(`${name}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, 'invalid_input');
+      const method = bridge[name] as ((input?: unknown) => Promise<unknown>) | undefined;
+      if (typeof method !== 'function') throw new ApiError(`${name} is not available in this version of the app`, 'unsupported');
+      let value: unknown;
+      try {
+        value = await method(parsed.data);
+      } catch (e) {
+        throw fromBridge(name, e);
+      }
+      const out = op.output.safeParse(value);
+      if (!out.success) throw new ApiError(`${name}: the app answered in a shape this page does not know`, 'bad_reply');
+      return out.data;
+    };
+  }
+  return api as unknown as ReinDesktopApi;
+}
+
+function fromBridge(name: string, e: unknown): ApiError {
   const raw = e instanceof Error ? e.message : String(e);
   // Electron prefixes what crosses invoke with "Error invoking remote method '…': ".
   const text = raw.replace(/^Error invoking remote method '[^']*': (?:Error: )?/, '');

@@ -29,7 +29,7 @@ export async function buildRenderer(outDir: string): Promise<string> {
   const { resolveConfig } = await import('electron-vite');
   const { build } = await import('vite');
   const { config } = await resolveConfig({ root: ROOT, configFile: join(ROOT, 'electron.vite.config.ts'), build: { outDir }, logLevel: 'error' }, 'build', 'production');
-  if (!config.renderer) throw new Error('electron.vite.config.ts has no renderer config');
+  if (!config?.renderer) throw new Error('electron.vite.config.ts has no renderer config');
   await build({ ...config.renderer, logLevel: 'error' });
   return join(outDir, 'renderer');
 }

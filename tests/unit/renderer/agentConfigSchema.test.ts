@@ -9,7 +9,7 @@ import { AgentConfig } from '../../../src-main/core/agents/agentConfig.js';
 
 const file = join(import.meta.dirname, '../../../src-renderer/src/form/agentConfig.schema.json');
 
-export function agentConfigJsonSchema(): unknown {
+function agentConfigJsonSchema(): unknown {
   return z.toJSONSchema(AgentConfig, { unrepresentable: 'any', io: 'input' });
 }
 

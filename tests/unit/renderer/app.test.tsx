@@ -28,3 +28,37 @@ describe('first frame', () => {
     expect(html).not.toContain('badge count');
   });
 });
+
+describe('settings view', () => {
+  const settings = (platform: string) => ({
+    platform,
+    api_key: { present: true, source: 'keychain', hint: 'sk-ant-…wxyz' },
+    base_url: null,
+    model: 'claude-sonnet-5-5',
+    small_model: 'claude-haiku-5-5',
+    permission_mode: 'default' as const,
+    mac_permissions: { accessibility: 'authorized', screen_recording: 'denied' },
+  });
+
+  it('shows the macOS permissions only when the API says it runs on macOS', async () => {
+    const { SettingsView } = await import('../../../src-renderer/src/views/settings/SettingsView.js');
+    const render = (platform: string) =>
+      renderToStaticMarkup(<SettingsView api={idleApi()} settings={{ status: 'ready', value: settings(platform) }} onSaved={vi.fn()} onRefresh={vi.fn()} />);
+    const mac = render('darwin');
+    expect(mac).toContain('macOS permissions');
+    expect(mac).toContain('Screen Recording');
+    expect(mac).toContain('>denied<');
+    expect(mac).toContain('Open System Settings');
+    expect(mac).toContain('sk-ant-…wxyz');
+    expect(render('linux')).not.toContain('macOS permissions');
+  });
+
+  it('says plainly when the connection has no settings to offer', async () => {
+    const { SettingsView } = await import('../../../src-renderer/src/views/settings/SettingsView.js');
+    const { ApiError } = await import('../../../src-renderer/src/api/apiError.js');
+    const html = renderToStaticMarkup(
+      <SettingsView api={idleApi()} settings={{ status: 'failed', error: new ApiError('no such endpoint', 'not_found', 404) }} onSaved={vi.fn()} onRefresh={vi.fn()} />,
+    );
+    expect(html).toContain('does not offer settings');
+  });
+});

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { bridgeErrorMessage, reinOperationNames, type ReinApi } from '../../../src-main/core/api/index.js';
 import { ApiError } from '../../../src-renderer/src/api/apiError.js';
-import { createIpcApi } from '../../../src-renderer/src/api/ipcApi.js';
+import { createDesktopApi, createIpcApi } from '../../../src-renderer/src/api/ipcApi.js';
 import { takeLaunchToken } from '../../../src-renderer/src/api/launchToken.js';
 import { chooseApi } from '../../../src-renderer/src/api/pickApi.js';
 
@@ -74,5 +74,23 @@ describe('IPC client', () => {
     const api = createIpcApi(bridgeWith({ listAgents: async () => ({ agents: [{ nome: 'x' }] }) }));
     await expect(api.listAgents()).rejects.toMatchObject({ code: 'bad_reply' });
     await expect(api.getSettings()).rejects.toMatchObject({ code: 'unsupported' });
+  });
+});
+
+describe('desktop bridge', () => {
+  it('checks input, decodes errors and passes navigation requests through', async () => {
+    const updateDesktopSettings = vi.fn(async () => {
+      throw new Error(bridgeErrorMessage({ error: 'hotkey: taken by another app', code: 'invalid_input', field: 'hotkey' }));
+    });
+    let navigate: ((v: 'approvals') => void) | undefined;
+    const bridge = { updateDesktopSettings, onNavigate: (l: (v: 'approvals') => void) => ((navigate = l), () => undefined) };
+    const desktop = createDesktopApi(bridge as never);
+    await expect(desktop.updateDesktopSettings({} as never)).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(updateDesktopSettings).not.toHaveBeenCalled();
+    await expect(desktop.updateDesktopSettings({ notifications: false })).rejects.toMatchObject({ code: 'invalid_input', field: 'hotkey' });
+    const seen: string[] = [];
+    desktop.onNavigate((v) => seen.push(v));
+    navigate!('approvals');
+    expect(seen).toEqual(['approvals']);
   });
 });

@@ -148,6 +148,26 @@ describe('SessionIndex search', () => {
     expect(hits.every((h) => h.match === 'words')).toBe(true);
   });
 
+  it('ranks sessions that mention a word in the conversation before those where only a tool printed it', async () => {
+    const said = await t.save({ turns: [{ user: 'is the gazebo order confirmed?', answer: 'Yes.' }] });
+    const printed = await t.save({
+      turns: [
+        {
+          user: 'list the orders',
+          tools: [{ name: 'bash', input: { command: 'cat orders.txt' }, output: 'gazebo gazebo gazebo\ngazebo' }],
+          answer: 'Four lines.',
+        },
+      ],
+    });
+    const idx = await indexAll();
+
+    const hits = idx.search('gazebo', { agent: 'default' });
+    expect(hits.map((h) => [h.sessionId, h.role])).toEqual([
+      [said.id, 'user'],
+      [printed.id, 'tool_result'],
+    ]);
+  });
+
   it('matches the last term as a prefix only when asked', async () => {
     const s = await t.save({ turns: [{ user: 'Plan the deployment of the new API', answer: 'Planned.' }] });
     const idx = await indexAll();

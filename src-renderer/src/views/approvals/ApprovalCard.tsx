@@ -23,7 +23,6 @@ export interface ApprovalCardProps {
   decision?: ApprovalDecisionKind;
   by?: string;
   onAnswer(decision: ApprovalDecisionKind): Promise<unknown>;
-  autoFocus?: boolean;
 }
 
 const DECISION_TEXT: Record<ApprovalDecisionKind, string> = { allow: 'Allowed once', always_allow: 'Always allowed', deny: 'Denied' };
@@ -71,7 +70,7 @@ export function ApprovalCard(p: ApprovalCardProps) {
         </p>
       ) : (
         <div className="approval-actions">
-          <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')} autoFocus={p.autoFocus}>
+          <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')}>
             {busy === 'allow' ? 'Allowing…' : 'Allow once'}
           </button>
           <button type="button" disabled={busy !== undefined} onClick={() => void answer('always_allow')}>

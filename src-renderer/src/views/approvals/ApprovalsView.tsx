@@ -12,7 +12,7 @@ export function ApprovalsView({ pending, onAnswer }: { pending: ApprovalItem[]; 
         <p className="muted">{pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} waiting, oldest first.`}</p>
       </header>
       <div className="approval-list">
-        {pending.map((a, i) => (
+        {pending.map((a) => (
           <ApprovalCard
             key={a.requestId}
             requestId={a.requestId}
@@ -24,7 +24,6 @@ export function ApprovalsView({ pending, onAnswer }: { pending: ApprovalItem[]; 
             origin={[a.agent && `agent ${a.agent}`, a.route, formatWhen(a.askedAt)].filter(Boolean).join(' · ')}
             input={a.input}
             onAnswer={(d) => onAnswer(a.requestId, d)}
-            autoFocus={i === 0}
           />
         ))}
       </div>

@@ -6,9 +6,11 @@
  */
 import { useState } from 'react';
 import type { MacPermissionName, ReinApi, ReinSettings, SaveSettingsInput, TestConnectionResult } from '../../../../src-main/core/api/index.js';
+import type { ReinDesktopApi } from '../../../../src-main/core/api/desktopApi.js';
 import { errorText, isUnsupported } from '../../api/apiError.js';
 import { formatDuration } from '../../util/format.js';
 import type { AsyncState } from '../../util/useAsync.js';
+import { DesktopSettingsSection } from './DesktopSettingsSection.js';
 
 const MODES: { value: ReinSettings['permission_mode']; text: string }[] = [
   { value: 'default', text: 'Ask before risky actions' },
@@ -23,7 +25,16 @@ const PERMISSIONS: { id: MacPermissionName; label: string; why: string }[] = [
   { id: 'screen_recording', label: 'Screen Recording', why: 'lets agents take screenshots' },
 ];
 
-export function SettingsView({ api, settings, onSaved, onRefresh }: { api: ReinApi; settings: AsyncState<ReinSettings>; onSaved(s: ReinSettings): void; onRefresh(): void }) {
+export interface SettingsViewProps {
+  api: ReinApi;
+  /** Present inside the desktop app. */
+  desktop?: ReinDesktopApi;
+  settings: AsyncState<ReinSettings>;
+  onSaved(s: ReinSettings): void;
+  onRefresh(): void;
+}
+
+export function SettingsView({ api, desktop, settings, onSaved, onRefresh }: SettingsViewProps) {
   if (settings.status === 'failed' && !settings.value) {
     return (
       <div className="view settings-view">
@@ -35,28 +46,27 @@ export function SettingsView({ api, settings, onSaved, onRefresh }: { api: ReinA
             ? 'This connection does not offer settings (the daemon has no /settings endpoint yet). Edit ~/.rein/config.yaml, or use the desktop app.'
             : `Settings could not be read: ${settings.error.message}`}
         </p>
+        {desktop && <DesktopSettingsSection desktop={desktop} onKeyRemoved={onRefresh} />}
       </div>
     );
   }
   if (!settings.value) return <p className="muted">Loading settings…</p>;
-  return <SettingsForm key={JSON.stringify(settings.value)} api={api} settings={settings.value} onSaved={onSaved} onRefresh={onRefresh} />;
+  return <SettingsForm key={JSON.stringify(settings.value)} api={api} {...(desktop ? { desktop } : {})} settings={settings.value} onSaved={onSaved} onRefresh={onRefresh} />;
 }
 
-function SettingsForm({ api, settings, onSaved, onRefresh }: { api: ReinApi; settings: ReinSettings; onSaved(s: ReinSettings): void; onRefresh(): void }) {
+function SettingsForm({ api, desktop, settings, onSaved, onRefresh }: { api: ReinApi; desktop?: ReinDesktopApi; settings: ReinSettings; onSaved(s: ReinSettings): void; onRefresh(): void }) {
   const [model, setModel] = useState(settings.model);
   const [smallModel, setSmallModel] = useState(settings.small_model);
   const [mode, setMode] = useState(settings.permission_mode);
-  const [hotkey, setHotkey] = useState(settings.hotkey ?? '');
   const [status, setStatus] = useState<{ ok: boolean; text: string } | undefined>();
   const [busy, setBusy] = useState(false);
-  const desktop = settings.hotkey !== undefined;
 
   async function save(patch: SaveSettingsInput) {
     setBusy(true);
     setStatus(undefined);
     try {
       const next = await api.saveSettings(patch);
-      setStatus({ ok: true, text: next.hotkey_problem ? `Saved, but the hotkey: ${next.hotkey_problem}` : 'Saved.' });
+      setStatus({ ok: true, text: 'Saved.' });
       onSaved(next);
     } catch (e) {
       setStatus({ ok: false, text: errorText(e) });
@@ -75,12 +85,7 @@ function SettingsForm({ api, settings, onSaved, onRefresh }: { api: ReinApi; set
         className="settings-section"
         onSubmit={(e) => {
           e.preventDefault();
-          void save({
-            model,
-            small_model: smallModel,
-            permission_mode: mode,
-            ...(desktop ? { hotkey: hotkey.trim() || null } : {}),
-          });
+          void save({ model, small_model: smallModel, permission_mode: mode });
         }}
       >
         <h2>Models and permissions</h2>
@@ -115,22 +120,6 @@ function SettingsForm({ api, settings, onSaved, onRefresh }: { api: ReinApi; set
             </label>
           ))}
         </fieldset>
-        {desktop && (
-          <div className="field">
-            <label htmlFor="set-hotkey" className="field-label">
-              Global hotkey
-            </label>
-            <input id="set-hotkey" value={hotkey} placeholder="CommandOrControl+Shift+Space" onChange={(e) => setHotkey(e.target.value)} aria-describedby="set-hotkey-help" />
-            <p className="field-help" id="set-hotkey-help">
-              Opens and hides the chat from any app. Empty turns it off.
-            </p>
-            {settings.hotkey_problem && (
-              <p className="field-error" role="alert">
-                {settings.hotkey_problem}
-              </p>
-            )}
-          </div>
-        )}
         <div className="form-actions">
           <button type="submit" className="primary" disabled={busy}>
             {busy ? 'Saving…' : 'Save'}
@@ -142,7 +131,8 @@ function SettingsForm({ api, settings, onSaved, onRefresh }: { api: ReinApi; set
           )}
         </div>
       </form>
-      {settings.platform === 'darwin' && <MacPermissions api={api} settings={settings} onRefresh={onRefresh} />}
+      {desktop && <DesktopSettingsSection desktop={desktop} onKeyRemoved={onRefresh} />}
+      {settings.platform === 'darwin' && <MacPermissions api={api} {...(desktop ? { desktop } : {})} settings={settings} onRefresh={onRefresh} />}
     </div>
   );
 }
@@ -237,7 +227,7 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
   );
 }
 
-function MacPermissions({ api, settings, onRefresh }: { api: ReinApi; settings: ReinSettings; onRefresh(): void }) {
+function MacPermissions({ api, desktop, settings, onRefresh }: { api: ReinApi; desktop?: ReinDesktopApi; settings: ReinSettings; onRefresh(): void }) {
   const [problem, setProblem] = useState<string | undefined>();
   return (
     <section className="settings-section" aria-labelledby="mac-perm-title">
@@ -251,6 +241,17 @@ function MacPermissions({ api, settings, onRefresh }: { api: ReinApi; settings: 
                 <strong>{p.label}</strong> <span className="muted">{p.why}</span>
               </span>
               <span className={`badge ${state === 'authorized' ? 'ok' : 'warn'}`}>{state}</span>
+              {desktop && state !== 'authorized' && (
+                <button
+                  type="button"
+                  onClick={() => {
+                    setProblem(undefined);
+                    desktop.requestMacPermission({ permission: p.id }).then(onRefresh, (e: unknown) => setProblem(errorText(e)));
+                  }}
+                >
+                  Ask macOS
+                </button>
+              )}
               <button
                 type="button"
                 onClick={() => {

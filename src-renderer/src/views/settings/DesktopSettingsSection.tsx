@@ -1,0 +1,99 @@
+/**
+ * What only the desktop app has: the global hotkey (and whether it could be registered), the Dock
+ * icon, native approval dialogs, notifications, and the stored API key. Shown only when the page runs
+ * inside the app (`window.reinDesktop`).
+ */
+import { useState } from 'react';
+import type { DesktopSettingsPatch, DesktopSettingsView, ReinDesktopApi } from '../../../../src-main/core/api/desktopApi.js';
+import { errorText } from '../../api/apiError.js';
+import { useAsync } from '../../util/useAsync.js';
+
+const TOGGLES: { key: 'show_dock_icon' | 'approval_dialogs' | 'notifications'; label: string; help: string }[] = [
+  { key: 'approval_dialogs', label: 'Ask with a dialog', help: 'When the chat window is not in front, approvals pop up as a system dialog.' },
+  { key: 'notifications', label: 'Notifications', help: 'For finished background runs and approvals waiting.' },
+  { key: 'show_dock_icon', label: 'Dock icon', help: 'Rein lives in the menu bar; show it in the Dock too.' },
+];
+
+export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: ReinDesktopApi; onKeyRemoved(): void }) {
+  const [loaded, reload] = useAsync(() => desktop.desktopSettings(), [desktop]);
+  const [view, setView] = useState<DesktopSettingsView | undefined>();
+  const [hotkey, setHotkey] = useState<string | undefined>();
+  const [problem, setProblem] = useState<string | undefined>();
+  const current = view ?? loaded.value;
+
+  if (loaded.status === 'failed' && !current) return <p className="settings-note">Desktop settings could not be read: {loaded.error.message}</p>;
+  if (!current) return null;
+
+  async function update(patch: DesktopSettingsPatch) {
+    setProblem(undefined);
+    try {
+      setView(await desktop.updateDesktopSettings(patch));
+    } catch (e) {
+      setProblem(errorText(e));
+    }
+  }
+
+  const hotkeyText = hotkey ?? current.settings.hotkey;
+  return (
+    <section className="settings-section" aria-labelledby="desktop-title">
+      <h2 id="desktop-title">Desktop</h2>
+      <form
+        className="field"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void update({ hotkey: hotkeyText.trim() });
+        }}
+      >
+        <label htmlFor="set-hotkey" className="field-label">
+          Global hotkey
+        </label>
+        <div className="inline-form">
+          <input id="set-hotkey" value={hotkeyText} placeholder="CommandOrControl+Shift+Space" onChange={(e) => setHotkey(e.target.value)} aria-describedby="set-hotkey-status" />
+          <button type="submit" disabled={hotkeyText.trim() === current.settings.hotkey}>
+            Set
+          </button>
+        </div>
+        <p id="set-hotkey-status" className={current.hotkey.registered ? 'field-help' : 'field-error'} role="status">
+          {current.hotkey.registered
+            ? `${current.hotkey.accelerator} opens and hides the chat from any app.`
+            : current.hotkey.problem ?? 'The hotkey is off.'}
+        </p>
+      </form>
+      {TOGGLES.map((t) => (
+        <label key={t.key} className="check-row">
+          <input type="checkbox" checked={current.settings[t.key]} onChange={(e) => void update({ [t.key]: e.target.checked })} />
+          <span>
+            {t.label} <span className="muted">{t.help}</span>
+          </span>
+        </label>
+      ))}
+      <div className="field">
+        <span className="field-label">API key storage</span>
+        <p className="field-help">
+          {current.key_storage.available ? 'Keys are kept encrypted in the system keychain.' : `Keys cannot be stored here: ${current.key_storage.problem ?? 'no keychain'}. Set ANTHROPIC_API_KEY instead.`}
+        </p>
+        <button
+          type="button"
+          className="link danger"
+          onClick={() =>
+            desktop.clearApiKey().then(
+              () => {
+                onKeyRemoved();
+                reload();
+              },
+              (e: unknown) => setProblem(errorText(e)),
+            )
+          }
+        >
+          Remove the stored API key
+        </button>
+      </div>
+      <p className="field-help">Kept in {current.file}.</p>
+      {problem && (
+        <p className="form-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </section>
+  );
+}
