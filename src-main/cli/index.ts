@@ -6,6 +6,7 @@ import { daemonCommand } from './commands/daemon.js';
 import { agentsCommand } from './commands/agents.js';
 import { memoryCommand } from './commands/memory.js';
 import { permissionsCommand } from './commands/permissions.js';
+import { sessionsCommand } from './commands/sessions.js';
 import { runCommand } from './commands/run.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -50,6 +51,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     if (command === 'agents') return await agentsCommand(rest, io);
     if (command === 'memory') return await memoryCommand(rest, io);
     if (command === 'permissions') return await permissionsCommand(rest, io);
+    if (command === 'sessions') return await sessionsCommand(rest, io);
     if (command === 'daemon') return await daemonCommand(rest, io);
     throw new UsageError(`unknown command "${command}"`);
   } catch (err) {

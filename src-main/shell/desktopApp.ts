@@ -7,10 +7,12 @@
  * Everything here is wiring; the decisions live in core/desktop (tray state, notifications, dialog
  * content, settings, key storage) where they are tested without Electron.
  */
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { app, session, type BrowserWindow } from 'electron';
 import { DESKTOP_NAVIGATE_CHANNEL, DesktopSettings, DesktopSettingsPatch, type DesktopView } from '../core/api/desktopApi.js';
 import { REIN_EVENT_CHANNEL, reinOperationNames, type MacPermissionName, type ReinSettings } from '../core/api/index.js';
+import { loadConfig } from '../core/config/load.js';
 import { startDaemon, type DaemonHandle, type DaemonOptions } from '../core/daemon/daemon.js';
 import { DesktopActivity } from '../core/desktop/activity.js';
 import { NO_ENCRYPTION_MESSAGE, clearApiKey, loadApiKey, saveApiKey, type StringCipher } from '../core/desktop/apiKeyStore.js';
@@ -256,6 +258,10 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
       }
     },
     openPermissionSettings: async (permission: MacPermissionName) => ({ opened: await macPermissions.openSettings(permission) }),
+    async configPart() {
+      const { config } = await loadConfig({ home: opts.home, cwd: homedir() });
+      return { base_url: config.base_url ?? null, model: config.model, small_model: config.small_model, permission_mode: config.permissions.mode };
+    },
   };
 
   async function changeSettings(patch: DesktopSettingsPatch): Promise<void> {

@@ -12,6 +12,23 @@ import { expandSlashCommand, loadCommands } from '../../core/commands/index.js';
 import { readAll, UsageError, type CliIo } from '../io.js';
 import { jsonRenderer, textRenderer } from '../render.js';
 import { ttyFace } from '../ttyFace.js';
+import { SessionIndex } from '../../core/search/sessionIndex.js';
+import type { SessionFile } from '../../core/sessions/types.js';
+import { errorMessage } from '../../core/errors.js';
+
+/** Keeps the search index current; the JSON file is the truth, so a failure here only warns. */
+async function indexSession(home: string, session: SessionFile, io: CliIo): Promise<void> {
+  try {
+    const index = await SessionIndex.open(home);
+    try {
+      index.upsert(session);
+    } finally {
+      index.close();
+    }
+  } catch (err) {
+    io.stderr.write(`rein: warning: the session was saved but the search index was not updated (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
+  }
+}
 
 const UNATTENDED_SOURCES = new Set(['schedule', 'heartbeat', 'watcher']);
 
@@ -95,7 +112,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       yes: values.yes ?? false,
       faces,
     });
-    const { events } = await startRun(runtime, {
+    const { events, session } = await startRun(runtime, {
       prompt,
       cwd,
       home,
@@ -104,7 +121,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     });
     for (;;) {
       const step = await events.next();
-      if (step.done) return step.value.stopReason === 'final' ? 0 : 1;
+      if (step.done) {
+        await indexSession(home, session, io);
+        return step.value.stopReason === 'final' ? 0 : 1;
+      }
       render.event(step.value);
     }
   } catch (err) {

@@ -46,6 +46,10 @@ export function loopbackClient(target: LoopbackTarget, timeoutMs = 30_000): Loop
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await res.text();
+    // A daemon without the endpoint may answer a path outside its API with its web UI's index.html.
+    if (res.ok && !/\bapplication\/json\b/.test(res.headers.get('content-type') ?? '') && text !== '') {
+      throw new DaemonCallError(`${method} ${path}: this daemon has no such endpoint`, 'unsupported', 404);
+    }
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);

@@ -32,6 +32,11 @@ export interface DesktopSettingsPart {
   /** Stores the desktop's part of a saveSettings call: the key in the keychain, the hotkey. */
   save(part: { api_key?: string; hotkey?: string | null }): Promise<void>;
   openPermissionSettings(permission: MacPermissionName): Promise<{ opened: boolean }>;
+  /**
+   * The daemon's part of the settings read from config.yaml, for a daemon that has no settings
+   * endpoint: the key (which the desktop keeps) must be enterable whatever the daemon offers.
+   */
+  configPart(): Promise<Pick<ReinSettings, 'base_url' | 'model' | 'small_model' | 'permission_mode'>>;
 }
 
 export interface ReinServiceDeps {
@@ -48,8 +53,14 @@ const IN_PROCESS = new Set<ReinOperationName>(['sendMessage', 'cancel', 'listApp
 
 export function createReinService(deps: ReinServiceDeps): ReinService {
   const getSettings = async (): Promise<ReinSettings> => {
-    const daemonPart = (await deps.http(deps.httpCallFor('getSettings', undefined))) as ReinSettings;
-    return { ...daemonPart, ...(await deps.desktop.read()) };
+    let daemonPart: Partial<ReinSettings>;
+    try {
+      daemonPart = (await deps.http(deps.httpCallFor('getSettings', undefined))) as ReinSettings;
+    } catch (e) {
+      if (!(e instanceof DaemonCallError && e.status === 404)) throw e;
+      daemonPart = await deps.desktop.configPart();
+    }
+    return { ...daemonPart, ...(await deps.desktop.read()) } as ReinSettings;
   };
 
   const own: { [K in ReinOperationName]?: ReinService[K] } = {

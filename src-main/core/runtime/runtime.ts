@@ -31,6 +31,7 @@ import type { ReinEvent } from '../api/events.js';
 import { AuditLog } from '../audit/auditLog.js';
 import { bundledSkillsDir, loadSkills, type Skill } from '../skills/index.js';
 import { createToolSearchTool } from '../tools/builtin/toolSearch.js';
+import { sessionSearchTool } from '../tools/builtin/sessionSearch.js';
 import type { SourceFacts } from '../context/index.js';
 import { loadInstructions } from '../instructions/index.js';
 import { consolidateMemory, loadMemory, shouldConsolidate } from '../memory/index.js';
@@ -124,7 +125,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       ...(numberEnv(opts.env.REIN_LLM_IDLE_MS) !== undefined ? { idleTimeoutMs: numberEnv(opts.env.REIN_LLM_IDLE_MS)! } : {}),
     });
 
-  const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir)];
+  const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir), sessionSearchTool];
   if (skills.length > 0) tools.push(createUseSkillTool(skills));
   const filtered = new ToolRegistry(tools).filter(rc.effective.tools.allowed, rc.effective.tools.denied);
   // tool_search is sent only while MCP/cloud tools are deferred (more than 30 tools); it searches this registry.

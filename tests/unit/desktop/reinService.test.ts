@@ -14,7 +14,9 @@ function setup(answers: Record<string, unknown> = {}) {
   const calls: HttpCall[] = [];
   const http = vi.fn(async (call: HttpCall) => {
     calls.push(call);
-    return answers[`${call.method} ${call.path}`] ?? {};
+    const answer = answers[`${call.method} ${call.path}`] ?? {};
+    if (answer instanceof Error) throw answer;
+    return answer;
   });
   const router = { submit: vi.fn(), cancel: vi.fn() };
   const desk = new ApprovalDesk();
@@ -23,6 +25,7 @@ function setup(answers: Record<string, unknown> = {}) {
     read: async () => ({ platform: 'darwin', hotkey: 'Alt+Space', api_key: { present: true, source: 'keychain', hint: 'sk-ant-…abcd' } }),
     save: async (part) => void desktop.saved.push(part),
     openPermissionSettings: async () => ({ opened: true }),
+    configPart: async () => ({ base_url: null, model: 'from-config', small_model: 'small', permission_mode: 'default' }),
   };
   const service = createReinService({
     router: router as never,
@@ -82,6 +85,23 @@ describe('desktop ReinApi service', () => {
       hotkey: 'Alt+Space',
       api_key: { present: true, source: 'keychain' },
     });
+  });
+
+  it('reads the daemon’s part from config.yaml when the daemon has no settings endpoint, so a key can still be entered', async () => {
+    const { service, desktop } = setup({
+      'GET /settings': new DaemonCallError('GET /settings: this daemon has no such endpoint', 'unsupported', 404),
+    });
+    await expect(service.saveSettings({ api_key: 'sk-ant-secret-123456' })).resolves.toMatchObject({
+      model: 'from-config',
+      permission_mode: 'default',
+      api_key: { present: true, source: 'keychain' },
+    });
+    expect(desktop.saved).toEqual([{ api_key: 'sk-ant-secret-123456' }]);
+  });
+
+  it('passes other daemon failures on', async () => {
+    const { service } = setup({ 'GET /settings': new DaemonCallError('boom', 'internal', 500) });
+    await expect(service.getSettings(undefined)).rejects.toMatchObject({ code: 'internal' });
   });
 
   it('saves the key and the hotkey in the desktop and the rest in the daemon, never sending the key over HTTP', async () => {

@@ -3,7 +3,7 @@
  * process on a free loopback port against the fake Messages API, and the test plays the page through
  * the IPC handlers, the person through the dialog, tray, hotkey and notifications.
  */
-import { access, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -19,6 +19,7 @@ import {
   globalShortcut,
   ipcMain,
   resetElectronMock,
+  safeStorage,
   session,
   type FakeMenuItem,
 } from '../../support/electronMock.js';
@@ -212,6 +213,31 @@ describe('desktop app', () => {
       expect(keySent()).toBe('sk-ant-stored-0123456789');
     });
 
+    it('a key saved in Settings is sealed into REIN_HOME (0600, never plain) and reaches the next run', async () => {
+      await launch();
+      const saved = await invoke('rein:saveSettings', { api_key: 'sk-ant-typed-in-settings-42' });
+      expect(saved).toMatchObject({ ok: true, value: { platform: 'darwin', api_key: { present: true, source: 'keychain', hint: 'sk-ant-…s-42' } } });
+      expect(saved.value.mac_permissions).toEqual({ accessibility: 'authorized', screen_recording: 'denied' });
+      const file = join(home, 'api-key.enc');
+      expect((await readFile(file)).toString('latin1')).not.toContain('sk-ant-typed');
+      if (process.platform !== 'win32') expect((await stat(file)).mode & 0o777).toBe(0o600);
+      fake.enqueue(text('ok'));
+      await invoke('rein:sendMessage', { text: 'hi' });
+      await eventually(() => fake.requests.length > 0, 'a model request');
+      expect(keySent()).toBe('sk-ant-typed-in-settings-42');
+    });
+
+    it('refuses to store a key where the keychain cannot encrypt, saying what to do instead', async () => {
+      safeStorage.available = false;
+      await launch();
+      const reply = await invoke('rein:saveSettings', { api_key: 'sk-ant-typed-in-settings-42' });
+      expect(reply).toMatchObject({ ok: false, code: 'invalid_input' });
+      expect(reply.error).toMatch(/no keychain encryption.*ANTHROPIC_API_KEY/);
+      expect(await exists(join(home, 'api-key.enc'))).toBe(false);
+      const view = await invoke('rein:desktop.desktopSettings');
+      expect(view.value.key_storage).toMatchObject({ available: false });
+    });
+
     it('a stored key the keychain cannot open is reported on the tray, and runs use the environment’s key', async () => {
       await mkdir(home, { recursive: true });
       await writeFile(join(home, 'api-key.enc'), 'not sealed by this keychain');
@@ -256,6 +282,14 @@ describe('desktop app', () => {
       const changed = await invoke('rein:desktop.updateDesktopSettings', { hotkey: 'Alt+Shift+R' });
       expect(changed.value.hotkey).toEqual({ accelerator: 'Alt+Shift+R', registered: true });
       expect(JSON.parse(await readFile(join(home, 'desktop.json'), 'utf8'))).toMatchObject({ hotkey: 'Alt+Shift+R' });
+    });
+
+    it('the hotkey can also be changed through saveSettings, validated with the field named', async () => {
+      await launch();
+      await expect(invoke('rein:saveSettings', { hotkey: 'Banana' })).resolves.toMatchObject({ ok: false, code: 'invalid_input', field: 'hotkey' });
+      expect(globalShortcut.isRegistered('CommandOrControl+Shift+Space')).toBe(true);
+      await expect(invoke('rein:saveSettings', { hotkey: null })).resolves.toMatchObject({ ok: true, value: { hotkey: null } });
+      expect(globalShortcut.registered.size).toBe(0);
     });
 
     it('hides the Dock icon by default and shows it when the setting asks', async () => {
