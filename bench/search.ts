@@ -360,6 +360,7 @@ export async function run(): Promise<void> {
     for (const { q } of queries.slice(0, 10)) index.search(q, { agent: 'default' }); // warm statement cache
 
     const times: number[] = [];
+    const slowest: Array<{ q: string; kind: QueryKind; ms: number }> = [];
     // CPU time of the query thread: on a busy machine wall time mostly measures waiting for a CPU.
     const cpuTimes: number[] = [];
     const byKind = new Map<QueryKind, { wall: number[]; cpu: number[] }>();
@@ -373,6 +374,7 @@ export async function run(): Promise<void> {
       const used = process.cpuUsage(cpu0);
       const cpuMs = (used.user + used.system) / 1000;
       times.push(ms);
+      slowest.push({ q, kind, ms });
       cpuTimes.push(cpuMs);
       const k = byKind.get(kind) ?? { wall: [], cpu: [] };
       k.wall.push(ms);
@@ -394,6 +396,8 @@ export async function run(): Promise<void> {
       const cells = [percentile(k.wall, 50), percentile(k.wall, 95), percentile(k.cpu, 50), percentile(k.cpu, 95)].map((n) => fmt(n, 2).padStart(7));
       console.log(`    ${kind.padEnd(12)} ${String(k.wall.length).padStart(7)}   ${cells[0]} ${cells[1]}   ${cells[2]} ${cells[3]}`);
     }
+    const worst = slowest.sort((a, b) => b.ms - a.ms).slice(0, 5);
+    console.log(`  slowest         ${worst.map((w) => `${JSON.stringify(w.q)} (${w.kind}) ${fmt(w.ms, 1)} ms`).join(', ')}`);
 
     t0 = performance.now();
     const reopened = await SessionIndex.open(home);

@@ -3,13 +3,12 @@
 // about, stopping a run, an agent config refused field by field, and session search. Screenshots of
 // the main views go to tests/e2e/screenshots/ (not committed).
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { text, toolCall, tools } from '../support/fakeAnthropic.js';
-import { buildRenderer, bundleSize, CHROMIUM, haveChromium, openUi, ROOT, startUiSession, type UiSession } from './support/uiHarness.js';
+import { bundleSize, CHROMIUM, haveChromium, openUi, RENDERER_DIR, ROOT, startUiSession, type UiSession } from './support/uiHarness.js';
 
 const SHOTS = join(ROOT, 'tests/e2e/screenshots');
 const inCi = process.env.CI === 'true';
@@ -26,17 +25,16 @@ describe.skipIf(!available)(available ? 'desktop UI in Chromium' : `desktop UI i
   let page: Page;
 
   beforeAll(async () => {
-    const out = await mkdtemp(join(tmpdir(), 'rein-ui-build-'));
-    const rendererDir = await buildRenderer(out);
-    const size = await bundleSize(rendererDir);
-    ui = await startUiSession(rendererDir);
+    // The run's global setup has brought out/renderer up to date; `rein daemon` serves it.
+    const size = await bundleSize(RENDERER_DIR);
+    ui = await startUiSession();
     page = ui.page;
     await writeFile(join(ui.daemon.work, 'alpha.md'), '# Alpha\n');
     await writeFile(join(ui.daemon.work, 'beta.md'), '# Beta\n');
     await mkdir(SHOTS, { recursive: true });
     const paint = await openUi(ui);
     console.log(
-      `UI served by ${ui.servedBy}; JS ${(size.gzip / 1024).toFixed(1)} KB gzipped; chat view ready ${paint.chatReadyMs.toFixed(0)} ms, first contentful paint ${paint.firstContentfulPaintMs?.toFixed(0) ?? '?'} ms`,
+      `JS ${(size.gzip / 1024).toFixed(1)} KB gzipped; chat view ready ${paint.chatReadyMs.toFixed(0)} ms, first contentful paint ${paint.firstContentfulPaintMs?.toFixed(0) ?? '?'} ms`,
     );
   }, 120_000);
 
@@ -171,10 +169,101 @@ describe.skipIf(!available)(available ? 'desktop UI in Chromium' : `desktop UI i
     await page.locator('.chat-view').getByText('There are two notes here').waitFor();
   });
 
-  it('shows settings, and no Content-Security-Policy violation or page error happened', async () => {
+  it('renders Markdown in answers, but never raw HTML, script or a remote image', async () => {
+    await nav('Chat').click();
+    await page.getByRole('button', { name: 'New chat' }).click();
+    ui.fake.enqueue(
+      text(
+        '## Result\n\n**Bold** and `code`, see [the docs](https://example.com/docs).\n\n' +
+          'Inline <img src=x onerror="window.__pwned = 1"> stays text.\n\n<script>window.__pwned = 2</script>\n\n' +
+          '![tracking pixel](https://example.com/pixel.png) and [bad](javascript:window.__pwned=3)\n\n```sh\nls -la\n```',
+      ),
+    );
+    await say('Format something for me.');
+    const answer = lastAnswer();
+    await answer.locator('pre code').waitFor();
+    await page.locator('.msg-assistant.streaming').waitFor({ state: 'detached' });
+    expect(await answer.locator('h2').textContent()).toBe('Result');
+    expect(await answer.locator('strong').textContent()).toBe('Bold');
+    const link = answer.getByRole('link', { name: 'the docs' });
+    expect(await link.getAttribute('href')).toBe('https://example.com/docs');
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await answer.locator('img, script, iframe').count()).toBe(0);
+    expect(await answer.textContent()).toContain('<img src=x onerror="window.__pwned = 1">');
+    expect(await answer.getByRole('link', { name: /tracking pixel/ }).getAttribute('href')).toBe('https://example.com/pixel.png');
+    expect(await answer.locator('a', { hasText: 'bad' }).count()).toBe(0);
+    expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    await shot('chat-markdown');
+  });
+
+  it('offers the agent commands after "/" and the daemon expands what was sent', async () => {
+    const created = await fetch(`${ui.daemon.url}/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ui.daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ops', prompt: 'You run ops.', commands: { summary: '---\ndescription: Summarise a topic\n---\nSummarise $ARGUMENTS in three bullet points.' } }),
+    });
+    expect(created.status).toBe(201);
+    await nav('Chat').click();
+    const picker = page.getByRole('combobox', { name: 'Agent' });
+    await expect.poll(async () => (await picker.locator('option').allTextContents()).includes('ops')).toBe(true);
+    await picker.selectOption('ops');
+    await composer().fill('/su');
+    const options = page.getByRole('listbox', { name: 'Commands' }).getByRole('option');
+    await expect.poll(() => options.allTextContents()).toEqual(['/summary Summarise a topic']);
+    await shot('chat-commands');
+    await composer().press('Tab');
+    expect(await composer().inputValue()).toBe('/summary ');
+    ui.fake.enqueue(text('- one\n- two\n- three'));
+    await composer().pressSequentially('the outage');
+    await composer().press('Enter');
+    await expect.poll(() => lastAnswer().locator('li').count(), { timeout: 15_000 }).toBe(3);
+    expect(await page.locator('.msg-user').last().textContent()).toBe('/summary the outage');
+    const sent = JSON.stringify(ui.fake.requests.at(-1)!.body.messages);
+    expect(sent).toContain('Summarise the outage in three bullet points.');
+  });
+
+  it('opens an agent with broken files, shows each problem where it is, and saves the fix', async () => {
+    const dir = join(ui.daemon.home, 'agents', 'broken');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'AGENT.md'), 'You were fine once.\n');
+    await writeFile(join(dir, 'config.yaml'), '# set by hand\nmax_iterations: lots\n');
+    await nav('Agents').click();
+    await page.getByRole('button', { name: /^broken/ }).click();
+    const problems = page.getByRole('alert', { name: "Problems in this agent's files" });
+    await problems.waitFor();
+    expect(await problems.textContent()).toContain('config.yaml, line 2: max_iterations:');
+    // It opens on the config, as YAML (the form cannot show a file that does not validate).
+    const yaml = page.getByLabel('config.yaml');
+    expect(await yaml.inputValue()).toBe('# set by hand\nmax_iterations: lots\n');
+    expect(await page.getByRole('radio', { name: 'Form' }).isDisabled()).toBe(true);
+    await shot('agent-broken');
+
+    await yaml.fill('# set by hand\nmax_iterations: 0\n');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('.config-tab .field-error').allTextContents()).toContainEqual(expect.stringContaining('max_iterations'));
+    expect(await readFile(join(dir, 'config.yaml'), 'utf8')).toBe('# set by hand\nmax_iterations: lots\n');
+
+    await yaml.fill('# set by hand\nmax_iterations: 8\n');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    await problems.waitFor({ state: 'detached' });
+    expect(await readFile(join(dir, 'config.yaml'), 'utf8')).toBe('# set by hand\nmax_iterations: 8\n');
+  });
+
+  it('shows settings, saves a model into config.yaml, tests the connection, and no Content-Security-Policy violation or page error happened', async () => {
     await nav('Settings').click();
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    // In a browser the daemon keeps no key; the page says where it goes instead of offering a field.
+    await page.getByText('The daemon does not store API keys').waitFor();
+    expect(await page.getByLabel('API key').count()).toBe(0);
     await shot('settings');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByText(/Connected: claude-sonnet-5-5/).waitFor();
+    expect(ui.fake.requests.at(-1)!.body.max_tokens).toBe(1);
+    await page.getByLabel('Model', { exact: true }).fill('claude-opus-4-6');
+    await page.locator('form', { hasText: 'Models and permissions' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(await readFile(join(ui.daemon.home, 'config.yaml'), 'utf8')).toContain('model: claude-opus-4-6');
     const serious = ui.problems.filter((p) => /Content Security Policy|Refused to|Uncaught|TypeError|ReferenceError/.test(p));
     expect(serious).toEqual([]);
   });

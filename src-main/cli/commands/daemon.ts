@@ -4,14 +4,17 @@
  * through daemon.json. Exit codes: 0 ok, 1 failure (or not running, for status), 2 bad usage, 3
  * another daemon already owns this REIN_HOME.
  */
+import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { reinHome } from '../../core/config/paths.js';
 import { isReinError } from '../../core/errors.js';
 import { daemonInfoFile, newToken, readDaemonInfo, writeToken, type DaemonInfo } from '../../core/daemon/daemonFile.js';
 import { startDaemon } from '../../core/daemon/daemon.js';
 import { DaemonAlreadyRunning, isAlive, lockOwner } from '../../core/daemon/instanceLock.js';
+import { findPackageRoot } from '../../core/skills/bundledDir.js';
 import { UsageError, type CliIo } from '../io.js';
 
 export const EXIT_ALREADY_RUNNING = 3;
@@ -29,7 +32,8 @@ Usage:
                your network: every request still needs the token.
   --cwd DIR    working folder for runs whose agent sets none (default: your home folder)
 
-The port and the token are in $REIN_HOME/daemon.json (mode 0600). See docs/daemon-api.md.
+The port and the token are in $REIN_HOME/daemon.json (mode 0600). The daemon also serves the web UI
+(out/renderer, built by \`npm run build\`) and prints its address with the token. See docs/daemon-api.md.
 `;
 
 export async function daemonCommand(argv: string[], io: CliIo): Promise<number> {
@@ -63,6 +67,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const host = values.host;
   const home = reinHome(io.env);
+  const webUi = webUiDir();
   let handle;
   try {
     handle = await startDaemon({
@@ -72,6 +77,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       ...(values.cwd ? { cwd: resolve(io.cwd, values.cwd) } : {}),
       ...(port !== undefined ? { port } : {}),
       ...(host !== undefined ? { host } : {}),
+      ...(webUi.built ? { staticDir: webUi.dir } : {}),
       warn: (m) => io.stderr.write(`rein daemon: ${m}\n`),
     });
   } catch (e) {
@@ -86,6 +92,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     throw e;
   }
   io.stdout.write(`rein daemon ${handle.info.version} listening on ${handle.url} (pid ${process.pid}); port and token in ${daemonInfoFile(home)}\n`);
+  if (webUi.built) {
+    // The token rides in the fragment, which browsers never send to a server; the page reads it once.
+    io.stdout.write(`Web UI: ${handle.url}/#token=${handle.token()}\n`);
+  } else {
+    io.stderr.write(`rein daemon: the web UI is not built (no ${join(webUi.dir, 'index.html')}); run \`npm run build\`${webUi.root ? ` in ${webUi.root}` : ''} to build it. The API works without it.\n`);
+  }
 
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -251,6 +263,16 @@ function parse(argv: string[], options: Options) {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+}
+
+/**
+ * The browser build of the renderer: `out/renderer/` beside this command's package.json, found the way
+ * the bundled skills are (from the source tree or from `out/cli/rein.js` alike).
+ */
+function webUiDir(): { dir: string; root?: string; built: boolean } {
+  const root = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+  const dir = join(root ?? process.cwd(), 'out', 'renderer');
+  return { dir, ...(root ? { root } : {}), built: existsSync(join(dir, 'index.html')) };
 }
 
 async function version(): Promise<string> {

@@ -19,7 +19,8 @@ import { errorMessage } from '../../core/errors.js';
 /** Keeps the search index current; the JSON file is the truth, so a failure here only warns. */
 async function indexSession(home: string, session: SessionFile, io: CliIo): Promise<void> {
   try {
-    const index = await SessionIndex.open(home);
+    // No full rebuild here: on a large history that takes minutes. A search rebuilds when it has to.
+    const index = await SessionIndex.open(home, { rebuild: 'never' });
     try {
       index.upsert(session);
     } finally {

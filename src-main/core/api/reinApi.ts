@@ -57,13 +57,36 @@ export const AgentSummary = z.looseObject({
 });
 export type AgentSummary = z.infer<typeof AgentSummary>;
 
+/**
+ * Something wrong in a file. In an agent's `problems`, `file` is relative to the agent's folder
+ * (`config.yaml`, `commands/x.md`); line and column are 1-based; `field` is the dotted path inside it.
+ */
+export const FileProblem = z.looseObject({
+  file: z.string(),
+  line: z.number().int().optional(),
+  column: z.number().int().optional(),
+  field: z.string().optional(),
+  message: z.string(),
+});
+export type FileProblem = z.infer<typeof FileProblem>;
+
+/** A slash command the agent's chat accepts (its own `commands/` and the global ones); the daemon expands it. */
+export const SlashCommandInfo = z.looseObject({
+  name: z.string(),
+  description: z.string(),
+  argument_hint: z.string().optional(),
+  /** agent (its own folder) or global (`<REIN_HOME>/commands/`). */
+  scope: z.string().optional(),
+});
+export type SlashCommandInfo = z.infer<typeof SlashCommandInfo>;
+
 export const AgentDetail = z.looseObject({
   name: z.string(),
-  /** AGENT.md */
+  /** AGENT.md as written ('' when it is empty). */
   prompt: z.string(),
   /** MEMORY.md, null when there is none. */
   memory: z.string().nullable(),
-  /** config.yaml as validated, null when there is none. */
+  /** config.yaml as validated, null when there is none or when it is invalid (see `problems`). */
   config: z.record(z.string(), z.unknown()).nullable(),
   /** config.yaml as written (comments included), null when there is none. */
   config_text: z.string().nullable(),
@@ -71,6 +94,12 @@ export const AgentDetail = z.looseObject({
   commands: z.record(z.string(), z.string()),
   /** Global skills attached to the agent. */
   skills: z.array(z.string()),
+  /** What is wrong with the agent's files, so the editor can open a broken agent and show where to fix it. */
+  problems: z.array(FileProblem).optional(),
+  /** Commands typed as `/name args` in its chat. */
+  slash_commands: z.array(SlashCommandInfo).optional(),
+  /** The built-in `default` agent: read only, no files of its own but commands. */
+  builtin: z.boolean().optional(),
 });
 export type AgentDetail = z.infer<typeof AgentDetail>;
 
@@ -107,8 +136,6 @@ export const SkillSummary = z.looseObject({
   source: z.string(),
 });
 export type SkillSummary = z.infer<typeof SkillSummary>;
-
-export const FileProblem = z.looseObject({ file: z.string(), field: z.string().optional(), message: z.string() });
 
 export const SkillList = z.looseObject({ skills: z.array(SkillSummary), problems: z.array(FileProblem) });
 
@@ -199,6 +226,9 @@ export const ReinSettings = z.looseObject({
     source: z.string().nullable().optional(),
     /** A few characters to recognise the key by (`sk-ant-…wxyz`), never the key. */
     hint: z.string().optional(),
+    /** False when saveSettings cannot store a key here (the daemon without the desktop app); `note` says what to do instead. */
+    writable: z.boolean().optional(),
+    note: z.string().optional(),
   }),
   /** A compatible server instead of Anthropic's (config base_url); null = the default. */
   base_url: z.string().nullable(),
@@ -213,6 +243,8 @@ export const ReinSettings = z.looseObject({
   models: z.array(z.string()).optional(),
   /** Only on macOS. */
   mac_permissions: z.partialRecord(MacPermissionName, z.string()).optional(),
+  /** The global config.yaml the model, mode and base URL are saved in. */
+  config_file: z.string().optional(),
 });
 export type ReinSettings = z.infer<typeof ReinSettings>;
 

@@ -7,20 +7,26 @@
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { z } from 'zod';
 import {
   COMMAND_MAX_CHARS,
   agentExists,
   agentLayout,
+  checkAgentConfig,
+  checkAttachedSkills,
   deleteAgent,
   isDefaultAgent,
   listAgents,
   loadAgent,
   parseAgentConfigText,
-  type Agent,
+  validateAgent,
+  type AgentProblem,
 } from '../agents/index.js';
+import type { AgentDetail, FileProblem, SlashCommandInfo } from '../api/reinApi.js';
+import { loadCommands } from '../commands/index.js';
+import { DEFAULT_AGENT } from '../config/paths.js';
 import { errorMessage } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import type { Route, RouteArgs } from './api.js';
@@ -83,7 +89,7 @@ async function list(ctx: DaemonContext, _req: IncomingMessage, res: ServerRespon
         name,
         has_memory: a.hasMemory,
         has_config: a.hasConfigFile,
-        command_count: (await commandNames(a)).length,
+        command_count: (await commandNames(a.layout.commandsDir)).length,
         skill_count: a.attachedSkills.length,
       });
     } catch (e) {
@@ -205,38 +211,90 @@ function attachedYaml(names: readonly string[]): string {
   return names.length === 0 ? '[]\n' : toYaml([...new Set(names)]);
 }
 
-async function view(home: string, name: string) {
-  let agent: Agent;
-  try {
-    agent = await loadAgent(home, name);
-  } catch (e) {
-    if ((e as { code?: string }).code === 'not_found') throw new HttpError(404, 'agent_not_found', `agent "${name}" not found`);
-    throw e;
-  }
-  const commands: Record<string, string> = {};
-  for (const cmd of await commandNames(agent)) {
-    const text = await readIfPresent(join(agent.layout.commandsDir, `${cmd}.md`));
-    if (text !== null) commands[cmd] = text;
-  }
+/**
+ * What the editor shows. A broken agent opens too: its files come back as written, with every problem
+ * (file relative to the agent's folder, line, field, message), so the person can fix them here; only
+ * the parts that validate are given parsed (`config` is null while config.yaml is invalid).
+ */
+export async function view(home: string, name: string): Promise<AgentDetail> {
+  if (isDefaultAgent(name)) return builtinView(home);
+  if (!(await agentExists(home, name))) throw new HttpError(404, 'agent_not_found', `agent "${name}" not found`);
+  const layout = agentLayout(home, name);
+  const [config, attached, problems] = await Promise.all([checkAgentConfig(layout.config), checkAttachedSkills(layout.attached), validateAgent(home, name)]);
   return {
     name,
-    prompt: agent.persona,
-    memory: await readIfPresent(agent.layout.memory),
-    config: agent.hasConfigFile ? agent.config : null,
-    config_text: await readIfPresent(agent.layout.config),
-    commands,
-    skills: agent.attachedSkills,
+    prompt: (await readLenient(layout.persona)) ?? '',
+    memory: await readLenient(layout.memory),
+    config: config.problems.length === 0 && config.value.exists ? config.value.config : null,
+    config_text: await readLenient(layout.config),
+    commands: await commandTexts(layout.commandsDir),
+    skills: attached.value,
+    problems: problems.map((p) => relativeTo(layout.dir, p)),
+    slash_commands: await slashCommands(home, name),
   };
 }
 
-async function commandNames(agent: Agent): Promise<string[]> {
+/** `default` has Rein's own persona and the global config; what it may have of its own is commands. */
+async function builtinView(home: string): Promise<AgentDetail> {
+  const layout = agentLayout(home, DEFAULT_AGENT);
+  return {
+    name: DEFAULT_AGENT,
+    builtin: true,
+    prompt: '',
+    memory: null,
+    config: null,
+    config_text: null,
+    commands: await commandTexts(layout.commandsDir),
+    skills: [],
+    problems: (await validateAgent(home, DEFAULT_AGENT)).map((p) => relativeTo(layout.dir, p)),
+    slash_commands: await slashCommands(home, DEFAULT_AGENT),
+  };
+}
+
+/** Every command the agent's chat accepts (its own over global ones of the same name), as the daemon expands them. */
+async function slashCommands(home: string, agent: string): Promise<SlashCommandInfo[]> {
+  const { commands } = await loadCommands({ home, agent });
+  return commands.map((c) => ({ name: c.name, description: c.description, ...(c.argumentHint ? { argument_hint: c.argumentHint } : {}), scope: c.scope }));
+}
+
+function relativeTo(dir: string, p: AgentProblem): FileProblem {
+  const rel = relative(dir, p.file);
+  const file = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? p.file : rel.split(sep).join('/');
+  return {
+    file,
+    ...(p.line !== undefined ? { line: p.line } : {}),
+    ...(p.column !== undefined ? { column: p.column } : {}),
+    ...(p.field !== undefined ? { field: p.field } : {}),
+    message: p.message,
+  };
+}
+
+async function commandTexts(dir: string): Promise<Record<string, string>> {
+  const commands: Record<string, string> = {};
+  for (const cmd of await commandNames(dir)) {
+    const text = await readLenient(join(dir, `${cmd}.md`));
+    if (text !== null) commands[cmd] = text;
+  }
+  return commands;
+}
+
+async function commandNames(dir: string): Promise<string[]> {
   try {
-    return (await readdir(agent.layout.commandsDir))
+    return (await readdir(dir))
       .filter((f) => f.endsWith('.md') && ITEM_NAME.test(f.slice(0, -3)))
       .map((f) => f.slice(0, -3))
       .sort();
   } catch {
     return [];
+  }
+}
+
+/** For showing files: one that cannot be read is shown as absent (its problem is listed). */
+async function readLenient(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return null;
   }
 }
 

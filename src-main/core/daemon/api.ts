@@ -20,6 +20,7 @@ import { keepAlive, sseFrame, startSse, writeSse } from './sse.js';
 import { mapWebhookBody, secretOf, verifyWebhook } from './webhooks.js';
 import { agentRoutes } from './agentsApi.js';
 import { sessionRoutes } from './sessionsApi.js';
+import { settingsRoutes } from './settingsApi.js';
 
 export interface RouteArgs {
   params: Record<string, string>;
@@ -51,6 +52,7 @@ export function apiRoutes(): Route[] {
     { method: 'GET', path: '/skills', handler: getSkills },
     ...sessionRoutes(),
     ...agentRoutes(),
+    ...settingsRoutes(),
   ];
 }
 

@@ -52,7 +52,7 @@ async function handle(ctx: DaemonContext, routes: Route[], req: IncomingMessage,
 }
 
 /** Paths under these prefixes are API paths: a miss there is a 404 even when static files are served. */
-const API_PREFIXES = ['/health', '/status', '/agents', '/skills', '/sessions', '/message', '/cancel', '/approval', '/events', '/ws', '/hooks', '/token', '/shutdown'];
+const API_PREFIXES = ['/health', '/status', '/agents', '/skills', '/sessions', '/message', '/cancel', '/approval', '/events', '/ws', '/hooks', '/token', '/shutdown', '/settings'];
 function isApiPath(p: string): boolean {
   return API_PREFIXES.some((x) => p === x || p.startsWith(`${x}/`));
 }

@@ -11,6 +11,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emptyUsage, type ReinEvent } from '../api/events.js';
 import { agentExists } from '../agents/index.js';
+import { expandSlashCommand, loadCommands } from '../commands/index.js';
 import { DEFAULT_AGENT, paths } from '../config/paths.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { errorMessage, isReinError } from '../errors.js';
@@ -112,6 +113,11 @@ export class RunRouter {
     this.#createRuntime = opts.createRuntime ?? createRuntime;
   }
 
+  /** New global config (the settings view saved it): runs started from now on use it. */
+  updateConfig(config: GlobalConfig): void {
+    this.#opts.config = config;
+  }
+
   get running(): readonly RouteRun[] {
     return [...this.#running];
   }
@@ -127,6 +133,8 @@ export class RunRouter {
   async submit(msg: MessageRequest, opts: { listener?: RunListener; defaultSource?: string } = {}): Promise<SubmitOutcome> {
     if (this.#closing) throw new HttpError(503, 'shutting_down', 'the daemon is shutting down');
     const routed = routeFor(msg, opts.defaultSource);
+    // Only text that starts with "/" waits for the commands to load; everything else stays synchronous up to injection.
+    if (msg.text.trimStart().startsWith('/')) msg = await this.#expandCommand(msg, routed.agent);
     const injected = this.#tryInject(routed.key, routed.agent, msg);
     if (injected) return injected;
 
@@ -202,6 +210,20 @@ export class RunRouter {
     this.#opts.desk.denyAll('shutdown');
     await raceTimeout(allDone(), cancelMs);
     await this.#opts.routes.flush();
+  }
+
+  /**
+   * `/name args` becomes the prompt of the agent's command `name`, for every client alike (the page,
+   * Slack through a webhook, scripts), as `rein run` does. Text that only looks like a path
+   * (`/usr/bin/env …`) and the names the clients keep for themselves (`/help`, `/new`…) go through as
+   * typed; a well-formed name no command has is refused, naming the commands there are.
+   */
+  async #expandCommand(msg: MessageRequest, agent: string): Promise<MessageRequest> {
+    const { commands } = await loadCommands({ home: this.#opts.home, agent });
+    const expanded = expandSlashCommand(msg.text, commands);
+    if (expanded === null) return msg;
+    if ('error' in expanded) throw new HttpError(400, 'unknown_command', expanded.error, 'text');
+    return { ...msg, text: expanded.prompt };
   }
 
   #tryInject(key: string, agent: string, msg: MessageRequest): SubmitOutcome | undefined {

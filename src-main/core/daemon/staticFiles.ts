@@ -1,8 +1,12 @@
 /**
- * Serves a folder of built web UI files (the renderer, once it can run in a browser). They need no
- * token (a browser must load the page before it can hold one) but still pass the Host and Origin
- * checks. Only GET/HEAD; paths are resolved inside the folder and anything that escapes it is refused.
- * Unknown paths without an extension get index.html (client-side routing).
+ * Serves a folder of built web UI files (the renderer's browser build). They need no token (a browser
+ * must load the page before it can hold one) but still pass the Host and Origin checks. Only GET/HEAD;
+ * paths are resolved inside the folder and anything that escapes it is refused. Unknown paths without
+ * an extension get index.html (client-side routing).
+ *
+ * Pages go out with a Content-Security-Policy header: nothing inline or evaluated, and connections only
+ * to this daemon (`'self'` for HTTP, and its WebSocket named outright, which older engines do not
+ * count as `'self'`). The page may not be framed, so no other site can overlay it.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -48,11 +52,14 @@ export function staticFiles(root: string): StaticHandler {
       info = await stat(file).catch(() => undefined);
     }
     if (!info?.isFile()) return false;
+    const isPage = extname(file).toLowerCase() === '.html';
     res.writeHead(200, {
       'content-type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
       'content-length': info.size,
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-cache',
+      'referrer-policy': 'no-referrer',
+      ...(isPage ? { 'content-security-policy': pagePolicy(req.headers.host), 'x-frame-options': 'DENY' } : {}),
     });
     if (req.method === 'HEAD') {
       res.end();
@@ -63,4 +70,24 @@ export function staticFiles(root: string): StaticHandler {
     });
     return true;
   };
+}
+
+/**
+ * The page's policy. `host` is the request's Host header, which the security check has already
+ * matched against this daemon's own names and port, so it is safe to name in the policy.
+ */
+export function pagePolicy(host: string | undefined): string {
+  const connect = ["'self'"];
+  if (host && /^[a-z0-9.\-[\]:]+$/i.test(host)) connect.push(`ws://${host.toLowerCase()}`);
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src ${connect.join(' ')}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }

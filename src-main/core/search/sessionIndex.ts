@@ -490,7 +490,9 @@ export class SessionIndex {
   }
 
   #ftsSnippet(table: FtsTable, match: string, rowid: number, tokens: number): string {
-    const row = this.#stmt(`SELECT snippet(${table}, 0, ?, ?, ?, ?) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`).get(
+    // CAST: better-sqlite3 binds JS numbers as REAL, and FTS5 then drops a `rowid = ?` constraint
+    // altogether (every matching row comes back, so the snippet would be another session's text).
+    const row = this.#stmt(`SELECT snippet(${table}, 0, ?, ?, ?, ?) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`).get(
       MATCH_OPEN,
       MATCH_CLOSE,
       ELLIPSIS,

@@ -1,63 +1,88 @@
 /**
- * Message text on screen. Everything is rendered as React text nodes, never as HTML, so nothing a
- * model (or a web page it read) writes can inject markup or script: `<img onerror=…>` shows up as the
- * characters it is.
- *
- * No Markdown library is installed yet (react-markdown is the intended one: it renders to React
- * elements and ignores raw HTML by default), so for now the text keeps its line breaks, blank lines
- * separate paragraphs, and ``` fences become code blocks, which is what agent answers lean on most.
+ * Message text on screen. Answers are Markdown, rendered by react-markdown to React elements (never
+ * through innerHTML), with three rules because the text comes from a model that may be repeating a
+ * web page written by someone hostile:
+ * - raw HTML is never rendered: `<img onerror=…>` or `<script>` in the text shows as those characters;
+ * - a link works only when it is http(s); anything else (javascript:, file:, data:, relative paths)
+ *   is shown as its text without a link. Links open outside the page (a new tab; in the desktop app,
+ *   the system browser);
+ * - images are not fetched: a remote image would report to its server that the message was read, so
+ *   it is shown as a link to the image instead.
+ * What the person typed is shown as plain text, with its line breaks.
  */
-import { Fragment } from 'react';
+import type { Element, ElementContent, Root, RootContent } from 'hast';
+import Markdown, { type Components, type UrlTransform } from 'react-markdown';
 
-export type TextBlock = { kind: 'paragraph'; text: string } | { kind: 'code'; lang: string; text: string };
-
-/** Splits text into paragraphs and fenced code blocks; an unclosed fence (still streaming) runs to the end. */
-export function splitBlocks(text: string): TextBlock[] {
-  const blocks: TextBlock[] = [];
-  const lines = text.split('\n');
-  let para: string[] = [];
-  const flush = () => {
-    const t = para.join('\n').replace(/^\n+|\n+$/g, '');
-    if (t.trim()) blocks.push({ kind: 'paragraph', text: t });
-    para = [];
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const fence = /^\s*(```|~~~)\s*([\w+.-]*)\s*$/.exec(lines[i]!);
-    if (fence) {
-      flush();
-      const code: string[] = [];
-      let j = i + 1;
-      while (j < lines.length && !new RegExp(`^\\s*${fence[1]}\\s*$`).test(lines[j]!)) code.push(lines[j++]!);
-      blocks.push({ kind: 'code', lang: fence[2] ?? '', text: code.join('\n') });
-      i = j;
-      continue;
-    }
-    if (lines[i]!.trim() === '') flush();
-    else para.push(lines[i]!);
+/** The URL when it is an absolute http(s) URL, otherwise undefined. */
+export function safeUrl(url: string | undefined | null): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+  } catch {
+    return undefined; // relative or malformed
   }
-  flush();
-  return blocks;
 }
+
+const keepSafeUrls: UrlTransform = (url) => safeUrl(url) ?? '';
+
+const LINK_REL = 'noopener noreferrer nofollow';
+
+/**
+ * A block of raw HTML (a `<script>` line on its own, say) is shown as a paragraph of its text, like
+ * the prose around it; react-markdown then turns any raw HTML left inline into plain text as well.
+ */
+function blockHtmlAsText() {
+  const asParagraph = <T extends RootContent | ElementContent>(node: T): T | Element =>
+    node.type === 'raw' ? { type: 'element', tagName: 'p', properties: {}, children: [{ type: 'text', value: node.value }] } : node;
+  const visit = (parent: Root | Element) => {
+    parent.children = parent.children.map((child) => {
+      const next = asParagraph(child);
+      if (next.type === 'element' && next !== child && next.tagName !== 'p') visit(next);
+      else if (next.type === 'element' && ['blockquote', 'li', 'ul', 'ol'].includes(next.tagName)) visit(next);
+      return next;
+    }) as typeof parent.children;
+  };
+  return (tree: Root) => visit(tree);
+}
+const rehypePlugins = [blockHtmlAsText];
+
+const components: Components = {
+  a({ href, children, title }) {
+    const url = safeUrl(href);
+    if (!url) return <span className="md-unlinked">{children}</span>;
+    return (
+      <a href={url} target="_blank" rel={LINK_REL} {...(title ? { title } : {})}>
+        {children}
+      </a>
+    );
+  },
+  img({ src, alt }) {
+    const url = safeUrl(typeof src === 'string' ? src : undefined);
+    const label = alt?.trim() || (url ? new URL(url).pathname.split('/').pop() || url : 'image');
+    if (!url) return <span className="md-image">[{label}]</span>;
+    return (
+      <a className="md-image" href={url} target="_blank" rel={LINK_REL} title={`Image (not loaded): ${url}`}>
+        [image: {label}]
+      </a>
+    );
+  },
+  pre({ children }) {
+    return <pre className="code-block">{children}</pre>;
+  },
+};
 
 export function MessageText({ text }: { text: string }) {
   return (
     <div className="message-text">
-      {splitBlocks(text).map((b, i) =>
-        b.kind === 'code' ? (
-          <pre key={i} className="code-block" data-lang={b.lang || undefined}>
-            <code>{b.text}</code>
-          </pre>
-        ) : (
-          <p key={i}>
-            {b.text.split('\n').map((line, j) => (
-              <Fragment key={j}>
-                {j > 0 && <br />}
-                {line}
-              </Fragment>
-            ))}
-          </p>
-        ),
-      )}
+      <Markdown urlTransform={keepSafeUrls} components={components} rehypePlugins={rehypePlugins}>
+        {text}
+      </Markdown>
     </div>
   );
+}
+
+/** What a person typed: their characters and line breaks exactly, no Markdown. */
+export function PlainText({ text }: { text: string }) {
+  return <div className="message-text plain-text">{text}</div>;
 }

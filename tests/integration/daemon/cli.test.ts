@@ -39,10 +39,23 @@ async function startDaemonProcess(home: string, cwd: string, env: Record<string,
     void proc.done.then((r) => reject(new Error(`daemon exited early (${r.code}): ${r.stderr}`)));
   });
   const info = JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')) as { token: string; pid: number; port: number };
-  return { proc, port, token: info.token, info, env: e };
+  return { proc, port, token: info.token, info, env: e, stdout: () => out };
 }
 
 describe('rein daemon (child processes)', () => {
+  it('serves the built web UI at / without a token and prints its address with the token', async () => {
+    const { home, cwd } = await tempHome();
+    const d = await startDaemonProcess(home, cwd);
+    const line = await eventually(() => /^Web UI: .*$/m.exec(d.stdout())?.[0]);
+    expect(line).toBe(`Web UI: http://127.0.0.1:${d.port}/#token=${d.token}`);
+    const page = await fetch(`http://127.0.0.1:${d.port}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root"></div>');
+    expect(page.headers.get('content-security-policy')).toContain(`ws://127.0.0.1:${d.port}`);
+    // The page is public; the API behind it is not.
+    expect((await fetch(`http://127.0.0.1:${d.port}/status`)).status).toBe(401);
+  });
+
   it('starts, reports status, refuses a second daemon on the same home with exit code 3, and stops', async () => {
     const { home, cwd } = await tempHome();
     const d = await startDaemonProcess(home, cwd);

@@ -81,6 +81,50 @@ describe('agents', () => {
     expect((await http(d, 'PUT', '/agents/ghost', { body: { prompt: 'x' } })).status).toBe(404);
   });
 
+  it('opens an agent with broken files as written, listing each problem with file, line and field, until a valid save fixes it', async () => {
+    const dir = join(d.home, 'agents', 'broken');
+    await mkdir(join(dir, 'commands'), { recursive: true });
+    await writeFile(join(dir, 'AGENT.md'), '   \n');
+    const badConfig = '# tuned by hand\nmax_iterations: lots\nmode: yolo\n';
+    await writeFile(join(dir, 'config.yaml'), badConfig);
+    await writeFile(join(dir, 'commands', 'ok.md'), 'Do the thing with $ARGUMENTS');
+
+    const list = await http(d, 'GET', '/agents');
+    expect(list.json.agents[0]).toMatchObject({ name: 'broken' });
+    expect(list.json.agents[0].problem).toContain('config.yaml');
+
+    const res = await http(d, 'GET', '/agents/broken');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ name: 'broken', prompt: '   \n', config: null, config_text: badConfig, commands: { ok: 'Do the thing with $ARGUMENTS' } });
+    expect(res.json.problems).toEqual([
+      { file: 'AGENT.md', message: expect.stringContaining('empty') },
+      { file: 'config.yaml', line: 2, column: 1, field: 'max_iterations', message: expect.any(String) },
+      { file: 'config.yaml', line: 3, column: 1, field: 'mode', message: expect.any(String) },
+    ]);
+    expect(res.json.slash_commands).toEqual([{ name: 'ok', description: 'Do the thing with $ARGUMENTS', scope: 'agent' }]);
+
+    // Saving an invalid config is still refused, naming the field; nothing changes on disk.
+    const refused = await http(d, 'PUT', '/agents/broken', { body: { config: '# tuned by hand\nmax_iterations: 0\n' } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.field).toBe('config.max_iterations');
+    expect(await readFile(join(dir, 'config.yaml'), 'utf8')).toBe(badConfig);
+
+    const fixed = await http(d, 'PUT', '/agents/broken', { body: { prompt: 'You fix things.', config: '# tuned by hand\nmax_iterations: 12\nmode: plan\n' } });
+    expect(fixed.status, fixed.text).toBe(200);
+    expect(fixed.json).toMatchObject({ config: { max_iterations: 12, mode: 'plan' }, problems: [] });
+    expect((await http(d, 'GET', '/agents')).json.agents[0].problem).toBeUndefined();
+  });
+
+  it('shows the built-in agent read-only with the commands its chat accepts, global ones included', async () => {
+    await mkdir(join(d.home, 'commands'), { recursive: true });
+    await writeFile(join(d.home, 'commands', 'standup.md'), '---\ndescription: Write my standup\nargument_hint: <day>\n---\nWrite the standup for $1.\n');
+    const res = await http(d, 'GET', '/agents/default');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ name: 'default', builtin: true, config: null, commands: {}, skills: [] });
+    expect(res.json.slash_commands).toEqual([{ name: 'standup', description: 'Write my standup', argument_hint: '<day>', scope: 'global' }]);
+    expect((await http(d, 'PUT', '/agents/default', { body: { prompt: 'x' } })).status).toBe(404);
+  });
+
   it('deletes an agent into the trash and forgets its route', async () => {
     await http(d, 'POST', '/agents', { body: { name: 'temp', prompt: 'short-lived' } });
     const run = await http(d, 'POST', '/message', { body: { text: 'hi', agent: 'temp' } });

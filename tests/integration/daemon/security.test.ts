@@ -116,9 +116,28 @@ describe('HTTP refusals', () => {
     expect(spa.text).toContain('<title>Rein</title>');
     const escape = await http(d, 'GET', '/..%2f..%2fetc%2fpasswd', { token: null });
     expect(escape.status).toBe(404);
-    // API paths never fall through to the static files.
+    // API paths never fall through to the static files; the settings need the token like the rest.
     expect((await http(d, 'GET', '/sessions/nope/x', { token: null })).status).toBe(401);
+    expect((await http(d, 'GET', '/settings', { token: null })).status).toBe(401);
+    expect((await http(d, 'PUT', '/settings', { token: null, body: { model: 'x' } })).status).toBe(401);
     expect((await http(d, 'GET', '/', { token: null, headers: { host: `evil.example:${d.port}` } })).status).toBe(403);
+  });
+
+  it('sends pages with a policy that allows connections only to this daemon, HTTP and WebSocket', async () => {
+    const page = await http(d, 'GET', '/', { token: null });
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toMatch(new RegExp(`connect-src 'self' ws://127\\.0\\.0\\.1:${d.port}(;|$)`));
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    const viaLocalhost = await http(d, 'GET', '/', { token: null, headers: { host: `localhost:${d.port}` } });
+    expect(String(viaLocalhost.headers['content-security-policy'])).toContain(`ws://localhost:${d.port}`);
+    // Only pages carry it; scripts and styles do not need one.
+    await writeFile(join(staticDir, 'app.js'), 'console.log(1)');
+    const script = await http(d, 'GET', '/app.js', { token: null });
+    expect(script.headers['content-type']).toContain('text/javascript');
+    expect(script.headers['content-security-policy']).toBeUndefined();
   });
 });
 

@@ -2,14 +2,14 @@
 // are written again in src-renderer. These tests keep each copy equal to the core's original.
 import { describe, expect, it } from 'vitest';
 import { reinOperationNames } from '../../../src-main/core/api/index.js';
-import { expandSlashCommand, splitArgs as coreSplitArgs, type Command } from '../../../src-main/core/commands/index.js';
+import { expandSlashCommand, RESERVED_COMMAND_NAMES } from '../../../src-main/core/commands/index.js';
 import { routeFor } from '../../../src-main/core/daemon/routing.js';
 import { CACHE_BREAK } from '../../../src-main/core/context/promptAssembly.js';
 import { INJECTED_PREFIX as CORE_INJECTED_PREFIX } from '../../../src-main/core/harness/inbox.js';
 import { MATCH_CLOSE as CORE_CLOSE, MATCH_OPEN as CORE_OPEN } from '../../../src-main/core/search/snippet.js';
 import { httpCalls } from '../../../src-renderer/src/api/daemonCalls.js';
 import { chatMessage, chatRoute } from '../../../src-renderer/src/state/routes.js';
-import { commandTemplate, fillTemplate, parseSlash, splitArgs } from '../../../src-renderer/src/views/chat/slash.js';
+import { PAGE_COMMANDS, pageCommand, parseSlash } from '../../../src-renderer/src/views/chat/slash.js';
 import { INJECTED_PREFIX, personText, VOLATILE_MARKER } from '../../../src-renderer/src/state/transcript.js';
 import { MATCH_CLOSE, MATCH_OPEN } from '../../../src-renderer/src/views/sessions/Highlighted.js';
 
@@ -22,22 +22,15 @@ describe('copies of core rules in the page', () => {
     }
   });
 
-  it('fills command templates like the CLI does', () => {
-    const template = 'Review $1 carefully. Focus: $2. All: $ARGUMENTS';
-    const command: Command = { name: 'review', description: '', template, file: '/x/review.md', scope: 'agent' };
-    for (const rest of ['src/a.ts "be strict"', "'one two' three\\ four", '', 'x "unterminated']) {
-      const typed = `/review ${rest}`;
-      const core = expandSlashCommand(typed, [command]);
-      const slash = parseSlash(typed)!;
-      expect(slash.name).toBe('review');
-      expect(core && 'prompt' in core ? core.prompt : undefined).toBe(fillTemplate(template, slash.rest));
-      expect(splitArgs(rest)).toEqual(coreSplitArgs(rest));
+  it("keeps the page's own commands among the names the daemon never expands", () => {
+    for (const name of Object.keys(PAGE_COMMANDS)) {
+      expect(RESERVED_COMMAND_NAMES).toContain(name);
+      expect(expandSlashCommand(`/${name} now`, [])).toBeNull();
     }
-    const plain: Command = { ...command, template: 'Summarise the day.' };
-    const core = expandSlashCommand('/review extra words', [plain]);
-    expect(core && 'prompt' in core ? core.prompt : '').toBe(fillTemplate('Summarise the day.', 'extra words'));
+    expect(pageCommand('/help')).toBe('help');
+    expect(pageCommand('  /new')).toBe('new');
+    expect(pageCommand('/review x')).toBeUndefined();
     expect(parseSlash('/usr/bin/env is broken')).toBeNull();
-    expect(commandTemplate('---\ndescription: d\n---\nDo $ARGUMENTS\n')).toBe('Do $ARGUMENTS');
   });
 
   it('marks snippet matches with the same markers as the search index', () => {

@@ -108,6 +108,14 @@ describe('SessionIndex search', () => {
     expect(idx.search('onfig', { agent: 'default' }).map((h) => h.sessionId).sort()).toEqual([exact.id, partial.id].sort());
   });
 
+  it('ignores case and accents', async () => {
+    const s = await t.save({ turns: [{ user: 'Meet at the Café Noir', answer: 'OK' }] });
+    const idx = await indexAll();
+    expect(ids(idx.search('cafe noir', { agent: 'default' }))).toEqual([s.id]);
+    expect(ids(idx.search('CAFÉ', { agent: 'default' }))).toEqual([s.id]);
+    expect(idx.search('AFE', { agent: 'default' })[0]).toMatchObject({ sessionId: s.id, match: 'substring' });
+  });
+
   it('requires every term in the same message and keeps "quoted phrases" together', async () => {
     const both = await t.save({ turns: [{ user: 'deploy the staging server tonight', answer: 'Done.' }] });
     await t.save({ turns: [{ user: 'deploy the website', answer: 'The staging area is clean.' }] });
@@ -489,5 +497,36 @@ describe('SessionIndex rebuild', () => {
     (await openIndex()).close();
     const idx = await openIndex();
     expect(idx.opened).toEqual({ schema: 'current' });
+  });
+});
+
+describe('snippets come from the hit itself', () => {
+  it("an agent's hit never shows another agent's text, whatever order the sessions were indexed in", async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { SessionStore } = await import('../../../src-main/core/sessions/store.js');
+    const { SessionIndex } = await import('../../../src-main/core/search/sessionIndex.js');
+    const home = await mkdtemp(join(tmpdir(), 'rein-snip-'));
+    const make = async (agent: string, dir: string, q: string, a: string) => {
+      const store = new SessionStore(dir);
+      const s = store.create({ agent, cwd: '/', source: 'cli' });
+      const t = new Date().toISOString();
+      s.messages.push({ role: 'user', content: [{ type: 'text', text: q }] }, { role: 'assistant', content: [{ type: 'text', text: a }] });
+      s.message_meta.push({ source: 'cli', timestamp: t }, { source: 'cli', timestamp: t });
+      await store.save(s);
+      return s;
+    };
+    const first = await make('default', join(home, 'sessions'), 'how are the deploys?', 'The deployment pipelines are running smoothly.');
+    const second = await make('ops', join(home, 'agents', 'ops', 'sessions'), 'when does the pipeline run?', 'ops secret: the pipeline runs at night');
+    const index = await SessionIndex.open(home, { rebuild: 'never' });
+    index.upsert(first);
+    index.upsert(second);
+    const ops = index.search('pipeline', { agent: 'ops' });
+    const dflt = index.search('pipeline', { agent: 'default' });
+    index.close();
+    expect(ops).toHaveLength(1);
+    expect(ops[0]!.snippet).not.toContain('deployment');
+    expect(dflt[0]!.snippet).toContain('deployment');
   });
 });

@@ -39,10 +39,30 @@ interface Draft {
   skills: string[];
 }
 
+type Problem = NonNullable<AgentDetail['problems']>[number];
+
+/** The tab where a problem in `file` (relative to the agent's folder) is fixed, if any. */
+export function tabOfFile(file: string): Tab | undefined {
+  if (file === 'AGENT.md') return 'persona';
+  if (file === 'config.yaml') return 'config';
+  if (file === 'MEMORY.md') return 'memory';
+  if (file === '_attached.yaml') return 'skills';
+  if (file === 'commands' || file.startsWith('commands/')) return 'commands';
+  return undefined;
+}
+
+/** config.yaml exists but does not validate: the form cannot show it, only the YAML can. */
+const configBroken = (a: AgentDetail) => a.config === null && a.config_text !== null && (a.problems ?? []).some((p) => p.file === 'config.yaml');
+
+export function problemText(p: Problem): string {
+  const where = p.line !== undefined ? `${p.file}, line ${p.line}` : p.file;
+  return `${where}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+}
+
 const draftOf = (a: AgentDetail): Draft => ({
   prompt: a.prompt,
   memory: a.memory ?? '',
-  configMode: 'form',
+  configMode: configBroken(a) ? 'yaml' : 'form',
   configDoc: (a.config ?? {}) as Doc,
   configText: a.config_text ?? '',
   configTouched: false,
@@ -62,7 +82,7 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
   const [loaded, reload] = useAsync(() => api.getAgent({ name }), [api, name]);
   const [draft, setDraft] = useState<Draft | undefined>();
   const [base, setBase] = useState<AgentDetail | undefined>();
-  const [tab, setTab] = useState<Tab>('persona');
+  const [tab, setTab] = useState<Tab | undefined>();
   const [serverErrors, setServerErrors] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
@@ -82,6 +102,9 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
     setBase(loaded.value);
     setDraft(draftOf(loaded.value));
   }
+  // A broken agent opens on the tab of its first problem.
+  const firstProblemTab = (base?.problems ?? []).map((p) => tabOfFile(p.file)).find((t) => t !== undefined);
+  const currentTab: Tab = tab ?? firstProblemTab ?? 'persona';
 
   const clientErrors = useMemo(
     () => (draft && draft.configTouched && draft.configMode === 'form' ? checkConfig(cleanValue(draft.configDoc, schema) ?? {}) : {}),
@@ -101,6 +124,8 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
     setDraft({ ...draft, ...patch });
     setSaved(false);
   };
+  const problems = base.problems ?? [];
+  const problemCount = (t: Tab) => problems.filter((p) => tabOfFile(p.file) === t).length;
   const changes = changesOf(base, draft);
   const errors = { ...serverErrors, ...clientErrors };
   const dirty = Object.keys(changes).length > 1;
@@ -152,12 +177,12 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
             type="button"
             role="tab"
             id={`tab-${t.id}`}
-            aria-selected={tab === t.id}
+            aria-selected={currentTab === t.id}
             aria-controls={`panel-${t.id}`}
-            tabIndex={tab === t.id ? 0 : -1}
+            tabIndex={currentTab === t.id ? 0 : -1}
             onClick={() => setTab(t.id)}
             onKeyDown={(e) => {
-              const i = TABS.findIndex((x) => x.id === tab);
+              const i = TABS.findIndex((x) => x.id === currentTab);
               if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
                 const next = TABS[(i + (e.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length]!;
                 setTab(next.id);
@@ -167,9 +192,37 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
           >
             {t.label}
             {t.id === 'config' && Object.keys(errors).length > 0 && <span className="badge warn">{Object.keys(errors).length}</span>}
+            {!(t.id === 'config' && Object.keys(errors).length > 0) && problemCount(t.id) > 0 && (
+              <span className="badge warn" title="Problems in this part">
+                {problemCount(t.id)}
+              </span>
+            )}
           </button>
         ))}
       </div>
+      {problems.length > 0 && (
+        <section className="file-problems" role="alert" aria-label="Problems in this agent's files">
+          <p>
+            <strong>{name}</strong> cannot run until {problems.length === 1 ? 'this is' : 'these are'} fixed. Correct {problems.length === 1 ? 'it' : 'them'} here and save:
+          </p>
+          <ul>
+            {problems.map((p, i) => {
+              const to = tabOfFile(p.file);
+              return (
+                <li key={i}>
+                  {to ? (
+                    <button type="button" className="link" onClick={() => setTab(to)}>
+                      {problemText(p)}
+                    </button>
+                  ) : (
+                    problemText(p)
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+      )}
       {problem && (
         <p className="form-error" role="alert">
           {problem}
@@ -180,10 +233,19 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
           Saved.
         </p>
       )}
-      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel" ref={panel}>
-        {tab === 'persona' && <PersonaTab text={draft.prompt} onChange={(prompt) => update({ prompt })} />}
-        {tab === 'config' && <ConfigTab draft={draft} update={update} errors={errors} clearServer={() => setServerErrors({})} />}
-        {tab === 'memory' && (
+      <div role="tabpanel" id={`panel-${currentTab}`} aria-labelledby={`tab-${currentTab}`} className="tab-panel" ref={panel}>
+        {currentTab === 'persona' && <PersonaTab text={draft.prompt} onChange={(prompt) => update({ prompt })} />}
+        {currentTab === 'config' && (
+          <ConfigTab
+            draft={draft}
+            update={update}
+            errors={errors}
+            fileProblems={draft.configTouched ? [] : problems.filter((p) => p.file === 'config.yaml')}
+            formAvailable={!configBroken(base)}
+            clearServer={() => setServerErrors({})}
+          />
+        )}
+        {currentTab === 'memory' && (
           <div className="field">
             <label htmlFor="agent-memory" className="field-label">
               MEMORY.md
@@ -194,8 +256,8 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
             <textarea id="agent-memory" className="code-area" rows={18} value={draft.memory} onChange={(e) => update({ memory: e.target.value })} aria-describedby="agent-memory-help" />
           </div>
         )}
-        {tab === 'skills' && <SkillsTab api={api} attached={draft.skills} onChange={(skills) => update({ skills })} />}
-        {tab === 'commands' && <CommandsTab commands={draft.commands} onChange={(commands) => update({ commands })} />}
+        {currentTab === 'skills' && <SkillsTab api={api} attached={draft.skills} onChange={(skills) => update({ skills })} />}
+        {currentTab === 'commands' && <CommandsTab commands={draft.commands} onChange={(commands) => update({ commands })} />}
       </div>
       <DeleteAgent api={api} name={name} onDeleted={onDeleted} />
     </div>
@@ -236,14 +298,30 @@ function PersonaTab({ text, onChange }: { text: string; onChange(t: string): voi
   );
 }
 
-function ConfigTab({ draft, update, errors, clearServer }: { draft: Draft; update(p: Partial<Draft>): void; errors: FieldErrors; clearServer(): void }) {
+function ConfigTab({
+  draft,
+  update,
+  errors,
+  fileProblems,
+  formAvailable,
+  clearServer,
+}: {
+  draft: Draft;
+  update(p: Partial<Draft>): void;
+  errors: FieldErrors;
+  /** Problems of config.yaml as it is on disk (until the text is edited). */
+  fileProblems: Problem[];
+  /** False while config.yaml on disk does not validate: the form would start empty and replace it. */
+  formAvailable: boolean;
+  clearServer(): void;
+}) {
   const errorList = Object.entries(errors);
   return (
     <div className="config-tab">
       <div className="segmented" role="radiogroup" aria-label="Edit config as">
         {(['form', 'yaml'] as const).map((m) => (
-          <label key={m}>
-            <input type="radio" name="config-mode" checked={draft.configMode === m} onChange={() => update({ configMode: m })} />
+          <label key={m} title={m === 'form' && !formAvailable ? 'Fix config.yaml as YAML first: the form cannot show a file with problems' : undefined}>
+            <input type="radio" name="config-mode" checked={draft.configMode === m} disabled={m === 'form' && !formAvailable} onChange={() => update({ configMode: m })} />
             {m === 'form' ? 'Form' : 'YAML'}
           </label>
         ))}
@@ -279,6 +357,13 @@ function ConfigTab({ draft, update, errors, clearServer }: { draft: Draft; updat
             <p key={k} className="field-error" role="alert">
               {k ? `${k}: ` : ''}
               {m}
+            </p>
+          ))}
+          {fileProblems.map((p, i) => (
+            <p key={`file-${i}`} className="field-error">
+              {p.line !== undefined ? `line ${p.line}: ` : ''}
+              {p.field ? `${p.field}: ` : ''}
+              {p.message}
             </p>
           ))}
         </div>

@@ -11,7 +11,7 @@ import { formatCost, formatTokens } from '../../util/format.js';
 import { useAsync } from '../../util/useAsync.js';
 import { Composer } from './Composer.js';
 import { MessageList } from './MessageList.js';
-import { commandDescription, commandTemplate, fillTemplate, PAGE_COMMANDS, parseSlash } from './slash.js';
+import { PAGE_COMMANDS, pageCommand } from './slash.js';
 
 export interface ChatViewProps {
   api: ReinApi;
@@ -29,14 +29,14 @@ export interface ChatViewProps {
 let markedReady = false;
 
 export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAnswer, focusKey }: ChatViewProps) {
-  const [detail] = useAsync(() => (agent === DEFAULT_AGENT ? Promise.resolve(undefined) : api.getAgent({ name: agent })), [api, agent]);
-  const commandFiles = useMemo(() => detail.value?.commands ?? {}, [detail.value]);
+  // The agent's commands (its own and the global ones) for the `/` list; the daemon expands them.
+  const [detail] = useAsync(() => api.getAgent({ name: agent }), [api, agent]);
   const commands = useMemo(() => {
     const list: Record<string, string> = {};
-    for (const [name, file] of Object.entries(commandFiles)) list[name] = commandDescription(file);
+    for (const c of detail.value?.slash_commands ?? []) list[c.name] = c.argument_hint ? `${c.description} (${c.argument_hint})` : c.description;
     for (const [name, d] of Object.entries(PAGE_COMMANDS)) list[name] ??= d;
     return list;
-  }, [commandFiles]);
+  }, [detail.value]);
 
   useEffect(() => {
     if (markedReady) return;
@@ -66,24 +66,16 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
   }
 
   async function send(typed: string) {
-    const slash = parseSlash(typed);
-    let toModel = typed;
-    if (slash) {
-      if (slash.name === 'new' || slash.name === 'clear') return dispatch({ type: 'reset' });
-      if (slash.name === 'help') {
-        const lines = Object.entries(commands).map(([n, d]) => `/${n} — ${d}`);
-        return dispatch({ type: 'note', level: 'info', text: `Commands:\n${lines.join('\n')}` });
-      }
-      const file = commandFiles[slash.name];
-      if (file === undefined) {
-        const names = Object.keys(commands).map((n) => `/${n}`).join(', ');
-        return dispatch({ type: 'note', level: 'warning', text: `Unknown command /${slash.name}. Available: ${names}` });
-      }
-      toModel = fillTemplate(commandTemplate(file), slash.rest);
+    const own = pageCommand(typed);
+    if (own === 'new' || own === 'clear') return dispatch({ type: 'reset' });
+    if (own === 'help') {
+      const lines = Object.entries(commands).map(([n, d]) => `/${n} — ${d}`);
+      return dispatch({ type: 'note', level: 'info', text: `Commands:\n${lines.join('\n')}` });
     }
+    // Everything else goes as typed: the daemon expands `/name args` (or says the command is unknown).
     dispatch({ type: 'sending', text: typed });
     try {
-      const result = await api.sendMessage(chatMessage(agent, toModel, chat.sessionId));
+      const result = await api.sendMessage(chatMessage(agent, typed, chat.sessionId));
       dispatch({ type: 'sent', text: typed, injected: result.injected, ...(result.session_id ? { sessionId: result.session_id } : {}) });
     } catch (e) {
       dispatch({ type: 'send_failed', code: toApiError(e).code, message: errorText(e) });

@@ -1,7 +1,7 @@
 /** The conversation: messages, tool cards, approval cards and notices, newest at the bottom. */
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { ApprovalDecisionKind } from '../../../../src-main/core/api/index.js';
-import { MessageText } from '../../markdown/MessageText.js';
+import { MessageText, PlainText } from '../../markdown/MessageText.js';
 import type { ChatItem } from '../../state/chat.js';
 import { ApprovalCard } from '../approvals/ApprovalCard.js';
 import { ToolCard } from './ToolCard.js';
@@ -41,7 +41,7 @@ export function MessageList({ items, onAnswer, empty }: MessageListProps) {
           case 'user':
             return (
               <article key={item.id} className="msg msg-user">
-                <MessageText text={item.text} />
+                <PlainText text={item.text} />
                 {item.injected && <span className="msg-tag">sent into the running answer</span>}
               </article>
             );

@@ -1,9 +1,9 @@
 /**
- * Slash commands in the composer: `/name args` runs the agent's `commands/<name>.md` template. The
- * daemon takes messages as they are, so the page fills the template itself, by the same rules as
- * core/commands/expand.ts (a test keeps the two in step): `$ARGUMENTS` is everything after the
- * name, `$1`, `$2`… its words (quotes group words), and a template without placeholders gets the
- * arguments appended. `/new`, `/clear` and `/help` belong to the page.
+ * Slash commands in the composer. The daemon expands `/name args` into the agent's command template
+ * (core/commands), for this page, Slack and scripts alike, so the page sends what was typed. The page
+ * only offers the agent's commands while the first word is typed (the list comes with the agent from
+ * `getAgent`), and keeps three of its own: `/new`, `/clear` and `/help`, names the daemon never
+ * expands (core/commands RESERVED_COMMAND_NAMES; a test keeps the two in step).
  */
 
 export const PAGE_COMMANDS: Record<string, string> = {
@@ -33,65 +33,8 @@ export function suggestCommands(input: string, names: readonly string[]): string
   return names.filter((n) => n.startsWith(typed)).sort();
 }
 
-const PLACEHOLDER = /\$(ARGUMENTS|[1-9]\d*)/g;
-
-export function fillTemplate(template: string, rest: string): string {
-  let words: string[] | undefined;
-  let used = false;
-  const filled = template.replace(PLACEHOLDER, (_all, key: string) => {
-    used = true;
-    if (key === 'ARGUMENTS') return rest;
-    words ??= splitArgs(rest);
-    return words[Number(key) - 1] ?? '';
-  });
-  if (!used && rest !== '') return `${filled}\n\nARGUMENTS: ${rest}`;
-  return filled;
-}
-
-/** Words as a shell splits plain words: whitespace separates, quotes group, `\` escapes. */
-export function splitArgs(s: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      else if (ch === '\\' && quote === '"' && (s[i + 1] === '"' || s[i + 1] === '\\')) cur += s[++i];
-      else cur += ch;
-      continue;
-    }
-    if (ch === '"' || ch === "'") {
-      quote = ch;
-      inWord = true;
-    } else if (ch === '\\' && i + 1 < s.length) {
-      cur += s[++i];
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) out.push(cur);
-      cur = '';
-      inWord = false;
-    } else {
-      cur += ch;
-      inWord = true;
-    }
-  }
-  if (inWord) out.push(cur);
-  return out;
-}
-
-/** A command file's template: the text after an optional front matter block. */
-export function commandTemplate(file: string): string {
-  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n?/.exec(file);
-  return (m ? file.slice(m[0].length) : file).trim();
-}
-
-/** A command file's description: front matter `description:`, else its first line. */
-export function commandDescription(file: string): string {
-  const fm = /^---\r?\n([\s\S]*?)\r?\n---/.exec(file);
-  const d = fm && /^description:\s*(.+)$/m.exec(fm[1]!);
-  if (d) return d[1]!.trim().replace(/^["']|["']$/g, '');
-  const first = commandTemplate(file).split('\n')[0] ?? '';
-  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
+/** The page's own command in `typed`, if it is one. */
+export function pageCommand(typed: string): 'new' | 'clear' | 'help' | undefined {
+  const slash = parseSlash(typed);
+  return slash && slash.name in PAGE_COMMANDS ? (slash.name as 'new' | 'clear' | 'help') : undefined;
 }

@@ -35,6 +35,8 @@ export interface SettingsViewProps {
 }
 
 export function SettingsView({ api, desktop, settings, onSaved, onRefresh }: SettingsViewProps) {
+  // Kept here: the form below is rebuilt from the saved settings after each save, and must still say "Saved.".
+  const [status, setStatus] = useState<FormStatus | undefined>();
   if (settings.status === 'failed' && !settings.value) {
     return (
       <div className="view settings-view">
@@ -43,7 +45,7 @@ export function SettingsView({ api, desktop, settings, onSaved, onRefresh }: Set
         </header>
         <p className="settings-note" role="status">
           {isUnsupported(settings.error)
-            ? 'This connection does not offer settings (the daemon has no /settings endpoint yet). Edit ~/.rein/config.yaml, or use the desktop app.'
+            ? 'This connection does not offer settings (the daemon has no /settings endpoint). Edit ~/.rein/config.yaml, or use the desktop app.'
             : `Settings could not be read: ${settings.error.message}`}
         </p>
         {desktop && <DesktopSettingsSection desktop={desktop} onKeyRemoved={onRefresh} />}
@@ -51,14 +53,42 @@ export function SettingsView({ api, desktop, settings, onSaved, onRefresh }: Set
     );
   }
   if (!settings.value) return <p className="muted">Loading settings…</p>;
-  return <SettingsForm key={JSON.stringify(settings.value)} api={api} {...(desktop ? { desktop } : {})} settings={settings.value} onSaved={onSaved} onRefresh={onRefresh} />;
+  return (
+    <SettingsForm
+      key={JSON.stringify(settings.value)}
+      api={api}
+      {...(desktop ? { desktop } : {})}
+      settings={settings.value}
+      onSaved={onSaved}
+      onRefresh={onRefresh}
+      status={status}
+      setStatus={setStatus}
+    />
+  );
 }
 
-function SettingsForm({ api, desktop, settings, onSaved, onRefresh }: { api: ReinApi; desktop?: ReinDesktopApi; settings: ReinSettings; onSaved(s: ReinSettings): void; onRefresh(): void }) {
+type FormStatus = { ok: boolean; text: string };
+
+function SettingsForm({
+  api,
+  desktop,
+  settings,
+  onSaved,
+  onRefresh,
+  status,
+  setStatus,
+}: {
+  api: ReinApi;
+  desktop?: ReinDesktopApi;
+  settings: ReinSettings;
+  onSaved(s: ReinSettings): void;
+  onRefresh(): void;
+  status: FormStatus | undefined;
+  setStatus(s: FormStatus | undefined): void;
+}) {
   const [model, setModel] = useState(settings.model);
   const [smallModel, setSmallModel] = useState(settings.small_model);
   const [mode, setMode] = useState(settings.permission_mode);
-  const [status, setStatus] = useState<{ ok: boolean; text: string } | undefined>();
   const [busy, setBusy] = useState(false);
 
   async function save(patch: SaveSettingsInput) {
@@ -146,7 +176,10 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
   const [saving, setSaving] = useState(false);
   const [problem, setProblem] = useState<string | undefined>();
 
-  const values = () => ({ ...(key.trim() ? { api_key: key.trim() } : {}), ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}) });
+  // In a browser the daemon keeps no key (it says so in `note`); only the desktop app stores one.
+  const keyWritable = settings.api_key.writable !== false;
+  const typedKey = keyWritable ? key.trim() : '';
+  const values = () => ({ ...(typedKey ? { api_key: typedKey } : {}), ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}) });
 
   async function runTest() {
     setTesting(true);
@@ -164,7 +197,7 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
     setSaving(true);
     setProblem(undefined);
     try {
-      const next = await api.saveSettings({ ...(key.trim() ? { api_key: key.trim() } : {}), base_url: baseUrl.trim() || null });
+      const next = await api.saveSettings({ ...(typedKey ? { api_key: typedKey } : {}), base_url: baseUrl.trim() || null });
       setKey('');
       onSaved(next);
     } catch (e) {
@@ -185,18 +218,24 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
       <h2>{onboarding ? 'Connect Rein to a model' : 'Connection'}</h2>
       <p className="muted">
         {settings.api_key.present
-          ? `An API key is stored${settings.api_key.source ? ` (${settings.api_key.source})` : ''}${settings.api_key.hint ? `: ${settings.api_key.hint}` : ''}.`
-          : 'No API key yet. Paste an Anthropic API key, or give the address of a compatible server.'}
+          ? `An API key is set${keySourceText(settings.api_key.source)}${settings.api_key.hint ? `: ${settings.api_key.hint}` : ''}.`
+          : keyWritable
+            ? 'No API key yet. Paste an Anthropic API key, or give the address of a compatible server.'
+            : 'No API key yet. Give the address of a compatible server, or an Anthropic API key as described below.'}
       </p>
-      <div className="field">
-        <label htmlFor="set-key" className="field-label">
-          {settings.api_key.present ? 'Replace API key' : 'API key'}
-        </label>
-        <input id="set-key" type="password" autoComplete="off" spellCheck={false} value={key} placeholder="sk-ant-…" onChange={(e) => setKey(e.target.value)} aria-describedby="set-key-help" />
-        <p className="field-help" id="set-key-help">
-          Kept in the system keychain, never in a plain file.
-        </p>
-      </div>
+      {keyWritable ? (
+        <div className="field">
+          <label htmlFor="set-key" className="field-label">
+            {settings.api_key.present ? 'Replace API key' : 'API key'}
+          </label>
+          <input id="set-key" type="password" autoComplete="off" spellCheck={false} value={key} placeholder="sk-ant-…" onChange={(e) => setKey(e.target.value)} aria-describedby="set-key-help" />
+          <p className="field-help" id="set-key-help">
+            Kept in the system keychain, never in a plain file.
+          </p>
+        </div>
+      ) : (
+        settings.api_key.note && <p className="field-help key-note">{settings.api_key.note}</p>
+      )}
       <div className="field">
         <label htmlFor="set-base-url" className="field-label">
           Base URL (optional)
@@ -207,7 +246,7 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
         <button type="button" onClick={() => void runTest()} disabled={testing}>
           {testing ? 'Testing…' : 'Test connection'}
         </button>
-        <button type="submit" className="primary" disabled={saving || (!key.trim() && baseUrl.trim() === (settings.base_url ?? ''))}>
+        <button type="submit" className="primary" disabled={saving || (!typedKey && baseUrl.trim() === (settings.base_url ?? ''))}>
           {saving ? 'Saving…' : onboarding ? 'Save and start' : 'Save'}
         </button>
       </div>
@@ -225,6 +264,13 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
       )}
     </form>
   );
+}
+
+/** Where the key comes from, as a person would say it. */
+function keySourceText(source: string | null | undefined): string {
+  if (source === 'env') return ' (from ANTHROPIC_API_KEY)';
+  if (source === 'keychain') return ' (in the system keychain)';
+  return source ? ` (${source})` : '';
 }
 
 function MacPermissions({ api, desktop, settings, onRefresh }: { api: ReinApi; desktop?: ReinDesktopApi; settings: ReinSettings; onRefresh(): void }) {

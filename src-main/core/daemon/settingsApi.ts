@@ -1,0 +1,144 @@
+/**
+ * The settings view over HTTP: `GET /settings`, `PUT /settings`, `POST /settings/test` (shapes in
+ * core/api/reinApi.ts). Model, small model, permission mode and base URL live in the global
+ * config.yaml (globalConfigEdit.ts); the hotkey lives with the desktop's own settings in desktop.json
+ * (core/desktop/desktopSettings.ts, the one place for it). Everything in a request is checked before
+ * anything is written, and a change applies to the next run without a restart.
+ *
+ * The API key is never stored by the daemon: a key sent here would end up in a plain file or be lost
+ * at the next start, and on a daemon bound beyond loopback it would cross the network in clear text.
+ * Keeping the key is the desktop app's job (the system keychain, through safeStorage); a headless
+ * daemon reads ANTHROPIC_API_KEY from its environment. `POST /settings/test` may still use a key given
+ * in its body for that one request, so a key can be tried before it is put anywhere.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DesktopSettingsPatch } from '../api/desktopApi.js';
+import { SaveSettingsInput, TestConnectionInput } from '../api/reinApi.js';
+import { paths } from '../config/paths.js';
+import { GlobalConfig } from '../config/schema.js';
+import { loadDesktopSettings, updateDesktopSettings } from '../desktop/desktopSettings.js';
+import { errorMessage } from '../errors.js';
+import type { Route } from './api.js';
+import { testModelConnection } from './connectionTest.js';
+import type { DaemonContext } from './context.js';
+import { prepareGlobalSettingsEdit, type GlobalSettingsPatch } from './globalConfigEdit.js';
+import { HttpError } from './httpError.js';
+import { readJson } from './httpBody.js';
+import { sendJson } from './httpReply.js';
+
+export const API_KEY_NOT_STORED =
+  'The daemon does not store API keys. Set ANTHROPIC_API_KEY where the daemon starts, or save the key in the desktop app, which keeps it in the system keychain.';
+
+export function settingsRoutes(): Route[] {
+  return [
+    { method: 'GET', path: '/settings', handler: getSettings },
+    { method: 'PUT', path: '/settings', handler: putSettings },
+    { method: 'POST', path: '/settings/test', handler: postTest },
+  ];
+}
+
+async function getSettings(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
+  sendJson(res, 200, await settingsView(ctx));
+}
+
+async function putSettings(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req, SaveSettingsInput);
+  if (body.api_key !== undefined) throw new HttpError(400, 'api_key_not_stored', API_KEY_NOT_STORED, 'api_key');
+
+  // Check every part first.
+  let hotkeyPatch: DesktopSettingsPatch | undefined;
+  if (body.hotkey !== undefined) {
+    const parsed = DesktopSettingsPatch.safeParse({ hotkey: body.hotkey ?? '' });
+    if (!parsed.success) throw new HttpError(400, 'invalid_request', `hotkey: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'hotkey');
+    await desktopSettingsOrRefuse(ctx.home);
+    hotkeyPatch = parsed.data;
+  }
+  const patch: GlobalSettingsPatch = {};
+  if (body.model !== undefined) patch.model = body.model;
+  if (body.small_model !== undefined) patch.small_model = body.small_model;
+  if (body.permission_mode !== undefined) patch.permission_mode = body.permission_mode;
+  if (body.base_url !== undefined) patch.base_url = body.base_url;
+  const configEdit = Object.keys(patch).length > 0 ? await prepareGlobalSettingsEdit(ctx.home, patch) : undefined;
+
+  // Then write: config.yaml, then desktop.json; if the second fails the first is put back.
+  const written = configEdit ? await configEdit.commit() : undefined;
+  if (hotkeyPatch) {
+    try {
+      await updateDesktopSettings(ctx.home, hotkeyPatch);
+    } catch (e) {
+      if (configEdit && written) await configEdit.restore(written.previous).catch(() => undefined);
+      throw new HttpError(500, 'settings_write_failed', `could not save the hotkey (nothing was changed): ${errorMessage(e)}`);
+    }
+  }
+  if (configEdit) applyToRunningConfig(ctx, patch);
+  sendJson(res, 200, await settingsView(ctx));
+}
+
+async function postTest(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req, TestConnectionInput);
+  sendJson(res, 200, await testModelConnection(body, { env: ctx.env, config: ctx.config, home: ctx.home }));
+}
+
+/** The next runs use the new values; the runs in flight keep the ones they started with. */
+function applyToRunningConfig(ctx: DaemonContext, patch: GlobalSettingsPatch): void {
+  const next: GlobalConfig = {
+    ...ctx.config,
+    ...(patch.model !== undefined ? { model: patch.model } : {}),
+    ...(patch.small_model !== undefined ? { small_model: patch.small_model } : {}),
+    permissions: { ...ctx.config.permissions, ...(patch.permission_mode !== undefined ? { mode: patch.permission_mode } : {}) },
+  };
+  if (patch.base_url === null) delete next.base_url;
+  else if (patch.base_url !== undefined) next.base_url = patch.base_url;
+  const checked = GlobalConfig.parse(next);
+  ctx.config = checked;
+  ctx.router.updateConfig(checked);
+}
+
+async function desktopSettingsOrRefuse(home: string) {
+  try {
+    return await loadDesktopSettings(home);
+  } catch (e) {
+    throw new HttpError(409, 'config_invalid', `${errorMessage(e)} (fix or remove the file; nothing was written)`);
+  }
+}
+
+export async function settingsView(ctx: DaemonContext) {
+  const key = ctx.env.ANTHROPIC_API_KEY?.trim() || ctx.env.ANTHROPIC_AUTH_TOKEN?.trim() || undefined;
+  let hotkey: string | null = null;
+  let hotkeyProblem: string | undefined;
+  try {
+    const desktop = await loadDesktopSettings(ctx.home);
+    hotkey = desktop.hotkey === '' ? null : desktop.hotkey;
+  } catch (e) {
+    hotkeyProblem = errorMessage(e);
+  }
+  const c = ctx.config;
+  return {
+    platform: process.platform,
+    api_key: {
+      present: key !== undefined,
+      source: key !== undefined ? 'env' : null,
+      ...(key !== undefined ? { hint: keyHint(key) } : {}),
+      writable: false,
+      note: API_KEY_NOT_STORED,
+    },
+    base_url: c.base_url ?? null,
+    model: c.model,
+    small_model: c.small_model,
+    permission_mode: c.permissions.mode,
+    hotkey,
+    ...(hotkeyProblem ? { hotkey_problem: hotkeyProblem } : {}),
+    models: suggestedModels(c),
+    config_file: paths.globalConfig(ctx.home),
+  };
+}
+
+/** Enough of a key to recognise it by, never enough to use it. */
+export function keyHint(key: string): string {
+  return key.length > 16 ? `${key.slice(0, 7)}…${key.slice(-4)}` : `…${key.slice(-2)}`;
+}
+
+function suggestedModels(c: GlobalConfig): string[] {
+  const defaults = GlobalConfig.parse({});
+  return [...new Set([c.model, c.small_model, defaults.model, defaults.small_model, ...Object.keys(c.prices)])];
+}
