@@ -90,7 +90,7 @@ export const ReinEvent = z.discriminatedUnion('type', [
     request: UsageTotals,
     /** The run so far. */
     run: UsageTotals,
-    /** cache reads ÷ all input tokens of the run, 0..1. */
+    /** cache reads ÷ all input tokens of the session so far (earlier runs included), 0..1. */
     cacheHitRatio: z.number().min(0).max(1),
   }),
   z.object({

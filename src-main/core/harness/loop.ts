@@ -198,6 +198,8 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   const approvals = new TurnApprovals();
 
   let usage = emptyUsage();
+  // The usage event reports the session's cache hit ratio: earlier runs of the session count too.
+  const usageBefore = session.usage ?? emptyUsage();
   let iterations = 0;
   let continuations = 0;
   let carried = ''; // text of max_tokens continuations, joined into the final answer
@@ -299,7 +301,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
       model: response.model,
       request: { ...response.usage, costUsd: requestCost, requests: 1 },
       run: usage,
-      cacheHitRatio: cacheHitRatio(usage),
+      cacheHitRatio: cacheHitRatio(addTotals(usageBefore, usage)),
     });
 
     const text = textOf(response.content);
@@ -480,7 +482,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
           const response = step.value;
           const cost = costOf(response.usage, price);
           usage = addUsage(usage, response.usage, cost);
-          yield stamp({ type: 'usage', model: response.model, request: { ...response.usage, costUsd: cost, requests: 1 }, run: usage, cacheHitRatio: cacheHitRatio(usage) });
+          yield stamp({ type: 'usage', model: response.model, request: { ...response.usage, costUsd: cost, requests: 1 }, run: usage, cacheHitRatio: cacheHitRatio(addTotals(usageBefore, usage)) });
           const text = textOf(response.content);
           appendAssistant(text ? [{ type: 'text', text }] : []);
           return yield* finish('final', carried + (text || lastText));

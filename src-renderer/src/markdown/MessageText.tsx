@@ -33,14 +33,13 @@ const LINK_REL = 'noopener noreferrer nofollow';
  * the prose around it; react-markdown then turns any raw HTML left inline into plain text as well.
  */
 function blockHtmlAsText() {
-  const asParagraph = <T extends RootContent | ElementContent>(node: T): T | Element =>
-    node.type === 'raw' ? { type: 'element', tagName: 'p', properties: {}, children: [{ type: 'text', value: node.value }] } : node;
+  const paragraphOf = (value: string): Element => ({ type: 'element', tagName: 'p', properties: {}, children: [{ type: 'text', value }] });
+  // Only where children are blocks: at the top and in quotes (in a paragraph or list item, raw HTML is inline).
   const visit = (parent: Root | Element) => {
-    parent.children = parent.children.map((child) => {
-      const next = asParagraph(child);
-      if (next.type === 'element' && next !== child && next.tagName !== 'p') visit(next);
-      else if (next.type === 'element' && ['blockquote', 'li', 'ul', 'ol'].includes(next.tagName)) visit(next);
-      return next;
+    parent.children = parent.children.map((child: RootContent | ElementContent) => {
+      if (child.type === 'raw') return paragraphOf(child.value);
+      if (child.type === 'element' && child.tagName === 'blockquote') visit(child);
+      return child;
     }) as typeof parent.children;
   };
   return (tree: Root) => visit(tree);

@@ -23,7 +23,10 @@ describe('message text', () => {
     expect(inline).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
     const block = md('<script>alert(2)</script>\n\n<iframe src="https://evil.example"></iframe>');
     expect(block).not.toMatch(/<script|<iframe/);
-    expect(block).toContain('&lt;script&gt;alert(2)&lt;/script&gt;');
+    // A block of HTML reads as a paragraph of text, also inside a quote; inline HTML in a list item stays inline.
+    expect(block).toContain('<p>&lt;script&gt;alert(2)&lt;/script&gt;</p>');
+    expect(md('> said:\n>\n> <div onclick="x()">hi</div>')).toContain('<p>&lt;div onclick=&quot;x()&quot;&gt;hi&lt;/div&gt;</p>');
+    expect(md('- item <b>x</b>')).toContain('<li>item &lt;b&gt;x&lt;/b&gt;</li>');
   });
 
   it('links only http and https, opening outside the page; other schemes and relative paths stay text', () => {
