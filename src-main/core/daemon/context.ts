@@ -13,6 +13,7 @@ export interface DaemonContext {
   version: string;
   startedAt: Date;
   env: NodeJS.ProcessEnv;
+  /** Mutable: PUT /settings replaces it, and the router's copy, for the runs that start afterwards. */
   config: GlobalConfig;
   bus: EventBus;
   desk: ApprovalDesk;

@@ -79,16 +79,25 @@ export function edited(file: string, text: string, patch: GlobalSettingsPatch): 
   if (!isEmptyNode(doc.contents) && !isMap(doc.contents)) {
     throw new HttpError(409, 'config_invalid', `${file}: the top level must be a mapping (nothing was written)`);
   }
+  let changed = false;
   for (const [field, value] of Object.entries(patch) as [keyof GlobalSettingsPatch, unknown][]) {
     if (value === undefined) continue;
     const path = LOCATION[field];
     if (value === null) {
-      if (doc.hasIn(path)) doc.deleteIn(path);
+      if (doc.hasIn(path)) {
+        deleteKeepingComments(doc, path);
+        changed = true;
+      }
       continue;
     }
+    if (doc.getIn(path) === value) continue;
     setIn(doc, path, value);
+    changed = true;
   }
-  const next = doc.toString();
+  // Nothing to change: the file stays byte for byte as it is (an empty one is not turned into `null`).
+  if (!changed) return text;
+  // A document left with no keys is written as its comments alone (the library would write `null`).
+  const next = doc.contents === null ? commentLines(doc.commentBefore) : doc.toString();
   const after = parseLayer(file, next);
   if (!after.ok) {
     const p = after.problems[0]!;
@@ -113,6 +122,44 @@ function setIn(doc: Document, path: string[], value: unknown): void {
     if (isEmptyNode(node)) doc.setIn(parent, doc.createNode({}));
   }
   doc.setIn(path, value);
+}
+
+/**
+ * Removes a key without losing the person's comments around it: a comment above the key moves to the
+ * next key (or below the mapping when it was the last one), and a mapping left empty becomes nothing,
+ * so the file does not end up as `{}`.
+ */
+function deleteKeepingComments(doc: Document, path: string[]): void {
+  const parentPath = path.slice(0, -1);
+  const parent = parentPath.length === 0 ? doc.contents : doc.getIn(parentPath, true);
+  if (!isMap(parent)) {
+    doc.deleteIn(path);
+    return;
+  }
+  const index = parent.items.findIndex((p) => isScalar(p.key) && String(p.key.value) === path.at(-1));
+  if (index < 0) return;
+  const [pair] = parent.items.splice(index, 1);
+  const key = pair!.key as { commentBefore?: string | null; comment?: string | null } | null;
+  const value = pair!.value as { comment?: string | null } | null;
+  const notes = [key?.commentBefore, key?.comment, value?.comment].filter((c): c is string => typeof c === 'string' && c !== '');
+  const next = parent.items[index];
+  if (notes.length > 0) {
+    if (next && isScalar(next.key)) next.key.commentBefore = [...notes, next.key.commentBefore].filter(Boolean).join('\n');
+    else parent.comment = [parent.comment, ...notes].filter(Boolean).join('\n');
+  }
+  if (parent.items.length === 0) {
+    const leftover = [parent.commentBefore, parent.comment].filter(Boolean).join('\n');
+    if (parentPath.length === 0) {
+      doc.contents = null;
+      if (leftover) doc.commentBefore = [doc.commentBefore, leftover].filter(Boolean).join('\n');
+    } else {
+      deleteKeepingComments(doc, parentPath);
+    }
+  }
+}
+
+function commentLines(comment: string | null | undefined): string {
+  return comment ? `${comment.split('\n').map((l) => `#${l}`).join('\n')}\n` : '';
 }
 
 function isEmptyNode(node: unknown): boolean {

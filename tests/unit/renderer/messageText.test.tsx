@@ -2,10 +2,13 @@
 // installed, so components are rendered to static HTML, where an injected element would show up as a tag.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { MessageText, PlainText, safeUrl } from '../../../src-renderer/src/markdown/MessageText.js';
+import { PlainText } from '../../../src-renderer/src/markdown/MessageText.js';
+import { MarkdownText } from '../../../src-renderer/src/markdown/markdownText.js';
+import { safeUrl } from '../../../src-renderer/src/markdown/safeUrl.js';
 import { Highlighted, snippetParts } from '../../../src-renderer/src/views/sessions/Highlighted.js';
 
-const md = (text: string) => renderToStaticMarkup(<MessageText text={text} />);
+// MessageText shows this (loaded on first use) inside a div.message-text.
+const md = (text: string) => renderToStaticMarkup(<MarkdownText text={text} />);
 
 describe('message text', () => {
   it('renders Markdown: emphasis, lists, headings, inline code and fenced code blocks', () => {

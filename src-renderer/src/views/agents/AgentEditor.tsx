@@ -51,6 +51,9 @@ export function tabOfFile(file: string): Tab | undefined {
   return undefined;
 }
 
+/** Files the daemon refuses to run an agent without (a bad command or skill is only left out). */
+const BLOCKING_FILES = ['AGENT.md', 'config.yaml', '_attached.yaml'];
+
 /** config.yaml exists but does not validate: the form cannot show it, only the YAML can. */
 const configBroken = (a: AgentDetail) => a.config === null && a.config_text !== null && (a.problems ?? []).some((p) => p.file === 'config.yaml');
 
@@ -203,7 +206,15 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
       {problems.length > 0 && (
         <section className="file-problems" role="alert" aria-label="Problems in this agent's files">
           <p>
-            <strong>{name}</strong> cannot run until {problems.length === 1 ? 'this is' : 'these are'} fixed. Correct {problems.length === 1 ? 'it' : 'them'} here and save:
+            {problems.some((p) => BLOCKING_FILES.includes(p.file)) ? (
+              <>
+                <strong>{name}</strong> cannot run until {problems.length === 1 ? 'this is' : 'these are'} fixed. Correct {problems.length === 1 ? 'it' : 'them'} here and save:
+              </>
+            ) : (
+              <>
+                Some of <strong>{name}</strong>'s files have problems (it still runs without them):
+              </>
+            )}
           </p>
           <ul>
             {problems.map((p, i) => {

@@ -6,10 +6,11 @@ import { useEffect, useMemo } from 'react';
 import type { ApprovalDecisionKind, ReinApi } from '../../../../src-main/core/api/index.js';
 import { errorText, toApiError } from '../../api/apiError.js';
 import { lastUserText, type ChatAction, type ChatState } from '../../state/chat.js';
-import { chatMessage, DEFAULT_AGENT } from '../../state/routes.js';
+import { chatMessage } from '../../state/routes.js';
 import { formatCost, formatTokens } from '../../util/format.js';
 import { useAsync } from '../../util/useAsync.js';
 import { Composer } from './Composer.js';
+import { preloadMarkdown } from '../../markdown/MessageText.js';
 import { MessageList } from './MessageList.js';
 import { PAGE_COMMANDS, pageCommand } from './slash.js';
 
@@ -41,7 +42,11 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
   useEffect(() => {
     if (markedReady) return;
     markedReady = true;
-    requestAnimationFrame(() => performance.mark('rein:chat-ready'));
+    requestAnimationFrame(() => {
+      performance.mark('rein:chat-ready');
+      // The chat is on screen: now fetch the Markdown renderer, before the first answer needs it.
+      preloadMarkdown();
+    });
   }, []);
 
   // Esc stops the run from anywhere in the chat view, not only from the message box.
