@@ -17,6 +17,7 @@ const NAVIGATE_CHANNEL = 'rein:navigate';
 
 const REIN_OPERATIONS: Record<ReinOperationName, true> = {
   status: true,
+  switchAgent: true,
   listAgents: true,
   getAgent: true,
   createAgent: true,

@@ -74,9 +74,26 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
     const stop = api.subscribe((event) => {
       dispatchChats({ type: 'event', event });
       dispatchApprovals({ type: 'event', event });
-      if (event.type === 'agent_changed') setAgentsVersion((v) => v + 1);
+      if (event.type === 'agent_changed') {
+        setAgentsVersion((v) => v + 1);
+        // Another window (or the tray) switched agents: follow it.
+        if (event.change === 'activated') {
+          setAgent(event.agent);
+          dispatchChats({ type: 'open', agent: event.agent });
+        }
+      }
     });
     loadApprovals();
+    // Start with the agent the daemon says is active (the desktop, the tray and browsers share it).
+    api.status().then(
+      (s) => {
+        if (s.activeAgent && s.activeAgent !== DEFAULT_AGENT) {
+          setAgent(s.activeAgent);
+          dispatchChats({ type: 'open', agent: s.activeAgent });
+        }
+      },
+      () => undefined,
+    );
     return stop;
   }, [api, loadApprovals]);
 
@@ -190,7 +207,11 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
               agents={agents}
               agent={agent}
               chat={chat}
-              onPickAgent={(a) => openChat(a)}
+              onPickAgent={(a) => {
+                openChat(a);
+                // switchAgent: the daemon remembers the choice for every window of this user.
+                api.switchAgent({ name: a }).catch(() => undefined);
+              }}
               dispatch={(action) => dispatchChats({ type: 'chat', agent, action })}
               onAnswer={answer}
               focusKey={focusKey}

@@ -191,7 +191,7 @@ export const DaemonEvent = z.discriminatedUnion('type', [
     ...daemonBase,
     type: z.literal('agent_changed'),
     agent: z.string(),
-    change: z.enum(['created', 'updated', 'deleted']),
+    change: z.enum(['created', 'updated', 'deleted', 'activated']),
   }),
 ]);
 export type DaemonEvent = z.infer<typeof DaemonEvent>;

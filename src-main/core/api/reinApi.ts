@@ -286,6 +286,8 @@ export type TestConnectionResult = z.infer<typeof TestConnectionResult>;
 export const reinOperations = {
   /** GET /status */
   status: { input: z.undefined(), output: ReinStatus },
+  /** PUT /active-agent — switchAgent: the agent the UI talks to from now on (persona, tools, memory, sessions follow). */
+  switchAgent: { input: z.strictObject({ name: AgentName }), output: ReinStatus },
   /** GET /agents (named agents; `default` is built in and has no files) */
   listAgents: { input: z.undefined(), output: z.looseObject({ agents: z.array(AgentSummary) }) },
   /** GET /agents/{name} */

@@ -50,10 +50,25 @@ export function apiRoutes(): Route[] {
     // The webhook proves itself with its per-source secret instead of the daemon token.
     { method: 'POST', path: '/hooks/{source}', public: true, handler: postHook },
     { method: 'GET', path: '/skills', handler: getSkills },
+    { method: 'PUT', path: '/active-agent', handler: putActiveAgent },
     ...sessionRoutes(),
     ...agentRoutes(),
     ...settingsRoutes(),
   ];
+}
+
+/**
+ * switchAgent: the agent the desktop and web UI talk to from now on. Every window and the tray follow
+ * it through the `agent_changed` event; messages that name no agent still go to their own route.
+ */
+async function putActiveAgent(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req, z.strictObject({ name: z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name') }));
+  if (body.name !== DEFAULT_AGENT && !(await listAgents(ctx.home)).includes(body.name)) {
+    throw new HttpError(404, 'not_found', `no agent named "${body.name}"`);
+  }
+  ctx.activeAgent = body.name;
+  ctx.bus.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: body.name, change: 'activated' });
+  sendJson(res, 200, { version: ctx.version, activeAgent: ctx.activeAgent });
 }
 
 async function health(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -74,6 +89,7 @@ async function status(ctx: DaemonContext, _req: IncomingMessage, res: ServerResp
     pending_approvals: ctx.desk.size,
     clients: { ...ctx.clients },
     rss_bytes: process.memoryUsage.rss(),
+    activeAgent: ctx.activeAgent,
     agents: ['default', ...(await listAgents(ctx.home))],
   });
 }

@@ -22,6 +22,8 @@ export interface DaemonContext {
   security: SecurityPolicy;
   webhooks: WebhookConfig;
   staticFiles?: StaticHandler;
+  /** Mutable: the agent the desktop and web UI talk to (PUT /active-agent); `default` at start. */
+  activeAgent: string;
   /** Connected event clients, for /status. */
   clients: { events: number; ws: number };
   /** The search index, opened on first use. */

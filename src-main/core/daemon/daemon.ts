@@ -135,6 +135,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       security: { port: 0, hostNames: [...LOOPBACK_NAMES], extraOrigins: opts.extraOrigins ?? [], token },
       webhooks: new WebhookConfig(home),
       ...(opts.staticDir ? { staticFiles: staticFiles(opts.staticDir) } : {}),
+      activeAgent: 'default',
       clients: { events: 0, ws: 0 },
       sessionIndex: () => {
         index ??= SessionIndex.open(home);

@@ -26,6 +26,7 @@ const seg = encodeURIComponent;
 
 export const httpCalls: { [K in HttpOperation]: (input: ReinOperationInput<K>) => HttpCall } = {
   status: () => ({ method: 'GET', path: '/status' }),
+  switchAgent: ({ name }) => ({ method: 'PUT', path: '/active-agent', body: { name } }),
   listAgents: () => ({ method: 'GET', path: '/agents' }),
   getAgent: ({ name }) => ({ method: 'GET', path: `/agents/${seg(name)}` }),
   createAgent: (input) => ({ method: 'POST', path: '/agents', body: input }),

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../../src-main/core/daemon/webhooks.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../../support/fakeAnthropic.js';
-import { http, startTestDaemon, type TestDaemon } from './support.js';
+import { http, sse, startTestDaemon, type TestDaemon } from './support.js';
 
 let fake: FakeAnthropic;
 let d: TestDaemon;
@@ -225,5 +225,23 @@ describe('POST /hooks/{source}', () => {
     const ci = await http(d, 'POST', '/hooks/ci', { token: null, body: { build: { summary: 'build 12 failed', repo: 'rein' } }, headers: { 'x-rein-secret': secret } });
     expect(ci.status).toBe(202);
     expect(ci.json).toMatchObject({ accepted: true, route: 'ci:rein' });
+  });
+});
+
+describe('switchAgent (PUT /active-agent)', () => {
+  it('switches the active agent, tells every client, and refuses an unknown one', async () => {
+    await http(d, 'POST', '/agents', { body: { name: 'research', prompt: 'You research things.' } });
+    expect((await http(d, 'GET', '/status')).json.activeAgent).toBe('default');
+    const events = await sse(d, 'GET', '/events');
+    const res = await http(d, 'PUT', '/active-agent', { body: { name: 'research' } });
+    const changed = await events.next((f) => f.event === 'agent_changed' && f.data.change === 'activated');
+    events.close();
+    expect(changed.data.agent).toBe('research');
+    expect(res.status).toBe(200);
+    expect(res.json.activeAgent).toBe('research');
+    expect((await http(d, 'GET', '/status')).json.activeAgent).toBe('research');
+    const missing = await http(d, 'PUT', '/active-agent', { body: { name: 'ghost' } });
+    expect(missing.status).toBe(404);
+    expect((await http(d, 'PUT', '/active-agent', { body: { name: '../x' } })).status).toBe(400);
   });
 });
