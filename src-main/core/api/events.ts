@@ -200,6 +200,18 @@ export type DaemonEvent = z.infer<typeof DaemonEvent>;
 export const BusEvent = z.union([ReinEvent, DaemonEvent]);
 export type BusEvent = ReinEvent | DaemonEvent;
 
+/** Two usage totals added up (a run onto its session, a request onto its run). */
+export function sumUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheCreationTokens: a.cacheCreationTokens + b.cacheCreationTokens,
+    costUsd: a.costUsd + b.costUsd,
+    requests: a.requests + b.requests,
+  };
+}
+
 export const emptyUsage = (): UsageTotals => ({
   inputTokens: 0,
   outputTokens: 0,

@@ -6,7 +6,7 @@
  * iteration (nothing is lost on a crash).
  */
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { emptyUsage, type ReinEvent, type ReinEventBody, type StopReason, type UsageTotals } from '../api/events.js';
+import { emptyUsage, sumUsage, type ReinEvent, type ReinEventBody, type StopReason, type UsageTotals } from '../api/events.js';
 import { errorMessage, isReinError } from '../errors.js';
 import type { AssistantBlock, LlmClient, ModelRequest, ModelResponse } from '../llm/client.js';
 import { withCacheBreakpoints } from '../llm/cacheBreakpoints.js';
@@ -528,15 +528,7 @@ function toParam(b: AssistantBlock): ContentBlockParam {
 }
 
 function addTotals(a: UsageTotals | undefined, b: UsageTotals): UsageTotals {
-  const x = a ?? emptyUsage();
-  return {
-    inputTokens: x.inputTokens + b.inputTokens,
-    outputTokens: x.outputTokens + b.outputTokens,
-    cacheReadTokens: x.cacheReadTokens + b.cacheReadTokens,
-    cacheCreationTokens: x.cacheCreationTokens + b.cacheCreationTokens,
-    costUsd: x.costUsd + b.costUsd,
-    requests: x.requests + b.requests,
-  };
+  return sumUsage(a ?? emptyUsage(), b);
 }
 
 export type { MessageParam };

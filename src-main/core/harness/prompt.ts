@@ -1,10 +1,7 @@
 /**
- * The system prompt, in parts ordered from most to least stable so the provider's prompt cache can
- * reuse the longest possible prefix: the static core (identical for every session of a version) and
- * the per-session part (agent persona, working folder, model). Per-turn facts (date and time) are not
- * in the system prompt; they ride with the user's message.
+ * The static part of the system prompt: identical bytes for every session of a version (the prompt
+ * cache's longest shared prefix). The per-session and per-turn parts are assembled in core/context.
  */
-import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 
 export const CORE_RULES = `You are Rein, an AI assistant that works on the user's computer through tools.
 
@@ -23,37 +20,3 @@ Tool results:
 Safety:
 - Never run destructive commands the user did not ask for. Ask before deleting or overwriting anything important.
 - Say plainly when something failed or was denied.`;
-
-export interface StablePromptInput {
-  agent: string;
-  /** The agent's persona (AGENT.md), when it has one. */
-  persona?: string;
-  cwd: string;
-  model: string;
-  platform: string;
-  /** Further per-session sections (instructions, skill catalogue, memory), in order; empty ones are left out. */
-  sections?: ReadonlyArray<{ title: string; text: string }>;
-}
-
-export function buildSystemPrompt(stable: StablePromptInput): TextBlockParam[] {
-  const lines = [
-    stable.persona ? `# Persona (agent "${stable.agent}")\n${stable.persona.trim()}` : `You are the "${stable.agent}" agent.`,
-    `# Environment\nWorking folder: ${stable.cwd}\nPlatform: ${stable.platform}\nModel: ${stable.model}`,
-    ...(stable.sections ?? []).filter((s) => s.text.trim()).map((s) => `# ${s.title}\n${s.text.trim()}`),
-  ];
-  return [
-    { type: 'text', text: CORE_RULES },
-    { type: 'text', text: lines.join('\n\n') },
-  ];
-}
-
-let timeZone: string | undefined;
-
-/** Per-turn facts, put in front of the user's message. */
-export function volatileContext(now: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  // Resolving the zone loads ICU data (tens of ms the first time); it does not change within a process.
-  const tz = (timeZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
-  const stamp = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())} ${pad(now.getHours())}:${pad(now.getMinutes())}`;
-  return `<context>Current local time: ${stamp} (${tz})</context>`;
-}

@@ -106,11 +106,4 @@ const SessionFileShape = z
  */
 export const SessionFile = SessionFileShape as unknown as z.ZodType<SessionFile>;
 
-export const emptyUsage = (): UsageTotals => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheCreationTokens: 0,
-  costUsd: 0,
-  requests: 0,
-});
+export { emptyUsage } from '../api/events.js';
