@@ -3,8 +3,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../support/fakeAnthropic.js';
-import { cleanEnv, rein, tempHome } from '../support/cli.js';
+import { text, toolCall, tools, type FakeAnthropic } from '../support/fakeAnthropic.js';
+import { cliWorld, rein } from '../support/cli.js';
 
 let fake: FakeAnthropic;
 let home: string;
@@ -20,9 +20,7 @@ async function agent(name: string, files: Record<string, string>) {
 }
 
 beforeEach(async () => {
-  fake = await startFakeAnthropic();
-  ({ home, cwd } = await tempHome());
-  env = cleanEnv({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.url, REIN_HOME: home });
+  ({ fake, home, cwd, env } = await cliWorld());
   await agent('reviewer', {
     'AGENT.md': 'You are a meticulous code reviewer called Rev.\n',
     'config.yaml': 'model: claude-opus-5\ntools:\n  denied: [bash, http]\n',

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../support/fakeAnthropic.js';
-import { cleanEnv, events, rein, startRein, tempHome } from '../support/cli.js';
+import { text, toolCall, tools, type FakeAnthropic } from '../support/fakeAnthropic.js';
+import { cleanEnv, cliWorld, events, rein, startRein } from '../support/cli.js';
 
 let fake: FakeAnthropic;
 let home: string;
@@ -11,9 +11,7 @@ let cwd: string;
 let env: NodeJS.ProcessEnv;
 
 beforeEach(async () => {
-  fake = await startFakeAnthropic();
-  ({ home, cwd } = await tempHome());
-  env = cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, REIN_HOME: home });
+  ({ fake, home, cwd, env } = await cliWorld());
 });
 afterEach(async () => {
   await fake.close();

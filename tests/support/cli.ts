@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startFakeAnthropic, type FakeAnthropic } from './fakeAnthropic.js';
 
 export const REIN_BIN = resolve(__dirname, '../../bin/rein.js');
 
@@ -44,4 +45,14 @@ export function events(stdout: string): Array<Record<string, any>> {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Record<string, any>);
+}
+
+/**
+ * What every CLI integration test starts from: a fake Messages API, a temp REIN_HOME and working
+ * folder, and an environment that points `rein` at them. The test closes `fake` when done.
+ */
+export async function cliWorld(): Promise<{ fake: FakeAnthropic; home: string; cwd: string; env: NodeJS.ProcessEnv }> {
+  const fake = await startFakeAnthropic();
+  const { home, cwd } = await tempHome();
+  return { fake, home, cwd, env: cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, REIN_HOME: home }) };
 }
