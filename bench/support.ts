@@ -3,15 +3,16 @@ import { fileURLToPath } from 'node:url';
 import type { FakeReply } from '../tests/support/fakeAnthropic.js';
 
 export interface RemoteFake {
+  pid: number | undefined;
   url: string;
   stats(): Promise<{ raw: string[]; accounting: { cacheRead: number; cacheWrite: number; uncached: number; output: number } }>;
   close(): void;
 }
 
-export async function startRemoteFake(script: FakeReply[]): Promise<RemoteFake> {
+export async function startRemoteFake(script: FakeReply[], opts: { light?: boolean } = {}): Promise<RemoteFake> {
   const entry = fileURLToPath(new URL('./fakeServerProcess.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { ...process.env, REIN_FAKE_SCRIPT: JSON.stringify(script) },
+    env: { ...process.env, REIN_FAKE_SCRIPT: JSON.stringify(script), ...(opts.light ? { REIN_FAKE_LIGHT: '1' } : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -24,6 +25,7 @@ export async function startRemoteFake(script: FakeReply[]): Promise<RemoteFake> 
     child.once('exit', (code) => reject(new Error(`fake server exited early (${code})`)));
   });
   return {
+    pid: child.pid,
     url,
     stats: async () => (await (await fetch(`${url}/_fake/requests`)).json()) as Awaited<ReturnType<RemoteFake['stats']>>,
     close: () => child.kill('SIGTERM'),

@@ -83,7 +83,16 @@ export interface FakeAnthropic {
 
 const tok = (chars: number) => Math.ceil(chars / 4);
 
-export async function startFakeAnthropic(opts: { script?: Script } = {}): Promise<FakeAnthropic> {
+export interface FakeOptions {
+  script?: Script;
+  /**
+   * For load benchmarks: keep no request log and skip the prompt-cache accounting (which compares each
+   * request with every earlier one), so the fake's own CPU stays small next to what is measured.
+   */
+  light?: boolean;
+}
+
+export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAnthropic> {
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
   const seenPrefixes = new Set<string>();
@@ -133,7 +142,7 @@ export async function startFakeAnthropic(opts: { script?: Script } = {}): Promis
     }
     const body = JSON.parse(raw) as RecordedRequest['body'];
     const recorded: RecordedRequest = { index: requests.length, headers: req.headers, raw, body };
-    requests.push(recorded);
+    if (!opts.light) requests.push(recorded);
     const reply = queue.length > 0 ? queue.shift()! : await fake.fallback(recorded);
     open.add(res);
     res.on('close', () => open.delete(res));
@@ -233,7 +242,7 @@ export async function startFakeAnthropic(opts: { script?: Script } = {}): Promis
   }
 
   function computeUsage(body: RecordedRequest['body'], reply: Extract<FakeReply, { kind: 'message' | 'cut' }>) {
-    const { prefix, total } = cacheablePrefix(body);
+    const { prefix, total } = opts.light ? { prefix: '', total: '' } : cacheablePrefix(body);
     let read = 0;
     let write = 0;
     if (prefix.length > 0) {

@@ -73,8 +73,17 @@ export function estimateSystemTokens(system: readonly TextBlockParam[] | string)
 }
 
 /** Tool definitions are sent as JSON; their serialised length is what the model reads. */
+/** Characters per tool definition object: definitions are cached and never change (see ToolRegistry). */
+const TOOL_CHARS = new WeakMap<ApiTool, number>();
+
 export function estimateToolsTokens(tools: readonly ApiTool[]): number {
-  return charsToTokens(tools.reduce((n, t) => n + countChars(JSON.stringify(t)), 0));
+  let chars = 0;
+  for (const t of tools) {
+    let n = TOOL_CHARS.get(t);
+    if (n === undefined) TOOL_CHARS.set(t, (n = countChars(JSON.stringify(t))));
+    chars += n;
+  }
+  return charsToTokens(chars);
 }
 
 export interface EstimatableRequest {

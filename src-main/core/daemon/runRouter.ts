@@ -18,6 +18,8 @@ import { errorMessage, isReinError } from '../errors.js';
 import { Inbox } from '../harness/inbox.js';
 import type { RunOutcome } from '../harness/loop.js';
 import { createRuntime, startRun, type Runtime } from '../runtime/runtime.js';
+import { RuntimeCache } from '../runtime/runtimeCache.js';
+import { Turnstile } from '../util/turnstile.js';
 import type { SessionFile } from '../sessions/types.js';
 import type { ApprovalFace } from '../permissions/types.js';
 import type { ApprovalDesk } from './approvalDesk.js';
@@ -46,6 +48,8 @@ export interface RouterOptions {
   extraFaces?: (route: string, agent: string) => ApprovalFace[];
   /** Told about each session a run ended with, as saved (the daemon keeps its search index current). */
   afterRun?: (session: SessionFile) => void;
+  /** Parts of runtimes kept between runs; the router makes its own when none is given. */
+  cache?: RuntimeCache;
 }
 
 export type SubmitOutcome = { injected: true; result: MessageResult } | { injected: false; run: RouteRun };
@@ -106,9 +110,12 @@ export class RunRouter {
   #closing = false;
   readonly #warn: (m: string) => void;
   readonly #createRuntime: typeof createRuntime;
+  readonly #cache: RuntimeCache;
+  readonly #turnstile = new Turnstile();
 
   constructor(opts: RouterOptions) {
     this.#opts = opts;
+    this.#cache = opts.cache ?? new RuntimeCache();
     this.#warn = opts.warn ?? (() => undefined);
     this.#createRuntime = opts.createRuntime ?? createRuntime;
   }
@@ -298,6 +305,9 @@ export class RunRouter {
       let lastSeq = -1;
       try {
         for (;;) {
+          // Up to session_start a run goes straight through (a new message is answered at once); after
+          // that it takes turns with the other runs, behind the I/O that is ready (see Turnstile).
+          if (lastSeq >= 0) await this.#turnstile.pass();
           const step = await events.next();
           if (step.done) {
             outcome = step.value;
@@ -361,6 +371,7 @@ export class RunRouter {
       agent: run.agent,
       source: run.source,
       faces: [o.desk.faceFor(run.key), ...(o.extraFaces?.(run.key, run.agent) ?? [])],
+      cache: this.#cache,
     });
     return { runtime, cwd: runtime.agentConfig.cwd ?? o.cwd };
   }
@@ -374,7 +385,8 @@ export class RunRouter {
       ...(run.msg.thread_id ? { thread: run.msg.thread_id } : {}),
       ...(run.msg.sender ? { sender: run.msg.sender } : {}),
     };
-    const base = { prompt: run.msg.text, cwd, home: o.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts };
+    const pace = () => this.#turnstile.pass();
+    const base = { prompt: run.msg.text, cwd, home: o.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts, pace };
     if (run.msg.session_id) return startRun(runtime, { ...base, sessionId: run.msg.session_id });
     const remembered = run.msg.new_session || run.ephemeral ? undefined : await this.#rememberedSession(run, runtime);
     if (remembered) {

@@ -34,10 +34,26 @@ const SYSTEM = [
 
 /** Due: at least 12 overflow files, and the last consolidation (`.memory_gc`'s mtime) ≥ 7 days ago. */
 export async function shouldConsolidate(dir: string, now: Date = new Date()): Promise<boolean> {
+  return consolidationDue(await consolidationFacts(dir), now);
+}
+
+/** What the decision to consolidate rests on; it changes only when the memory folder does. */
+export interface ConsolidationFacts {
+  autoFiles: number;
+  /** When the last consolidation ran (`.memory_gc`'s mtime, ms), if ever. */
+  lastMs?: number;
+}
+
+export async function consolidationFacts(dir: string): Promise<ConsolidationFacts> {
   const autos = await listAutoFiles(dir);
-  if (autos.length < CONSOLIDATE_MIN_AUTO_FILES) return false;
+  if (autos.length < CONSOLIDATE_MIN_AUTO_FILES) return { autoFiles: autos.length };
   const last = await lastConsolidated(dir);
-  return last === undefined || now.getTime() - last.getTime() >= CONSOLIDATE_COOLDOWN_MS;
+  return { autoFiles: autos.length, ...(last ? { lastMs: last.getTime() } : {}) };
+}
+
+export function consolidationDue(facts: ConsolidationFacts, now: Date): boolean {
+  if (facts.autoFiles < CONSOLIDATE_MIN_AUTO_FILES) return false;
+  return facts.lastMs === undefined || now.getTime() - facts.lastMs >= CONSOLIDATE_COOLDOWN_MS;
 }
 
 export interface MemoryParts {

@@ -6,12 +6,14 @@ export type { LoadMemoryOptions } from './load.js';
 export {
   consolidateMemory,
   shouldConsolidate,
+  consolidationFacts,
+  consolidationDue,
   splitMemory,
   listAutoFiles,
   CONSOLIDATE_COOLDOWN_MS,
   CONSOLIDATE_MIN_AUTO_FILES,
 } from './consolidate.js';
-export type { ConsolidateOptions, ConsolidationOutcome, MemoryParts } from './consolidate.js';
+export type { ConsolidationFacts, ConsolidateOptions, ConsolidationOutcome, MemoryParts } from './consolidate.js';
 export {
   memoryDir,
   memoryFile,

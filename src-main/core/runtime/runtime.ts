@@ -11,7 +11,7 @@ import { AGENT_NAME_RE, DEFAULT_AGENT, paths } from '../config/paths.js';
 import { resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
 import { AnthropicLlm, type LlmClient } from '../llm/client.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
-import { createPermissionEngine } from '../permissions/engine.js';
+import { createPermissionEngine, type EngineOptions } from '../permissions/engine.js';
 import { egressCheck } from '../permissions/egress.js';
 import { homedir } from 'node:os';
 import type { ApprovalFace, PermissionPolicy } from '../permissions/types.js';
@@ -34,7 +34,8 @@ import { createToolSearchTool } from '../tools/builtin/toolSearch.js';
 import { sessionSearchTool } from '../tools/builtin/sessionSearch.js';
 import type { SourceFacts } from '../context/index.js';
 import { loadInstructions } from '../instructions/index.js';
-import { consolidateMemory, loadMemory, shouldConsolidate } from '../memory/index.js';
+import { consolidateMemory, consolidationDue, loadMemory, shouldConsolidate } from '../memory/index.js';
+import type { RuntimeCache } from './runtimeCache.js';
 import { protectedMemoryPaths } from '../memory/files.js';
 import { join } from 'node:path';
 
@@ -80,6 +81,8 @@ export interface RuntimeOptions {
   policy?: PermissionPolicy;
   /** Where the bundled skills are; found next to the package by default. */
   bundledSkillsDir?: string;
+  /** Long-lived processes keep file-backed parts and model clients between runs (see RuntimeCache). */
+  cache?: RuntimeCache;
 }
 
 export interface Runtime {
@@ -101,6 +104,7 @@ export interface Runtime {
   /** Saves an "always allow" answer: the exact command (bash) or the tool name, in the agent's config file. */
   onAlwaysAllow: (tool: Tool, input: unknown) => Promise<void>;
   persona?: string;
+  cache?: RuntimeCache;
 }
 
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
@@ -108,39 +112,25 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   if (!AGENT_NAME_RE.test(agent)) {
     throw new ReinError('invalid_input', `agent name "${agent}" is invalid: use lowercase letters, digits, - and _ (at most 64)`);
   }
-  const rc = await resolveAgentRuntimeConfig(opts.home, opts.config, agent);
+  const cache = opts.cache;
+  const rc = cache ? await cache.agentConfig(opts.home, opts.config, agent) : await resolveAgentRuntimeConfig(opts.home, opts.config, agent);
   const config = rc.effective.config;
   const warnings: string[] = [];
 
-  const bundledDir = opts.bundledSkillsDir ?? bundledSkillsDir();
-  const loaded = await loadSkills({ home: opts.home, agent, ...(bundledDir ? { bundledDir } : {}) });
+  const bundledDir = opts.bundledSkillsDir ?? (cache ? cache.bundledSkillsDir() : bundledSkillsDir());
+  const loaded = cache
+    ? await cache.skills(opts.home, agent, bundledDir)
+    : await loadSkills({ home: opts.home, agent, ...(bundledDir ? { bundledDir } : {}) });
   for (const p of loaded.problems) warnings.push(`skill ${p.file}${p.field ? ` (${p.field})` : ''}: ${p.message}`);
   const skills = loaded.skills;
 
-  const llm =
-    opts.llm ??
-    new AnthropicLlm({
-      ...resolveModelAccess(opts.env, config, opts.home),
-      ...(numberEnv(opts.env.REIN_RETRY_BASE_MS) !== undefined ? { baseDelayMs: numberEnv(opts.env.REIN_RETRY_BASE_MS)! } : {}),
-      ...(numberEnv(opts.env.REIN_LLM_IDLE_MS) !== undefined ? { idleTimeoutMs: numberEnv(opts.env.REIN_LLM_IDLE_MS)! } : {}),
-    });
+  const llm = opts.llm ?? modelClient(opts.env, config, opts.home, cache);
 
-  const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir), sessionSearchTool];
-  if (skills.length > 0) tools.push(createUseSkillTool(skills));
-  const filtered = new ToolRegistry(tools).filter(rc.effective.tools.allowed, rc.effective.tools.denied);
-  // tool_search is sent only while MCP/cloud tools are deferred (more than 30 tools); it searches this registry.
-  const registry: ToolRegistry = new ToolRegistry([
-    ...filtered.list(),
-    createToolSearchTool({
-      tools: (): readonly Tool[] => registry.list(),
-      stateFor: (ctx) => (ctx.deferredTools ??= { loaded: [] }),
-      definition: (t) => registry.definition(t),
-    }),
-  ]);
+  const registry = cache ? cache.registry(rc, loaded, () => buildRegistry(rc, skills)) : buildRegistry(rc, skills);
   const mode = opts.mode ?? rc.effective.mode;
   const base =
     opts.policy ??
-    createPermissionEngine({ permissions: config.permissions, home: opts.env.HOME ?? homedir(), reinHome: opts.home, autoApprove: rc.effective.autoApprove, yes: opts.yes ?? false });
+    permissionEngine(rc, { permissions: config.permissions, home: opts.env.HOME ?? homedir(), reinHome: opts.home, autoApprove: rc.effective.autoApprove, yes: opts.yes ?? false }, cache);
   // Tools that only touch Rein's own state (memory) never need a person's approval.
   const policy: PermissionPolicy = {
     check: (call) =>
@@ -171,7 +161,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     registry,
     policy,
     broker: new ApprovalBroker(opts.faces, { timeoutMs: config.permissions.approval_timeout_seconds * 1000 }),
-    store: new SessionStore(rc.sessionsDir),
+    store: new SessionStore(rc.sessionsDir, cache ? { cache: cache.sessions } : {}),
     audit: new AuditLog(paths.auditLog(opts.home)),
     skills,
     warnings,
@@ -181,7 +171,38 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       await persistAlwaysAllow(typeof command === 'string' ? { file, command } : { file, tool: tool.name });
     },
     ...(rc.persona ? { persona: rc.persona } : {}),
+    ...(cache ? { cache } : {}),
   };
+}
+
+/** The agent's tools: built-ins, its memory tool, use_skill when it has skills, and tool_search. */
+function buildRegistry(rc: AgentRuntimeConfig, skills: Skill[]): ToolRegistry {
+  const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir), sessionSearchTool];
+  if (skills.length > 0) tools.push(createUseSkillTool(skills));
+  const filtered = new ToolRegistry(tools).filter(rc.effective.tools.allowed, rc.effective.tools.denied);
+  // tool_search is sent only while MCP/cloud tools are deferred (more than 30 tools); it searches this registry.
+  const registry: ToolRegistry = new ToolRegistry([
+    ...filtered.list(),
+    createToolSearchTool({
+      tools: (): readonly Tool[] => registry.list(),
+      stateFor: (ctx) => (ctx.deferredTools ??= { loaded: [] }),
+      definition: (t) => registry.definition(t),
+    }),
+  ]);
+  return registry;
+}
+
+function permissionEngine(rc: AgentRuntimeConfig, o: EngineOptions, cache: RuntimeCache | undefined): PermissionPolicy {
+  return cache ? cache.policy(rc, JSON.stringify([o.home, o.reinHome, o.yes]), () => createPermissionEngine(o)) : createPermissionEngine(o);
+}
+
+function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined): LlmClient {
+  const llmOpts = {
+    ...resolveModelAccess(env, config, home),
+    ...(numberEnv(env.REIN_RETRY_BASE_MS) !== undefined ? { baseDelayMs: numberEnv(env.REIN_RETRY_BASE_MS)! } : {}),
+    ...(numberEnv(env.REIN_LLM_IDLE_MS) !== undefined ? { idleTimeoutMs: numberEnv(env.REIN_LLM_IDLE_MS)! } : {}),
+  };
+  return cache ? cache.llm(JSON.stringify(llmOpts), () => new AnthropicLlm(llmOpts)) : new AnthropicLlm(llmOpts);
 }
 
 function numberEnv(v: string | undefined): number | undefined {
@@ -201,6 +222,12 @@ export interface StartRunOptions {
   egress?: EgressCheck;
   /** Sticky facts about where the message came from (daemon routes: Slack channel, sender…). */
   sourceFacts?: SourceFacts;
+  /**
+   * Called where the run may give way to other work (after each save, between streamed model events);
+   * a returned promise makes it wait. The daemon passes its Turnstile, so many runs cannot delay a new
+   * message.
+   */
+  pace?: () => Promise<void> | undefined;
 }
 
 /**
@@ -214,17 +241,18 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
   const warnings = [...rt.warnings];
 
   const memoryDir = rt.agentConfig.memoryDir;
+  const cache = rt.cache;
+  const pace = opts.pace;
   try {
-    if (await shouldConsolidate(memoryDir)) {
+    if (cache ? consolidationDue(await cache.consolidation(memoryDir), new Date()) : await shouldConsolidate(memoryDir)) {
       await consolidateMemory(memoryDir, { llm: rt.llm, model: rt.agentConfig.effective.smallModel, signal: opts.signal });
     }
   } catch (err) {
     warnings.push(`memory consolidation failed (memory left as it was): ${errorMessage(err)}`);
   }
-  const [instructions, memory] = await Promise.all([
-    loadInstructions({ home: opts.home, cwd: opts.cwd }),
-    loadMemory(memoryDir).catch(() => ''),
-  ]);
+  const [instructions, memory] = cache
+    ? await Promise.all([cache.instructions(opts.home, opts.cwd), cache.memory(memoryDir)])
+    : await Promise.all([loadInstructions({ home: opts.home, cwd: opts.cwd }), loadMemory(memoryDir).catch(() => '')]);
   for (const p of instructions.problems) warnings.push(`instructions ${p.file}: ${p.message}`);
 
   const toolContext: ToolContext = {
@@ -237,13 +265,18 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
     // The policy has already decided about the URL (loopback and network_allowlist run, other hosts ask a
     // person); here only the scheme is checked again, e.g. for a URL a hook rewrote.
     egress: opts.egress ?? egressCheck(rt.config.permissions, { unlisted: 'allow' }),
-    protectedPaths: protectedMemoryPaths(memoryDir),
+    protectedPaths: cache ? cache.protectedPaths(memoryDir) : protectedMemoryPaths(memoryDir),
   };
   const events = runAgent(
     {
       prompt: opts.prompt,
       session,
-      save: (s) => rt.store.save(s),
+      save: pace
+        ? async (s) => {
+            await rt.store.save(s);
+            await pace();
+          }
+        : (s) => rt.store.save(s),
       source: rt.source,
       agent: rt.agent,
       ...(rt.persona ? { persona: rt.persona } : {}),
@@ -259,7 +292,7 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       ...(opts.inbox ? { inbox: opts.inbox } : {}),
     },
     {
-      llm: rt.llm,
+      llm: pace ? pacedLlm(rt.llm, pace) : rt.llm,
       registry: rt.registry,
       policy: rt.policy,
       broker: rt.broker,
@@ -269,4 +302,20 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
     },
   );
   return { session, events };
+}
+
+/** The model client, waiting for `pace` before taking each streamed event from the one it wraps. */
+function pacedLlm(inner: LlmClient, pace: () => Promise<void> | undefined): LlmClient {
+  return {
+    async *turn(req, signal) {
+      const it = inner.turn(req, signal);
+      for (;;) {
+        await pace();
+        const step = await it.next();
+        if (step.done) return step.value;
+        await pace();
+        yield step.value;
+      }
+    },
+  };
 }

@@ -12,6 +12,7 @@ import { describeIssues } from '../util/zodIssues.js';
 import { isSessionId, newSessionId } from './id.js';
 import { DEFAULT_SESSION_TITLE } from './title.js';
 import { SessionFile, emptyUsage, type SessionSummary } from './types.js';
+import type { SessionCache } from './sessionCache.js';
 
 export interface SessionProblem {
   /** The file that was skipped. */
@@ -27,6 +28,8 @@ export interface SessionStoreOptions {
   onProblem?: (problem: SessionProblem) => void;
   /** Clock for created_at/updated_at stamps (tests pass a fixed one). */
   now?: () => Date;
+  /** Texts of sessions this process saved, so loading them again skips the read (long-lived processes). */
+  cache?: SessionCache;
 }
 
 const CreateInit = z.object({
@@ -47,9 +50,13 @@ export class SessionStore {
   readonly dir: string;
   readonly #onProblem: ((p: SessionProblem) => void) | undefined;
   readonly #now: () => Date;
+  readonly #cache: SessionCache | undefined;
+  /** Sessions this store has written: their names are already durable in the folder. */
+  readonly #written = new Set<string>();
 
   constructor(dir: string, opts: SessionStoreOptions = {}) {
     this.dir = dir;
+    this.#cache = opts.cache;
     this.#onProblem = opts.onProblem;
     this.#now = opts.now ?? (() => new Date());
   }
@@ -82,6 +89,9 @@ export class SessionStore {
 
   async load(id: string): Promise<SessionFile> {
     const file = this.#fileOf(id);
+    const known = this.#cache?.recall(file);
+    // Written by this process from a validated object and unchanged since: only the parse is needed.
+    if (known !== undefined) return JSON.parse(known) as SessionFile;
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -119,8 +129,17 @@ export class SessionStore {
         cause: e,
       });
     }
-    await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
-    await atomicWriteFile(file, text, { mode: FILE_MODE });
+    const write = () => atomicWriteFile(file, text, { mode: FILE_MODE, followSymlinks: false, syncDir: !this.#written.has(s.id) });
+    try {
+      await write();
+    } catch (e) {
+      // The folder is made on the first save (or again, if it was removed meanwhile).
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
+      await write();
+    }
+    this.#written.add(s.id);
+    this.#cache?.remember(file, text);
     s.updated_at = updatedAt;
   }
 
@@ -152,6 +171,7 @@ export class SessionStore {
   /** Removes the session file and its side folder. */
   async delete(id: string): Promise<void> {
     const file = this.#fileOf(id);
+    this.#cache?.forget(file);
     try {
       await rm(file);
     } catch (e) {

@@ -11,6 +11,8 @@ import type { Tool, ToolSource } from './tool.js';
  * milliseconds; runtimes are made per run (daemon), so the cache outlives any one registry.
  */
 const DEFINITIONS = new WeakMap<Tool, ToolDefinition>();
+/** Input schemas by schema object: tools made per run by a factory (use_skill, memory_append) share theirs. */
+const INPUT_SCHEMAS = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 const SOURCE_ORDER: Record<ToolSource, number> = { local: 0, mcp: 1, cloud: 2 };
 
@@ -72,7 +74,9 @@ export class ToolRegistry {
   definition(tool: Tool): ToolDefinition {
     let def = DEFINITIONS.get(tool);
     if (!def) {
-      def = { name: tool.name, description: tool.description, input_schema: toInputSchema(tool.input) as ApiTool['input_schema'] };
+      let schema = INPUT_SCHEMAS.get(tool.input);
+      if (!schema) INPUT_SCHEMAS.set(tool.input, (schema = toInputSchema(tool.input)));
+      def = { name: tool.name, description: tool.description, input_schema: schema as ApiTool['input_schema'] };
       DEFINITIONS.set(tool, def);
     }
     return def;

@@ -1,27 +1,74 @@
 /**
  * Whole-file writes that another process (or a crash) can never observe half-done: the data goes to a
- * temp file in the same folder, is fsynced, then renamed over the target. Used for session files and,
- * later, config edits.
+ * temp file in the same folder, is fsynced, then renamed over the target, and the folder is synced so
+ * the rename survives a power cut. Used for Rein's own files (sessions, config, memory, daemon.json).
+ *
+ * Written here rather than with write-file-atomic (which the file tools still use for the user's files,
+ * where keeping the owner matters): that library resolves, stats, chowns and chmods on every call, and
+ * a session is saved after every iteration of every run, so those five extra trips through libuv's
+ * small thread pool were a large part of the daemon's latency under load. Writes to one path are
+ * queued, so the last call's data is what ends up on disk.
  */
-import { open } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
-  /** File mode of the result (e.g. 0o600). Absent: keep the existing file's mode, else the default. */
+  /** File mode of the result (e.g. 0o600), exactly. Absent: keep the existing file's mode, else 0o666 less the umask. */
   mode?: number;
+  /**
+   * Write through a symlink to its target, so a config file kept in a dotfiles repository stays a link
+   * (default true). Files only Rein makes (sessions) skip the extra lookup.
+   */
+  followSymlinks?: boolean;
+  /**
+   * Sync the folder after the rename (default true), which makes a new file's name survive a power
+   * cut. A writer replacing a file it has already written once may skip it: should the rename be lost,
+   * the previous complete version is what remains.
+   */
+  syncDir?: boolean;
 }
 
-export async function atomicWriteFile(
-  path: string,
-  data: string | Uint8Array,
-  opts: AtomicWriteOptions = {},
-): Promise<void> {
-  // write-file-atomic mutates its options object, so it gets a fresh one every call.
-  const options: writeFileAtomic.Options = { fsync: true, encoding: 'utf8' };
-  if (opts.mode !== undefined) options.mode = opts.mode;
-  await writeFileAtomic(path, typeof data === 'string' ? data : Buffer.from(data), options);
-  await fsyncDir(dirname(path));
+/** Temp names are unique within the process (the counter) and between processes (the pid). */
+let tmpCounter = 0;
+
+/** The write in progress (or queued last) per path: a new write for the path starts after it. */
+const tails = new Map<string, Promise<unknown>>();
+
+export async function atomicWriteFile(path: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
+  const previous = tails.get(path);
+  const mine = (previous ? previous.catch(() => undefined) : Promise.resolve()).then(() => writeNow(path, data, opts));
+  tails.set(path, mine);
+  try {
+    await mine;
+  } finally {
+    if (tails.get(path) === mine) tails.delete(path);
+  }
+}
+
+async function writeNow(link: string, data: string | Uint8Array, opts: AtomicWriteOptions): Promise<void> {
+  const path = opts.followSymlinks === false ? link : await realpath(link).catch(() => link);
+  // An explicit mode, else the existing file's; a new file gets the usual 0o666 less the umask.
+  const kept = opts.mode ?? (await stat(path).then((s) => s.mode & 0o7777, () => undefined));
+  const mode = kept ?? 0o666;
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${(tmpCounter++).toString(36)}.tmp`);
+  const handle = await open(tmp, 'wx', mode);
+  let renamed = false;
+  try {
+    try {
+      await handle.writeFile(data, typeof data === 'string' ? 'utf8' : undefined);
+      // open() applies the umask, which may take group/other bits the mode asks for; an owner-only mode
+      // (0o600, Rein's usual) cannot be changed by it, so only other modes cost a chmod.
+      if (kept !== undefined && (kept & 0o077) !== 0) await handle.chmod(kept);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+    renamed = true;
+  } finally {
+    if (!renamed) await unlink(tmp).catch(() => undefined);
+  }
+  if (opts.syncDir !== false) await fsyncDir(dirname(path));
 }
 
 /**

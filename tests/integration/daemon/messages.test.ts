@@ -189,6 +189,34 @@ describe('POST /message', () => {
     expect(system).toContain('Source: Slack, channel C42, user alice, thread 171.5');
   });
 
+  it('uses what was edited on disk between two messages: the agent, a skill, an instruction file, the session', async () => {
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await http(d, 'POST', '/agents', { body: { name: 'ops', prompt: 'You keep servers running.' } });
+    fake.enqueue(text('first'), text('second'));
+    const first = await http(d, 'POST', '/message', { body: { text: 'status?', agent: 'ops' } });
+    expect(first.json.text).toBe('first');
+    expect(JSON.stringify(fake.requests[0]!.body.system)).toContain('You keep servers running.');
+
+    // Edited behind the daemon's back, the way a person with an editor would.
+    await writeFile(join(d.home, 'agents', 'ops', 'AGENT.md'), 'You watch the backups.\n');
+    await mkdir(join(d.home, 'agents', 'ops', 'skills', 'restore'), { recursive: true });
+    await writeFile(join(d.home, 'agents', 'ops', 'skills', 'restore', 'SKILL.md'), '---\nname: restore\ndescription: Restore a backup\n---\nSteps.\n');
+    await writeFile(join(d.cwd, 'AGENTS.md'), 'Answer in one line.\n');
+    const file = join(d.home, 'agents', 'ops', 'sessions', `${first.json.session_id}.json`);
+    const onDisk = JSON.parse(await (await import('node:fs/promises')).readFile(file, 'utf8'));
+    onDisk.messages[0].content = [{ type: 'text', text: 'a question edited elsewhere' }];
+    await writeFile(file, JSON.stringify(onDisk, null, 2));
+
+    const second = await http(d, 'POST', '/message', { body: { text: 'and now?', agent: 'ops' } });
+    expect(second.json).toMatchObject({ text: 'second', session_id: first.json.session_id });
+    const req = JSON.stringify(fake.requests[1]!.body);
+    expect(req).toContain('You watch the backups.');
+    expect(req).not.toContain('You keep servers running.');
+    expect(req).toContain('Restore a backup');
+    expect(req).toContain('Answer in one line.');
+    expect(req).toContain('a question edited elsewhere');
+  });
+
   it('refuses an unknown agent or session with 404 and a bad body with 400 naming the field', async () => {
     const agent = await http(d, 'POST', '/message', { body: { text: 'x', agent: 'nobody' } });
     expect(agent.status).toBe(404);

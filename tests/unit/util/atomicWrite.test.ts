@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,5 +57,50 @@ describe('atomicWriteFile', () => {
     await writes;
     expect(reads).toBeGreaterThan(0);
     expect(await readdir(dir)).toEqual(['big.txt']);
+  });
+
+  it('gives a group-readable mode exactly, whatever the umask would take', async () => {
+    const file = join(dir, 'shared.txt');
+    const old = process.umask(0o077);
+    try {
+      await atomicWriteFile(file, 'x', { mode: 0o644 });
+    } finally {
+      process.umask(old);
+    }
+    expect((await stat(file)).mode & 0o777).toBe(0o644);
+  });
+
+  it('writes through a symlink so a dotfiles link stays a link, unless told not to follow it', async () => {
+    const real = join(dir, 'real.yaml');
+    const link = join(dir, 'config.yaml');
+    await writeFile(real, 'old');
+    await symlink(real, link);
+    await atomicWriteFile(link, 'new');
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readlink(link)).toBe(real);
+    expect(await readFile(real, 'utf8')).toBe('new');
+
+    await atomicWriteFile(link, 'replaced', { followSymlinks: false });
+    expect((await lstat(link)).isSymbolicLink()).toBe(false);
+    expect(await readFile(link, 'utf8')).toBe('replaced');
+    expect(await readFile(real, 'utf8')).toBe('new');
+  });
+
+  it('lands concurrent writes to one file in call order: the last call wins', async () => {
+    const file = join(dir, 'order.txt');
+    await Promise.all(Array.from({ length: 20 }, (_, i) => atomicWriteFile(file, `${i}`.repeat(1000 * (20 - i)))));
+    expect(await readFile(file, 'utf8')).toBe('19'.repeat(1000));
+    expect(await readdir(dir)).toEqual(['order.txt']);
+  });
+
+  it('lets the umask shape a new file without a mode, as any other program would', async () => {
+    const file = join(dir, 'plain.txt');
+    const old = process.umask(0o022);
+    try {
+      await atomicWriteFile(file, 'x');
+    } finally {
+      process.umask(old);
+    }
+    expect((await stat(file)).mode & 0o777).toBe(0o644);
   });
 });

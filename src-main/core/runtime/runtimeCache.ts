@@ -1,0 +1,132 @@
+/**
+ * What a long-lived process (the daemon, the desktop app) would otherwise rebuild for every message:
+ * the agent's resolved config, its skills, the instruction files of a working folder, the memory text,
+ * the facts behind the consolidation decision, and model clients. Each file-backed part is kept while
+ * the files it came from are unchanged (see StampCache), so an edit to AGENT.md, a SKILL.md, CLAUDE.md
+ * or MEMORY.md is seen by the very next run, and an unchanged agent costs a handful of `stat` calls.
+ *
+ * Values handed out are shared between runs: callers treat them as read-only. `rein run` (one run per
+ * process) does without a cache.
+ */
+import { dirname, join, resolve } from 'node:path';
+import { resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
+import { agentLayout, isDefaultAgent } from '../agents/layout.js';
+import type { GlobalConfig } from '../config/schema.js';
+import { INSTRUCTION_FILE_NAMES, loadInstructions, type LoadedInstructions } from '../instructions/index.js';
+import type { LlmClient } from '../llm/client.js';
+import { consolidationFacts, GC_MARKER, loadMemory, memoryFile, type ConsolidationFacts } from '../memory/index.js';
+import { bundledSkillsDir, loadSkills, skillPaths, type LoadedSkills } from '../skills/index.js';
+import { folderAndEntries, StampCache, stampOf } from '../util/stampCache.js';
+import type { PermissionPolicy } from '../permissions/types.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { protectedMemoryPaths } from '../memory/files.js';
+import { SessionCache } from '../sessions/sessionCache.js';
+
+const notHidden = (n: string) => !n.startsWith('.');
+
+export class RuntimeCache {
+  readonly #agents = new StampCache<AgentRuntimeConfig>();
+  readonly #skills = new StampCache<LoadedSkills>();
+  readonly #instructions = new StampCache<LoadedInstructions>();
+  readonly #memory = new StampCache<string>();
+  readonly #consolidation = new StampCache<ConsolidationFacts>();
+  readonly #llms = new Map<string, LlmClient>();
+  readonly #registries = new WeakMap<AgentRuntimeConfig, WeakMap<LoadedSkills, ToolRegistry>>();
+  readonly #policies = new WeakMap<AgentRuntimeConfig, Map<string, PermissionPolicy>>();
+  readonly #protected = new Map<string, { stamp: string; value: Map<string, string> }>();
+  /** Sessions the runs of this process saved (see SessionCache). */
+  readonly sessions = new SessionCache();
+  /** A number per global config object: a saved settings change is a new object, so a new key. */
+  readonly #configIds = new WeakMap<GlobalConfig, number>();
+  #nextConfigId = 0;
+  #bundled: { dir: string | undefined } | undefined;
+
+  /** The bundled skills folder, looked up once (it moves only with the app). */
+  bundledSkillsDir(): string | undefined {
+    this.#bundled ??= { dir: bundledSkillsDir() };
+    return this.#bundled.dir;
+  }
+
+  agentConfig(home: string, config: GlobalConfig, agent: string): Promise<AgentRuntimeConfig> {
+    let id = this.#configIds.get(config);
+    if (id === undefined) this.#configIds.set(config, (id = this.#nextConfigId++));
+    const layout = agentLayout(home, agent);
+    // The built-in agent reads nothing from disk: the global config is all of it.
+    const deps = isDefaultAgent(agent) ? [] : [layout.dir, layout.persona, layout.config, layout.attached, layout.heartbeat, layout.memory];
+    return this.#agents.get(`${id}\0${home}\0${agent}`, () => deps, () => resolveAgentRuntimeConfig(home, config, agent));
+  }
+
+  skills(home: string, agent: string, bundledDir: string | undefined): Promise<LoadedSkills> {
+    const roots = [skillPaths.agentSkillsDir(home, agent), skillPaths.userSkillsDir(home), ...(bundledDir ? [bundledDir] : [])].map((r) => resolve(r));
+    const deps = () => [
+      skillPaths.attachedFile(home, agent),
+      // Each root, each skill folder in it (a SKILL.md appearing changes the folder), and each SKILL.md.
+      ...roots.flatMap((root) => folderAndEntries(root, notHidden).flatMap((p, i) => (i === 0 ? [p] : [p, join(p, 'SKILL.md')]))),
+    ];
+    return this.#skills.get(`${home}\0${agent}\0${bundledDir ?? ''}`, deps, () => loadSkills({ home, agent, ...(bundledDir ? { bundledDir } : {}) }));
+  }
+
+  instructions(home: string, cwd: string): Promise<LoadedInstructions> {
+    const deps = () => {
+      const out: string[] = [];
+      const add = (dir: string, rules: string) => {
+        for (const name of INSTRUCTION_FILE_NAMES) out.push(join(dir, name));
+        out.push(...folderAndEntries(rules));
+      };
+      add(resolve(home), join(resolve(home), 'rules'));
+      // Every folder up to the root: a `.git` appearing anywhere above moves the repository root.
+      for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+        out.push(join(dir, '.git'));
+        add(dir, join(dir, '.rein', 'rules'));
+        if (dirname(dir) === dir) break;
+      }
+      return out;
+    };
+    return this.#instructions.get(`${home}\0${cwd}`, deps, () => loadInstructions({ home, cwd }));
+  }
+
+  /** The memory text for the prompt ('' when none, or when it cannot be read). */
+  memory(dir: string): Promise<string> {
+    const deps = () => [memoryFile(dir), ...folderAndEntries(dir, (n) => n.toLowerCase().endsWith('.md'))];
+    return this.#memory.get(dir, deps, () => loadMemory(dir).catch(() => ''));
+  }
+
+  consolidation(dir: string): Promise<ConsolidationFacts> {
+    return this.#consolidation.get(dir, () => [dir, join(dir, GC_MARKER)], () => consolidationFacts(dir));
+  }
+
+  /** The tool registry per resolved agent config and skill set (both objects are replaced when their files change). */
+  registry(rc: AgentRuntimeConfig, skills: LoadedSkills, make: () => ToolRegistry): ToolRegistry {
+    let bySkills = this.#registries.get(rc);
+    if (!bySkills) this.#registries.set(rc, (bySkills = new WeakMap()));
+    let registry = bySkills.get(skills);
+    if (!registry) bySkills.set(skills, (registry = make()));
+    return registry;
+  }
+
+  /** A permission engine per resolved agent config (which is replaced when the agent's files change). */
+  policy(rc: AgentRuntimeConfig, key: string, make: () => PermissionPolicy): PermissionPolicy {
+    let byKey = this.#policies.get(rc);
+    if (!byKey) this.#policies.set(rc, (byKey = new Map()));
+    let policy = byKey.get(key);
+    if (!policy) byKey.set(key, (policy = make()));
+    return policy;
+  }
+
+  /** The memory file's paths the file tools must not write (resolving them costs a realpath walk). */
+  protectedPaths(dir: string): Map<string, string> {
+    const stamp = stampOf([dir, memoryFile(dir)]);
+    const hit = this.#protected.get(dir);
+    if (hit && hit.stamp === stamp) return hit.value;
+    const value = protectedMemoryPaths(dir);
+    this.#protected.set(dir, { stamp, value });
+    return value;
+  }
+
+  /** One model client per endpoint and settings: its connection pool is reused across runs. */
+  llm(key: string, make: () => LlmClient): LlmClient {
+    let client = this.#llms.get(key);
+    if (!client) this.#llms.set(key, (client = make()));
+    return client;
+  }
+}

@@ -1,0 +1,85 @@
+import { createServer, request, type Server, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SSE_COALESCE_MS, sseFrame, startSse, writeSse } from '../../../src-main/core/daemon/sse.js';
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise<void>((ok) => (server ? server.close(() => ok()) : ok()));
+  server = undefined;
+});
+
+/**
+ * Serves one SSE response written by `script`; resolves with what a raw TCP client read, one string
+ * per read (an HTTP client would split the body by chunked-encoding chunk, hiding how it was written).
+ */
+async function serve(script: (res: ServerResponse) => Promise<void>): Promise<string[]> {
+  server = createServer((_req, res) => void script(res).then(() => res.end()));
+  await new Promise<void>((ok) => server!.listen(0, '127.0.0.1', ok));
+  const port = (server.address() as AddressInfo).port;
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+    const reads: string[] = [];
+    socket.setEncoding('utf8');
+    socket.on('data', (c: string) => {
+      reads.push(c);
+      // The last chunk of a chunked body: the response is complete.
+      if (reads.join('').endsWith('\r\n0\r\n\r\n')) {
+        socket.destroy();
+        resolve(reads);
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** The SSE frames in what was read (chunk-size lines and headers left out). */
+const framesIn = (text: string) => text.match(/event: [a-z_]+\ndata: [^\n]*\n\n/g) ?? [];
+
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+describe('SSE writes', () => {
+  it('sends frames that follow each other closely in one write, and each frame whole', async () => {
+    const chunks = await serve(async (res) => {
+      startSse(res);
+      writeSse(res, sseFrame('session_start', '{"n":0}'));
+      await sleep(SSE_COALESCE_MS * 4);
+      for (let i = 1; i <= 3; i++) {
+        writeSse(res, sseFrame('text_delta', `{"n":${i}}`));
+        await sleep(1);
+      }
+      await sleep(SSE_COALESCE_MS * 4);
+    });
+    expect(framesIn(chunks.join(''))).toEqual(['session_start', 'text_delta', 'text_delta', 'text_delta'].map((t, n) => sseFrame(t, `{"n":${n}}`)));
+    // The headers and the first frame went out at once; the three deltas, written 1 ms apart, in one read.
+    const withDeltas = chunks.filter((c) => framesIn(c).some((f) => f.startsWith('event: text_delta')));
+    expect(withDeltas).toHaveLength(1);
+    expect(framesIn(withDeltas[0]!)).toHaveLength(3);
+  });
+
+  it('does not hold the first frame back: the client has it before the server writes anything else', async () => {
+    let firstSeen!: () => void;
+    const seen = new Promise<void>((ok) => (firstSeen = ok));
+    let waitedOut = false;
+    server = createServer((_req, res) => {
+      startSse(res);
+      writeSse(res, sseFrame('session_start', '{}'));
+      // Nothing else is written until the client reports the first frame (or 2 s pass, which fails below).
+      void Promise.race([seen, sleep(2_000).then(() => (waitedOut = true))]).then(() => res.end());
+    });
+    await new Promise<void>((ok) => server!.listen(0, '127.0.0.1', ok));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/' }, (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => c.includes('session_start') && firstSeen());
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(waitedOut).toBe(false);
+  });
+});
