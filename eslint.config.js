@@ -12,8 +12,13 @@ const root = import.meta.dirname;
 const layers = [
   {
     target: 'src-main/core',
-    from: ['src-main/shell', 'src-main/cli', 'src-main/index.ts', 'src-preload', 'src-renderer'],
-    why: 'core/ is the bottom layer; the shell, the CLI, the preload and the page build on it, never the reverse',
+    from: ['src-main/shell', 'src-main/cli', 'src-main/index.ts'],
+    why: 'core/ is the bottom layer; the shell and the CLI build on it, never the reverse',
+  },
+  {
+    target: 'src-main',
+    from: ['src-preload', 'src-renderer'],
+    why: 'the preload and the page build on src-main, never the reverse; code both sides share lives in src-main/core/api',
   },
   {
     target: 'src-renderer',

@@ -22,7 +22,7 @@ import { loopbackClient, type HttpCall } from '../core/desktop/loopbackClient.js
 import { notificationFor } from '../core/desktop/notifications.js';
 import { createReinService, type ReinService } from '../core/desktop/reinService.js';
 import { ReinError, errorMessage } from '../core/errors.js';
-import { httpCalls } from '../../src-renderer/src/api/daemonCalls.js';
+import { httpCalls } from '../core/api/daemonCalls.js';
 import { createDialogApprovalFace } from './approvalFace.js';
 import { GlobalHotkey } from './hotkey.js';
 import { isSamePage, ourTopFrame, type Disposable } from './ipc.js';

@@ -5,12 +5,9 @@
  * the page sees the same error over IPC as over HTTP.
  */
 
-export interface HttpCall {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** Path and query, already encoded. */
-  path: string;
-  body?: unknown;
-}
+import type { HttpCall } from '../api/daemonCalls.js';
+
+export type { HttpCall };
 
 export class DaemonCallError extends Error {
   override readonly name = 'DaemonCallError';

@@ -1,8 +1,8 @@
 /**
  * Session ids: `YYYY-MM-DD-` (local date, so a listing reads naturally) + 12 lowercase hex characters
- * (6 random bytes). The id doubles as a file name, so anything else is rejected before it reaches a path.
+ * (48 random bits). The id doubles as a file name, so anything else is rejected before it reaches a path.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 const SESSION_ID_RE = /^\d{4}-\d{2}-\d{2}-[0-9a-f]{12}$/;
 
@@ -10,7 +10,10 @@ export function newSessionId(now: Date = new Date()): string {
   const yyyy = String(now.getFullYear()).padStart(4, '0');
   const mm = String(now.getMonth() + 1).padStart(2, '0');
   const dd = String(now.getDate()).padStart(2, '0');
-  return `${yyyy}-${mm}-${dd}-${randomBytes(6).toString('hex')}`;
+  // randomUUID draws from a buffered pool: much cheaper than randomBytes per call when the daemon starts
+  // many sessions at once. Its first 12 hex digits are all random (the version digit comes after them).
+  const u = randomUUID();
+  return `${yyyy}-${mm}-${dd}-${u.slice(0, 8)}${u.slice(9, 13)}`;
 }
 
 export function isSessionId(s: unknown): s is string {

@@ -9,9 +9,9 @@ import {
   type ReinApi,
   type ReinOperationName,
 } from '../../../src-main/core/api/index.js';
+import { httpCalls, type HttpCall } from '../../../src-main/core/api/daemonCalls.js';
 import { ApiError } from './apiError.js';
 import { checkInput, checkOutput } from './checked.js';
-import { httpCalls, type HttpCall } from './daemonCalls.js';
 import { EventSocket, type ConnectionState, type SocketFactory } from './eventSocket.js';
 
 export interface DaemonApiOptions {

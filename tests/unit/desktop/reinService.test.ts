@@ -8,7 +8,7 @@ import { reinOperationNames } from '../../../src-main/core/api/index.js';
 import { ApprovalDesk } from '../../../src-main/core/daemon/approvalDesk.js';
 import { DaemonCallError, type HttpCall } from '../../../src-main/core/desktop/loopbackClient.js';
 import { createReinService, type DesktopSettingsPart } from '../../../src-main/core/desktop/reinService.js';
-import { httpCalls } from '../../../src-renderer/src/api/daemonCalls.js';
+import { httpCalls } from '../../../src-main/core/api/daemonCalls.js';
 
 function setup(answers: Record<string, unknown> = {}) {
   const calls: HttpCall[] = [];

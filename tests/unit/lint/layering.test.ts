@@ -50,6 +50,19 @@ describe('layering lint', () => {
     ]);
   });
 
+  it('forbids the shell, the CLI and the Electron entry from importing the page or the preload', async () => {
+    const page = "import { httpCalls } from '../../src-renderer/src/api/daemonApi.js';\nexport { httpCalls };\n";
+    const preload = "import '../../src-preload/index.js';\n";
+    expect(await rulesFiredAt('src-main/shell/probe.ts', page)).toEqual(['rein/layering']);
+    expect(await rulesFiredAt('src-main/cli/probe.ts', preload)).toEqual(['rein/layering']);
+    expect(await rulesFiredAt('src-main/index.ts', "import '../src-renderer/src/App.js';\n")).toEqual(['rein/layering']);
+  });
+
+  it('lets the shell import the shared contract in core/api', async () => {
+    const text = "import { httpCalls } from '../core/api/daemonCalls.js';\nexport { httpCalls };\n";
+    expect(await rulesFiredAt('src-main/shell/probe.ts', text)).toEqual([]);
+  });
+
   it('resolves paths: a folder named shell inside core is not the desktop shell', async () => {
     const text = "import { parse } from './shell/parse.js';\nexport { parse };\n";
     expect(await rulesFiredAt('src-main/core/permissions/probe.ts', text)).toEqual([]);

@@ -7,7 +7,7 @@ import { routeFor } from '../../../src-main/core/daemon/routing.js';
 import { CACHE_BREAK } from '../../../src-main/core/context/promptAssembly.js';
 import { INJECTED_PREFIX as CORE_INJECTED_PREFIX } from '../../../src-main/core/harness/inbox.js';
 import { MATCH_CLOSE as CORE_CLOSE, MATCH_OPEN as CORE_OPEN } from '../../../src-main/core/search/snippet.js';
-import { httpCalls } from '../../../src-renderer/src/api/daemonCalls.js';
+import { httpCalls } from '../../../src-main/core/api/daemonCalls.js';
 import { chatMessage, chatRoute } from '../../../src-renderer/src/state/routes.js';
 import { PAGE_COMMANDS, pageCommand, parseSlash } from '../../../src-renderer/src/views/chat/slash.js';
 import { INJECTED_PREFIX, personText, VOLATILE_MARKER } from '../../../src-renderer/src/state/transcript.js';

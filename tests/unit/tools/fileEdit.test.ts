@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileEditTool } from '../../../src-main/core/tools/builtin/fileEdit.js';
 import { fileReadTool } from '../../../src-main/core/tools/builtin/fileRead.js';
+import { protectedMemoryPaths } from '../../../src-main/core/memory/files.js';
 import { callTool, makeToolContext, type TempToolContext } from './toolTestContext.js';
 
 let t: TempToolContext;
@@ -107,6 +108,18 @@ describe('file_edit', () => {
     const r = await callTool(fileEditTool, { path: 'code.ts', old_string: 'memory', new_string: 'x' }, ctx);
     expect(r.errorKind).toBe('permission');
     expect(r.content).toContain('use memory_append');
+  });
+
+  it('refuses other spellings of MEMORY.md when its folder ignores case', async () => {
+    await writeFile(join(t.dir, 'MEMORY.md'), '- keep\n');
+    await callTool(fileReadTool, { path: 'MEMORY.md' }, t.ctx);
+    const ctx = { ...t.ctx, protectedPaths: protectedMemoryPaths(t.dir, { caseInsensitive: true }) };
+    for (const path of ['MEMORY.md', 'memory.md', 'Memory.Md']) {
+      const r = await callTool(fileEditTool, { path, old_string: 'keep', new_string: 'lose' }, ctx);
+      expect(r.errorKind).toBe('permission');
+      expect(r.content).toContain('use memory_append');
+    }
+    expect(await readFile(join(t.dir, 'MEMORY.md'), 'utf8')).toBe('- keep\n');
   });
 
   it('rejects an empty old_string at the schema and identical strings in the call', async () => {

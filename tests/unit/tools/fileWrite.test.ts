@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileEditTool } from '../../../src-main/core/tools/builtin/fileEdit.js';
 import { fileReadTool } from '../../../src-main/core/tools/builtin/fileRead.js';
 import { fileWriteTool } from '../../../src-main/core/tools/builtin/fileWrite.js';
+import { protectedMemoryPaths } from '../../../src-main/core/memory/files.js';
 import { callTool, makeToolContext, type TempToolContext } from './toolTestContext.js';
 
 let t: TempToolContext;
@@ -57,6 +58,15 @@ describe('file_write', () => {
     expect(r.errorKind).toBe('permission');
     expect(r.content).toContain('MEMORY.md is changed only through memory_append');
     await expect(stat(memory)).rejects.toThrow();
+  });
+
+  it('refuses other spellings of MEMORY.md when its folder ignores case', async () => {
+    const ctx = { ...t.ctx, protectedPaths: protectedMemoryPaths(t.dir, { caseInsensitive: true }) };
+    for (const path of ['memory.md', 'Memory.Md', join(t.dir, 'MEMORY.MD')]) {
+      const r = await callTool(fileWriteTool, { path, content: 'x' }, ctx);
+      expect(r.errorKind).toBe('permission');
+    }
+    await expect(stat(join(t.dir, 'memory.md'))).rejects.toThrow();
   });
 
   it('refuses a protected path reached through a symlink', async () => {

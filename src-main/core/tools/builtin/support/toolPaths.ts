@@ -6,6 +6,7 @@
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve, sep } from 'node:path';
+import { protectedPathReason } from '../../../memory/files.js';
 import type { ToolContext } from '../../tool.js';
 
 export function expandHome(p: string): string {
@@ -37,11 +38,14 @@ export function isDevicePath(abs: string): boolean {
   return abs === '/dev' || abs.startsWith('/dev/');
 }
 
-/** The reason a path must not be written, when either of its names is protected. */
+/**
+ * The reason a path must not be written, when either of its names is protected. Matching goes through
+ * protectedPathReason so that, on a case-insensitive file system, `memory.md` cannot reach MEMORY.md.
+ */
 export function protectedReason(ctx: ToolContext, ...candidates: string[]): string | undefined {
   if (!ctx.protectedPaths || ctx.protectedPaths.size === 0) return undefined;
   for (const c of candidates) {
-    const reason = ctx.protectedPaths.get(c);
+    const reason = protectedPathReason(ctx.protectedPaths, c);
     if (reason !== undefined) return reason;
   }
   return undefined;
