@@ -113,9 +113,13 @@ describe.skipIf(!available)(available ? 'desktop UI in Chromium' : `desktop UI i
 
   it('stops a running answer with Esc', async () => {
     ui.fake.enqueue({ kind: 'stall' });
+    const asked = ui.fake.requests.length;
     await say('Think about it for a very long time.');
     const stop = page.getByRole('button', { name: 'Stop' });
     await stop.waitFor();
+    // Stop once the model has the request: stopped earlier, the run would never take the stalled reply,
+    // and the next test's request would get it instead.
+    await expect.poll(() => ui.fake.requests.length).toBe(asked + 1);
     await composer().press('Escape');
     await page.locator('.notice', { hasText: 'Stopped.' }).last().waitFor();
     await stop.waitFor({ state: 'detached' });
