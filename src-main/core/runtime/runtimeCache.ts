@@ -97,20 +97,12 @@ export class RuntimeCache {
 
   /** The tool registry per resolved agent config and skill set (both objects are replaced when their files change). */
   registry(rc: AgentRuntimeConfig, skills: LoadedSkills, make: () => ToolRegistry): ToolRegistry {
-    let bySkills = this.#registries.get(rc);
-    if (!bySkills) this.#registries.set(rc, (bySkills = new WeakMap()));
-    let registry = bySkills.get(skills);
-    if (!registry) bySkills.set(skills, (registry = make()));
-    return registry;
+    return memoIn(this.#registries, rc, () => new WeakMap(), skills, make);
   }
 
   /** A permission engine per resolved agent config (which is replaced when the agent's files change). */
   policy(rc: AgentRuntimeConfig, key: string, make: () => PermissionPolicy): PermissionPolicy {
-    let byKey = this.#policies.get(rc);
-    if (!byKey) this.#policies.set(rc, (byKey = new Map()));
-    let policy = byKey.get(key);
-    if (!policy) byKey.set(key, (policy = make()));
-    return policy;
+    return memoIn(this.#policies, rc, () => new Map(), key, make);
   }
 
   /** The memory file's paths the file tools must not write (resolving them costs a realpath walk). */
@@ -129,4 +121,18 @@ export class RuntimeCache {
     if (!client) this.#llms.set(key, (client = make()));
     return client;
   }
+}
+
+interface Table<K, V> {
+  get(key: K): V | undefined;
+  set(key: K, value: V): unknown;
+}
+
+/** `make()`'s value under `outer[a][b]`, made once; the inner table is made on first use. */
+function memoIn<A extends object, B, V, Inner extends Table<B, V>>(outer: WeakMap<A, Inner>, a: A, inner: () => Inner, b: B, make: () => V): V {
+  let table = outer.get(a);
+  if (!table) outer.set(a, (table = inner()));
+  let value = table.get(b);
+  if (value === undefined) table.set(b, (value = make()));
+  return value;
 }

@@ -11,7 +11,7 @@ export class SessionCache {
   readonly #maxChars: number;
   #chars = 0;
 
-  constructor(maxChars = 64 * 1024 * 1024) {
+  constructor(maxChars = 32 * 1024 * 1024) {
     this.#maxChars = maxChars;
   }
 
