@@ -141,7 +141,8 @@ export const SkillList = z.looseObject({ skills: z.array(SkillSummary), problems
 
 // ---- sessions -------------------------------------------------------------------------------------
 
-export const SessionSummary = z.looseObject({
+/** What a listing and a whole session have in common. */
+const SessionHead = z.looseObject({
   id: z.string(),
   agent: z.string(),
   title: z.string(),
@@ -150,8 +151,9 @@ export const SessionSummary = z.looseObject({
   channel: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
-  message_count: z.number().int().nonnegative(),
 });
+
+export const SessionSummary = SessionHead.extend({ message_count: z.number().int().nonnegative() });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
 const ContentBlock = z.looseObject({ type: z.string() });
@@ -162,14 +164,7 @@ export const SessionMessage = z.looseObject({
 export type SessionMessage = z.infer<typeof SessionMessage>;
 
 /** A session file as stored (messages in the Messages API's own shape). */
-export const SessionRecord = z.looseObject({
-  id: z.string(),
-  agent: z.string(),
-  title: z.string(),
-  source: z.string(),
-  channel: z.string().optional(),
-  created_at: z.string(),
-  updated_at: z.string(),
+export const SessionRecord = SessionHead.extend({
   messages: z.array(SessionMessage),
   message_meta: z.array(z.looseObject({ source: z.string(), timestamp: z.string(), injected: z.boolean().optional() })).optional(),
   usage: UsageTotals.optional(),

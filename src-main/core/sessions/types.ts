@@ -48,15 +48,8 @@ export interface SessionFile {
   context?: unknown;
 }
 
-export interface SessionSummary {
-  id: string;
-  agent: string;
-  title: string;
-  cwd: string;
-  source: string;
-  channel?: string;
-  created_at: string;
-  updated_at: string;
+/** A session without its messages, for listings. */
+export interface SessionSummary extends Pick<SessionFile, 'id' | 'agent' | 'title' | 'cwd' | 'source' | 'channel' | 'created_at' | 'updated_at'> {
   messageCount: number;
 }
 
