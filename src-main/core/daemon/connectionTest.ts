@@ -6,6 +6,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
 import type { GlobalConfig } from '../config/schema.js';
 import { errorMessage, isReinError } from '../errors.js';
+import { nodeFetch } from '../llm/nodeFetch.js';
 import { resolveModelAccess } from '../runtime/runtime.js';
 
 export interface ConnectionTestInput {
@@ -44,6 +45,7 @@ export async function testModelConnection(
     ...(access.baseURL ? { baseURL: access.baseURL } : {}),
     maxRetries: 0,
     timeout: ctx.timeoutMs ?? CONNECTION_TEST_TIMEOUT_MS,
+    fetch: nodeFetch, // the transport runs use, so the test proves what they will meet
   });
   const where = access.baseURL ?? 'the Anthropic API';
   const started = performance.now();

@@ -14,6 +14,7 @@ import type {
   Tool as ApiTool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ReinError } from '../errors.js';
+import { nodeFetch, type Fetch } from './nodeFetch.js';
 import type { RequestUsage } from './pricing.js';
 
 export interface ModelRequest {
@@ -57,6 +58,8 @@ export interface AnthropicLlmOptions {
   /** A stream that sends nothing for this long is abandoned and retried. */
   idleTimeoutMs?: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** HTTP transport for the SDK; defaults to the pooled node:http one (see nodeFetch.ts). */
+  fetch?: Fetch;
 }
 
 export const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504, 529]);
@@ -84,6 +87,7 @@ export class AnthropicLlm implements LlmClient {
       ...(opts.baseURL ? { baseURL: opts.baseURL } : {}),
       maxRetries: 0, // retries are ours: they must not duplicate streamed text
       timeout: 10 * 60_000,
+      fetch: opts.fetch ?? nodeFetch,
     });
     this.#maxAttempts = opts.maxAttempts ?? 3;
     this.#baseDelayMs = opts.baseDelayMs ?? 1000;
