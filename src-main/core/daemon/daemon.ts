@@ -103,6 +103,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     const bus = new EventBus();
     const desk = new ApprovalDesk();
     let index: Promise<SessionIndex> | undefined;
+    let indexOpen = false;
     const router = new RunRouter({
       home,
       cwd,
@@ -117,8 +118,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       ...(opts.extraFaces ? { extraFaces: opts.extraFaces } : {}),
       afterRun: (session) => {
         // Only once something searched: opening the index builds it from every file, which is the
-        // search's job to pay for, not every run's.
-        void index?.then((i) => i.upsert(session)).catch((e: unknown) => warn(`search index: ${errorMessage(e)}`));
+        // search's job to pay for, not every run's. The session store may hand `session` to the route's
+        // next run once this turn of the event loop is over (startRun): an open index reads it before
+        // that (the upsert is a microtask), one still opening gets a copy.
+        const s = indexOpen || !index ? session : structuredClone(session);
+        void index?.then((i) => i.upsert(s)).catch((e: unknown) => warn(`search index: ${errorMessage(e)}`));
       },
     });
 
@@ -139,7 +143,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       clients: { events: 0, ws: 0 },
       sessionIndex: () => {
         index ??= SessionIndex.open(home);
-        index.catch(() => (index = undefined));
+        index.then(() => (indexOpen = true), () => (index = undefined));
         return index;
       },
       rotateToken: async () => {

@@ -5,7 +5,9 @@
  * role in a row, or an assistant message first. This repairs all of those without inventing content:
  * it only drops and merges.
  *
- * Pure: the inputs are not modified; blocks that survive are shared with the input, not copied.
+ * Pure: the inputs are not modified. What needs no repair is shared with the input, not copied: blocks,
+ * meta entries and whole messages, so a save after a resume sees the same objects it already checked
+ * (validatedHistory.ts) instead of a fresh copy of the whole history.
  */
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { ReinError } from '../errors.js';
@@ -23,6 +25,8 @@ interface Entry {
   role: Role;
   content: Content;
   meta: MessageMeta;
+  /** The input message, while this entry is still just that message. */
+  from?: SessionMessage;
 }
 
 /**
@@ -45,7 +49,8 @@ export function sanitizeHistory(
   let entries: Entry[] = messages.map((m, i) => ({
     role: m.role,
     content: withoutBlankText(m.content),
-    meta: { ...meta[i]! },
+    meta: meta[i]!,
+    from: m,
   }));
 
   // Each step can expose work for another (dropping an orphaned tool_result can empty a message, which
@@ -61,9 +66,14 @@ export function sanitizeHistory(
   }
 
   return {
-    messages: entries.map((e) => ({ role: e.role, content: e.content }) as SessionMessage),
+    messages: entries.map((e) => (isUnrepaired(e) ? e.from : ({ role: e.role, content: e.content } as SessionMessage))),
     meta: entries.map((e) => e.meta),
   };
+}
+
+/** Same content and nothing but `role` and `content` (the output never carries other keys). */
+function isUnrepaired(e: Entry): e is Entry & { from: SessionMessage } {
+  return e.from !== undefined && e.from.content === e.content && Object.keys(e.from).length === 2;
 }
 
 function measure(entries: readonly Entry[]): number {
@@ -73,7 +83,11 @@ function measure(entries: readonly Entry[]): number {
 /** The API refuses text blocks without visible text; they carry nothing anyway. */
 function withoutBlankText(content: Content): Content {
   if (typeof content === 'string') return content.trim() === '' ? [] : content;
-  return content.filter((b) => !(b.type === 'text' && b.text.trim() === ''));
+  return content.some(isBlankText) ? content.filter((b) => !isBlankText(b)) : content;
+}
+
+function isBlankText(b: ContentBlockParam): boolean {
+  return b.type === 'text' && b.text.trim() === '';
 }
 
 function isEmpty(content: Content): boolean {

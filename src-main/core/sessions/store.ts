@@ -12,7 +12,8 @@ import { describeIssues } from '../util/zodIssues.js';
 import { isSessionId, newSessionId } from './id.js';
 import { DEFAULT_SESSION_TITLE } from './title.js';
 import { SessionFile, emptyUsage, type SessionSummary } from './types.js';
-import type { SessionCache } from './sessionCache.js';
+import { checkSessionForSave, markValidated } from './validatedHistory.js';
+import { envelopeText, type SavedForm, type SessionCache } from './sessionCache.js';
 
 export interface SessionProblem {
   /** The file that was skipped. */
@@ -28,7 +29,10 @@ export interface SessionStoreOptions {
   onProblem?: (problem: SessionProblem) => void;
   /** Clock for created_at/updated_at stamps (tests pass a fixed one). */
   now?: () => Date;
-  /** Texts of sessions this process saved, so loading them again skips the read (long-lived processes). */
+  /**
+   * Sessions this process saved, so loading them again skips the read, and continues the very object a
+   * finished run released when nothing changed it since its save (long-lived processes).
+   */
   cache?: SessionCache;
 }
 
@@ -87,7 +91,30 @@ export class SessionStore {
     };
   }
 
+  /** The session, the caller's until it calls `release` (with a cache; without one, simply the caller's). */
   async load(id: string): Promise<SessionFile> {
+    // Taken before any await, so two loads at once never both get it: the second parses its own copy.
+    const handed = this.#cache?.take(this.#fileOf(id));
+    // Every item is, at its index, one the last save checked and wrote as it is, unchanged since
+    // (SessionCache checked that): all markValidated would record is recorded already.
+    if (handed) return handed;
+    const s = await this.#read(id);
+    // Just validated as a whole: the next save checks only what changes from here.
+    markValidated(s);
+    return s;
+  }
+
+  /**
+   * The run that loaded or saved `s` is done with it and will not read or change it again: the next
+   * `load` of its id may continue this very object instead of parsing the file (see SessionCache).
+   * Without a cache, nothing happens.
+   */
+  release(s: SessionFile): void {
+    if (!this.#cache || !isSessionId(s.id)) return;
+    this.#cache.release(this.#fileOf(s.id), s);
+  }
+
+  async #read(id: string): Promise<SessionFile> {
     const file = this.#fileOf(id);
     const known = this.#cache?.recall(file);
     // Written by this process from a validated object and unchanged since: only the parse is needed.
@@ -106,21 +133,33 @@ export class SessionStore {
 
   /**
    * Validates and writes the whole session, stamping `updated_at` (on `s` too, once written). Either
-   * the new file is complete on disk or the previous one is untouched.
+   * the new file is complete on disk or the previous one is untouched. Messages already checked by an
+   * earlier save or load are not checked again unless they changed (validatedHistory.ts).
    */
   async save(s: SessionFile): Promise<void> {
     const file = this.#fileOf(s.id);
+    try {
+      await this.#save(s, file);
+    } catch (e) {
+      // Whatever was remembered of the file may no longer be what it holds, or what `s` holds.
+      this.#cache?.forget(file);
+      throw e;
+    }
+  }
+
+  async #save(s: SessionFile, file: string): Promise<void> {
     const updatedAt = this.#now().toISOString();
-    const parsed = SessionFile.safeParse({ ...s, updated_at: updatedAt });
-    if (!parsed.success) {
-      const problems = describeIssues(parsed.error.issues, s);
+    const parsed = checkSessionForSave(s, updatedAt);
+    if (!parsed.ok) {
+      const problems = describeIssues(parsed.issues, s);
       throw new ReinError(
         'invalid_input',
         problems.map((p) => `session ${s.id}: ${p.field}: ${p.message}`).join('\n'),
         { id: s.id, field: problems[0]?.field, problems },
       );
     }
-    // Serialise before touching the disk, so a value JSON cannot hold fails here and not mid-write.
+    // Serialise before touching the disk, so a value JSON cannot hold fails here and not mid-write,
+    // and before any await: the checked data shares objects with `s`, which the caller may edit next.
     let text: string;
     try {
       text = `${JSON.stringify(parsed.data, null, 2)}\n`;
@@ -129,7 +168,22 @@ export class SessionStore {
         cause: e,
       });
     }
-    const write = () => atomicWriteFile(file, text, { mode: FILE_MODE, followSymlinks: false, syncDir: !this.#written.has(s.id) });
+    // Encoded once, for the file and for the cache (which keeps bytes outside the JS heap).
+    const bytes = Buffer.from(text, 'utf8');
+    // What was written, to hand `s` itself to the next load once released: only when the history went
+    // out as it is (no item replaced by its parsed copy), and taken now, before `s` can change.
+    const saved: SavedForm | undefined =
+      this.#cache && parsed.data.messages === s.messages && parsed.data.message_meta === s.message_meta
+        ? {
+            messages: s.messages,
+            messageCount: s.messages.length,
+            meta: s.message_meta,
+            metaCount: s.message_meta.length,
+            envelope: envelopeText(parsed.data),
+            check: parsed.check,
+          }
+        : undefined;
+    const write = () => atomicWriteFile(file, bytes, { mode: FILE_MODE, followSymlinks: false, syncDir: !this.#written.has(s.id) });
     try {
       await write();
     } catch (e) {
@@ -139,8 +193,8 @@ export class SessionStore {
       await write();
     }
     this.#written.add(s.id);
-    this.#cache?.remember(file, text);
     s.updated_at = updatedAt;
+    this.#cache?.remember(file, bytes, saved);
   }
 
   /** Every readable session, most recently updated first. Unreadable files go to `onProblem`. */
@@ -196,7 +250,8 @@ export class SessionStore {
 
   async #summaryOrProblem(id: string): Promise<SessionSummary | undefined> {
     try {
-      return summarize(await this.load(id));
+      // Not marked as validated: the summary is all that is kept.
+      return summarize(await this.#read(id));
     } catch (e) {
       // Deleted between readdir and read: not a problem, just gone.
       if (isReinError(e, 'session_not_found')) return undefined;

@@ -94,6 +94,14 @@ const SessionFileShape = z
   });
 
 /**
+ * The item schemas and key order of SessionFile, for checking a history one message at a time
+ * (validatedHistory.ts): the same schema objects, so an item passes here exactly when it passes there.
+ */
+export const SessionMessageShape = MessageShape;
+export const SessionMessageMetaShape = MessageMetaShape;
+export const SESSION_FILE_KEYS: readonly string[] = Object.keys(SessionFileShape.shape);
+
+/**
  * Validator for session files. Its output is typed with the SDK's message types; the loose block check
  * above is the runtime half of that promise.
  */
