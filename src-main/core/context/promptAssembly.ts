@@ -77,16 +77,31 @@ export interface AssembledPrompt {
 }
 
 export function assemblePrompt(parts: PromptParts): AssembledPrompt {
-  if (parts.static.trim() === '') throw new ReinError('invalid_input', 'static prompt: must not be empty', { field: 'static' });
   const volatileText = renderVolatile(parts.volatile, parts.history);
   return {
-    system: [
-      { type: 'text', text: normalize(parts.static) },
-      { type: 'text', text: renderStable(parts.stable) },
-    ],
+    system: assembleSystem(parts.static, parts.stable),
     volatileText,
     volatileBlock: { type: 'text', text: volatileText },
   };
+}
+
+/**
+ * The two system blocks alone. A run sends the same ones with every request of a session, so the
+ * loop keeps what this returns (per deferred-tool catalogue) instead of rendering it again each time.
+ */
+export function assembleSystem(staticText: string, stable: StableParts): [TextBlockParam, TextBlockParam] {
+  if (staticText.trim() === '') throw new ReinError('invalid_input', 'static prompt: must not be empty', { field: 'static' });
+  return [
+    { type: 'text', text: normalizeStatic(staticText) },
+    { type: 'text', text: renderStable(stable) },
+  ];
+}
+
+/** The static text is one constant per Rein version: normalised once. */
+let lastStatic: { raw: string; text: string } | undefined;
+function normalizeStatic(raw: string): string {
+  if (lastStatic?.raw !== raw) lastStatic = { raw, text: normalize(raw) };
+  return lastStatic.text;
 }
 
 const SOURCE_NAMES: Record<string, string> = {

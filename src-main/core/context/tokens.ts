@@ -67,9 +67,21 @@ export function estimateMessagesTokens(messages: readonly MessageParam[]): numbe
   return total;
 }
 
+/**
+ * Character counts per system block object, with the text they were taken of: the loop sends the same
+ * blocks with every request of a run; a block whose text was replaced is counted again.
+ */
+const BLOCK_CHARS = new WeakMap<TextBlockParam, { text: string; chars: number }>();
+
 export function estimateSystemTokens(system: readonly TextBlockParam[] | string): number {
   if (typeof system === 'string') return charsToTokens(countChars(system));
-  return charsToTokens(system.reduce((n, b) => n + countChars(b.text), 0));
+  let chars = 0;
+  for (const b of system) {
+    let known = BLOCK_CHARS.get(b);
+    if (known?.text !== b.text) BLOCK_CHARS.set(b, (known = { text: b.text, chars: countChars(b.text) }));
+    chars += known.chars;
+  }
+  return charsToTokens(chars);
 }
 
 /** Tool definitions are sent as JSON; their serialised length is what the model reads. */

@@ -15,18 +15,43 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
     req.resume(); // drain, so the connection can carry the 413 answer
     throw new HttpError(413, 'body_too_large', `request body is ${declared} bytes; the limit is ${limit}`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) {
-      req.resume();
-      throw new HttpError(413, 'body_too_large', `request body is over the ${limit}-byte limit`);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
+  // Plain listeners rather than an async iterator: no promise per chunk.
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.resume();
+        reject(new HttpError(413, 'body_too_large', `request body is over the ${limit}-byte limit`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(new HttpError(400, 'body_incomplete', `the request body could not be read: ${err.message}`));
+    };
+    const onClose = () => {
+      cleanup();
+      reject(new HttpError(400, 'body_incomplete', 'the connection closed before the request body was complete'));
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 export function parseJson(raw: Buffer | string): unknown {

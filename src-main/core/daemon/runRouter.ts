@@ -305,9 +305,11 @@ export class RunRouter {
       let lastSeq = -1;
       try {
         for (;;) {
-          // Up to session_start a run goes straight through (a new message is answered at once); after
-          // that it takes turns with the other runs, behind the I/O that is ready (see Turnstile).
-          if (lastSeq >= 0) await this.#turnstile.pass();
+          // Up to session_start a run goes straight through (a new message is answered at once); then it
+          // gives way, so requests that arrived with it get their session_start first, and from there
+          // on it takes turns with the other runs, behind the I/O that is ready (see Turnstile).
+          if (lastSeq === 0) await this.#turnstile.yieldTurn();
+          else if (lastSeq > 0) await this.#turnstile.pass();
           const step = await events.next();
           if (step.done) {
             outcome = step.value;

@@ -5,7 +5,7 @@
  * exactly one `session_end` carrying the stop reason, and the session file is saved after every
  * iteration (nothing is lost on a crash).
  */
-import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { emptyUsage, sumUsage, type ReinEvent, type ReinEventBody, type StopReason, type UsageTotals } from '../api/events.js';
 import { errorMessage, isReinError } from '../errors.js';
 import type { AssistantBlock, LlmClient, ModelRequest, ModelResponse } from '../llm/client.js';
@@ -27,7 +27,8 @@ import { StopHookGate } from '../hooks/stopHookGate.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { CORE_RULES } from './prompt.js';
 import {
-  assemblePrompt,
+  assembleSystem,
+  renderVolatile,
   compactHard,
   compactIfNeeded,
   estimateSystemTokens,
@@ -88,11 +89,24 @@ export interface RunInput {
   memoryDir?: string;
   /** Problems found while preparing the run (skills, instructions), shown as warnings at its start. */
   warnings?: readonly string[];
+  /**
+   * Loads the prompt parts that can take a while (instruction files; memory, consolidated first when
+   * that is due, which calls the model) once `session_start` is out, so whoever sent the message
+   * learns at once that it was taken. What it returns is laid over `instructions`, `memory` and
+   * `warnings`; it reports its own problems as warnings rather than throwing.
+   */
+  prepare?: () => Promise<PreparedParts>;
   settings: RunSettings;
   toolContext: ToolContext;
   signal: AbortSignal;
   inbox?: Inbox;
   now?: () => Date;
+}
+
+export interface PreparedParts {
+  instructions?: string;
+  memory?: string;
+  warnings?: readonly string[];
 }
 
 export interface RunDeps {
@@ -156,37 +170,52 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
 
   yield stamp({ type: 'session_start', agent: input.agent, source: input.source, model: settings.model, resumed, cwd: input.toolContext.cwd });
 
+  const prepared = input.prepare ? await input.prepare() : {};
+  const instructions = prepared.instructions ?? input.instructions;
+  const memory = prepared.memory ?? input.memory;
+  for (const w of prepared.warnings ?? []) warn(w);
+
   const { state: ctx, reset } = readContextState(session.context);
   input.toolContext.deferredTools = ctx.deferred;
   for (const r of reset) warn(`context state of session ${session.id} was reset: ${r}`);
   const platform = `${process.platform} ${process.arch}`;
-  const promptFor = (deferredCatalogue: string) =>
-    assemblePrompt({
-      static: CORE_RULES,
-      stable: {
-        agent: input.agent,
-        platform,
-        ...(input.persona ? { persona: input.persona } : {}),
-        ...(input.instructions ? { instructions: input.instructions } : {}),
-        ...(input.skills && input.skills.length > 0 ? { skills: input.skills } : {}),
-        ...(input.sourceFacts ? { sourceFacts: input.sourceFacts } : {}),
-        ...(deferredCatalogue ? { deferredCatalogue } : {}),
-      },
-      volatile: {
+  const stableBase = {
+    agent: input.agent,
+    platform,
+    ...(input.persona ? { persona: input.persona } : {}),
+    ...(instructions ? { instructions } : {}),
+    ...(input.skills && input.skills.length > 0 ? { skills: input.skills } : {}),
+    ...(input.sourceFacts ? { sourceFacts: input.sourceFacts } : {}),
+  };
+  // The system blocks are fixed for the run but for the deferred-tool catalogue (it grows as tool_search
+  // loads tools): rendered once per catalogue, not once per request.
+  const systems = new Map<string, [TextBlockParam, TextBlockParam]>();
+  const systemFor = (deferredCatalogue: string) => {
+    let system = systems.get(deferredCatalogue);
+    if (!system) systems.set(deferredCatalogue, (system = assembleSystem(CORE_RULES, { ...stableBase, ...(deferredCatalogue ? { deferredCatalogue } : {}) })));
+    return system;
+  };
+  const volatileBlock = (): TextBlockParam => ({
+    type: 'text',
+    text: renderVolatile(
+      {
         now: now(),
         cwd: input.toolContext.cwd,
         model: settings.model,
         contextWindow: settings.contextWindow,
-        ...(input.memory ? { memory: input.memory } : {}),
+        ...(memory ? { memory } : {}),
       },
-      history: requestHistory(session),
-    });
+      requestHistory(session),
+    ),
+  });
   const save = async () => {
     session.context = ctx;
     await input.save(session);
   };
 
-  const startBlocks: ContentBlockParam[] = [promptFor('').volatileBlock];
+  // The first turn's system blocks are built up front, so a bad prompt part fails before anything is saved.
+  systemFor('');
+  const startBlocks: ContentBlockParam[] = [volatileBlock()];
   if (deps.hooks && deps.hooks.SessionStart.length > 0) {
     const started = await runHooks('SessionStart', deps.hooks.SessionStart, { ...hookPayload, source: input.source, prompt: input.prompt }, hookOpts);
     if (started.context.length > 0) startBlocks.push({ type: 'text', text: `<hook-context>\n${started.context.join('\n\n')}\n</hook-context>` });
@@ -395,7 +424,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   /** The request for the next model call: tools as exposed, system prompt, housekept history, breakpoints. */
   function buildRequest(toolChoice: 'auto' | 'none'): ModelRequest {
     const exposure = planToolExposure(deps.registry.list(), new Set(ctx.deferred.loaded), { definition: (t) => deps.registry.definition(t) });
-    const system = promptFor(exposure.catalogue).system;
+    const system = systemFor(exposure.catalogue);
     const history = requestHistory(session);
     const messages = settings.housekeeping === false ? history : houseKeep(history, ctx.housekeeping);
     const marked = withCacheBreakpoints({ tools: exposure.definitions, system, messages });
@@ -415,7 +444,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
     return {
       session,
       contextWindow: settings.contextWindow,
-      fixedTokens: estimateSystemTokens(promptFor(exposure.catalogue).system) + estimateToolsTokens(exposure.definitions),
+      fixedTokens: estimateSystemTokens(systemFor(exposure.catalogue)) + estimateToolsTokens(exposure.definitions),
       ...(lastUsage ? { lastUsage } : {}),
       state: ctx.compaction,
       housekeeping: { state: ctx.housekeeping },

@@ -26,7 +26,7 @@ import { SessionStore } from '../sessions/store.js';
 import type { SessionFile } from '../sessions/types.js';
 import { titleFromPrompt } from '../sessions/title.js';
 import { Inbox } from '../harness/inbox.js';
-import { runAgent, type RunOutcome, type RunSettings } from '../harness/loop.js';
+import { runAgent, type PreparedParts, type RunOutcome, type RunSettings } from '../harness/loop.js';
 import type { ReinEvent } from '../api/events.js';
 import { AuditLog } from '../audit/auditLog.js';
 import { bundledSkillsDir, loadSkills, type Skill } from '../skills/index.js';
@@ -197,12 +197,18 @@ function permissionEngine(rc: AgentRuntimeConfig, o: EngineOptions, cache: Runti
 }
 
 function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined): LlmClient {
-  const llmOpts = {
+  if (!cache) return new AnthropicLlm(modelClientOptions(env, config, home));
+  // Keyed by what the options are made of, so a cached client costs no parsing; a changed key or URL makes a new one.
+  const key = [config.base_url, env.ANTHROPIC_BASE_URL, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.REIN_RETRY_BASE_MS, env.REIN_LLM_IDLE_MS, home].join('\0');
+  return cache.llm(key, () => new AnthropicLlm(modelClientOptions(env, config, home)));
+}
+
+function modelClientOptions(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string) {
+  return {
     ...resolveModelAccess(env, config, home),
     ...(numberEnv(env.REIN_RETRY_BASE_MS) !== undefined ? { baseDelayMs: numberEnv(env.REIN_RETRY_BASE_MS)! } : {}),
     ...(numberEnv(env.REIN_LLM_IDLE_MS) !== undefined ? { idleTimeoutMs: numberEnv(env.REIN_LLM_IDLE_MS)! } : {}),
   };
-  return cache ? cache.llm(JSON.stringify(llmOpts), () => new AnthropicLlm(llmOpts)) : new AnthropicLlm(llmOpts);
 }
 
 function numberEnv(v: string | undefined): number | undefined {
@@ -231,8 +237,9 @@ export interface StartRunOptions {
 }
 
 /**
- * Loads or creates the session, gathers the per-session prompt parts (instructions, skill catalogue,
- * memory — consolidated first when due) and starts the loop.
+ * Loads or creates the session and starts the loop. The per-session prompt parts that take time
+ * (instructions, memory — consolidated first when due) are gathered by the loop right after it has
+ * announced the session (`prepare`), so session_start never waits for them.
  */
 export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ session: SessionFile; events: AsyncGenerator<ReinEvent, RunOutcome> }> {
   const session = opts.sessionId
@@ -243,17 +250,26 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
   const memoryDir = rt.agentConfig.memoryDir;
   const cache = rt.cache;
   const pace = opts.pace;
-  try {
-    if (cache ? consolidationDue(await cache.consolidation(memoryDir), new Date()) : await shouldConsolidate(memoryDir)) {
-      await consolidateMemory(memoryDir, { llm: rt.llm, model: rt.agentConfig.effective.smallModel, signal: opts.signal });
+  // Run by the loop once session_start is out: consolidation may call the model and take seconds.
+  const prepare = async (): Promise<PreparedParts> => {
+    const problems: string[] = [];
+    try {
+      if (cache ? consolidationDue(await cache.consolidation(memoryDir), new Date()) : await shouldConsolidate(memoryDir)) {
+        await consolidateMemory(memoryDir, { llm: rt.llm, model: rt.agentConfig.effective.smallModel, signal: opts.signal });
+      }
+    } catch (err) {
+      problems.push(`memory consolidation failed (memory left as it was): ${errorMessage(err)}`);
     }
-  } catch (err) {
-    warnings.push(`memory consolidation failed (memory left as it was): ${errorMessage(err)}`);
-  }
-  const [instructions, memory] = cache
-    ? await Promise.all([cache.instructions(opts.home, opts.cwd), cache.memory(memoryDir)])
-    : await Promise.all([loadInstructions({ home: opts.home, cwd: opts.cwd }), loadMemory(memoryDir).catch(() => '')]);
-  for (const p of instructions.problems) warnings.push(`instructions ${p.file}: ${p.message}`);
+    const [instructions, memory] = await Promise.all([
+      (cache ? cache.instructions(opts.home, opts.cwd) : loadInstructions({ home: opts.home, cwd: opts.cwd })).catch((err: unknown) => {
+        problems.push(`instructions could not be read: ${errorMessage(err)}`);
+        return undefined;
+      }),
+      (cache ? cache.memory(memoryDir) : loadMemory(memoryDir)).catch(() => ''),
+    ]);
+    for (const p of instructions?.problems ?? []) problems.push(`instructions ${p.file}: ${p.message}`);
+    return { ...(instructions?.text ? { instructions: instructions.text } : {}), ...(memory ? { memory } : {}), warnings: problems };
+  };
 
   const toolContext: ToolContext = {
     cwd: opts.cwd,
@@ -280,9 +296,8 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       source: rt.source,
       agent: rt.agent,
       ...(rt.persona ? { persona: rt.persona } : {}),
-      ...(instructions.text ? { instructions: instructions.text } : {}),
-      skills: rt.skills.map((s) => ({ name: s.name, description: s.description })),
-      ...(memory ? { memory } : {}),
+      skills: catalogEntries(rt.skills),
+      prepare,
       memoryDir,
       ...(opts.sourceFacts ? { sourceFacts: opts.sourceFacts } : {}),
       warnings,
@@ -301,7 +316,54 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       onAlwaysAllow: rt.onAlwaysAllow,
     },
   );
-  return { session, events };
+  // Long-lived processes: once the run is over its session goes back to the store, so the route's next
+  // message continues this very object instead of parsing the file again (SessionStore.release).
+  return { session, events: cache ? releasedWhenOver(events, () => rt.store.release(session)) : events };
+}
+
+/**
+ * `events` as they are (same events, same return value, same errors), calling `release` once it is
+ * over: run to its end, thrown, or closed by the consumer (`return()`, even before the first step).
+ * Called on the next turn of the event loop, not at once: what the consumer does on seeing the end —
+ * the daemon hands the session to its search index — still reads the session as this run left it,
+ * before another run can take it from the store.
+ */
+function releasedWhenOver<T, R>(events: AsyncGenerator<T, R>, release: () => void): AsyncGenerator<T, R> {
+  let over = false;
+  const end = () => {
+    if (over) return;
+    over = true;
+    setImmediate(release);
+  };
+  const settle = async (step: Promise<IteratorResult<T, R>>): Promise<IteratorResult<T, R>> => {
+    let result: IteratorResult<T, R>;
+    try {
+      result = await step;
+    } catch (err) {
+      end();
+      throw err;
+    }
+    if (result.done) end();
+    return result;
+  };
+  const wrapped: AsyncGenerator<T, R> = {
+    next: (...args) => settle(events.next(...args)),
+    return: (value) => settle(events.return(value)),
+    throw: (err) => settle(events.throw(err)),
+    [Symbol.asyncIterator]: () => wrapped,
+  };
+  return wrapped;
+}
+
+/**
+ * The skills as the prompt lists them, one array per loaded skills array: the runtime cache hands out
+ * the same array while the skills on disk are unchanged, so the catalogue text is rendered once.
+ */
+const CATALOG_ENTRIES = new WeakMap<readonly Skill[], readonly { name: string; description: string }[]>();
+function catalogEntries(skills: readonly Skill[]): readonly { name: string; description: string }[] {
+  let entries = CATALOG_ENTRIES.get(skills);
+  if (!entries) CATALOG_ENTRIES.set(skills, (entries = skills.map((s) => ({ name: s.name, description: s.description }))));
+  return entries;
 }
 
 /** The model client, waiting for `pace` before taking each streamed event from the one it wraps. */
@@ -310,10 +372,10 @@ function pacedLlm(inner: LlmClient, pace: () => Promise<void> | undefined): LlmC
     async *turn(req, signal) {
       const it = inner.turn(req, signal);
       for (;;) {
+        // Once per event: the consumer's work on an event ends where it asks for the next one.
         await pace();
         const step = await it.next();
         if (step.done) return step.value;
-        await pace();
         yield step.value;
       }
     },

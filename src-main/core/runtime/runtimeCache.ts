@@ -16,7 +16,7 @@ import { INSTRUCTION_FILE_NAMES, loadInstructions, type LoadedInstructions } fro
 import type { LlmClient } from '../llm/client.js';
 import { consolidationFacts, GC_MARKER, loadMemory, memoryFile, type ConsolidationFacts } from '../memory/index.js';
 import { bundledSkillsDir, loadSkills, skillPaths, type LoadedSkills } from '../skills/index.js';
-import { folderAndEntries, StampCache, stampOf } from '../util/stampCache.js';
+import { folderAndEntries, StampCache } from '../util/stampCache.js';
 import type { PermissionPolicy } from '../permissions/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { protectedMemoryPaths } from '../memory/files.js';
@@ -25,15 +25,15 @@ import { SessionCache } from '../sessions/sessionCache.js';
 const notHidden = (n: string) => !n.startsWith('.');
 
 export class RuntimeCache {
-  readonly #agents = new StampCache<AgentRuntimeConfig>();
-  readonly #skills = new StampCache<LoadedSkills>();
-  readonly #instructions = new StampCache<LoadedInstructions>();
-  readonly #memory = new StampCache<string>();
-  readonly #consolidation = new StampCache<ConsolidationFacts>();
+  readonly #agents = new StampCache<Promise<AgentRuntimeConfig>>();
+  readonly #skills = new StampCache<Promise<LoadedSkills>>();
+  readonly #instructions = new StampCache<Promise<LoadedInstructions>>();
+  readonly #memory = new StampCache<Promise<string>>();
+  readonly #consolidation = new StampCache<Promise<ConsolidationFacts>>();
   readonly #llms = new Map<string, LlmClient>();
   readonly #registries = new WeakMap<AgentRuntimeConfig, WeakMap<LoadedSkills, ToolRegistry>>();
   readonly #policies = new WeakMap<AgentRuntimeConfig, Map<string, PermissionPolicy>>();
-  readonly #protected = new Map<string, { stamp: string; value: Map<string, string> }>();
+  readonly #protected = new StampCache<Map<string, string>>();
   /** Sessions the runs of this process saved (see SessionCache). */
   readonly sessions = new SessionCache();
   /** A number per global config object: a saved settings change is a new object, so a new key. */
@@ -50,18 +50,22 @@ export class RuntimeCache {
   agentConfig(home: string, config: GlobalConfig, agent: string): Promise<AgentRuntimeConfig> {
     let id = this.#configIds.get(config);
     if (id === undefined) this.#configIds.set(config, (id = this.#nextConfigId++));
-    const layout = agentLayout(home, agent);
     // The built-in agent reads nothing from disk: the global config is all of it.
-    const deps = isDefaultAgent(agent) ? [] : [layout.dir, layout.persona, layout.config, layout.attached, layout.heartbeat, layout.memory];
-    return this.#agents.get(`${id}\0${home}\0${agent}`, () => deps, () => resolveAgentRuntimeConfig(home, config, agent));
+    const deps = () => {
+      if (isDefaultAgent(agent)) return [];
+      const layout = agentLayout(home, agent);
+      return [layout.dir, layout.persona, layout.config, layout.attached, layout.heartbeat, layout.memory];
+    };
+    return this.#agents.get(`${id}\0${home}\0${agent}`, deps, () => resolveAgentRuntimeConfig(home, config, agent));
   }
 
   skills(home: string, agent: string, bundledDir: string | undefined): Promise<LoadedSkills> {
-    const roots = [skillPaths.agentSkillsDir(home, agent), skillPaths.userSkillsDir(home), ...(bundledDir ? [bundledDir] : [])].map((r) => resolve(r));
     const deps = () => [
       skillPaths.attachedFile(home, agent),
       // Each root, each skill folder in it (a SKILL.md appearing changes the folder), and each SKILL.md.
-      ...roots.flatMap((root) => folderAndEntries(root, notHidden).flatMap((p, i) => (i === 0 ? [p] : [p, join(p, 'SKILL.md')]))),
+      ...[skillPaths.agentSkillsDir(home, agent), skillPaths.userSkillsDir(home), ...(bundledDir ? [bundledDir] : [])]
+        .map((r) => resolve(r))
+        .flatMap((root) => folderAndEntries(root, notHidden).flatMap((p, i) => (i === 0 ? [p] : [p, join(p, 'SKILL.md')]))),
     ];
     return this.#skills.get(`${home}\0${agent}\0${bundledDir ?? ''}`, deps, () => loadSkills({ home, agent, ...(bundledDir ? { bundledDir } : {}) }));
   }
@@ -107,12 +111,7 @@ export class RuntimeCache {
 
   /** The memory file's paths the file tools must not write (resolving them costs a realpath walk). */
   protectedPaths(dir: string): Map<string, string> {
-    const stamp = stampOf([dir, memoryFile(dir)]);
-    const hit = this.#protected.get(dir);
-    if (hit && hit.stamp === stamp) return hit.value;
-    const value = protectedMemoryPaths(dir);
-    this.#protected.set(dir, { stamp, value });
-    return value;
+    return this.#protected.get(dir, () => [dir, memoryFile(dir)], () => protectedMemoryPaths(dir));
   }
 
   /** One model client per endpoint and settings: its connection pool is reused across runs. */

@@ -9,8 +9,20 @@ import type { Skill } from './types.js';
 
 export const SKILL_CATALOG_HEADING = '# Skills';
 
+/**
+ * Catalogues already rendered, per skills array. Callers pass the same (unchanged) array for as long as
+ * the skills on disk are unchanged (the runtime cache keeps it), so a daemon renders each once.
+ */
+const RENDERED = new WeakMap<readonly object[], string>();
+
 /** Empty string when there are no skills (the prompt then has no skills section at all). */
 export function skillCatalog(skills: readonly Pick<Skill, 'name' | 'description'>[]): string {
+  let text = RENDERED.get(skills);
+  if (text === undefined) RENDERED.set(skills, (text = renderCatalog(skills)));
+  return text;
+}
+
+function renderCatalog(skills: readonly Pick<Skill, 'name' | 'description'>[]): string {
   if (skills.length === 0) return '';
   const lines = [...skills]
     .sort((a, b) => compareNames(a.name, b.name))

@@ -40,7 +40,7 @@ export function folderAndEntries(dir: string, filter: (name: string) => boolean 
 interface Entry<T> {
   deps: readonly string[];
   stamp: string;
-  value: Promise<T>;
+  value: T;
   /** The turn of the event loop in which the stamp was last found unchanged. */
   checked: number;
 }
@@ -75,10 +75,10 @@ export class StampCache<T> {
 
   /**
    * The value for `key`: the stored one while the stamp of its dependencies is unchanged, else a fresh
-   * `load()`. `deps()` names the paths the value depends on; it is called before each load. A failed
-   * load is not kept. Concurrent lookups of one key share a load in progress.
+   * `load()`. `deps()` names the paths the value depends on; it is called before each load. A loaded
+   * promise that rejects is not kept. Concurrent lookups of one key share a load in progress.
    */
-  get(key: string, deps: () => readonly string[], load: () => Promise<T>): Promise<T> {
+  get(key: string, deps: () => readonly string[], load: () => T): T {
     const hit = this.#entries.get(key);
     const now = currentTurn();
     if (hit && (hit.checked === now || stampOf(hit.deps) === hit.stamp)) {
@@ -94,9 +94,11 @@ export class StampCache<T> {
     const entry: Entry<T> = { deps: paths, stamp: stampOf(paths), value: load(), checked: now };
     this.#entries.delete(key);
     this.#entries.set(key, entry);
-    entry.value.catch(() => {
-      if (this.#entries.get(key) === entry) this.#entries.delete(key);
-    });
+    if (entry.value instanceof Promise) {
+      entry.value.catch(() => {
+        if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      });
+    }
     while (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);
     return entry.value;
   }

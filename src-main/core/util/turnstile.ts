@@ -29,6 +29,15 @@ export class Turnstile {
     return new Promise<void>((resolve) => this.#defer(resolve));
   }
 
+  /**
+   * Always waits for a later turn, behind the I/O that is ready now and the runs already waiting. A
+   * run that has just answered its request gives way at once, so the other requests that arrived
+   * with it are answered before any run goes on.
+   */
+  yieldTurn(): Promise<void> {
+    return new Promise<void>((resolve) => this.#defer(resolve));
+  }
+
   #defer(resolve: () => void): void {
     if (!this.#markerPending) {
       // Immediates run in the order they were scheduled, so this marker runs before every waiter

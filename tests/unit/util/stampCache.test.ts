@@ -48,7 +48,7 @@ describe('StampCache', () => {
   it('keeps a value while its files are unchanged and loads again once one changes', async () => {
     const file = join(dir, 'AGENT.md');
     await writeFile(file, 'v1');
-    const cache = new StampCache<string>();
+    const cache = new StampCache<Promise<string>>();
     const { readFile } = await import('node:fs/promises');
     const c = counting(() => readFile(file, 'utf8'));
     expect(await cache.get('k', () => [file], c.load)).toBe('v1');
@@ -65,7 +65,7 @@ describe('StampCache', () => {
   it('sees a file appear where there was none, and a new entry in a followed folder', async () => {
     const skills = join(dir, 'skills');
     await mkdir(skills);
-    const cache = new StampCache<number>();
+    const cache = new StampCache<Promise<number>>();
     let n = 0;
     const deps = () => [join(dir, 'CLAUDE.md'), ...folderAndEntries(skills)];
     await cache.get('k', deps, async () => ++n);
@@ -82,7 +82,7 @@ describe('StampCache', () => {
   it('checks the files once per turn of the event loop: lookups made together see the same state', async () => {
     const file = join(dir, 'x');
     await writeFile(file, '1');
-    const cache = new StampCache<number>();
+    const cache = new StampCache<Promise<number>>();
     let n = 0;
     await cache.get('k', () => [file], async () => ++n);
     await nextTurn();
@@ -99,7 +99,7 @@ describe('StampCache', () => {
   it('stamps before loading, so a file changed during the load is loaded again next time', async () => {
     const file = join(dir, 'racy.md');
     await writeFile(file, 'old');
-    const cache = new StampCache<string>();
+    const cache = new StampCache<Promise<string>>();
     const first = await cache.get('k', () => [file], async () => {
       const text = 'old';
       await writeFile(file, 'new, written while loading');
@@ -111,7 +111,7 @@ describe('StampCache', () => {
   });
 
   it('shares one load between lookups made while it runs, and forgets a failed load', async () => {
-    const cache = new StampCache<string>();
+    const cache = new StampCache<Promise<string>>();
     let calls = 0;
     let release!: (v: string) => void;
     const slow = () => {
@@ -130,7 +130,7 @@ describe('StampCache', () => {
   });
 
   it('holds at most its bound of entries, dropping the least recently used', async () => {
-    const cache = new StampCache<string>(2);
+    const cache = new StampCache<Promise<string>>(2);
     await cache.get('a', () => [], async () => 'a');
     await cache.get('b', () => [], async () => 'b');
     await cache.get('a', () => [], async () => 'a again');

@@ -57,4 +57,19 @@ describe('Turnstile', () => {
     }
     expect(steps).toBe(20);
   });
+
+  it('yieldTurn waits for a later turn even with budget left, behind what is ready now', async () => {
+    const c = clock();
+    const gate = new Turnstile(1000, c.now);
+    const order: string[] = [];
+    // Requests that arrived together with the one whose run now gives way: they are already queued.
+    setImmediate(() => order.push('other request'));
+    const run = (async () => {
+      expect(gate.pass()).toBeUndefined(); // budget left: pass would not wait
+      await gate.yieldTurn();
+      order.push('run goes on');
+    })();
+    await run;
+    expect(order).toEqual(['other request', 'run goes on']);
+  });
 });
