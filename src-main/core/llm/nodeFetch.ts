@@ -154,6 +154,11 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
   // Responses are small (SSE deltas, JSON): compressing them costs more CPU than it saves. A server
   // that compresses anyway is still decoded below.
   if (headers['accept-encoding'] === undefined) headers['accept-encoding'] = 'identity';
+  const redirect = init.redirect;
+  // What a resend (or a redirect handed to fetch) needs, dropped once the response has come: the
+  // closures below live as long as the response streams, and must not keep the ~40 KB body alive with
+  // them (under load, bodies kept that long were most of what each young-generation collection copied).
+  let outgoing: { init: RequestInit; bytes: Buffer | undefined } | undefined = { init, bytes };
 
   return new Promise<Response>((resolve, reject) => {
     /** connecting: no response yet; streaming: the body is being delivered; done: nothing more to do. */
@@ -223,7 +228,7 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
         clearTimeout(connectTimer);
         onResponse(req, res);
       });
-      req.end(bytes);
+      req.end(outgoing?.bytes);
     };
 
     const onResponse = (req: http.ClientRequest, res: http.IncomingMessage) => {
@@ -233,16 +238,18 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
       res.on('close', () => {
         if (!res.complete) fail(new TypeError('terminated', { cause: new Error('aborted') }));
       });
+      const sent = outgoing;
+      outgoing = undefined;
       const status = res.statusCode ?? 0;
       const location = res.headers.location;
-      if (REDIRECT_STATUS.has(status) && location && init.redirect !== 'manual') {
-        if (init.redirect === 'error') {
+      if (REDIRECT_STATUS.has(status) && location && redirect !== 'manual') {
+        if (redirect === 'error') {
           fail(new TypeError('fetch failed', { cause: new Error(`unexpected redirect to ${location}`) }));
           return;
         }
         settle();
         req.destroy();
-        resolve(globalThis.fetch(url, init));
+        resolve(globalThis.fetch(url, sent!.init));
         return;
       }
       if (status < 200 || status > 599) {

@@ -10,6 +10,8 @@ import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import zlib from 'node:zlib';
 import Anthropic, {
   APIConnectionError,
@@ -282,6 +284,32 @@ describe('nodeFetch against loopback servers', () => {
     expect((err as Error).name).toBe('AbortError');
     await until(() => lb.open.size === 0, 'the socket to close');
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('does not keep the request body alive while the response streams', async () => {
+    // Under load a body held for a whole streamed answer is copied by every young-generation collection.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const lb = await serve((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sse('ping', { type: 'ping' })); // then the answer stays open
+    });
+    let body: Uint8Array | undefined = new TextEncoder().encode(JSON.stringify({ padding: 'x'.repeat(200_000) }));
+    const held = new WeakRef(body.buffer);
+    const init: RequestInit = { method: 'POST', body: body as unknown as BodyInit };
+    const res = await transport(lb.url, init);
+    const reader = res.body!.getReader();
+    await reader.read();
+    // Only the transport could still hold the body now: the init object and the test's copies go.
+    delete init.body;
+    body = undefined;
+    // deref() keeps its target alive until the current job ends: collect first, look afterwards.
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((ok) => setImmediate(ok));
+    }
+    expect(held.deref()).toBeUndefined();
+    await reader.cancel();
   });
 
   it('the SDK ends a stream quietly when aborted mid-stream, as it does with fetch', async () => {
