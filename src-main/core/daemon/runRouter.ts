@@ -112,6 +112,8 @@ export class RunRouter {
   readonly #createRuntime: typeof createRuntime;
   readonly #cache: RuntimeCache;
   readonly #turnstile = new Turnstile();
+  /** One function for every run and model client, so they share one paced transport (RuntimeCache). */
+  readonly #pace = () => this.#turnstile.pass();
 
   constructor(opts: RouterOptions) {
     this.#opts = opts;
@@ -374,6 +376,7 @@ export class RunRouter {
       source: run.source,
       faces: [o.desk.faceFor(run.key), ...(o.extraFaces?.(run.key, run.agent) ?? [])],
       cache: this.#cache,
+      pace: this.#pace,
     });
     return { runtime, cwd: runtime.agentConfig.cwd ?? o.cwd };
   }
@@ -387,8 +390,7 @@ export class RunRouter {
       ...(run.msg.thread_id ? { thread: run.msg.thread_id } : {}),
       ...(run.msg.sender ? { sender: run.msg.sender } : {}),
     };
-    const pace = () => this.#turnstile.pass();
-    const base = { prompt: run.msg.text, cwd, home: o.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts, pace };
+    const base = { prompt: run.msg.text, cwd, home: o.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts, pace: this.#pace };
     if (run.msg.session_id) return startRun(runtime, { ...base, sessionId: run.msg.session_id });
     const remembered = run.msg.new_session || run.ephemeral ? undefined : await this.#rememberedSession(run, runtime);
     if (remembered) {

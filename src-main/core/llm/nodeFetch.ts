@@ -49,6 +49,12 @@ export interface NodeFetchOptions {
   connectTimeoutMs?: number;
   /** Send everything through `globalThis.fetch`; defaults to on when NODE_USE_ENV_PROXY=1. */
   useGlobalFetch?: boolean;
+  /**
+   * Asked before each chunk of a response body is handed on; a returned promise holds the chunk (and
+   * pauses the socket) until it settles. The daemon passes its Turnstile, so parsing fifty streamed
+   * answers happens in the runs' time slices and not ahead of a new message.
+   */
+  pace?: () => Promise<void> | undefined;
 }
 
 const DEFAULT_MAX_SOCKETS = 64;
@@ -104,6 +110,7 @@ export function createNodeFetch(opts: NodeFetchOptions = {}): NodeFetch {
       agent: secure ? httpsAgent : httpAgent,
       secure,
       connectTimeoutMs,
+      pace: opts.pace,
     });
   }
 
@@ -134,6 +141,7 @@ interface Route {
   agent: http.Agent;
   secure: boolean;
   connectTimeoutMs: number;
+  pace: (() => Promise<void> | undefined) | undefined;
 }
 
 function send(url: URL, init: RequestInit, payload: string | Buffer | undefined, route: Route): Promise<Response> {
@@ -167,6 +175,9 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
     let bodyStreams: Readable[] = [];
     let bodyController: ReadableStreamDefaultController<Uint8Array> | undefined;
     let connectTimer: NodeJS.Timeout | undefined;
+    /** A body chunk waits for `route.pace`; the end, if it came meanwhile, waits for that chunk. */
+    let held = false;
+    let endPending = false;
 
     const settle = () => {
       state = 'done';
@@ -289,19 +300,42 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
           start(controller) {
             bodyController = controller;
             source.pause(); // flows only once the stream pulls
-            source.on('data', (chunk: Buffer) => {
-              if (state !== 'streaming') return;
+            const hand = (chunk: Buffer) => {
               controller.enqueue(chunk);
               if ((controller.desiredSize ?? 0) <= 0) source.pause();
+            };
+            source.on('data', (chunk: Buffer) => {
+              if (state !== 'streaming') return;
+              const wait = route.pace?.();
+              if (!wait) {
+                hand(chunk);
+                return;
+              }
+              // One chunk held at a time, the socket paused meanwhile: the order stays as it came.
+              source.pause();
+              held = true;
+              void wait.then(() => {
+                held = false;
+                if (state !== 'streaming') return;
+                hand(chunk);
+                if (endPending) {
+                  settle();
+                  controller.close();
+                } else if ((controller.desiredSize ?? 0) > 0) source.resume();
+              });
             });
             source.on('end', () => {
               if (state !== 'streaming') return;
+              if (held) {
+                endPending = true;
+                return;
+              }
               settle();
               controller.close();
             });
           },
           pull() {
-            source.resume();
+            if (!held) source.resume();
           },
           cancel() {
             if (state === 'done') return;

@@ -10,6 +10,7 @@ import type { GlobalConfig, PermissionMode } from '../config/schema.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT, paths } from '../config/paths.js';
 import { resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
 import { AnthropicLlm, type LlmClient } from '../llm/client.js';
+import { createNodeFetch } from '../llm/nodeFetch.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { createPermissionEngine, type EngineOptions } from '../permissions/engine.js';
 import { egressCheck } from '../permissions/egress.js';
@@ -83,6 +84,11 @@ export interface RuntimeOptions {
   bundledSkillsDir?: string;
   /** Long-lived processes keep file-backed parts and model clients between runs (see RuntimeCache). */
   cache?: RuntimeCache;
+  /**
+   * The daemon's Turnstile: the model client's streamed bytes wait for it before they are parsed
+   * (nodeFetch's `pace`), so many streaming runs cannot hold up a new message.
+   */
+  pace?: () => Promise<void> | undefined;
 }
 
 export interface Runtime {
@@ -124,7 +130,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   for (const p of loaded.problems) warnings.push(`skill ${p.file}${p.field ? ` (${p.field})` : ''}: ${p.message}`);
   const skills = loaded.skills;
 
-  const llm = opts.llm ?? modelClient(opts.env, config, opts.home, cache);
+  const llm = opts.llm ?? modelClient(opts.env, config, opts.home, cache, opts.pace);
 
   const registry = cache ? cache.registry(rc, loaded, () => buildRegistry(rc, skills)) : buildRegistry(rc, skills);
   const mode = opts.mode ?? rc.effective.mode;
@@ -196,11 +202,12 @@ function permissionEngine(rc: AgentRuntimeConfig, o: EngineOptions, cache: Runti
   return cache ? cache.policy(rc, JSON.stringify([o.home, o.reinHome, o.yes]), () => createPermissionEngine(o)) : createPermissionEngine(o);
 }
 
-function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined): LlmClient {
-  if (!cache) return new AnthropicLlm(modelClientOptions(env, config, home));
+function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined, pace: RuntimeOptions['pace']): LlmClient {
+  const make = () => new AnthropicLlm({ ...modelClientOptions(env, config, home), ...(pace ? { fetch: cache?.pacedFetch(pace) ?? createNodeFetch({ pace }) } : {}) });
+  if (!cache) return make();
   // Keyed by what the options are made of, so a cached client costs no parsing; a changed key or URL makes a new one.
-  const key = [config.base_url, env.ANTHROPIC_BASE_URL, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.REIN_RETRY_BASE_MS, env.REIN_LLM_IDLE_MS, home].join('\0');
-  return cache.llm(key, () => new AnthropicLlm(modelClientOptions(env, config, home)));
+  const key = [config.base_url, env.ANTHROPIC_BASE_URL, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.REIN_RETRY_BASE_MS, env.REIN_LLM_IDLE_MS, home, pace ? 'paced' : ''].join('\0');
+  return cache.llm(key, make);
 }
 
 function modelClientOptions(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string) {

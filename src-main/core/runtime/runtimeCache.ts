@@ -14,6 +14,7 @@ import { agentLayout, isDefaultAgent } from '../agents/layout.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { INSTRUCTION_FILE_NAMES, loadInstructions, type LoadedInstructions } from '../instructions/index.js';
 import type { LlmClient } from '../llm/client.js';
+import { createNodeFetch, type NodeFetch } from '../llm/nodeFetch.js';
 import { consolidationFacts, GC_MARKER, loadMemory, memoryFile, type ConsolidationFacts } from '../memory/index.js';
 import { bundledSkillsDir, loadSkills, skillPaths, type LoadedSkills } from '../skills/index.js';
 import { folderAndEntries, StampCache } from '../util/stampCache.js';
@@ -34,6 +35,7 @@ export class RuntimeCache {
   readonly #registries = new WeakMap<AgentRuntimeConfig, WeakMap<LoadedSkills, ToolRegistry>>();
   readonly #policies = new WeakMap<AgentRuntimeConfig, Map<string, PermissionPolicy>>();
   readonly #protected = new StampCache<Map<string, string>>();
+  readonly #pacedFetches = new WeakMap<object, NodeFetch>();
   /** Sessions the runs of this process saved (see SessionCache). */
   readonly sessions = new SessionCache();
   /** A number per global config object: a saved settings change is a new object, so a new key. */
@@ -115,6 +117,13 @@ export class RuntimeCache {
   }
 
   /** One model client per endpoint and settings: its connection pool is reused across runs. */
+  /** One paced transport (connection pool) per pace function: every paced model client shares it. */
+  pacedFetch(pace: () => Promise<void> | undefined): NodeFetch {
+    let f = this.#pacedFetches.get(pace);
+    if (!f) this.#pacedFetches.set(pace, (f = createNodeFetch({ pace })));
+    return f;
+  }
+
   llm(key: string, make: () => LlmClient): LlmClient {
     let client = this.#llms.get(key);
     if (!client) this.#llms.set(key, (client = make()));

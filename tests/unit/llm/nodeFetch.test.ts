@@ -286,6 +286,47 @@ describe('nodeFetch against loopback servers', () => {
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
 
+  it('hands on each body chunk only when pace lets it, in order, and ends after the last', async () => {
+    const lb = await serve((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      let n = 0;
+      const next = () => {
+        res.write(`chunk${n++};`);
+        if (n < 4) setTimeout(next, 15);
+        else res.end();
+      };
+      next();
+    });
+    // A gate the test opens by hand: every chunk waits for it.
+    const gates: Array<() => void> = [];
+    const paced = createNodeFetch({ pace: () => new Promise<void>((ok) => gates.push(ok)) });
+    try {
+      const res = await paced(lb.url);
+      const reader = res.body!.getReader();
+      const got: string[] = [];
+      const reading = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          got.push(new TextDecoder().decode(value));
+        }
+      })();
+      await until(() => gates.length === 1, 'the first chunk to wait');
+      await new Promise((ok) => setTimeout(ok, 60)); // the rest of the answer arrives meanwhile
+      expect(got).toEqual([]); // nothing handed on while the gate is shut
+      expect(gates).toHaveLength(1); // one chunk held at a time: the socket is paused
+      while (gates.length > 0 || got.join('').split(';').length < 5) {
+        const open = gates.shift();
+        if (open) open();
+        await new Promise((ok) => setTimeout(ok, 5));
+      }
+      await reading;
+      expect(got.join('')).toBe('chunk0;chunk1;chunk2;chunk3;');
+    } finally {
+      paced.destroy();
+    }
+  });
+
   it('does not keep the request body alive while the response streams', async () => {
     // Under load a body held for a whole streamed answer is copied by every young-generation collection.
     v8.setFlagsFromString('--expose-gc');
