@@ -17,7 +17,9 @@ import type { GlobalConfig } from '../config/schema.js';
 import { errorMessage, isReinError } from '../errors.js';
 import { Inbox } from '../harness/inbox.js';
 import type { RunOutcome } from '../harness/loop.js';
-import { createRuntime, startRun, type Runtime } from '../runtime/runtime.js';
+import { createRuntime, resolveModelAccess, startRun, type Runtime } from '../runtime/runtime.js';
+import { SessionStore } from '../sessions/store.js';
+import { titleFromPrompt } from '../sessions/title.js';
 import { RuntimeCache } from '../runtime/runtimeCache.js';
 import { Turnstile } from '../util/turnstile.js';
 import type { SessionFile } from '../sessions/types.js';
@@ -293,52 +295,66 @@ export class RunRouter {
 
   async #execute(run: RouteRun): Promise<void> {
     let outcome: RunOutcome | undefined;
-    let sessionId: string | undefined;
-    let finalSession: SessionFile | undefined;
+    let session: SessionFile;
+    let cwd: string;
+    let model: string;
     try {
-      const { runtime, cwd } = await this.#runtimeFor(run);
-      const { session, events } = await this.#open(runtime, run, cwd);
-      sessionId = session.id;
-      finalSession = session;
-      run.sessionId = session.id;
-      const state = this.#routes.get(run.key);
-      if (state) state.sessionId = session.id;
-      if (!run.ephemeral) this.#opts.routes.set(run.key, run.agent, session.id);
-      let lastSeq = -1;
-      try {
-        for (;;) {
-          // Up to session_start a run goes straight through (a new message is answered at once); then it
-          // gives way, so requests that arrived with it get their session_start first, and from there
-          // on it takes turns with the other runs, behind the I/O that is ready (see Turnstile).
-          if (lastSeq === 0) await this.#turnstile.yieldTurn();
-          else if (lastSeq > 0) await this.#turnstile.pass();
-          const step = await events.next();
-          if (step.done) {
-            outcome = step.value;
-            break;
-          }
-          lastSeq = step.value.seq;
-          this.#emitRunEvent(run, step.value);
-        }
-      } catch (err) {
-        // The loop reports its own failures as events; a throw here is a bug or a disk failure.
-        const message = `run failed: ${errorMessage(err)}`;
-        const at = new Date().toISOString();
-        this.#emitRunEvent(run, { type: 'error', sessionId: session.id, seq: lastSeq + 1, at, code: 'internal', message });
-        outcome = { stopReason: 'error', text: '', usage: emptyUsage(), iterations: 0, error: { code: 'internal', message } };
-        this.#emitRunEvent(run, { type: 'session_end', sessionId: session.id, seq: lastSeq + 2, at, stopReason: 'error', text: '', usage: outcome.usage, iterations: 0 });
-      }
+      ({ session, cwd, model } = await this.#openSession(run));
     } catch (err) {
-      // Nothing ran (no runtime, no session): the caller gets the error itself.
+      // Nothing ran (no agent config, no model access, no session): the caller gets the error itself.
       run.state = 'done';
       this.#release(run);
       run.fail(err);
       return;
     }
+    run.sessionId = session.id;
+    const state = this.#routes.get(run.key);
+    if (state) state.sessionId = session.id;
+    if (!run.ephemeral) this.#opts.routes.set(run.key, run.agent, session.id);
+    // The session is announced before the rest of the run is built (its tools, permissions, prompt
+    // parts), and the run gives way right after: fifty messages arriving together all get their
+    // session_start before any of them goes on. From then on runs take turns with each other, behind
+    // the I/O that is ready (see Turnstile).
+    this.#emitRunEvent(run, {
+      type: 'session_start',
+      sessionId: session.id,
+      seq: 0,
+      at: new Date().toISOString(),
+      agent: run.agent,
+      source: run.source,
+      model,
+      resumed: session.messages.length > 0,
+      cwd,
+    });
+    let lastSeq = 0;
+    try {
+      await this.#turnstile.yieldTurn();
+      const runtime = await this.#runtimeFor(run);
+      const { events } = await startRun(runtime, { ...this.#runBase(run, cwd), session, announced: true });
+      for (;;) {
+        if (lastSeq > 0) await this.#turnstile.pass();
+        const step = await events.next();
+        if (step.done) {
+          outcome = step.value;
+          break;
+        }
+        lastSeq = step.value.seq;
+        this.#emitRunEvent(run, step.value);
+      }
+    } catch (err) {
+      // The loop reports its own failures as events; a throw here is a runtime that could not be built
+      // after the session was announced, a bug, or a disk failure. The stream still ends properly.
+      const code = isReinError(err) ? err.code : 'internal';
+      const message = isReinError(err) ? err.message : `run failed: ${errorMessage(err)}`;
+      const at = new Date().toISOString();
+      this.#emitRunEvent(run, { type: 'error', sessionId: session.id, seq: lastSeq + 1, at, code, message });
+      outcome = { stopReason: 'error', text: '', usage: emptyUsage(), iterations: 0, error: { code, message } };
+      this.#emitRunEvent(run, { type: 'session_end', sessionId: session.id, seq: lastSeq + 2, at, stopReason: 'error', text: '', usage: outcome.usage, iterations: 0 });
+    }
     run.state = 'done';
-    if (finalSession && this.#opts.afterRun) {
+    if (this.#opts.afterRun) {
       try {
-        this.#opts.afterRun(finalSession);
+        this.#opts.afterRun(session);
       } catch (err) {
         this.#warn(`after run on ${run.key}: ${errorMessage(err)}`);
       }
@@ -349,7 +365,7 @@ export class RunRouter {
       injected: false,
       route: run.key,
       agent: run.agent,
-      session_id: sessionId,
+      session_id: session.id,
       text: outcome.text,
       stop_reason: outcome.stopReason,
       usage: outcome.usage,
@@ -359,15 +375,15 @@ export class RunRouter {
     if (leftover.length > 0 && !this.#closing && outcome.stopReason !== 'cancelled') {
       // Messages that arrived after the loop's last look at its inbox: they get a run of their own on
       // the same route, so nothing a person sent is silently dropped.
-      const follow = new RouteRun(run.key, run.agent, run.source, { ...run.msg, text: leftover.join('\n\n'), session_id: sessionId, new_session: false }, run.ephemeral);
+      const follow = new RouteRun(run.key, run.agent, run.source, { ...run.msg, text: leftover.join('\n\n'), session_id: session.id, new_session: false }, run.ephemeral);
       this.#take(follow);
     }
   }
 
-  async #runtimeFor(run: RouteRun): Promise<{ runtime: Runtime; cwd: string }> {
+  async #runtimeFor(run: RouteRun): Promise<Runtime> {
     const o = this.#opts;
     // createRuntime lays the agent's own config over the global one (model, limits, auto_approve…).
-    const runtime = await this.#createRuntime({
+    return this.#createRuntime({
       home: o.home,
       cwd: o.cwd,
       env: o.env,
@@ -378,11 +394,9 @@ export class RunRouter {
       cache: this.#cache,
       pace: this.#pace,
     });
-    return { runtime, cwd: runtime.agentConfig.cwd ?? o.cwd };
   }
 
-  async #open(runtime: Runtime, run: RouteRun, cwd: string) {
-    const o = this.#opts;
+  #runBase(run: RouteRun, cwd: string) {
     // Where the message came from (source, channel, thread, sender) goes into the stable part of the prompt.
     const sourceFacts = {
       source: run.source,
@@ -390,30 +404,46 @@ export class RunRouter {
       ...(run.msg.thread_id ? { thread: run.msg.thread_id } : {}),
       ...(run.msg.sender ? { sender: run.msg.sender } : {}),
     };
-    const base = { prompt: run.msg.text, cwd, home: o.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts, pace: this.#pace };
-    if (run.msg.session_id) return startRun(runtime, { ...base, sessionId: run.msg.session_id });
-    const remembered = run.msg.new_session || run.ephemeral ? undefined : await this.#rememberedSession(run, runtime);
+    return { prompt: run.msg.text, cwd, home: this.#opts.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts, pace: this.#pace };
+  }
+
+  /**
+   * What must hold before the session is announced, so that its failures still reach the caller as
+   * errors: the agent's config loads, the model can be reached (a key or a local base URL), and the
+   * session is there — the one named, the route's current one (a new one, with a warning, when that
+   * cannot be continued), or a new one.
+   */
+  async #openSession(run: RouteRun): Promise<{ session: SessionFile; cwd: string; model: string }> {
+    const o = this.#opts;
+    const rc = await this.#cache.agentConfig(o.home, o.config, run.agent);
+    // An embedder's own createRuntime may bring its own model client; the default one needs access.
+    if (!o.createRuntime) resolveModelAccess(o.env, rc.effective.config, o.home);
+    const cwd = rc.cwd ?? o.cwd;
+    const model = rc.effective.model;
+    const store = new SessionStore(rc.sessionsDir, { cache: this.#cache.sessions });
+    if (run.msg.session_id) return { session: await store.load(run.msg.session_id), cwd, model };
+    const remembered = run.msg.new_session || run.ephemeral ? undefined : await this.#rememberedSession(run, store);
     if (remembered) {
       try {
-        return await startRun(runtime, { ...base, sessionId: remembered });
+        return { session: await store.load(remembered), cwd, model };
       } catch (err) {
         if (!isReinError(err, 'session_not_found') && !isReinError(err, 'session_corrupt')) throw err;
         this.#warn(`route ${run.key}: session ${remembered} cannot be continued (${errorMessage(err)}); starting a new one`);
       }
     }
-    const started = await startRun(runtime, base);
+    const session = store.create({ agent: run.agent, cwd, source: run.source, title: titleFromPrompt(run.msg.text) });
     const channel = sessionChannel(run.msg);
     // The loop saves this object on its first step, so the channel lands in the file with no extra write.
-    if (channel !== undefined) started.session.channel = channel;
-    return started;
+    if (channel !== undefined) session.channel = channel;
+    return { session, cwd, model };
   }
 
-  async #rememberedSession(run: RouteRun, runtime: Runtime): Promise<string | undefined> {
+  async #rememberedSession(run: RouteRun, store: SessionStore): Promise<string | undefined> {
     const known = this.#routes.get(run.key)?.sessionId ?? this.#opts.routes.get(run.key)?.session_id;
     if (known) return known;
     if (run.key.startsWith('agent:')) {
       // A named agent's lane, first message since the daemon started: continue its latest conversation.
-      return (await runtime.store.latest())?.id;
+      return (await store.latest())?.id;
     }
     return undefined;
   }

@@ -101,6 +101,8 @@ export interface RunInput {
   signal: AbortSignal;
   inbox?: Inbox;
   now?: () => Date;
+  /** `session_start` was published by the caller (with seq 0, the same fields): the loop starts at seq 1. */
+  announced?: boolean;
 }
 
 export interface PreparedParts {
@@ -130,7 +132,7 @@ export interface RunOutcome {
 export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<ReinEvent, RunOutcome> {
   const { session, settings, signal } = input;
   const now = input.now ?? (() => new Date());
-  let seq = 0;
+  let seq = input.announced ? 1 : 0;
   const stamp = (body: ReinEventBody): ReinEvent => ({ ...body, sessionId: session.id, seq: seq++, at: now().toISOString() }) as ReinEvent;
 
   const resumed = session.messages.length > 0;
@@ -168,7 +170,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   const hookOpts = { cwd: input.toolContext.cwd, signal, log: (e: { level: string; event: string; command: string; message: string }) => e.level === 'warning' && warn(`${e.event} hook \`${e.command}\`: ${e.message}`) };
   const hookPayload = { session_id: session.id, agent: input.agent };
 
-  yield stamp({ type: 'session_start', agent: input.agent, source: input.source, model: settings.model, resumed, cwd: input.toolContext.cwd });
+  if (!input.announced) yield stamp({ type: 'session_start', agent: input.agent, source: input.source, model: settings.model, resumed, cwd: input.toolContext.cwd });
 
   const prepared = input.prepare ? await input.prepare() : {};
   const instructions = prepared.instructions ?? input.instructions;

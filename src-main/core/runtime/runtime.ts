@@ -230,6 +230,13 @@ export interface StartRunOptions {
   home: string;
   /** Continue this session; otherwise a new one is made. */
   sessionId?: string;
+  /** A session already loaded or made by the caller (the daemon opens it before building the runtime). */
+  session?: SessionFile;
+  /**
+   * The caller has already published this run's `session_start` (seq 0): the loop does not, and its
+   * events start at seq 1.
+   */
+  announced?: boolean;
   signal: AbortSignal;
   inbox?: Inbox;
   egress?: EgressCheck;
@@ -249,9 +256,8 @@ export interface StartRunOptions {
  * announced the session (`prepare`), so session_start never waits for them.
  */
 export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ session: SessionFile; events: AsyncGenerator<ReinEvent, RunOutcome> }> {
-  const session = opts.sessionId
-    ? await rt.store.load(opts.sessionId)
-    : rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) });
+  const session =
+    opts.session ?? (opts.sessionId ? await rt.store.load(opts.sessionId) : rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) }));
   const warnings = [...rt.warnings];
 
   const memoryDir = rt.agentConfig.memoryDir;
@@ -312,6 +318,7 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       toolContext,
       signal: opts.signal,
       ...(opts.inbox ? { inbox: opts.inbox } : {}),
+      ...(opts.announced ? { announced: true } : {}),
     },
     {
       llm: pace ? pacedLlm(rt.llm, pace) : rt.llm,

@@ -40,6 +40,33 @@ describe('POST /message', () => {
     expect(frames.every((f) => f.event === 'result' || f.data.route === result.route)).toBe(true);
   });
 
+  it('numbers the events of a run from 0 with one session_start, though the daemon announces it before building the run', async () => {
+    fake.enqueue(tools([toolCall('think', { thought: 'first' })]), text('done'));
+    const stream = await sse(d, 'POST', '/message', { body: { text: 'count with me' } });
+    const frames = (await stream.untilEnd()).filter((f) => f.event !== 'result');
+    expect(frames.filter((f) => f.event === 'session_start')).toHaveLength(1);
+    expect(frames[0]).toMatchObject({ event: 'session_start', data: { seq: 0, agent: 'default', resumed: false, cwd: d.cwd } });
+    expect(frames.map((f) => f.data.seq)).toEqual(frames.map((_, i) => i));
+    const ids = new Set(frames.map((f) => f.data.sessionId));
+    expect(ids.size).toBe(1);
+  });
+
+  it('refuses a message the model cannot be reached for before announcing a session, and writes none', async () => {
+    const noKey = await startTestDaemon(fake, { daemon: { env: {} } });
+    try {
+      const stream = await sse(noKey, 'POST', '/message', { body: { text: 'hello?' } });
+      const frames = await stream.untilEnd();
+      expect(frames.map((f) => f.event)).toEqual(['error']);
+      expect(frames[0]!.data).toMatchObject({ code: 'no_api_key' });
+      const sync = await http(noKey, 'POST', '/message', { body: { text: 'hello?' } });
+      expect(sync.status).toBe(503);
+      expect(sync.json.code).toBe('no_api_key');
+      await expect(readdir(join(noKey.home, 'sessions'))).rejects.toThrow();
+    } finally {
+      await noKey.daemon.close();
+    }
+  });
+
   it('answers a synchronous call with the final result as JSON and leaves a valid session file', async () => {
     fake.enqueue(text('sync answer'));
     const res = await http(d, 'POST', '/message', { body: { text: 'what time is it' } });
