@@ -327,10 +327,12 @@ export class RunRouter {
       cwd,
     });
     let lastSeq = 0;
+    let started = false;
     try {
       await this.#turnstile.yieldTurn();
       const runtime = await this.#runtimeFor(run);
       const { events } = await startRun(runtime, { ...this.#runBase(run, cwd), session, announced: true });
+      started = true;
       for (;;) {
         if (lastSeq > 0) await this.#turnstile.pass();
         const step = await events.next();
@@ -352,7 +354,8 @@ export class RunRouter {
       this.#emitRunEvent(run, { type: 'session_end', sessionId: session.id, seq: lastSeq + 2, at, stopReason: 'error', text: '', usage: outcome.usage, iterations: 0 });
     }
     run.state = 'done';
-    if (this.#opts.afterRun) {
+    // Only a session the loop worked on (and saved) is worth indexing.
+    if (started && this.#opts.afterRun) {
       try {
         this.#opts.afterRun(session);
       } catch (err) {

@@ -6,6 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ReinError } from '../../../src-main/core/errors.js';
 import { SessionStore } from '../../../src-main/core/sessions/store.js';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { eventually, gate, http, sse, startTestDaemon, type TestDaemon } from './support.js';
@@ -64,6 +65,33 @@ describe('POST /message', () => {
       await expect(readdir(join(noKey.home, 'sessions'))).rejects.toThrow();
     } finally {
       await noKey.daemon.close();
+    }
+  });
+
+  it('ends an announced run whose runtime cannot be built with error and session_end, streamed or not', async () => {
+    const broken = await startTestDaemon(fake, {
+      daemon: {
+        createRuntime: async () => {
+          throw new ReinError('config_invalid', 'tools.allowed: unknown tool "nope"');
+        },
+      },
+    });
+    try {
+      const stream = await sse(broken, 'POST', '/message', { body: { text: 'hi', channel: 'one' } });
+      const frames = await stream.untilEnd();
+      expect(frames.map((f) => [f.event, f.data.seq])).toEqual([
+        ['session_start', 0],
+        ['error', 1],
+        ['session_end', 2],
+        ['result', undefined],
+      ]);
+      expect(frames[1]!.data).toMatchObject({ code: 'config_invalid' });
+      expect(frames[3]!.data).toMatchObject({ stop_reason: 'error', error: { code: 'config_invalid' } });
+      const sync = await http(broken, 'POST', '/message', { body: { text: 'hi', channel: 'two' } });
+      expect(sync.status).toBe(200);
+      expect(sync.json).toMatchObject({ stop_reason: 'error', error: { code: 'config_invalid' } });
+    } finally {
+      await broken.daemon.close();
     }
   });
 
