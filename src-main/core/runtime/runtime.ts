@@ -10,7 +10,6 @@ import type { GlobalConfig, PermissionMode } from '../config/schema.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT, paths } from '../config/paths.js';
 import { resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
 import { AnthropicLlm, type LlmClient } from '../llm/client.js';
-import { createNodeFetch } from '../llm/nodeFetch.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { createPermissionEngine, type EngineOptions } from '../permissions/engine.js';
 import { egressCheck } from '../permissions/egress.js';
@@ -85,8 +84,8 @@ export interface RuntimeOptions {
   /** Long-lived processes keep file-backed parts and model clients between runs (see RuntimeCache). */
   cache?: RuntimeCache;
   /**
-   * The daemon's Turnstile: the model client's streamed bytes wait for it before they are parsed
-   * (nodeFetch's `pace`), so many streaming runs cannot hold up a new message.
+   * The daemon's Turnstile (used with `cache`): the model client's streamed bytes wait for it before
+   * they are parsed (nodeFetch's `pace`), so many streaming runs cannot hold up a new message.
    */
   pace?: () => Promise<void> | undefined;
 }
@@ -203,8 +202,9 @@ function permissionEngine(rc: AgentRuntimeConfig, o: EngineOptions, cache: Runti
 }
 
 function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined, pace: RuntimeOptions['pace']): LlmClient {
-  const make = () => new AnthropicLlm({ ...modelClientOptions(env, config, home), ...(pace ? { fetch: cache?.pacedFetch(pace) ?? createNodeFetch({ pace }) } : {}) });
-  if (!cache) return make();
+  if (!cache) return new AnthropicLlm(modelClientOptions(env, config, home));
+  // A paced client shares one transport per pace function: its streamed bytes wait for the daemon's Turnstile.
+  const make = () => new AnthropicLlm({ ...modelClientOptions(env, config, home), ...(pace ? { fetch: cache.pacedFetch(pace) } : {}) });
   // Keyed by what the options are made of, so a cached client costs no parsing; a changed key or URL makes a new one.
   const key = [config.base_url, env.ANTHROPIC_BASE_URL, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.REIN_RETRY_BASE_MS, env.REIN_LLM_IDLE_MS, home, pace ? 'paced' : ''].join('\0');
   return cache.llm(key, make);
@@ -243,8 +243,8 @@ export interface StartRunOptions {
   /** Sticky facts about where the message came from (daemon routes: Slack channel, sender…). */
   sourceFacts?: SourceFacts;
   /**
-   * Called where the run may give way to other work (after each save, between streamed model events);
-   * a returned promise makes it wait. The daemon passes its Turnstile, so many runs cannot delay a new
+   * Called after each save, where the run may give way to other work; a returned promise makes it
+   * wait (the model's streamed bytes are paced by the transport, RuntimeOptions.pace). The daemon passes its Turnstile, so many runs cannot delay a new
    * message.
    */
   pace?: () => Promise<void> | undefined;
@@ -309,7 +309,8 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       source: rt.source,
       agent: rt.agent,
       ...(rt.persona ? { persona: rt.persona } : {}),
-      skills: catalogEntries(rt.skills),
+      // The same array while the skills on disk are unchanged (RuntimeCache), so the catalogue text is rendered once.
+      skills: rt.skills,
       prepare,
       memoryDir,
       ...(opts.sourceFacts ? { sourceFacts: opts.sourceFacts } : {}),
@@ -321,7 +322,7 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
       ...(opts.announced ? { announced: true } : {}),
     },
     {
-      llm: pace ? pacedLlm(rt.llm, pace) : rt.llm,
+      llm: rt.llm,
       registry: rt.registry,
       policy: rt.policy,
       broker: rt.broker,
@@ -367,31 +368,4 @@ function releasedWhenOver<T, R>(events: AsyncGenerator<T, R>, release: () => voi
     [Symbol.asyncIterator]: () => wrapped,
   };
   return wrapped;
-}
-
-/**
- * The skills as the prompt lists them, one array per loaded skills array: the runtime cache hands out
- * the same array while the skills on disk are unchanged, so the catalogue text is rendered once.
- */
-const CATALOG_ENTRIES = new WeakMap<readonly Skill[], readonly { name: string; description: string }[]>();
-function catalogEntries(skills: readonly Skill[]): readonly { name: string; description: string }[] {
-  let entries = CATALOG_ENTRIES.get(skills);
-  if (!entries) CATALOG_ENTRIES.set(skills, (entries = skills.map((s) => ({ name: s.name, description: s.description }))));
-  return entries;
-}
-
-/** The model client, waiting for `pace` before taking each streamed event from the one it wraps. */
-function pacedLlm(inner: LlmClient, pace: () => Promise<void> | undefined): LlmClient {
-  return {
-    async *turn(req, signal) {
-      const it = inner.turn(req, signal);
-      for (;;) {
-        // Once per event: the consumer's work on an event ends where it asks for the next one.
-        await pace();
-        const step = await it.next();
-        if (step.done) return step.value;
-        yield step.value;
-      }
-    },
-  };
 }
