@@ -118,9 +118,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       ...(opts.extraFaces ? { extraFaces: opts.extraFaces } : {}),
       afterRun: (session) => {
         // Only once something searched: opening the index builds it from every file, which is the
-        // search's job to pay for, not every run's. The session store may hand `session` to the route's
-        // next run once this turn of the event loop is over (startRun): an open index reads it before
-        // that (the upsert is a microtask), one still opening gets a copy.
+        // search's job to pay for, not every run's. The router hands `session` back to the store right
+        // after this returns, for the route's next run to continue: an open index reads it before any
+        // such run can start (the upsert is a microtask), one still opening gets a copy.
         const s = indexOpen || !index ? session : structuredClone(session);
         void index?.then((i) => i.upsert(s)).catch((e: unknown) => warn(`search index: ${errorMessage(e)}`));
       },

@@ -17,7 +17,7 @@ import type { GlobalConfig } from '../config/schema.js';
 import { errorMessage, isReinError } from '../errors.js';
 import { Inbox } from '../harness/inbox.js';
 import type { RunOutcome } from '../harness/loop.js';
-import { createRuntime, resolveModelAccess, startRun, type Runtime } from '../runtime/runtime.js';
+import { createRuntime, resolveModelAccess, startRun, type Runtime, type StartedRun } from '../runtime/runtime.js';
 import { SessionStore } from '../sessions/store.js';
 import { titleFromPrompt } from '../sessions/title.js';
 import { RuntimeCache } from '../runtime/runtimeCache.js';
@@ -327,12 +327,12 @@ export class RunRouter {
       cwd,
     });
     let lastSeq = 0;
-    let started = false;
+    let started: StartedRun | undefined;
     try {
       await this.#turnstile.yieldTurn();
       const runtime = await this.#runtimeFor(run);
-      const { events } = await startRun(runtime, { ...this.#runBase(run, cwd), session, announced: true });
-      started = true;
+      started = await startRun(runtime, { ...this.#runBase(run, cwd), session, announced: true });
+      const { events } = started;
       for (;;) {
         if (lastSeq > 0) await this.#turnstile.pass();
         const step = await events.next();
@@ -362,6 +362,8 @@ export class RunRouter {
         this.#warn(`after run on ${run.key}: ${errorMessage(err)}`);
       }
     }
+    // Done with the session: the route's next message, which may already be waiting, continues it as it is.
+    started?.release();
     const leftover = run.inbox.drain();
     this.#release(run);
     run.settle({

@@ -255,7 +255,19 @@ export interface StartRunOptions {
  * (instructions, memory — consolidated first when due) are gathered by the loop right after it has
  * announced the session (`prepare`), so session_start never waits for them.
  */
-export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ session: SessionFile; events: AsyncGenerator<ReinEvent, RunOutcome> }> {
+/** A started run: its session, its events, and `release` for a consumer done with the session early. */
+export interface StartedRun {
+  session: SessionFile;
+  events: AsyncGenerator<ReinEvent, RunOutcome>;
+  /**
+   * The consumer has done all it does with the session after the end (the daemon: index it): hand it
+   * back to the store now instead of on the next turn of the event loop, so a message that follows at
+   * once continues this very object. Does nothing before the events are over, or a second time.
+   */
+  release: () => void;
+}
+
+export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<StartedRun> {
   const session =
     opts.session ?? (opts.sessionId ? await rt.store.load(opts.sessionId) : rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) }));
   const warnings = [...rt.warnings];
@@ -333,7 +345,8 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
   );
   // Long-lived processes: once the run is over its session goes back to the store, so the route's next
   // message continues this very object instead of parsing the file again (SessionStore.release).
-  return { session, events: cache ? releasedWhenOver(events, () => rt.store.release(session)) : events };
+  if (!cache) return { session, events, release: () => undefined };
+  return { session, ...releasedWhenOver(events, () => rt.store.release(session)) };
 }
 
 /**
@@ -341,14 +354,21 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<{ se
  * over: run to its end, thrown, or closed by the consumer (`return()`, even before the first step).
  * Called on the next turn of the event loop, not at once: what the consumer does on seeing the end —
  * the daemon hands the session to its search index — still reads the session as this run left it,
- * before another run can take it from the store.
+ * before another run can take it from the store. A consumer that knows when it is done calls the
+ * returned `release` itself: a busy daemon may read the route's next message before that next turn.
  */
-function releasedWhenOver<T, R>(events: AsyncGenerator<T, R>, release: () => void): AsyncGenerator<T, R> {
+function releasedWhenOver<T, R>(events: AsyncGenerator<T, R>, release: () => void): { events: AsyncGenerator<T, R>; release: () => void } {
   let over = false;
+  let released = false;
+  const releaseOnce = () => {
+    if (released) return;
+    released = true;
+    release();
+  };
   const end = () => {
     if (over) return;
     over = true;
-    setImmediate(release);
+    setImmediate(releaseOnce);
   };
   const settle = async (step: Promise<IteratorResult<T, R>>): Promise<IteratorResult<T, R>> => {
     let result: IteratorResult<T, R>;
@@ -367,5 +387,5 @@ function releasedWhenOver<T, R>(events: AsyncGenerator<T, R>, release: () => voi
     throw: (err) => settle(events.throw(err)),
     [Symbol.asyncIterator]: () => wrapped,
   };
-  return wrapped;
+  return { events: wrapped, release: () => over && releaseOnce() };
 }

@@ -5,7 +5,8 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MessageRequest } from '../../../src-main/core/daemon/protocol.js';
 import { ReinError } from '../../../src-main/core/errors.js';
 import { SessionStore } from '../../../src-main/core/sessions/store.js';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
@@ -19,6 +20,7 @@ beforeEach(async () => {
   d = await startTestDaemon(fake);
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await d.daemon.close();
   await fake.close();
 });
@@ -103,6 +105,26 @@ describe('POST /message', () => {
     const session = await new SessionStore(join(d.home, 'sessions')).load(res.json.session_id);
     expect(session.messages.at(-1)).toMatchObject({ role: 'assistant' });
     expect(JSON.stringify(session.messages[0])).toContain('what time is it');
+  });
+
+  it('hands a finished session back before the answer goes out: a message right after continues that object', async () => {
+    fake.enqueue(text('one'), text('two'));
+    const released = vi.spyOn(SessionStore.prototype, 'release');
+    const loaded = vi.spyOn(SessionStore.prototype, 'load');
+    const message = (t: string) => MessageRequest.parse({ text: t, source: 'test', channel: 'handover' });
+    const first = await d.daemon.router.submit(message('first'));
+    if (first.injected) throw new Error('expected a run');
+    const answer = await first.run.done;
+    // No turn of the event loop has passed since the run settled: the session is back in the store.
+    expect(released).toHaveBeenCalledTimes(1);
+    const session = released.mock.calls[0]![0];
+    expect(session.id).toBe(answer.session_id);
+    const second = await d.daemon.router.submit(message('second'));
+    if (second.injected) throw new Error('expected a run');
+    expect((await second.run.done).session_id).toBe(answer.session_id);
+    expect(loaded).toHaveBeenCalledTimes(1);
+    expect(await loaded.mock.results[0]!.value).toBe(session);
+    expect(session.messages.filter((m) => m.role === 'user')).toHaveLength(2);
   });
 
   it('injects a message for a busy route into the running run instead of starting a second one', async () => {

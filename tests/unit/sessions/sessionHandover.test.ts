@@ -345,12 +345,32 @@ describe('startRun releases the session when its events are over', () => {
     expect(release).toHaveBeenCalledTimes(1);
   });
 
+  it('a consumer done with the session releases it at once; before the end, or a second time, release does nothing', async () => {
+    const rt = await runtime(new RuntimeCache());
+    const storeRelease = vi.spyOn(rt.store, 'release');
+    const run = await start(rt);
+    expect((await run.events.next()).value).toMatchObject({ type: 'session_start' });
+    run.release(); // not over yet: the run still uses its session
+    expect(storeRelease).not.toHaveBeenCalled();
+    for (;;) if ((await run.events.next()).done) break;
+    run.release();
+    expect(storeRelease).toHaveBeenCalledExactlyOnceWith(run.session);
+    // The next load continues that very object, without waiting for the next turn.
+    const next = await start(rt, run.session.id);
+    expect(next.session).toBe(run.session);
+    run.release();
+    await nextTurn(); // the release the end scheduled finds it done
+    expect(storeRelease).toHaveBeenCalledTimes(1);
+    for await (const _ of next.events) void _;
+  });
+
   it('without a cache (`rein run`), the events are the loop\'s own and nothing is released', async () => {
     const rt = await runtime(undefined);
     const release = vi.spyOn(rt.store, 'release');
-    const { events } = await start(rt);
+    const { events, release: releaseNow } = await start(rt);
     expect(Object.prototype.toString.call(events)).toBe('[object AsyncGenerator]');
     for await (const _ of events) void _;
+    releaseNow();
     await nextTurn();
     expect(release).not.toHaveBeenCalled();
   });
