@@ -53,9 +53,30 @@ export function writeSse(res: ServerResponse, frame: string): boolean {
   return true;
 }
 
-/** Sends a comment every `ms`; returns the stop function. */
+/**
+ * Sends a comment on the stream at least every `ms` until the returned stop function is called. One
+ * timer per interval length serves every open stream (a daemon streaming fifty runs keeps one, not
+ * fifty set up and torn down with each message); a stream may get its first comment sooner than `ms`.
+ */
 export function keepAlive(res: ServerResponse, ms = SSE_KEEPALIVE_MS): () => void {
-  const timer = setInterval(() => writeSse(res, ': keepalive\n\n'), ms);
-  timer.unref();
-  return () => clearInterval(timer);
+  let ticker = tickers.get(ms);
+  if (!ticker) {
+    const streams = new Set<ServerResponse>();
+    const timer = setInterval(() => {
+      for (const r of streams) writeSse(r, ': keepalive\n\n');
+    }, ms);
+    timer.unref();
+    ticker = { streams, timer };
+    tickers.set(ms, ticker);
+  }
+  const t = ticker;
+  t.streams.add(res);
+  return () => {
+    if (!t.streams.delete(res) || t.streams.size > 0) return;
+    clearInterval(t.timer);
+    if (tickers.get(ms) === t) tickers.delete(ms);
+  };
 }
+
+/** The shared keep-alive timers, by interval, with the streams each one serves. */
+const tickers = new Map<number, { streams: Set<ServerResponse>; timer: NodeJS.Timeout }>();

@@ -1,7 +1,7 @@
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SSE_COALESCE_MS, sseFrame, startSse, writeSse } from '../../../src-main/core/daemon/sse.js';
 
 let server: Server | undefined;
@@ -81,5 +81,39 @@ describe('SSE writes', () => {
       req.end();
     });
     expect(waitedOut).toBe(false);
+  });
+});
+
+describe('SSE keep-alive', () => {
+  it('comments on every open stream within the interval, stops on the ones closed, and leaves no timer behind', async () => {
+    const { keepAlive } = await import('../../../src-main/core/daemon/sse.js');
+    const written = new Map<string, string[]>();
+    const fakeRes = (name: string) => {
+      written.set(name, []);
+      return { writableEnded: false, destroyed: false, writableLength: 0, writableCorked: 1, write: (f: string) => written.get(name)!.push(f) } as unknown as ServerResponse;
+    };
+    const a = fakeRes('a');
+    const b = fakeRes('b');
+    const stopA = keepAlive(a, 20);
+    const stopB = keepAlive(b, 20);
+    await sleep(50);
+    expect(written.get('a')!.length).toBeGreaterThanOrEqual(1);
+    expect(written.get('b')!.length).toBeGreaterThanOrEqual(1);
+    expect(written.get('a')!.every((f) => f === ': keepalive\n\n')).toBe(true);
+    stopA();
+    stopA(); // a second stop is harmless
+    const before = { a: written.get('a')!.length, b: written.get('b')!.length };
+    await sleep(50);
+    expect(written.get('a')!.length).toBe(before.a);
+    expect(written.get('b')!.length).toBeGreaterThan(before.b);
+    const cleared = vi.spyOn(globalThis, 'clearInterval');
+    stopB();
+    expect(cleared).toHaveBeenCalledTimes(1); // the last stream gone: its timer with it
+    const started = vi.spyOn(globalThis, 'setInterval');
+    const stops = [fakeRes('c'), fakeRes('d')].map((r) => keepAlive(r, 20));
+    expect(started).toHaveBeenCalledTimes(1); // one timer for both
+    for (const stop of stops) stop();
+    expect(cleared).toHaveBeenCalledTimes(2);
+    vi.restoreAllMocks();
   });
 });
