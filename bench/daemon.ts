@@ -28,7 +28,8 @@ const MESSAGES = 20;
 /**
  * Messages each client sends on a route of its own before the measurement: five hundred runs, as a
  * daemon that has been serving a while (its hot paths compiled by the JIT, its heap grown to size).
- * With two each, the first burst also measured code still running unoptimised (p99 ~19–23 ms).
+ * With two each, the first burst also measures code the JIT has not optimised yet: p99 15–33 ms in four
+ * runs (docs/daemon-api.md, "Under load").
  */
 const WARMUP_MESSAGES = 10;
 
