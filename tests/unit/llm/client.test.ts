@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnthropicLlm, type LlmEvent, type ModelRequest, type ModelResponse } from '../../../src-main/core/llm/client.js';
+import { AnthropicLlm, type LlmEvent, type ModelRequest } from '../../../src-main/core/llm/client.js';
 import { isReinError } from '../../../src-main/core/errors.js';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
+import { drainTurn } from '../../support/drainRun.js';
 
 let fake: FakeAnthropic;
 beforeEach(async () => {
@@ -23,14 +24,6 @@ function client(opts: Partial<ConstructorParameters<typeof AnthropicLlm>[0]> = {
   return new AnthropicLlm({ apiKey: 'test-key', baseURL: fake.url, baseDelayMs: 5, ...opts });
 }
 
-async function drive(gen: AsyncGenerator<LlmEvent, ModelResponse>) {
-  const events: LlmEvent[] = [];
-  for (;;) {
-    const s = await gen.next();
-    if (s.done) return { events, response: s.value };
-    events.push(s.value);
-  }
-}
 
 const deltas = (events: LlmEvent[]) =>
   events.filter((e): e is Extract<LlmEvent, { type: 'text_delta' }> => e.type === 'text_delta').map((e) => e.text).join('');
@@ -38,7 +31,7 @@ const deltas = (events: LlmEvent[]) =>
 describe('AnthropicLlm over the real SDK', () => {
   it('streams text deltas and returns the assembled message with usage including cache fields', async () => {
     fake.enqueue(text('Hello there, this is a streamed answer.', { usage: { cache_read_input_tokens: 40, cache_creation_input_tokens: 7 } }));
-    const { events, response } = await drive(client().turn(request, new AbortController().signal));
+    const { events, response } = await drainTurn(client().turn(request, new AbortController().signal));
     expect(deltas(events)).toBe('Hello there, this is a streamed answer.');
     expect(events.filter((e) => e.type === 'text_delta').length).toBeGreaterThan(1);
     expect(response.content).toEqual([{ type: 'text', text: 'Hello there, this is a streamed answer.' }]);
@@ -51,7 +44,7 @@ describe('AnthropicLlm over the real SDK', () => {
 
   it('assembles tool_use input from input_json_delta pieces', async () => {
     fake.enqueue(tools([toolCall('grep', { pattern: 'needle', path: '.', max_results: 5 }, 'toolu_a')], 'Searching.'));
-    const { response } = await drive(client().turn(request, new AbortController().signal));
+    const { response } = await drainTurn(client().turn(request, new AbortController().signal));
     expect(response.stopReason).toBe('tool_use');
     expect(response.content).toEqual([
       { type: 'text', text: 'Searching.' },
@@ -61,7 +54,7 @@ describe('AnthropicLlm over the real SDK', () => {
 
   it.each([429, 500, 502, 503, 504, 529])('retries HTTP %i and then succeeds', async (status) => {
     fake.enqueue({ kind: 'error', status }, text('ok after retry'));
-    const { events, response } = await drive(client().turn(request, new AbortController().signal));
+    const { events, response } = await drainTurn(client().turn(request, new AbortController().signal));
     expect(response.content).toEqual([{ type: 'text', text: 'ok after retry' }]);
     expect(events.filter((e) => e.type === 'retry')).toHaveLength(1);
     expect(fake.requests).toHaveLength(2);
@@ -71,7 +64,7 @@ describe('AnthropicLlm over the real SDK', () => {
     fake.enqueue({ kind: 'error', status: 429, headers: { 'retry-after': '1' } }, text('fine'));
     const slept: number[] = [];
     const llm = client({ sleep: async (ms) => void slept.push(ms) });
-    const { events } = await drive(llm.turn(request, new AbortController().signal));
+    const { events } = await drainTurn(llm.turn(request, new AbortController().signal));
     const retry = events.find((e) => e.type === 'retry');
     expect(retry).toMatchObject({ attempt: 2, maxAttempts: 3 });
     expect(slept[0]).toBeGreaterThanOrEqual(1000);
@@ -79,7 +72,7 @@ describe('AnthropicLlm over the real SDK', () => {
 
   it('gives up after 3 attempts with a clear error', async () => {
     fake.enqueue({ kind: 'error', status: 529 }, { kind: 'error', status: 529 }, { kind: 'error', status: 529 });
-    const err = await drive(client().turn(request, new AbortController().signal)).catch((e: unknown) => e);
+    const err = await drainTurn(client().turn(request, new AbortController().signal)).catch((e: unknown) => e);
     expect(isReinError(err, 'llm_failed')).toBe(true);
     expect(String((err as Error).message)).toMatch(/3 attempts.*overloaded/);
     expect(fake.requests).toHaveLength(3);
@@ -87,7 +80,7 @@ describe('AnthropicLlm over the real SDK', () => {
 
   it('does not retry a 400 and names the status', async () => {
     fake.enqueue({ kind: 'error', status: 400, message: 'prompt is too long' });
-    const err = await drive(client().turn(request, new AbortController().signal)).catch((e: unknown) => e);
+    const err = await drainTurn(client().turn(request, new AbortController().signal)).catch((e: unknown) => e);
     expect(isReinError(err, 'llm_failed')).toBe(true);
     expect((err as Error).message).toContain('HTTP 400');
     expect((err as Error).message).toContain('prompt is too long');
@@ -97,7 +90,7 @@ describe('AnthropicLlm over the real SDK', () => {
   it('retries a stream cut before message_stop without showing text twice', async () => {
     const answer = 'The quick brown fox jumps over the lazy dog, twice.';
     fake.enqueue({ kind: 'cut', content: [{ type: 'text', text: answer }], afterTextChars: 20 }, text(answer));
-    const { events, response } = await drive(client().turn(request, new AbortController().signal));
+    const { events, response } = await drainTurn(client().turn(request, new AbortController().signal));
     expect(deltas(events)).toBe(answer);
     expect(response.content).toEqual([{ type: 'text', text: answer }]);
     expect(events.some((e) => e.type === 'retry' && /interrupted/.test(e.reason))).toBe(true);
@@ -105,7 +98,7 @@ describe('AnthropicLlm over the real SDK', () => {
 
   it('retries a stalled stream after the idle timeout', async () => {
     fake.enqueue({ kind: 'stall' }, text('recovered'));
-    const { response, events } = await drive(client({ idleTimeoutMs: 200 }).turn(request, new AbortController().signal));
+    const { response, events } = await drainTurn(client({ idleTimeoutMs: 200 }).turn(request, new AbortController().signal));
     expect(response.content).toEqual([{ type: 'text', text: 'recovered' }]);
     expect(events.some((e) => e.type === 'retry' && /stalled/.test(e.reason))).toBe(true);
   });
@@ -114,13 +107,13 @@ describe('AnthropicLlm over the real SDK', () => {
     fake.enqueue({ kind: 'stall' });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    const err = await drive(client().turn(request, ac.signal)).catch((e: unknown) => e);
+    const err = await drainTurn(client().turn(request, ac.signal)).catch((e: unknown) => e);
     expect(isReinError(err, 'llm_cancelled')).toBe(true);
   });
 
   it('sends the key (as x-api-key or bearer) to the custom base URL', async () => {
     fake.enqueue(text('ok'));
-    await drive(client().turn(request, new AbortController().signal));
+    await drainTurn(client().turn(request, new AbortController().signal));
     const h = fake.requests[0]!.headers;
     expect(`${h['x-api-key'] ?? ''}${h.authorization ?? ''}`).toContain('test-key');
   });

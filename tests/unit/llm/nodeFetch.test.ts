@@ -22,10 +22,11 @@ import Anthropic, {
   RateLimitError,
 } from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AnthropicLlm, type LlmEvent, type ModelRequest, type ModelResponse } from '../../../src-main/core/llm/client.js';
+import { AnthropicLlm, type ModelRequest } from '../../../src-main/core/llm/client.js';
 import { createNodeFetch, nodeFetch, type NodeFetch } from '../../../src-main/core/llm/nodeFetch.js';
 import { isReinError } from '../../../src-main/core/errors.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../../support/fakeAnthropic.js';
+import { drainTurn } from '../../support/drainRun.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Loopback servers that count their connections, so a test can see a socket reused or released.
@@ -104,14 +105,6 @@ const request: ModelRequest = {
   tools: [],
 };
 
-async function drive(gen: AsyncGenerator<LlmEvent, ModelResponse>) {
-  const events: LlmEvent[] = [];
-  for (;;) {
-    const s = await gen.next();
-    if (s.done) return { events, response: s.value };
-    events.push(s.value);
-  }
-}
 
 const noSleep = async () => {};
 
@@ -197,7 +190,7 @@ describe('nodeFetch through the real SDK and the fake Messages API', () => {
 
   it('carries Rein client turns (deltas, usage) on the default transport', async () => {
     fake.enqueue(text('through AnthropicLlm', { usage: { cache_read_input_tokens: 12 } }));
-    const { events, response } = await drive(new AnthropicLlm({ apiKey: 'k', baseURL: fake.url }).turn(request, new AbortController().signal));
+    const { events, response } = await drainTurn(new AnthropicLlm({ apiKey: 'k', baseURL: fake.url }).turn(request, new AbortController().signal));
     expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('')).toBe('through AnthropicLlm');
     expect(response.usage.cacheReadTokens).toBe(12);
   });
@@ -209,7 +202,7 @@ describe('nodeFetch through the real SDK and the fake Messages API', () => {
     const first = await gen.next();
     expect(first.value).toMatchObject({ type: 'text_delta' });
     ac.abort();
-    const err = await drive(gen).catch((e: unknown) => e);
+    const err = await drainTurn(gen).catch((e: unknown) => e);
     expect(isReinError(err, 'llm_cancelled')).toBe(true);
   });
 });
@@ -380,7 +373,7 @@ describe('nodeFetch against loopback servers', () => {
       else res.end(events.join(''));
     });
     const llm = new AnthropicLlm({ apiKey: 'k', baseURL: lb.url, fetch: transport, idleTimeoutMs: 150, sleep: noSleep });
-    const { events, response } = await drive(llm.turn(request, new AbortController().signal));
+    const { events, response } = await drainTurn(llm.turn(request, new AbortController().signal));
     expect(events.some((e) => e.type === 'retry' && /stalled/.test(e.reason))).toBe(true);
     expect(response.content).toEqual([{ type: 'text', text: 'after the stall' }]);
   });
@@ -408,7 +401,7 @@ describe('nodeFetch against loopback servers', () => {
       else res.end(events.join(''));
     });
     const llm = new AnthropicLlm({ apiKey: 'k', baseURL: lb.url, fetch: transport, sleep: noSleep });
-    const { events, response } = await drive(llm.turn(request, new AbortController().signal));
+    const { events, response } = await drainTurn(llm.turn(request, new AbortController().signal));
     const retry = events.find((e) => e.type === 'retry');
     expect(retry).toMatchObject({ type: 'retry', attempt: 2 });
     expect((retry as { reason: string }).reason).toMatch(/interrupted.*terminated/);
@@ -434,7 +427,7 @@ describe('nodeFetch against loopback servers', () => {
     expect(sdkErr).not.toBeInstanceOf(APIConnectionTimeoutError);
 
     const llm = new AnthropicLlm({ apiKey: 'k', baseURL: url, fetch: transport, maxAttempts: 2, sleep: noSleep });
-    const reinErr = await drive(llm.turn(request, new AbortController().signal)).catch((e: unknown) => e);
+    const reinErr = await drainTurn(llm.turn(request, new AbortController().signal)).catch((e: unknown) => e);
     expect(isReinError(reinErr, 'llm_failed')).toBe(true);
     expect((reinErr as Error).message).toMatch(/after 2 attempts: connection error/);
     expect((reinErr as { details?: { retryable?: boolean } }).details?.retryable).toBe(true);
@@ -700,7 +693,7 @@ describe.skipIf(!runTls)(runTls ? 'nodeFetch over HTTPS' : 'nodeFetch over HTTPS
     const trusting = createNodeFetch({ ca: cert });
     try {
       const llm = new AnthropicLlm({ apiKey: 'k', baseURL: lb.url, fetch: trusting });
-      const { response } = await drive(llm.turn(request, new AbortController().signal));
+      const { response } = await drainTurn(llm.turn(request, new AbortController().signal));
       expect(response.content).toEqual([{ type: 'text', text: 'secure stream' }]);
     } finally {
       trusting.destroy();
