@@ -62,6 +62,90 @@ const layeringRule = {
   },
 };
 
+/**
+ * Inside core, which area may import which (areas are the folders of src-main/core; `errors` is the
+ * file errors.ts). An import between areas not listed here is an error, and so is a file in an area the
+ * table does not know: a new area gets its line here, where its place in the layers is decided.
+ * Lower areas first; an area lists only areas above it in this table.
+ */
+const coreAreas = {
+  api: [],
+  base: [],
+  errors: [],
+  util: ['errors', 'base'],
+  process: ['base', 'errors', 'util'],
+  config: ['api', 'errors', 'util'],
+  llm: ['api', 'base', 'errors', 'util'],
+  audit: ['errors', 'util'],
+  sessions: ['api', 'errors', 'util'],
+  search: ['api', 'config', 'errors', 'sessions', 'util'],
+  skills: ['api', 'config', 'errors', 'util'],
+  instructions: ['api', 'config', 'errors', 'util'],
+  commands: ['api', 'config', 'errors', 'skills', 'util'],
+  hooks: ['api', 'config', 'errors', 'process', 'util'],
+  memory: ['api', 'config', 'errors', 'llm', 'util'],
+  agents: ['api', 'config', 'errors', 'util'],
+  tools: ['api', 'base', 'config', 'errors', 'memory', 'process', 'search', 'sessions', 'skills', 'util'],
+  context: ['api', 'config', 'errors', 'llm', 'memory', 'sessions', 'skills', 'tools', 'util'],
+  permissions: ['api', 'base', 'config', 'errors', 'tools', 'util'],
+  harness: ['api', 'audit', 'base', 'config', 'context', 'errors', 'hooks', 'llm', 'permissions', 'sessions', 'tools', 'util'],
+  // Tool providers of ring 4 and the accessibility bridge: below the runtime, which assembles them.
+  mcp: ['api', 'base', 'config', 'errors', 'permissions', 'process', 'tools', 'util'],
+  cloud: ['api', 'base', 'config', 'errors', 'llm', 'tools', 'util'],
+  ax: ['api', 'base', 'errors', 'permissions', 'process', 'tools', 'util'],
+  runtime: [
+    'agents', 'api', 'audit', 'ax', 'base', 'cloud', 'config', 'context', 'errors', 'harness', 'hooks', 'instructions', 'llm', 'mcp',
+    'memory', 'permissions', 'sessions', 'skills', 'tools', 'util',
+  ],
+  service: [
+    'agents', 'api', 'audit', 'base', 'commands', 'config', 'errors', 'harness', 'llm', 'permissions', 'runtime', 'search', 'sessions',
+    'skills', 'util',
+  ],
+  // Runs nobody starts by hand (ring 3): they go through the service like every other face.
+  schedule: ['agents', 'api', 'base', 'config', 'errors', 'process', 'runtime', 'service', 'sessions', 'util'],
+  triggers: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'service', 'sessions', 'util'],
+  // The faces: each adapts the service, none knows another.
+  daemon: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'schedule', 'service', 'triggers', 'util'],
+  desktop: ['api', 'base', 'config', 'errors', 'permissions', 'service', 'util'],
+};
+
+const coreRoot = 'src-main/core';
+const areaOf = (path) => {
+  const rest = path.slice(coreRoot.length + 1);
+  const first = rest.split('/')[0];
+  return first.endsWith('.ts') ? first.slice(0, -3) : first;
+};
+
+const coreAreasRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'keep the import rules between areas of src-main/core (eslint.config.js coreAreas)' },
+    messages: {
+      forbidden: '{{from}}/ may not import {{to}}/ ({{target}}): {{from}} may use {{allowed}}.',
+      unknown: '{{area}} is not an area in coreAreas (eslint.config.js): decide its place in the layers there.',
+    },
+    schema: [],
+  },
+  create(context) {
+    const file = posix(relative(root, context.filename));
+    if (!inside(file, coreRoot)) return {};
+    const from = areaOf(file);
+    if (!(from in coreAreas)) {
+      return { Program: (node) => context.report({ node, messageId: 'unknown', data: { area: from } }) };
+    }
+    const check = (node) => {
+      const source = node.source;
+      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = posix(relative(root, resolve(dirname(context.filename), source.value)));
+      if (!inside(target, coreRoot)) return;
+      const to = areaOf(target).replace(/\.js$/, '');
+      if (to === from || coreAreas[from].includes(to)) return;
+      context.report({ node: source, messageId: 'forbidden', data: { from, to, target, allowed: coreAreas[from].join(', ') || 'nothing else in core' } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
 const electronOnlyInShell =
   'only src-main/index.ts, src-main/shell/ and src-preload/ may use Electron; core/ runs in plain Node (and requiring the electron package downloads its binary)';
 
@@ -79,9 +163,10 @@ export default defineConfig(
     },
   },
   {
-    plugins: { rein: { rules: { layering: layeringRule } } },
+    plugins: { rein: { rules: { layering: layeringRule, 'core-areas': coreAreasRule } } },
     rules: {
       'rein/layering': 'error',
+      'rein/core-areas': 'error',
       'no-restricted-imports': [
         'error',
         {

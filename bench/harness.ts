@@ -66,6 +66,10 @@ async function once(work: string, script: FakeReply[], report: boolean, title: s
         save: (s) => store.save(s),
         source: 'bench',
         agent: 'default',
+        origin: 'attended',
+        route: 'bench',
+        model: 'claude-sonnet-5-5',
+        cwd: work,
         settings: { model: 'claude-sonnet-5-5', maxTokens: 4096, maxIterations: 25, maxUsdPerRun: 0, maxParallel: 10, resultBudget: 30_000, mode: 'bypassPermissions', contextWindow: 200_000 },
         toolContext: {
           cwd: work,

@@ -30,6 +30,7 @@ export async function run(): Promise<void> {
     cwd: CORPUS_CWD,
     mode: 'default',
     source: 'cli',
+    origin: 'attended' as const,
     agent: 'default',
   }));
 

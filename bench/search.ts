@@ -232,7 +232,7 @@ function generateSession(g: TextGen, n: number, start: number): SessionFile {
     updated_at: new Date(clock).toISOString(),
     messages,
     message_meta: meta,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0, requests: 0 },
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 },
   };
 }
 

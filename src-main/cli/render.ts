@@ -42,7 +42,7 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           line(dim(`▸ ${ev.tool} ${ev.summary}`));
           break;
         case 'tool_call_end':
-          line(ev.ok ? dim(`  ✓ ${ev.tool} (${(ev.durationMs / 1000).toFixed(1)} s)${ev.savedTo ? ` — full result in ${ev.savedTo}` : ''}`) : red(`  ✗ ${ev.tool}: ${firstLine(ev.preview)}`));
+          line(ev.ok ? dim(`  ✓ ${ev.tool} (${(ev.duration_ms / 1000).toFixed(1)} s)${ev.saved_to ? ` — full result in ${ev.saved_to}` : ''}`) : red(`  ✗ ${ev.tool}: ${firstLine(ev.preview)}`));
           break;
         case 'approval_response':
           if (ev.by !== 'terminal') line(dim(`  approval: ${ev.decision} (${ev.by})`));
@@ -51,7 +51,7 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           // A retry can come mid-sentence: break the line only when both streams share one terminal,
           // so a piped answer stays exactly the model's text.
           if (out.isTTY && err.isTTY) endText();
-          line(dim(`… ${ev.reason}; retrying (attempt ${ev.attempt}/${ev.maxAttempts}) in ${(ev.delayMs / 1000).toFixed(1)} s`));
+          line(dim(`… ${ev.reason}; retrying (attempt ${ev.attempt}/${ev.max_attempts}) in ${(ev.delay_ms / 1000).toFixed(1)} s`));
           break;
         case 'injected':
           line(dim(`… ${ev.texts.length} new message(s) handed to the agent`));
@@ -68,8 +68,8 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           break;
         case 'session_end':
           endText();
-          if (ev.stopReason === 'cancelled') line(dim('(cancelled)'));
-          line(dim(`session ${ev.sessionId} · ${ev.usage.requests} request(s) · $${ev.usage.costUsd.toFixed(4)}`));
+          if (ev.stop_reason === 'cancelled') line(dim('(cancelled)'));
+          line(dim(`session ${ev.session_id} · ${ev.usage.requests} request(s) · $${ev.usage.cost_usd.toFixed(4)}`));
           break;
         default:
           break;

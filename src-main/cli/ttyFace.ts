@@ -14,7 +14,7 @@ export function ttyFace(io: { input: Readable & { isTTY?: boolean }; output: Wri
       const rl = createInterface({ input: io.input, output: io.output, terminal: true });
       try {
         io.output.write(
-          `\n[approval] ${req.tool}: ${req.summary}\n  why asked: ${req.reason} (${req.layer})\n  risk: ${req.risk} — ${req.riskExplanation}\n`,
+          `\n[approval] ${req.tool}: ${req.summary}\n  why asked: ${req.reason} (${req.layer})\n  risk: ${req.risk} — ${req.risk_explanation}\n`,
         );
         for (;;) {
           const answer = (await rl.question('  Allow? [y]es once / [a]lways / [N]o: ', { signal })).trim().toLowerCase();

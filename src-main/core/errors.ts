@@ -14,7 +14,21 @@ export type ReinErrorCode =
   | 'tool_failed'
   | 'not_found'
   | 'invalid_input'
-  | 'internal';
+  /** A request's body or query failed validation (`details.field` names the field). */
+  | 'invalid_request'
+  | 'internal'
+  // The service's own refusals (core/service), the same codes over HTTP, WebSocket and IPC.
+  | 'agent_not_found'
+  | 'agent_exists'
+  | 'agent_write_failed'
+  | 'unknown_command'
+  | 'not_running'
+  | 'approval_not_found'
+  | 'approval_already_decided'
+  | 'shutting_down'
+  | 'api_key_not_stored'
+  | 'settings_write_failed'
+  | 'unavailable';
 
 export class ReinError extends Error {
   override readonly name = 'ReinError';
@@ -26,6 +40,11 @@ export class ReinError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/** A refusal naming the input field it is about (`details.field`), for the adapters' error bodies. */
+export function fieldError(code: ReinErrorCode, message: string, field: string): ReinError {
+  return new ReinError(code, message, { field });
 }
 
 export const isReinError = (e: unknown, code?: ReinErrorCode): e is ReinError =>

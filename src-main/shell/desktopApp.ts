@@ -7,25 +7,22 @@
  * Everything here is wiring; the decisions live in core/desktop (tray state, notifications, dialog
  * content, settings, key storage) where they are tested without Electron.
  */
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { app, session, type BrowserWindow } from 'electron';
 import { DESKTOP_NAVIGATE_CHANNEL, DesktopSettings, DesktopSettingsPatch, type DesktopView } from '../core/api/desktopApi.js';
 import { REIN_EVENT_CHANNEL, reinOperationNames, type MacPermissionName, type ReinSettings } from '../core/api/index.js';
-import { loadConfig } from '../core/config/load.js';
 import { startDaemon, type DaemonHandle, type DaemonOptions } from '../core/daemon/daemon.js';
 import { DesktopActivity } from '../core/desktop/activity.js';
 import { NO_ENCRYPTION_MESSAGE, clearApiKey, loadApiKey, saveApiKey, type StringCipher } from '../core/desktop/apiKeyStore.js';
 import { contentSecurityPolicy } from '../core/desktop/csp.js';
-import { loadDesktopSettings, updateDesktopSettings, desktopSettingsFile } from '../core/desktop/desktopSettings.js';
-import { loopbackClient, type HttpCall } from '../core/desktop/loopbackClient.js';
+import { loadDesktopSettings, updateDesktopSettings, desktopSettingsFile } from '../core/config/desktopSettings.js';
 import { notificationFor } from '../core/desktop/notifications.js';
-import { createReinService, type ReinService } from '../core/desktop/reinService.js';
+import { createDesktopReinApi, type DesktopReinApi } from '../core/desktop/reinService.js';
+import { DisposableStore } from '../core/base/lifecycle.js';
 import { ReinError, errorMessage } from '../core/errors.js';
-import { httpCalls } from '../core/api/daemonCalls.js';
 import { createDialogApprovalFace } from './approvalFace.js';
 import { GlobalHotkey } from './hotkey.js';
-import { isSamePage, ourTopFrame, type Disposable } from './ipc.js';
+import { isSamePage, ourTopFrame } from './ipc.js';
 import { safeStorageCipher } from './keychain.js';
 import { MacPermissions } from './macPermissions.js';
 import { Notifier } from './notifier.js';
@@ -130,8 +127,8 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
       version: opts.version,
       staticDir: opts.rendererDir,
       warn,
-      // The native dialog races the daemon's own face (the in-app card, browsers, remote clients).
-      ...(opts.headless ? {} : { extraFaces: () => [dialogFace] }),
+      // For runs of a person at this Mac, the native dialog races the desk (the window's card, browsers).
+      ...(opts.headless ? {} : { presentFaces: () => [dialogFace] }),
     });
   } catch (e) {
     daemonProblem = `Rein's daemon could not start: ${errorMessage(e)}`;
@@ -151,7 +148,8 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     };
   }
 
-  const disposables: Disposable[] = [];
+  // Everything the app made, torn down in reverse order on close (before the daemon).
+  const disposables = new DisposableStore();
   const isAppPage = isSamePage(opts.pageUrl);
   secureSession(session.defaultSession, {
     isAppPage,
@@ -201,10 +199,10 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   // ---- tray, hotkey, dock ----------------------------------------------------------------------------
   const tray = new ReinTray(opts.trayIconDir, { open: show, quit: opts.quit }, activity.trayState());
   const refreshTray = () => tray.update(activity.trayState());
-  disposables.push(tray);
+  disposables.add(tray);
 
   const hotkey = new GlobalHotkey(toggle);
-  disposables.push(hotkey);
+  disposables.add(hotkey);
   const applyHotkey = (accelerator: string): void => {
     const status = hotkey.set(accelerator);
     if (!status.registered && accelerator !== '') {
@@ -258,10 +256,6 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
       }
     },
     openPermissionSettings: async (permission: MacPermissionName) => ({ opened: await macPermissions.openSettings(permission) }),
-    async configPart() {
-      const { config } = await loadConfig({ home: opts.home, cwd: homedir() });
-      return { base_url: config.base_url ?? null, model: config.model, small_model: config.small_model, permission_mode: config.permissions.mode };
-    },
   };
 
   async function changeSettings(patch: DesktopSettingsPatch): Promise<void> {
@@ -299,30 +293,25 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     requestMacPermission: async ({ permission }) => ({ permission, status: await macPermissions.request(permission) }),
   };
 
-  const reinService: ReinService = daemon
-    ? createReinService({
-        router: daemon.router,
-        desk: daemon.desk,
-        http: loopbackClient({ url: daemon.url, token: daemon.token }),
-        httpCallFor: (name, input) => (httpCalls as unknown as Record<string, (input: unknown) => HttpCall>)[name]!(input),
-        desktop: desktopPart,
-      })
-    : unavailableService(daemonProblem ?? "Rein's daemon is not running");
-  disposables.push(registerReinHandlers(trusted, reinService));
-  disposables.push(registerDesktopHandlers(trusted, desktopService));
+  // The window calls the service in this process: no HTTP, no token.
+  const reinApi: DesktopReinApi = daemon ? createDesktopReinApi(daemon.service, desktopPart) : unavailableService(daemonProblem ?? "Rein's daemon is not running");
+  disposables.add(registerReinHandlers(trusted, reinApi));
+  disposables.add(registerDesktopHandlers(trusted, desktopService));
 
   // ---- the daemon's events: to the page, the tray and the notifications -------------------------------
   if (daemon) {
-    const unsubscribe = daemon.bus.subscribe((entry) => {
+    // The app is a client of its own daemon: unattended runs may send their questions here.
+    disposables.add(daemon.service.attachClient('desktop'));
+    const subscription = daemon.service.subscribe((entry) => {
       if (alive(win)) win.webContents.send(REIN_EVENT_CHANNEL, entry.event);
       const note = activity.observe(entry.event);
       refreshTray();
       const content = note && notificationFor(note, { chatFocused: chatFocused() });
       if (content) notifier.show(content);
     });
-    disposables.push({ dispose: unsubscribe });
+    disposables.add(subscription);
   }
-  disposables.push(notifier);
+  disposables.add(notifier);
 
   ensureWindow(true);
 
@@ -335,12 +324,10 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     toggle,
     close: () =>
       (closing ??= (async () => {
-        for (const d of disposables.reverse()) {
-          try {
-            d.dispose();
-          } catch (e) {
-            warn(`while closing: ${errorMessage(e)}`);
-          }
+        try {
+          disposables.dispose();
+        } catch (e) {
+          warn(`while closing: ${errorMessage(e)}`);
         }
         await daemon?.close();
       })()),
@@ -353,14 +340,14 @@ export function keyHint(key: string): string {
 }
 
 /** Every operation fails with the same clear reason while there is no daemon to answer. */
-function unavailableService(reason: string): ReinService {
+function unavailableService(reason: string): DesktopReinApi {
   const service: Record<string, () => Promise<never>> = {};
   for (const name of reinOperationNames) {
     service[name] = async () => {
-      throw new ReinError('internal', reason);
+      throw new ReinError('unavailable', reason);
     };
   }
-  return service as unknown as ReinService;
+  return service as unknown as DesktopReinApi;
 }
 
 /** Where the tray's images are, beside the app (resources/tray). */

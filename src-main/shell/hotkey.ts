@@ -5,7 +5,7 @@
  */
 import { globalShortcut } from 'electron';
 import type { HotkeyStatus } from '../core/api/desktopApi.js';
-import { acceleratorProblem } from '../core/desktop/accelerator.js';
+import { acceleratorProblem } from '../core/api/accelerator.js';
 
 export class GlobalHotkey {
   #registered: string | undefined;

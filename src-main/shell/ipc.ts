@@ -6,11 +6,10 @@
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import type { z } from 'zod';
 import type { ReinEnvelope } from '../core/api/index.js';
+import type { Disposable } from '../core/base/lifecycle.js';
 import { errorMessage, isReinError } from '../core/errors.js';
 
-export interface Disposable {
-  dispose(): void;
-}
+export type { Disposable };
 
 export type SenderCheck = (event: IpcMainInvokeEvent) => boolean;
 
@@ -39,7 +38,7 @@ export function handle<S extends z.ZodType, R>(
   return { dispose: () => ipcMain.removeHandler(channel) };
 }
 
-/** A ReinError's code, or the code of a daemon error (HttpError, DaemonCallError); else `internal`. */
+/** A ReinError's code, or the code of an error that carries one (HttpError); else `internal`. */
 function codeOf(err: unknown): string {
   if (isReinError(err)) return err.code;
   const code = (err as { code?: unknown } | null)?.code;

@@ -12,9 +12,10 @@ import {
   type DesktopOperationOutput,
 } from '../core/api/desktopApi.js';
 import { reinChannel, reinOperationNames, reinOperations } from '../core/api/index.js';
-import type { ReinService } from '../core/desktop/reinService.js';
+import type { DesktopReinApi } from '../core/desktop/reinService.js';
 import type { z } from 'zod';
-import { handle, type Disposable, type SenderCheck } from './ipc.js';
+import type { Disposable } from '../core/base/lifecycle.js';
+import { handle, type SenderCheck } from './ipc.js';
 
 export type DesktopService = {
   [K in DesktopOperationName]: (input: z.output<(typeof desktopOperations)[K]['input']>) => Promise<DesktopOperationOutput<K>>;
@@ -22,7 +23,7 @@ export type DesktopService = {
 
 type AnyOperation = (input: unknown) => Promise<unknown>;
 
-export function registerReinHandlers(trusted: SenderCheck, service: ReinService): Disposable {
+export function registerReinHandlers(trusted: SenderCheck, service: DesktopReinApi): Disposable {
   const ops = service as unknown as Record<string, AnyOperation>;
   const handlers = reinOperationNames.map((name) =>
     handle(reinChannel(name), reinOperations[name].input, trusted, (input: unknown) => ops[name]!(input)),

@@ -87,9 +87,9 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
     // Start with the agent the daemon says is active (the desktop, the tray and browsers share it).
     api.status().then(
       (s) => {
-        if (s.activeAgent && s.activeAgent !== DEFAULT_AGENT) {
-          setAgent(s.activeAgent);
-          dispatchChats({ type: 'open', agent: s.activeAgent });
+        if (s.active_agent && s.active_agent !== DEFAULT_AGENT) {
+          setAgent(s.active_agent);
+          dispatchChats({ type: 'open', agent: s.active_agent });
         }
       },
       () => undefined,
@@ -123,9 +123,9 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
   }, [pendingCount]);
 
   const answer = useCallback(
-    async (requestId: string, decision: ApprovalDecisionKind) => {
-      await api.answerApproval({ request_id: requestId, decision });
-      dispatchApprovals({ type: 'answered', requestId });
+    async (request_id: string, decision: ApprovalDecisionKind) => {
+      await api.answerApproval({ request_id: request_id, decision });
+      dispatchApprovals({ type: 'answered', request_id });
     },
     [api],
   );

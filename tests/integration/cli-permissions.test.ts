@@ -79,11 +79,14 @@ describe('the engine inside rein run', () => {
     expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toMatch(/plan/i);
   });
 
-  it('unattended sources never ask: a write is denied without a prompt', async () => {
+  it('unattended sources never ask: a write is denied at once, without a question, and the model is told why', async () => {
     fake.enqueue(tools([toolCall('file_write', { path: 'sched.txt', content: 'x' })]), text('done'));
     const r = await rein(['run', '--source', 'schedule', '--json', 'nightly job'], { env, cwd });
     expect(existsSync(join(cwd, 'sched.txt'))).toBe(false);
-    expect(events(r.stdout).find((e) => e.type === 'approval_response')).toMatchObject({ decision: 'deny', by: 'unattended' });
+    const evs = events(r.stdout);
+    expect(evs[0]).toMatchObject({ type: 'session_start', source: 'schedule', origin: 'unattended' });
+    expect(evs.some((e) => e.type === 'approval_request' || e.type === 'approval_response')).toBe(false);
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('denied (origin): nobody is watching this schedule run');
   });
 
   it('writes an audit line per call with secrets masked', async () => {

@@ -58,8 +58,8 @@ describe('rein run (end to end through the real CLI)', () => {
     expect(Math.max(...starts)).toBeLessThan(Math.min(...ends));
     const results = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
     expect(results).toMatch(/1 \| alpha[\s\S]*1 \| beta[\s\S]*1 \| gamma/);
-    expect(evs.every((e) => typeof e.sessionId === 'string' && typeof e.seq === 'number')).toBe(true);
-    expect(evs.at(-1)).toMatchObject({ type: 'session_end', stopReason: 'final' });
+    expect(evs.every((e) => typeof e.session_id === 'string' && typeof e.seq === 'number')).toBe(true);
+    expect(evs.at(-1)).toMatchObject({ type: 'session_end', stop_reason: 'final' });
   });
 
   it('runs a write after approval with --yes', async () => {

@@ -77,6 +77,10 @@ export async function runWith(
       save: (s) => store.save(s),
       source: 'test',
       agent: 'default',
+      origin: 'attended',
+      route: 'test',
+      model: settings(opts.settings).model,
+      cwd: dir,
       settings: settings(opts.settings),
       toolContext: {
         cwd: dir,
@@ -126,7 +130,7 @@ export function testTool(
     input: opts.input ?? z.object({ arg: z.string().optional() }),
     isReadOnly: () => opts.readOnly ?? true,
     isDestructive: () => false,
-    ...(opts.gui ? { gui: true } : {}),
+    ...(opts.gui ? { traits: { drivesGui: true } } : {}),
     ...(opts.budget ? { resultBudget: opts.budget } : {}),
     calls,
     async call(input, _ctx, signal) {

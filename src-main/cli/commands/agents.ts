@@ -199,7 +199,8 @@ function effectiveForDisplay(rt: AgentRuntimeConfig): Record<string, unknown> {
   return {
     model: e.model,
     small_model: e.smallModel,
-    max_iterations: e.maxIterations,
+    max_iterations: e.maxIterations ?? 'origin default (attended 200, remote and unattended 25)',
+    unattended_approvals: e.unattendedApprovals,
     max_tokens: e.maxTokens,
     context_window: e.contextWindow,
     mode: e.mode,

@@ -93,6 +93,7 @@ export async function permissionsCommand(argv: string[], io: CliIo): Promise<num
       tool,
       input: parsed.success ? parsed.data : input,
       cwd,
+      origin: rt.origin,
       mode: rt.settings.mode,
       source: rt.source,
       agent: rt.agent,

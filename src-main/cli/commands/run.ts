@@ -6,7 +6,8 @@ import { reinHome } from '../../core/config/paths.js';
 import { PermissionMode } from '../../core/config/schema.js';
 import { isReinError } from '../../core/errors.js';
 import { createRuntime, startRun } from '../../core/runtime/runtime.js';
-import { unattendedFace, type ApprovalFace } from '../../core/permissions/types.js';
+import { isSourceName } from '../../core/api/patterns.js';
+import { originFor } from '../../core/runtime/runRequest.js';
 import { isSessionId } from '../../core/sessions/id.js';
 import { expandSlashCommand, loadCommands } from '../../core/commands/index.js';
 import { readAll, UsageError, type CliIo } from '../io.js';
@@ -30,8 +31,6 @@ async function indexSession(home: string, session: SessionFile, io: CliIo): Prom
     io.stderr.write(`rein: warning: the session was saved but the search index was not updated (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
   }
 }
-
-const UNATTENDED_SOURCES = new Set(['schedule', 'heartbeat', 'watcher']);
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   let parsed;
@@ -69,7 +68,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     mode = m.data;
   }
   const source = values.source ?? 'cli';
-  if (!/^[a-z][a-z0-9_-]{0,31}$/.test(source)) throw new UsageError(`--source: "${source}" must be a short lowercase word`);
+  if (!isSourceName(source)) throw new UsageError(`--source: "${source}" must be a short lowercase word`);
 
   let prompt = positionals.join(' ').trim();
   if (!prompt && !io.stdin.isTTY) prompt = (await readAll(io.stdin)).trim();
@@ -100,8 +99,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       if (expanded && 'error' in expanded) return fail(2, expanded.error);
       if (expanded) prompt = expanded.prompt;
     }
-    // Unattended runs have nobody to ask; a prompt on stdin leaves no terminal to answer on either.
-    const faces: ApprovalFace[] = UNATTENDED_SOURCES.has(source) ? [unattendedFace] : [ttyFace({ input: io.stdin, output: io.stderr })];
+    // A person at this terminal, unless the source says nobody is watching (a schedule run through the
+    // CLI): then a call that needs approval is denied at once (core/permissions/runPolicy.ts). A prompt
+    // on stdin leaves no terminal to answer on; the terminal face then denies.
+    const origin = originFor('cli', source);
     const runtime = await createRuntime({
       home,
       cwd,
@@ -109,9 +110,11 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       config,
       ...(values.agent ? { agent: values.agent } : {}),
       source,
-      ...(mode ? { mode } : {}),
+      origin,
+      route: 'cli',
+      ...(mode ? { overrides: { mode } } : {}),
       yes: values.yes ?? false,
-      faces,
+      ...(origin === 'attended' ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })] } : {}),
     });
     const { events, session } = await startRun(runtime, {
       prompt,

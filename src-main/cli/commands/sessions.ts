@@ -8,6 +8,7 @@ import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { AGENT_NAME_RE, DEFAULT_AGENT, paths, reinHome } from '../../core/config/paths.js';
 import { isReinError } from '../../core/errors.js';
 import { cacheHitRatio } from '../../core/llm/pricing.js';
+import { searchHits } from '../../core/service/sessions.js';
 import { SessionIndex } from '../../core/search/sessionIndex.js';
 import { isSessionId } from '../../core/sessions/id.js';
 import { SessionStore } from '../../core/sessions/store.js';
@@ -71,10 +72,10 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
         if (!query) throw new UsageError('search needs a QUERY');
         const index = await SessionIndex.open(home);
         try {
-          const hits = index.search(query, { agent: values.agent ?? DEFAULT_AGENT, ...(values.source ? { source: values.source } : {}), ...(limit ? { limit } : {}) });
+          const hits = searchHits(index, { q: query, agent: values.agent ?? DEFAULT_AGENT, ...(values.source ? { source: values.source } : {}), ...(limit ? { limit } : {}) });
           if (values.json) out(JSON.stringify(hits));
           else if (hits.length === 0) out('No matching sessions found.');
-          else for (const h of hits) out(`${h.sessionId}  ${h.updatedAt.slice(0, 10)}  [${h.source}] ${h.title}\n    ${h.snippet}`);
+          else for (const h of hits) out(`${h.session_id}  ${(h.updated_at ?? '').slice(0, 10)}  [${h.source}] ${h.title}\n    ${h.snippet}`);
         } finally {
           index.close();
         }
@@ -130,8 +131,8 @@ export function renderSession(s: SessionFile): string {
   const lines = [
     `${s.title}`,
     `id ${s.id} · agent ${s.agent} · source ${s.source}${s.channel ? ` (${s.channel})` : ''} · ${s.created_at} → ${s.updated_at}`,
-    `usage: ${s.usage.requests} request(s), ${s.usage.inputTokens + s.usage.cacheReadTokens + s.usage.cacheCreationTokens} input tokens ` +
-      `(${Math.round(cacheHitRatio(s.usage) * 100)}% from cache), ${s.usage.outputTokens} output tokens, $${s.usage.costUsd.toFixed(4)}`,
+    `usage: ${s.usage.requests} request(s), ${s.usage.input_tokens + s.usage.cache_read_tokens + s.usage.cache_creation_tokens} input tokens ` +
+      `(${Math.round(cacheHitRatio(s.usage) * 100)}% from cache), ${s.usage.output_tokens} output tokens, $${s.usage.cost_usd.toFixed(4)}`,
     '',
   ];
   s.messages.forEach((m, i) => {

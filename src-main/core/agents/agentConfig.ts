@@ -80,6 +80,8 @@ export const AgentConfig = z.strictObject({
   model: z.string().min(1).optional(),
   small_model: z.string().min(1).optional(),
   max_iterations: z.number().int().positive().max(1000).optional(),
+  /** deny (default): an unattended run's call that needs approval is refused at once; ask: sent to the desktop app or web UI when one is connected. */
+  unattended_approvals: z.enum(['deny', 'ask']).optional(),
   max_tokens: z.number().int().positive().max(200_000).optional(),
   context_window: z.number().int().positive().optional(),
   mode: PermissionMode.optional(),

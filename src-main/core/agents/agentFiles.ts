@@ -8,15 +8,17 @@ import { join } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { positionOf } from '../config/load.js';
+import { NAME_PATTERN } from '../api/patterns.js';
 import { errorMessage } from '../errors.js';
 import { describeIssues } from '../util/zodIssues.js';
 import { AgentConfig } from './agentConfig.js';
 import type { AgentProblem } from './problems.js';
 
 /** Slash commands are pasted into the prompt whole; a longer one is almost surely a misplaced document. */
-export const COMMAND_MAX_CHARS = 8_000;
+export { COMMAND_MAX_CHARS } from '../api/reinApi.js';
+import { COMMAND_MAX_CHARS } from '../api/reinApi.js';
 /** Names of commands and skills follow the agent-name rule: they become `/name` and folder names. */
-export const ITEM_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const ITEM_NAME_RE = NAME_PATTERN;
 
 export type Checked<T> = { value: T; problems: AgentProblem[] };
 

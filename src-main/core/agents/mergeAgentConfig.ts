@@ -50,7 +50,9 @@ export interface EffectiveConfig {
   config: GlobalConfig;
   model: string;
   smallModel: string;
-  maxIterations: number;
+  /** Absent: the default of the run's origin (core/permissions/runPolicy.ts). */
+  maxIterations: number | undefined;
+  unattendedApprovals: 'deny' | 'ask';
   maxTokens: number;
   contextWindow: number;
   mode: PermissionMode;
@@ -92,6 +94,7 @@ export function mergeAgentConfig(global: GlobalConfig, agent: AgentConfig): Effe
     model: agent.model ?? base.model,
     small_model: agent.small_model ?? base.small_model,
     max_iterations: agent.max_iterations ?? base.max_iterations,
+    unattended_approvals: agent.unattended_approvals ?? base.unattended_approvals,
     max_tokens: agent.max_tokens ?? base.max_tokens,
     context_window: agent.context_window ?? base.context_window,
     budget: { ...base.budget, max_usd_per_run: agent.budget?.max_usd_per_run ?? base.budget.max_usd_per_run },
@@ -106,6 +109,7 @@ export function mergeAgentConfig(global: GlobalConfig, agent: AgentConfig): Effe
     model: config.model,
     smallModel: config.small_model,
     maxIterations: config.max_iterations,
+    unattendedApprovals: config.unattended_approvals,
     maxTokens: config.max_tokens,
     contextWindow: config.context_window,
     mode,

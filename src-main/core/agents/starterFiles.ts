@@ -24,13 +24,17 @@ export function starterConfig(name: string): string {
 
 # model: ${defaults.model}
 # small_model: ${defaults.small_model}
-# max_iterations: ${defaults.max_iterations}
+## left out: 200 for a run you watch (terminal, window), 25 for remote and unattended runs
+# max_iterations: 25
 # max_tokens: ${defaults.max_tokens}
 # context_window: ${defaults.context_window}
 ## default | acceptEdits | plan | dontAsk | bypassPermissions
 # mode: default
 ## true skips approval questions (hard blocks and denied commands still hold)
 # auto_approve: false
+## schedules, heartbeats and watchers: deny (default) refuses a call that needs approval at once;
+## ask sends it to the desktop app or web UI while one is open
+# unattended_approvals: deny
 # cwd: ~/Documents
 # budget:
 #   max_usd_per_run: ${defaults.budget.max_usd_per_run}

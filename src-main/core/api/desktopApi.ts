@@ -8,7 +8,7 @@
  * Pure zod, no Node built-ins: the renderer bundles this file.
  */
 import { z } from 'zod';
-import { Accelerator, DEFAULT_HOTKEY } from '../desktop/accelerator.js';
+import { Accelerator, DEFAULT_HOTKEY } from './accelerator.js';
 import { MacPermissionName } from './reinApi.js';
 
 const Hotkey = z.union([z.literal(''), Accelerator]);

@@ -2,8 +2,12 @@
  * The one event vocabulary. The loop yields these; the CLI prints them, IPC forwards them, the daemon
  * sends them as SSE / WebSocket frames and the renderer renders them. Pure zod, no Node built-ins:
  * the renderer bundles this file too.
+ *
+ * Field names are snake_case, like the rest of the JSON API, config.yaml, the session files and the
+ * Messages API (docs/daemon-api.md, "Field names").
  */
 import { z } from 'zod';
+import { RunOrigin } from './patterns.js';
 
 export const StopReason = z.enum(['final', 'max_iterations', 'budget', 'cancelled', 'error']);
 export type StopReason = z.infer<typeof StopReason>;
@@ -15,22 +19,53 @@ export const ApprovalDecisionKind = z.enum(['allow', 'deny', 'always_allow']);
 export type ApprovalDecisionKind = z.infer<typeof ApprovalDecisionKind>;
 
 export const UsageTotals = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  cacheReadTokens: z.number().int().nonnegative(),
-  cacheCreationTokens: z.number().int().nonnegative(),
-  costUsd: z.number().nonnegative(),
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_read_tokens: z.number().int().nonnegative(),
+  cache_creation_tokens: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative(),
   requests: z.number().int().nonnegative(),
 });
 export type UsageTotals = z.infer<typeof UsageTotals>;
 
+/**
+ * One question for a person, in one shape everywhere: the `approval_request` event, the approval
+ * desk and `GET /approvals`, the WebSocket, the terminal prompt, the native dialog and the page's
+ * cards. It carries the call's own input (secrets masked), so every face shows exactly the call it
+ * approves, never one borrowed from an earlier event.
+ */
+export const ApprovalRequest = z.object({
+  request_id: z.string(),
+  session_id: z.string(),
+  agent: z.string(),
+  /** The daemon lane the run belongs to (`agent:ops`, `slack:C1:T9`…); `cli` and `desktop` for runs outside it. */
+  route: z.string(),
+  source: z.string(),
+  origin: RunOrigin,
+  tool: z.string(),
+  /** The parsed tool input, with credentials masked (it is shown, never run). */
+  input: z.unknown(),
+  /** One line for the call (`$ rm -r build` for bash). */
+  summary: z.string(),
+  reason: z.string(),
+  /** The permission layer that asked (compound, tool, egress…). */
+  layer: z.string(),
+  risk: RiskLevel,
+  risk_explanation: z.string(),
+  /** ISO-8601 time it was asked. */
+  asked_at: z.string(),
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
+
 const base = {
-  sessionId: z.string(),
+  session_id: z.string(),
   /** Monotonic per run, starting at 0: lets a client detect gaps and order frames. */
   seq: z.number().int().nonnegative(),
   /** ISO-8601 time the event was made. */
   at: z.string(),
 };
+
+const { session_id: _sessionOfRequest, ...approvalFields } = ApprovalRequest.shape;
 
 export const ReinEvent = z.discriminatedUnion('type', [
   z.object({
@@ -38,6 +73,7 @@ export const ReinEvent = z.discriminatedUnion('type', [
     type: z.literal('session_start'),
     agent: z.string(),
     source: z.string(),
+    origin: RunOrigin,
     model: z.string(),
     resumed: z.boolean(),
     cwd: z.string(),
@@ -46,7 +82,7 @@ export const ReinEvent = z.discriminatedUnion('type', [
   z.object({
     ...base,
     type: z.literal('tool_call_start'),
-    callId: z.string(),
+    call_id: z.string(),
     tool: z.string(),
     input: z.unknown(),
     summary: z.string(),
@@ -54,30 +90,20 @@ export const ReinEvent = z.discriminatedUnion('type', [
   z.object({
     ...base,
     type: z.literal('tool_call_end'),
-    callId: z.string(),
+    call_id: z.string(),
     tool: z.string(),
     ok: z.boolean(),
     /** Short head of the result as the model saw it. */
     preview: z.string(),
-    durationMs: z.number().nonnegative(),
+    duration_ms: z.number().nonnegative(),
     /** Set when the full result was over budget and saved to a file. */
-    savedTo: z.string().optional(),
+    saved_to: z.string().optional(),
   }),
-  z.object({
-    ...base,
-    type: z.literal('approval_request'),
-    requestId: z.string(),
-    tool: z.string(),
-    summary: z.string(),
-    reason: z.string(),
-    layer: z.string(),
-    risk: RiskLevel,
-    riskExplanation: z.string(),
-  }),
+  z.object({ ...base, type: z.literal('approval_request'), ...approvalFields }),
   z.object({
     ...base,
     type: z.literal('approval_response'),
-    requestId: z.string(),
+    request_id: z.string(),
     decision: ApprovalDecisionKind,
     /** Which face answered: terminal, desktop, daemon, unattended, timeout, flag, cache. */
     by: z.string(),
@@ -91,15 +117,15 @@ export const ReinEvent = z.discriminatedUnion('type', [
     /** The run so far. */
     run: UsageTotals,
     /** cache reads ÷ all input tokens of the session so far (earlier runs included), 0..1. */
-    cacheHitRatio: z.number().min(0).max(1),
+    cache_hit_ratio: z.number().min(0).max(1),
   }),
   z.object({
     ...base,
     type: z.literal('retry'),
     attempt: z.number().int().positive(),
-    maxAttempts: z.number().int().positive(),
+    max_attempts: z.number().int().positive(),
     reason: z.string(),
-    delayMs: z.number().nonnegative(),
+    delay_ms: z.number().nonnegative(),
   }),
   z.object({
     ...base,
@@ -110,9 +136,9 @@ export const ReinEvent = z.discriminatedUnion('type', [
   z.object({
     ...base,
     type: z.literal('compaction'),
-    droppedMessages: z.number().int().nonnegative(),
-    tokensBefore: z.number().int().nonnegative(),
-    tokensAfter: z.number().int().nonnegative(),
+    dropped_messages: z.number().int().nonnegative(),
+    tokens_before: z.number().int().nonnegative(),
+    tokens_after: z.number().int().nonnegative(),
     reason: z.enum(['proactive', 'reactive']),
   }),
   z.object({
@@ -137,7 +163,7 @@ export const ReinEvent = z.discriminatedUnion('type', [
   z.object({
     ...base,
     type: z.literal('session_end'),
-    stopReason: StopReason,
+    stop_reason: StopReason,
     /** The final answer (or the partial text kept when the run did not finish). */
     text: z.string(),
     usage: UsageTotals,
@@ -146,16 +172,16 @@ export const ReinEvent = z.discriminatedUnion('type', [
 ]);
 export type ReinEvent = z.infer<typeof ReinEvent>;
 export type ReinEventType = ReinEvent['type'];
-/** An event as the loop builds it, before the run stamps sessionId / seq / at on it. */
+/** An event as the loop builds it, before the run stamps session_id / seq / at on it. */
 export type ReinEventBody = ReinEvent extends infer E
   ? E extends ReinEvent
-    ? Omit<E, 'sessionId' | 'seq' | 'at'>
+    ? Omit<E, 'session_id' | 'seq' | 'at'>
     : never
   : never;
 
 /**
  * Events the daemon publishes on its bus that no single run yields: queueing, heartbeats, schedules
- * and agent edits. They carry no sessionId/seq (they belong to no run, or to one that has not started).
+ * and agent edits. They carry no session_id/seq (they belong to no run, or to one that has not started).
  */
 const daemonBase = {
   /** ISO-8601 time the event was made. */
@@ -176,15 +202,15 @@ export const DaemonEvent = z.discriminatedUnion('type', [
     type: z.literal('heartbeat_alert'),
     agent: z.string(),
     text: z.string(),
-    sessionId: z.string().optional(),
+    session_id: z.string().optional(),
   }),
   z.object({
     ...daemonBase,
     type: z.literal('schedule_run'),
-    scheduleId: z.string(),
+    schedule_id: z.string(),
     agent: z.string(),
     status: z.enum(['started', 'finished', 'failed', 'skipped']),
-    sessionId: z.string().optional(),
+    session_id: z.string().optional(),
     message: z.string().optional(),
   }),
   z.object({
@@ -203,20 +229,20 @@ export type BusEvent = ReinEvent | DaemonEvent;
 /** Two usage totals added up (a run onto its session, a request onto its run). */
 export function sumUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
   return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheCreationTokens: a.cacheCreationTokens + b.cacheCreationTokens,
-    costUsd: a.costUsd + b.costUsd,
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
+    cache_creation_tokens: a.cache_creation_tokens + b.cache_creation_tokens,
+    cost_usd: a.cost_usd + b.cost_usd,
     requests: a.requests + b.requests,
   };
 }
 
 export const emptyUsage = (): UsageTotals => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheCreationTokens: 0,
-  costUsd: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_creation_tokens: 0,
+  cost_usd: 0,
   requests: 0,
 });

@@ -1,2 +1,3 @@
 export * from './events.js';
+export * from './patterns.js';
 export * from './reinApi.js';

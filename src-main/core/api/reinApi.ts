@@ -1,30 +1,17 @@
 /**
  * The ReinApi contract: what the page may ask of Rein, one entry per operation. Shared by the Electron
  * shell (IPC handlers), the preload (typed bridge), the page's two clients (IPC and HTTP+WebSocket to
- * the daemon) and, through the daemon's own schemas in core/daemon/protocol.ts, the daemon's HTTP face.
+ * the daemon) and, through the wire schemas in protocol.ts, the daemon's HTTP face.
  * Pure TypeScript + zod with no Node built-ins: the renderer bundles this file.
  *
- * Wire shapes are the daemon's JSON (snake_case) so an operation means the same thing over IPC and
- * over HTTP; events keep the camelCase of the event vocabulary. `docs/desktop.md` maps each operation
+ * Wire shapes are the daemon's JSON so an operation means the same thing over IPC and over HTTP; field
+ * names are snake_case everywhere, events included. `docs/desktop.md` maps each operation
  * to its HTTP call. Outputs are loose objects: a newer server may add fields without breaking the page.
  */
 import { z } from 'zod';
-import { PermissionMode } from '../config/schema.js';
-import {
-  AGENT_NAME_PATTERN,
-  ApprovalAnswerRequest,
-  CancelRequest,
-  MessageRequest,
-  PendingApproval,
-  SESSION_ID_PATTERN,
-  SOURCE_PATTERN,
-  type RoutedEvent,
-} from '../daemon/protocol.js';
 import { UsageTotals } from './events.js';
-
-const AgentName = z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name (lowercase letters, digits, - and _)');
-const SessionId = z.string().regex(SESSION_ID_PATTERN, 'expected a session id (YYYY-MM-DD-<12 hex>)');
-const Source = z.string().regex(SOURCE_PATTERN, 'expected a short lowercase word');
+import { AgentName, ItemName, PermissionMode, SessionId, SourceName as Source } from './patterns.js';
+import { ApprovalAnswerRequest, CancelRequest, MessageRequest, PendingApproval, type RoutedEvent } from './protocol.js';
 /** config.yaml as YAML text (comments kept) or as an object (written as YAML). */
 const AgentConfigValue = z.union([z.string().max(100_000), z.record(z.string(), z.unknown())]);
 
@@ -34,7 +21,7 @@ export const ReinStatus = z.looseObject({
   /** Rein's version (package.json). */
   version: z.string(),
   /** The agent new messages go to when none is named. */
-  activeAgent: z.string().optional(),
+  active_agent: z.string().optional(),
   uptime_seconds: z.number().optional(),
   active_runs: z.number().int().nonnegative().optional(),
   pending_approvals: z.number().int().nonnegative().optional(),
@@ -103,25 +90,39 @@ export const AgentDetail = z.looseObject({
 });
 export type AgentDetail = z.infer<typeof AgentDetail>;
 
+/** A command may have at most this many characters (agents/agentFiles.ts checks files on disk the same way). */
+export const COMMAND_MAX_CHARS = 8_000;
+const Persona = z.string().max(200_000).refine((t) => t.trim() !== '', 'must not be blank: an agent needs a persona');
+const Memory = z.string().max(500_000);
+const CommandText = z
+  .string()
+  .refine((t) => t.trim() !== '', 'must not be blank')
+  .refine((t) => Array.from(t).length <= COMMAND_MAX_CHARS, `at most ${COMMAND_MAX_CHARS} characters`);
+const CommandName = ItemName('command');
+const SkillNames = z.array(ItemName('skill')).max(500);
+
 export const CreateAgentInput = z.strictObject({
-  name: AgentName,
-  prompt: z.string().min(1),
-  memory: z.string().optional(),
+  name: AgentName.refine((n) => n !== 'default', '"default" is the built-in agent'),
+  prompt: Persona,
+  memory: Memory.optional(),
   config: AgentConfigValue.optional(),
-  commands: z.record(z.string(), z.string()).optional(),
-  skills: z.array(z.string()).optional(),
+  commands: z.record(CommandName, CommandText).optional(),
+  skills: SkillNames.optional(),
 });
 export type CreateAgentInput = z.infer<typeof CreateAgentInput>;
 
 /** Only the parts named change; `null` deletes MEMORY.md, config.yaml or one command. */
 export const SaveAgentInput = z.strictObject({
   name: AgentName,
-  prompt: z.string().min(1).optional(),
-  memory: z.string().nullable().optional(),
+  prompt: Persona.optional(),
+  /** null deletes MEMORY.md. */
+  memory: Memory.nullable().optional(),
+  /** null deletes config.yaml. */
   config: AgentConfigValue.nullable().optional(),
-  commands: z.record(z.string(), z.string().nullable()).optional(),
+  /** Each command: new text, or null to delete it. Commands not named are left alone. */
+  commands: z.record(CommandName, CommandText.nullable()).optional(),
   /** The full list of attached global skills ([] detaches all). */
-  skills: z.array(z.string()).optional(),
+  skills: SkillNames.optional(),
 });
 export type SaveAgentInput = z.infer<typeof SaveAgentInput>;
 
@@ -366,7 +367,7 @@ export function parseBridgeErrorMessage(message: string): { code?: string; field
   return { code: m[1], ...(m[2] ? { field: m[2] } : {}), message: m[3]! };
 }
 
-export type { MessageRequest, PendingApproval } from '../daemon/protocol.js';
+export type { MessageRequest, PendingApproval } from './protocol.js';
 
 /** An event as the page receives it: a run's event or a daemon event, with the route of its run. */
 export type ApiEvent = RoutedEvent;

@@ -8,4 +8,4 @@ export {
   type AuditEntryInput,
   type AuditLogOptions,
 } from './auditLog.js';
-export { MASK, maskSecrets } from './maskSecrets.js';
+export { MASK, maskSecrets, maskSecretsIn } from './maskSecrets.js';

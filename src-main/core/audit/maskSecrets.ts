@@ -56,3 +56,25 @@ export function maskSecrets(text: string): string {
   for (const [re, replace] of RULES) out = out.replace(re, replace as (m: string, ...rest: unknown[]) => string);
   return out;
 }
+
+const SECRET_KEY = new RegExp(`^${SECRET_NAMES}$`, 'i');
+/** Inputs deeper or larger than this are cut: an approval card shows what a person can read. */
+const MASK_MAX_DEPTH = 8;
+const MASK_MAX_STRING = 20_000;
+
+/**
+ * A copy of a structured value (a tool call's input) with credentials masked: every string through
+ * maskSecrets, and the whole value of a field named like a secret (`api_key`, `password`, `token`…).
+ * For showing an input to people (approval cards, dialogs); the call itself runs with the real input.
+ */
+export function maskSecretsIn(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return maskSecrets(value.length > MASK_MAX_STRING ? `${value.slice(0, MASK_MAX_STRING)}…` : value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MASK_MAX_DEPTH) return '…';
+  if (Array.isArray(value)) return value.map((v) => maskSecretsIn(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    out[k] = SECRET_KEY.test(k) && v !== null && v !== undefined && v !== '' ? MASK : maskSecretsIn(v, depth + 1);
+  }
+  return out;
+}

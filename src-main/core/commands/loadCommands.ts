@@ -12,10 +12,11 @@ import { AGENT_NAME_RE, DEFAULT_AGENT, paths } from '../config/paths.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { splitFrontMatter } from '../skills/frontMatter.js';
 import { describeIssues } from '../util/zodIssues.js';
+import { NAME_PATTERN } from '../api/patterns.js';
 
 /** Commands the CLI and the UI implement themselves. */
 export const RESERVED_COMMAND_NAMES: readonly string[] = ['help', 'clear', 'new', 'agent', 'agents', 'sessions', 'quit', 'exit'];
-export const COMMAND_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const COMMAND_NAME_RE = NAME_PATTERN;
 /** A command file longer than this is refused rather than cut: half a prompt template does harm. */
 export const MAX_COMMAND_CHARS = 8_000;
 

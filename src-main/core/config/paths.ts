@@ -1,6 +1,7 @@
 /** Where Rein keeps its files. REIN_HOME overrides the default ~/.rein (tests always set it). */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { AGENT_NAME_PATTERN } from '../api/patterns.js';
 
 export function reinHome(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.REIN_HOME?.trim();
@@ -8,7 +9,7 @@ export function reinHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(homedir(), '.rein');
 }
 
-export const AGENT_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const AGENT_NAME_RE = AGENT_NAME_PATTERN;
 export const DEFAULT_AGENT = 'default';
 
 export const paths = {

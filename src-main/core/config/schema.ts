@@ -5,8 +5,9 @@
  */
 import { z } from 'zod';
 
-export const PermissionMode = z.enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions']);
-export type PermissionMode = z.infer<typeof PermissionMode>;
+import { PermissionMode } from '../api/patterns.js';
+
+export { PermissionMode };
 
 const HookEntry = z.strictObject({
   /** Tool-name pattern (exact, `*` glob, or `a|b`); empty or absent = every tool. */
@@ -46,7 +47,10 @@ export const GlobalConfig = z.strictObject({
   small_model: z.string().min(1).default('claude-haiku-5-5'),
   /** Overrides ANTHROPIC_BASE_URL when set. */
   base_url: z.string().url().optional(),
-  max_iterations: z.number().int().positive().max(1000).default(25),
+  /** Absent: the default of the run's origin (attended 200, remote and unattended 25; docs/permissions.md). */
+  max_iterations: z.number().int().positive().max(1000).optional(),
+  /** What an unattended run (schedule, heartbeat, watcher) does with a call that needs approval. */
+  unattended_approvals: z.enum(['deny', 'ask']).default('deny'),
   max_tokens: z.number().int().positive().max(200_000).default(8192),
   context_window: z.number().int().positive().default(200_000),
   temperature: z.number().min(0).max(1).optional(),

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { CompactionStateShape, newCompactionState, type CompactionState } from './compaction.js';
-import { DeferredToolStateShape, newDeferredToolState, type DeferredToolState } from './deferredTools.js';
+import { DeferredToolStateShape, newDeferredToolState, type DeferredToolState } from '../tools/deferredTools.js';
 import { HouseKeepStateShape, newHouseKeepState, type HouseKeepState } from './houseKeep.js';
 
 export interface ContextState {

@@ -1,26 +1,23 @@
 /**
- * The daemon's HTTP endpoints, one table. Each handler validates its input with the protocol schemas
- * and answers JSON (or SSE); refusals are thrown as HttpError. docs/daemon-api.md describes them for
- * people; keep the two in step.
+ * The daemon's HTTP endpoints, one table. Each handler turns a request into a call of the service
+ * (core/service) — its body and query checked against the contract's schemas (core/api) — and the
+ * answer into JSON (or SSE). The service's ReinErrors become HTTP statuses in one table (httpError.ts).
+ * docs/daemon-api.md describes the endpoints for people; keep the two in step.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { listAgents } from '../agents/index.js';
-import { DEFAULT_AGENT } from '../config/paths.js';
-import { bundledSkillsDir, loadSkills } from '../skills/index.js';
-import { pendingApprovalJson } from './approvalDesk.js';
+import { MessageRequest, type MessageResult } from '../api/protocol.js';
+import { AgentName, SOURCE_PATTERN } from '../api/patterns.js';
+import { reinOperations } from '../api/reinApi.js';
+import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runtime/runRequest.js';
+import type { BusEntry } from '../service/eventBus.js';
+import { pendingApprovalJson } from '../service/approvalDesk.js';
 import type { DaemonContext } from './context.js';
-import type { BusEntry } from './eventBus.js';
 import { HttpError, errorBody, toHttpError } from './httpError.js';
-import { parseJson, readBody, readJson, validate } from './httpBody.js';
+import { parseJson, readBody, readBodyJson, snakeCaseBody, validate } from './httpBody.js';
 import { sendJson } from './httpReply.js';
-import { AGENT_NAME_PATTERN, ApprovalAnswerRequest, CancelRequest, MessageRequest, SOURCE_PATTERN, type MessageResult } from './protocol.js';
-import type { RouteRun } from './runRouter.js';
 import { keepAlive, sseFrame, startSse, writeSse } from './sse.js';
 import { mapWebhookBody, secretOf, verifyWebhook } from './webhooks.js';
-import { agentRoutes } from './agentsApi.js';
-import { sessionRoutes } from './sessionsApi.js';
-import { settingsRoutes } from './settingsApi.js';
 
 export interface RouteArgs {
   params: Record<string, string>;
@@ -36,62 +33,70 @@ export interface Route {
   handler(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, args: RouteArgs): Promise<void>;
 }
 
+type Handler = Route['handler'];
+
+/** A handler that answers 200 (or `status`) with whatever `fn` returns. */
+const json =
+  (fn: (ctx: DaemonContext, req: IncomingMessage, args: RouteArgs) => Promise<unknown> | unknown, status = 200): Handler =>
+  async (ctx, req, res, args) =>
+    sendJson(res, status, await fn(ctx, req, args));
+
+/** The body checked against an operation's input schema (camelCase names accepted for one release). */
+const body = async <K extends keyof typeof reinOperations>(req: IncomingMessage, op: K): Promise<z.output<(typeof reinOperations)[K]['input']>> =>
+  validate(reinOperations[op].input, await readBodyJson(req)) as z.output<(typeof reinOperations)[K]['input']>;
+
+/** The query string as an operation's input: `limit` as a number, nothing else. */
+function queryInput<K extends keyof typeof reinOperations>(op: K, query: URLSearchParams, extra: Record<string, unknown> = {}): z.output<(typeof reinOperations)[K]['input']> {
+  const raw: Record<string, unknown> = { ...Object.fromEntries(query.entries()), ...extra };
+  if (typeof raw.limit === 'string' && /^\d+$/.test(raw.limit)) raw.limit = Number(raw.limit);
+  return validate(reinOperations[op].input, snakeCaseBody(raw), 'query') as z.output<(typeof reinOperations)[K]['input']>;
+}
+
+const pathName = (params: Record<string, string>) => validate(AgentName, params.name, 'path.name');
+
 export function apiRoutes(): Route[] {
   return [
-    { method: 'GET', path: '/health', public: true, handler: health },
-    { method: 'GET', path: '/status', handler: status },
+    { method: 'GET', path: '/health', public: true, handler: json((ctx) => ({ status: 'ok', version: ctx.service.version })) },
+    { method: 'GET', path: '/status', handler: json((ctx) => ctx.service.status()) },
     { method: 'POST', path: '/message', handler: postMessage },
-    { method: 'POST', path: '/cancel', handler: postCancel },
-    { method: 'POST', path: '/approval', handler: postApproval },
-    { method: 'GET', path: '/approvals', handler: getApprovals },
+    { method: 'POST', path: '/cancel', handler: json(async (ctx, req) => ctx.service.cancel(await body(req, 'cancel'))) },
+    { method: 'POST', path: '/approval', handler: json(async (ctx, req) => ctx.service.answerApproval(await body(req, 'answerApproval'), 'daemon')) },
+    { method: 'GET', path: '/approvals', handler: json((ctx) => ctx.service.listApprovals()) },
     { method: 'GET', path: '/events', handler: getEvents },
     { method: 'POST', path: '/token/rotate', handler: rotateToken },
     { method: 'POST', path: '/shutdown', handler: shutdown },
     // The webhook proves itself with its per-source secret instead of the daemon token.
     { method: 'POST', path: '/hooks/{source}', public: true, handler: postHook },
-    { method: 'GET', path: '/skills', handler: getSkills },
-    { method: 'PUT', path: '/active-agent', handler: putActiveAgent },
-    ...sessionRoutes(),
-    ...agentRoutes(),
-    ...settingsRoutes(),
+    { method: 'GET', path: '/skills', handler: json((ctx, _req, { query }) => ctx.service.listSkills(queryInput('listSkills', query))) },
+    { method: 'PUT', path: '/active-agent', handler: json(async (ctx, req) => ctx.service.switchAgent(await body(req, 'switchAgent'))) },
+    // Sessions: `/sessions/search` before `/sessions/{id}`.
+    { method: 'GET', path: '/sessions', handler: json((ctx, _req, { query }) => ctx.service.listSessions(queryInput('listSessions', query))) },
+    { method: 'GET', path: '/sessions/search', handler: json((ctx, _req, { query }) => ctx.service.searchSessions(queryInput('searchSessions', query))) },
+    {
+      method: 'GET',
+      path: '/sessions/{id}',
+      handler: json((ctx, _req, { params, query }) => ctx.service.getSession(queryInput('getSession', query, { id: params.id }))),
+    },
+    // Agents.
+    { method: 'GET', path: '/agents', handler: json((ctx) => ctx.service.listAgents()) },
+    { method: 'POST', path: '/agents', handler: json(async (ctx, req) => ctx.service.createAgent(await body(req, 'createAgent')), 201) },
+    { method: 'GET', path: '/agents/{name}', handler: json((ctx, _req, { params }) => ctx.service.getAgent({ name: pathName(params) })) },
+    { method: 'PUT', path: '/agents/{name}', handler: json(async (ctx, req, { params }) => ctx.service.saveAgent(await agentUpdate(req, pathName(params)))) },
+    { method: 'DELETE', path: '/agents/{name}', handler: json((ctx, _req, { params }) => ctx.service.deleteAgent({ name: pathName(params) })) },
+    // Settings.
+    { method: 'GET', path: '/settings', handler: json((ctx) => ctx.service.getSettings()) },
+    { method: 'PUT', path: '/settings', handler: json(async (ctx, req) => ctx.service.saveSettings(await body(req, 'saveSettings'))) },
+    { method: 'POST', path: '/settings/test', handler: json(async (ctx, req) => ctx.service.testConnection(await body(req, 'testConnection'))) },
   ];
 }
 
-/**
- * switchAgent: the agent the desktop and web UI talk to from now on. Every window and the tray follow
- * it through the `agent_changed` event; messages that name no agent still go to their own route.
- */
-async function putActiveAgent(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readJson(req, z.strictObject({ name: z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name') }));
-  if (body.name !== DEFAULT_AGENT && !(await listAgents(ctx.home)).includes(body.name)) {
-    throw new HttpError(404, 'not_found', `no agent named "${body.name}"`);
+/** PUT /agents/{name}: the name comes from the path, the changes from the body. */
+async function agentUpdate(req: IncomingMessage, name: string) {
+  const raw = await readBodyJson(req);
+  if (raw && typeof raw === 'object' && !Array.isArray(raw) && 'name' in raw) {
+    throw new HttpError(400, 'invalid_request', 'body.name: the agent is named by the path; renaming is not supported', 'name');
   }
-  ctx.activeAgent = body.name;
-  ctx.bus.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: body.name, change: 'activated' });
-  sendJson(res, 200, { version: ctx.version, activeAgent: ctx.activeAgent });
-}
-
-async function health(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
-  sendJson(res, 200, { status: 'ok', version: ctx.version });
-}
-
-async function status(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const running = ctx.router.running.map((r) => ({ route: r.key, agent: r.agent, session_id: r.sessionId ?? null, started_at: r.startedAt ?? null }));
-  const queued = ctx.router.queued.map((r, i) => ({ route: r.key, agent: r.agent, position: i + 1 }));
-  sendJson(res, 200, {
-    version: ctx.version,
-    pid: process.pid,
-    started_at: ctx.startedAt.toISOString(),
-    uptime_seconds: Math.round((Date.now() - ctx.startedAt.getTime()) / 1000),
-    active_runs: running.length,
-    runs: running,
-    queued,
-    pending_approvals: ctx.desk.size,
-    clients: { ...ctx.clients },
-    rss_bytes: process.memoryUsage.rss(),
-    activeAgent: ctx.activeAgent,
-    agents: ['default', ...(await listAgents(ctx.home))],
-  });
+  return validate(reinOperations.saveAgent.input, { ...(raw as object), name });
 }
 
 /**
@@ -99,14 +104,14 @@ async function status(ctx: DaemonContext, _req: IncomingMessage, res: ServerResp
  * frame carries the same JSON a synchronous call gets; otherwise the call waits for that JSON.
  */
 async function postMessage(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const msg = await readJson(req, MessageRequest);
-  await answerMessage(ctx, req, res, msg, 'http');
+  const msg = validate(MessageRequest, await readBodyJson(req));
+  await answerMessage(ctx, req, res, runRequestFromMessage(msg, 'http', 'http'));
 }
 
-export async function answerMessage(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, msg: MessageRequest, defaultSource: string): Promise<void> {
+export async function answerMessage(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, request: RunRequest): Promise<void> {
   const streaming = /\btext\/event-stream\b/.test(req.headers.accept ?? '');
   if (!streaming) {
-    const outcome = await ctx.router.submit(msg, { defaultSource });
+    const outcome = await ctx.service.submit(request);
     const result = outcome.injected ? outcome.result : await outcome.run.done;
     sendJson(res, 200, result);
     return;
@@ -122,7 +127,7 @@ export async function answerMessage(ctx: DaemonContext, req: IncomingMessage, re
     writeSse(res, sseFrame(entry.event.type, entry.json));
   };
   // Errors before the run exists (bad agent, shutting down) are plain JSON errors: nothing streamed yet.
-  const outcome = await ctx.router.submit(msg, { listener, defaultSource });
+  const outcome = await ctx.service.submit(request, { listener });
   ensureStarted();
   const stopKeepAlive = keepAlive(res);
   try {
@@ -136,58 +141,29 @@ export async function answerMessage(ctx: DaemonContext, req: IncomingMessage, re
   }
 }
 
-const SkillsQuery = z.strictObject({ agent: z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name').default(DEFAULT_AGENT) });
-
-/** GET /skills?agent: the skills that agent may use (its own, attached global ones, bundled), with any problems. */
-async function getSkills(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse, { query }: RouteArgs): Promise<void> {
-  const q = validate(SkillsQuery, Object.fromEntries(query.entries()), 'query');
-  const bundledDir = bundledSkillsDir();
-  const loaded = await loadSkills({ home: ctx.home, agent: q.agent, ...(bundledDir ? { bundledDir } : {}) });
-  sendJson(res, 200, {
-    skills: loaded.skills.map((s) => ({ name: s.name, description: s.description, source: s.source })),
-    problems: loaded.problems,
-  });
-}
-
-async function postCancel(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readJson(req, CancelRequest);
-  const run: RouteRun | undefined = ctx.router.cancel(body);
-  if (!run) throw new HttpError(404, 'not_running', 'no run in flight matches that route, session or agent');
-  sendJson(res, 200, { cancelled: true, route: run.key, ...(run.sessionId ? { session_id: run.sessionId } : {}) });
-}
-
-async function postApproval(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readJson(req, ApprovalAnswerRequest);
-  const outcome = ctx.desk.answer(body.request_id, body.decision, 'daemon');
-  if (!outcome.ok) throw new HttpError(outcome.status, outcome.code, outcome.message);
-  sendJson(res, 200, { ok: true, request_id: body.request_id, decision: body.decision });
-}
-
-async function getApprovals(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
-  sendJson(res, 200, { approvals: ctx.desk.list() });
-}
-
 /** GET /events: the bus as SSE. `Last-Event-ID` replays what the client missed; pending approvals are re-sent. */
 async function getEvents(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const lastIdHeader = req.headers['last-event-id'];
   const lastId = Array.isArray(lastIdHeader) ? lastIdHeader[0] : lastIdHeader;
+  const service = ctx.service;
   startSse(res);
   writeSse(res, ': connected\n\n');
-  const replayed = ctx.bus.since(lastId);
+  const replayed = service.bus.since(lastId);
   for (const e of replayed) writeSse(res, sseFrame(e.event.type, e.json, e.id));
-  for (const frame of pendingApprovalJson(ctx.desk, replayed)) writeSse(res, sseFrame('approval_request', frame));
-  const unsubscribe = ctx.bus.subscribe((e) => writeSse(res, sseFrame(e.event.type, e.json, e.id)));
+  for (const frame of pendingApprovalJson(service.desk, replayed)) writeSse(res, sseFrame('approval_request', frame));
+  const subscription = service.subscribe((e) => writeSse(res, sseFrame(e.event.type, e.json, e.id)));
   const stopKeepAlive = keepAlive(res);
   const end = () => res.end();
-  ctx.onTokenRotated.add(end);
-  ctx.onShutdown.add(end);
-  ctx.clients.events++;
+  const onRotate = ctx.tokenRotated.event(end);
+  const onShutdown = ctx.shuttingDown.event(end);
+  // A stream that asks for approvals' events is a client that can answer them (a page, a relay).
+  const client = service.attachClient('events');
   res.on('close', () => {
-    unsubscribe();
+    subscription.dispose();
     stopKeepAlive();
-    ctx.onTokenRotated.delete(end);
-    ctx.onShutdown.delete(end);
-    ctx.clients.events--;
+    onRotate.dispose();
+    onShutdown.dispose();
+    client.dispose();
   });
 }
 
@@ -195,9 +171,7 @@ async function rotateToken(ctx: DaemonContext, _req: IncomingMessage, res: Serve
   const token = await ctx.rotateToken();
   sendJson(res, 200, { token });
   // After the answer: streams and sockets opened with the old token must authenticate again.
-  setImmediate(() => {
-    for (const close of [...ctx.onTokenRotated]) close();
-  });
+  setImmediate(() => ctx.tokenRotated.fire());
 }
 
 async function shutdown(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -215,7 +189,7 @@ async function postHook(ctx: DaemonContext, req: IncomingMessage, res: ServerRes
     throw new HttpError(404, 'webhook_unknown_source', `no webhook source "${source}" in ${ctx.webhooks.file}`);
   }
   const raw = await readBody(req);
-  const proof = verifyWebhook(cfg, secretOf(source, cfg, ctx.env), req.headers, raw);
+  const proof = verifyWebhook(cfg, secretOf(source, cfg, ctx.service.env), req.headers, raw);
   if (!proof.ok) throw new HttpError(proof.status, proof.code, proof.message);
   const mapped = mapWebhookBody(source, cfg, parseJson(raw));
   if (mapped === 'skip') {
@@ -223,11 +197,12 @@ async function postHook(ctx: DaemonContext, req: IncomingMessage, res: ServerRes
     return;
   }
   const msg = validate(MessageRequest, mapped, 'message');
+  const request = runRequestFromMessage(msg, 'webhook' satisfies EntryPoint, source);
   if (cfg.reply === 'accept') {
-    const outcome = await ctx.router.submit(msg, { defaultSource: source });
+    const outcome = await ctx.service.submit(request);
     const route = outcome.injected ? outcome.result.route : outcome.run.key;
     sendJson(res, 202, { accepted: true, injected: outcome.injected, route });
     return;
   }
-  await answerMessage(ctx, req, res, msg, source);
+  await answerMessage(ctx, req, res, request);
 }

@@ -11,27 +11,27 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir, networkInterfaces } from 'node:os';
 import type { DaemonEvent } from '../api/events.js';
+import { DisposableStore, Emitter, toDisposable, type AsyncDisposable } from '../base/lifecycle.js';
 import { loadConfig } from '../config/load.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { ReinError, errorMessage } from '../errors.js';
-import type { ApprovalFace } from '../permissions/types.js';
 import type { createRuntime } from '../runtime/runtime.js';
-import { SessionIndex } from '../search/sessionIndex.js';
-import { ApprovalDesk } from './approvalDesk.js';
+import type { ApprovalDesk } from '../service/approvalDesk.js';
+import type { EventBus } from '../service/eventBus.js';
+import { ReinService, type ReinServiceOptions } from '../service/reinService.js';
+import type { RunRouter } from '../service/runs/runRouter.js';
+import { isLoopbackHost, WILDCARD_HOSTS } from '../util/loopback.js';
 import type { DaemonContext } from './context.js';
 import { loadOrCreateToken, newToken, removeDaemonInfo, writeDaemonInfo, writeToken, type DaemonInfo } from './daemonFile.js';
-import { EventBus } from './eventBus.js';
 import { createHttpServer } from './httpServer.js';
 import { acquireInstanceLock } from './instanceLock.js';
-import { RouteTable } from './routeTable.js';
-import { RunRouter } from './runRouter.js';
 import { hostNamesFor, LOOPBACK_NAMES } from './security.js';
 import { staticFiles } from './staticFiles.js';
 import { WebhookConfig } from './webhooks.js';
 import { attachWebSocket } from './wsServer.js';
 
-export const DEFAULT_SHUTDOWN_GRACE_MS = 2_500;
-export const DEFAULT_SHUTDOWN_CANCEL_MS = 2_500;
+export { DEFAULT_SHUTDOWN_CANCEL_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../service/reinService.js';
+export { isLoopbackHost };
 
 export interface DaemonOptions {
   home: string;
@@ -55,8 +55,8 @@ export interface DaemonOptions {
   shutdownCancelMs?: number;
   warn?: (message: string) => void;
   createRuntime?: typeof createRuntime;
-  /** Approval faces every run asks besides the daemon's (the desktop app's own card). */
-  extraFaces?: (route: string, agent: string) => ApprovalFace[];
+  /** The faces of the person present for attended runs (the desktop app's native dialog). */
+  presentFaces?: ReinServiceOptions['presentFaces'];
 }
 
 export interface DaemonHandle {
@@ -65,6 +65,8 @@ export interface DaemonHandle {
   url: string;
   /** The current token (changes on rotation). */
   token(): string;
+  /** Every operation, in process: the desktop app calls this directly, never over HTTP. */
+  service: ReinService;
   /** For the rest of the app (scheduler, heartbeats): put an event on the bus. */
   publish(event: DaemonEvent): void;
   router: RunRouter;
@@ -74,17 +76,33 @@ export interface DaemonHandle {
   closed: Promise<void>;
   /** A shutdown was asked for over HTTP; the embedder decides when to call close(). */
   onShutdownRequested(listener: () => void): void;
-  /** Teardown to run on close, after the runs have ended and before the servers close (MCP, watchers). */
+  /** Owned until close: torn down after the runs have ended and before the servers close (watchers, runners). */
+  own<T extends AsyncDisposable>(d: T): T;
+  /** @deprecated use own(); kept for embedders: a teardown function run on close. */
   addTeardown(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
 }
 
+/**
+ * Starts the daemon: lock, config, token, the service, HTTP + WebSocket on the host and port, then
+ * daemon.json. Everything it makes goes into one store, torn down in reverse order by close(): the
+ * service's runs end (grace, then cancel), what was handed to own() goes, event streams and sockets
+ * close, the server closes, daemon.json and the lock go away.
+ */
 export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const home = opts.home;
   const env = opts.env ?? process.env;
   const warn = opts.warn ?? ((m: string) => process.stderr.write(`rein daemon: ${m}\n`));
+  // Torn down in reverse order of adding, on close or when start fails half-way.
+  const store = new DisposableStore();
   const lock = await acquireInstanceLock(home);
-  let server: Server | undefined;
+  store.add({ dispose: () => lock.release() });
+  let infoWritten = false;
+  // daemon.json goes just before the lock, once the server has stopped answering.
+  store.add({
+    dispose: () =>
+      infoWritten ? removeDaemonInfo(home, process.pid).catch((e: unknown) => warn(`could not remove daemon.json: ${errorMessage(e)}`)) : undefined,
+  });
   try {
     const cwd = opts.cwd ?? homedir();
     const config = opts.config ?? (await loadConfig({ home, cwd })).config;
@@ -97,55 +115,28 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     }
     const requestedPort = opts.port ?? config.daemon.port;
     const token = await loadOrCreateToken(home);
-    const routes = new RouteTable(home, warn);
-    await routes.load();
+    const version = opts.version ?? '0.0.0-dev';
 
-    const bus = new EventBus();
-    const desk = new ApprovalDesk();
-    let index: Promise<SessionIndex> | undefined;
-    let indexOpen = false;
-    const router = new RunRouter({
+    const service = await ReinService.create({
       home,
       cwd,
       env,
       config,
-      bus,
-      desk,
-      routes,
-      maxConcurrent: config.daemon.max_concurrent_runs,
+      version,
       warn,
       ...(opts.createRuntime ? { createRuntime: opts.createRuntime } : {}),
-      ...(opts.extraFaces ? { extraFaces: opts.extraFaces } : {}),
-      afterRun: (session) => {
-        // Only once something searched: opening the index builds it from every file, which is the
-        // search's job to pay for, not every run's. The router hands `session` back to the store right
-        // after this returns, for the route's next run to continue: an open index reads it before any
-        // such run can start (the upsert is a microtask), one still opening gets a copy.
-        const s = indexOpen || !index ? session : structuredClone(session);
-        void index?.then((i) => i.upsert(s)).catch((e: unknown) => warn(`search index: ${errorMessage(e)}`));
-      },
+      ...(opts.presentFaces ? { presentFaces: opts.presentFaces } : {}),
+      ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceMs: opts.shutdownGraceMs } : {}),
+      ...(opts.shutdownCancelMs !== undefined ? { shutdownCancelMs: opts.shutdownCancelMs } : {}),
     });
+    store.add({ dispose: () => service.close() });
 
-    const shutdownListeners = new Set<() => void>();
+    const shutdownRequested = store.add(new Emitter<void>());
     const ctx: DaemonContext = {
-      home,
-      version: opts.version ?? '0.0.0-dev',
-      startedAt: new Date(),
-      env,
-      config,
-      bus,
-      desk,
-      router,
+      service,
       security: { port: 0, hostNames: [...LOOPBACK_NAMES], extraOrigins: opts.extraOrigins ?? [], token },
       webhooks: new WebhookConfig(home),
       ...(opts.staticDir ? { staticFiles: staticFiles(opts.staticDir) } : {}),
-      activeAgent: 'default',
-      clients: { events: 0, ws: 0 },
-      sessionIndex: () => {
-        index ??= SessionIndex.open(home);
-        index.then(() => (indexOpen = true), () => (index = undefined));
-        return index;
-      },
       rotateToken: async () => {
         const next = newToken();
         await writeToken(home, next);
@@ -154,16 +145,25 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         await writeDaemonInfo(home, info);
         return next;
       },
-      requestShutdown: () => {
-        for (const l of shutdownListeners) l();
-      },
-      onTokenRotated: new Set(),
-      onShutdown: new Set(),
+      requestShutdown: () => shutdownRequested.fire(),
+      tokenRotated: new Emitter<void>(),
+      shuttingDown: new Emitter<void>(),
       warn,
     };
 
-    server = createHttpServer(ctx);
+    const server = createHttpServer(ctx);
+    store.add(serverCloser(server));
     const ws = attachWebSocket(server, ctx);
+    // Event streams and sockets never end by themselves: end them politely before the server closes.
+    store.add(
+      toDisposable(() => {
+        ctx.shuttingDown.fire();
+        ws.close();
+      }),
+    );
+    // What embedders hand over (watchers, runners) goes before the streams close and the server stops.
+    const owned = new DisposableStore();
+    store.add({ dispose: () => owned.disposeAsync().catch((e: unknown) => warn(`teardown failed: ${errorMessage(e)}`)) });
     await listen(server, requestedPort, host);
     const port = (server.address() as AddressInfo).port;
     ctx.security.port = port;
@@ -174,38 +174,24 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       port,
       host,
       token,
-      version: ctx.version,
-      started_at: ctx.startedAt.toISOString(),
+      version,
+      started_at: service.startedAt.toISOString(),
     };
     await writeDaemonInfo(home, info);
+    infoWritten = true;
+    // The runs end first: close() tears the store down from here back to the lock.
+    store.add({ dispose: () => service.close() });
 
-    const teardowns: Array<() => void | Promise<void>> = [];
     let resolveClosed!: () => void;
     const closed = new Promise<void>((ok) => (resolveClosed = ok));
     let closing: Promise<void> | undefined;
-    const srv = server;
     const close = () =>
       (closing ??= (async () => {
-        await router.close(opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS);
-        for (const fn of teardowns.reverse()) {
-          try {
-            await fn();
-          } catch (e) {
-            warn(`teardown failed: ${errorMessage(e)}`);
-          }
+        try {
+          await store.disposeAsync();
+        } catch (e) {
+          warn(`while closing: ${errorMessage(e)}`);
         }
-        // Event streams and sockets never end by themselves: end them politely, let answers to
-        // requests whose runs just ended flush, then cut whatever is still open.
-        for (const end of [...ctx.onShutdown]) end();
-        ws.close();
-        await new Promise<void>((ok) => {
-          srv.close(() => ok());
-          srv.closeIdleConnections();
-          setTimeout(() => srv.closeAllConnections(), 250).unref();
-        });
-        await index?.then((i) => i.close()).catch(() => undefined);
-        await removeDaemonInfo(home, process.pid).catch((e: unknown) => warn(`could not remove daemon.json: ${errorMessage(e)}`));
-        await lock.release();
         resolveClosed();
       })());
 
@@ -214,20 +200,38 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       info,
       url: `http://${urlHost}:${port}`,
       token: () => ctx.security.token,
-      publish: (event) => void bus.publish(event),
-      router,
-      bus,
-      desk,
+      service,
+      publish: (event) => service.publish(event),
+      router: service.router,
+      bus: service.bus,
+      desk: service.desk,
       closed,
-      onShutdownRequested: (l) => void shutdownListeners.add(l),
-      addTeardown: (fn) => void teardowns.push(fn),
+      onShutdownRequested: (l) => void shutdownRequested.event(l),
+      own: (d) => owned.add(d),
+      addTeardown: (fn) => void owned.add({ dispose: fn }),
       close,
     };
   } catch (e) {
-    server?.close();
-    await lock.release();
+    await store.disposeAsync().catch(() => undefined);
     throw e;
   }
+}
+
+/** Closes the server: idle connections at once, the rest after answers in flight have had 250 ms. */
+function serverCloser(server: Server): AsyncDisposable {
+  return {
+    dispose: () =>
+      new Promise<void>((ok) => {
+        if (!server.listening) return ok();
+        const force = setTimeout(() => server.closeAllConnections(), 250);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          ok();
+        });
+        server.closeIdleConnections();
+      }),
+  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -250,14 +254,10 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 /** Loopback names always; a specific bind address too; for a wildcard bind, every local interface address. */
 function allowedHostNames(host: string): string[] {
   const names = hostNamesFor(host);
-  if (['0.0.0.0', '::', '[::]'].includes(host)) {
+  if (WILDCARD_HOSTS.has(host)) {
     for (const list of Object.values(networkInterfaces())) {
       for (const a of list ?? []) names.push(a.family === 'IPv6' ? `[${a.address.toLowerCase()}]` : a.address);
     }
   }
   return [...new Set(names)];
-}
-
-export function isLoopbackHost(host: string): boolean {
-  return ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host.toLowerCase()) || /^127\./.test(host);
 }

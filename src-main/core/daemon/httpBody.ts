@@ -1,10 +1,12 @@
 /**
  * Request bodies: read with a hard size cap (413 beyond it, without buffering the excess), parsed as
- * JSON (400 when it is not), then checked against a zod schema (400 naming the first bad field).
+ * JSON (400 when it is not), then checked against a zod schema (400 naming the first bad field). A
+ * camelCase top-level field is taken for its snake_case name for one release (docs/daemon-api.md).
  */
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
-import { describeIssues } from '../util/zodIssues.js';
+import { validateInput } from '../util/validateInput.js';
+import { acceptCamelCaseKeys } from '../api/fieldNames.js';
 import { HttpError } from './httpError.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -64,15 +66,20 @@ export function parseJson(raw: Buffer | string): unknown {
   }
 }
 
-export function validate<S extends z.ZodType>(schema: S, value: unknown, what = 'body'): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const problems = describeIssues(parsed.error.issues, value);
-  const first = problems[0];
-  const message = problems.map((p) => `${what}.${p.field === '(top level)' ? '' : p.field}: ${p.message}`.replace('.: ', ': ')).join('; ');
-  throw new HttpError(400, 'invalid_request', message, first?.field);
-}
+/** Checks a body or query against its schema; see validateInput. */
+export const validate = validateInput;
 
 export async function readJson<S extends z.ZodType>(req: IncomingMessage, schema: S, limit = MAX_BODY_BYTES): Promise<z.output<S>> {
-  return validate(schema, parseJson(await readBody(req, limit)));
+  return validate(schema, await readBodyJson(req, limit));
+}
+
+/** The body as JSON, its camelCase top-level fields renamed to snake_case (refused when both are given). */
+export async function readBodyJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  return snakeCaseBody(parseJson(await readBody(req, limit)));
+}
+
+export function snakeCaseBody(raw: unknown): unknown {
+  const renamed = acceptCamelCaseKeys(raw);
+  if (!renamed.ok) throw new HttpError(400, 'invalid_request', renamed.message, renamed.field);
+  return renamed.value;
 }

@@ -13,6 +13,7 @@
  *   in the query string is refused outright: URLs end up in logs, history and Referer headers.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { LOOPBACK_HOST_NAMES, WILDCARD_HOSTS } from '../util/loopback.js';
 
 export type CheckResult = { ok: true } | { ok: false; status: number; code: string; message: string };
 
@@ -47,7 +48,7 @@ export interface RequestFacts {
   isWebSocket: boolean;
 }
 
-export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
+export const LOOPBACK_NAMES = LOOPBACK_HOST_NAMES;
 
 export function checkRequest(policy: SecurityPolicy, req: RequestFacts): CheckResult {
   const host = checkHost(policy, header(req.headers, 'host'));
@@ -159,6 +160,6 @@ export function hostNamesFor(bindHost: string): string[] {
   const names: string[] = [...LOOPBACK_NAMES];
   const h = bindHost.toLowerCase();
   const bracketed = h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]', '0.0.0.0', '::', '[::]'].includes(h)) names.push(bracketed);
+  if (!(LOOPBACK_HOST_NAMES as readonly string[]).includes(bracketed) && !WILDCARD_HOSTS.has(h)) names.push(bracketed);
   return names;
 }

@@ -24,8 +24,9 @@ import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import { describeIssues } from '../util/zodIssues.js';
 import { HttpError } from './httpError.js';
-import type { MessageRequest } from './protocol.js';
+import type { MessageRequest } from '../api/protocol.js';
 import { sameSecret } from './security.js';
+import { AgentName, SourceName } from '../api/patterns.js';
 
 export const WEBHOOKS_FILE = 'webhooks.yaml';
 export const SIGNATURE_HEADER = 'x-rein-signature';
@@ -39,7 +40,7 @@ const WebhookSource = z
     auth: z.enum(['hmac', 'header']).default('hmac'),
     secret: z.string().min(16, 'use at least 16 characters').optional(),
     secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name').optional(),
-    agent: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected an agent name').optional(),
+    agent: AgentName.optional(),
     reply: z.enum(['wait', 'accept']).default('wait'),
     map: z.strictObject({
       text: JsonPath,
@@ -53,7 +54,7 @@ const WebhookSource = z
 export type WebhookSource = z.infer<typeof WebhookSource>;
 
 export const WebhooksFile = z.strictObject({
-  sources: z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a short lowercase word'), WebhookSource).default({}),
+  sources: z.record(SourceName, WebhookSource).default({}),
 });
 export type WebhooksFile = z.infer<typeof WebhooksFile>;
 

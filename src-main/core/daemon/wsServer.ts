@@ -11,12 +11,15 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { pendingApprovalJson } from './approvalDesk.js';
+import { acceptCamelCaseKeys } from '../api/fieldNames.js';
+import { WsFrameEnvelope, wsFrameBodies, type WsServerFrame } from '../api/protocol.js';
+import { DisposableStore } from '../base/lifecycle.js';
+import { runRequestFromMessage } from '../runtime/runRequest.js';
+import { pendingApprovalJson } from '../service/approvalDesk.js';
+import type { BusEntry } from '../service/eventBus.js';
 import type { DaemonContext } from './context.js';
-import type { BusEntry } from './eventBus.js';
 import { HttpError, toHttpError } from './httpError.js';
 import { MAX_BODY_BYTES, validate } from './httpBody.js';
-import { WsFrameEnvelope, wsFrameBodies, type WsServerFrame } from './protocol.js';
 import { checkRequest, WS_PROTOCOL } from './security.js';
 
 /** Unsent bytes a client may accumulate before it is cut off (it can reconnect with last_event_id). */
@@ -70,20 +73,22 @@ function onConnection(ctx: DaemonContext, ws: WebSocket, req: IncomingMessage): 
     }
     ws.send(text);
   };
-  const sendFrame = (frame: WsServerFrame | { frame: 'result'; ref?: string; result: unknown }) => send(JSON.stringify(frame));
+  const sendFrame = (frame: WsServerFrame) => send(JSON.stringify(frame));
   const eventFrame = (e: BusEntry) => `{"frame":"event","id":${JSON.stringify(e.id)},"event":${e.json}}`;
 
+  const service = ctx.service;
   const lastId = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('last_event_id') ?? undefined;
-  const replayed = ctx.bus.since(lastId);
+  const replayed = service.bus.since(lastId);
   for (const e of replayed) send(eventFrame(e));
-  for (const json of pendingApprovalJson(ctx.desk, replayed)) send(`{"frame":"event","event":${json}}`);
-  const unsubscribe = ctx.bus.subscribe((e) => send(eventFrame(e)));
+  for (const json of pendingApprovalJson(service.desk, replayed)) send(`{"frame":"event","event":${json}}`);
 
-  const onRotate = () => ws.close(4001, 'token rotated; reconnect with the new token');
-  const onShutdown = () => ws.close(1001, 'daemon shutting down');
-  ctx.onTokenRotated.add(onRotate);
-  ctx.onShutdown.add(onShutdown);
-  ctx.clients.ws++;
+  // Everything this connection holds, torn down together when it closes.
+  const held = new DisposableStore();
+  held.add(service.subscribe((e) => send(eventFrame(e))));
+  held.add(ctx.tokenRotated.event(() => ws.close(4001, 'token rotated; reconnect with the new token')));
+  held.add(ctx.shuttingDown.event(() => ws.close(1001, 'daemon shutting down')));
+  // A socket is the web UI (or a client like it): it hears approvals and can answer them.
+  held.add(service.attachClient('ws'));
   let alive = true;
   ws.on('pong', () => (alive = true));
   const ping = setInterval(() => {
@@ -92,17 +97,12 @@ function onConnection(ctx: DaemonContext, ws: WebSocket, req: IncomingMessage): 
     ws.ping();
   }, PING_EVERY_MS);
   ping.unref();
+  held.defer(() => clearInterval(ping));
 
   ws.on('message', (data: RawData, isBinary: boolean) => {
     void onFrame(ctx, isBinary ? undefined : rawText(data), sendFrame).catch(() => undefined);
   });
-  ws.on('close', () => {
-    clearInterval(ping);
-    unsubscribe();
-    ctx.onTokenRotated.delete(onRotate);
-    ctx.onShutdown.delete(onShutdown);
-    ctx.clients.ws--;
-  });
+  ws.on('close', () => held.dispose());
   ws.on('error', () => undefined);
 }
 
@@ -112,7 +112,7 @@ function rawText(data: RawData): string {
   return Buffer.from(data).toString('utf8');
 }
 
-type FrameSender = (frame: WsServerFrame | { frame: 'result'; ref?: string; result: unknown }) => void;
+type FrameSender = (frame: WsServerFrame) => void;
 
 async function onFrame(ctx: DaemonContext, text: string | undefined, sendFrame: FrameSender): Promise<void> {
   let ref: string | undefined;
@@ -130,12 +130,15 @@ async function onFrame(ctx: DaemonContext, text: string | undefined, sendFrame: 
     }
     const envelope = validate(WsFrameEnvelope, raw, 'frame');
     ref = envelope.ref;
-    const { type: _type, ref: _ref, ...rest } = envelope;
+    const { type: _type, ref: _ref, ...given } = envelope;
+    const renamed = acceptCamelCaseKeys(given);
+    if (!renamed.ok) throw new HttpError(400, 'invalid_request', renamed.message, renamed.field);
+    const rest = renamed.value;
     const reply = (result: unknown) => sendFrame({ frame: 'reply', ...(ref !== undefined ? { ref } : {}), ok: true, result });
 
     if (envelope.type === 'message') {
       const msg = validate(wsFrameBodies.message, rest, 'frame');
-      const outcome = await ctx.router.submit(msg, { defaultSource: 'ws' });
+      const outcome = await ctx.service.submit(runRequestFromMessage(msg, 'ws', 'ws'));
       if (outcome.injected) return reply(outcome.result);
       reply({ accepted: true, injected: false, route: outcome.run.key });
       // The run's events reach this client through the bus; the end result comes as its own frame.
@@ -146,15 +149,9 @@ async function onFrame(ctx: DaemonContext, text: string | undefined, sendFrame: 
       return;
     }
     if (envelope.type === 'cancel') {
-      const body = validate(wsFrameBodies.cancel, rest, 'frame');
-      const run = ctx.router.cancel(body);
-      if (!run) throw new HttpError(404, 'not_running', 'no run in flight matches that route, session or agent');
-      return reply({ cancelled: true, route: run.key });
+      return reply(ctx.service.cancel(validate(wsFrameBodies.cancel, rest, 'frame')));
     }
-    const body = validate(wsFrameBodies.approval, rest, 'frame');
-    const outcome = ctx.desk.answer(body.request_id, body.decision, 'daemon');
-    if (!outcome.ok) throw new HttpError(outcome.status, outcome.code, outcome.message);
-    reply({ ok: true, request_id: body.request_id, decision: body.decision });
+    reply(ctx.service.answerApproval(validate(wsFrameBodies.approval, rest, 'frame'), 'daemon'));
   } catch (e) {
     fail(e);
   }

@@ -6,7 +6,8 @@
  * finishes a little later.
  */
 import type { RiskLevel, StopReason } from '../api/events.js';
-import type { RoutedEvent } from '../daemon/protocol.js';
+import type { RunOrigin } from '../api/patterns.js';
+import type { RoutedEvent } from '../api/protocol.js';
 import { trayStateFor, type TrayState } from './trayState.js';
 
 interface RunInfo {
@@ -16,14 +17,14 @@ interface RunInfo {
 
 /** Something that happened which a person may want to hear about. */
 export type ActivityNote =
-  | { kind: 'run_ended'; sessionId: string; agent: string; source: string; stopReason: StopReason; text: string; error?: string }
-  | { kind: 'approval_requested'; requestId: string; agent: string; tool: string; summary: string; risk: RiskLevel }
+  | { kind: 'run_ended'; session_id: string; agent: string; source: string; stop_reason: StopReason; text: string; error?: string }
+  | { kind: 'approval_requested'; request_id: string; agent: string; tool: string; summary: string; risk: RiskLevel; origin: RunOrigin; source: string }
   | { kind: 'heartbeat_alert'; agent: string; text: string }
-  | { kind: 'schedule_ended'; agent: string; scheduleId: string; ok: boolean; message?: string };
+  | { kind: 'schedule_ended'; agent: string; schedule_id: string; ok: boolean; message?: string };
 
 export class DesktopActivity {
   readonly #runs = new Map<string, RunInfo>();
-  /** requestId → sessionId, so a run that ends takes its unanswered questions with it. */
+  /** request_id → session_id, so a run that ends takes its unanswered questions with it. */
   readonly #approvals = new Map<string, string>();
   /** The last error message of each run still in flight: its session_end reports it. */
   readonly #runErrors = new Map<string, string>();
@@ -58,38 +59,40 @@ export class DesktopActivity {
   observe(event: RoutedEvent): ActivityNote | undefined {
     switch (event.type) {
       case 'session_start':
-        this.#runs.set(event.sessionId, { agent: event.agent, source: event.source });
+        this.#runs.set(event.session_id, { agent: event.agent, source: event.source });
         return undefined;
       case 'approval_request':
-        this.#approvals.set(event.requestId, event.sessionId);
+        this.#approvals.set(event.request_id, event.session_id);
         return {
           kind: 'approval_requested',
-          requestId: event.requestId,
-          agent: event.agent ?? this.#runs.get(event.sessionId)?.agent ?? 'default',
+          request_id: event.request_id,
+          agent: event.agent ?? this.#runs.get(event.session_id)?.agent ?? 'default',
           tool: event.tool,
           summary: event.summary,
           risk: event.risk,
+          origin: event.origin,
+          source: event.source,
         };
       case 'approval_response':
-        this.#approvals.delete(event.requestId);
+        this.#approvals.delete(event.request_id);
         return undefined;
       case 'error':
-        this.#runErrors.set(event.sessionId, event.message);
+        this.#runErrors.set(event.session_id, event.message);
         return undefined;
       case 'session_end': {
-        const run = this.#runs.get(event.sessionId);
-        this.#runs.delete(event.sessionId);
-        for (const [id, session] of this.#approvals) if (session === event.sessionId) this.#approvals.delete(id);
-        const error = this.#runErrors.get(event.sessionId);
-        this.#runErrors.delete(event.sessionId);
-        if (event.stopReason === 'error') this.#lastError = `run failed: ${error ?? 'unknown error'}`;
-        else if (event.stopReason === 'final') this.#lastError = undefined;
+        const run = this.#runs.get(event.session_id);
+        this.#runs.delete(event.session_id);
+        for (const [id, session] of this.#approvals) if (session === event.session_id) this.#approvals.delete(id);
+        const error = this.#runErrors.get(event.session_id);
+        this.#runErrors.delete(event.session_id);
+        if (event.stop_reason === 'error') this.#lastError = `run failed: ${error ?? 'unknown error'}`;
+        else if (event.stop_reason === 'final') this.#lastError = undefined;
         return {
           kind: 'run_ended',
-          sessionId: event.sessionId,
-          agent: run?.agent ?? event.agent ?? 'default',
+          session_id: event.session_id,
+          agent: run?.agent ?? 'default',
           source: run?.source ?? 'unknown',
-          stopReason: event.stopReason,
+          stop_reason: event.stop_reason,
           text: event.text,
           ...(error !== undefined ? { error } : {}),
         };
@@ -101,7 +104,7 @@ export class DesktopActivity {
         return {
           kind: 'schedule_ended',
           agent: event.agent,
-          scheduleId: event.scheduleId,
+          schedule_id: event.schedule_id,
           ok: event.status === 'finished',
           ...(event.message !== undefined ? { message: event.message } : {}),
         };

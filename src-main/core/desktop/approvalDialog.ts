@@ -28,7 +28,7 @@ export function approvalDialogContent(req: ApprovalRequest): ApprovalDialogConte
   const lines = [
     req.summary,
     '',
-    `Risk: ${req.risk}. ${req.riskExplanation}`.trim(),
+    `Risk: ${req.risk}. ${req.risk_explanation}`.trim(),
     `Why it asks: ${req.reason}`,
   ];
   const args = argumentSummary(req.input);

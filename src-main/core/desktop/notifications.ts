@@ -1,8 +1,10 @@
 /**
  * Which activity deserves a system notification, and its words. A person looking at the chat window
  * sees everything there already, so runs only notify while it is not in front; alerts from heartbeats
- * and schedules always do, since nobody asked for them in the chat. Approval requests are presented
- * by the approval face (dialog or notification), not here.
+ * and schedules always do, since nobody asked for them in the chat. Approval requests of the person's
+ * own runs (attended: from this window) are presented by the approval face (dialog or notification);
+ * those of remote and unattended runs have no dialog, so they notify here while the window is not in
+ * front (an unattended run that may ask, `unattended_approvals: ask`, waits for an answer).
  */
 import type { ActivityNote } from './activity.js';
 import { oneLine } from './trayState.js';
@@ -19,12 +21,12 @@ const BODY_MAX = 180;
 export function notificationFor(note: ActivityNote, context: { chatFocused: boolean }): NotificationContent | undefined {
   switch (note.kind) {
     case 'run_ended': {
-      if (context.chatFocused || note.stopReason === 'cancelled') return undefined;
+      if (context.chatFocused || note.stop_reason === 'cancelled') return undefined;
       const who = agentLabel(note.agent, note.source);
-      if (note.stopReason === 'error') {
+      if (note.stop_reason === 'error') {
         return { title: `${who} failed`, body: oneLine(note.error ?? 'the run stopped with an error', BODY_MAX), opens: 'sessions' };
       }
-      const stopped = note.stopReason === 'final' ? 'finished' : `stopped (${note.stopReason.replace('_', ' ')})`;
+      const stopped = note.stop_reason === 'final' ? 'finished' : `stopped (${note.stop_reason.replace('_', ' ')})`;
       return { title: `${who} ${stopped}`, body: oneLine(note.text || 'No answer text.', BODY_MAX), opens: 'sessions' };
     }
     case 'heartbeat_alert':
@@ -32,12 +34,13 @@ export function notificationFor(note: ActivityNote, context: { chatFocused: bool
     case 'schedule_ended':
       if (note.ok && !note.message) return undefined;
       return {
-        title: `${note.agent}: schedule ${note.scheduleId} ${note.ok ? 'finished' : 'failed'}`,
+        title: `${note.agent}: schedule ${note.schedule_id} ${note.ok ? 'finished' : 'failed'}`,
         body: oneLine(note.message ?? '', BODY_MAX),
         opens: 'sessions',
       };
     case 'approval_requested':
-      return undefined;
+      if (note.origin === 'attended' || context.chatFocused) return undefined;
+      return approvalNotification(note);
   }
 }
 

@@ -5,12 +5,15 @@
  * order. Failures become error results for the model, never throws.
  */
 import type { ImageBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { ReinEventBody } from '../api/events.js';
+import type { ApprovalRequest, ReinEventBody } from '../api/events.js';
+import type { RunOrigin } from '../api/patterns.js';
+import { maskSecretsIn } from '../audit/maskSecrets.js';
 import { ApprovalBroker, newApprovalId } from '../permissions/approvalBroker.js';
 import type { PermissionPolicy } from '../permissions/types.js';
 import type { PermissionMode } from '../config/schema.js';
 import { parseLenient } from '../tools/lenient.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { drivesGui } from '../tools/traits.js';
 import {
   concurrencySafe,
   DEFAULT_RESULT_BUDGET,
@@ -25,6 +28,7 @@ import type { AuditLog } from '../audit/auditLog.js';
 import { runHooks, type HookEntry } from '../hooks/runHooks.js';
 import type { LoopDetector } from './loopDetector.js';
 import { spillIfOverBudget } from './spill.js';
+import { canonicalJson } from '../util/canonicalJson.js';
 
 export interface ToolCallRequest {
   id: string;
@@ -49,6 +53,10 @@ export interface ExecutorDeps {
   mode: PermissionMode;
   source: string;
   agent: string;
+  /** Who is behind the run (attended, remote, unattended): decides who may be asked. */
+  origin: RunOrigin;
+  /** The run's lane, carried on its approval requests. */
+  route: string;
   approvals: TurnApprovals;
   maxParallel: number;
   defaultBudget?: number;
@@ -84,15 +92,7 @@ export interface BatchOutcome {
 
 export const canonicalKey = (name: string, input: unknown): string => `${name}\u0000${canonicalJson(input)}`;
 
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
+export { canonicalJson };
 
 interface Admitted {
   index: number;
@@ -153,47 +153,47 @@ export async function* executeToolCalls(
       refuse(index, errorResult('permission', `blocked: the user denied this exact ${call.name} call earlier in this turn; do not retry it, choose another approach or ask the user`), tool, input, { layer: 'turn_cache', by: null });
       continue;
     }
-    const verdict = await deps.policy.check({ tool, input, cwd: deps.ctx.cwd, mode: deps.mode, source: deps.source, agent: deps.agent });
+    const verdict = await deps.policy.check({ tool, input, cwd: deps.ctx.cwd, mode: deps.mode, source: deps.source, origin: deps.origin, agent: deps.agent });
     if (verdict.decision === 'deny') {
       deniedAny = true;
       refuse(index, errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`), tool, input, { layer: verdict.layer, by: null });
       continue;
     }
     if (verdict.decision === 'ask' && !deps.approvals.approved.has(pkey) && !deps.approvals.alwaysTools.has(tool.name)) {
-      const requestId = newApprovalId();
-      const summary = summarizeCall(tool, input, 500);
-      yield {
-        type: 'approval_request',
-        requestId,
+      const request: ApprovalRequest = {
+        request_id: newApprovalId(),
+        session_id: deps.ctx.sessionId,
+        agent: deps.agent,
+        route: deps.route,
+        source: deps.source,
+        origin: deps.origin,
         tool: tool.name,
-        summary,
+        input: maskSecretsIn(input),
+        summary: summarizeCall(tool, input, 500),
         reason: verdict.reason,
         layer: verdict.layer,
         risk: verdict.risk,
-        riskExplanation: verdict.riskExplanation,
+        risk_explanation: verdict.riskExplanation,
+        asked_at: new Date().toISOString(),
       };
-      const answer = await deps.broker.request(
-        {
-          id: requestId,
-          sessionId: deps.ctx.sessionId,
-          agent: deps.agent,
-          source: deps.source,
-          tool: tool.name,
-          summary,
-          input,
-          reason: verdict.reason,
-          layer: verdict.layer,
-          risk: verdict.risk,
-          riskExplanation: verdict.riskExplanation,
-        },
-        signal,
-      );
-      yield { type: 'approval_response', requestId, decision: answer.decision, by: answer.by };
+      // The event goes out before the broker asks, so a client (the daemon's desk) knows the question
+      // before any face can answer it.
+      const { session_id: _session, ...asked } = request;
+      yield { type: 'approval_request', ...asked };
+      const answer = await deps.broker.request(request, signal);
+      yield { type: 'approval_response', request_id: request.request_id, decision: answer.decision, by: answer.by };
       if (answer.decision === 'deny') {
         deniedAny = true;
         deps.approvals.denied.add(pkey);
         deps.approvals.deniedCount++;
-        const why = answer.by === 'timeout' ? 'nobody answered the approval request in time' : answer.by === 'cancelled' ? 'the run was cancelled' : 'the user denied it';
+        const why =
+          answer.by === 'timeout'
+            ? 'nobody answered the approval request in time'
+            : answer.by === 'cancelled'
+              ? 'the run was cancelled'
+              : answer.by === 'unattended' || answer.by === 'none'
+                ? `nobody is watching this ${deps.source} run, so nobody could approve it`
+                : 'the user denied it';
         refuse(index, errorResult('permission', `DENIED: ${call.name} did not run because ${why}. Do not claim it ran; tell the user, or try a different approach that does not need this call.`), tool, input, { layer: verdict.layer, by: answer.by });
         continue;
       }
@@ -244,7 +244,7 @@ export async function* executeToolCalls(
       continue;
     }
     yield* runBatch(batch, deps, signal, outcomes, approvedBy);
-    if (batch.some((a) => a.tool.gui)) guiUsed = true;
+    if (batch.some((a) => drivesGui(a.tool.traits))) guiUsed = true;
   }
 
   for (const d of duplicates) {
@@ -263,6 +263,7 @@ export async function* executeToolCalls(
   for (const o of executed) {
     deps.detector?.record({
       tool: o.call.name,
+      traits: o.tool?.traits,
       input: o.input ?? o.call.input,
       ok: o.result.ok,
       content: o.result.content,
@@ -337,7 +338,7 @@ async function* runBatch(
 
   const runOne = async (a: Admitted) => {
     const started = Date.now();
-    push({ type: 'tool_call_start', callId: a.call.id, tool: a.tool.name, input: a.input, summary: summarizeCall(a.tool, a.input) });
+    push({ type: 'tool_call_start', call_id: a.call.id, tool: a.tool.name, input: a.input, summary: summarizeCall(a.tool, a.input) });
     let result: ToolResult;
     try {
       result = await a.tool.call(a.input, deps.ctx, signal);
@@ -371,12 +372,12 @@ async function* runBatch(
     }
     push({
       type: 'tool_call_end',
-      callId: a.call.id,
+      call_id: a.call.id,
       tool: a.tool.name,
       ok: result.ok,
       preview: result.content.slice(0, 300),
-      durationMs,
-      ...(savedTo ? { savedTo } : {}),
+      duration_ms: durationMs,
+      ...(savedTo ? { saved_to: savedTo } : {}),
     });
   };
 

@@ -10,12 +10,14 @@ import { emptyUsage, sumUsage, type ReinEvent, type ReinEventBody, type StopReas
 import { errorMessage, isReinError } from '../errors.js';
 import type { AssistantBlock, LlmClient, ModelRequest, ModelResponse } from '../llm/client.js';
 import { withCacheBreakpoints } from '../llm/cacheBreakpoints.js';
-import { addUsage, cacheHitRatio, costOf, priceFor, type Price } from '../llm/pricing.js';
+import { addUsage, cacheHitRatio, costOf, priceFor, type Price, type RequestUsage } from '../llm/pricing.js';
 import type { ApprovalBroker } from '../permissions/approvalBroker.js';
 import type { PermissionPolicy } from '../permissions/types.js';
-import type { PermissionMode } from '../config/schema.js';
+import type { PermissionMode, RunOrigin } from '../api/patterns.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
+import { DEFERRED_TOOLS_SLOT } from '../tools/deferredTools.js';
+import { sessionSlots } from '../tools/sessionSlots.js';
 import type { SessionFile } from '../sessions/types.js';
 import { sanitizeHistory } from '../sessions/sanitize.js';
 import { executeToolCalls, TurnApprovals, type ToolCallRequest } from './executor.js';
@@ -68,13 +70,27 @@ export interface RunSettings {
   housekeeping?: boolean;
 }
 
-export interface RunInput {
-  prompt: string;
+/**
+ * What `session_start` says, known before the rest of the run is built: a caller that must answer fast
+ * (the daemon) starts the loop with these and a `setup` that builds the rest (runAgentWhenReady).
+ */
+export interface RunStart {
   session: SessionFile;
-  /** Called after every iteration with the session as it stands; must write atomically. */
-  save: (session: SessionFile) => Promise<void>;
   source: string;
   agent: string;
+  origin: RunOrigin;
+  /** The run's lane, carried on its approval requests (`cli`, `desktop`, a daemon route key). */
+  route: string;
+  model: string;
+  cwd: string;
+  signal: AbortSignal;
+  now?: () => Date;
+}
+
+export interface RunInput extends RunStart {
+  prompt: string;
+  /** Called after every iteration with the session as it stands; must write atomically. */
+  save: (session: SessionFile) => Promise<void>;
   /** The agent's AGENT.md. */
   persona?: string;
   /** Instruction files (AGENTS.md, CLAUDE.md, …), already capped. */
@@ -98,12 +114,11 @@ export interface RunInput {
   prepare?: () => Promise<PreparedParts>;
   settings: RunSettings;
   toolContext: ToolContext;
-  signal: AbortSignal;
   inbox?: Inbox;
-  now?: () => Date;
-  /** `session_start` was published by the caller (with seq 0, the same fields): the loop starts at seq 1. */
-  announced?: boolean;
 }
+
+/** The part of a run that takes time to build (its runtime: tools, permissions, model client). */
+export type RunSetup = () => Promise<{ input: Omit<RunInput, keyof RunStart>; deps: RunDeps }>;
 
 export interface PreparedParts {
   instructions?: string;
@@ -127,15 +142,42 @@ export interface RunOutcome {
   usage: UsageTotals;
   iterations: number;
   error?: { code: string; message: string };
+  /** False when the run ended before its loop began (its setup failed): nothing was saved. */
+  started: boolean;
 }
 
-export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<ReinEvent, RunOutcome> {
-  const { session, settings, signal } = input;
-  const now = input.now ?? (() => new Date());
-  let seq = input.announced ? 1 : 0;
-  const stamp = (body: ReinEventBody): ReinEvent => ({ ...body, sessionId: session.id, seq: seq++, at: now().toISOString() }) as ReinEvent;
+export function runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<ReinEvent, RunOutcome> {
+  return runAgentWhenReady(input, async () => ({ input, deps }));
+}
+
+/**
+ * The loop, announcing the session before `setup` builds the rest of the run: `session_start` is the
+ * first event whatever happens next, and a setup that fails ends the run with `error` and
+ * `session_end` (nothing is saved: the run never started). The loop alone makes both events.
+ */
+export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): AsyncGenerator<ReinEvent, RunOutcome> {
+  const { session, signal } = start;
+  const now = start.now ?? (() => new Date());
+  let seq = 0;
+  const stamp = (body: ReinEventBody): ReinEvent => ({ ...body, session_id: session.id, seq: seq++, at: now().toISOString() }) as ReinEvent;
 
   const resumed = session.messages.length > 0;
+  yield stamp({ type: 'session_start', agent: start.agent, source: start.source, origin: start.origin, model: start.model, resumed, cwd: start.cwd });
+
+  let ready: Awaited<ReturnType<RunSetup>>;
+  try {
+    ready = await setup();
+  } catch (err) {
+    const error = { code: isReinError(err) ? err.code : 'internal', message: isReinError(err) ? err.message : `run failed: ${errorMessage(err)}` };
+    yield stamp({ type: 'error', ...error });
+    const usage = emptyUsage();
+    yield stamp({ type: 'session_end', stop_reason: 'error', text: '', usage, iterations: 0 });
+    return { stopReason: 'error', text: '', usage, iterations: 0, error, started: false };
+  }
+  const input: RunInput = { ...ready.input, ...start };
+  const deps = ready.deps;
+  const { settings } = input;
+
   const clean = sanitizeHistory(session.messages, session.message_meta);
   session.messages = clean.messages;
   session.message_meta = clean.meta;
@@ -170,15 +212,14 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   const hookOpts = { cwd: input.toolContext.cwd, signal, log: (e: { level: string; event: string; command: string; message: string }) => e.level === 'warning' && warn(`${e.event} hook \`${e.command}\`: ${e.message}`) };
   const hookPayload = { session_id: session.id, agent: input.agent };
 
-  if (!input.announced) yield stamp({ type: 'session_start', agent: input.agent, source: input.source, model: settings.model, resumed, cwd: input.toolContext.cwd });
-
   const prepared = input.prepare ? await input.prepare() : {};
   const instructions = prepared.instructions ?? input.instructions;
   const memory = prepared.memory ?? input.memory;
   for (const w of prepared.warnings ?? []) warn(w);
 
   const { state: ctx, reset } = readContextState(session.context);
-  input.toolContext.deferredTools = ctx.deferred;
+  // The working set tool_search fills is the very object saved in the session's context state.
+  sessionSlots(input.toolContext).seed(DEFERRED_TOOLS_SLOT, ctx.deferred);
   for (const r of reset) warn(`context state of session ${session.id} was reset: ${r}`);
   const platform = `${process.platform} ${process.arch}`;
   const stableBase = {
@@ -251,12 +292,12 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
       yield stamp({ type: 'error', code: 'session_save_failed', message: `could not save session ${session.id}: ${errorMessage(err)}` });
     }
     if (error) yield stamp({ type: 'error', code: error.code, message: error.message });
-    yield stamp({ type: 'session_end', stopReason, text, usage, iterations });
-    return { stopReason, text, usage, iterations, ...(error ? { error } : {}) };
+    yield stamp({ type: 'session_end', stop_reason: stopReason, text, usage, iterations });
+    return { stopReason, text, usage, iterations, ...(error ? { error } : {}), started: true };
   };
-  const overBudget = () => settings.maxUsdPerRun > 0 && usage.costUsd >= settings.maxUsdPerRun;
+  const overBudget = () => settings.maxUsdPerRun > 0 && usage.cost_usd >= settings.maxUsdPerRun;
   const budgetMessage = () =>
-    `Spending cap reached: this run cost $${usage.costUsd.toFixed(4)} of its $${settings.maxUsdPerRun.toFixed(2)} limit (budget.max_usd_per_run), so it stopped.`;
+    `Spending cap reached: this run cost $${usage.cost_usd.toFixed(4)} of its $${settings.maxUsdPerRun.toFixed(2)} limit (budget.max_usd_per_run), so it stopped.`;
 
   for (;;) {
     const cap = guiUsed ? Math.max(settings.maxIterations, GUI_ITERATION_FLOOR) : settings.maxIterations;
@@ -330,9 +371,9 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
     yield stamp({
       type: 'usage',
       model: response.model,
-      request: { ...response.usage, costUsd: requestCost, requests: 1 },
+      request: requestTotals(response.usage, requestCost),
       run: usage,
-      cacheHitRatio: cacheHitRatio(addTotals(usageBefore, usage)),
+      cache_hit_ratio: cacheHitRatio(addTotals(usageBefore, usage)),
     });
 
     const text = textOf(response.content);
@@ -392,6 +433,8 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
           mode: settings.mode,
           source: input.source,
           agent: input.agent,
+          origin: input.origin,
+          route: input.route,
           approvals,
           maxParallel: settings.maxParallel,
           defaultBudget: settings.resultBudget,
@@ -482,7 +525,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
   }
 
   function compactionEvent(r: CompactionResult): ReinEventBody {
-    return { type: 'compaction', droppedMessages: r.droppedMessages, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, reason: r.reason };
+    return { type: 'compaction', dropped_messages: r.droppedMessages, tokens_before: r.tokensBefore, tokens_after: r.tokensAfter, reason: r.reason };
   }
 
   /** Streams one model turn, yielding text deltas and retry notices; returns the response and accounts its cost. */
@@ -496,7 +539,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
         onText(ev.text);
         yield stamp({ type: 'text_delta', text: ev.text });
       } else {
-        yield stamp({ type: 'retry', attempt: ev.attempt, maxAttempts: ev.maxAttempts, reason: ev.reason, delayMs: ev.delayMs });
+        yield stamp({ type: 'retry', attempt: ev.attempt, max_attempts: ev.maxAttempts, reason: ev.reason, delay_ms: ev.delayMs });
       }
     }
   }
@@ -513,7 +556,7 @@ export async function* runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<
           const response = step.value;
           const cost = costOf(response.usage, price);
           usage = addUsage(usage, response.usage, cost);
-          yield stamp({ type: 'usage', model: response.model, request: { ...response.usage, costUsd: cost, requests: 1 }, run: usage, cacheHitRatio: cacheHitRatio(addTotals(usageBefore, usage)) });
+          yield stamp({ type: 'usage', model: response.model, request: requestTotals(response.usage, cost), run: usage, cache_hit_ratio: cacheHitRatio(addTotals(usageBefore, usage)) });
           const text = textOf(response.content);
           appendAssistant(text ? [{ type: 'text', text }] : []);
           return yield* finish('final', carried + (text || lastText));
@@ -556,6 +599,17 @@ function textOf(blocks: readonly AssistantBlock[]): string {
 
 function toParam(b: AssistantBlock): ContentBlockParam {
   return b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input as Record<string, unknown> };
+}
+
+function requestTotals(u: RequestUsage, cost: number): UsageTotals {
+  return {
+    input_tokens: u.inputTokens,
+    output_tokens: u.outputTokens,
+    cache_read_tokens: u.cacheReadTokens,
+    cache_creation_tokens: u.cacheCreationTokens,
+    cost_usd: cost,
+    requests: 1,
+  };
 }
 
 function addTotals(a: UsageTotals | undefined, b: UsageTotals): UsageTotals {

@@ -14,11 +14,19 @@
  * - search escalation counts only searches that came back empty (broadening a search that finds
  *   nothing), because a coding agent legitimately greps many times in a row;
  * - count-based checks skip a tool whose calls are mostly distinct (a batch of reads is not a loop).
+ *
+ * What kind of tool a call used comes from the tool's traits (family, repeatable, looks at the screen,
+ * reports its own success), never from its name, so a GUI or MCP tool is judged by what it declares.
+ * Only two built-ins are known by name, for what their input says: bash (`sleep N`) and think.
  */
 import { createHash } from 'node:crypto';
+import type { ToolFamily, ToolTraits } from '../tools/traits.js';
+import { canonicalJson } from '../util/canonicalJson.js';
 
 export interface LoopCall {
   tool: string;
+  /** What the tool declares about itself; an unknown tool has none. */
+  traits?: ToolTraits;
   input: unknown;
   ok: boolean;
   content: string;
@@ -45,7 +53,7 @@ export const LOOP_THRESHOLDS = {
   topicNoProgress: { nudge: 3, strongNudge: 5, forceStop: 7 },
   /** Family tools (web, gui, search) with no topic to compare: the same tool over and over without visible progress. */
   familyFallback: { nudge: 5, forceStop: 7 },
-  /** grep/glob in a row that all found nothing: the model keeps broadening a search that keeps missing. */
+  /** Searches (the search family: grep, glob) in a row that all found nothing: the model keeps broadening a search that keeps missing. */
   searchEscalation: { nudge: 3, forceStop: 5 },
   /** One (non-repeatable) tool in the window: the model is stuck on one tool instead of moving on. */
   toolOveruse: { nudge: 12, forceStop: 16 },
@@ -65,49 +73,11 @@ export const LOOP_THRESHOLDS = {
   nudgesPerRun: 3,
 } as const;
 
-/** Tools whose results change with the world (the screen, a page); repeating them is expected. */
-const REPEATABLE_TOOLS = new Set(['screenshot', 'computer', 'computer_use', 'accessibility', 'browser']);
-/** Tools that look at the screen; calling one right after a tool reported success is usually redundant. */
-const VISUAL_TOOLS = new Set(['screenshot', 'computer', 'computer_use', 'accessibility']);
-/** Non-visual GUI tools whose own success report is normally trustworthy. */
-const SELF_REPORTING_GUI_TOOLS = new Set(['applescript', 'browser']);
+/** The families whose calls are compared with each other; reads are left to the generic checks. */
+type Family = Exclude<ToolFamily, 'read'>;
+const comparedFamily = (traits: ToolTraits | undefined): Family | undefined => (traits?.family === 'read' ? undefined : traits?.family);
 
-type Family = 'web' | 'gui' | 'search';
-const FAMILIES: Record<string, Family> = {
-  web_search: 'web',
-  web_fetch: 'web',
-  browser: 'web',
-  accessibility: 'gui',
-  screenshot: 'gui',
-  computer: 'gui',
-  computer_use: 'gui',
-  applescript: 'gui',
-  grep: 'search',
-  glob: 'search',
-};
-
-/** Browser-automation MCP tools (`browser_click`, `mcp__playwright__browser_navigate`). */
-const isBrowserMcp = (tool: string): boolean => /(?:^|__)browser_/.test(tool);
-const isRepeatable = (tool: string): boolean => REPEATABLE_TOOLS.has(tool) || isBrowserMcp(tool);
-const familyOf = (tool: string): Family | undefined => FAMILIES[tool] ?? (isBrowserMcp(tool) ? 'web' : undefined);
-
-/** Sorted-key JSON, so `{a,b}` and `{b,a}` are the same call. */
-export function canonicalJson(value: unknown): string {
-  const seen = new WeakSet<object>();
-  const walk = (v: unknown): unknown => {
-    if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? v.toString() : v;
-    if (seen.has(v)) return '[circular]';
-    seen.add(v);
-    if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : walk(x)));
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined && typeof x !== 'function') out[k] = walk(x);
-    }
-    return out;
-  };
-  return JSON.stringify(walk(value)) ?? 'null';
-}
+export { canonicalJson };
 
 /** The identity of a call: tool plus canonical input. */
 export const callKey = (tool: string, input: unknown): string => `${tool}\u0000${canonicalJson(input)}`;
@@ -165,6 +135,11 @@ export function resultUrls(content: string): string {
 interface CallRecord {
   seq: number;
   tool: string;
+  family: Family | undefined;
+  /** Its result follows the world: repeating it is not overuse. */
+  repeatable: boolean;
+  looksAtScreen: boolean;
+  reportsOwnSuccess: boolean;
   key: string;
   input: unknown;
   ok: boolean;
@@ -213,9 +188,14 @@ function describeCall(r: CallRecord, max = 120): string {
 function makeRecord(seq: number, call: LoopCall): CallRecord {
   const key = callKey(call.tool, call.input);
   const isValidation = !call.ok && (call.errorKind === 'validation' || call.content.startsWith('[validation error]'));
+  const family = comparedFamily(call.traits);
   const record: CallRecord = {
     seq,
     tool: call.tool,
+    family,
+    repeatable: call.traits?.repeatable === true,
+    looksAtScreen: call.traits?.looksAtScreen === true,
+    reportsOwnSuccess: call.traits?.reportsOwnSuccess === true,
     key,
     input: call.input,
     ok: call.ok,
@@ -225,7 +205,6 @@ function makeRecord(seq: number, call: LoopCall): CallRecord {
   };
   if (!call.ok) record.errorSig = [...call.content.trim()].slice(0, 100).join('');
   if (isValidation) record.validationSig = call.content.trim();
-  const family = familyOf(call.tool);
   if (family === 'web') record.topic = webTopic(call.input);
   if (family) {
     const sig = resultUrls(call.content);
@@ -275,15 +254,15 @@ function mostlyDistinct(calls: readonly CallRecord[]): boolean {
 
 /** The most recent non-visual call before the latest one (the latest being visual). */
 function lastNonVisualBefore(w: readonly CallRecord[]): CallRecord | undefined {
-  for (let i = w.length - 2; i >= 0; i--) if (!VISUAL_TOOLS.has(w[i]!.tool)) return w[i];
+  for (let i = w.length - 2; i >= 0; i--) if (!w[i]!.looksAtScreen) return w[i];
   return undefined;
 }
 
 const guiModeSwitch: Detector = (w) => {
   const last = w.at(-1)!;
-  if (!VISUAL_TOOLS.has(last.tool)) return undefined;
+  if (!last.looksAtScreen) return undefined;
   const prior = lastNonVisualBefore(w);
-  if (!prior || !prior.ok || !SELF_REPORTING_GUI_TOOLS.has(prior.tool)) return undefined;
+  if (!prior || !prior.ok || !prior.reportsOwnSuccess) return undefined;
   return {
     detector: 'gui_mode_switch',
     action: 'nudge',
@@ -297,7 +276,7 @@ const guiModeSwitch: Detector = (w) => {
 
 const successAfterError: Detector = (w) => {
   const last = w.at(-1)!;
-  if (!VISUAL_TOOLS.has(last.tool)) return undefined;
+  if (!last.looksAtScreen) return undefined;
   const prior = lastNonVisualBefore(w);
   if (!prior || !prior.ok) return undefined;
   const failedBefore = w.some((r) => r.seq < prior.seq && r.tool === prior.tool && !r.ok && r.key !== prior.key);
@@ -398,9 +377,9 @@ const toolErrors: Detector = (w) => {
 
 const topicNoProgress: Detector = (w) => {
   const last = w.at(-1)!;
-  const family = familyOf(last.tool);
+  const family = last.family;
   if (!family) return undefined;
-  const inFamily = w.filter((r) => familyOf(r.tool) === family);
+  const inFamily = w.filter((r) => r.family === family);
   const sameTopic = last.topic === undefined ? 0 : inFamily.filter((r) => r.topic === last.topic).length;
   const sameResults = last.resultSig === undefined ? 0 : inFamily.filter((r) => r.resultSig === last.resultSig).length;
   const progress = Math.max(sameTopic, sameResults);
@@ -439,7 +418,7 @@ const topicNoProgress: Detector = (w) => {
     return undefined;
   }
   // No topic and no sources to compare: fall back to counting the tool itself.
-  if (isRepeatable(last.tool)) return undefined;
+  if (last.repeatable) return undefined;
   const sameTool = w.filter((r) => r.tool === last.tool);
   if (mostlyDistinct(sameTool)) return undefined;
   const t = LOOP_THRESHOLDS.familyFallback;
@@ -466,8 +445,8 @@ const topicNoProgress: Detector = (w) => {
 
 const searchEscalation: Detector = (w) => {
   const last = w.at(-1)!;
-  if (familyOf(last.tool) !== 'search' || !last.foundNothing) return undefined;
-  const run = trailing(w, (r) => familyOf(r.tool) === 'search' && r.foundNothing);
+  if (last.family !== 'search' || !last.foundNothing) return undefined;
+  const run = trailing(w, (r) => r.family === 'search' && r.foundNothing);
   const t = LOOP_THRESHOLDS.searchEscalation;
   if (run.length >= t.forceStop) {
     return {
@@ -493,7 +472,7 @@ const searchEscalation: Detector = (w) => {
 
 const toolOveruse: Detector = (w) => {
   const last = w.at(-1)!;
-  if (isRepeatable(last.tool)) return undefined;
+  if (last.repeatable) return undefined;
   const sameTool = w.filter((r) => r.tool === last.tool);
   if (mostlyDistinct(sameTool)) return undefined;
   const t = LOOP_THRESHOLDS.toolOveruse;

@@ -57,17 +57,17 @@ export function costOf(usage: RequestUsage, price: Price): number {
 
 export function addUsage(total: UsageTotals, req: RequestUsage, costUsd: number): UsageTotals {
   return {
-    inputTokens: total.inputTokens + req.inputTokens,
-    outputTokens: total.outputTokens + req.outputTokens,
-    cacheReadTokens: total.cacheReadTokens + req.cacheReadTokens,
-    cacheCreationTokens: total.cacheCreationTokens + req.cacheCreationTokens,
-    costUsd: total.costUsd + costUsd,
+    input_tokens: total.input_tokens + req.inputTokens,
+    output_tokens: total.output_tokens + req.outputTokens,
+    cache_read_tokens: total.cache_read_tokens + req.cacheReadTokens,
+    cache_creation_tokens: total.cache_creation_tokens + req.cacheCreationTokens,
+    cost_usd: total.cost_usd + costUsd,
     requests: total.requests + 1,
   };
 }
 
 /** Share of all input tokens that were served from the cache. */
 export function cacheHitRatio(u: UsageTotals): number {
-  const all = u.inputTokens + u.cacheReadTokens + u.cacheCreationTokens;
-  return all === 0 ? 0 : u.cacheReadTokens / all;
+  const all = u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens;
+  return all === 0 ? 0 : u.cache_read_tokens / all;
 }

@@ -4,6 +4,7 @@
  */
 import type { EgressCheck } from '../tools/tool.js';
 import type { Verdict } from './types.js';
+import { isLoopbackHost } from '../util/loopback.js';
 
 export interface EgressVerdict {
   decision: Verdict;
@@ -15,12 +16,7 @@ function normaliseHost(host: string): string {
   return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const h = normaliseHost(host);
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (/^127\.[0-9]+\.[0-9]+\.[0-9]+$/.test(h)) return true;
-  return h === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(h);
-}
+export { isLoopbackHost };
 
 /** Turns an allowlist entry that may be a URL or carry a port into a bare host pattern. */
 function entryHost(entry: string): string {

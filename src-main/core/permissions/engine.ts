@@ -8,11 +8,13 @@ import path from 'node:path';
 import { z } from 'zod';
 import { PermissionsConfig, type PermissionMode } from '../config/schema.js';
 import { ReinError } from '../errors.js';
+import { UNATTENDED_SOURCES, type RunOrigin } from '../api/patterns.js';
 import type { Tool } from '../tools/tool.js';
 import { checkCommandLine } from './commandRules.js';
 import { classifyUrl } from './egress.js';
 import { checkFileAccess, FILE_WRITE_TOOLS, isFileTool } from './fileRules.js';
-import { applyMode, GUI_TOOL_NAMES, type LayerVerdict } from './modes.js';
+import { applyMode, type LayerVerdict } from './modes.js';
+import { drivesGui } from '../tools/traits.js';
 import { riskOf } from './risk.js';
 import { initShellParser, isShellParserReady } from './shell/parser.js';
 import type { PermissionCheck, PermissionDecision, PermissionPolicy } from './types.js';
@@ -164,7 +166,7 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
 
   const readOnly = safely(() => tool.isReadOnly(input), false);
   const destructive = safely(() => tool.isDestructive(input), false);
-  const gui = tool.gui === true || GUI_TOOL_NAMES.has(tool.name);
+  const gui = drivesGui(tool.traits);
   const risk = destructive
     ? riskOf('high', `${tool.name} reports this call as destructive`)
     : gui
@@ -183,8 +185,9 @@ export function decide(call: PermissionCheck, s: EngineSettings): PermissionDeci
   return applyMode(verdict, {
     mode: call.mode,
     source: call.source,
+    origin: call.origin,
     tool: call.tool.name,
-    gui: call.tool.gui === true || GUI_TOOL_NAMES.has(call.tool.name),
+    gui: drivesGui(call.tool.traits),
     alwaysAllowTools: s.permissions.always_allow_tools,
     guiUnattended: s.permissions.gui_unattended,
     autoApprove: s.autoApprove,
@@ -206,6 +209,13 @@ export function createPermissionEngine(opts: EngineOptions): PermissionEngine {
   };
 }
 
+/**
+ * The GUI tools a person may ask `rein permissions check --tool NAME` about while they are not
+ * registered (the GUI bridge is not running): their stand-ins answer as the real tools will. Only
+ * stand-ins are judged by name; a registered tool is a GUI tool because its traits say so.
+ */
+const GUI_STAND_IN_NAMES: ReadonlySet<string> = new Set(['accessibility', 'computer', 'computer_use', 'applescript', 'screenshot']);
+
 /** A stand-in for a tool the caller only knows by name (`rein permissions check --tool T`). */
 export function toolByName(name: string): Tool {
   return {
@@ -215,7 +225,7 @@ export function toolByName(name: string): Tool {
     input: z.unknown(),
     isReadOnly: () => false,
     isDestructive: () => false,
-    gui: GUI_TOOL_NAMES.has(name),
+    ...(GUI_STAND_IN_NAMES.has(name) ? { traits: { drivesGui: true } } : {}),
     call: async () => ({ ok: false, content: 'not callable' }),
   };
 }
@@ -227,6 +237,8 @@ export interface ToolCallQuery {
   cwd?: string;
   mode?: PermissionMode;
   source?: string;
+  /** Default: unattended for schedule, heartbeat and watcher sources, else attended. */
+  origin?: RunOrigin;
   agent?: string;
   permissions?: PermissionsInput;
   agentPermissions?: Partial<PermissionsInput>;
@@ -258,6 +270,7 @@ export async function checkToolCall(q: ToolCallQuery): Promise<PermissionDecisio
     cwd: path.resolve(q.cwd ?? process.cwd()),
     mode: q.mode ?? engine.settings.permissions.mode,
     source: q.source ?? 'cli',
+    origin: q.origin ?? (UNATTENDED_SOURCES.has(q.source ?? 'cli') ? 'unattended' : 'attended'),
     agent: q.agent ?? 'default',
   });
 }

@@ -4,15 +4,11 @@
  * runs never let a GUI tool through unless the config grants it; then "ask" is resolved by
  * always_allow_tools, acceptEdits, --yes/auto_approve, bypassPermissions or dontAsk, in that order.
  */
-import type { PermissionMode } from '../config/schema.js';
+import type { PermissionMode, RunOrigin } from '../api/patterns.js';
 import type { Risk } from './risk.js';
 import type { PermissionDecision, Verdict } from './types.js';
 
-/** Runs started by the daemon with nobody watching. */
-export const UNATTENDED_SOURCES: ReadonlySet<string> = new Set(['schedule', 'heartbeat', 'watcher']);
-
-/** Tools that drive the screen and other apps. */
-export const GUI_TOOL_NAMES: ReadonlySet<string> = new Set(['accessibility', 'computer', 'computer_use', 'applescript', 'screenshot']);
+export { UNATTENDED_SOURCES } from '../api/patterns.js';
 
 export interface LayerVerdict extends Risk {
   decision: Verdict;
@@ -29,6 +25,8 @@ export interface LayerVerdict extends Risk {
 export interface ModeFacts {
   mode: PermissionMode;
   source: string;
+  /** Who is behind the run; unattended runs never let a GUI tool through unless gui_unattended lists it. */
+  origin: RunOrigin;
   tool: string;
   gui: boolean;
   alwaysAllowTools: readonly string[];
@@ -48,7 +46,7 @@ const decide = (v: LayerVerdict, decision: Verdict, layer: string, reason: strin
 export function applyMode(v: LayerVerdict, f: ModeFacts): PermissionDecision {
   if (v.decision === 'deny') return decide(v, 'deny', v.layer, v.reason);
 
-  if (f.gui && UNATTENDED_SOURCES.has(f.source) && !f.guiUnattended.includes(f.tool)) {
+  if (f.gui && f.origin === 'unattended' && !f.guiUnattended.includes(f.tool)) {
     return decide(
       v,
       'deny',

@@ -3,8 +3,8 @@
  * PermissionPolicy for a verdict; an `ask` verdict goes to the ApprovalBroker, whose faces (terminal,
  * desktop, daemon, unattended) answer. The loop never knows which face answered.
  */
-import type { ApprovalDecisionKind, RiskLevel } from '../api/events.js';
-import type { PermissionMode } from '../config/schema.js';
+import type { ApprovalDecisionKind, ApprovalRequest, RiskLevel } from '../api/events.js';
+import type { PermissionMode, RunOrigin } from '../api/patterns.js';
 import type { Tool } from '../tools/tool.js';
 
 export type Verdict = 'allow' | 'deny' | 'ask';
@@ -25,6 +25,8 @@ export interface PermissionCheck {
   mode: PermissionMode;
   /** Where the run came from: cli, desktop, daemon, schedule, heartbeat, watcher, webhook… */
   source: string;
+  /** Who is behind the run: an unattended run may not ask anybody (see runPolicy.ts). */
+  origin: RunOrigin;
   agent: string;
 }
 
@@ -32,19 +34,8 @@ export interface PermissionPolicy {
   check(call: PermissionCheck): PermissionDecision | Promise<PermissionDecision>;
 }
 
-export interface ApprovalRequest {
-  id: string;
-  sessionId: string;
-  agent: string;
-  source: string;
-  tool: string;
-  summary: string;
-  input: unknown;
-  reason: string;
-  layer: string;
-  risk: RiskLevel;
-  riskExplanation: string;
-}
+/** The one approval request shape (core/api/events.ts), shared by every face. */
+export type { ApprovalRequest };
 
 export interface ApprovalAnswer {
   decision: ApprovalDecisionKind;
@@ -58,7 +49,7 @@ export interface ApprovalFace {
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
 }
 
-/** Unsafe-by-source runs (schedules, heartbeats) have nobody to ask. */
+/** Runs with nobody to ask (schedules, heartbeats, watchers): every question is denied at once. */
 export const unattendedFace: ApprovalFace = {
   name: 'unattended',
   ask: async () => ({ decision: 'deny', by: 'unattended' }),

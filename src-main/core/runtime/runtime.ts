@@ -15,8 +15,14 @@ import { createPermissionEngine, type EngineOptions } from '../permissions/engin
 import { egressCheck } from '../permissions/egress.js';
 import { homedir } from 'node:os';
 import type { ApprovalFace, PermissionPolicy } from '../permissions/types.js';
+import { rulesForOrigin, withOriginRules } from '../permissions/runPolicy.js';
+import type { RunOrigin } from '../api/patterns.js';
+import type { RunOverrides } from './runRequest.js';
 import { persistAlwaysAllow } from '../permissions/alwaysAllow.js';
-import { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { borrowedProvider, StaticToolProvider, type ToolProvider } from '../tools/provider.js';
+import { ToolSet } from '../tools/toolSet.js';
+import { TOOL_SEARCH_NAME } from '../tools/deferredTools.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { createUseSkillTool } from '../tools/builtin/useSkill.js';
 import { createMemoryAppendTool, NO_APPROVAL_TOOLS } from '../tools/builtin/memoryAppend.js';
@@ -26,7 +32,7 @@ import { SessionStore } from '../sessions/store.js';
 import type { SessionFile } from '../sessions/types.js';
 import { titleFromPrompt } from '../sessions/title.js';
 import { Inbox } from '../harness/inbox.js';
-import { runAgent, type PreparedParts, type RunOutcome, type RunSettings } from '../harness/loop.js';
+import { runAgentWhenReady, type PreparedParts, type RunOutcome, type RunSettings, type RunSetup, type RunStart } from '../harness/loop.js';
 import type { ReinEvent } from '../api/events.js';
 import { AuditLog } from '../audit/auditLog.js';
 import { bundledSkillsDir, loadSkills, type Skill } from '../skills/index.js';
@@ -38,8 +44,8 @@ import { consolidateMemory, consolidationDue, loadMemory, shouldConsolidate } fr
 import type { RuntimeCache } from './runtimeCache.js';
 import { protectedMemoryPaths } from '../memory/files.js';
 import { join } from 'node:path';
+import { isLocalOrWildcard } from '../util/loopback.js';
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]', '0.0.0.0']);
 
 export interface ModelAccess {
   apiKey: string;
@@ -53,7 +59,7 @@ export function resolveModelAccess(env: NodeJS.ProcessEnv, config: GlobalConfig,
   if (apiKey) return { apiKey, ...(baseURL ? { baseURL } : {}) };
   if (baseURL) {
     try {
-      if (LOOPBACK_HOSTS.has(new URL(baseURL).hostname)) return { apiKey: 'local', baseURL };
+      if (isLocalOrWildcard(new URL(baseURL).hostname)) return { apiKey: 'local', baseURL };
     } catch {
       throw new ReinError('config_invalid', `ANTHROPIC_BASE_URL is not a valid URL: ${baseURL}`);
     }
@@ -72,15 +78,31 @@ export interface RuntimeOptions {
   config: GlobalConfig;
   agent?: string;
   source?: string;
+  /** Who is behind the run (default attended): decides the faces, what may be asked and the iteration cap. */
+  origin?: RunOrigin;
+  /** The run's lane, carried on its approval requests (default: the source). */
+  route?: string;
   mode?: PermissionMode;
+  /** This run's own model, iteration cap or mode, over the agent's config. */
+  overrides?: RunOverrides;
   /** Approve every ask (hard blocks still hold once the permission engine is in). */
   yes?: boolean;
-  faces: ApprovalFace[];
+  /** The faces of the person present (attended runs): the terminal prompt, the native dialog. */
+  faces?: ApprovalFace[];
+  /** The daemon's approval desk (every connected client): remote runs ask there, attended ones too. */
+  desk?: ApprovalFace;
+  /** Whether a desktop or web client is connected now (unattended runs with unattended_approvals: ask). */
+  clientConnected?: () => boolean;
   /** Tests and embedders may bring their own model client or policy. */
   llm?: LlmClient;
   policy?: PermissionPolicy;
   /** Where the bundled skills are; found next to the package by default. */
   bundledSkillsDir?: string;
+  /**
+   * Tool sources after the built-ins (MCP servers, the cloud, the GUI bridge), in any order: the list
+   * the model sees is ordered by source and name. The caller keeps owning them; the runtime only listens.
+   */
+  toolProviders?: readonly ToolProvider[];
   /** Long-lived processes keep file-backed parts and model clients between runs (see RuntimeCache). */
   cache?: RuntimeCache;
   /**
@@ -93,6 +115,8 @@ export interface RuntimeOptions {
 export interface Runtime {
   agent: string;
   source: string;
+  origin: RunOrigin;
+  route: string;
   /** The effective config: global, project overlay and the agent's own config merged. */
   config: GlobalConfig;
   agentConfig: AgentRuntimeConfig;
@@ -131,29 +155,45 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const llm = opts.llm ?? modelClient(opts.env, config, opts.home, cache, opts.pace);
 
-  const registry = cache ? cache.registry(rc, loaded, () => buildRegistry(rc, skills)) : buildRegistry(rc, skills);
-  const mode = opts.mode ?? rc.effective.mode;
+  const providers = opts.toolProviders ?? [];
+  const toolSet = cache ? cache.toolSet(opts.home, rc, loaded, providers, () => buildToolSet(rc, skills, providers)) : buildToolSet(rc, skills, providers);
+  const registry = await toolSet.registry();
+  for (const p of toolSet.problems) warnings.push(p.message);
+  // Without a cache the runtime keeps this registry for its one run: nothing needs to hear of later changes.
+  if (!cache) toolSet.dispose();
+  const mode = opts.overrides?.mode ?? opts.mode ?? rc.effective.mode;
+  const origin = opts.origin ?? 'attended';
+  const source = opts.source ?? 'cli';
+  const rules = rulesForOrigin(
+    origin,
+    { ...(opts.faces ? { present: opts.faces } : {}), ...(opts.desk ? { desk: opts.desk } : {}), ...(opts.clientConnected ? { clientConnected: opts.clientConnected } : {}) },
+    { unattendedApprovals: rc.effective.unattendedApprovals, source },
+  );
   const base =
     opts.policy ??
     permissionEngine(rc, { permissions: config.permissions, home: opts.env.HOME ?? homedir(), reinHome: opts.home, autoApprove: rc.effective.autoApprove, yes: opts.yes ?? false }, cache);
   // Tools that only touch Rein's own state (memory) never need a person's approval.
-  const policy: PermissionPolicy = {
+  const ownState: PermissionPolicy = {
     check: (call) =>
       NO_APPROVAL_TOOLS.has(call.tool.name)
         ? { decision: 'allow', layer: 'tool', reason: `${call.tool.name} only changes the agent's memory`, risk: 'low', riskExplanation: 'writes to Rein’s own memory file' }
         : base.check(call),
   };
+  // What may not be asked (an unattended run with nobody to ask) is denied here, before any question.
+  const policy = withOriginRules(ownState, rules);
 
   return {
     agent,
-    source: opts.source ?? 'cli',
+    source,
+    origin,
+    route: opts.route ?? source,
     config,
     agentConfig: rc,
     settings: {
-      model: rc.effective.model,
+      model: opts.overrides?.model ?? rc.effective.model,
       maxTokens: rc.effective.maxTokens,
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      maxIterations: rc.effective.maxIterations,
+      maxIterations: opts.overrides?.max_iterations ?? rc.effective.maxIterations ?? rules.defaultMaxIterations,
       maxUsdPerRun: rc.effective.maxUsdPerRun,
       maxParallel: config.tools.max_parallel,
       resultBudget: config.tools.result_budget,
@@ -165,7 +205,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     llm,
     registry,
     policy,
-    broker: new ApprovalBroker(opts.faces, { timeoutMs: config.permissions.approval_timeout_seconds * 1000 }),
+    broker: new ApprovalBroker(rules.faces, { timeoutMs: config.permissions.approval_timeout_seconds * 1000 }),
     store: new SessionStore(rc.sessionsDir, cache ? { cache: cache.sessions } : {}),
     audit: new AuditLog(paths.auditLog(opts.home)),
     skills,
@@ -180,21 +220,20 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   };
 }
 
-/** The agent's tools: built-ins, its memory tool, use_skill when it has skills, and tool_search. */
-function buildRegistry(rc: AgentRuntimeConfig, skills: Skill[]): ToolRegistry {
+/**
+ * The agent's tools: first the local provider (built-ins, its memory tool, use_skill when it has
+ * skills, tool_search), then the providers given, filtered by the agent's allowed/denied lists.
+ */
+function buildToolSet(rc: AgentRuntimeConfig, skills: Skill[], providers: readonly ToolProvider[]): ToolSet {
+  // tool_search is not a capability the lists grant: it only loads the deferred tools they already let through.
+  const set = new ToolSet([], { allowed: rc.effective.tools.allowed, denied: rc.effective.tools.denied, unfiltered: [TOOL_SEARCH_NAME] });
   const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir), sessionSearchTool];
   if (skills.length > 0) tools.push(createUseSkillTool(skills));
-  const filtered = new ToolRegistry(tools).filter(rc.effective.tools.allowed, rc.effective.tools.denied);
-  // tool_search is sent only while MCP/cloud tools are deferred (more than 30 tools); it searches this registry.
-  const registry: ToolRegistry = new ToolRegistry([
-    ...filtered.list(),
-    createToolSearchTool({
-      tools: (): readonly Tool[] => registry.list(),
-      stateFor: (ctx) => (ctx.deferredTools ??= { loaded: [] }),
-      definition: (t) => registry.definition(t),
-    }),
-  ]);
-  return registry;
+  // Sent only while MCP/cloud tools are deferred (more than 30 tools); it searches what the set assembled last.
+  tools.push(createToolSearchTool({ tools: () => set.current.list(), definition: (t) => set.current.definition(t) }));
+  set.add(new StaticToolProvider('local', 'local', tools));
+  for (const p of providers) set.add(borrowedProvider(p));
+  return set;
 }
 
 function permissionEngine(rc: AgentRuntimeConfig, o: EngineOptions, cache: RuntimeCache | undefined): PermissionPolicy {
@@ -232,11 +271,6 @@ export interface StartRunOptions {
   sessionId?: string;
   /** A session already loaded or made by the caller (the daemon opens it before building the runtime). */
   session?: SessionFile;
-  /**
-   * The caller has already published this run's `session_start` (seq 0): the loop does not, and its
-   * events start at seq 1.
-   */
-  announced?: boolean;
   signal: AbortSignal;
   inbox?: Inbox;
   egress?: EgressCheck;
@@ -270,6 +304,39 @@ export interface StartedRun {
 export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<StartedRun> {
   const session =
     opts.session ?? (opts.sessionId ? await rt.store.load(opts.sessionId) : rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) }));
+  const start: RunStart = { session, source: rt.source, agent: rt.agent, origin: rt.origin, route: rt.route, model: rt.settings.model, cwd: opts.cwd, signal: opts.signal };
+  const events = runAgentWhenReady(start, async () => loopParts(rt, opts, session));
+  // Long-lived processes: once the run is over its session goes back to the store, so the route's next
+  // message continues this very object instead of parsing the file again (SessionStore.release).
+  if (!rt.cache) return { session, events, release: () => undefined };
+  return { session, ...releasedWhenOver(events, () => rt.store.release(session)) };
+}
+
+/** What the daemon knows before a run's runtime is built: enough for its `session_start`. */
+export interface EarlyRunStart extends Omit<StartRunOptions, 'session' | 'sessionId'> {
+  session: SessionFile;
+  agent: string;
+  source: string;
+  origin: RunOrigin;
+  route: string;
+  model: string;
+}
+
+/**
+ * Starts the loop before the runtime exists: its `session_start` goes out at the first step, and the
+ * runtime (`build`: tools, permissions, model client, prompt parts) is made right after. A runtime that
+ * cannot be built ends the run with `error` and `session_end`. `release` hands the session back to its
+ * store once the run is over (see StartedRun.release).
+ */
+export function startRunWhenReady(opts: EarlyRunStart, build: () => Promise<Runtime>, release: () => void): StartedRun {
+  const { session } = opts;
+  const start: RunStart = { session, source: opts.source, agent: opts.agent, origin: opts.origin, route: opts.route, model: opts.model, cwd: opts.cwd, signal: opts.signal };
+  const events = runAgentWhenReady(start, async () => loopParts(await build(), opts, session));
+  return { session, ...releasedWhenOver(events, release) };
+}
+
+/** The run's loop input and dependencies from its runtime. */
+function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | 'sessionId'>, session: SessionFile): Awaited<ReturnType<RunSetup>> {
   const warnings = [...rt.warnings];
 
   const memoryDir = rt.agentConfig.memoryDir;
@@ -308,18 +375,15 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<Star
     egress: opts.egress ?? egressCheck(rt.config.permissions, { unlisted: 'allow' }),
     protectedPaths: cache ? cache.protectedPaths(memoryDir) : protectedMemoryPaths(memoryDir),
   };
-  const events = runAgent(
-    {
+  return {
+    input: {
       prompt: opts.prompt,
-      session,
       save: pace
         ? async (s) => {
             await rt.store.save(s);
             await pace();
           }
         : (s) => rt.store.save(s),
-      source: rt.source,
-      agent: rt.agent,
       ...(rt.persona ? { persona: rt.persona } : {}),
       // The same array while the skills on disk are unchanged (RuntimeCache), so the catalogue text is rendered once.
       skills: rt.skills,
@@ -329,11 +393,9 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<Star
       warnings,
       settings: rt.settings,
       toolContext,
-      signal: opts.signal,
       ...(opts.inbox ? { inbox: opts.inbox } : {}),
-      ...(opts.announced ? { announced: true } : {}),
     },
-    {
+    deps: {
       llm: rt.llm,
       registry: rt.registry,
       policy: rt.policy,
@@ -342,11 +404,7 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<Star
       audit: rt.audit,
       onAlwaysAllow: rt.onAlwaysAllow,
     },
-  );
-  // Long-lived processes: once the run is over its session goes back to the store, so the route's next
-  // message continues this very object instead of parsing the file again (SessionStore.release).
-  if (!cache) return { session, events, release: () => undefined };
-  return { session, ...releasedWhenOver(events, () => rt.store.release(session)) };
+  };
 }
 
 /**

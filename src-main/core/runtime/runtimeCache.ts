@@ -19,23 +19,28 @@ import { consolidationFacts, GC_MARKER, loadMemory, memoryFile, type Consolidati
 import { bundledSkillsDir, loadSkills, skillPaths, type LoadedSkills } from '../skills/index.js';
 import { folderAndEntries, StampCache } from '../util/stampCache.js';
 import type { PermissionPolicy } from '../permissions/types.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolProvider } from '../tools/provider.js';
+import type { ToolSet } from '../tools/toolSet.js';
 import { protectedMemoryPaths } from '../memory/files.js';
 import { SessionCache } from '../sessions/sessionCache.js';
+import type { Disposable } from '../base/lifecycle.js';
 
 const notHidden = (n: string) => !n.startsWith('.');
 
-export class RuntimeCache {
+export class RuntimeCache implements Disposable {
   readonly #agents = new StampCache<Promise<AgentRuntimeConfig>>();
   readonly #skills = new StampCache<Promise<LoadedSkills>>();
   readonly #instructions = new StampCache<Promise<LoadedInstructions>>();
   readonly #memory = new StampCache<Promise<string>>();
   readonly #consolidation = new StampCache<Promise<ConsolidationFacts>>();
   readonly #llms = new Map<string, LlmClient>();
-  readonly #registries = new WeakMap<AgentRuntimeConfig, WeakMap<LoadedSkills, ToolRegistry>>();
+  /** One live ToolSet per agent, with what it was built from. */
+  readonly #toolSets = new Map<string, { rc: AgentRuntimeConfig; skills: LoadedSkills; providers: readonly ToolProvider[]; set: ToolSet }>();
   readonly #policies = new WeakMap<AgentRuntimeConfig, Map<string, PermissionPolicy>>();
   readonly #protected = new StampCache<Map<string, string>>();
   readonly #pacedFetches = new WeakMap<object, NodeFetch>();
+  /** Every connection pool made here, destroyed on dispose (idle keep-alive sockets would hold the process). */
+  readonly #pools: NodeFetch[] = [];
   /** Sessions the runs of this process saved (see SessionCache). */
   readonly sessions = new SessionCache();
   /** A number per global config object: a saved settings change is a new object, so a new key. */
@@ -101,9 +106,22 @@ export class RuntimeCache {
     return this.#consolidation.get(dir, () => [dir, join(dir, GC_MARKER)], () => consolidationFacts(dir));
   }
 
-  /** The tool registry per resolved agent config and skill set (both objects are replaced when their files change). */
-  registry(rc: AgentRuntimeConfig, skills: LoadedSkills, make: () => ToolRegistry): ToolRegistry {
-    return memoIn(this.#registries, rc, () => new WeakMap(), skills, make);
+  /**
+   * The agent's ToolSet while its resolved config, its skill set (both objects are replaced when their
+   * files change) and the added providers are the same; its registry stays the same object until a
+   * provider changes. A set built anew disposes the one it replaces, which stops it listening (runs
+   * still going keep the registry they were given).
+   */
+  toolSet(home: string, rc: AgentRuntimeConfig, skills: LoadedSkills, providers: readonly ToolProvider[], make: () => ToolSet): ToolSet {
+    const key = `${home}\0${rc.name}`;
+    const kept = this.#toolSets.get(key);
+    if (kept && kept.rc === rc && kept.skills === skills && kept.providers.length === providers.length && kept.providers.every((p, i) => p === providers[i])) {
+      return kept.set;
+    }
+    kept?.set.dispose();
+    const set = make();
+    this.#toolSets.set(key, { rc, skills, providers: [...providers], set });
+    return set;
   }
 
   /** A permission engine per resolved agent config (which is replaced when the agent's files change). */
@@ -120,8 +138,17 @@ export class RuntimeCache {
   /** One paced transport (connection pool) per pace function: every paced model client shares it. */
   pacedFetch(pace: () => Promise<void> | undefined): NodeFetch {
     let f = this.#pacedFetches.get(pace);
-    if (!f) this.#pacedFetches.set(pace, (f = createNodeFetch({ pace })));
+    if (!f) {
+      this.#pacedFetches.set(pace, (f = createNodeFetch({ pace })));
+      this.#pools.push(f);
+    }
     return f;
+  }
+
+  /** Closes the connection pools it made and forgets its model clients (the daemon is shutting down). */
+  dispose(): void {
+    for (const pool of this.#pools.splice(0)) pool.destroy();
+    this.#llms.clear();
   }
 
   llm(key: string, make: () => LlmClient): LlmClient {

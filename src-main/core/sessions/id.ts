@@ -3,8 +3,8 @@
  * (48 random bits). The id doubles as a file name, so anything else is rejected before it reaches a path.
  */
 import { randomUUID } from 'node:crypto';
+export { isSessionId } from '../api/patterns.js';
 
-const SESSION_ID_RE = /^\d{4}-\d{2}-\d{2}-[0-9a-f]{12}$/;
 
 /** The date part for the last minute asked about: local-time lookups are slow, and a day always starts on a minute. */
 let datePart: { minute: number; text: string } | undefined;
@@ -26,6 +26,3 @@ export function newSessionId(now: Date = new Date()): string {
   return `${localDate(now)}-${u.slice(0, 8)}${u.slice(9, 13)}`;
 }
 
-export function isSessionId(s: unknown): s is string {
-  return typeof s === 'string' && SESSION_ID_RE.test(s);
-}

@@ -70,6 +70,20 @@ const MessageMetaShape = z.looseObject({
   injected: z.boolean().optional(),
 });
 
+/** Files written before the JSON API went snake_case keep `usage` in camelCase (`inputTokens`…): read them as they are. */
+function snakeCaseUsage(v: unknown): unknown {
+  if (!v || typeof v !== 'object' || Array.isArray(v) || !('inputTokens' in v)) return v;
+  const u = v as Record<string, unknown>;
+  return {
+    input_tokens: u.inputTokens,
+    output_tokens: u.outputTokens,
+    cache_read_tokens: u.cacheReadTokens,
+    cache_creation_tokens: u.cacheCreationTokens,
+    cost_usd: u.costUsd,
+    requests: u.requests,
+  };
+}
+
 // Loose at the top level so a field written by a newer Rein survives a load/save round trip.
 const SessionFileShape = z
   .looseObject({
@@ -84,7 +98,7 @@ const SessionFileShape = z
     updated_at: IsoTime,
     messages: z.array(MessageShape),
     message_meta: z.array(MessageMetaShape),
-    usage: UsageTotals,
+    usage: z.preprocess(snakeCaseUsage, UsageTotals),
     checkpoint: z.unknown().optional(),
     context: z.unknown().optional(),
   })

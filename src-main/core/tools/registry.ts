@@ -1,10 +1,12 @@
 /**
- * Holds the tools of one runtime. Order is deterministic (local, then MCP, then cloud; by name within
- * each) so the tool list the model sees is byte-identical from request to request (prompt cache).
+ * Holds the tools of one runtime. Order is deterministic (local, then MCP, cloud and GUI; by name within
+ * each) so the tool list the model sees is byte-identical from request to request (prompt cache), and a
+ * source whose tools arrive late (a GUI bridge, an MCP server) only adds to the end of what came first.
  */
 import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { Tool, ToolSource } from './tool.js';
+import { sortKeys } from '../util/canonicalJson.js';
 
 /**
  * Definitions by tool object. A tool's schema never changes, and building the JSON Schema costs
@@ -14,7 +16,15 @@ const DEFINITIONS = new WeakMap<Tool, ToolDefinition>();
 /** Input schemas by schema object: tools made per run by a factory (use_skill, memory_append) share theirs. */
 const INPUT_SCHEMAS = new WeakMap<z.ZodType, Record<string, unknown>>();
 
-const SOURCE_ORDER: Record<ToolSource, number> = { local: 0, mcp: 1, cloud: 2 };
+export const SOURCE_ORDER: Readonly<Record<ToolSource, number>> = { local: 0, mcp: 1, cloud: 2, gui: 3 };
+
+/** The registry's order: by source, then by name (code-unit order, the same on every machine). */
+export function compareTools(a: Pick<Tool, 'source' | 'name'>, b: Pick<Tool, 'source' | 'name'>): number {
+  return SOURCE_ORDER[a.source] - SOURCE_ORDER[b.source] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/** The names the Messages API accepts. */
+export const isValidToolName = (name: string): boolean => /^[a-zA-Z0-9_-]{1,64}$/.test(name);
 
 /** A tool as the Messages API receives it. */
 export type ToolDefinition = ApiTool;
@@ -29,7 +39,7 @@ export class ToolRegistry {
 
   /** Adds a tool. A name already taken keeps its first owner (local beats MCP beats cloud when registered in that order). */
   register(tool: Tool): boolean {
-    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) throw new Error(`invalid tool name: ${JSON.stringify(tool.name)}`);
+    if (!isValidToolName(tool.name)) throw new Error(`invalid tool name: ${JSON.stringify(tool.name)}`);
     if (this.#tools.has(tool.name)) return false;
     this.#tools.set(tool.name, tool);
     this.#sorted = undefined;
@@ -49,9 +59,7 @@ export class ToolRegistry {
   }
 
   list(): readonly Tool[] {
-    this.#sorted ??= [...this.#tools.values()].sort(
-      (a, b) => SOURCE_ORDER[a.source] - SOURCE_ORDER[b.source] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-    );
+    this.#sorted ??= [...this.#tools.values()].sort(compareTools);
     return this.#sorted;
   }
 
@@ -91,12 +99,4 @@ export function toInputSchema(schema: z.ZodType): Record<string, unknown> {
   return sortKeys(json) as Record<string, unknown>;
 }
 
-export function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-    return out;
-  }
-  return v;
-}
+export { sortKeys };

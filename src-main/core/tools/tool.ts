@@ -4,8 +4,13 @@
  * Failures are results the model reads, never throws out of `call`.
  */
 import type { z } from 'zod';
+import type { SessionSlots } from './sessionSlots.js';
+import type { ToolTraits } from './traits.js';
 
-export type ToolSource = 'local' | 'mcp' | 'cloud';
+export type { ToolFamily, ToolTraits } from './traits.js';
+
+/** Where a tool comes from; the registry lists them in this order (local, MCP, cloud, GUI). */
+export type ToolSource = 'local' | 'mcp' | 'cloud' | 'gui';
 
 export interface ToolImage {
   mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
@@ -58,8 +63,8 @@ export interface ToolContext {
   egress: EgressCheck;
   /** Paths that file tools must refuse to write (the active agent's MEMORY.md, …) with the reason. */
   protectedPaths?: ReadonlyMap<string, string>;
-  /** The session's working set of deferred tools loaded by tool_search (the loop keeps it in the session). */
-  deferredTools?: { loaded: string[] };
+  /** State tools keep between calls of this session (`sessionSlots(ctx).slot(key, init)`); the loop seeds saved state. */
+  session?: SessionSlots;
 }
 
 // The registry holds tools of many input types side by side; `any` is the element type of that list.
@@ -78,8 +83,8 @@ export interface Tool<I = any> {
   summarize?(input: I): string;
   /** Characters the model gets before the result is saved to a file and previewed (default 30,000). */
   readonly resultBudget?: number;
-  /** Tools that drive the GUI raise the iteration cap and are never auto-approved unattended. */
-  readonly gui?: boolean;
+  /** What the tool is like (family, drives the GUI, repeatable…), read by the loop detector, permissions and the iteration cap. */
+  readonly traits?: ToolTraits;
   call(input: I, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult>;
 }
 

@@ -21,8 +21,8 @@ export type ChatItem =
       startedAt?: string;
       status: 'running' | 'ok' | 'error';
       preview?: string;
-      durationMs?: number;
-      savedTo?: string;
+      duration_ms?: number;
+      saved_to?: string;
     }
   | {
       kind: 'approval';
@@ -31,7 +31,9 @@ export type ChatItem =
       summary: string;
       reason: string;
       risk: RiskLevel;
-      riskExplanation: string;
+      risk_explanation: string;
+      /** The input of the call it approves (secrets masked), from the request itself. */
+      input: unknown;
       decision?: 'allow' | 'deny' | 'always_allow';
       by?: string;
     }
@@ -42,7 +44,7 @@ export interface ChatState {
   agent: string;
   route: string;
   /** The conversation shown; undefined until the first run of a new chat starts. */
-  sessionId?: string;
+  session_id?: string;
   items: ChatItem[];
   /** A run is in flight on this route (started here or by another client on the same lane). */
   running: boolean;
@@ -64,7 +66,7 @@ export interface ChatState {
 export type ChatAction =
   | { type: 'event'; event: ApiEvent }
   /** The user sent `text`; `injected` when it went into the run already in flight. */
-  | { type: 'sent'; text: string; injected: boolean; sessionId?: string }
+  | { type: 'sent'; text: string; injected: boolean; session_id?: string }
   | { type: 'sending'; text: string }
   | { type: 'send_failed'; code: string; message: string }
   /** Start a fresh conversation on the same agent. */
@@ -92,7 +94,7 @@ export function emptyChat(agent: string, route: string): ChatState {
 export function isChatEvent(chat: ChatState, event: ApiEvent): boolean {
   if (event.route !== undefined) return event.route === chat.route;
   // Without a route (an embedder that does not stamp one), the session decides.
-  return 'sessionId' in event && event.sessionId !== undefined && event.sessionId === chat.sessionId;
+  return 'session_id' in event && event.session_id !== undefined && event.session_id === chat.session_id;
 }
 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
@@ -104,7 +106,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       const usage = s.usage ?? zeroUsage();
       return {
         ...emptyChat(state.agent, state.route),
-        sessionId: s.id,
+        session_id: s.id,
         items: sessionItems(s),
         baseUsage: usage,
         sessionUsage: usage,
@@ -119,7 +121,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       const items = [...state.items];
       const last = findLastIndex(items, (i) => i.kind === 'user');
       if (last >= 0 && action.injected) items[last] = { ...(items[last] as Extract<ChatItem, { kind: 'user' }>), injected: true };
-      return { ...state, items, sending: action.injected ? false : state.sending, sessionId: state.sessionId ?? action.sessionId };
+      return { ...state, items, sending: action.injected ? false : state.sending, session_id: state.session_id ?? action.session_id };
     }
     case 'send_failed': {
       const [next, id] = withId(state, 'e');
@@ -133,19 +135,19 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
 }
 
 function applyEvent(state: ChatState, event: ApiEvent): ChatState {
-  if ('seq' in event && typeof event.seq === 'number' && 'sessionId' in event) {
-    const seen = state.lastSeq[event.sessionId];
+  if ('seq' in event && typeof event.seq === 'number' && 'session_id' in event) {
+    const seen = state.lastSeq[event.session_id];
     // seq restarts at 0 with every run of a session, and every run starts with session_start.
     if (event.type !== 'session_start' && seen !== undefined && event.seq <= seen) return state;
-    state = { ...state, lastSeq: { ...state.lastSeq, [event.sessionId]: event.seq } };
+    state = { ...state, lastSeq: { ...state.lastSeq, [event.session_id]: event.seq } };
   }
   switch (event.type) {
     case 'session_start': {
-      const newSession = state.sessionId !== undefined && state.sessionId !== event.sessionId && !event.resumed;
+      const newSession = state.session_id !== undefined && state.session_id !== event.session_id && !event.resumed;
       const base = newSession ? zeroUsage() : state.baseUsage;
       return {
         ...state,
-        sessionId: event.sessionId,
+        session_id: event.session_id,
         running: true,
         sending: false,
         model: event.model,
@@ -173,7 +175,7 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
           ...finishStreaming(state.items),
           {
             kind: 'tool',
-            id: event.callId,
+            id: event.call_id,
             tool: event.tool,
             input: event.input,
             summary: event.summary,
@@ -186,45 +188,46 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
       return {
         ...state,
         items: state.items.map((i) =>
-          i.kind === 'tool' && i.id === event.callId
+          i.kind === 'tool' && i.id === event.call_id
             ? {
                 ...i,
                 status: event.ok ? 'ok' : 'error',
                 preview: event.preview,
-                durationMs: event.durationMs,
-                ...(event.savedTo ? { savedTo: event.savedTo } : {}),
+                duration_ms: event.duration_ms,
+                ...(event.saved_to ? { saved_to: event.saved_to } : {}),
               }
             : i,
         ),
       };
     case 'approval_request':
-      if (state.items.some((i) => i.kind === 'approval' && i.id === event.requestId)) return state;
+      if (state.items.some((i) => i.kind === 'approval' && i.id === event.request_id)) return state;
       return {
         ...state,
         items: [
           ...finishStreaming(state.items),
           {
             kind: 'approval',
-            id: event.requestId,
+            id: event.request_id,
             tool: event.tool,
             summary: event.summary,
             reason: event.reason,
             risk: event.risk,
-            riskExplanation: event.riskExplanation,
+            risk_explanation: event.risk_explanation,
+            input: event.input,
           },
         ],
       };
     case 'approval_response':
       return {
         ...state,
-        items: state.items.map((i) => (i.kind === 'approval' && i.id === event.requestId ? { ...i, decision: event.decision, by: event.by } : i)),
+        items: state.items.map((i) => (i.kind === 'approval' && i.id === event.request_id ? { ...i, decision: event.decision, by: event.by } : i)),
       };
     case 'usage':
       return { ...state, model: event.model, runUsage: event.run, sessionUsage: addUsage(state.baseUsage, event.run) };
     case 'retry':
-      return notice(state, 'info', `The model did not answer (${event.reason}); retry ${event.attempt} of ${event.maxAttempts}…`);
+      return notice(state, 'info', `The model did not answer (${event.reason}); retry ${event.attempt} of ${event.max_attempts}…`);
     case 'compaction':
-      return notice(state, 'info', `Older messages were summarised to make room (${event.tokensBefore} → ${event.tokensAfter} tokens).`);
+      return notice(state, 'info', `Older messages were summarised to make room (${event.tokens_before} → ${event.tokens_after} tokens).`);
     case 'loop_nudge':
       return notice(state, 'warning', event.action === 'force_stop' ? `Stopped a loop: ${event.message}` : `Loop warning: ${event.message}`);
     case 'notice':
@@ -240,7 +243,7 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
       // A run that streamed nothing after its last tool call (or at all) still has a final answer.
       const lastAnswerAt = findLastIndex(items, (i) => i.kind === 'assistant');
       const lastOtherAt = findLastIndex(items, (i) => i.kind === 'user' || i.kind === 'tool');
-      if (event.text.trim() && lastAnswerAt < lastOtherAt && event.stopReason !== 'cancelled') {
+      if (event.text.trim() && lastAnswerAt < lastOtherAt && event.stop_reason !== 'cancelled') {
         const [next, id] = withId(state, 'a');
         state = next;
         items = [...items, { kind: 'assistant', id, text: event.text, streaming: false }];
@@ -248,8 +251,8 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
       // Tools still marked running when the run ended were cut off.
       items = items.map((i) => (i.kind === 'tool' && i.status === 'running' ? { ...i, status: 'error', preview: i.preview ?? 'stopped before it finished' } : i));
       const base = addUsage(state.baseUsage, event.usage);
-      let next: ChatState = { ...state, items, running: false, sending: false, lastStop: event.stopReason, runUsage: event.usage, baseUsage: base, sessionUsage: base };
-      const why = stopNotice(event.stopReason);
+      let next: ChatState = { ...state, items, running: false, sending: false, lastStop: event.stop_reason, runUsage: event.usage, baseUsage: base, sessionUsage: base };
+      const why = stopNotice(event.stop_reason);
       if (why) next = notice(next, why.level, why.text);
       return next;
     }

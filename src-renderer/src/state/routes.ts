@@ -15,14 +15,14 @@ export function chatRoute(agent: string): string {
 }
 
 /**
- * The request for one chat message: continue `sessionId` when there is one, else start a new session
+ * The request for one chat message: continue `session_id` when there is one, else start a new session
  * (the view always says which conversation it shows, rather than let the lane pick one).
  */
-export function chatMessage(agent: string, text: string, sessionId: string | undefined): MessageRequest {
+export function chatMessage(agent: string, text: string, session_id: string | undefined): MessageRequest {
   return {
     text,
     source: CHAT_SOURCE,
     ...(agent === DEFAULT_AGENT ? { channel: CHAT_CHANNEL } : { agent }),
-    ...(sessionId ? { session_id: sessionId } : { new_session: true }),
+    ...(session_id ? { session_id: session_id } : { new_session: true }),
   };
 }

@@ -46,11 +46,11 @@ export function sessionItems(session: SessionRecord): ChatItem[] {
           items.push({ kind: 'assistant', id: id('a'), text: block.text, streaming: false });
         }
       } else if (block.type === 'tool_use' && message.role === 'assistant') {
-        const callId = typeof block.id === 'string' ? block.id : id('t');
-        toolAt.set(callId, items.length);
+        const call_id = typeof block.id === 'string' ? block.id : id('t');
+        toolAt.set(call_id, items.length);
         items.push({
           kind: 'tool',
-          id: callId,
+          id: call_id,
           tool: typeof block.name === 'string' ? block.name : 'tool',
           input: block.input,
           summary: '',

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { eventually, http, openWs, sse, startTestDaemon, type TestDaemon } from './support.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 let fake: FakeAnthropic;
 let d: TestDaemon;
@@ -28,13 +31,56 @@ async function setup(config: Parameters<typeof startTestDaemon>[1] = {}) {
 const exists = (p: string) => access(p).then(() => true, () => false);
 
 describe('remote approvals', () => {
+  it('shows each of two calls in one response with its own input, on the event and in GET /approvals', async () => {
+    fake = await startFakeAnthropic();
+    d = await startTestDaemon(fake);
+    fake.enqueue(
+      tools([toolCall('file_write', { path: 'first.txt', content: 'one' }), toolCall('file_write', { path: 'second.txt', content: 'two sk-ant-abcdefghijklmnopqrstuvwx' })]),
+      text('the first note is there, the second was refused'),
+    );
+    const events = await sse(d, 'GET', '/events');
+    const run = http(d, 'POST', '/message', { body: { text: 'write two notes', source: 'slack', channel: 'C2' } });
+
+    const first = await events.next((f) => f.event === 'approval_request', 'first approval_request');
+    expect(first.data).toMatchObject({ tool: 'file_write', origin: 'remote', source: 'slack', input: { path: 'first.txt', content: 'one' } });
+    expect((await http(d, 'GET', '/approvals')).json.approvals.map((a: any) => a.input.path)).toEqual(['first.txt']);
+    await http(d, 'POST', '/approval', { body: { request_id: first.data.request_id, decision: 'allow' } });
+
+    const second = await events.next((f) => f.event === 'approval_request' && f.data.request_id !== first.data.request_id, 'second approval_request');
+    // Its own input, not the previous call's (which had just started when it was asked); secrets masked.
+    expect(second.data.input).toEqual({ path: 'second.txt', content: 'two [REDACTED]' });
+    const listed = (await http(d, 'GET', '/approvals')).json.approvals;
+    expect(listed).toEqual([expect.objectContaining({ request_id: second.data.request_id, input: second.data.input, route: 'slack:C2', session_id: second.data.session_id })]);
+    // The old camelCase name is still taken for one release.
+    expect((await http(d, 'POST', '/approval', { body: { requestId: second.data.request_id, decision: 'deny' } })).status).toBe(200);
+
+    expect((await run).json).toMatchObject({ text: 'the first note is there, the second was refused', stop_reason: 'final' });
+    events.close();
+  });
+
+  it('denies a schedule run’s call that needs approval at once, over HTTP too: nobody is asked, no timeout is waited for', async () => {
+    await setup({ config: { permissions: { approval_timeout_seconds: 3600 } } });
+    const events = await sse(d, 'GET', '/events');
+    const res = await http(d, 'POST', '/message', { body: { text: 'nightly: write the note', source: 'schedule' } });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ text: 'finished', stop_reason: 'final' });
+    expect(await exists(join(d.cwd, 'note.txt'))).toBe(false);
+    await events.next((f) => f.event === 'session_end', 'session_end on the bus');
+    const frames = events.frames;
+    expect(frames.some((f) => f.event === 'approval_request')).toBe(false);
+    expect(frames.find((f) => f.event === 'session_start')!.data).toMatchObject({ source: 'schedule', origin: 'unattended' });
+    const second = fake.requests[1]!;
+    expect(JSON.stringify(second.body.messages)).toContain('denied (origin): nobody is watching this schedule run');
+    events.close();
+  });
+
   it('pushes approval_request to event clients and runs the tool after POST /approval allow; a second answer gets 409', async () => {
     await setup();
     const events = await sse(d, 'GET', '/events');
     const run = await sse(d, 'POST', '/message', { body: { text: 'write the note', source: 'slack', channel: 'C1' } });
 
     const ask = await events.next((f) => f.event === 'approval_request', 'approval_request');
-    expect(ask.data.requestId).toMatch(/^apr_[0-9a-f]{16}$/);
+    expect(ask.data.request_id).toMatch(/^apr_[0-9a-f]{16}$/);
     expect(ask.data).toMatchObject({ tool: 'file_write', route: 'slack:C1', agent: 'default' });
     expect(['low', 'medium', 'high']).toContain(ask.data.risk);
     expect(ask.data.summary).toContain('note.txt');
@@ -42,11 +88,11 @@ describe('remote approvals', () => {
 
     const pending = await http(d, 'GET', '/approvals');
     expect(pending.json.approvals).toHaveLength(1);
-    expect(pending.json.approvals[0]).toMatchObject({ request_id: ask.data.requestId, tool: 'file_write', route: 'slack:C1' });
+    expect(pending.json.approvals[0]).toMatchObject({ request_id: ask.data.request_id, tool: 'file_write', route: 'slack:C1' });
 
-    const win = await http(d, 'POST', '/approval', { body: { request_id: ask.data.requestId, decision: 'allow' } });
+    const win = await http(d, 'POST', '/approval', { body: { request_id: ask.data.request_id, decision: 'allow' } });
     expect(win.status).toBe(200);
-    const lose = await http(d, 'POST', '/approval', { body: { request_id: ask.data.requestId, decision: 'deny' } });
+    const lose = await http(d, 'POST', '/approval', { body: { request_id: ask.data.request_id, decision: 'deny' } });
     expect(lose.status).toBe(409);
     expect(lose.json.code).toBe('approval_already_decided');
 
@@ -64,7 +110,7 @@ describe('remote approvals', () => {
     const ws = await openWs(d);
     const run = http(d, 'POST', '/message', { body: { text: 'write the note' } }); // synchronous caller
     const ask = await ws.next((f) => f.frame === 'event' && f.event.type === 'approval_request', 'approval_request');
-    const id = ask.event.requestId;
+    const id = ask.event.request_id;
 
     ws.send({ type: 'approval', ref: 'r1', request_id: id, decision: 'allow' });
     const reply = await ws.next((f) => f.frame === 'reply' && f.ref === 'r1');
@@ -108,7 +154,7 @@ describe('remote approvals', () => {
     expect(re.id).toBeUndefined(); // re-sends never move the client's Last-Event-ID
     first.close();
 
-    const answer = await http(d, 'POST', '/approval', { body: { request_id: ask.event.requestId, decision: 'deny' } });
+    const answer = await http(d, 'POST', '/approval', { body: { request_id: ask.event.request_id, decision: 'deny' } });
     expect(answer.status).toBe(200);
     expect((await run).json.stop_reason).toBe('final');
     expect(await exists(join(d.cwd, 'note.txt'))).toBe(false);

@@ -11,6 +11,9 @@ import { SessionStore } from '../../../src-main/core/sessions/store.js';
 import { cleanEnv, rein, startRein, tempHome } from '../../support/cli.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { eventually, sse } from './support.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 let fake: FakeAnthropic | undefined;
 const children: ReturnType<typeof startRein>[] = [];
@@ -122,12 +125,12 @@ describe('rein daemon (child processes)', () => {
 
     d.proc.child.kill('SIGTERM');
     const frames = await stream.untilEnd();
-    expect(frames.find((f) => f.event === 'session_end')?.data.stopReason).toBe('cancelled');
+    expect(frames.find((f) => f.event === 'session_end')?.data.stop_reason).toBe('cancelled');
     const exit = await d.proc.done;
     expect(exit.code).toBe(0);
     expect(exit.stderr).toContain('SIGTERM');
 
-    const session = await new SessionStore(join(home, 'sessions')).load(start.data.sessionId);
+    const session = await new SessionStore(join(home, 'sessions')).load(start.data.session_id);
     expect(session.channel).toBe('C1');
     expect(JSON.stringify(session.messages)).toContain('a long task');
     await expect(stat(join(home, 'daemon.json'))).rejects.toMatchObject({ code: 'ENOENT' });

@@ -5,6 +5,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { eventually, http, openWs, sse, startTestDaemon, type TestDaemon } from './support.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 let fake: FakeAnthropic;
 let d: TestDaemon;
@@ -23,7 +26,7 @@ describe('GET /events', () => {
   it('carries every run’s events with ids and replays what a client missed after Last-Event-ID', async () => {
     const events = await sse(d, 'GET', '/events');
     const first = await http(d, 'POST', '/message', { body: { text: 'one', source: 'slack', channel: 'A' } });
-    const end1 = await events.next((f) => f.event === 'session_end' && f.data.sessionId === first.json.session_id);
+    const end1 = await events.next((f) => f.event === 'session_end' && f.data.session_id === first.json.session_id);
     expect(end1.id).toMatch(/^[0-9a-f]+-\d+$/);
     expect(end1.data.route).toBe('slack:A');
     events.close();
@@ -33,16 +36,16 @@ describe('GET /events', () => {
 
     const resumed = await sse(d, 'GET', '/events', { headers: { 'last-event-id': end1.id! } });
     const replayStart = await resumed.next((f) => f.event === 'session_start');
-    expect(replayStart.data.sessionId).toBe(second.json.session_id);
-    await resumed.next((f) => f.event === 'session_end' && f.data.sessionId === second.json.session_id);
+    expect(replayStart.data.session_id).toBe(second.json.session_id);
+    await resumed.next((f) => f.event === 'session_end' && f.data.session_id === second.json.session_id);
     // Nothing from before the id comes again.
-    expect(resumed.frames.some((f) => f.data.sessionId === first.json.session_id)).toBe(false);
+    expect(resumed.frames.some((f) => f.data.session_id === first.json.session_id)).toBe(false);
     resumed.close();
 
     // An id from another daemon (or garbage) replays everything still kept.
     const foreign = await sse(d, 'GET', '/events', { headers: { 'last-event-id': 'zzzz-3' } });
-    await foreign.next((f) => f.event === 'session_end' && f.data.sessionId === second.json.session_id);
-    expect(foreign.frames.some((f) => f.data.sessionId === first.json.session_id)).toBe(true);
+    await foreign.next((f) => f.event === 'session_end' && f.data.session_id === second.json.session_id);
+    expect(foreign.frames.some((f) => f.data.session_id === first.json.session_id)).toBe(true);
     foreign.close();
   });
 

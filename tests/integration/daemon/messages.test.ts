@@ -6,11 +6,15 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MessageRequest } from '../../../src-main/core/daemon/protocol.js';
+import { MessageRequest } from '../../../src-main/core/api/protocol.js';
+import { runRequestFromMessage } from '../../../src-main/core/runtime/runRequest.js';
 import { ReinError } from '../../../src-main/core/errors.js';
 import { SessionStore } from '../../../src-main/core/sessions/store.js';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { eventually, gate, http, sse, startTestDaemon, type TestDaemon } from './support.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 let fake: FakeAnthropic;
 let d: TestDaemon;
@@ -37,7 +41,7 @@ describe('POST /message', () => {
     expect(types.at(-2)).toBe('session_end');
     expect(types.at(-1)).toBe('result');
     const end = frames.find((f) => f.event === 'session_end')!.data;
-    expect(end).toMatchObject({ stopReason: 'final', text: 'Hello from the fake model' });
+    expect(end).toMatchObject({ stop_reason: 'final', text: 'Hello from the fake model' });
     const result = frames.at(-1)!.data;
     expect(result).toMatchObject({ injected: false, text: 'Hello from the fake model', stop_reason: 'final', agent: 'default' });
     expect(frames.every((f) => f.event === 'result' || f.data.route === result.route)).toBe(true);
@@ -50,7 +54,7 @@ describe('POST /message', () => {
     expect(frames.filter((f) => f.event === 'session_start')).toHaveLength(1);
     expect(frames[0]).toMatchObject({ event: 'session_start', data: { seq: 0, agent: 'default', resumed: false, cwd: d.cwd } });
     expect(frames.map((f) => f.data.seq)).toEqual(frames.map((_, i) => i));
-    const ids = new Set(frames.map((f) => f.data.sessionId));
+    const ids = new Set(frames.map((f) => f.data.session_id));
     expect(ids.size).toBe(1);
   });
 
@@ -111,7 +115,7 @@ describe('POST /message', () => {
     fake.enqueue(text('one'), text('two'));
     const released = vi.spyOn(SessionStore.prototype, 'release');
     const loaded = vi.spyOn(SessionStore.prototype, 'load');
-    const message = (t: string) => MessageRequest.parse({ text: t, source: 'test', channel: 'handover' });
+    const message = (t: string) => runRequestFromMessage(MessageRequest.parse({ text: t, source: 'test', channel: 'handover' }), 'http', 'http');
     const first = await d.daemon.router.submit(message('first'));
     if (first.injected) throw new Error('expected a run');
     const answer = await first.run.done;
@@ -176,7 +180,7 @@ describe('POST /message', () => {
     first.open();
     expect((await a).json.text).toBe('answer to the first');
     const followEnd = await events.next((f) => f.event === 'session_end' && f.data.text === 'answer to the late one', 'follow-up run');
-    expect(followEnd.data.sessionId).toBe(late.json.session_id);
+    expect(followEnd.data.session_id).toBe(late.json.session_id);
     const starts = events.frames.filter((f) => f.event === 'session_start');
     expect(starts.map((f) => f.data.resumed)).toEqual([false, true]);
     expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('one more thing');
@@ -322,7 +326,7 @@ describe('POST /message', () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ cancelled: true, route: 'cli:K' });
     const frames = await stream.untilEnd();
-    expect(frames.find((f) => f.event === 'session_end')!.data.stopReason).toBe('cancelled');
+    expect(frames.find((f) => f.event === 'session_end')!.data.stop_reason).toBe('cancelled');
     const id = frames.at(-1)!.data.session_id;
     await expect(new SessionStore(join(d.home, 'sessions')).load(id)).resolves.toMatchObject({ id });
     const none = await http(d, 'POST', '/cancel', { body: { route: 'cli:K' } });

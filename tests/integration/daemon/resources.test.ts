@@ -8,6 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../../src-main/core/daemon/webhooks.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { http, sse, startTestDaemon, type TestDaemon } from './support.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 let fake: FakeAnthropic;
 let d: TestDaemon;
@@ -231,15 +234,15 @@ describe('POST /hooks/{source}', () => {
 describe('switchAgent (PUT /active-agent)', () => {
   it('switches the active agent, tells every client, and refuses an unknown one', async () => {
     await http(d, 'POST', '/agents', { body: { name: 'research', prompt: 'You research things.' } });
-    expect((await http(d, 'GET', '/status')).json.activeAgent).toBe('default');
+    expect((await http(d, 'GET', '/status')).json.active_agent).toBe('default');
     const events = await sse(d, 'GET', '/events');
     const res = await http(d, 'PUT', '/active-agent', { body: { name: 'research' } });
     const changed = await events.next((f) => f.event === 'agent_changed' && f.data.change === 'activated');
     events.close();
     expect(changed.data.agent).toBe('research');
     expect(res.status).toBe(200);
-    expect(res.json.activeAgent).toBe('research');
-    expect((await http(d, 'GET', '/status')).json.activeAgent).toBe('research');
+    expect(res.json.active_agent).toBe('research');
+    expect((await http(d, 'GET', '/status')).json.active_agent).toBe('research');
     const missing = await http(d, 'PUT', '/active-agent', { body: { name: 'ghost' } });
     expect(missing.status).toBe(404);
     expect((await http(d, 'PUT', '/active-agent', { body: { name: '../x' } })).status).toBe(400);

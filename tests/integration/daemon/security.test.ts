@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { http, openWs, startTestDaemon, type TestDaemon } from './support.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 let fake: FakeAnthropic;
 let d: TestDaemon;

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { http, startTestDaemon, type TestDaemon } from './support.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 let fake: FakeAnthropic;
 let d: TestDaemon;

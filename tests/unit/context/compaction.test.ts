@@ -241,7 +241,7 @@ describe('checkpoint and requestHistory', () => {
       updated_at: '2026-03-14T10:00:00Z',
       messages,
       message_meta: messages.map(() => ({ source: 'local', timestamp: '2026-03-14T10:00:00Z' })),
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0, requests: 0 },
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 },
       checkpoint,
     };
     const loaded = SessionFile.parse(JSON.parse(JSON.stringify(session)));

@@ -2,17 +2,17 @@
 // their comments along to a neighbour instead of deleting them, a no-op leaves the bytes alone, and the
 // result is checked with the loader's own rules, naming the settings field when it is wrong.
 import { describe, expect, it } from 'vitest';
-import { edited } from '../../../src-main/core/daemon/globalConfigEdit.js';
-import { HttpError } from '../../../src-main/core/daemon/httpError.js';
+import { edited } from '../../../src-main/core/service/globalConfigEdit.js';
+import { HttpError, toHttpError } from '../../../src-main/core/daemon/httpError.js';
 
 const FILE = '/home/me/.rein/config.yaml';
 
+/** The refusal as the daemon answers it (the service throws ReinErrors; HTTP maps their codes to statuses). */
 function refusal(fn: () => unknown): HttpError {
   try {
     fn();
   } catch (e) {
-    if (e instanceof HttpError) return e;
-    throw e;
+    return toHttpError(e);
   }
   throw new Error('expected a refusal');
 }

@@ -1,13 +1,14 @@
 /** The daemon's small parts on their own: bus replay, approval desk, route keys, wire schemas. */
 import { describe, expect, it } from 'vitest';
 import { AGENT_NAME_RE } from '../../../src-main/core/config/paths.js';
-import { ApprovalDesk } from '../../../src-main/core/daemon/approvalDesk.js';
+import { ApprovalDesk } from '../../../src-main/core/service/approvalDesk.js';
 import { isLoopbackHost } from '../../../src-main/core/daemon/daemon.js';
-import { EventBus } from '../../../src-main/core/daemon/eventBus.js';
-import { AGENT_NAME_PATTERN, MessageRequest, SESSION_ID_PATTERN } from '../../../src-main/core/daemon/protocol.js';
-import { routeFor, sessionChannel } from '../../../src-main/core/daemon/routing.js';
+import { EventBus } from '../../../src-main/core/service/eventBus.js';
+import { AGENT_NAME_PATTERN, MessageRequest, SESSION_ID_PATTERN } from '../../../src-main/core/api/protocol.js';
+import { routeFor, sessionChannel } from '../../../src-main/core/service/routing.js';
 import { newApprovalId } from '../../../src-main/core/permissions/approvalBroker.js';
 import type { ApprovalRequest } from '../../../src-main/core/permissions/types.js';
+import type { RunRequest } from '../../../src-main/core/runtime/runRequest.js';
 import { newSessionId } from '../../../src-main/core/sessions/id.js';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -46,44 +47,69 @@ describe('EventBus', () => {
   });
 });
 
-function request(id = newApprovalId()): ApprovalRequest {
-  return { id, sessionId: 's', agent: 'default', source: 'http', tool: 'bash', summary: 'bash: ls', input: {}, reason: 'r', layer: 'tool', risk: 'medium', riskExplanation: 'e' };
+function request(request_id = newApprovalId(), route = 'slack:C1'): ApprovalRequest {
+  return {
+    request_id,
+    session_id: 's',
+    agent: 'default',
+    route,
+    source: 'http',
+    origin: 'remote',
+    tool: 'bash',
+    summary: 'bash: ls',
+    input: { command: 'ls' },
+    reason: 'r',
+    layer: 'tool',
+    risk: 'medium',
+    risk_explanation: 'e',
+    asked_at: '2026-01-01T00:00:00.000Z',
+  };
 }
+
+const event = (req: ApprovalRequest) => ({ type: 'approval_request' as const, seq: 1, at: req.asked_at, ...req });
 
 describe('ApprovalDesk', () => {
   it('lets the first answer win and calls every later one a conflict', async () => {
     const desk = new ApprovalDesk();
     const req = request();
-    const asked = desk.faceFor('slack:C1').ask(req, new AbortController().signal);
-    expect(desk.list()).toMatchObject([{ request_id: req.id, route: 'slack:C1', tool: 'bash' }]);
-    expect(desk.answer(req.id, 'allow', 'daemon')).toMatchObject({ ok: true });
-    expect(desk.answer(req.id, 'deny', 'daemon')).toMatchObject({ ok: false, status: 409 });
+    const asked = desk.face().ask(req, new AbortController().signal);
+    expect(desk.list()).toEqual([req]);
+    expect(desk.answer(req.request_id, 'allow', 'daemon')).toEqual(req);
+    expect(() => desk.answer(req.request_id, 'deny', 'daemon')).toThrow(expect.objectContaining({ code: 'approval_already_decided' }));
     expect(await asked).toEqual({ decision: 'allow', by: 'daemon' });
     expect(desk.list()).toEqual([]);
-    expect(desk.answer(newApprovalId(), 'allow', 'daemon')).toMatchObject({ ok: false, status: 404 });
+    expect(() => desk.answer(newApprovalId(), 'allow', 'daemon')).toThrow(expect.objectContaining({ code: 'approval_not_found' }));
   });
 
   it('keeps an answer that arrives before the broker asks', async () => {
     const desk = new ApprovalDesk();
     const req = request();
-    desk.open(req, 'r');
-    desk.answer(req.id, 'always_allow', 'daemon');
-    expect(await desk.faceFor('r').ask(req, new AbortController().signal)).toEqual({ decision: 'always_allow', by: 'daemon' });
+    desk.open(event(req));
+    desk.answer(req.request_id, 'always_allow', 'daemon');
+    expect(await desk.face().ask(req, new AbortController().signal)).toEqual({ decision: 'always_allow', by: 'daemon' });
+  });
+
+  it('lists a question as its event carried it, input included, and re-sends that event', () => {
+    const desk = new ApprovalDesk();
+    const req = request(undefined, 'agent:ops');
+    desk.open(event(req));
+    expect(desk.list()).toEqual([req]);
+    expect(desk.pendingEvents()).toEqual([event(req)]);
   });
 
   it('closes a question the broker withdrew (timeout): a late answer is a conflict', async () => {
     const desk = new ApprovalDesk();
     const req = request();
     const ac = new AbortController();
-    const asked = desk.faceFor('r').ask(req, ac.signal);
+    const asked = desk.face().ask(req, ac.signal);
     ac.abort();
     expect((await asked).decision).toBe('deny');
-    expect(desk.answer(req.id, 'allow', 'daemon')).toMatchObject({ ok: false, status: 409 });
+    expect(() => desk.answer(req.request_id, 'allow', 'daemon')).toThrow(expect.objectContaining({ code: 'approval_already_decided' }));
   });
 
   it('denies everything pending at shutdown', async () => {
     const desk = new ApprovalDesk();
-    const asked = [request(), request()].map((r) => desk.faceFor('r').ask(r, new AbortController().signal));
+    const asked = [request(), request()].map((r) => desk.face().ask(r, new AbortController().signal));
     desk.denyAll('shutdown');
     expect(await Promise.all(asked)).toEqual([
       { decision: 'deny', by: 'shutdown' },
@@ -93,26 +119,33 @@ describe('ApprovalDesk', () => {
 });
 
 describe('routeFor', () => {
+  const req = (over: Partial<RunRequest>): RunRequest => ({ agent: 'default', text: 'hi', source: 'http', origin: 'remote', entry: 'http', session: { kind: 'route' }, ...over });
   it.each([
     [{ agent: 'ops', source: 'slack', channel: 'C1' }, 'agent:ops'],
     [{ agent: 'default', source: 'slack', channel: 'C1' }, 'slack:C1'],
-    [{ source: 'slack', channel: 'C1', thread_id: '17.5' }, 'slack:C1:17.5'],
+    [{ source: 'slack', channel: 'C1', thread: '17.5' }, 'slack:C1:17.5'],
     [{ channel: 'tab' }, 'http:tab'],
-    [{ session_id: '2026-01-01-0123456789ab' }, 'session:2026-01-01-0123456789ab'],
-  ])('%j → %s', (msg, key) => {
-    expect(routeFor(msg).key).toBe(key);
+    [{ session: { kind: 'session', id: '2026-01-01-0123456789ab' } }, 'session:2026-01-01-0123456789ab'],
+  ] as Array<[Partial<RunRequest>, string]>)('%j → %s', (over, key) => {
+    expect(routeFor(req(over)).key).toBe(key);
   });
 
   it('gives a message with nothing to route by a one-off lane of its own', () => {
-    const a = routeFor({});
-    const b = routeFor({});
+    const a = routeFor(req({}));
+    const b = routeFor(req({}));
     expect(a.ephemeral).toBe(true);
     expect(a.key).toMatch(/^once:/);
     expect(a.key).not.toBe(b.key);
   });
 
+  it('gives an ephemeral request a one-off lane even for a named agent', () => {
+    const r = routeFor(req({ agent: 'ops', session: { kind: 'ephemeral' } }));
+    expect(r).toMatchObject({ ephemeral: true, agent: 'ops' });
+    expect(r.key).toMatch(/^once:/);
+  });
+
   it('records the thread with the channel', () => {
-    expect(sessionChannel({ channel: 'C1', thread_id: 'T' })).toBe('C1:T');
+    expect(sessionChannel({ channel: 'C1', thread: 'T' })).toBe('C1:T');
     expect(sessionChannel({})).toBeUndefined();
   });
 });

@@ -3,17 +3,20 @@ import { approvalDialogContent, argumentSummary, decisionForButton } from '../..
 import type { ApprovalRequest } from '../../../src-main/core/permissions/types.js';
 
 const req: ApprovalRequest = {
-  id: 'apr_0123456789abcdef',
-  sessionId: 's1',
+  request_id: 'apr_0123456789abcdef',
+  session_id: 's1',
   agent: 'ops',
+  route: 'agent:ops',
   source: 'schedule',
+  origin: 'unattended',
+  asked_at: '2026-01-01T00:00:00Z',
   tool: 'bash',
   summary: 'rm -rf ./build',
   input: { command: 'rm -rf ./build', timeout: 30 },
   reason: 'the command deletes files',
   layer: 'mode',
   risk: 'high',
-  riskExplanation: 'Deletes a folder recursively.',
+  risk_explanation: 'Deletes a folder recursively.',
 };
 
 describe('approval dialog', () => {

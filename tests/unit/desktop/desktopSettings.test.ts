@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { desktopSettingsFile, loadDesktopSettings, updateDesktopSettings } from '../../../src-main/core/desktop/desktopSettings.js';
+import { desktopSettingsFile, loadDesktopSettings, updateDesktopSettings } from '../../../src-main/core/config/desktopSettings.js';
 
 const home = () => mkdtemp(join(tmpdir(), 'rein-desktop-settings-'));
 

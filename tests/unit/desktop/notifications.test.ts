@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { approvalNotification, notificationFor } from '../../../src-main/core/desktop/notifications.js';
 
-const ended = (over: object = {}) => ({ kind: 'run_ended' as const, sessionId: 's', agent: 'default', source: 'desktop', stopReason: 'final' as const, text: 'The report is ready.', ...over });
+const ended = (over: object = {}) => ({ kind: 'run_ended' as const, session_id: 's', agent: 'default', source: 'desktop', stop_reason: 'final' as const, text: 'The report is ready.', ...over });
 
 describe('notificationFor', () => {
   it('says nothing about a run while the chat window is in front', () => {
@@ -14,18 +14,26 @@ describe('notificationFor', () => {
   });
 
   it('announces a failed run with its error, and stays quiet about a cancelled one', () => {
-    expect(notificationFor(ended({ stopReason: 'error', error: 'no API key' }), { chatFocused: false })).toMatchObject({ title: 'Rein failed', body: 'no API key' });
-    expect(notificationFor(ended({ stopReason: 'cancelled' }), { chatFocused: false })).toBeUndefined();
+    expect(notificationFor(ended({ stop_reason: 'error', error: 'no API key' }), { chatFocused: false })).toMatchObject({ title: 'Rein failed', body: 'no API key' });
+    expect(notificationFor(ended({ stop_reason: 'cancelled' }), { chatFocused: false })).toBeUndefined();
   });
 
   it('always announces heartbeat alerts and failed schedules', () => {
     expect(notificationFor({ kind: 'heartbeat_alert', agent: 'ops', text: 'disk 95% full' }, { chatFocused: true })).toMatchObject({ body: 'disk 95% full' });
-    expect(notificationFor({ kind: 'schedule_ended', agent: 'ops', scheduleId: 'daily', ok: false, message: 'timeout' }, { chatFocused: true })?.title).toBe('ops: schedule daily failed');
-    expect(notificationFor({ kind: 'schedule_ended', agent: 'ops', scheduleId: 'daily', ok: true }, { chatFocused: false })).toBeUndefined();
+    expect(notificationFor({ kind: 'schedule_ended', agent: 'ops', schedule_id: 'daily', ok: false, message: 'timeout' }, { chatFocused: true })?.title).toBe('ops: schedule daily failed');
+    expect(notificationFor({ kind: 'schedule_ended', agent: 'ops', schedule_id: 'daily', ok: true }, { chatFocused: false })).toBeUndefined();
   });
 
-  it('leaves approval requests to the approval face', () => {
-    expect(notificationFor({ kind: 'approval_requested', requestId: 'a', agent: 'default', tool: 'bash', summary: 's', risk: 'low' }, { chatFocused: false })).toBeUndefined();
+  it('leaves the approvals of runs from this window to the approval face', () => {
+    const asked = { kind: 'approval_requested', request_id: 'a', agent: 'default', tool: 'bash', summary: 's', risk: 'low', origin: 'attended', source: 'desktop' } as const;
+    expect(notificationFor(asked, { chatFocused: false })).toBeUndefined();
+  });
+
+  it('announces the approvals of remote and unattended runs, which have no dialog, unless the window is in front', () => {
+    const asked = { kind: 'approval_requested', request_id: 'a', agent: 'ops', tool: 'bash', summary: '$ make deploy', risk: 'high', origin: 'unattended', source: 'heartbeat' } as const;
+    expect(notificationFor(asked, { chatFocused: false })).toEqual({ title: 'ops asks to use bash (high risk)', body: '$ make deploy', opens: 'approvals' });
+    expect(notificationFor({ ...asked, origin: 'remote', source: 'slack' }, { chatFocused: false })?.opens).toBe('approvals');
+    expect(notificationFor(asked, { chatFocused: true })).toBeUndefined();
   });
 
   it('cuts long answers to one line', () => {

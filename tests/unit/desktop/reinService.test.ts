@@ -1,118 +1,157 @@
 /**
- * The desktop's ReinApi service, with stand-ins for the daemon: which operations go over loopback HTTP
- * (the page's own mapping), which to the router and desk in process, and how settings are split
- * between the daemon and the desktop and merged back.
+ * The desktop window's ReinApi: every operation answered by the service in this process, with the
+ * desktop's own part of the settings laid over it. No call opens a socket — no loopback HTTP, no token.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { BusEvent } from '../../../src-main/core/api/events.js';
 import { reinOperationNames } from '../../../src-main/core/api/index.js';
-import { ApprovalDesk } from '../../../src-main/core/daemon/approvalDesk.js';
-import { DaemonCallError, type HttpCall } from '../../../src-main/core/desktop/loopbackClient.js';
-import { createReinService, type DesktopSettingsPart } from '../../../src-main/core/desktop/reinService.js';
-import { httpCalls } from '../../../src-main/core/api/daemonCalls.js';
+import { GlobalConfig } from '../../../src-main/core/config/schema.js';
+import { createDesktopReinApi, type DesktopSettingsPart } from '../../../src-main/core/desktop/reinService.js';
+import { createRuntime, type RuntimeOptions } from '../../../src-main/core/runtime/runtime.js';
+import { ReinService } from '../../../src-main/core/service/reinService.js';
+import { scriptedLlm } from '../memory/fakeLlm.js';
 
-function setup(answers: Record<string, unknown> = {}) {
-  const calls: HttpCall[] = [];
-  const http = vi.fn(async (call: HttpCall) => {
-    calls.push(call);
-    const answer = answers[`${call.method} ${call.path}`] ?? {};
-    if (answer instanceof Error) throw answer;
-    return answer;
+let service: ReinService;
+let home: string;
+let connect: ReturnType<typeof vi.spyOn>;
+let fetchSpy: ReturnType<typeof vi.spyOn>;
+
+async function setup(...replies: string[]) {
+  const root = await mkdtemp(join(tmpdir(), 'rein-desktop-api-'));
+  home = join(root, 'home');
+  await mkdir(home, { recursive: true });
+  const llm = scriptedLlm(...replies);
+  service = await ReinService.create({
+    home,
+    cwd: root,
+    env: {},
+    config: GlobalConfig.parse({}),
+    version: 'test',
+    // The model is in process too, so a socket could only come from the service itself.
+    createRuntime: (o: RuntimeOptions) => createRuntime({ ...o, llm }),
   });
-  const router = { submit: vi.fn(), cancel: vi.fn() };
-  const desk = new ApprovalDesk();
   const desktop: DesktopSettingsPart & { saved: unknown[] } = {
     saved: [],
     read: async () => ({ platform: 'darwin', hotkey: 'Alt+Space', api_key: { present: true, source: 'keychain', hint: 'sk-ant-…abcd' } }),
     save: async (part) => void desktop.saved.push(part),
     openPermissionSettings: async () => ({ opened: true }),
-    configPart: async () => ({ base_url: null, model: 'from-config', small_model: 'small', permission_mode: 'default' }),
   };
-  const service = createReinService({
-    router: router as never,
-    desk,
-    http,
-    httpCallFor: (name, input) => (httpCalls as unknown as Record<string, (i: unknown) => HttpCall>)[name]!(input),
-    desktop,
-  });
-  return { service, calls, router, desk, desktop };
+  return { api: createDesktopReinApi(service, desktop), desktop };
 }
 
-describe('desktop ReinApi service', () => {
-  it('has every operation of the contract', () => {
-    expect(Object.keys(setup().service).sort()).toEqual([...reinOperationNames].sort());
+function eventsUntilEnd(): Promise<BusEvent[]> {
+  const seen: BusEvent[] = [];
+  return new Promise((resolve) => {
+    const sub = service.subscribe((e) => {
+      seen.push(e.event);
+      if (e.event.type === 'session_end') {
+        sub.dispose();
+        resolve(seen);
+      }
+    });
+  });
+}
+
+beforeEach(() => {
+  connect = vi.spyOn(net.Socket.prototype, 'connect');
+  fetchSpy = vi.spyOn(globalThis, 'fetch');
+});
+
+afterEach(async () => {
+  // Nothing the desktop's calls did went through a socket.
+  expect(connect).not.toHaveBeenCalled();
+  expect(fetchSpy).not.toHaveBeenCalled();
+  vi.restoreAllMocks();
+  await service.close();
+});
+
+describe('desktop ReinApi, in process', () => {
+  it('has every operation of the contract', async () => {
+    const { api } = await setup();
+    expect(Object.keys(api).sort()).toEqual([...reinOperationNames].sort());
   });
 
-  it('answers agents, sessions and status with the daemon HTTP call the page would make', async () => {
-    const { service, calls } = setup({ 'GET /agents/ops': { name: 'ops' } });
-    await expect(service.getAgent({ name: 'ops' })).resolves.toEqual({ name: 'ops' });
-    await service.searchSessions({ q: 'disk usage', agent: 'ops' });
-    await service.status(undefined);
-    expect(calls).toEqual([
-      { method: 'GET', path: '/agents/ops' },
-      { method: 'GET', path: '/sessions/search?q=disk+usage&agent=ops' },
-      { method: 'GET', path: '/status' },
-    ]);
+  it('creates, reads, lists and deletes agents through the service', async () => {
+    const { api } = await setup();
+    await expect(api.createAgent({ name: 'ops', prompt: 'You run ops.' })).resolves.toMatchObject({ name: 'ops', prompt: 'You run ops.\n' });
+    await expect(api.listAgents(undefined)).resolves.toMatchObject({ agents: [{ name: 'ops' }] });
+    await expect(api.getAgent({ name: 'ops' })).resolves.toMatchObject({ name: 'ops' });
+    await expect(api.switchAgent({ name: 'ops' })).resolves.toMatchObject({ active_agent: 'ops' });
+    await expect(api.status(undefined)).resolves.toMatchObject({ active_agent: 'ops', agents: ['default', 'ops'] });
+    await expect(api.deleteAgent({ name: 'ops' })).resolves.toMatchObject({ deleted: true, name: 'ops' });
+    await expect(api.getAgent({ name: 'ops' })).rejects.toMatchObject({ code: 'agent_not_found' });
   });
 
-  it('starts a run through the router at once, as source desktop', async () => {
-    const { service, router, calls } = setup();
-    router.submit.mockResolvedValue({ injected: false, run: { key: 'agent:ops', agent: 'ops', sessionId: undefined } });
-    await expect(service.sendMessage({ text: 'hi', agent: 'ops' })).resolves.toEqual({ injected: false, route: 'agent:ops', agent: 'ops' });
-    expect(router.submit).toHaveBeenCalledWith({ text: 'hi', agent: 'ops' }, { defaultSource: 'desktop' });
-    expect(calls).toEqual([]);
+  it('runs a message from the window as an attended run of source desktop, and finds it in the sessions', async () => {
+    const { api } = await setup('hello from the model');
+    const events = eventsUntilEnd();
+    const sent = await api.sendMessage({ text: 'hi', agent: 'default' });
+    expect(sent).toMatchObject({ injected: false, agent: 'default' });
+    const seen = await events;
+    expect(seen[0]).toMatchObject({ type: 'session_start', source: 'desktop', origin: 'attended' });
+    expect(seen.at(-1)).toMatchObject({ type: 'session_end', stop_reason: 'final', text: 'hello from the model' });
+    const { sessions } = await api.listSessions({});
+    expect(sessions).toHaveLength(1);
+    await expect(api.getSession({ id: sessions[0]!.id })).resolves.toMatchObject({ source: 'desktop' });
   });
 
-  it('reports cancelling nothing as the daemon would', async () => {
-    const { service } = setup();
-    await expect(service.cancel({ agent: 'ops' })).rejects.toMatchObject({ code: 'not_running', status: 404 });
+  it('reports cancelling nothing and answering an unknown approval with the service’s codes', async () => {
+    const { api } = await setup();
+    await expect(api.cancel({ agent: 'ops' })).rejects.toMatchObject({ code: 'not_running' });
+    await expect(api.answerApproval({ request_id: 'apr_00000000000000aa', decision: 'allow' })).rejects.toMatchObject({ code: 'approval_not_found' });
+    await expect(api.listApprovals(undefined)).resolves.toEqual({ approvals: [] });
   });
 
-  it('answers approvals on the desk, as desktop, with the desk’s conflict codes', async () => {
-    const { service, desk } = setup();
-    const id = 'apr_00000000000000aa';
-    desk.open({ id, sessionId: 's', agent: 'default', source: 'desktop', tool: 'bash', summary: 'ls', input: {}, reason: 'r', layer: 'l', risk: 'low', riskExplanation: '' }, 'desktop');
-    await expect(service.listApprovals(undefined)).resolves.toMatchObject({ approvals: [{ request_id: id }] });
-    await expect(service.answerApproval({ request_id: id, decision: 'allow' })).resolves.toEqual({ ok: true, request_id: id, decision: 'allow' });
-    await expect(service.answerApproval({ request_id: id, decision: 'deny' })).rejects.toBeInstanceOf(DaemonCallError);
-    await expect(service.answerApproval({ request_id: id, decision: 'deny' })).rejects.toMatchObject({ code: 'approval_already_decided', status: 409 });
+  it('answers an approval on the desk as the desktop', async () => {
+    const { api } = await setup();
+    const request = {
+      request_id: 'apr_00000000000000ab',
+      session_id: 's',
+      agent: 'default',
+      route: 'desktop',
+      source: 'desktop',
+      origin: 'attended' as const,
+      tool: 'bash',
+      input: { command: 'touch a' },
+      summary: '$ touch a',
+      reason: 'r',
+      layer: 'tool',
+      risk: 'low' as const,
+      risk_explanation: '',
+      asked_at: '2026-01-01T00:00:00.000Z',
+    };
+    const asked = service.desk.face().ask(request, new AbortController().signal);
+    await expect(api.listApprovals(undefined)).resolves.toEqual({ approvals: [request] });
+    await expect(api.answerApproval({ request_id: request.request_id, decision: 'allow' })).resolves.toEqual({ ok: true, request_id: request.request_id, decision: 'allow' });
+    await expect(asked).resolves.toEqual({ decision: 'allow', by: 'desktop' });
+    await expect(api.answerApproval({ request_id: request.request_id, decision: 'deny' })).rejects.toMatchObject({ code: 'approval_already_decided' });
   });
 
-  it('merges the desktop’s settings over the daemon’s', async () => {
-    const { service } = setup({ 'GET /settings': { platform: 'linux', model: 'm', api_key: { present: false }, hotkey: null } });
-    await expect(service.getSettings(undefined)).resolves.toMatchObject({
+  it('merges the desktop’s settings over the service’s', async () => {
+    const { api } = await setup();
+    await expect(api.getSettings(undefined)).resolves.toMatchObject({
       platform: 'darwin',
-      model: 'm',
+      model: GlobalConfig.parse({}).model,
       hotkey: 'Alt+Space',
       api_key: { present: true, source: 'keychain' },
     });
   });
 
-  it('reads the daemon’s part from config.yaml when the daemon has no settings endpoint, so a key can still be entered', async () => {
-    const { service, desktop } = setup({
-      'GET /settings': new DaemonCallError('GET /settings: this daemon has no such endpoint', 'unsupported', 404),
-    });
-    await expect(service.saveSettings({ api_key: 'sk-ant-secret-123456' })).resolves.toMatchObject({
-      model: 'from-config',
-      permission_mode: 'default',
-      api_key: { present: true, source: 'keychain' },
-    });
-    expect(desktop.saved).toEqual([{ api_key: 'sk-ant-secret-123456' }]);
-  });
-
-  it('passes other daemon failures on', async () => {
-    const { service } = setup({ 'GET /settings': new DaemonCallError('boom', 'internal', 500) });
-    await expect(service.getSettings(undefined)).rejects.toMatchObject({ code: 'internal' });
-  });
-
-  it('saves the key and the hotkey in the desktop and the rest in the daemon, never sending the key over HTTP', async () => {
-    const { service, calls, desktop } = setup({ 'GET /settings': { model: 'm2' } });
-    await service.saveSettings({ api_key: 'sk-ant-secret-123456', hotkey: 'Alt+R', model: 'm2' });
-    expect(calls[0]).toEqual({ method: 'PUT', path: '/settings', body: { model: 'm2' } });
-    expect(JSON.stringify(calls)).not.toContain('sk-ant-secret');
+  it('keeps the key and the hotkey in the desktop and saves the rest in config.yaml, never handing the key to the service', async () => {
+    const { api, desktop } = await setup();
+    const saved = vi.spyOn(service, 'saveSettings');
+    await api.saveSettings({ api_key: 'sk-ant-secret-123456', hotkey: 'Alt+R', model: 'claude-x' });
     expect(desktop.saved).toEqual([{ api_key: 'sk-ant-secret-123456', hotkey: 'Alt+R' }]);
+    expect(saved).toHaveBeenCalledWith({ model: 'claude-x' });
+    expect(await readFile(join(home, 'config.yaml'), 'utf8')).toContain('model: claude-x');
+    expect(service.config.model).toBe('claude-x');
 
-    calls.length = 0;
-    await service.saveSettings({ api_key: 'sk-ant-secret-123456' });
-    expect(calls.map((c) => c.method)).toEqual(['GET']); // no PUT when only desktop fields change
+    saved.mockClear();
+    await api.saveSettings({ api_key: 'sk-ant-secret-123456' });
+    expect(saved).not.toHaveBeenCalled(); // only desktop fields changed
   });
 });

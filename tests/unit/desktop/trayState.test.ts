@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DesktopActivity } from '../../../src-main/core/desktop/activity.js';
 import { trayStateFor } from '../../../src-main/core/desktop/trayState.js';
-import type { RoutedEvent } from '../../../src-main/core/daemon/protocol.js';
+import type { RoutedEvent } from '../../../src-main/core/api/protocol.js';
 
 const at = '2026-01-01T00:00:00Z';
-const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0, requests: 0 };
-const start = (sessionId: string, source = 'desktop'): RoutedEvent => ({ type: 'session_start', sessionId, seq: 0, at, agent: 'default', source, model: 'm', resumed: false, cwd: '/' });
-const end = (sessionId: string, stopReason: 'final' | 'error' | 'cancelled' = 'final', text = 'done'): RoutedEvent => ({ type: 'session_end', sessionId, seq: 9, at, stopReason, text, usage, iterations: 1 });
-const ask = (sessionId: string, requestId: string): RoutedEvent => ({ type: 'approval_request', sessionId, seq: 1, at, requestId, tool: 'bash', summary: 'rm -rf build', reason: 'writes', layer: 'mode', risk: 'high', riskExplanation: 'deletes files', agent: 'default' });
-const answer = (sessionId: string, requestId: string): RoutedEvent => ({ type: 'approval_response', sessionId, seq: 2, at, requestId, decision: 'allow', by: 'desktop' });
+const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 };
+const start = (session_id: string, source = 'desktop'): RoutedEvent => ({ type: 'session_start', session_id, seq: 0, at, agent: 'default', source, origin: 'attended', model: 'm', resumed: false, cwd: '/' });
+const end = (session_id: string, stop_reason: 'final' | 'error' | 'cancelled' = 'final', text = 'done'): RoutedEvent => ({ type: 'session_end', session_id, seq: 9, at, stop_reason, text, usage, iterations: 1 });
+const ask = (session_id: string, request_id: string): RoutedEvent => ({ type: 'approval_request', session_id, seq: 1, at, request_id, tool: 'bash', summary: 'rm -rf build', reason: 'writes', layer: 'mode', risk: 'high', risk_explanation: 'deletes files', agent: 'default', route: 'desktop', source: 'desktop', origin: 'attended', input: { command: 'rm -rf build' }, asked_at: at });
+const answer = (session_id: string, request_id: string): RoutedEvent => ({ type: 'approval_response', session_id, seq: 2, at, request_id, decision: 'allow', by: 'desktop' });
 
 describe('trayStateFor', () => {
   it('is idle with nothing going on', () => {
@@ -59,9 +59,9 @@ describe('DesktopActivity', () => {
   it('remembers a failed run until the window is opened or a later run succeeds', () => {
     const a = new DesktopActivity();
     a.observe(start('s1'));
-    a.observe({ type: 'error', sessionId: 's1', seq: 3, at, code: 'llm_failed', message: 'overloaded' });
+    a.observe({ type: 'error', session_id: 's1', seq: 3, at, code: 'llm_failed', message: 'overloaded' });
     const note = a.observe(end('s1', 'error', ''));
-    expect(note).toMatchObject({ kind: 'run_ended', stopReason: 'error', error: 'overloaded', source: 'desktop' });
+    expect(note).toMatchObject({ kind: 'run_ended', stop_reason: 'error', error: 'overloaded', source: 'desktop' });
     expect(a.trayState()).toMatchObject({ name: 'error', tooltip: 'Rein: run failed: overloaded' });
     a.acknowledgeError();
     expect(a.trayState().name).toBe('idle');
@@ -77,7 +77,7 @@ describe('DesktopActivity', () => {
   it('reports an approval request and a finished run as notes, with the run source', () => {
     const a = new DesktopActivity();
     a.observe(start('s1', 'schedule'));
-    expect(a.observe(ask('s1', 'apr_9'))).toMatchObject({ kind: 'approval_requested', requestId: 'apr_9', tool: 'bash', risk: 'high' });
+    expect(a.observe(ask('s1', 'apr_9'))).toMatchObject({ kind: 'approval_requested', request_id: 'apr_9', tool: 'bash', risk: 'high' });
     expect(a.observe(end('s1', 'final', 'all good'))).toMatchObject({ kind: 'run_ended', source: 'schedule', text: 'all good' });
   });
 });

@@ -157,7 +157,7 @@ describe('deferred tools', () => {
     const registry: ToolRegistry = new ToolRegistry([
       ...local,
       ...mcp,
-      createToolSearchTool({ tools: () => registry.list(), stateFor: (ctx) => (ctx.deferredTools ??= { loaded: [] }), definition: (t) => registry.definition(t) }),
+      createToolSearchTool({ tools: () => registry.list(), definition: (t) => registry.definition(t) }),
     ]);
     fake.enqueue(
       tools([toolCall('tool_search', { query: 'select:weather_forecast' })]),
@@ -173,5 +173,28 @@ describe('deferred tools', () => {
     expect(systemText(fake.requests[0]!)).toContain('weather_forecast');
     expect(names(1)).toContain('weather_forecast');
     expect(String(JSON.stringify(fake.requests[2]!.body.messages.at(-1)))).toContain('weather_forecast ran');
+  });
+
+  it('keeps the working set tool_search loaded in the session file, and the next run starts with it', async () => {
+    const mcp = Array.from({ length: 31 }, (_, i) => ({
+      name: `mcp_tool_${String(i).padStart(2, '0')}`,
+      description: `Tool number ${i} from a server.`,
+      source: 'mcp' as const,
+      input: z.object({}),
+      isReadOnly: () => true,
+      isDestructive: () => false,
+      call: async () => okResult('ran'),
+    }));
+    const registry: ToolRegistry = new ToolRegistry([...mcp, createToolSearchTool({ tools: () => registry.list(), definition: (t) => registry.definition(t) })]);
+    fake.enqueue(tools([toolCall('tool_search', { query: 'select:mcp_tool_07' })]), text('loaded'));
+    const first = await runWith(fake, { tools: registry.list() as Tool[] });
+    const saved = await first.store.load(first.session.id);
+    expect(saved.context).toMatchObject({ deferred: { loaded: ['mcp_tool_07'] } });
+
+    fake.enqueue(text('still here'));
+    await runWith(fake, { tools: registry.list() as Tool[], session: saved, store: first.store, prompt: 'again' });
+    const sent = fake.requests.at(-1)!.body.tools!.map((t) => t.name);
+    expect(sent).toContain('mcp_tool_07');
+    expect(sent).not.toContain('mcp_tool_08');
   });
 });

@@ -22,7 +22,7 @@ describe('agent loop', () => {
     expect(outcome.stopReason).toBe('final');
     expect(outcome.text).toBe('All good.');
     expect(events[0]!.type).toBe('session_start');
-    expect(events.at(-1)).toMatchObject({ type: 'session_end', stopReason: 'final', text: 'All good.' });
+    expect(events.at(-1)).toMatchObject({ type: 'session_end', stop_reason: 'final', text: 'All good.' });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     const saved = await store.load(session.id);
     expect(saved.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
@@ -150,10 +150,10 @@ describe('agent loop', () => {
     expect(content).toContain('line 0 ');
     expect(content).toContain('line 4999 ');
     const end = events.find((e) => e.type === 'tool_call_end');
-    expect(end?.type === 'tool_call_end' && end.savedTo).toBeTruthy();
-    const savedTo = (end as { savedTo: string }).savedTo;
-    expect(content).toContain(savedTo);
-    expect(readFileSync(savedTo, 'utf8')).toBe(big);
+    expect(end?.type === 'tool_call_end' && end.saved_to).toBeTruthy();
+    const saved_to = (end as { saved_to: string }).saved_to;
+    expect(content).toContain(saved_to);
+    expect(readFileSync(saved_to, 'utf8')).toBe(big);
   });
 
   it('continues after max_tokens at most 3 times and joins the parts', async () => {

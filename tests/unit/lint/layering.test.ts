@@ -74,4 +74,24 @@ describe('layering lint', () => {
     expect(await rulesFiredAt('src-renderer/src/probe.ts', contract)).toEqual([]);
     expect(await rulesFiredAt('src-renderer/src/probe.ts', errors)).toEqual(['rein/layering']);
   });
+
+  it('keeps the contract pure: core/api imports nothing else from core', async () => {
+    const text = "import { paths } from '../config/paths.js';\nexport { paths };\n";
+    expect(await rulesFiredAt('src-main/core/api/probe.ts', text)).toEqual(['rein/core-areas']);
+  });
+
+  it('forbids back-edges between core areas: tools does not import context, the service does not import the daemon', async () => {
+    const context = "import { assembleSystem } from '../context/index.js';\nexport { assembleSystem };\n";
+    const daemon = "import { startDaemon } from '../daemon/daemon.js';\nexport { startDaemon };\n";
+    const desktop = "import { DesktopActivity } from '../desktop/activity.js';\nexport { DesktopActivity };\n";
+    expect(await rulesFiredAt('src-main/core/tools/probe.ts', context)).toEqual(['rein/core-areas']);
+    expect(await rulesFiredAt('src-main/core/service/probe.ts', daemon)).toEqual(['rein/core-areas']);
+    expect(await rulesFiredAt('src-main/core/daemon/probe.ts', desktop)).toEqual(['rein/core-areas']);
+  });
+
+  it('allows the edges the table lists, and reports an area it does not know', async () => {
+    const tools = "import { ToolRegistry } from '../tools/registry.js';\nexport { ToolRegistry };\n";
+    expect(await rulesFiredAt('src-main/core/context/probe.ts', tools)).toEqual([]);
+    expect(await rulesFiredAt('src-main/core/somewhere/probe.ts', 'export const x = 1;\n')).toEqual(['rein/core-areas']);
+  });
 });

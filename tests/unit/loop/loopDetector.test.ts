@@ -9,10 +9,25 @@ import {
   type LoopCall,
   type LoopVerdict,
 } from '../../../src-main/core/harness/loopDetector.js';
+import { builtinTools } from '../../../src-main/core/tools/builtin/index.js';
+import type { ToolTraits } from '../../../src-main/core/tools/traits.js';
 
-const ok = (tool: string, input: unknown, content = 'ok'): LoopCall => ({ tool, input, ok: true, content });
-const fail = (tool: string, input: unknown, content: string, errorKind = 'business'): LoopCall => ({
+/**
+ * The traits of the tools these tests name, as the executor passes them: the built-ins' own, and for
+ * the web and GUI tools not written yet, the traits they are to declare.
+ */
+const TRAITS: Record<string, ToolTraits | undefined> = {
+  ...Object.fromEntries(builtinTools().map((t) => [t.name, t.traits])),
+  web_search: { family: 'web' },
+  web_fetch: { family: 'web' },
+  applescript: { family: 'gui', reportsOwnSuccess: true },
+  screenshot: { family: 'gui', repeatable: true, looksAtScreen: true },
+};
+
+const ok = (tool: string, input: unknown, content = 'ok', traits = TRAITS[tool]): LoopCall => ({ tool, traits, input, ok: true, content });
+const fail = (tool: string, input: unknown, content: string, errorKind = 'business', traits = TRAITS[tool]): LoopCall => ({
   tool,
+  traits,
   input,
   ok: false,
   content,
@@ -380,5 +395,44 @@ describe('escalation and verdict bookkeeping', () => {
 
   it('says nothing with fewer than two calls', () => {
     expect(run([ok('think', {})])).toEqual([{ action: 'none' }]);
+  });
+});
+
+describe('tools are judged by their traits, not their names', () => {
+  const look: ToolTraits = { family: 'gui', repeatable: true, looksAtScreen: true };
+
+  it('treats any tool that looks at the screen after a self-reporting step as a GUI mode switch', () => {
+    const v = run([
+      ok('mcp__notes__create', { title: 'x' }, 'note created', { reportsOwnSuccess: true }),
+      ok('ax_snapshot', {}, 'tree', look),
+    ]);
+    expect(v[1]).toMatchObject({ action: 'nudge', detector: 'gui_mode_switch' });
+    expect(v[1]!.message).toMatch(/mcp__notes__create already reported success, and you switched to ax_snapshot/);
+  });
+
+  it('exempts any repeatable tool from overuse, and counts a tool called screenshot that declares nothing', () => {
+    const frames = (traits: ToolTraits) =>
+      run(Array.from({ length: 16 }, (_, i) => ok('screenshot', { display: i % 2 }, `frame ${i}`, traits)));
+    expect(fired(frames({ repeatable: true })).filter((x) => x.detector === 'tool_overuse')).toEqual([]);
+    expect(fired(frames({})).map((x) => x.detector)).toContain('tool_overuse');
+  });
+
+  it('escalates fruitless searches of any search-family tool, and not of a grep that declares nothing', () => {
+    const misses = (tool: string, traits: ToolTraits) =>
+      run(['a', 'b', 'c'].map((p) => ok(tool, { pattern: p }, 'No matches found', traits)));
+    expect(misses('code_search', { family: 'search' })[2]).toMatchObject({ action: 'nudge', detector: 'search_escalation' });
+    expect(fired(misses('grep', {}))).toEqual([]);
+  });
+
+  it('compares the calls of any web-family tool by topic', () => {
+    const v = run(['rust async', 'async rust', 'Rust async 2025'].map((q, i) => ok('mcp__kagi__search', { query: q }, `r${i}`, { family: 'web' })));
+    expect(v[2]).toMatchObject({ action: 'nudge', detector: 'topic_no_progress' });
+  });
+
+  it('judges read-family calls as it judges calls with no family', () => {
+    const calls = (traits: ToolTraits) =>
+      Array.from({ length: 8 }, (_, i) => ok('reader', { path: `f${i % 2}` }, 'see https://a.com/x', traits));
+    expect(actions(run(calls({ family: 'read' })))).toEqual(actions(run(calls({}))));
+    expect(actions(run(calls({ family: 'web' })))).not.toEqual(actions(run(calls({}))));
   });
 });

@@ -15,7 +15,7 @@ function decideAll(opts: Partial<EngineOptions>, mode: PermissionMode, rows = co
   const engine = createPermissionEngine({ permissions: {}, home: CORPUS_HOME, ...opts });
   return rows.map((row) => ({
     row,
-    d: engine.check({ tool: bashTool, input: { command: row.command }, cwd: CORPUS_CWD, mode, source: 'cli', agent: 'default' }) as PermissionDecision,
+    d: engine.check({ tool: bashTool, input: { command: row.command }, cwd: CORPUS_CWD, mode, source: 'cli', origin: 'attended', agent: 'default' }) as PermissionDecision,
   }));
 }
 

@@ -6,7 +6,7 @@ import { checkToolCall, createPermissionEngine, explainDecision } from '../../..
 import { bashTool } from '../../../src-main/core/tools/builtin/bash.js';
 import { CWD, HOME, fakeTool } from './helpers.js';
 
-const call = (command: unknown) => ({ tool: bashTool, input: { command }, cwd: CWD, mode: 'default' as const, source: 'cli', agent: 'a' });
+const call = (command: unknown) => ({ tool: bashTool, input: { command }, cwd: CWD, mode: 'default' as const, source: 'cli', origin: 'attended' as const, agent: 'a' });
 
 describe('createPermissionEngine', () => {
   it('loads the shell parser on the first bash check and answers synchronously afterwards', async () => {
@@ -48,7 +48,7 @@ describe('createPermissionEngine', () => {
 
   it('asks for tools it does not know unless they report themselves read-only, and never trusts a throwing isReadOnly', async () => {
     const engine = createPermissionEngine({ permissions: {}, home: HOME });
-    const base = { input: {}, cwd: CWD, mode: 'default' as const, source: 'cli', agent: 'a' };
+    const base = { input: {}, cwd: CWD, mode: 'default' as const, source: 'cli', origin: 'attended' as const, agent: 'a' };
     expect((await engine.check({ ...base, tool: fakeTool('mcp_thing') })).decision).toBe('ask');
     expect((await engine.check({ ...base, tool: fakeTool('mcp_reader', { readOnly: true }) })).decision).toBe('allow');
     const throwing = { ...fakeTool('odd'), isReadOnly: () => { throw new Error('boom'); } };

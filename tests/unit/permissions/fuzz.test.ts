@@ -26,7 +26,7 @@ function rng(seed: number) {
 
 const engine = createPermissionEngine({ permissions: {}, home: CORPUS_HOME });
 const decide = (command: string, mode: PermissionMode): PermissionDecision =>
-  engine.check({ tool: bashTool, input: { command }, cwd: CORPUS_CWD, mode, source: 'cli', agent: 'fuzz' }) as PermissionDecision;
+  engine.check({ tool: bashTool, input: { command }, cwd: CORPUS_CWD, mode, source: 'cli', origin: 'attended', agent: 'fuzz' }) as PermissionDecision;
 
 function wellFormed(d: PermissionDecision): boolean {
   return (

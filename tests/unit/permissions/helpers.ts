@@ -19,7 +19,7 @@ export function fakeTool(name: string, opts: { readOnly?: boolean | ((i: unknown
     input: z.unknown(),
     isReadOnly: (i: unknown) => (typeof ro === 'function' ? ro(i) : ro),
     isDestructive: () => opts.destructive ?? false,
-    ...(opts.gui !== undefined ? { gui: opts.gui } : {}),
+    ...(opts.gui !== undefined ? { traits: { drivesGui: opts.gui } } : {}),
     call: async () => ({ ok: true, content: '' }),
   };
 }
@@ -41,6 +41,7 @@ export function engineFor(opts: Partial<EngineOptions> = {}) {
       cwd: a.cwd ?? CWD,
       mode: a.mode ?? 'default',
       source: a.source ?? 'cli',
+      origin: ['schedule', 'heartbeat', 'watcher'].includes(a.source ?? 'cli') ? 'unattended' : 'attended',
       agent: 'default',
     });
 }

@@ -5,7 +5,7 @@ import { bash, CWD, engineFor, fakeTool } from './helpers.js';
 
 const fileWrite = fakeTool('file_write');
 const fileRead = fakeTool('file_read', { readOnly: true });
-const screenshot = fakeTool('screenshot', { readOnly: true });
+const screenshot = fakeTool('screenshot', { readOnly: true, gui: true });
 const customGui = fakeTool('window_mover', { gui: true });
 const webFetch = fakeTool('web_fetch', { readOnly: true });
 const notes = fakeTool('notes_add');
@@ -126,7 +126,7 @@ describe('flags and always_allow_tools', () => {
 });
 
 describe('unattended runs and GUI tools', () => {
-  const gui = [screenshot, customGui, fakeTool('accessibility'), fakeTool('computer'), fakeTool('applescript')];
+  const gui = [screenshot, customGui, fakeTool('accessibility', { gui: true }), fakeTool('computer', { gui: true }), fakeTool('applescript', { gui: true })];
 
   it.each(['schedule', 'heartbeat', 'watcher'])('denies GUI tools in %s runs, even in bypassPermissions or with --yes', async (source) => {
     for (const tool of gui) {
@@ -140,7 +140,7 @@ describe('unattended runs and GUI tools', () => {
   it('allows a GUI tool listed in gui_unattended, following the usual rules', async () => {
     const check = engineFor({ permissions: { gui_unattended: ['screenshot'] } });
     expect((await check({ tool: screenshot, input: {}, source: 'schedule' })).decision).toBe('allow');
-    expect((await check({ tool: fakeTool('computer'), input: {}, source: 'schedule' })).decision).toBe('deny');
+    expect((await check({ tool: fakeTool('computer', { gui: true }), input: {}, source: 'schedule' })).decision).toBe('deny');
   });
 
   it('does not touch GUI tools in attended runs or non-GUI tools in unattended runs', async () => {

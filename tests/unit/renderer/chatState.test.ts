@@ -9,9 +9,9 @@ const ROUTE = 'agent:ops';
 const at = '2026-01-02T10:00:00.000Z';
 let seq = 0;
 
-function ev(body: Record<string, unknown>, opts: { route?: string | null; sessionId?: string } = {}): ApiEvent {
+function ev(body: Record<string, unknown>, opts: { route?: string | null; session_id?: string } = {}): ApiEvent {
   return {
-    sessionId: opts.sessionId ?? SID,
+    session_id: opts.session_id ?? SID,
     seq: body.type === 'session_start' ? (seq = 0) : ++seq,
     at,
     ...(opts.route === null ? {} : { route: opts.route ?? ROUTE }),
@@ -19,12 +19,12 @@ function ev(body: Record<string, unknown>, opts: { route?: string | null; sessio
   } as ApiEvent;
 }
 
-const usage = (costUsd: number, outputTokens = 10): UsageTotals => ({
-  inputTokens: 100,
-  outputTokens,
-  cacheReadTokens: 0,
-  cacheCreationTokens: 0,
-  costUsd,
+const usage = (cost_usd: number, output_tokens = 10): UsageTotals => ({
+  input_tokens: 100,
+  output_tokens,
+  cache_read_tokens: 0,
+  cache_creation_tokens: 0,
+  cost_usd,
   requests: 1,
 });
 
@@ -47,7 +47,7 @@ describe('chat state from events', () => {
       ev({ type: 'text_delta', text: 'lo there' }),
     );
     expect(s.running).toBe(true);
-    expect(s.sessionId).toBe(SID);
+    expect(s.session_id).toBe(SID);
     expect(s.items.map((i) => i.kind)).toEqual(['user', 'assistant']);
     expect(s.items[1]).toMatchObject({ kind: 'assistant', text: 'Hello there', streaming: true });
   });
@@ -57,12 +57,12 @@ describe('chat state from events', () => {
       fresh(),
       start(),
       ev({ type: 'text_delta', text: 'Let me look.' }),
-      ev({ type: 'tool_call_start', callId: 'c1', tool: 'file_read', input: { path: 'a.txt' }, summary: 'a.txt' }),
+      ev({ type: 'tool_call_start', call_id: 'c1', tool: 'file_read', input: { path: 'a.txt' }, summary: 'a.txt' }),
     );
     expect(s.items[0]).toMatchObject({ kind: 'assistant', streaming: false });
     expect(s.items[1]).toMatchObject({ kind: 'tool', id: 'c1', status: 'running', input: { path: 'a.txt' }, startedAt: at });
-    const done = run(s, ev({ type: 'tool_call_end', callId: 'c1', tool: 'file_read', ok: false, preview: 'ENOENT', durationMs: 12 }));
-    expect(done.items[1]).toMatchObject({ status: 'error', preview: 'ENOENT', durationMs: 12 });
+    const done = run(s, ev({ type: 'tool_call_end', call_id: 'c1', tool: 'file_read', ok: false, preview: 'ENOENT', duration_ms: 12 }));
+    expect(done.items[1]).toMatchObject({ status: 'error', preview: 'ENOENT', duration_ms: 12 });
   });
 
   it('starts a new answer message after a tool call instead of appending to the one before it', () => {
@@ -70,8 +70,8 @@ describe('chat state from events', () => {
       fresh(),
       start(),
       ev({ type: 'text_delta', text: 'first' }),
-      ev({ type: 'tool_call_start', callId: 'c1', tool: 'glob', input: {}, summary: '*' }),
-      ev({ type: 'tool_call_end', callId: 'c1', tool: 'glob', ok: true, preview: 'x', durationMs: 1 }),
+      ev({ type: 'tool_call_start', call_id: 'c1', tool: 'glob', input: {}, summary: '*' }),
+      ev({ type: 'tool_call_end', call_id: 'c1', tool: 'glob', ok: true, preview: 'x', duration_ms: 1 }),
       ev({ type: 'text_delta', text: 'second' }),
     );
     expect(s.items.filter((i) => i.kind === 'assistant').map((i) => (i as { text: string }).text)).toEqual(['first', 'second']);
@@ -81,8 +81,8 @@ describe('chat state from events', () => {
     const s = run(
       fresh(),
       start(),
-      ev({ type: 'approval_request', requestId: 'apr_0123456789abcdef', tool: 'bash', summary: 'rm -rf build', reason: 'asks', layer: 'ask', risk: 'high', riskExplanation: 'deletes files' }),
-      ev({ type: 'approval_response', requestId: 'apr_0123456789abcdef', decision: 'deny', by: 'daemon' }),
+      ev({ type: 'approval_request', request_id: 'apr_0123456789abcdef', tool: 'bash', summary: 'rm -rf build', reason: 'asks', layer: 'ask', risk: 'high', risk_explanation: 'deletes files' }),
+      ev({ type: 'approval_response', request_id: 'apr_0123456789abcdef', decision: 'deny', by: 'daemon' }),
     );
     expect(s.items).toEqual([
       expect.objectContaining({ kind: 'approval', id: 'apr_0123456789abcdef', summary: 'rm -rf build', risk: 'high', decision: 'deny', by: 'daemon' }),
@@ -93,23 +93,23 @@ describe('chat state from events', () => {
     const s = run(
       fresh(),
       start(),
-      ev({ type: 'tool_call_start', callId: 'c1', tool: 'glob', input: {}, summary: '*' }),
-      ev({ type: 'tool_call_end', callId: 'c1', tool: 'glob', ok: true, preview: 'x', durationMs: 1 }),
-      ev({ type: 'usage', model: 'claude-test', request: usage(0.01), run: usage(0.01), cacheHitRatio: 0 }),
-      ev({ type: 'session_end', stopReason: 'final', text: 'All done.', usage: usage(0.02), iterations: 2 }),
+      ev({ type: 'tool_call_start', call_id: 'c1', tool: 'glob', input: {}, summary: '*' }),
+      ev({ type: 'tool_call_end', call_id: 'c1', tool: 'glob', ok: true, preview: 'x', duration_ms: 1 }),
+      ev({ type: 'usage', model: 'claude-test', request: usage(0.01), run: usage(0.01), cache_hit_ratio: 0 }),
+      ev({ type: 'session_end', stop_reason: 'final', text: 'All done.', usage: usage(0.02), iterations: 2 }),
     );
     expect(s.running).toBe(false);
     expect(s.lastStop).toBe('final');
     expect(s.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'All done.', streaming: false });
-    expect(s.sessionUsage.costUsd).toBeCloseTo(0.02);
+    expect(s.sessionUsage.cost_usd).toBeCloseTo(0.02);
     // A second run in the same session adds to the session total.
-    const again = run(s, start(true), ev({ type: 'usage', model: 'claude-test', request: usage(0.03), run: usage(0.03), cacheHitRatio: 0 }));
-    expect(again.sessionUsage.costUsd).toBeCloseTo(0.05);
-    expect(again.runUsage?.costUsd).toBeCloseTo(0.03);
+    const again = run(s, start(true), ev({ type: 'usage', model: 'claude-test', request: usage(0.03), run: usage(0.03), cache_hit_ratio: 0 }));
+    expect(again.sessionUsage.cost_usd).toBeCloseTo(0.05);
+    expect(again.runUsage?.cost_usd).toBeCloseTo(0.03);
   });
 
   it('does not repeat the final text when it was streamed', () => {
-    const s = run(fresh(), start(), ev({ type: 'text_delta', text: 'All done.' }), ev({ type: 'session_end', stopReason: 'final', text: 'All done.', usage: usage(0), iterations: 1 }));
+    const s = run(fresh(), start(), ev({ type: 'text_delta', text: 'All done.' }), ev({ type: 'session_end', stop_reason: 'final', text: 'All done.', usage: usage(0), iterations: 1 }));
     expect(s.items.filter((i) => i.kind === 'assistant')).toHaveLength(1);
   });
 
@@ -117,8 +117,8 @@ describe('chat state from events', () => {
     const s = run(
       fresh(),
       start(),
-      ev({ type: 'tool_call_start', callId: 'c1', tool: 'bash', input: { command: 'sleep 60' }, summary: 'sleep 60' }),
-      ev({ type: 'session_end', stopReason: 'cancelled', text: '', usage: usage(0), iterations: 1 }),
+      ev({ type: 'tool_call_start', call_id: 'c1', tool: 'bash', input: { command: 'sleep 60' }, summary: 'sleep 60' }),
+      ev({ type: 'session_end', stop_reason: 'cancelled', text: '', usage: usage(0), iterations: 1 }),
     );
     expect(s.items[0]).toMatchObject({ kind: 'tool', status: 'error' });
     expect(s.items.at(-1)).toMatchObject({ kind: 'notice', text: 'Stopped.' });
@@ -143,7 +143,7 @@ describe('chat state from events', () => {
       fresh(),
       ev({ type: 'run_queued', route: ROUTE, agent: 'ops', position: 2, at } as never),
       start(),
-      ev({ type: 'retry', attempt: 1, maxAttempts: 3, reason: 'overloaded', delayMs: 10 }),
+      ev({ type: 'retry', attempt: 1, max_attempts: 3, reason: 'overloaded', delay_ms: 10 }),
       ev({ type: 'loop_nudge', detector: 'dup', action: 'nudge', message: 'same call twice' }),
       ev({ type: 'error', code: 'llm_failed', message: 'boom' }),
     );
@@ -169,8 +169,8 @@ describe('chat state from events', () => {
       usage: usage(0.5),
     };
     const s = chatReducer(fresh(), { type: 'load_session', session });
-    expect(s.sessionId).toBe(SID);
-    expect(s.sessionUsage.costUsd).toBe(0.5);
+    expect(s.session_id).toBe(SID);
+    expect(s.sessionUsage.cost_usd).toBe(0.5);
     expect(s.items).toEqual([
       expect.objectContaining({ kind: 'user', text: 'list files' }),
       expect.objectContaining({ kind: 'assistant', text: 'Sure.' }),
@@ -179,7 +179,7 @@ describe('chat state from events', () => {
     ]);
     const reset = chatReducer(s, { type: 'reset' });
     expect(reset.items).toEqual([]);
-    expect(reset.sessionId).toBeUndefined();
+    expect(reset.session_id).toBeUndefined();
   });
 });
 

@@ -72,7 +72,7 @@ describe('daemon client', () => {
     const sent = await api.sendMessage(chatMessage('ops', 'find files', undefined));
     expect(sent).toMatchObject({ injected: false, route: 'agent:ops' });
     const end = await until('session_end');
-    expect(end).toMatchObject({ route: chatRoute('ops'), stopReason: 'final', text: 'Nothing there.' });
+    expect(end).toMatchObject({ route: chatRoute('ops'), stop_reason: 'final', text: 'Nothing there.' });
 
     let chat = emptyChat('ops', chatRoute('ops'));
     for (const event of events) chat = chatReducer(chat, { type: 'event', event });
@@ -92,9 +92,9 @@ describe('daemon client', () => {
     await api.sendMessage(chatMessage('default', 'write it', undefined));
     const ask = await until('approval_request');
     expect(ask.route).toBe('chat:desktop');
-    expect((await api.listApprovals()).approvals.map((a) => a.request_id)).toEqual([ask.requestId]);
-    await api.answerApproval({ request_id: ask.requestId, decision: 'allow' });
-    await expect(api.answerApproval({ request_id: ask.requestId, decision: 'deny' })).rejects.toMatchObject({ code: 'approval_already_decided', status: 409 });
+    expect((await api.listApprovals()).approvals.map((a) => a.request_id)).toEqual([ask.request_id]);
+    await api.answerApproval({ request_id: ask.request_id, decision: 'allow' });
+    await expect(api.answerApproval({ request_id: ask.request_id, decision: 'deny' })).rejects.toMatchObject({ code: 'approval_already_decided', status: 409 });
     expect(await until('session_end')).toMatchObject({ text: 'written' });
   });
 
@@ -103,7 +103,7 @@ describe('daemon client', () => {
     await api.sendMessage(chatMessage('default', 'take your time', undefined));
     await until('session_start');
     expect(await api.cancel({ route: chatRoute('default') })).toMatchObject({ cancelled: true });
-    expect(await until('session_end')).toMatchObject({ stopReason: 'cancelled' });
+    expect(await until('session_end')).toMatchObject({ stop_reason: 'cancelled' });
   });
 
   it('says unsupported for settings while the daemon has no /settings, and for desktop-only calls', async () => {

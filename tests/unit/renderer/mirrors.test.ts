@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { reinOperationNames } from '../../../src-main/core/api/index.js';
 import { expandSlashCommand, RESERVED_COMMAND_NAMES } from '../../../src-main/core/commands/index.js';
-import { routeFor } from '../../../src-main/core/daemon/routing.js';
+import { routeFor } from '../../../src-main/core/service/routing.js';
+import { runRequestFromMessage } from '../../../src-main/core/runtime/runRequest.js';
 import { CACHE_BREAK } from '../../../src-main/core/context/promptAssembly.js';
 import { INJECTED_PREFIX as CORE_INJECTED_PREFIX } from '../../../src-main/core/harness/inbox.js';
 import { MATCH_CLOSE as CORE_CLOSE, MATCH_OPEN as CORE_OPEN } from '../../../src-main/core/search/snippet.js';
@@ -17,7 +18,7 @@ describe('copies of core rules in the page', () => {
   it('predicts the route the daemon gives a chat message', () => {
     for (const agent of ['default', 'ops']) {
       for (const session of [undefined, '2026-01-02-0123456789ab']) {
-        expect(routeFor(chatMessage(agent, 'hi', session)).key).toBe(chatRoute(agent));
+        expect(routeFor(runRequestFromMessage(chatMessage(agent, 'hi', session), 'ws', 'ws')).key).toBe(chatRoute(agent));
       }
     }
   });

@@ -7,6 +7,9 @@ import { createAgent } from '../../../src-main/core/agents/index.js';
 import { RuntimeCache } from '../../../src-main/core/runtime/runtimeCache.js';
 import { createRuntime, startRun } from '../../../src-main/core/runtime/runtime.js';
 import type { LlmClient, LlmEvent, ModelResponse } from '../../../src-main/core/llm/client.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 const d = tempRuntimeDirs('rein-rtcache-');
 

@@ -7,6 +7,9 @@ import type { LlmClient, LlmEvent, ModelRequest, ModelResponse } from '../../../
 import { writeAutoFiles } from '../memory/tempMemory.js';
 import { drainRun } from '../../support/drainRun.js';
 import { tempRuntimeDirs } from './tempRuntimeDirs.js';
+import { useLeakCheck } from '../../support/leaks.js';
+
+useLeakCheck();
 
 const d = tempRuntimeDirs('rein-startrun-');
 

@@ -60,7 +60,7 @@ describe('SessionStore', () => {
       updated_at: '2026-03-08T12:00:00.000Z',
       messages: [],
       message_meta: [],
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0, requests: 0 },
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 },
     });
     expect(s).not.toHaveProperty('channel');
     await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' });

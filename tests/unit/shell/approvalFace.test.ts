@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../support/electronMock.js'));
 
 import { BrowserWindow, dialog, resetElectronMock } from '../../support/electronMock.js';
-import { ApprovalDesk } from '../../../src-main/core/daemon/approvalDesk.js';
+import { ApprovalDesk } from '../../../src-main/core/service/approvalDesk.js';
 import type { NotificationContent } from '../../../src-main/core/desktop/notifications.js';
 import { ApprovalBroker } from '../../../src-main/core/permissions/approvalBroker.js';
 import type { ApprovalRequest } from '../../../src-main/core/permissions/types.js';
@@ -18,17 +18,20 @@ let seq = 0;
 function request(over: Partial<ApprovalRequest> = {}): ApprovalRequest {
   seq += 1;
   return {
-    id: `apr_${seq.toString(16).padStart(16, '0')}`,
-    sessionId: 's1',
+    request_id: `apr_${seq.toString(16).padStart(16, '0')}`,
+    session_id: 's1',
     agent: 'default',
+    route: 'desktop',
     source: 'desktop',
+    origin: 'attended',
+    asked_at: '2026-01-01T00:00:00.000Z',
     tool: 'bash',
     summary: 'rm -rf build',
     input: { command: 'rm -rf build' },
     reason: 'deletes files',
     layer: 'mode',
     risk: 'high',
-    riskExplanation: 'removes a folder',
+    risk_explanation: 'removes a folder',
     ...over,
   };
 }
@@ -42,10 +45,10 @@ function setup(opts: { focused?: boolean; dialogs?: boolean; timeoutMs?: number 
     notify: (c) => notes.push(c),
   });
   const desk = new ApprovalDesk();
-  const broker = new ApprovalBroker([desk.faceFor('desktop'), face], { timeoutMs: opts.timeoutMs ?? 60_000 });
+  const broker = new ApprovalBroker([desk.face(), face], { timeoutMs: opts.timeoutMs ?? 60_000 });
   /** What the run does: register the question on the desk, then ask the broker. */
   const ask = (req: ApprovalRequest, signal?: AbortSignal) => {
-    desk.open(req, 'desktop');
+    desk.open({ type: 'approval_request', seq: 1, at: req.asked_at, ...req });
     return broker.request(req, signal);
   };
   return { state, notes, desk, ask };
@@ -77,7 +80,7 @@ describe('native approval dialog', () => {
     const answer = ask(req);
     await settle();
     const [box] = dialog.open();
-    expect(desk.answer(req.id, 'allow', 'desktop-card')).toMatchObject({ ok: true });
+    expect(desk.answer(req.request_id, 'allow', 'desktop-card')).toEqual(req);
     await expect(answer).resolves.toEqual({ decision: 'allow', by: 'desktop-card' });
     await settle();
     expect(box!.settled).toBe(true);
@@ -94,7 +97,7 @@ describe('native approval dialog', () => {
     dialog.open()[0]!.answer(0);
     await expect(answer).resolves.toEqual({ decision: 'allow', by: 'desktop' });
     expect(desk.list()).toEqual([]);
-    expect(desk.answer(req.id, 'deny', 'desktop-card')).toMatchObject({ ok: false, code: 'approval_already_decided' });
+    expect(() => desk.answer(req.request_id, 'deny', 'desktop-card')).toThrow(expect.objectContaining({ code: 'approval_already_decided' }));
   });
 
   it('Esc or closing the box is a deny', async () => {
@@ -133,7 +136,7 @@ describe('native approval dialog', () => {
     await settle();
     expect(dialog.showMessageBox).not.toHaveBeenCalled();
     expect(notes).toEqual([]);
-    desk.answer(req.id, 'deny', 'desktop-card');
+    desk.answer(req.request_id, 'deny', 'desktop-card');
     await expect(answer).resolves.toEqual({ decision: 'deny', by: 'desktop-card' });
   });
 
@@ -144,7 +147,7 @@ describe('native approval dialog', () => {
     await settle();
     expect(dialog.showMessageBox).not.toHaveBeenCalled();
     expect(notes).toEqual([{ title: 'ops asks to use bash (high risk)', body: 'rm -rf build', opens: 'approvals' }]);
-    desk.answer(req.id, 'allow', 'desktop-card');
+    desk.answer(req.request_id, 'allow', 'desktop-card');
     await expect(answer).resolves.toMatchObject({ decision: 'allow' });
   });
 
@@ -171,7 +174,7 @@ describe('native approval dialog', () => {
     const req2 = request({ tool: 'file_write' });
     const second = ask(req2);
     await settle();
-    desk.answer(req2.id, 'allow', 'desktop-card');
+    desk.answer(req2.request_id, 'allow', 'desktop-card');
     await expect(second).resolves.toMatchObject({ decision: 'allow', by: 'desktop-card' });
     dialog.open()[0]!.answer(0);
     await first;

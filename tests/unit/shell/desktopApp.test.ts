@@ -163,34 +163,34 @@ describe('desktop app', () => {
       await invoke('rein:sendMessage', { text: 'write the note' });
       const box = await eventually(() => dialog.open()[0], 'the approval dialog');
       const request = sentEvents('approval_request')[0]!;
-      return { box, requestId: request['requestId'] as string };
+      return { box, request_id: request['request_id'] as string };
     }
 
     it('with the chat window in back, a native dialog asks and the tray shows the waiting approval', async () => {
-      const { box, requestId } = await askForApproval();
+      const { box, request_id } = await askForApproval();
       expect(box.options.message).toBe('Rein wants to use file_write');
       expect(Tray.created[0]!.title).toBe('1');
       expect(trayMenu().some((i) => i.label === 'Approvals (1)')).toBe(true);
-      await expect(invoke('rein:listApprovals')).resolves.toMatchObject({ ok: true, value: { approvals: [{ request_id: requestId, tool: 'file_write' }] } });
+      await expect(invoke('rein:listApprovals')).resolves.toMatchObject({ ok: true, value: { approvals: [{ request_id: request_id, tool: 'file_write' }] } });
 
       box.answer(0); // Allow once
       await eventually(() => sentEvents('session_end').length > 0, 'the run to end');
-      expect(sentEvents('approval_response')[0]).toMatchObject({ requestId, decision: 'allow', by: 'desktop' });
+      expect(sentEvents('approval_response')[0]).toMatchObject({ request_id, decision: 'allow', by: 'desktop' });
       expect(await readFile(join(work, 'note.txt'), 'utf8')).toBe('approved');
       expect(Tray.created[0]!.title).toBe('');
     });
 
     it('the in-app card (answerApproval over IPC) can answer first: the dialog closes and a late answer is refused', async () => {
-      const { box, requestId } = await askForApproval();
-      await expect(invoke('rein:answerApproval', { request_id: requestId, decision: 'deny' })).resolves.toEqual({
+      const { box, request_id } = await askForApproval();
+      await expect(invoke('rein:answerApproval', { request_id: request_id, decision: 'deny' })).resolves.toEqual({
         ok: true,
-        value: { ok: true, request_id: requestId, decision: 'deny' },
+        value: { ok: true, request_id: request_id, decision: 'deny' },
       });
       await eventually(() => box.settled, 'the dialog to close');
       await eventually(() => sentEvents('session_end').length > 0, 'the run to end');
       expect(sentEvents('approval_response')[0]).toMatchObject({ decision: 'deny', by: 'desktop' });
       expect(await exists(join(work, 'note.txt'))).toBe(false);
-      await expect(invoke('rein:answerApproval', { request_id: requestId, decision: 'allow' })).resolves.toMatchObject({
+      await expect(invoke('rein:answerApproval', { request_id: request_id, decision: 'allow' })).resolves.toMatchObject({
         ok: false,
         code: 'approval_already_decided',
       });

@@ -9,7 +9,6 @@ import { handle, isSamePage, ourTopFrame } from '../../../src-main/shell/ipc.js'
 import { registerDesktopHandlers, registerReinHandlers } from '../../../src-main/shell/reinHandlers.js';
 import { reinOperationNames } from '../../../src-main/core/api/index.js';
 import { desktopOperationNames } from '../../../src-main/core/api/desktopApi.js';
-import { DaemonCallError } from '../../../src-main/core/desktop/loopbackClient.js';
 import { ReinError } from '../../../src-main/core/errors.js';
 
 const PAGE = 'file:///Applications/Rein.app/Contents/Resources/app.asar/out/renderer/index.html';
@@ -89,10 +88,10 @@ describe('handle', () => {
     });
   });
 
-  it('keeps the code and field of a daemon error, so the page sees what it would see over HTTP', async () => {
+  it('keeps the code and field of a service error, so the page sees what it would see over HTTP', async () => {
     const { trusted, fromTop } = ourWindow();
     handle('rein:rename', Rename, trusted, () => {
-      throw new DaemonCallError('agent "work" not found', 'agent_not_found', 404, 'name');
+      throw new ReinError('agent_not_found', 'agent "work" not found', { field: 'name' });
     });
     await expect(ipcMain.invokeAs('rein:rename', fromTop, { name: 'work' })).resolves.toEqual({
       ok: false,

@@ -61,7 +61,7 @@ describe('preload bridge', () => {
     const { rein } = await loadPreload();
     const seen: ApiEvent[] = [];
     const stop = rein.subscribe((ev) => seen.push(ev));
-    const frame = { type: 'text_delta', sessionId: 's1', seq: 0, at: '2026-01-01T00:00:00Z', text: 'hi', route: 'desktop' } as const;
+    const frame = { type: 'text_delta', session_id: 's1', seq: 0, at: '2026-01-01T00:00:00Z', text: 'hi', route: 'desktop' } as const;
     ipcRenderer.emit('rein:event', {}, frame);
     stop();
     ipcRenderer.emit('rein:event', {}, { ...frame, seq: 1 });

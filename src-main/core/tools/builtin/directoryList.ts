@@ -16,6 +16,7 @@ export type DirectoryListInput = z.infer<typeof input>;
 export const directoryListTool: Tool<DirectoryListInput> = {
   name: 'directory_list',
   source: 'local',
+  traits: { family: 'read' },
   description: [
     'List the entries of one folder (not recursive), sorted by name: one line per entry,',
     '`d ` marks a folder, then the size in bytes and the name. At most 1,000 entries. Use glob to search deeper.',

@@ -28,6 +28,7 @@ export type FileReadInput = z.infer<typeof input>;
 export const fileReadTool: Tool<FileReadInput> = {
   name: 'file_read',
   source: 'local',
+  traits: { family: 'read' },
   description: [
     'Read a text file. Lines are numbered from 1 as `   1 | text`; the number and ` | ` are not part of the file.',
     `Returns at most \`limit\` lines (default ${FILE_READ_DEFAULT_LIMIT}) starting at the 0-based line \`offset\`; a longer file ends with a note saying how to read on.`,

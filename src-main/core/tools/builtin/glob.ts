@@ -20,6 +20,7 @@ export type GlobInput = z.infer<typeof input>;
 export const globTool: Tool<GlobInput> = {
   name: 'glob',
   source: 'local',
+  traits: { family: 'search' },
   description: [
     'Find files whose path matches a glob pattern (`*` within a name, `**` across folders, `{a,b}` alternatives).',
     'Returns paths relative to the search folder, newest first, at most 1,000.',

@@ -61,6 +61,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
   return {
     name: 'grep',
     source: 'local',
+    traits: { family: 'search' },
     description: [
       'Search file contents for a regular expression. Results are `path:line:text`, paths relative to the searched folder,',
       `at most \`max_results\` lines in total (default ${GREP_DEFAULT_MAX_RESULTS}, max ${GREP_MAX_RESULTS}).`,

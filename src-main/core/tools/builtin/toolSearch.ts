@@ -1,21 +1,24 @@
 /**
  * `tool_search`: loads deferred tools (MCP and cloud tools withheld when many are registered) into
  * the session's working set and returns their full definitions. Loaded tools are sent with every
- * later request of the session. Built per runtime; the working set is per session, found through
- * `stateFor(ctx)`.
+ * later request of the session. Built per runtime; the working set is per session: the context's
+ * session slot (DEFERRED_TOOLS_SLOT, seeded by the loop from the session file) unless `stateFor` says otherwise.
  */
 import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import {
   addLoadedTools,
+  DEFERRED_TOOLS_SLOT,
   isDeferrable,
+  newDeferredToolState,
   parseToolQuery,
   searchTools,
   toolDefinition,
   TOOL_SEARCH_NAME,
   type DeferredToolState,
-} from '../../context/deferredTools.js';
+} from '../deferredTools.js';
 import { sortKeys } from '../registry.js';
+import { sessionSlots } from '../sessionSlots.js';
 import { okResult, type Tool, type ToolContext } from '../tool.js';
 
 const input = z.strictObject({
@@ -30,8 +33,8 @@ export type ToolSearchInput = z.infer<typeof input>;
 export interface ToolSearchOptions {
   /** Every tool of the runtime; only MCP and cloud tools are searched. */
   tools: () => readonly Tool[];
-  /** The working set of the session a call belongs to. */
-  stateFor: (ctx: ToolContext) => DeferredToolState;
+  /** The working set of the session a call belongs to (default: the context's session slot). */
+  stateFor?: (ctx: ToolContext) => DeferredToolState;
   /** Pass `(t) => registry.definition(t)` to return the exact definitions the requests carry. */
   definition?: (tool: Tool) => ApiTool;
   /** Most tools one keyword search loads (default 5). */
@@ -40,6 +43,7 @@ export interface ToolSearchOptions {
 
 export function createToolSearchTool(opts: ToolSearchOptions): Tool<ToolSearchInput> {
   const definition = opts.definition ?? toolDefinition;
+  const stateFor = opts.stateFor ?? ((ctx: ToolContext) => sessionSlots(ctx).slot(DEFERRED_TOOLS_SLOT, newDeferredToolState));
   return {
     name: TOOL_SEARCH_NAME,
     source: 'local',
@@ -72,7 +76,7 @@ export function createToolSearchTool(opts: ToolSearchOptions): Tool<ToolSearchIn
           [`No deferred tool matches "${i.query}".`, ...notes, 'Try other keywords, or pick exact names from the "Deferred tools" list and use "select:name".'].join('\n'),
         );
       }
-      const state = opts.stateFor(ctx);
+      const state = stateFor(ctx);
       const names = found.map((t) => t.name);
       addLoadedTools(state, names);
       const schemas = found.map((t) => JSON.stringify(sortKeys(definition(t))));

@@ -5,7 +5,7 @@
  * field errors are shown on the fields they name. Invalid input never reaches disk.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { AgentDetail, ReinApi, SaveAgentInput } from '../../../../src-main/core/api/index.js';
+import { NAME_PATTERN, type AgentDetail, type ReinApi, type SaveAgentInput } from '../../../../src-main/core/api/index.js';
 import { errorText, fieldProblems, toApiError } from '../../api/apiError.js';
 import agentConfigSchema from '../../form/agentConfig.schema.json';
 import { agentConfigHelp } from '../../form/agentConfigHelp.js';
@@ -417,7 +417,7 @@ function SkillsTab({ api, attached, onChange }: { api: ReinApi; attached: string
   );
 }
 
-const COMMAND_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const COMMAND_NAME = NAME_PATTERN;
 
 function CommandsTab({ commands, onChange }: { commands: Record<string, string>; onChange(c: Record<string, string>): void }) {
   const [newName, setNewName] = useState('');

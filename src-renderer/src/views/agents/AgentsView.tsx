@@ -1,11 +1,11 @@
 /** Named agents: the list, a new-agent form, and the editor of the one selected. */
 import { useState } from 'react';
-import type { ReinApi } from '../../../../src-main/core/api/index.js';
+import { AGENT_NAME_PATTERN, type ReinApi } from '../../../../src-main/core/api/index.js';
 import { errorText, toApiError } from '../../api/apiError.js';
 import { useAsync } from '../../util/useAsync.js';
 import { AgentEditor } from './AgentEditor.js';
 
-const NAME_RULE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const NAME_RULE = AGENT_NAME_PATTERN;
 
 export interface AgentsViewProps {
   api: ReinApi;

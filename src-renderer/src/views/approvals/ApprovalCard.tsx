@@ -10,12 +10,12 @@ import { errorText, toApiError } from '../../api/apiError.js';
 import { formatArgs } from '../../util/format.js';
 
 export interface ApprovalCardProps {
-  requestId: string;
+  request_id: string;
   tool: string;
   summary: string;
   reason: string;
   risk: string;
-  riskExplanation: string;
+  risk_explanation: string;
   /** Where it comes from, for the queue (agent, route). */
   origin?: string;
   input?: unknown;
@@ -30,7 +30,7 @@ const DECISION_TEXT: Record<ApprovalDecisionKind, string> = { allow: 'Allowed on
 export function ApprovalCard(p: ApprovalCardProps) {
   const [busy, setBusy] = useState<ApprovalDecisionKind | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
-  const titleId = `apr-title-${p.requestId}`;
+  const titleId = `apr-title-${p.request_id}`;
 
   async function answer(decision: ApprovalDecisionKind) {
     setBusy(decision);
@@ -46,7 +46,7 @@ export function ApprovalCard(p: ApprovalCardProps) {
 
   const decided = p.decision !== undefined;
   return (
-    <section className={`approval-card risk-${p.risk}${decided ? ' decided' : ''}`} role="group" aria-labelledby={titleId} data-request-id={p.requestId}>
+    <section className={`approval-card risk-${p.risk}${decided ? ' decided' : ''}`} role="group" aria-labelledby={titleId} data-request-id={p.request_id}>
       <header className="approval-head">
         <span className={`risk-badge risk-${p.risk}`}>{p.risk} risk</span>
         <h3 id={titleId}>
@@ -56,7 +56,7 @@ export function ApprovalCard(p: ApprovalCardProps) {
       </header>
       <pre className="approval-summary">{p.summary}</pre>
       <p className="approval-reason">{p.reason}</p>
-      {p.riskExplanation && <p className="approval-risk-text">{p.riskExplanation}</p>}
+      {p.risk_explanation && <p className="approval-risk-text">{p.risk_explanation}</p>}
       {p.input !== undefined && (
         <details className="approval-args">
           <summary>Arguments</summary>

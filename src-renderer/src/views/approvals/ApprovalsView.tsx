@@ -14,16 +14,16 @@ export function ApprovalsView({ pending, onAnswer }: { pending: ApprovalItem[]; 
       <div className="approval-list">
         {pending.map((a) => (
           <ApprovalCard
-            key={a.requestId}
-            requestId={a.requestId}
+            key={a.request_id}
+            request_id={a.request_id}
             tool={a.tool}
             summary={a.summary}
             reason={a.reason}
             risk={a.risk}
-            riskExplanation={a.riskExplanation}
-            origin={[a.agent && `agent ${a.agent}`, a.route, formatWhen(a.askedAt)].filter(Boolean).join(' · ')}
+            risk_explanation={a.risk_explanation}
+            origin={[a.agent && `agent ${a.agent}`, a.route, formatWhen(a.asked_at)].filter(Boolean).join(' · ')}
             input={a.input}
-            onAnswer={(d) => onAnswer(a.requestId, d)}
+            onAnswer={(d) => onAnswer(a.request_id, d)}
           />
         ))}
       </div>

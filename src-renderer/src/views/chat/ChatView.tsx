@@ -21,7 +21,7 @@ export interface ChatViewProps {
   chat: ChatState;
   onPickAgent(agent: string): void;
   dispatch(action: ChatAction): void;
-  onAnswer(requestId: string, decision: ApprovalDecisionKind): Promise<unknown>;
+  onAnswer(request_id: string, decision: ApprovalDecisionKind): Promise<unknown>;
   /** Bumped to move the caret into the composer. */
   focusKey?: unknown;
 }
@@ -80,8 +80,8 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
     // Everything else goes as typed: the daemon expands `/name args` (or says the command is unknown).
     dispatch({ type: 'sending', text: typed });
     try {
-      const result = await api.sendMessage(chatMessage(agent, typed, chat.sessionId));
-      dispatch({ type: 'sent', text: typed, injected: result.injected, ...(result.session_id ? { sessionId: result.session_id } : {}) });
+      const result = await api.sendMessage(chatMessage(agent, typed, chat.session_id));
+      dispatch({ type: 'sent', text: typed, injected: result.injected, ...(result.session_id ? { session_id: result.session_id } : {}) });
     } catch (e) {
       dispatch({ type: 'send_failed', code: toApiError(e).code, message: errorText(e) });
     }
@@ -112,13 +112,13 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
             ))}
           </select>
         </label>
-        <span className="chat-session muted" title={chat.sessionId ? `Session ${chat.sessionId}` : undefined}>
-          {chat.sessionId ? chat.sessionId : 'new conversation'}
+        <span className="chat-session muted" title={chat.session_id ? `Session ${chat.session_id}` : undefined}>
+          {chat.session_id ? chat.session_id : 'new conversation'}
         </span>
         <span className="chat-usage" aria-label="Usage of this conversation" title={usageTitle(chat)}>
           {chat.model && <span className="muted">{chat.model} · </span>}
-          {formatTokens(u.inputTokens + u.cacheReadTokens + u.cacheCreationTokens)} in · {formatTokens(u.outputTokens)} out ·{' '}
-          <strong>{formatCost(u.costUsd)}</strong>
+          {formatTokens(u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens)} in · {formatTokens(u.output_tokens)} out ·{' '}
+          <strong>{formatCost(u.cost_usd)}</strong>
         </span>
         <button type="button" onClick={() => dispatch({ type: 'reset' })} disabled={chat.running} title="New conversation (Alt+N)">
           New chat
@@ -152,7 +152,7 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
         commands={commands}
         onSend={(t) => void send(t)}
         onStop={() => void stop()}
-        focusKey={`${agent}:${String(focusKey)}:${chat.sessionId ?? ''}`}
+        focusKey={`${agent}:${String(focusKey)}:${chat.session_id ?? ''}`}
         {...(lastUserText(chat) !== undefined ? { lastUserText: lastUserText(chat) } : {})}
       />
     </div>
@@ -163,8 +163,8 @@ function usageTitle(chat: ChatState): string {
   const u = chat.sessionUsage;
   const r = chat.runUsage;
   const lines = [
-    `Session: ${u.requests} requests, ${u.inputTokens} input, ${u.cacheReadTokens} cache read, ${u.cacheCreationTokens} cache write, ${u.outputTokens} output tokens, ${formatCost(u.costUsd)}`,
+    `Session: ${u.requests} requests, ${u.input_tokens} input, ${u.cache_read_tokens} cache read, ${u.cache_creation_tokens} cache write, ${u.output_tokens} output tokens, ${formatCost(u.cost_usd)}`,
   ];
-  if (r) lines.push(`Last run: ${formatCost(r.costUsd)}`);
+  if (r) lines.push(`Last run: ${formatCost(r.cost_usd)}`);
   return lines.join('\n');
 }

@@ -9,7 +9,7 @@ import { ToolCard } from './ToolCard.js';
 export interface MessageListProps {
   items: ChatItem[];
   /** Absent for a read-only transcript. */
-  onAnswer?(requestId: string, decision: ApprovalDecisionKind): Promise<unknown>;
+  onAnswer?(request_id: string, decision: ApprovalDecisionKind): Promise<unknown>;
   empty?: ReactNode;
 }
 
@@ -57,12 +57,13 @@ export function MessageList({ items, onAnswer, empty }: MessageListProps) {
             return (
               <ApprovalCard
                 key={item.id}
-                requestId={item.id}
+                request_id={item.id}
                 tool={item.tool}
                 summary={item.summary}
                 reason={item.reason}
                 risk={item.risk}
-                riskExplanation={item.riskExplanation}
+                risk_explanation={item.risk_explanation}
+                input={item.input}
                 {...(item.decision ? { decision: item.decision } : {})}
                 {...(item.by ? { by: item.by } : {})}
                 onAnswer={(d) => (onAnswer ? onAnswer(item.id, d) : Promise.resolve())}

@@ -17,7 +17,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <code className="tool-name">{item.tool}</code>
         <span className="tool-summary">{item.summary || oneLine(item.input)}</span>
         <span className="tool-time">
-          {item.status === 'running' && item.startedAt ? <Elapsed since={item.startedAt} /> : item.durationMs !== undefined ? formatDuration(item.durationMs) : ''}
+          {item.status === 'running' && item.startedAt ? <Elapsed since={item.startedAt} /> : item.duration_ms !== undefined ? formatDuration(item.duration_ms) : ''}
         </span>
       </summary>
       <div className="tool-body">
@@ -29,7 +29,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
             <pre className="tool-preview">{item.preview || '(empty)'}</pre>
           </>
         )}
-        {item.savedTo && <p className="muted">Full result saved to {item.savedTo}</p>}
+        {item.saved_to && <p className="muted">Full result saved to {item.saved_to}</p>}
       </div>
     </details>
   );

@@ -135,7 +135,7 @@ function SessionReader({ api, id, agent, onContinue }: { api: ReinApi; id: strin
           <p className="muted">
             {s.agent} · {s.source}
             {s.channel ? `:${s.channel}` : ''} · {formatWhen(s.created_at)}
-            {s.usage ? ` · ${formatCost(s.usage.costUsd)}` : ''} · read-only
+            {s.usage ? ` · ${formatCost(s.usage.cost_usd)}` : ''} · read-only
           </p>
         </div>
         <button type="button" className="primary" onClick={() => onContinue(s.agent, s)}>

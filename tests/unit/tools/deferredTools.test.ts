@@ -11,7 +11,7 @@ import {
   planToolExposure,
   searchTools,
   type DeferredToolState,
-} from '../../../src-main/core/context/deferredTools.js';
+} from '../../../src-main/core/tools/deferredTools.js';
 import { createToolSearchTool } from '../../../src-main/core/tools/builtin/toolSearch.js';
 import { ToolRegistry } from '../../../src-main/core/tools/registry.js';
 import { SessionReadTracker } from '../../../src-main/core/tools/readTracker.js';

@@ -6,13 +6,17 @@
  * session's working set). Local tools are never withheld.
  *
  * Everything here is deterministic: the same registry and working set give the same tool list, in
- * the registry's canonical order (local, MCP, cloud; by name within each), and the same catalogue
+ * the registry's canonical order (local, MCP, cloud, GUI; by name within each), and the same catalogue
  * bytes, so consecutive requests keep sharing their cached prefix.
+ *
+ * The working set lives in the tool context's session slot (DEFERRED_TOOLS_SLOT); the loop seeds it
+ * with the object kept in the session's context state, so what tool_search loads is saved with the session.
  */
 import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
-import { toInputSchema } from '../tools/registry.js';
-import type { Tool, ToolSource } from '../tools/tool.js';
+import { compareTools, toInputSchema } from './registry.js';
+import { slotKey } from './sessionSlots.js';
+import type { Tool } from './tool.js';
 
 /** More registered tools than this (tool_search not counted) turns deferral on. */
 export const DEFER_THRESHOLD = 30;
@@ -28,6 +32,9 @@ export const DeferredToolStateShape = z.strictObject({ loaded: z.array(z.string(
 
 export const newDeferredToolState = (): DeferredToolState => ({ loaded: [] });
 
+/** The session slot holding the working set. */
+export const DEFERRED_TOOLS_SLOT = slotKey<DeferredToolState>('deferred_tools');
+
 /** Adds names to the working set; returns the ones that were not there yet. */
 export function addLoadedTools(state: DeferredToolState, names: readonly string[]): string[] {
   const have = new Set(state.loaded);
@@ -38,12 +45,11 @@ export function addLoadedTools(state: DeferredToolState, names: readonly string[
 
 export const isDeferrable = (tool: Pick<Tool, 'source'>): boolean => tool.source === 'mcp' || tool.source === 'cloud';
 
-const SOURCE_ORDER: Record<ToolSource, number> = { local: 0, mcp: 1, cloud: 2 };
 const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The registry's order: local, MCP, cloud; by name within each. */
+/** The registry's order: local, MCP, cloud, GUI; by name within each. */
 export function canonicalOrder<T extends Pick<Tool, 'source' | 'name'>>(tools: readonly T[]): T[] {
-  return [...tools].sort((a, b) => SOURCE_ORDER[a.source] - SOURCE_ORDER[b.source] || compareNames(a.name, b.name));
+  return [...tools].sort(compareTools);
 }
 
 /** A tool as the Messages API receives it, schema keys sorted (the registry's own serialisation). */

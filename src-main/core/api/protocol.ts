@@ -4,17 +4,11 @@
  * same schemas, so a message is a message whichever way it arrives.
  */
 import { z } from 'zod';
-import { ApprovalDecisionKind, BusEvent, StopReason, UsageTotals } from '../api/events.js';
+import { ApprovalDecisionKind, ApprovalRequest, BusEvent, StopReason, UsageTotals } from './events.js';
+import { AgentName, ApprovalId, SessionId, SourceName } from './patterns.js';
 
-/** Same rule as AGENT_NAME_RE in config/paths.ts (kept here so this file stays free of Node imports). */
-export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-/** Same rule as sessions/id.ts. */
-export const SESSION_ID_PATTERN = /^\d{4}-\d{2}-\d{2}-[0-9a-f]{12}$/;
-export const APPROVAL_ID_PATTERN = /^apr_[0-9a-f]{16}$/;
-export const SOURCE_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+export { AGENT_NAME_PATTERN, APPROVAL_ID_PATTERN, SESSION_ID_PATTERN, SOURCE_PATTERN } from './patterns.js';
 
-const AgentName = z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name (lowercase letters, digits, - and _)');
-const SessionId = z.string().regex(SESSION_ID_PATTERN, 'expected a session id (YYYY-MM-DD-<12 hex>)');
 /** Channel, thread and sender ids from chat systems: printable, one line, bounded. */
 const Label = z
   .string()
@@ -28,7 +22,7 @@ export const MessageRequest = z
     agent: AgentName.optional(),
     session_id: SessionId.optional(),
     new_session: z.boolean().optional(),
-    source: z.string().regex(SOURCE_PATTERN, 'expected a short lowercase word (slack, telegram, web…)').optional(),
+    source: SourceName.optional(),
     channel: Label.optional(),
     thread_id: Label.optional(),
     sender: Label.optional(),
@@ -50,7 +44,7 @@ export const CancelRequest = z
 export type CancelRequest = z.infer<typeof CancelRequest>;
 
 export const ApprovalAnswerRequest = z.strictObject({
-  request_id: z.string().regex(APPROVAL_ID_PATTERN, 'expected an approval id (apr_<16 hex>)'),
+  request_id: ApprovalId,
   decision: ApprovalDecisionKind,
 });
 export type ApprovalAnswerRequest = z.infer<typeof ApprovalAnswerRequest>;
@@ -79,25 +73,14 @@ export const MessageResult = z.discriminatedUnion('injected', [
 export type MessageResult = z.infer<typeof MessageResult>;
 
 /**
- * A bus event as clients receive it: the event plus the route of the run it belongs to (and, on
- * `approval_request`, the agent asking).
+ * A bus event as clients receive it: the event plus the route of the run it belongs to. (An
+ * `approval_request` carries its route and agent itself.)
  */
-export type RoutedEvent = BusEvent & { route?: string; agent?: string };
+export type RoutedEvent = BusEvent & { route?: string };
 
-export const PendingApproval = z.object({
-  request_id: z.string(),
-  session_id: z.string(),
-  agent: z.string(),
-  route: z.string(),
-  source: z.string(),
-  tool: z.string(),
-  summary: z.string(),
-  reason: z.string(),
-  risk: z.string(),
-  risk_explanation: z.string(),
-  asked_at: z.string(),
-});
-export type PendingApproval = z.infer<typeof PendingApproval>;
+/** An entry of `GET /approvals`: the approval request itself, as its event carried it. */
+export const PendingApproval = ApprovalRequest;
+export type PendingApproval = ApprovalRequest;
 
 /**
  * Client → daemon WebSocket frames: `{type: "message" | "cancel" | "approval", ref?, …}` where `…` is
@@ -119,7 +102,8 @@ export type WsClientFrame =
 
 /** Daemon → client WebSocket frames. */
 export type WsServerFrame =
-  | { frame: 'event'; id?: number; event: RoutedEvent }
+  | { frame: 'event'; id?: string; event: RoutedEvent }
+  | { frame: 'result'; ref?: string; result: unknown }
   | { frame: 'reply'; ref?: string; ok: true; result: unknown }
   | { frame: 'reply'; ref?: string; ok: false; status: number; error: string; code: string };
 

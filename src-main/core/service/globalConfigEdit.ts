@@ -13,7 +13,7 @@ import { paths } from '../config/paths.js';
 import type { PermissionMode } from '../config/schema.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import { withFileLock } from '../util/fileLock.js';
-import { HttpError } from './httpError.js';
+import { ReinError, fieldError } from '../errors.js';
 
 export interface GlobalSettingsPatch {
   model?: string;
@@ -73,11 +73,11 @@ export function edited(file: string, text: string, patch: GlobalSettingsPatch): 
   const before = parseLayer(file, text);
   if (!before.ok) {
     const list = before.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ''}${p.field ? `${p.field}: ` : ''}${p.message}`);
-    throw new HttpError(409, 'config_invalid', `${file} has problems to fix first (nothing was written): ${list.join('; ')}`);
+    throw new ReinError('config_invalid', `${file} has problems to fix first (nothing was written): ${list.join('; ')}`);
   }
   const doc = parseDocument(text);
   if (!isEmptyNode(doc.contents) && !isMap(doc.contents)) {
-    throw new HttpError(409, 'config_invalid', `${file}: the top level must be a mapping (nothing was written)`);
+    throw new ReinError('config_invalid', `${file}: the top level must be a mapping (nothing was written)`);
   }
   let changed = false;
   for (const [field, value] of Object.entries(patch) as [keyof GlobalSettingsPatch, unknown][]) {
@@ -102,7 +102,7 @@ export function edited(file: string, text: string, patch: GlobalSettingsPatch): 
   if (!after.ok) {
     const p = after.problems[0]!;
     const field = (p.field && FIELD_OF_PATH.get(p.field)) ?? p.field ?? 'config';
-    throw new HttpError(400, 'invalid_request', `${field}: ${p.message}`, field);
+    throw fieldError('invalid_request', `${field}: ${p.message}`, field);
   }
   return next;
 }
@@ -171,7 +171,7 @@ async function readOrNull(file: string): Promise<string | null> {
     return await readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new HttpError(500, 'config_io', `cannot read ${file}: ${(e as Error).message}`);
+    throw new ReinError('config_io', `cannot read ${file}: ${(e as Error).message}`);
   }
 }
 

@@ -1,20 +1,20 @@
 /**
- * Shell commands start children of their own (pipelines, `npm test` → node → workers). Killing only the shell
- * leaves those running, so commands run as the leader of a new process group (`detached: true`) and are
+ * Commands start children of their own (pipelines, `npm test` → node → workers). Killing only the leader
+ * leaves those running, so children run as the leader of a new process group (`detached: true`) and are
  * stopped by signalling the whole group: SIGTERM first so they can clean up, SIGKILL for whatever lingers.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { errnoCode } from './toolPaths.js';
 
 const POLL_MS = 25;
 
-function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+/** Signals every member of the group; 0 only asks whether the group exists. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
     return true;
   } catch (e) {
     // EPERM: the group exists but a member is not ours to signal; still "alive".
-    return errnoCode(e) === 'EPERM';
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -45,7 +45,8 @@ export function processGroupAlive(pgid: number): boolean {
   return false;
 }
 
-async function waitUntilGone(pgid: number, ms: number): Promise<boolean> {
+/** Polls until the group has no live member; false when `ms` passed first. */
+export async function waitUntilGroupGone(pgid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (!processGroupAlive(pgid)) return true;
@@ -54,10 +55,13 @@ async function waitUntilGone(pgid: number, ms: number): Promise<boolean> {
   }
 }
 
-/** SIGTERM the group, SIGKILL it after `graceMs` if anything survives; resolves once the group is gone (or given up on). */
-export async function killProcessGroup(pgid: number, graceMs = 2_000): Promise<void> {
-  if (!signalGroup(pgid, 'SIGTERM')) return;
-  if (await waitUntilGone(pgid, graceMs)) return;
+/**
+ * SIGTERM the group, SIGKILL it after `graceMs` if anything survives. Resolves once the group is gone (true)
+ * or, when even SIGKILL left a member for a second (stuck in the kernel, or not ours), given up on (false).
+ */
+export async function killProcessGroup(pgid: number, graceMs = 2_000): Promise<boolean> {
+  if (!signalGroup(pgid, 'SIGTERM')) return true;
+  if (await waitUntilGroupGone(pgid, graceMs)) return true;
   signalGroup(pgid, 'SIGKILL');
-  await waitUntilGone(pgid, 1_000);
+  return waitUntilGroupGone(pgid, 1_000);
 }

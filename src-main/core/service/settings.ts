@@ -1,5 +1,5 @@
 /**
- * The settings view over HTTP: `GET /settings`, `PUT /settings`, `POST /settings/test` (shapes in
+ * The settings view: `GET /settings`, `PUT /settings`, `POST /settings/test` (shapes in
  * core/api/reinApi.ts). Model, small model, permission mode and base URL live in the global
  * config.yaml (globalConfigEdit.ts); the hotkey lives with the desktop's own settings in desktop.json
  * (core/desktop/desktopSettings.ts, the one place for it). Everything in a request is checked before
@@ -11,46 +11,41 @@
  * daemon reads ANTHROPIC_API_KEY from its environment. `POST /settings/test` may still use a key given
  * in its body for that one request, so a key can be tried before it is put anywhere.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DesktopSettingsPatch } from '../api/desktopApi.js';
-import { SaveSettingsInput, TestConnectionInput } from '../api/reinApi.js';
+import type { ReinSettings, SaveSettingsInput } from '../api/reinApi.js';
 import { paths } from '../config/paths.js';
 import { GlobalConfig } from '../config/schema.js';
-import { loadDesktopSettings, updateDesktopSettings } from '../desktop/desktopSettings.js';
-import { errorMessage } from '../errors.js';
-import type { Route } from './api.js';
-import { testModelConnection } from './connectionTest.js';
-import type { DaemonContext } from './context.js';
+import { loadDesktopSettings, updateDesktopSettings } from '../config/desktopSettings.js';
+import { ReinError, errorMessage, fieldError } from '../errors.js';
+import { testModelConnection, type ConnectionTestInput, type ConnectionTestResult } from './connectionTest.js';
 import { prepareGlobalSettingsEdit, type GlobalSettingsPatch } from './globalConfigEdit.js';
-import { HttpError } from './httpError.js';
-import { readJson } from './httpBody.js';
-import { sendJson } from './httpReply.js';
+
+export interface SettingsDeps {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** The global config runs start with now. */
+  config(): GlobalConfig;
+  /** A saved change: the runs that start from now on use it. */
+  setConfig(config: GlobalConfig): void;
+}
 
 export const API_KEY_NOT_STORED =
   'The daemon does not store API keys. Set ANTHROPIC_API_KEY where the daemon starts, or save the key in the desktop app, which keeps it in the system keychain.';
 
-export function settingsRoutes(): Route[] {
-  return [
-    { method: 'GET', path: '/settings', handler: getSettings },
-    { method: 'PUT', path: '/settings', handler: putSettings },
-    { method: 'POST', path: '/settings/test', handler: postTest },
-  ];
-}
-
-async function getSettings(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
-  sendJson(res, 200, await settingsView(ctx));
-}
-
-async function putSettings(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readJson(req, SaveSettingsInput);
-  if (body.api_key !== undefined) throw new HttpError(400, 'api_key_not_stored', API_KEY_NOT_STORED, 'api_key');
+/**
+ * Saves the daemon's part of the settings: model, small model, permission mode and base URL in
+ * config.yaml, the hotkey in desktop.json. The API key is refused (see API_KEY_NOT_STORED); the desktop
+ * app stores it itself before it calls this with the rest.
+ */
+export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput): Promise<ReinSettings> {
+  if (body.api_key !== undefined) throw fieldError('api_key_not_stored', API_KEY_NOT_STORED, 'api_key');
 
   // Check every part first.
   let hotkeyPatch: DesktopSettingsPatch | undefined;
   if (body.hotkey !== undefined) {
     const parsed = DesktopSettingsPatch.safeParse({ hotkey: body.hotkey ?? '' });
-    if (!parsed.success) throw new HttpError(400, 'invalid_request', `hotkey: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'hotkey');
-    await desktopSettingsOrRefuse(ctx.home);
+    if (!parsed.success) throw fieldError('invalid_request', `hotkey: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'hotkey');
+    await desktopSettingsOrRefuse(deps.home);
     hotkeyPatch = parsed.data;
   }
   const patch: GlobalSettingsPatch = {};
@@ -58,61 +53,60 @@ async function putSettings(ctx: DaemonContext, req: IncomingMessage, res: Server
   if (body.small_model !== undefined) patch.small_model = body.small_model;
   if (body.permission_mode !== undefined) patch.permission_mode = body.permission_mode;
   if (body.base_url !== undefined) patch.base_url = body.base_url;
-  const configEdit = Object.keys(patch).length > 0 ? await prepareGlobalSettingsEdit(ctx.home, patch) : undefined;
+  const configEdit = Object.keys(patch).length > 0 ? await prepareGlobalSettingsEdit(deps.home, patch) : undefined;
 
   // Then write: config.yaml, then desktop.json; if the second fails the first is put back.
   const written = configEdit ? await configEdit.commit() : undefined;
   if (hotkeyPatch) {
     try {
-      await updateDesktopSettings(ctx.home, hotkeyPatch);
+      await updateDesktopSettings(deps.home, hotkeyPatch);
     } catch (e) {
       if (configEdit && written) await configEdit.restore(written.previous).catch(() => undefined);
-      throw new HttpError(500, 'settings_write_failed', `could not save the hotkey (nothing was changed): ${errorMessage(e)}`);
+      throw new ReinError('settings_write_failed', `could not save the hotkey (nothing was changed): ${errorMessage(e)}`);
     }
   }
-  if (configEdit) applyToRunningConfig(ctx, patch);
-  sendJson(res, 200, await settingsView(ctx));
+  if (configEdit) applyToRunningConfig(deps, patch);
+  return settingsView(deps);
 }
 
-async function postTest(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readJson(req, TestConnectionInput);
-  sendJson(res, 200, await testModelConnection(body, { env: ctx.env, config: ctx.config, home: ctx.home }));
+export function testConnection(deps: SettingsDeps, body: ConnectionTestInput): Promise<ConnectionTestResult> {
+  return testModelConnection(body, { env: deps.env, config: deps.config(), home: deps.home });
 }
 
 /** The next runs use the new values; the runs in flight keep the ones they started with. */
-function applyToRunningConfig(ctx: DaemonContext, patch: GlobalSettingsPatch): void {
+function applyToRunningConfig(deps: SettingsDeps, patch: GlobalSettingsPatch): void {
+  const current = deps.config();
   const next: GlobalConfig = {
-    ...ctx.config,
+    ...current,
     ...(patch.model !== undefined ? { model: patch.model } : {}),
     ...(patch.small_model !== undefined ? { small_model: patch.small_model } : {}),
-    permissions: { ...ctx.config.permissions, ...(patch.permission_mode !== undefined ? { mode: patch.permission_mode } : {}) },
+    permissions: { ...current.permissions, ...(patch.permission_mode !== undefined ? { mode: patch.permission_mode } : {}) },
   };
   if (patch.base_url === null) delete next.base_url;
   else if (patch.base_url !== undefined) next.base_url = patch.base_url;
-  const checked = GlobalConfig.parse(next);
-  ctx.config = checked;
-  ctx.router.updateConfig(checked);
+  deps.setConfig(GlobalConfig.parse(next));
 }
 
 async function desktopSettingsOrRefuse(home: string) {
   try {
     return await loadDesktopSettings(home);
   } catch (e) {
-    throw new HttpError(409, 'config_invalid', `${errorMessage(e)} (fix or remove the file; nothing was written)`);
+    throw new ReinError('config_invalid', `${errorMessage(e)} (fix or remove the file; nothing was written)`);
   }
 }
 
-export async function settingsView(ctx: DaemonContext) {
-  const key = ctx.env.ANTHROPIC_API_KEY?.trim() || ctx.env.ANTHROPIC_AUTH_TOKEN?.trim() || undefined;
+/** The settings view as the daemon knows it (the desktop app lays its own part over it). */
+export async function settingsView(deps: SettingsDeps): Promise<ReinSettings> {
+  const key = deps.env.ANTHROPIC_API_KEY?.trim() || deps.env.ANTHROPIC_AUTH_TOKEN?.trim() || undefined;
   let hotkey: string | null = null;
   let hotkeyProblem: string | undefined;
   try {
-    const desktop = await loadDesktopSettings(ctx.home);
+    const desktop = await loadDesktopSettings(deps.home);
     hotkey = desktop.hotkey === '' ? null : desktop.hotkey;
   } catch (e) {
     hotkeyProblem = errorMessage(e);
   }
-  const c = ctx.config;
+  const c = deps.config();
   return {
     platform: process.platform,
     api_key: {
@@ -129,7 +123,7 @@ export async function settingsView(ctx: DaemonContext) {
     hotkey,
     ...(hotkeyProblem ? { hotkey_problem: hotkeyProblem } : {}),
     models: suggestedModels(c),
-    config_file: paths.globalConfig(ctx.home),
+    config_file: paths.globalConfig(deps.home),
   };
 }
 

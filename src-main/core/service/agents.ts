@@ -1,17 +1,15 @@
 /**
- * Named agents over HTTP: list, read, create, update, delete. Every part of a request (persona,
+ * Named agents: list, read, create, update, delete — the service behind `GET/POST /agents`,
+ * `GET/PUT/DELETE /agents/{name}` and the desktop's agent editor. Every part of a request (persona,
  * config, memory, commands, attached skills) is validated before anything is written; the writes then
  * go file by file, atomically, and if one fails the ones already made are undone (a new agent's
  * folder is removed; an updated agent's files get their old contents back). Deleting moves the folder
  * to the trash (core/agents), cancels the agent's runs and forgets its routes.
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { z } from 'zod';
 import {
-  COMMAND_MAX_CHARS,
   agentExists,
   agentLayout,
   checkAgentConfig,
@@ -24,67 +22,28 @@ import {
   validateAgent,
   type AgentProblem,
 } from '../agents/index.js';
-import type { AgentDetail, FileProblem, SlashCommandInfo } from '../api/reinApi.js';
+import type { DaemonEvent } from '../api/events.js';
+import { NAME_PATTERN } from '../api/patterns.js';
+import type { AgentDetail, AgentSummary, CreateAgentInput, FileProblem, SaveAgentInput, SlashCommandInfo } from '../api/reinApi.js';
 import { loadCommands } from '../commands/index.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
-import { errorMessage } from '../errors.js';
+import { ReinError, errorMessage, fieldError } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
-import type { Route, RouteArgs } from './api.js';
-import type { DaemonContext } from './context.js';
-import { HttpError } from './httpError.js';
-import { readJson, validate } from './httpBody.js';
-import { sendJson } from './httpReply.js';
-import { AGENT_NAME_PATTERN } from './protocol.js';
 
-const ITEM_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-const AgentName = z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name (lowercase letters, digits, - and _, at most 64)');
-const Persona = z.string().max(200_000).refine((t) => t.trim() !== '', 'must not be blank: an agent needs a persona');
-const Memory = z.string().max(500_000);
-/** config.yaml as a YAML string (comments kept) or as a JSON object (written as YAML). */
-const ConfigValue = z.union([z.string().max(100_000), z.record(z.string(), z.unknown())]);
-const CommandText = z
-  .string()
-  .refine((t) => t.trim() !== '', 'must not be blank')
-  .refine((t) => Array.from(t).length <= COMMAND_MAX_CHARS, `at most ${COMMAND_MAX_CHARS} characters`);
-const CommandName = z.string().regex(ITEM_NAME, 'expected a command name (lowercase letters, digits, - and _)');
-const SkillNames = z.array(z.string().regex(ITEM_NAME, 'expected a skill name')).max(500);
-
-const CreateAgent = z.strictObject({
-  name: AgentName.refine((n) => !isDefaultAgent(n), '"default" is the built-in agent'),
-  prompt: Persona,
-  memory: Memory.optional(),
-  config: ConfigValue.optional(),
-  commands: z.record(CommandName, CommandText).optional(),
-  skills: SkillNames.optional(),
-});
-
-const UpdateAgent = z.strictObject({
-  prompt: Persona.optional(),
-  /** null deletes MEMORY.md. */
-  memory: Memory.nullable().optional(),
-  /** null deletes config.yaml. */
-  config: ConfigValue.nullable().optional(),
-  /** Each command: new text, or null to delete it. Commands not named are left alone. */
-  commands: z.record(CommandName, CommandText.nullable()).optional(),
-  /** The full list of attached global skills ([] detaches all). */
-  skills: SkillNames.optional(),
-});
-
-export function agentRoutes(): Route[] {
-  return [
-    { method: 'GET', path: '/agents', handler: list },
-    { method: 'POST', path: '/agents', handler: create },
-    { method: 'GET', path: '/agents/{name}', handler: get },
-    { method: 'PUT', path: '/agents/{name}', handler: update },
-    { method: 'DELETE', path: '/agents/{name}', handler: remove },
-  ];
+export interface AgentsDeps {
+  home: string;
+  publish(event: DaemonEvent): void;
+  /** Cancels the agent's runs and forgets its routes before its folder moves. */
+  evictAgent(name: string): Promise<void>;
 }
 
-async function list(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const agents = [];
-  for (const name of await listAgents(ctx.home)) {
+const changed = (agent: string, change: 'created' | 'updated' | 'deleted'): DaemonEvent => ({ type: 'agent_changed', at: new Date().toISOString(), agent, change });
+
+export async function listAgentSummaries(home: string): Promise<AgentSummary[]> {
+  const agents: AgentSummary[] = [];
+  for (const name of await listAgents(home)) {
     try {
-      const a = await loadAgent(ctx.home, name);
+      const a = await loadAgent(home, name);
       agents.push({
         name,
         has_memory: a.hasMemory,
@@ -96,26 +55,20 @@ async function list(ctx: DaemonContext, _req: IncomingMessage, res: ServerRespon
       agents.push({ name, problem: errorMessage(e) });
     }
   }
-  sendJson(res, 200, { agents });
+  return agents;
 }
 
-async function get(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
-  const name = nameParam(params);
-  sendJson(res, 200, await view(ctx.home, name));
-}
-
-async function create(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readJson(req, CreateAgent);
-  const layout = agentLayout(ctx.home, body.name);
+export async function createAgent(deps: AgentsDeps, body: CreateAgentInput): Promise<AgentDetail> {
+  const layout = agentLayout(deps.home, body.name);
   const configText = body.config !== undefined ? checkedConfig(layout.config, body.config) : undefined;
-  if (body.skills) await checkSkillsExist(ctx.home, body.skills);
+  if (body.skills) await checkSkillsExist(deps.home, body.skills);
 
-  await mkdir(join(ctx.home, 'agents'), { recursive: true, mode: 0o700 });
+  await mkdir(join(deps.home, 'agents'), { recursive: true, mode: 0o700 });
   try {
     // Not recursive: making the folder is the claim, so two creators cannot both win.
     await mkdir(layout.dir, { mode: 0o700 });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new HttpError(409, 'agent_exists', `agent "${body.name}" already exists`);
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ReinError('agent_exists', `agent "${body.name}" already exists`);
     throw e;
   }
   try {
@@ -129,17 +82,16 @@ async function create(ctx: DaemonContext, req: IncomingMessage, res: ServerRespo
     }
   } catch (e) {
     await rm(layout.dir, { recursive: true, force: true });
-    throw new HttpError(500, 'agent_write_failed', `could not create agent "${body.name}" (nothing was kept): ${errorMessage(e)}`);
+    throw new ReinError('agent_write_failed', `could not create agent "${body.name}" (nothing was kept): ${errorMessage(e)}`);
   }
-  ctx.bus.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: body.name, change: 'created' });
-  sendJson(res, 201, await view(ctx.home, body.name));
+  deps.publish(changed(body.name, 'created'));
+  return view(deps.home, body.name);
 }
 
-async function update(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
-  const name = nameParam(params);
-  const body = await readJson(req, UpdateAgent);
-  if (!(await agentExists(ctx.home, name))) throw new HttpError(404, 'agent_not_found', `agent "${name}" not found`);
-  const layout = agentLayout(ctx.home, name);
+export async function saveAgent(deps: AgentsDeps, input: SaveAgentInput): Promise<AgentDetail> {
+  const { name, ...body } = input;
+  if (!(await agentExists(deps.home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
+  const layout = agentLayout(deps.home, name);
 
   // Everything is checked first; a write happens only when the whole request is acceptable.
   const writes: { file: string; text: string | null }[] = [];
@@ -147,7 +99,7 @@ async function update(ctx: DaemonContext, req: IncomingMessage, res: ServerRespo
   if (body.config !== undefined) writes.push({ file: layout.config, text: body.config === null ? null : checkedConfig(layout.config, body.config) });
   if (body.memory !== undefined) writes.push({ file: layout.memory, text: body.memory });
   if (body.skills !== undefined) {
-    await checkSkillsExist(ctx.home, body.skills);
+    await checkSkillsExist(deps.home, body.skills);
     writes.push({ file: layout.attached, text: attachedYaml(body.skills) });
   }
   for (const [cmd, text] of Object.entries(body.commands ?? {})) writes.push({ file: join(layout.commandsDir, `${cmd}.md`), text });
@@ -166,34 +118,29 @@ async function update(ctx: DaemonContext, req: IncomingMessage, res: ServerRespo
     for (const u of undo.reverse()) {
       await (u.text === null ? rm(u.file, { force: true }) : writeText(u.file, u.text)).catch(() => undefined);
     }
-    throw new HttpError(500, 'agent_write_failed', `could not update agent "${name}" (the earlier files were restored): ${errorMessage(e)}`);
+    throw new ReinError('agent_write_failed', `could not update agent "${name}" (the earlier files were restored): ${errorMessage(e)}`);
   }
-  ctx.bus.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: name, change: 'updated' });
-  sendJson(res, 200, await view(ctx.home, name));
+  deps.publish(changed(name, 'updated'));
+  return view(deps.home, name);
 }
 
-async function remove(ctx: DaemonContext, _req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
-  const name = nameParam(params);
-  if (isDefaultAgent(name)) throw new HttpError(400, 'invalid_request', '"default" is the built-in agent and cannot be deleted', 'name');
-  if (!(await agentExists(ctx.home, name))) throw new HttpError(404, 'agent_not_found', `agent "${name}" not found`);
-  await ctx.router.evictAgent(name);
-  const trash = await deleteAgent(ctx.home, name);
-  ctx.bus.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: name, change: 'deleted' });
-  sendJson(res, 200, { deleted: true, name, moved_to: trash });
+export async function removeAgent(deps: AgentsDeps, name: string): Promise<{ deleted: true; name: string; moved_to: string }> {
+  if (isDefaultAgent(name)) throw fieldError('invalid_request', '"default" is the built-in agent and cannot be deleted', 'name');
+  if (!(await agentExists(deps.home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
+  await deps.evictAgent(name);
+  const trash = await deleteAgent(deps.home, name);
+  deps.publish(changed(name, 'deleted'));
+  return { deleted: true, name, moved_to: trash };
 }
 
-function nameParam(params: Record<string, string>): string {
-  return validate(AgentName, params.name, 'path.name');
-}
-
-/** The YAML text to write, or a 400 naming the field exactly as the loader would. */
+/** The YAML text to write, or an invalid_request naming the field exactly as the loader would. */
 function checkedConfig(file: string, value: string | Record<string, unknown>): string {
   const text = typeof value === 'string' ? value : toYaml(value);
   const parsed = parseAgentConfigText(file, text);
   if (!parsed.ok) {
     const p = parsed.problems[0]!;
     const where = p.field ? `config.${p.field}` : 'config';
-    throw new HttpError(400, 'invalid_request', parsed.problems.map((q) => `${q.field ? `config.${q.field}` : 'config'}: ${q.message}`).join('; '), where);
+    throw fieldError('invalid_request', parsed.problems.map((q) => `${q.field ? `config.${q.field}` : 'config'}: ${q.message}`).join('; '), where);
   }
   return text;
 }
@@ -202,7 +149,7 @@ async function checkSkillsExist(home: string, names: readonly string[]): Promise
   for (const [i, n] of names.entries()) {
     const file = join(home, 'skills', n, 'SKILL.md');
     if ((await readIfPresent(file)) === null) {
-      throw new HttpError(400, 'invalid_request', `skills[${i}]: no global skill "${n}" (${file} does not exist)`, `skills[${i}]`);
+      throw fieldError('invalid_request', `skills[${i}]: no global skill "${n}" (${file} does not exist)`, `skills[${i}]`);
     }
   }
 }
@@ -218,7 +165,7 @@ function attachedYaml(names: readonly string[]): string {
  */
 export async function view(home: string, name: string): Promise<AgentDetail> {
   if (isDefaultAgent(name)) return builtinView(home);
-  if (!(await agentExists(home, name))) throw new HttpError(404, 'agent_not_found', `agent "${name}" not found`);
+  if (!(await agentExists(home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
   const layout = agentLayout(home, name);
   const [config, attached, problems] = await Promise.all([checkAgentConfig(layout.config), checkAttachedSkills(layout.attached), validateAgent(home, name)]);
   return {
@@ -281,7 +228,7 @@ async function commandTexts(dir: string): Promise<Record<string, string>> {
 async function commandNames(dir: string): Promise<string[]> {
   try {
     return (await readdir(dir))
-      .filter((f) => f.endsWith('.md') && ITEM_NAME.test(f.slice(0, -3)))
+      .filter((f) => f.endsWith('.md') && NAME_PATTERN.test(f.slice(0, -3)))
       .map((f) => f.slice(0, -3))
       .sort();
   } catch {

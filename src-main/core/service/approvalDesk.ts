@@ -5,21 +5,21 @@
  * the run's own `approval_request` event on the bus; a client that connects later gets the pending
  * ones re-sent, so nobody has to be connected at the moment of asking.
  *
- * First answer wins. Later answers to the same id are conflicts (409), unknown ids are 404: the desk
- * remembers recently settled ids to tell the two apart.
+ * First answer wins. Later answers to the same id are conflicts (`approval_already_decided`), unknown
+ * ids `approval_not_found`: the desk remembers recently settled ids to tell the two apart.
  */
-import type { ApprovalDecisionKind } from '../api/events.js';
-import type { ApprovalAnswer, ApprovalFace, ApprovalRequest } from '../permissions/types.js';
+import type { ApprovalDecisionKind, ApprovalRequest, ReinEvent } from '../api/events.js';
+import { ReinError } from '../errors.js';
+import type { ApprovalAnswer, ApprovalFace } from '../permissions/types.js';
 import type { BusEntry } from './eventBus.js';
-import type { PendingApproval, RoutedEvent } from './protocol.js';
 
 /** The bus form of a question, kept so it can be re-sent to clients that connect later. */
-export type ApprovalRequestEvent = Extract<RoutedEvent, { type: 'approval_request' }>;
+export type ApprovalRequestEvent = Extract<ReinEvent, { type: 'approval_request' }> & { route?: string };
 
 const SETTLED_MEMORY = 2_000;
 
 interface Entry {
-  info: PendingApproval;
+  request: ApprovalRequest;
   event: ApprovalRequestEvent;
   /** Set once face.ask is waiting. */
   settle?: (answer: ApprovalAnswer) => void;
@@ -27,50 +27,43 @@ interface Entry {
   early?: ApprovalAnswer;
 }
 
-export type AnswerOutcome =
-  | { ok: true; info: PendingApproval }
-  | { ok: false; status: 404 | 409; code: 'approval_not_found' | 'approval_already_decided'; message: string };
 
 export class ApprovalDesk {
   readonly #pending = new Map<string, Entry>();
   /** id → how it was settled; insertion-ordered, trimmed to SETTLED_MEMORY. */
   readonly #settled = new Map<string, { decision: ApprovalDecisionKind; by: string }>();
-  readonly #now: () => Date;
-
-  constructor(opts: { now?: () => Date } = {}) {
-    this.#now = opts.now ?? (() => new Date());
-  }
-
-  /** The face a run's broker asks; `route` says where the run came from. */
-  faceFor(route: string): ApprovalFace {
-    return { name: 'daemon', ask: (req, signal) => this.#wait(req, route, signal) };
+  /** The face a run's broker asks. */
+  face(): ApprovalFace {
+    return { name: 'daemon', ask: (req, signal) => this.#wait(req, signal) };
   }
 
   /** Registers a question as soon as its event is seen (before the broker asks), so no answer can come too early. */
-  open(req: ApprovalRequest, route: string, event?: ApprovalRequestEvent): void {
-    if (this.#pending.has(req.id) || this.#settled.has(req.id)) return;
-    const now = this.#now();
-    this.#pending.set(req.id, { info: toInfo(req, route, now), event: event ?? toEvent(req, route, now) });
+  open(event: ApprovalRequestEvent): void {
+    const { type: _type, seq: _seq, at: _at, ...request } = event;
+    this.#register(request, event);
   }
 
-  answer(id: string, decision: ApprovalDecisionKind, by: string): AnswerOutcome {
+  /**
+   * The first answer settles the question. A second one is refused with `approval_already_decided`, an
+   * unknown id with `approval_not_found` (ReinErrors, the same codes on every transport).
+   */
+  answer(id: string, decision: ApprovalDecisionKind, by: string): ApprovalRequest {
     const entry = this.#pending.get(id);
     if (!entry) {
       const prior = this.#settled.get(id);
-      if (prior) {
-        return { ok: false, status: 409, code: 'approval_already_decided', message: `approval ${id} was already decided: ${prior.decision} (by ${prior.by})` };
-      }
-      return { ok: false, status: 404, code: 'approval_not_found', message: `no pending approval ${id}` };
+      if (prior) throw new ReinError('approval_already_decided', `approval ${id} was already decided: ${prior.decision} (by ${prior.by})`);
+      throw new ReinError('approval_not_found', `no pending approval ${id}`);
     }
     const answer: ApprovalAnswer = { decision, by };
     this.#settle(id, answer);
     if (entry.settle) entry.settle(answer);
     else entry.early = answer;
-    return { ok: true, info: entry.info };
+    return entry.request;
   }
 
-  list(): PendingApproval[] {
-    return [...this.#pending.values()].map((e) => e.info);
+  /** The pending questions, oldest first, in the one request shape. */
+  list(): ApprovalRequest[] {
+    return [...this.#pending.values()].map((e) => e.request);
   }
 
   /** The pending questions as the `approval_request` events clients first saw. */
@@ -92,12 +85,19 @@ export class ApprovalDesk {
     }
   }
 
-  #wait(req: ApprovalRequest, route: string, signal: AbortSignal): Promise<ApprovalAnswer> {
-    this.open(req, route);
-    const entry = this.#pending.get(req.id);
+  #register(request: ApprovalRequest, event?: ApprovalRequestEvent): void {
+    const id = request.request_id;
+    if (this.#pending.has(id) || this.#settled.has(id)) return;
+    this.#pending.set(id, { request, event: event ?? toEvent(request) });
+  }
+
+  #wait(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    this.#register(req);
+    const id = req.request_id;
+    const entry = this.#pending.get(id);
     if (!entry) {
       // Settled before the broker even asked (answered early, or denied at shutdown).
-      const prior = this.#settled.get(req.id);
+      const prior = this.#settled.get(id);
       return Promise.resolve(prior ? { decision: prior.decision, by: prior.by } : { decision: 'deny', by: 'daemon' });
     }
     if (entry.early) return Promise.resolve(entry.early);
@@ -105,7 +105,7 @@ export class ApprovalDesk {
       const onAbort = () => {
         // The broker decided without us (timeout, another face, cancelled run): the question is closed,
         // and a late answer is a conflict rather than a mystery.
-        if (this.#pending.has(req.id)) this.#settle(req.id, { decision: 'deny', by: 'withdrawn' });
+        if (this.#pending.has(id)) this.#settle(id, { decision: 'deny', by: 'withdrawn' });
         resolve({ decision: 'deny', by: 'withdrawn' });
       };
       entry.settle = (answer) => {
@@ -127,38 +127,8 @@ export class ApprovalDesk {
   }
 }
 
-function toInfo(req: ApprovalRequest, route: string, now: Date): PendingApproval {
-  return {
-    request_id: req.id,
-    session_id: req.sessionId,
-    agent: req.agent,
-    route,
-    source: req.source,
-    tool: req.tool,
-    summary: req.summary,
-    reason: req.reason,
-    risk: req.risk,
-    risk_explanation: req.riskExplanation,
-    asked_at: now.toISOString(),
-  };
-}
-
-function toEvent(req: ApprovalRequest, route: string, now: Date): ApprovalRequestEvent {
-  return {
-    type: 'approval_request',
-    sessionId: req.sessionId,
-    seq: 0,
-    at: now.toISOString(),
-    requestId: req.id,
-    tool: req.tool,
-    summary: req.summary,
-    reason: req.reason,
-    layer: req.layer,
-    risk: req.risk,
-    riskExplanation: req.riskExplanation,
-    route,
-    agent: req.agent,
-  };
+function toEvent(req: ApprovalRequest): ApprovalRequestEvent {
+  return { type: 'approval_request', seq: 0, at: req.asked_at, ...req };
 }
 
 /**
@@ -167,9 +137,9 @@ function toEvent(req: ApprovalRequest, route: string, now: Date): ApprovalReques
  */
 export function pendingApprovalJson(desk: ApprovalDesk, replayed: readonly BusEntry[]): string[] {
   const seen = new Set<string>();
-  for (const e of replayed) if (e.event.type === 'approval_request') seen.add(e.event.requestId);
+  for (const e of replayed) if (e.event.type === 'approval_request') seen.add(e.event.request_id);
   return desk
     .pendingEvents()
-    .filter((ev) => !seen.has(ev.requestId))
+    .filter((ev) => !seen.has(ev.request_id))
     .map((ev) => JSON.stringify(ev));
 }

@@ -6,7 +6,7 @@
  * compared with numbers that started over.
  */
 import { randomBytes } from 'node:crypto';
-import type { RoutedEvent } from './protocol.js';
+import type { RoutedEvent } from '../api/protocol.js';
 
 export const BUS_REPLAY_CAPACITY = 500;
 

@@ -1,0 +1,71 @@
+/**
+ * A request for a run, as every entry point hands it to the core: apart from the HTTP wire type
+ * (MessageRequest), so the CLI, the desktop window, the daemon's HTTP and WebSocket, and the schedule,
+ * heartbeat and watcher runners all say the same things the same way — who asks (origin), where it
+ * came from (source, channel, thread, sender), which session it belongs to, and what it may change
+ * for this one run (overrides).
+ */
+import type { MessageRequest } from '../api/protocol.js';
+import { UNATTENDED_SOURCES, type PermissionMode, type RunOrigin } from '../api/patterns.js';
+import { DEFAULT_AGENT } from '../config/paths.js';
+
+/** The door a request came in by. */
+export type EntryPoint = 'cli' | 'desktop' | 'http' | 'ws' | 'webhook' | 'schedule' | 'heartbeat' | 'watcher' | 'mcp';
+
+/**
+ * Which session the run works on:
+ * - route: the lane's current session (a named agent's conversation, a Slack thread), a new one when
+ *   the lane has none yet;
+ * - new: a new session, which the lane then continues;
+ * - ephemeral: a new session in a lane of its own that nothing continues (one-off calls);
+ * - session: exactly this one.
+ */
+export type SessionPolicy = { kind: 'route' } | { kind: 'new' } | { kind: 'ephemeral' } | { kind: 'session'; id: string };
+
+/** What one run may set for itself. */
+export interface RunOverrides {
+  model?: string;
+  max_iterations?: number;
+  mode?: PermissionMode;
+}
+
+export interface RunRequest {
+  agent: string;
+  text: string;
+  source: string;
+  origin: RunOrigin;
+  entry: EntryPoint;
+  channel?: string;
+  thread?: string;
+  sender?: string;
+  session: SessionPolicy;
+  overrides?: RunOverrides;
+}
+
+/**
+ * The origin of a request that came in by `entry` from `source`. A schedule, heartbeat or watcher
+ * source is unattended whichever door it used (a heartbeat posted to the daemon's HTTP API has
+ * nobody watching either); the terminal and the desktop window have a person present; everything
+ * else (HTTP, WebSocket, webhooks, the MCP server) is a person behind a channel or a program.
+ */
+export function originFor(entry: EntryPoint, source: string): RunOrigin {
+  if (entry === 'schedule' || entry === 'heartbeat' || entry === 'watcher' || UNATTENDED_SOURCES.has(source)) return 'unattended';
+  if (entry === 'cli' || entry === 'desktop') return 'attended';
+  return 'remote';
+}
+
+/** The run request for a message that arrived over HTTP, the WebSocket, a webhook or the desktop IPC. */
+export function runRequestFromMessage(msg: MessageRequest, entry: EntryPoint, defaultSource: string): RunRequest {
+  const source = msg.source ?? defaultSource;
+  return {
+    agent: msg.agent ?? DEFAULT_AGENT,
+    text: msg.text,
+    source,
+    origin: originFor(entry, source),
+    entry,
+    ...(msg.channel !== undefined ? { channel: msg.channel } : {}),
+    ...(msg.thread_id !== undefined ? { thread: msg.thread_id } : {}),
+    ...(msg.sender !== undefined ? { sender: msg.sender } : {}),
+    session: msg.session_id ? { kind: 'session', id: msg.session_id } : msg.new_session ? { kind: 'new' } : { kind: 'route' },
+  };
+}

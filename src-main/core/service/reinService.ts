@@ -1,0 +1,320 @@
+/**
+ * One service behind every face. The daemon's operations — send, cancel, approve, agents, sessions,
+ * settings, switch agent, search, status — as transport-neutral functions that throw ReinErrors with
+ * codes. The daemon's HTTP and WebSocket adapters, the desktop app's IPC handlers and (next) the MCP
+ * server and the schedule runners only adapt them; nothing here knows about a socket or a window.
+ *
+ * The service owns the event bus, the approval desk, the run router with its lanes and route table,
+ * and the search index; it is torn down with `close()`, in reverse order of what it made.
+ */
+import type { DaemonEvent } from '../api/events.js';
+import type { MessageRequest } from '../api/protocol.js';
+import type {
+  AgentDetail,
+  ReinOperationInput,
+  ReinOperationName,
+  ReinOperationOutput,
+  ReinSettings,
+  ReinStatus,
+  SaveSettingsInput,
+  SendMessageResult,
+} from '../api/reinApi.js';
+import { agentExists, listAgents } from '../agents/index.js';
+import { DisposableStore, toDisposable, type Disposable } from '../base/lifecycle.js';
+import { DEFAULT_AGENT } from '../config/paths.js';
+import type { GlobalConfig } from '../config/schema.js';
+import { ReinError, errorMessage } from '../errors.js';
+import type { ApprovalFace } from '../permissions/types.js';
+import type { createRuntime } from '../runtime/runtime.js';
+import { RuntimeCache } from '../runtime/runtimeCache.js';
+import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runtime/runRequest.js';
+import { SessionIndex } from '../search/sessionIndex.js';
+import { bundledSkillsDir, loadSkills } from '../skills/index.js';
+import { createAgent, listAgentSummaries, removeAgent, saveAgent, view, type AgentsDeps } from './agents.js';
+import { ApprovalDesk } from './approvalDesk.js';
+import { EventBus, type BusListener } from './eventBus.js';
+import { RouteTable } from './routeTable.js';
+import { RunRouter, type RouteRun, type RunListener, type SubmitOutcome } from './runs/runRouter.js';
+import { listSessionSummaries, loadSession, searchHits } from './sessions.js';
+import { saveSettings, settingsView, testConnection, type SettingsDeps } from './settings.js';
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 2_500;
+export const DEFAULT_SHUTDOWN_CANCEL_MS = 2_500;
+
+export interface ReinServiceOptions {
+  home: string;
+  /** Working folder for runs whose agent sets none. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  config: GlobalConfig;
+  version: string;
+  warn?: (message: string) => void;
+  createRuntime?: typeof createRuntime;
+  /** The faces of the person present for attended runs (the desktop app's native dialog). */
+  presentFaces?: (run: RouteRun) => ApprovalFace[];
+  shutdownGraceMs?: number;
+  shutdownCancelMs?: number;
+}
+
+type Op<K extends ReinOperationName> = ReinOperationOutput<K>;
+
+/** Who is connected to hear about runs and approvals: the desktop app, WebSocket clients (the web UI), event streams. */
+export type ClientKind = 'desktop' | 'ws' | 'events';
+
+export class ReinService {
+  readonly home: string;
+  readonly version: string;
+  readonly startedAt = new Date();
+  readonly env: NodeJS.ProcessEnv;
+  readonly bus = new EventBus();
+  readonly desk = new ApprovalDesk();
+  readonly router: RunRouter;
+  readonly routes: RouteTable;
+  readonly cache = new RuntimeCache();
+  /** The agent the desktop and web UI talk to (switchAgent); `default` at start. */
+  activeAgent = DEFAULT_AGENT;
+  readonly #opts: ReinServiceOptions;
+  readonly #warn: (m: string) => void;
+  readonly #clients: Record<ClientKind, number> = { desktop: 0, ws: 0, events: 0 };
+  readonly #store = new DisposableStore();
+  #config: GlobalConfig;
+  #index: Promise<SessionIndex> | undefined;
+  #indexOpen = false;
+  #closing: Promise<void> | undefined;
+
+  private constructor(opts: ReinServiceOptions, routes: RouteTable) {
+    this.#opts = opts;
+    this.home = opts.home;
+    this.version = opts.version;
+    this.env = opts.env;
+    this.#config = opts.config;
+    this.#warn = opts.warn ?? (() => undefined);
+    this.routes = routes;
+    this.router = new RunRouter({
+      home: opts.home,
+      cwd: opts.cwd,
+      env: opts.env,
+      config: opts.config,
+      bus: this.bus,
+      desk: this.desk,
+      routes,
+      maxConcurrent: opts.config.daemon.max_concurrent_runs,
+      warn: this.#warn,
+      cache: this.cache,
+      ...(opts.createRuntime ? { createRuntime: opts.createRuntime } : {}),
+      ...(opts.presentFaces ? { presentFaces: opts.presentFaces } : {}),
+      clientConnected: () => this.clientConnected(),
+      afterRun: (session) => {
+        // Only once something searched: opening the index builds it from every file, which is the
+        // search's job to pay for, not every run's. The router hands `session` back to the store right
+        // after this returns, for the route's next run to continue: an open index reads it before any
+        // such run can start (the upsert is a microtask), one still opening gets a copy.
+        const s = this.#indexOpen || !this.#index ? session : structuredClone(session);
+        void this.#index?.then((i) => i.upsert(s)).catch((e: unknown) => this.#warn(`search index: ${errorMessage(e)}`));
+      },
+    });
+    this.#store.add(this.cache);
+  }
+
+  static async create(opts: ReinServiceOptions): Promise<ReinService> {
+    const routes = new RouteTable(opts.home, opts.warn);
+    await routes.load();
+    return new ReinService(opts, routes);
+  }
+
+  get config(): GlobalConfig {
+    return this.#config;
+  }
+
+  /** A saved settings change: runs that start from now on use it. */
+  setConfig(config: GlobalConfig): void {
+    this.#config = config;
+    this.router.updateConfig(config);
+  }
+
+  // ---- clients ----------------------------------------------------------------------------------------
+
+  /** A client that hears about runs and can answer approvals; the returned Disposable says it left. */
+  attachClient(kind: ClientKind): Disposable {
+    this.#clients[kind]++;
+    return toDisposable(() => void this.#clients[kind]--);
+  }
+
+  get clients(): Readonly<Record<ClientKind, number>> {
+    return { ...this.#clients };
+  }
+
+  /** Is a desktop window or a web page connected, to answer an unattended run's question? */
+  clientConnected(): boolean {
+    return this.#clients.desktop > 0 || this.#clients.ws > 0;
+  }
+
+  subscribe(listener: BusListener): Disposable {
+    return toDisposable(this.bus.subscribe(listener));
+  }
+
+  publish(event: DaemonEvent): void {
+    this.bus.publish(event);
+  }
+
+  // ---- runs -------------------------------------------------------------------------------------------
+
+  /** Starts (or queues) a run, or injects the text into the lane's run in flight. */
+  submit(request: RunRequest, opts: { listener?: RunListener } = {}): Promise<SubmitOutcome> {
+    return this.router.submit(request, opts);
+  }
+
+  /** sendMessage: answers at once with the lane the message went to; the run's events come on the bus. */
+  async sendMessage(msg: MessageRequest, entry: EntryPoint, defaultSource: string): Promise<SendMessageResult> {
+    const outcome = await this.submit(runRequestFromMessage(msg, entry, defaultSource));
+    if (outcome.injected) return outcome.result;
+    const run = outcome.run;
+    return { injected: false, route: run.key, agent: run.agent, ...(run.sessionId ? { session_id: run.sessionId } : {}) };
+  }
+
+  cancel(target: ReinOperationInput<'cancel'>): Op<'cancel'> {
+    const run = this.router.cancel(target);
+    if (!run) throw new ReinError('not_running', 'no run in flight matches that route, session or agent');
+    return { cancelled: true, route: run.key, ...(run.sessionId ? { session_id: run.sessionId } : {}) };
+  }
+
+  listApprovals(): Op<'listApprovals'> {
+    return { approvals: this.desk.list() };
+  }
+
+  /** The first answer wins; `by` says which face answered (daemon, desktop). */
+  answerApproval(input: ReinOperationInput<'answerApproval'>, by: string): Op<'answerApproval'> {
+    this.desk.answer(input.request_id, input.decision, by);
+    return { ok: true, request_id: input.request_id, decision: input.decision };
+  }
+
+  // ---- status and agents ------------------------------------------------------------------------------
+
+  async status(): Promise<ReinStatus & Record<string, unknown>> {
+    const running = this.router.running.map((r) => ({ route: r.key, agent: r.agent, session_id: r.sessionId ?? null, started_at: r.startedAt ?? null }));
+    const queued = this.router.queued.map((r, i) => ({ route: r.key, agent: r.agent, position: i + 1 }));
+    return {
+      version: this.version,
+      pid: process.pid,
+      started_at: this.startedAt.toISOString(),
+      uptime_seconds: Math.round((Date.now() - this.startedAt.getTime()) / 1000),
+      active_runs: running.length,
+      runs: running,
+      queued,
+      pending_approvals: this.desk.size,
+      clients: this.clients,
+      rss_bytes: process.memoryUsage.rss(),
+      active_agent: this.activeAgent,
+      agents: [DEFAULT_AGENT, ...(await listAgents(this.home))],
+    };
+  }
+
+  /** The agent the desktop and web UI talk to from now on; every window follows through `agent_changed`. */
+  async switchAgent({ name }: { name: string }): Promise<ReinStatus> {
+    if (name !== DEFAULT_AGENT && !(await agentExists(this.home, name))) throw new ReinError('agent_not_found', `no agent named "${name}"`);
+    this.activeAgent = name;
+    this.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: name, change: 'activated' });
+    return { version: this.version, active_agent: this.activeAgent };
+  }
+
+  async listAgents(): Promise<ReinOperationOutput<'listAgents'>> {
+    return { agents: await listAgentSummaries(this.home) };
+  }
+
+  getAgent({ name }: { name: string }): Promise<AgentDetail> {
+    return view(this.home, name);
+  }
+
+  createAgent(input: ReinOperationInput<'createAgent'> & { name: string; prompt: string }): Promise<AgentDetail> {
+    return createAgent(this.#agentsDeps(), input);
+  }
+
+  saveAgent(input: ReinOperationInput<'saveAgent'>): Promise<AgentDetail> {
+    return saveAgent(this.#agentsDeps(), input);
+  }
+
+  deleteAgent({ name }: { name: string }): Promise<Op<'deleteAgent'>> {
+    return removeAgent(this.#agentsDeps(), name);
+  }
+
+  async listSkills(input?: { agent?: string }): Promise<Op<'listSkills'>> {
+    const bundledDir = bundledSkillsDir();
+    const loaded = await loadSkills({ home: this.home, agent: input?.agent ?? DEFAULT_AGENT, ...(bundledDir ? { bundledDir } : {}) });
+    return { skills: loaded.skills.map((s) => ({ name: s.name, description: s.description, source: s.source })), problems: loaded.problems.map((p) => ({ ...p })) };
+  }
+
+  // ---- sessions ---------------------------------------------------------------------------------------
+
+  async listSessions(input?: { agent?: string; source?: string; limit?: number }): Promise<Op<'listSessions'>> {
+    return { sessions: await listSessionSummaries(this.home, input ?? {}) };
+  }
+
+  async getSession({ id, agent }: { id: string; agent?: string }): Promise<Op<'getSession'>> {
+    return (await loadSession(this.home, id, agent)) as unknown as Op<'getSession'>;
+  }
+
+  async searchSessions(input: { q: string; agent?: string; source?: string; limit?: number }): Promise<Op<'searchSessions'>> {
+    return { results: searchHits(await this.sessionIndex(), input) };
+  }
+
+  /** The search index, opened (and built from the session files when needed) on first use. */
+  sessionIndex(): Promise<SessionIndex> {
+    if (!this.#index) {
+      const opening = SessionIndex.open(this.home);
+      this.#index = opening;
+      opening.then(
+        () => (this.#indexOpen = true),
+        () => {
+          if (this.#index === opening) this.#index = undefined;
+        },
+      );
+    }
+    return this.#index;
+  }
+
+  // ---- settings ---------------------------------------------------------------------------------------
+
+  getSettings(): Promise<ReinSettings> {
+    return settingsView(this.#settingsDeps());
+  }
+
+  saveSettings(input: SaveSettingsInput): Promise<ReinSettings> {
+    return saveSettings(this.#settingsDeps(), input);
+  }
+
+  async testConnection(input: ReinOperationInput<'testConnection'>): Promise<ReinOperationOutput<'testConnection'>> {
+    return { ...(await testConnection(this.#settingsDeps(), input ?? {})) };
+  }
+
+  // ---- lifecycle --------------------------------------------------------------------------------------
+
+  /** Owns `d` until the service closes (watchers, runners and providers built on it). */
+  own<T extends Disposable | { dispose(): Promise<void> | void }>(d: T): T {
+    return this.#store.add(d);
+  }
+
+  /**
+   * Stops taking messages, lets running runs finish for the grace period, cancels the rest and waits
+   * for them to save, then tears down what it owns (reverse order) and closes the search index.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.router.close(this.#opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, this.#opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS);
+      try {
+        await this.#store.disposeAsync();
+      } catch (e) {
+        this.#warn(`teardown failed: ${errorMessage(e)}`);
+      }
+      await this.#index?.then((i) => i.close()).catch(() => undefined);
+    })();
+    return this.#closing;
+  }
+
+  #agentsDeps(): AgentsDeps {
+    return { home: this.home, publish: (e) => this.publish(e), evictAgent: (name) => this.router.evictAgent(name) };
+  }
+
+  #settingsDeps(): SettingsDeps {
+    return { home: this.home, env: this.env, config: () => this.#config, setConfig: (c) => this.setConfig(c) };
+  }
+}

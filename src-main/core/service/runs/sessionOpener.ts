@@ -1,0 +1,101 @@
+/**
+ * Opens the session a run works on, and checks first what must fail as an error to the caller rather
+ * than as a run that ends badly: the agent's config loads, the model can be reached (a key or a local
+ * base URL), and the session is there — the one named, the lane's current one (a new one, with a
+ * warning, when that cannot be continued), or a new one.
+ */
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { agentExists } from '../../agents/index.js';
+import { DEFAULT_AGENT, paths } from '../../config/paths.js';
+import type { GlobalConfig } from '../../config/schema.js';
+import { ReinError, errorMessage, isReinError } from '../../errors.js';
+import { resolveModelAccess } from '../../runtime/runtime.js';
+import type { RuntimeCache } from '../../runtime/runtimeCache.js';
+import type { RunRequest } from '../../runtime/runRequest.js';
+import { SessionStore } from '../../sessions/store.js';
+import { titleFromPrompt } from '../../sessions/title.js';
+import type { SessionFile } from '../../sessions/types.js';
+import type { RouteTable } from '../routeTable.js';
+import { sessionChannel } from '../routing.js';
+import type { Lanes } from './lanes.js';
+import type { RouteRun } from './routeRun.js';
+
+export interface OpenedSession {
+  session: SessionFile;
+  /** The store it was opened from (the run hands the session back to it when it is over). */
+  store: SessionStore;
+  cwd: string;
+  model: string;
+}
+
+export interface SessionOpenerOptions {
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  config(): GlobalConfig;
+  cache: RuntimeCache;
+  lanes: Lanes;
+  routes: RouteTable;
+  /** Without the default model client (an embedder brings its own), model access is not checked. */
+  checkModelAccess: boolean;
+  warn(message: string): void;
+}
+
+export class SessionOpener {
+  readonly #o: SessionOpenerOptions;
+
+  constructor(opts: SessionOpenerOptions) {
+    this.#o = opts;
+  }
+
+  /** Refusals that must not take a lane: a named agent that does not exist, a named session that does not. */
+  async precheck(req: RunRequest): Promise<void> {
+    if (req.agent !== DEFAULT_AGENT && !(await agentExists(this.#o.home, req.agent))) {
+      throw new ReinError('agent_not_found', `agent "${req.agent}" not found`);
+    }
+    if (req.session.kind === 'session') {
+      const file = join(paths.sessionsDir(this.#o.home, req.agent), `${req.session.id}.json`);
+      try {
+        await access(file);
+      } catch {
+        throw new ReinError('session_not_found', `no session ${req.session.id} for agent "${req.agent}"`);
+      }
+    }
+  }
+
+  async open(run: RouteRun): Promise<OpenedSession> {
+    const o = this.#o;
+    const req = run.request;
+    const rc = await o.cache.agentConfig(o.home, o.config(), run.agent);
+    if (o.checkModelAccess) resolveModelAccess(o.env, rc.effective.config, o.home);
+    const cwd = rc.cwd ?? o.cwd;
+    const model = req.overrides?.model ?? rc.effective.model;
+    const store = new SessionStore(rc.sessionsDir, { cache: o.cache.sessions });
+    if (req.session.kind === 'session') return { session: await store.load(req.session.id), store, cwd, model };
+    const remembered = req.session.kind === 'new' || run.ephemeral ? undefined : await this.#remembered(run, store);
+    if (remembered) {
+      try {
+        return { session: await store.load(remembered), store, cwd, model };
+      } catch (err) {
+        if (!isReinError(err, 'session_not_found') && !isReinError(err, 'session_corrupt')) throw err;
+        o.warn(`route ${run.key}: session ${remembered} cannot be continued (${errorMessage(err)}); starting a new one`);
+      }
+    }
+    const session = store.create({ agent: run.agent, cwd, source: run.source, title: titleFromPrompt(req.text) });
+    const channel = sessionChannel(req);
+    // The loop saves this object on its first step, so the channel lands in the file with no extra write.
+    if (channel !== undefined) session.channel = channel;
+    return { session, store, cwd, model };
+  }
+
+  async #remembered(run: RouteRun, store: SessionStore): Promise<string | undefined> {
+    const known = this.#o.lanes.sessionOf(run.key) ?? this.#o.routes.get(run.key)?.session_id;
+    if (known) return known;
+    if (run.key.startsWith('agent:')) {
+      // A named agent's lane, first message since the daemon started: continue its latest conversation.
+      return (await store.latest())?.id;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Sessions: list (from the session files, so always current), one session whole, and full-text search
+ * through the SQLite index (core/search), which the service keeps up to date for the runs it makes.
+ */
+import type { SearchHit, SessionSummary } from '../api/reinApi.js';
+import { DEFAULT_AGENT, paths } from '../config/paths.js';
+import type { SessionIndex } from '../search/sessionIndex.js';
+import { SessionStore } from '../sessions/store.js';
+import type { SessionFile } from '../sessions/types.js';
+
+export const SESSION_LIST_DEFAULT = 50;
+export const SESSION_SEARCH_DEFAULT = 20;
+
+export async function listSessionSummaries(home: string, q: { agent?: string; source?: string; limit?: number } = {}): Promise<SessionSummary[]> {
+  const all = await new SessionStore(paths.sessionsDir(home, q.agent ?? DEFAULT_AGENT)).list();
+  return all
+    .filter((s) => q.source === undefined || s.source === q.source)
+    .slice(0, q.limit ?? SESSION_LIST_DEFAULT)
+    .map((s) => ({
+      id: s.id,
+      agent: s.agent,
+      title: s.title,
+      source: s.source,
+      ...(s.channel !== undefined ? { channel: s.channel } : {}),
+      created_at: s.created_at,
+      updated_at: s.updated_at,
+      message_count: s.messageCount,
+    }));
+}
+
+export function loadSession(home: string, id: string, agent: string = DEFAULT_AGENT): Promise<SessionFile> {
+  return new SessionStore(paths.sessionsDir(home, agent)).load(id);
+}
+
+export function searchHits(index: SessionIndex, q: { q: string; agent?: string; source?: string; limit?: number }): SearchHit[] {
+  const hits = index.search(q.q, { agent: q.agent ?? DEFAULT_AGENT, ...(q.source ? { source: q.source } : {}), limit: q.limit ?? SESSION_SEARCH_DEFAULT });
+  return hits.map((h) => ({
+    session_id: h.sessionId,
+    agent: h.agent,
+    source: h.source,
+    ...(h.channel !== undefined ? { channel: h.channel } : {}),
+    title: h.title,
+    snippet: h.snippet,
+    role: h.role,
+    msg_index: h.msgIndex,
+    created_at: h.createdAt,
+    updated_at: h.updatedAt,
+  }));
+}

@@ -1,0 +1,31 @@
+/**
+ * What a tool is like, declared by the tool itself, so the loop detector, the permission engine and the
+ * iteration cap never need a list of tool names: a tool from an MCP server or the GUI bridge that says
+ * `family: 'gui'` is treated like every other GUI tool, whatever it is called.
+ */
+
+/**
+ * Tools whose calls are compared with each other. `search` and `web` calls are judged by what they
+ * found (nothing, the same topic, the same sources); `gui` calls by how often the same step repeats;
+ * `read` calls only read local state and are left to the generic checks (a batch of reads is work).
+ */
+export type ToolFamily = 'read' | 'search' | 'web' | 'gui';
+
+export interface ToolTraits {
+  readonly family?: ToolFamily;
+  /**
+   * Drives the screen or other apps: a run that used it gets the higher iteration cap, and an
+   * unattended run may not call it unless `permissions.gui_unattended` names it. A `gui`-family tool
+   * drives the GUI whether or not it says so.
+   */
+  readonly drivesGui?: boolean;
+  /** Its result follows the world (the screen, a web page), so calling it again with the same input is expected. */
+  readonly repeatable?: boolean;
+  /** Looks at the screen (a screenshot, the accessibility tree): redundant right after a step that reported success. */
+  readonly looksAtScreen?: boolean;
+  /** Reports its own success reliably (AppleScript, a browser driver): a look at the screen after it is redundant. */
+  readonly reportsOwnSuccess?: boolean;
+}
+
+/** True for a tool that drives the screen or other apps. */
+export const drivesGui = (traits: ToolTraits | undefined): boolean => traits?.drivesGui === true || traits?.family === 'gui';
