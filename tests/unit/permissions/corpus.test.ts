@@ -19,8 +19,8 @@ function decideAll(opts: Partial<EngineOptions>, mode: PermissionMode, rows = co
   }));
 }
 
-const show = (xs: { row: { line: number; command: string; expected: string }; d: PermissionDecision }[]) =>
-  xs.map((x) => `line ${x.row.line}: expected ${x.row.expected}, got ${x.d.decision} (${x.d.layer}): ${JSON.stringify(x.row.command)}`).join('\n');
+const show = (xs: { row: { file: string; line: number; command: string; expected: string }; d: PermissionDecision }[]) =>
+  xs.map((x) => `${x.row.file}:${x.row.line}: expected ${x.row.expected}, got ${x.d.decision} (${x.d.layer}): ${JSON.stringify(x.row.command)}`).join('\n');
 
 beforeAll(async () => {
   await initShellParser();

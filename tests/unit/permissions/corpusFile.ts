@@ -1,5 +1,7 @@
-// Reads tests/fixtures/commands/corpus.tsv (shared by the corpus test, the fuzz test and the benchmark).
-import { readFileSync } from 'node:fs';
+// Reads the labelled corpus: every tests/fixtures/commands/*.tsv (shared by the corpus test, the fuzz test and
+// the benchmark). One file per theme keeps additions from colliding.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface CorpusRow {
@@ -7,14 +9,25 @@ export interface CorpusRow {
   command: string;
   note: string;
   line: number;
+  /** The file the row comes from (its name, e.g. corpus.tsv). */
+  file: string;
 }
 
 export const CORPUS_HOME = '/Users/tester';
 export const CORPUS_CWD = '/Users/tester/project';
 
-export const corpusPath = fileURLToPath(new URL('../../fixtures/commands/corpus.tsv', import.meta.url));
+export const corpusDir = fileURLToPath(new URL('../../fixtures/commands/', import.meta.url));
+export const corpusPath = join(corpusDir, 'corpus.tsv');
 
-export function loadCorpus(file = corpusPath): CorpusRow[] {
+/** Every row of every corpus file, files in name order. */
+export function loadCorpus(): CorpusRow[] {
+  return readdirSync(corpusDir)
+    .filter((f) => f.endsWith('.tsv'))
+    .sort()
+    .flatMap((f) => loadCorpusFile(join(corpusDir, f)));
+}
+
+export function loadCorpusFile(file: string): CorpusRow[] {
   const rows: CorpusRow[] = [];
   readFileSync(file, 'utf8')
     .split('\n')
@@ -24,7 +37,7 @@ export function loadCorpus(file = corpusPath): CorpusRow[] {
       if ((expected !== 'deny' && expected !== 'ask' && expected !== 'allow') || command === undefined) {
         throw new Error(`${file}:${i + 1}: expected "deny|ask|allow<TAB>command<TAB>note", got ${JSON.stringify(raw)}`);
       }
-      rows.push({ expected, command: command.replaceAll('\u23ce', '\n'), note: note ?? '', line: i + 1 });
+      rows.push({ expected, command: command.replaceAll('\u23ce', '\n'), note: note ?? '', line: i + 1, file: file.split('/').pop()! });
     });
   return rows;
 }
