@@ -2,13 +2,19 @@
 // Targets (Node for main and preload, Chrome for the page) come from the installed Electron version.
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'electron-vite';
+import { RUNTIME_EXTERNAL } from './vite.cli.config';
 
 const root = import.meta.dirname;
+const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
 
 export default defineConfig({
   main: {
     build: {
+      // The npm dependencies are bundled in, as in the CLI (vite.cli.config.ts): fewer, larger modules
+      // load faster. Native addons and wasm packages stay in node_modules.
+      externalizeDeps: { exclude: Object.keys(pkg.dependencies).filter((d) => !RUNTIME_EXTERNAL.includes(d)) },
       outDir: 'out/main',
       lib: { entry: resolve(root, 'src-main/index.ts'), formats: ['es'], fileName: () => 'index.js' },
     },

@@ -85,7 +85,9 @@ const coreAreas = {
   hooks: ['api', 'config', 'errors', 'process', 'util'],
   memory: ['api', 'config', 'errors', 'llm', 'util'],
   agents: ['api', 'config', 'errors', 'util'],
-  tools: ['api', 'base', 'config', 'errors', 'memory', 'process', 'search', 'sessions', 'skills', 'util'],
+  // Schedules' store, cron and launchd jobs: low, so the schedule tools and the service can both use them.
+  schedule: ['agents', 'api', 'base', 'config', 'errors', 'process', 'util'],
+  tools: ['api', 'base', 'config', 'errors', 'memory', 'process', 'schedule', 'search', 'sessions', 'skills', 'util'],
   context: ['api', 'config', 'errors', 'llm', 'memory', 'sessions', 'skills', 'tools', 'util'],
   permissions: ['api', 'base', 'config', 'errors', 'tools', 'util'],
   harness: ['api', 'audit', 'base', 'config', 'context', 'errors', 'hooks', 'llm', 'permissions', 'sessions', 'tools', 'util'],
@@ -97,16 +99,19 @@ const coreAreas = {
     'agents', 'api', 'audit', 'ax', 'base', 'cloud', 'config', 'context', 'errors', 'harness', 'hooks', 'instructions', 'llm', 'mcp',
     'memory', 'permissions', 'sessions', 'skills', 'tools', 'util',
   ],
+  // mcp: the app's MCP server list, connect and sign-in (service/mcpServers.ts).
   service: [
-    'agents', 'api', 'audit', 'base', 'commands', 'config', 'errors', 'harness', 'llm', 'permissions', 'runtime', 'search', 'sessions',
-    'skills', 'util',
+    'agents', 'api', 'audit', 'base', 'commands', 'config', 'errors', 'harness', 'llm', 'mcp', 'permissions', 'runtime', 'schedule', 'search',
+    'sessions', 'skills', 'util',
   ],
-  // Runs nobody starts by hand (ring 3): they go through the service like every other face.
-  schedule: ['agents', 'api', 'base', 'config', 'errors', 'process', 'runtime', 'service', 'sessions', 'util'],
+  // Runs nobody starts by hand (ring 3): heartbeats and watchers go through the service like every other face.
   triggers: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'service', 'sessions', 'util'],
   // The faces: each adapts the service, none knows another.
   daemon: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'schedule', 'service', 'triggers', 'util'],
-  desktop: ['api', 'base', 'config', 'errors', 'permissions', 'service', 'util'],
+  // mcp: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
+  desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'service', 'util'],
+  // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.
+  mcpServer: ['agents', 'api', 'base', 'config', 'daemon', 'errors', 'harness', 'permissions', 'runtime', 'tools', 'util'],
 };
 
 const coreRoot = 'src-main/core';
@@ -159,7 +164,7 @@ export default defineConfig(
       ecmaVersion: 2023,
       sourceType: 'module',
       // The Node globals our scripts use (the `globals` package is not a direct dependency).
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly' },
     },
   },
   {

@@ -5,10 +5,14 @@
 export {};
 
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  ax: () => import('./ax.js'),
   daemon: () => import('./daemon.js'),
   harness: () => import('./harness.js'),
+  heartbeat: () => import('./heartbeat.js'),
+  mcp: () => import('./mcp.js'),
   permissions: () => import('./permissions.js'),
   search: () => import('./search.js'),
+  startup: () => import('./startup.js'),
   context: () => import('./context.js'),
   ui: () => import('./ui.js'),
 };

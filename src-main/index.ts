@@ -5,15 +5,29 @@
  * waits for the daemon to finish or cancel its runs and release REIN_HOME. (Electron turns SIGTERM and
  * SIGINT into a normal quit, so `launchctl stop` goes the same way.)
  */
+import module from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app } from 'electron';
 import { reinHome } from './core/config/paths.js';
 import { errorMessage } from './core/errors.js';
-import { startDesktopApp, trayIconDirOf, type DesktopApp } from './shell/desktopApp.js';
+import type { DesktopApp } from './shell/desktopApp.js';
+
+// Compiled code kept between launches (Electron's Node has the cache built in; its default folder is
+// the per-user temp folder). Only what is imported after this line benefits, which is why the desktop
+// app and the CLI below are dynamic imports: a launchd `schedule run` loads the CLI, not the desktop
+// app and its daemon (docs/architecture.md, *Startup*).
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 export const HEADLESS_FLAG = '--headless';
 const headless = process.argv.includes(HEADLESS_FLAG);
+/**
+ * A launchd job runs the packaged app as `<app> --headless schedule run <id> --from-launchd`: that is a
+ * CLI command, run in this process without a window or the single-instance lock (the app itself may be
+ * running; the command hands its run to the app's daemon then).
+ */
+const cliArgs = headless ? process.argv.slice(process.argv.indexOf(HEADLESS_FLAG) + 1) : [];
+const cliCommand = cliArgs[0] === 'schedule';
 
 let quitting = false;
 let closed = false;
@@ -29,6 +43,7 @@ function devServer(): string | undefined {
 
 async function start(): Promise<void> {
   const dev = devServer();
+  const { startDesktopApp, trayIconDirOf } = await import('./shell/desktopApp.js');
   desktop = await startDesktopApp({
     home: reinHome(process.env),
     version: app.getVersion(),
@@ -47,7 +62,18 @@ async function start(): Promise<void> {
   }
 }
 
-if (!app.requestSingleInstanceLock()) {
+if (cliCommand) {
+  if (process.platform === 'darwin') app.dock?.hide();
+  void import('./cli/index.js')
+    .then(({ main }) => main(cliArgs))
+    .then(
+      (code) => app.exit(code),
+      (e: unknown) => {
+        process.stderr.write(`rein: ${errorMessage(e)}\n`);
+        app.exit(1);
+      },
+    );
+} else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   // Hidden from the start (a packaged build also has LSUIElement); the Dock setting may show it again.

@@ -34,7 +34,20 @@ const REIN_OPERATIONS: Record<ReinOperationName, true> = {
   getSettings: true,
   saveSettings: true,
   testConnection: true,
+  agentActivity: true,
+  listSchedules: true,
+  getSchedule: true,
+  createSchedule: true,
+  updateSchedule: true,
+  removeSchedule: true,
+  runSchedule: true,
+  scheduleLogs: true,
+  readScheduleLog: true,
   openPermissionSettings: true,
+  listChanges: true,
+  mcpServers: true,
+  mcpLogin: true,
+  mcpReconnect: true,
 };
 
 const DESKTOP_OPERATIONS: Record<DesktopOperationName, true> = {
@@ -42,6 +55,7 @@ const DESKTOP_OPERATIONS: Record<DesktopOperationName, true> = {
   updateDesktopSettings: true,
   clearApiKey: true,
   requestMacPermission: true,
+  answerChange: true,
 };
 
 const VIEWS: ReadonlySet<string> = new Set<DesktopView>(['chat', 'approvals', 'agents', 'sessions', 'settings']);

@@ -1,13 +1,10 @@
 /**
  * `rein`: the command line. Same core as the desktop app, in plain Node.
  * Exit codes: 0 success, 1 failure, 2 bad usage (or missing API key).
+ *
+ * Every command is its own module, imported only when it is the one asked for: `rein --version` or a
+ * schedule run then never compiles the daemon, the MCP SDK or SQLite (docs/architecture.md, *Startup*).
  */
-import { daemonCommand } from './commands/daemon.js';
-import { agentsCommand } from './commands/agents.js';
-import { memoryCommand } from './commands/memory.js';
-import { permissionsCommand } from './commands/permissions.js';
-import { sessionsCommand } from './commands/sessions.js';
-import { runCommand } from './commands/run.js';
 import { UsageError, type CliIo } from './io.js';
 
 declare const __REIN_VERSION__: string;
@@ -18,6 +15,11 @@ export const HELP = `rein ${VERSION} — an AI agent harness for your computer
 Usage:
   rein run [options] PROMPT     run an agent on PROMPT (PROMPT may also come on stdin)
   rein daemon [status|stop|rotate-token]   agents as a local service (rein daemon --help)
+  rein heartbeat run AGENT [--json]        one heartbeat beat now (HEARTBEAT.md; unattended)
+  rein heartbeat status [AGENT] [--json]   last beat, tokens, cost, today's spend, next beat
+  rein schedule create|list|show|update|enable|disable|remove|run|logs|next   schedules (rein schedule --help)
+  rein ax apps|snapshot|find|click|set-value|get-value|press|scroll|type|wait-for|annotate|permissions   other apps' UI (rein ax --help)
+  rein mcp serve|add|remove|import|list|tools|call|login …   MCP: Rein's tools as a server, the servers agents use (rein mcp --help)
   rein --help | --version
 
 rein run options:
@@ -36,6 +38,21 @@ Environment:
   REIN_HOME           Rein's folder (default ~/.rein); config in $REIN_HOME/config.yaml
 `;
 
+type Command = (argv: string[], io: CliIo) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  ax: async () => (await import('./commands/ax.js')).axCommand,
+  agents: async () => (await import('./commands/agents.js')).agentsCommand,
+  memory: async () => (await import('./commands/memory.js')).memoryCommand,
+  permissions: async () => (await import('./commands/permissions.js')).permissionsCommand,
+  sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
+  daemon: async () => (await import('./commands/daemon.js')).daemonCommand,
+  heartbeat: async () => (await import('./commands/heartbeat.js')).heartbeatCommand,
+  schedule: async () => (await import('./commands/schedule.js')).scheduleCommand,
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
+};
+
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -47,12 +64,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       io.stdout.write(`${VERSION}\n`);
       return 0;
     }
-    if (command === 'run') return await runCommand(rest, io);
-    if (command === 'agents') return await agentsCommand(rest, io);
-    if (command === 'memory') return await memoryCommand(rest, io);
-    if (command === 'permissions') return await permissionsCommand(rest, io);
-    if (command === 'sessions') return await sessionsCommand(rest, io);
-    if (command === 'daemon') return await daemonCommand(rest, io);
+    const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (load) return await (await load())(rest, io);
     throw new UsageError(`unknown command "${command}"`);
   } catch (err) {
     if (err instanceof UsageError) {

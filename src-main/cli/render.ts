@@ -41,6 +41,10 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           endText();
           line(dim(`▸ ${ev.tool} ${ev.summary}`));
           break;
+        case 'tool_progress':
+          endText();
+          line(dim(`  … ${ev.tool}: ${firstLine(ev.message)}`));
+          break;
         case 'tool_call_end':
           line(ev.ok ? dim(`  ✓ ${ev.tool} (${(ev.duration_ms / 1000).toFixed(1)} s)${ev.saved_to ? ` — full result in ${ev.saved_to}` : ''}`) : red(`  ✗ ${ev.tool}: ${firstLine(ev.preview)}`));
           break;

@@ -28,6 +28,9 @@ export type ReinErrorCode =
   | 'shutting_down'
   | 'api_key_not_stored'
   | 'settings_write_failed'
+  /** A change that raises permissions was asked for over the API and no person can confirm it (core/service/changeDesk.ts). */
+  | 'confirmation_required'
+  | 'change_not_found'
   | 'unavailable';
 
 export class ReinError extends Error {

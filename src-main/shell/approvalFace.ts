@@ -87,6 +87,11 @@ export function createDialogApprovalFace(opts: DialogFaceOptions): ApprovalFace 
     name: DIALOG_FACE_NAME,
     ask(req, signal) {
       if (opts.chatFocused()) return untilWithdrawn(signal);
+      // A message box cannot hold a form (an MCP server asking for input): the window's card fills it.
+      if (req.form) {
+        opts.notify(approvalNotification(req));
+        return untilWithdrawn(signal);
+      }
       if (!opts.dialogsEnabled()) {
         opts.notify(approvalNotification(req));
         return untilWithdrawn(signal);

@@ -18,6 +18,7 @@ import { contentSecurityPolicy } from '../core/desktop/csp.js';
 import { loadDesktopSettings, updateDesktopSettings, desktopSettingsFile } from '../core/config/desktopSettings.js';
 import { notificationFor } from '../core/desktop/notifications.js';
 import { createDesktopReinApi, type DesktopReinApi } from '../core/desktop/reinService.js';
+import { desktopMcpTokenStores } from '../core/desktop/mcpTokenStore.js';
 import { DisposableStore } from '../core/base/lifecycle.js';
 import { ReinError, errorMessage } from '../core/errors.js';
 import { createDialogApprovalFace } from './approvalFace.js';
@@ -28,7 +29,7 @@ import { MacPermissions } from './macPermissions.js';
 import { Notifier } from './notifier.js';
 import { registerDesktopHandlers, registerReinHandlers, type DesktopService } from './reinHandlers.js';
 import { ReinTray } from './tray.js';
-import { createMainWindow, hideInsteadOfClosing, secureSession } from './window.js';
+import { createMainWindow, hideInsteadOfClosing, openInBrowser, secureSession } from './window.js';
 
 export interface DesktopAppOptions {
   home: string;
@@ -117,6 +118,9 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     notify: (content) => notifier.show(content),
   });
 
+  // MCP sign-ins go to the keychain-sealed store (plain 0600 files, said in the log, when it cannot encrypt).
+  const mcpTokens = await desktopMcpTokenStores(cipher, warn);
+
   // ---- the daemon ------------------------------------------------------------------------------------
   let daemon: DaemonHandle | undefined;
   let daemonProblem: string | undefined;
@@ -127,6 +131,11 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
       version: opts.version,
       staticDir: opts.rendererDir,
       warn,
+      mcpTokenStores: mcpTokens.stores,
+      // An MCP server's sign-in page, asked for from the window or the web page: the user's browser.
+      openUrl: (url) => {
+        if (!openInBrowser(url.href)) throw new ReinError('invalid_input', `not a web page: ${url.href}`);
+      },
       // For runs of a person at this Mac, the native dialog races the desk (the window's card, browsers).
       ...(opts.headless ? {} : { presentFaces: () => [dialogFace] }),
     });
@@ -291,6 +300,11 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
       return { removed };
     },
     requestMacPermission: async ({ permission }) => ({ permission, status: await macPermissions.request(permission) }),
+    // Only this window (behind the sender check) may confirm a permission-raising change asked for over the API.
+    answerChange: async (input) => {
+      if (!daemon) throw new ReinError('unavailable', daemonProblem ?? "Rein's daemon is not running");
+      return daemon.service.answerChange(input, 'desktop');
+    },
   };
 
   // The window calls the service in this process: no HTTP, no token.

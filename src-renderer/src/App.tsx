@@ -1,15 +1,16 @@
 /**
- * The page: a sidebar of views (Chat, Approvals with its count, Agents, Sessions, Settings) around one
+ * The page: a sidebar of views (Chat, Approvals with its count, Agents, Sessions, Schedules, Settings) around one
  * event stream. Conversations and the approvals queue live here, fed by `subscribe`, so every view
  * sees the same state and switching views loses nothing.
  */
 import { lazy, Suspense, useCallback, useEffect, useReducer, useState } from 'react';
 import type { ReinDesktopApi } from '../../src-main/core/api/desktopApi.js';
-import type { ApprovalDecisionKind, ReinApi, ReinSettings, SessionRecord } from '../../src-main/core/api/index.js';
+import type { ApprovalDecisionKind, FormValues, ReinApi, ReinSettings, SessionRecord } from '../../src-main/core/api/index.js';
 import type { DaemonApi } from './api/daemonApi.js';
 import type { ConnectionState } from './api/eventSocket.js';
 import type { ApiChoice } from './api/pickApi.js';
 import { approvalsReducer, emptyApprovals } from './state/approvals.js';
+import { changesReducer, emptyChanges } from './state/changes.js';
 import { emptyChat } from './state/chat.js';
 import { chatsReducer } from './state/chats.js';
 import { chatRoute, DEFAULT_AGENT } from './state/routes.js';
@@ -21,17 +22,19 @@ import { ChatView } from './views/chat/ChatView.js';
 // wait for their code (the agent form generator, above all).
 const AgentsView = lazy(() => import('./views/agents/AgentsView.js').then((m) => ({ default: m.AgentsView })));
 const SessionsView = lazy(() => import('./views/sessions/SessionsView.js').then((m) => ({ default: m.SessionsView })));
+const SchedulesView = lazy(() => import('./views/schedules/SchedulesView.js').then((m) => ({ default: m.SchedulesView })));
 const SettingsView = lazy(() => import('./views/settings/SettingsView.js').then((m) => ({ default: m.SettingsView })));
 const ConnectionSettings = lazy(() => import('./views/settings/SettingsView.js').then((m) => ({ default: m.ConnectionSettings })));
 
-export type ViewId = 'chat' | 'approvals' | 'agents' | 'sessions' | 'settings';
+export type ViewId = 'chat' | 'approvals' | 'agents' | 'sessions' | 'schedules' | 'settings';
 
 export const VIEWS: { id: ViewId; label: string; key: string }[] = [
   { id: 'chat', label: 'Chat', key: '1' },
   { id: 'approvals', label: 'Approvals', key: '2' },
   { id: 'agents', label: 'Agents', key: '3' },
   { id: 'sessions', label: 'Sessions', key: '4' },
-  { id: 'settings', label: 'Settings', key: '5' },
+  { id: 'schedules', label: 'Schedules', key: '5' },
+  { id: 'settings', label: 'Settings', key: '6' },
 ];
 
 export function App({ choice }: { choice: ApiChoice }) {
@@ -51,6 +54,7 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
   const [agent, setAgent] = useState(DEFAULT_AGENT);
   const [chats, dispatchChats] = useReducer(chatsReducer, undefined, () => ({ [chatRoute(DEFAULT_AGENT)]: emptyChat(DEFAULT_AGENT, chatRoute(DEFAULT_AGENT)) }));
   const [approvals, dispatchApprovals] = useReducer(approvalsReducer, undefined, emptyApprovals);
+  const [changes, dispatchChanges] = useReducer(changesReducer, undefined, emptyChanges);
   const [agentsVersion, setAgentsVersion] = useState(0);
   const [connection, setConnection] = useState<ConnectionState>('open');
   const [focusKey, setFocusKey] = useState(0);
@@ -67,6 +71,10 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
       (r) => dispatchApprovals({ type: 'loaded', approvals: r.approvals }),
       () => undefined, // the stream still brings new ones; the badge catches up on the next load
     );
+    api.listChanges().then(
+      (r) => dispatchChanges({ type: 'loaded', changes: r.changes }),
+      () => undefined, // an older daemon has no GET /changes
+    );
   }, [api]);
 
   useEffect(() => {
@@ -74,6 +82,7 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
     const stop = api.subscribe((event) => {
       dispatchChats({ type: 'event', event });
       dispatchApprovals({ type: 'event', event });
+      dispatchChanges({ type: 'event', event });
       if (event.type === 'agent_changed') {
         setAgentsVersion((v) => v + 1);
         // Another window (or the tray) switched agents: follow it.
@@ -117,14 +126,14 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
     });
   }, [desktop]);
 
-  const pendingCount = approvals.pending.length;
+  const pendingCount = approvals.pending.length + changes.pending.length;
   useEffect(() => {
     document.title = pendingCount > 0 ? `(${pendingCount}) Rein` : 'Rein';
   }, [pendingCount]);
 
   const answer = useCallback(
-    async (request_id: string, decision: ApprovalDecisionKind) => {
-      await api.answerApproval({ request_id: request_id, decision });
+    async (request_id: string, decision: ApprovalDecisionKind, values?: FormValues) => {
+      await api.answerApproval({ request_id: request_id, decision, ...(values ? { values } : {}) });
       dispatchApprovals({ type: 'answered', request_id });
     },
     [api],
@@ -185,7 +194,7 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
       <main className="main">
         <ConnectionBanner state={connection} />
         <Suspense fallback={<p className="muted view-loading">Loading…</p>}>
-          {needsOnboarding ? (
+          {needsOnboarding && view === 'chat' ? (
             <div className="onboarding">
               <h1>Welcome to Rein</h1>
               <ConnectionSettings
@@ -217,11 +226,25 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
               focusKey={focusKey}
             />
           ) : view === 'approvals' ? (
-            <ApprovalsView pending={approvals.pending} onAnswer={answer} />
+            <ApprovalsView
+              pending={approvals.pending}
+              onAnswer={answer}
+              changes={changes.pending}
+              {...(desktop
+                ? {
+                    onChange: async (change_id: string, decision: 'apply' | 'reject') => {
+                      await desktop.answerChange({ change_id, decision });
+                      dispatchChanges({ type: 'answered', change_id });
+                    },
+                  }
+                : {})}
+            />
           ) : view === 'agents' ? (
             <AgentsView api={api} version={agentsVersion} onChanged={() => setAgentsVersion((v) => v + 1)} onChat={(a) => openChat(a)} />
           ) : view === 'sessions' ? (
             <SessionsView api={api} agents={agents} onContinue={(a, s) => openChat(a, s)} />
+          ) : view === 'schedules' ? (
+            <SchedulesView api={api} agents={agents} />
           ) : (
             <SettingsView
               api={api}

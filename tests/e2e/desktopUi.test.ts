@@ -157,6 +157,13 @@ describe.skipIf(!available)(available ? 'desktop UI in Chromium' : `desktop UI i
     await page.getByText('Saved.').waitFor();
     const saved = await (await fetch(`${ui.daemon.url}/agents/writer`, { headers: { authorization: `Bearer ${ui.daemon.token}` } })).json();
     expect(saved.config).toEqual({ max_iterations: 10, heartbeat: { every: '30m' } });
+
+    // What the agent now does on its own: a heartbeat every 30 minutes, which spends nothing without goals.
+    await page.getByRole('tab', { name: 'Activity' }).click();
+    const heartbeat = page.getByRole('region', { name: 'Heartbeat' });
+    await expect.poll(() => heartbeat.textContent()).toContain('30m');
+    expect(await heartbeat.textContent()).toContain('HEARTBEAT.md is missing or empty');
+    expect(await page.getByRole('region', { name: 'File watchers' }).textContent()).toContain('No watched folders.');
   });
 
   it('searches sessions with the matches highlighted, opens one read-only and continues it in the chat', async () => {
@@ -252,6 +259,27 @@ describe.skipIf(!available)(available ? 'desktop UI in Chromium' : `desktop UI i
     await page.getByText('Saved.').waitFor();
     await problems.waitFor({ state: 'detached' });
     expect(await readFile(join(dir, 'config.yaml'), 'utf8')).toBe('# set by hand\nmax_iterations: 8\n');
+  });
+
+  it('adds a schedule, refuses a bad expression on its field, runs it now and shows its log', async () => {
+    await nav('Schedules').click();
+    await page.getByRole('heading', { name: 'Schedules' }).waitFor();
+    const form = page.getByRole('form', { name: 'New schedule' });
+    await form.getByLabel('When (cron, local time)').fill('0 9 * * FRI-SUN');
+    await form.getByLabel('Prompt').fill('Summarise the notes');
+    await form.getByRole('button', { name: 'Add schedule' }).click();
+    await expect.poll(() => form.locator('.form-error').textContent()).toContain('day of week');
+    await form.getByLabel('When (cron, local time)').fill('0 9 * * 1-5');
+    await form.getByRole('button', { name: 'Add schedule' }).click();
+    const item = page.locator('.schedule-item').first();
+    await item.waitFor();
+    expect(await item.locator('.schedule-cron').textContent()).toBe('0 9 * * 1-5');
+    ui.fake.enqueue(text('Alpha and beta are both short.'));
+    await item.getByRole('button', { name: 'Run now' }).click();
+    await expect.poll(() => item.locator('.schedule-last').textContent(), { timeout: 15_000 }).toContain('finished');
+    await item.getByRole('button', { name: 'Last log' }).click();
+    await expect.poll(() => item.locator('.schedule-log pre').textContent()).toContain('Alpha and beta are both short.');
+    await shot('schedules');
   });
 
   it('shows settings, saves a model into config.yaml, tests the connection, and no Content-Security-Policy violation or page error happened', async () => {

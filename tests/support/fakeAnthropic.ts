@@ -90,12 +90,19 @@ export interface FakeOptions {
    * request with every earlier one), so the fake's own CPU stays small next to what is measured.
    */
   light?: boolean;
+  /**
+   * Record a cacheable prefix at every `cache_control` breakpoint, as the provider does, not only at
+   * the last one: a request whose last message differs from the previous request's but whose tools
+   * and system prompt are the same then reads those from the cache (a heartbeat's beats).
+   */
+  cacheEveryBreakpoint?: boolean;
 }
 
 export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAnthropic> {
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
-  const seenPrefixes = new Set<string>();
+  // Like the provider's, the cache is per model: a prefix cached for one model is not read by another.
+  const cacheByModel = new Map<string, Set<string>>();
   const open = new Set<ServerResponse>();
   const accounting = { cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0 };
 
@@ -245,6 +252,8 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
     const { prefix, total } = opts.light ? { prefix: '', total: '' } : cacheablePrefix(body);
     let read = 0;
     let write = 0;
+    if (!cacheByModel.has(body.model)) cacheByModel.set(body.model, new Set());
+    const seenPrefixes = cacheByModel.get(body.model)!;
     if (prefix.length > 0) {
       // Longest previously cached prefix that this request starts with (the provider caches at each breakpoint).
       if (seenPrefixes.has(prefix)) read = tok(prefix.length);
@@ -255,6 +264,7 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
         write = tok(prefix.length) - read;
         seenPrefixes.add(prefix);
       }
+      if (opts.cacheEveryBreakpoint) for (const p of breakpointPrefixes(body)) seenPrefixes.add(p);
     }
     const input = Math.max(0, tok(total.length) - read - write);
     let outChars = 0;
@@ -307,6 +317,25 @@ export function cacheablePrefix(body: RecordedRequest['body']): { prefix: string
     else for (const b of m.content as unknown[]) push({ role: m.role, block: b });
   }
   return { prefix: parts.slice(0, prefixEnd).join('\n'), total: parts.join('\n') };
+}
+
+/** The request's content up to each of its cache_control breakpoints, in cacheablePrefix's serialisation. */
+export function breakpointPrefixes(body: RecordedRequest['body']): string[] {
+  const parts: string[] = [];
+  const out: string[] = [];
+  const push = (v: unknown) => {
+    const json = JSON.stringify(v);
+    parts.push(stripCacheControl(json));
+    if (json.includes('"cache_control"')) out.push(parts.join('\n'));
+  };
+  for (const t of body.tools ?? []) push(t);
+  if (typeof body.system === 'string') push({ type: 'text', text: body.system });
+  else for (const s of (body.system as unknown[] | undefined) ?? []) push(s);
+  for (const m of body.messages) {
+    if (typeof m.content === 'string') push({ role: m.role, content: m.content });
+    else for (const b of m.content as unknown[]) push({ role: m.role, block: b });
+  }
+  return out;
 }
 
 /** A request body without its breakpoint markers: what a cache keys on. */

@@ -194,7 +194,13 @@ function effectiveForDisplay(rt: AgentRuntimeConfig): Record<string, unknown> {
   const hb = rt.agentConfig.heartbeat;
   const mcp: Record<string, unknown> = {};
   for (const [server, cfg] of Object.entries(e.mcpServers)) {
-    mcp[server] = { ...cfg, env: Object.fromEntries(Object.keys(cfg.env).map((k) => [k, '(hidden)'])) };
+    mcp[server] = {
+      ...cfg,
+      env: Object.fromEntries(Object.keys(cfg.env).map((k) => [k, '(hidden)'])),
+      // Header values and a client secret hold credentials too.
+      ...(cfg.headers ? { headers: Object.fromEntries(Object.keys(cfg.headers).map((k) => [k, '(hidden)'])) } : {}),
+      ...(cfg.oauth?.client_secret ? { oauth: { ...cfg.oauth, client_secret: '(hidden)' } } : {}),
+    };
   }
   return {
     model: e.model,

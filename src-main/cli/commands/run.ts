@@ -114,6 +114,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       route: 'cli',
       ...(mode ? { overrides: { mode } } : {}),
       yes: values.yes ?? false,
+      // The agent's MCP servers, started for this run and stopped when it is over.
+      mcp: true,
       ...(origin === 'attended' ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })] } : {}),
     });
     const { events, session } = await startRun(runtime, {

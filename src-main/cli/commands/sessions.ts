@@ -9,10 +9,11 @@ import { AGENT_NAME_RE, DEFAULT_AGENT, paths, reinHome } from '../../core/config
 import { isReinError } from '../../core/errors.js';
 import { cacheHitRatio } from '../../core/llm/pricing.js';
 import { searchHits } from '../../core/service/sessions.js';
+import { listAgentSessionFiles } from '../../core/search/sessionFiles.js';
 import { SessionIndex } from '../../core/search/sessionIndex.js';
 import { isSessionId } from '../../core/sessions/id.js';
 import { SessionStore } from '../../core/sessions/store.js';
-import type { SessionFile } from '../../core/sessions/types.js';
+import { isDamaged, type ListedSession, type SessionFile } from '../../core/sessions/types.js';
 import { UsageError, type CliIo } from '../io.js';
 
 export const SESSIONS_HELP = `Usage:
@@ -20,6 +21,10 @@ export const SESSIONS_HELP = `Usage:
   rein sessions show ID [--agent NAME] [--json]
   rein sessions search QUERY [--agent NAME] [--source SRC] [--limit N] [--json]
   rein sessions reindex
+
+list shows every agent's sessions (or one agent's), newest first. A session file that cannot be read
+(cut short, not valid JSON or not a valid session) is listed as DAMAGED with its problem; with
+--json it has "damaged": true and "problem".
 
 search looks only at one agent's sessions (default: the default agent). English words match their
 other forms; Chinese and Japanese match as substrings; matches are shown between >>> and <<<.
@@ -57,14 +62,15 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
     switch (sub) {
       case 'list': {
         const index = await SessionIndex.open(home);
+        let rows: ListedSession[];
         try {
-          const rows = index.list({ ...(values.agent ? { agent: values.agent } : {}), ...(values.source ? { source: values.source } : {}), limit: limit ?? 50 });
-          if (values.json) out(JSON.stringify(rows));
-          else if (rows.length === 0) out('No sessions.');
-          else for (const r of rows) out(`${r.id}  ${r.updated_at.slice(0, 16).replace('T', ' ')}  ${r.agent.padEnd(12)} ${r.source.padEnd(10)} ${r.title}`);
+          rows = await listedSessions(home, index, { ...(values.agent ? { agent: values.agent } : {}), ...(values.source ? { source: values.source } : {}), limit: limit ?? 50 });
         } finally {
           index.close();
         }
+        if (values.json) out(JSON.stringify(rows));
+        else if (rows.length === 0) out('No sessions.');
+        else for (const r of rows) out(listLine(r));
         return 0;
       }
       case 'search': {
@@ -110,6 +116,66 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
     }
     throw err;
   }
+}
+
+/**
+ * The listing: the index says which sessions there are and in what order (fast, every agent at
+ * once), and the files, which are the truth, have the last word. Entries whose file is gone are
+ * dropped; files the index does not know are read (a session it missed, or a damaged file it skipped);
+ * and each listed session's file is read, so a file that has been cut short or broken since it was
+ * indexed is shown as damaged, with its problem, instead of as the whole session it once was.
+ */
+async function listedSessions(home: string, index: SessionIndex, q: { agent?: string; source?: string; limit: number }): Promise<ListedSession[]> {
+  const folders = (await listAgentSessionFiles(home)).filter((f) => q.agent === undefined || f.agent === q.agent);
+  const stores = new Map(folders.map((f) => [f.agent, new SessionStore(f.dir)]));
+  const onDisk = new Set(folders.flatMap((f) => f.ids.map((id) => `${f.agent}/${id}`)));
+  const indexed = index.list({ ...(q.agent ? { agent: q.agent } : {}), limit: Number.MAX_SAFE_INTEGER });
+  const known = new Set(indexed.map((r) => `${r.agent}/${r.id}`));
+  const wanted = (s: ListedSession) => q.source === undefined || s.source === q.source;
+
+  const candidates: Array<{ agent: string; row: ListedSession; checked: boolean }> = indexed
+    .filter((r) => onDisk.has(`${r.agent}/${r.id}`) && wanted(r))
+    .map((row) => ({ agent: row.agent, row, checked: false }));
+  for (const f of folders) {
+    for (const id of f.ids) {
+      if (known.has(`${f.agent}/${id}`)) continue;
+      const row = await stores.get(f.agent)!.inspect(id);
+      if (row && wanted(row)) candidates.push({ agent: f.agent, row: withAgent(row, f.agent), checked: true });
+    }
+  }
+  const byTime = (a: { row: ListedSession }, b: { row: ListedSession }) =>
+    Date.parse(b.row.updated_at) - Date.parse(a.row.updated_at) || (a.row.id < b.row.id ? 1 : a.row.id > b.row.id ? -1 : 0);
+  const shown = candidates.sort(byTime).slice(0, q.limit);
+  const rows: Array<{ row: ListedSession }> = [];
+  for (const c of shown) {
+    if (c.checked) {
+      rows.push(c);
+      continue;
+    }
+    const now = await stores.get(c.agent)!.inspect(c.row.id);
+    if (!now) continue; // removed meanwhile
+    // A damaged file keeps what the index knew of it where the file itself no longer says.
+    rows.push({ row: isDamaged(now) ? { ...indexedFields(c.row), ...withAgent(now, c.agent) } : now });
+  }
+  return rows.sort(byTime).map((r) => r.row);
+}
+
+function withAgent(row: ListedSession, agent: string): ListedSession {
+  return isDamaged(row) ? { ...row, agent: row.agent ?? agent } : row;
+}
+
+function indexedFields(row: ListedSession): Partial<ListedSession> {
+  if (isDamaged(row)) return {};
+  const { messageCount: _count, ...rest } = row;
+  return rest;
+}
+
+function listLine(r: ListedSession): string {
+  const when = r.updated_at.slice(0, 16).replace('T', ' ');
+  if (isDamaged(r)) {
+    return `${r.id}  ${when}  ${(r.agent ?? '?').padEnd(12)} ${(r.source ?? '?').padEnd(10)} DAMAGED: ${r.problem}${r.title ? ` (was: ${r.title})` : ''}`;
+  }
+  return `${r.id}  ${when}  ${r.agent.padEnd(12)} ${r.source.padEnd(10)} ${r.title}`;
 }
 
 async function findSession(home: string, id: string, agent?: string): Promise<SessionFile> {

@@ -60,6 +60,8 @@ export const AgentHeartbeatConfig = z.strictObject({
   model: z.string().min(1).optional(),
   /** Skip a beat while the previous one is still running (default true). */
   overlap_prevention: z.boolean().optional(),
+  /** What the heartbeat may spend in one local day, in US dollars (default 1.00; 0 turns the cap off). */
+  max_usd_per_day: z.number().nonnegative().optional(),
 });
 
 export const AgentWatchEntry = z.strictObject({

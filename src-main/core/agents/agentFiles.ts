@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { positionOf } from '../config/load.js';
+import { configTooLarge, yamlDocToJs } from '../config/yamlLimits.js';
 import { NAME_PATTERN } from '../api/patterns.js';
 import { errorMessage } from '../errors.js';
 import { describeIssues } from '../util/zodIssues.js';
@@ -15,8 +16,8 @@ import { AgentConfig } from './agentConfig.js';
 import type { AgentProblem } from './problems.js';
 
 /** Slash commands are pasted into the prompt whole; a longer one is almost surely a misplaced document. */
-export { COMMAND_MAX_CHARS } from '../api/reinApi.js';
-import { COMMAND_MAX_CHARS } from '../api/reinApi.js';
+export { COMMAND_MAX_CHARS } from '../api/patterns.js';
+import { COMMAND_MAX_CHARS } from '../api/patterns.js';
 /** Names of commands and skills follow the agent-name rule: they become `/name` and folder names. */
 export const ITEM_NAME_RE = NAME_PATTERN;
 
@@ -79,6 +80,8 @@ export function parseYamlWith<S extends z.ZodType>(
   schema: S,
   ifEmpty: unknown,
 ): { ok: true; value: z.output<S> } | { ok: false; problems: AgentProblem[] } {
+  const tooLarge = configTooLarge(text);
+  if (tooLarge) return { ok: false, problems: [{ file, message: tooLarge }] };
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -90,7 +93,10 @@ export function parseYamlWith<S extends z.ZodType>(
       }),
     };
   }
-  const js: unknown = doc.toJS();
+  // Aliases are limited: a few lines of them can stand for billions of values.
+  const converted = yamlDocToJs(doc);
+  if (!converted.ok) return { ok: false, problems: [{ file, message: converted.message }] };
+  const js = converted.value;
   const raw = js === null || js === undefined ? ifEmpty : js;
   const result = schema.safeParse(raw);
   if (result.success) return { ok: true, value: result.data };

@@ -65,6 +65,7 @@ export function starterConfig(name: string): string {
 #   active_hours: "09:00-18:00"
 #   model: small
 #   overlap_prevention: true
+#   max_usd_per_day: 1.00
 
 ## Runs the agent when files change in a folder
 # watch:

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { Accelerator, DEFAULT_HOTKEY } from './accelerator.js';
 import { MacPermissionName } from './reinApi.js';
+import { ChangeId } from './patterns.js';
 
 const Hotkey = z.union([z.literal(''), Accelerator]);
 
@@ -80,6 +81,15 @@ export const desktopOperations = {
     input: z.strictObject({ permission: MacPermissionName }),
     output: z.strictObject({ permission: MacPermissionName, status: MacPermissionStatus }),
   },
+  /**
+   * A person's answer to a permission-raising change asked for over the daemon's API (GET /changes):
+   * `apply` makes it exactly as it was asked, `reject` drops it. Only the desktop window can answer:
+   * a token holder cannot confirm its own change.
+   */
+  answerChange: {
+    input: z.strictObject({ change_id: ChangeId, decision: z.enum(['apply', 'reject']) }),
+    output: z.strictObject({ change_id: z.string(), outcome: z.enum(['applied', 'rejected']) }),
+  },
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export type DesktopOperationName = keyof typeof desktopOperations;
@@ -92,7 +102,7 @@ export const desktopChannel = <K extends DesktopOperationName>(name: K): Desktop
 
 /** Main → page: open one of the page's views (from the tray menu or a notification). */
 export const DESKTOP_NAVIGATE_CHANNEL = 'rein:navigate';
-export const DesktopView = z.enum(['chat', 'approvals', 'agents', 'sessions', 'settings']);
+export const DesktopView = z.enum(['chat', 'approvals', 'agents', 'sessions', 'schedules', 'settings']);
 export type DesktopView = z.infer<typeof DesktopView>;
 
 type DesktopMethod<K extends DesktopOperationName> = undefined extends DesktopOperationInput<K>

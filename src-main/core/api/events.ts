@@ -7,6 +7,7 @@
  * Messages API (docs/daemon-api.md, "Field names").
  */
 import { z } from 'zod';
+import { ApprovalForm } from './approvalForm.js';
 import { RunOrigin } from './patterns.js';
 
 export const StopReason = z.enum(['final', 'max_iterations', 'budget', 'cancelled', 'error']);
@@ -54,8 +55,47 @@ export const ApprovalRequest = z.object({
   risk_explanation: z.string(),
   /** ISO-8601 time it was asked. */
   asked_at: z.string(),
+  /**
+   * Present when the question is a form to fill in (an MCP server asking for input during a call,
+   * `layer: elicitation`): the answer's `values` hold the fields. A face that cannot show a form leaves
+   * the question to the others; when none can, it is declined.
+   */
+  form: ApprovalForm.optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
+
+/** One setting a change would make more permissive (core/permissions/raises.ts). */
+export const PermissionRaise = z.object({
+  /** As written in config.yaml: `mode`, `auto_approve`, `permissions.allowed_commands`, `mcp_servers.github`… */
+  field: z.string(),
+  /** What changes, for a person: `default → bypassPermissions`, `adds "rm *"`. */
+  change: z.string(),
+});
+export type PermissionRaise = z.infer<typeof PermissionRaise>;
+
+/**
+ * A change that raises an agent's permissions, asked for over the daemon's API (a token holder, not a
+ * person known to be there), waiting for a person to confirm it in the desktop app. One shape
+ * everywhere: the `change_request` event, `GET /changes`, the app's card.
+ */
+export const PendingChange = z.object({
+  change_id: z.string(),
+  /** create_agent, save_agent or save_settings: the operation that will run when it is confirmed. */
+  kind: z.string(),
+  /** The agent it is about (absent for the global settings). */
+  agent: z.string().optional(),
+  /** One line for the card: what it is and what it raises. */
+  summary: z.string(),
+  raises: z.array(PermissionRaise),
+  /** The request as it was sent (credentials masked), applied unchanged when confirmed. */
+  request: z.unknown(),
+  /** Which face asked: `daemon` (HTTP, WebSocket). */
+  requested_by: z.string(),
+  requested_at: z.string(),
+  /** Not confirmed by then: dropped. */
+  expires_at: z.string(),
+});
+export type PendingChange = z.infer<typeof PendingChange>;
 
 const base = {
   session_id: z.string(),
@@ -86,6 +126,17 @@ export const ReinEvent = z.discriminatedUnion('type', [
     tool: z.string(),
     input: z.unknown(),
     summary: z.string(),
+  }),
+  /** A running call reports how it goes (a cloud delegation: agents, tools, plan, streamed text); between its start and end. */
+  z.object({
+    ...base,
+    type: z.literal('tool_progress'),
+    call_id: z.string(),
+    tool: z.string(),
+    /** One line for a person. */
+    message: z.string(),
+    /** Details the tool adds (JSON), for clients that show more. */
+    data: z.unknown().optional(),
   }),
   z.object({
     ...base,
@@ -218,6 +269,22 @@ export const DaemonEvent = z.discriminatedUnion('type', [
     type: z.literal('agent_changed'),
     agent: z.string(),
     change: z.enum(['created', 'updated', 'deleted', 'activated']),
+  }),
+  /** A permission-raising change asked for over the API waits for a person in the desktop app. */
+  z.object({
+    ...daemonBase,
+    type: z.literal('change_request'),
+    change: PendingChange,
+  }),
+  z.object({
+    ...daemonBase,
+    type: z.literal('change_response'),
+    change_id: z.string(),
+    /** applied (confirmed and made), rejected, failed (confirmed, but it could not be made), expired. */
+    outcome: z.enum(['applied', 'rejected', 'failed', 'expired']),
+    /** Which face answered (desktop), or `timeout`. */
+    by: z.string(),
+    error: z.string().optional(),
   }),
 ]);
 export type DaemonEvent = z.infer<typeof DaemonEvent>;

@@ -25,7 +25,8 @@ export function acceptCamelCaseKeys(value: unknown): SnakeCaseResult {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(input)) {
     if (!CAMEL.test(key)) {
-      out[key] = v;
+      // Defined, not assigned: a `__proto__` key in the JSON would otherwise replace the copy's prototype.
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
       continue;
     }
     const to = snakeCase(key);

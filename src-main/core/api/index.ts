@@ -1,3 +1,5 @@
+export * from './approvalForm.js';
 export * from './events.js';
+export * from './mcpStatus.js';
 export * from './patterns.js';
 export * from './reinApi.js';

@@ -4,6 +4,7 @@
  * same schemas, so a message is a message whichever way it arrives.
  */
 import { z } from 'zod';
+import { FormValues } from './approvalForm.js';
 import { ApprovalDecisionKind, ApprovalRequest, BusEvent, StopReason, UsageTotals } from './events.js';
 import { AgentName, ApprovalId, SessionId, SourceName } from './patterns.js';
 
@@ -46,6 +47,8 @@ export type CancelRequest = z.infer<typeof CancelRequest>;
 export const ApprovalAnswerRequest = z.strictObject({
   request_id: ApprovalId,
   decision: ApprovalDecisionKind,
+  /** The filled-in fields, for a request with a `form` (allow = submit them; deny = decline). */
+  values: FormValues.optional(),
 });
 export type ApprovalAnswerRequest = z.infer<typeof ApprovalAnswerRequest>;
 

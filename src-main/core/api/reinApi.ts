@@ -9,9 +9,10 @@
  * to its HTTP call. Outputs are loose objects: a newer server may add fields without breaking the page.
  */
 import { z } from 'zod';
-import { UsageTotals } from './events.js';
-import { AgentName, ItemName, PermissionMode, SessionId, SourceName as Source } from './patterns.js';
+import { PendingChange, PermissionRaise, UsageTotals } from './events.js';
+import { AgentName, COMMAND_MAX_CHARS, ItemName, PermissionMode, SessionId, SourceName as Source } from './patterns.js';
 import { ApprovalAnswerRequest, CancelRequest, MessageRequest, PendingApproval, type RoutedEvent } from './protocol.js';
+import { McpLoginResult, McpReconnectResult, McpServerName, McpServersResult } from './mcpStatus.js';
 /** config.yaml as YAML text (comments kept) or as an object (written as YAML). */
 const AgentConfigValue = z.union([z.string().max(100_000), z.record(z.string(), z.unknown())]);
 
@@ -90,8 +91,7 @@ export const AgentDetail = z.looseObject({
 });
 export type AgentDetail = z.infer<typeof AgentDetail>;
 
-/** A command may have at most this many characters (agents/agentFiles.ts checks files on disk the same way). */
-export const COMMAND_MAX_CHARS = 8_000;
+export { COMMAND_MAX_CHARS };
 const Persona = z.string().max(200_000).refine((t) => t.trim() !== '', 'must not be blank: an agent needs a persona');
 const Memory = z.string().max(500_000);
 const CommandText = z
@@ -154,7 +154,12 @@ const SessionHead = z.looseObject({
   updated_at: z.string(),
 });
 
-export const SessionSummary = SessionHead.extend({ message_count: z.number().int().nonnegative() });
+export const SessionSummary = SessionHead.extend({
+  message_count: z.number().int().nonnegative(),
+  /** The file is not a readable session (cut short, not JSON, invalid): it cannot be opened; `problem` says why. */
+  damaged: z.literal(true).optional(),
+  problem: z.string().optional(),
+});
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
 const ContentBlock = z.looseObject({ type: z.string() });
@@ -207,6 +212,27 @@ export const CancelResult = z.looseObject({ cancelled: z.boolean(), route: z.str
 export const ApprovalList = z.looseObject({ approvals: z.array(PendingApproval) });
 export const ApprovalAnswerResult = z.looseObject({ ok: z.boolean(), request_id: z.string(), decision: z.string() });
 
+// ---- permission-raising changes -------------------------------------------------------------------
+
+export { PendingChange, PermissionRaise };
+
+/**
+ * The answer to createAgent, saveAgent or saveSettings over the daemon (HTTP 202) when the change would
+ * raise permissions: nothing was written; a person confirms it in the desktop app (docs/daemon-api.md,
+ * *Changes that raise permissions*). The desktop window's own changes apply at once.
+ */
+export const ChangePending = z.looseObject({
+  pending: z.literal(true),
+  change_id: z.string(),
+  kind: z.string(),
+  agent: z.string().optional(),
+  raises: z.array(PermissionRaise),
+  message: z.string(),
+});
+export type ChangePending = z.infer<typeof ChangePending>;
+
+export const ChangeList = z.looseObject({ changes: z.array(PendingChange) });
+
 // ---- settings -------------------------------------------------------------------------------------
 
 /** A macOS privacy permission as node-mac-permissions reports it (`authorized`, `denied`, `not determined`, …). */
@@ -247,9 +273,9 @@ export type ReinSettings = z.infer<typeof ReinSettings>;
 export const SaveSettingsInput = z.strictObject({
   /** Write-only: stored in the keychain by the desktop app; never read back. */
   api_key: z.string().min(1).max(500).optional(),
-  base_url: z.url({ protocol: /^https?$/ }).nullable().optional(),
-  model: z.string().min(1).optional(),
-  small_model: z.string().min(1).optional(),
+  base_url: z.url({ protocol: /^https?$/ }).max(2_000).nullable().optional(),
+  model: z.string().min(1).max(200).optional(),
+  small_model: z.string().min(1).max(200).optional(),
   permission_mode: PermissionMode.optional(),
   hotkey: z.string().min(1).max(100).nullable().optional(),
 });
@@ -258,8 +284,8 @@ export type SaveSettingsInput = z.infer<typeof SaveSettingsInput>;
 /** One small request to the model with these values (or the saved ones where absent). */
 export const TestConnectionInput = z.strictObject({
   api_key: z.string().min(1).max(500).optional(),
-  base_url: z.url({ protocol: /^https?$/ }).optional(),
-  model: z.string().min(1).optional(),
+  base_url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+  model: z.string().min(1).max(200).optional(),
 });
 export const TestConnectionResult = z.looseObject({
   ok: z.boolean(),
@@ -270,6 +296,70 @@ export const TestConnectionResult = z.looseObject({
   code: z.string().optional(),
 });
 export type TestConnectionResult = z.infer<typeof TestConnectionResult>;
+
+// ---- what agents do on their own ------------------------------------------------------------------
+
+export const AgentActivity = z.looseObject({
+  agent: z.string(),
+  heartbeat: z
+    .looseObject({
+      every: z.string(),
+      active_hours: z.string().optional(),
+      model: z.string(),
+      has_goals: z.boolean(),
+      next_at: z.string().optional(),
+      last: z.looseObject({ at: z.string(), outcome: z.string(), message: z.string().optional(), cost_usd: z.number(), total_input_tokens: z.number(), cache_read_share: z.number() }).optional(),
+      spent_today_usd: z.number(),
+      beats_today: z.number(),
+    })
+    .nullable(),
+  watchers: z.array(z.looseObject({ path: z.string(), glob: z.string().optional(), debounce_ms: z.number(), watching: z.boolean() })),
+  problem: z.string().optional(),
+});
+export type AgentActivity = z.infer<typeof AgentActivity>;
+
+// ---- schedules ------------------------------------------------------------------------------------
+
+const ScheduleId = z.string().regex(/^[0-9a-f]{8}$/, 'expected a schedule id (8 hex characters)');
+const CronText = z.string().min(1).max(200);
+const SchedulePrompt = z.string().min(1).max(20_000);
+
+export const ScheduleLastRun = z.looseObject({
+  at: z.string(),
+  status: z.string(),
+  session_id: z.string().optional(),
+  log: z.string().optional(),
+  message: z.string().optional(),
+  trigger: z.string().optional(),
+});
+
+export const ScheduleInfo = z.looseObject({
+  id: z.string(),
+  agent: z.string(),
+  cron: z.string(),
+  prompt: z.string(),
+  enabled: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  last_run: ScheduleLastRun.optional(),
+  /** The next fire times (ISO) of an enabled schedule. */
+  next: z.array(z.string()),
+  /** launchd (a job per schedule) or daemon (the daemon's own clock). */
+  backend: z.string(),
+});
+export type ScheduleInfo = z.infer<typeof ScheduleInfo>;
+
+export const CreateScheduleInput = z.strictObject({ cron: CronText, prompt: SchedulePrompt, agent: AgentName.optional(), enabled: z.boolean().optional() });
+export const UpdateScheduleInput = z
+  .strictObject({ id: ScheduleId, cron: CronText.optional(), prompt: SchedulePrompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional() })
+  .refine((u) => u.cron !== undefined || u.prompt !== undefined || u.agent !== undefined || u.enabled !== undefined, { path: ['cron'], message: 'give at least one of cron, prompt, agent or enabled' });
+export const ScheduleLogList = z.looseObject({ logs: z.array(z.looseObject({ name: z.string(), at: z.string(), size: z.number() })) });
+export const ScheduleLogText = z.looseObject({ name: z.string(), text: z.string(), truncated: z.boolean() });
+
+// ---- MCP servers ----------------------------------------------------------------------------------
+
+/** One configured MCP server of an agent (without `agent`: the built-in agent, i.e. the global config's servers). */
+const McpServerTarget = z.strictObject({ agent: AgentName.optional(), name: McpServerName });
 
 // ---- the table ------------------------------------------------------------------------------------
 
@@ -330,8 +420,37 @@ export const reinOperations = {
   saveSettings: { input: SaveSettingsInput, output: ReinSettings },
   /** POST /settings/test */
   testConnection: { input: TestConnectionInput, output: TestConnectionResult },
+  /** GET /agents/{name}/activity: its heartbeat (settings, last beat, today's spend, next beat) and file watchers. */
+  agentActivity: { input: z.strictObject({ name: AgentName }), output: AgentActivity },
+  /** GET /schedules */
+  listSchedules: { input: z.undefined(), output: z.looseObject({ schedules: z.array(ScheduleInfo), backend: z.string() }) },
+  /** GET /schedules/{id} (with its next ten fire times) */
+  getSchedule: { input: z.strictObject({ id: ScheduleId }), output: ScheduleInfo },
+  /** POST /schedules: the cron expression is checked as classic cron reads it (400 naming `cron`). */
+  createSchedule: { input: CreateScheduleInput, output: ScheduleInfo },
+  /** PUT /schedules/{id}: cron, prompt, agent or enabled. */
+  updateSchedule: { input: UpdateScheduleInput, output: ScheduleInfo },
+  /** DELETE /schedules/{id} (its launchd job too; the logs stay). */
+  removeSchedule: { input: z.strictObject({ id: ScheduleId }), output: z.looseObject({ removed: z.boolean(), id: z.string() }) },
+  /** POST /schedules/{id}/run: runs it now, unattended; answers at once, the run's events come on the bus. */
+  runSchedule: { input: z.strictObject({ id: ScheduleId }), output: z.looseObject({ started: z.boolean(), id: z.string() }) },
+  /** GET /schedules/{id}/logs: the run logs, newest first. */
+  scheduleLogs: { input: z.strictObject({ id: ScheduleId }), output: ScheduleLogList },
+  /** GET /schedules/{id}/logs/{name} (the newest without a name: GET /schedules/{id}/log). */
+  readScheduleLog: { input: z.strictObject({ id: ScheduleId, name: z.string().max(40).optional() }), output: ScheduleLogText },
   /** Desktop only: opens the System Settings pane of a macOS privacy permission. */
   openPermissionSettings: { input: z.strictObject({ permission: MacPermissionName }), output: z.looseObject({ opened: z.boolean() }) },
+  /** GET /changes: permission-raising changes asked for over the API, waiting for a person in the desktop app (confirmed there: reinDesktop.answerChange). */
+  listChanges: { input: z.undefined(), output: ChangeList },
+  /** GET /mcp/servers?agent=: each agent's MCP servers (state, tools, last error, sign-in); asking starts nothing. */
+  mcpServers: { input: z.strictObject({ agent: AgentName.optional() }).optional(), output: McpServersResult },
+  /**
+   * POST /mcp/servers/{name}/login: starts the OAuth sign-in of an http server and opens its authorization
+   * page in the person's browser; answers once the page is open (the status follows the rest).
+   */
+  mcpLogin: { input: McpServerTarget, output: McpLoginResult },
+  /** POST /mcp/servers/{name}/reconnect: connects the server now (also an idle or dormant one) and answers its status. */
+  mcpReconnect: { input: McpServerTarget, output: McpReconnectResult },
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
 
 export type ReinOperationName = keyof typeof reinOperations;

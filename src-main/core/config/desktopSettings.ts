@@ -40,7 +40,7 @@ export async function loadDesktopSettings(home: string): Promise<DesktopSettings
 /** Applies `patch` to the settings on disk (validated as a whole) and writes them atomically. */
 export async function updateDesktopSettings(home: string, patch: DesktopSettingsPatch): Promise<DesktopSettings> {
   const next = DesktopSettings.parse({ ...(await loadDesktopSettings(home)), ...patch });
-  await mkdir(home, { recursive: true });
-  await atomicWriteFile(desktopSettingsFile(home), `${JSON.stringify(next, null, 2)}\n`);
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  await atomicWriteFile(desktopSettingsFile(home), `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   return next;
 }

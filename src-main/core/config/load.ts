@@ -12,6 +12,7 @@ import { describeIssues } from '../util/zodIssues.js';
 import { mergeConfigLayers, type RawConfig } from './merge.js';
 import { paths } from './paths.js';
 import { GlobalConfig } from './schema.js';
+import { configTooLarge, yamlDocToJs } from './yamlLimits.js';
 
 export interface LoadConfigOptions {
   /** Rein's home folder (see `reinHome()`); `<home>/config.yaml` is the global file. */
@@ -80,6 +81,8 @@ type LayerResult = { ok: true; raw: RawConfig } | { ok: false; problems: ConfigP
 
 /** Parses and validates one file on its own. Exported for tools that check a single file (e.g. an editor). */
 export function parseLayer(file: string, text: string): LayerResult {
+  const tooLarge = configTooLarge(text);
+  if (tooLarge) return { ok: false, problems: [{ file, message: tooLarge }] };
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -91,7 +94,9 @@ export function parseLayer(file: string, text: string): LayerResult {
       }),
     };
   }
-  const value: unknown = doc.toJS();
+  const js = yamlDocToJs(doc);
+  if (!js.ok) return { ok: false, problems: [{ file, message: js.message }] };
+  const value = js.value;
   // An empty (or comments-only) file means "all defaults".
   const raw = value === null || value === undefined ? {} : value;
   const result = GlobalConfig.safeParse(raw);

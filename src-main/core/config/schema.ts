@@ -27,6 +27,25 @@ export const McpServerConfig = z.strictObject({
   keep_alive: z.boolean().optional(),
   /** Global servers with `_inherit: true` are kept for every named agent. */
   _inherit: z.boolean().optional(),
+  // The keys below have no defaults here (so an entry reads back as written); core/mcp/config.ts applies them.
+  /** Seconds to start (stdio) or reach (http) the server and list its tools; default 30. */
+  connect_timeout_seconds: z.number().positive().max(600).optional(),
+  /** Seconds one tool call may take (progress notifications restart the clock); default 300. */
+  tool_timeout_seconds: z.number().positive().max(86_400).optional(),
+  /** The server's tools (its own names, or `mcp__<server>__<tool>`) that run without asking. */
+  always_allow: z.array(z.string().min(1)).optional(),
+  /** Extra HTTP headers for `http` servers; `${NAME}` is replaced by the environment variable NAME. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** OAuth for `http` servers: a pre-registered client, the scope to ask for, a fixed redirect port. */
+  oauth: z
+    .strictObject({
+      client_id: z.string().min(1).optional(),
+      client_secret: z.string().min(1).optional(),
+      scope: z.string().min(1).optional(),
+      /** The loopback port of the redirect URI (http://127.0.0.1:PORT/callback); any free port when absent. */
+      redirect_port: z.number().int().min(1).max(65_535).optional(),
+    })
+    .optional(),
 });
 
 export const PermissionsConfig = z.strictObject({
@@ -42,9 +61,13 @@ export const PermissionsConfig = z.strictObject({
   approval_timeout_seconds: z.number().positive().max(86_400).default(300),
 });
 
+/** A model id (`claude-sonnet-5-5`, `llama3:8b`, `org/model`): a name, never a document. */
+export const MODEL_NAME_MAX = 200;
+const ModelName = z.string().min(1).max(MODEL_NAME_MAX);
+
 export const GlobalConfig = z.strictObject({
-  model: z.string().min(1).default('claude-sonnet-5-5'),
-  small_model: z.string().min(1).default('claude-haiku-5-5'),
+  model: ModelName.default('claude-sonnet-5-5'),
+  small_model: ModelName.default('claude-haiku-5-5'),
   /** Overrides ANTHROPIC_BASE_URL when set. */
   base_url: z.string().url().optional(),
   /** Absent: the default of the run's origin (attended 200, remote and unattended 25; docs/permissions.md). */
@@ -79,6 +102,11 @@ export const GlobalConfig = z.strictObject({
       result_budget: z.number().int().positive().default(30_000),
       bash_timeout: z.number().int().positive().max(600).default(120),
       max_parallel: z.number().int().positive().max(10).default(10),
+      /**
+       * Variables the bash tool and hooks pass to their commands although their names look secret
+       * (`GITHUB_TOKEN`, `AWS_*`). Rein's own credentials never pass (core/process/childEnv.ts).
+       */
+      env_passthrough: z.array(z.string().regex(/^[A-Za-z0-9_*]{1,128}$/, 'a variable name, or a glob with *')).default([]),
     })
     .prefault({}),
   permissions: PermissionsConfig.prefault({}),
@@ -98,11 +126,38 @@ export const GlobalConfig = z.strictObject({
       max_concurrent_runs: z.number().int().positive().default(5),
     })
     .prefault({}),
+  schedule: z
+    .strictObject({
+      /** launchd (macOS default): one job per schedule, runs with the app closed; daemon: cron jobs inside the daemon. */
+      backend: z.enum(['launchd', 'daemon']).optional(),
+      /** Scheduled runs at once (daemon backend); a schedule due while all are busy is skipped and logged. */
+      max_concurrent: z.number().int().positive().max(50).default(5),
+    })
+    .prefault({}),
+  /** A Shannon-compatible gateway for `cloud_delegate` (docs/cloud.md). */
   cloud: z
     .strictObject({
       enabled: z.boolean().default(false),
+      /** The gateway's URL (`https://gateway.example.com`). */
+      base_url: z.string().url().optional(),
+      /** The old name of base_url, still read for one release (base_url wins when both are set). */
       endpoint: z.string().optional(),
-      timeout: z.number().int().positive().default(3600),
+      /**
+       * Sent as `X-API-Key`. Better kept out of this file: REIN_CLOUD_API_KEY / SHANNON_API_KEY or
+       * `<REIN_HOME>/secrets/cloud-api-key` (core/cloud/settings.ts).
+       */
+      api_key: z.string().min(1).optional(),
+      /** Seconds one delegation may take, from submitting to the full result. */
+      timeout: z.number().int().positive().max(86_400).default(3600),
+      /** Seconds without a byte on the event stream before it is reopened (resumed where it stopped). */
+      stream_idle_timeout: z.number().int().positive().max(3600).default(45),
+    })
+    .prefault({}),
+  /** The GUI tools (accessibility, computer, screenshot, wait_for, applescript) and their helper (docs/tools.md, GUI tools). */
+  gui: z
+    .strictObject({
+      /** auto: on macOS; on Linux when DISPLAY is set and the AT-SPI helper can run. true: always offered; false: never. */
+      enabled: z.union([z.boolean(), z.literal('auto')]).default('auto'),
     })
     .prefault({}),
 });

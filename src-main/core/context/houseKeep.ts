@@ -15,11 +15,17 @@
  * at once, so the cached prefix breaks once per batch instead of every iteration. A decision can never
  * be literally final (a result ages from full to trimmed to metadata), but it only ever moves one way
  * and only at those batch points.
+ *
+ * Pressure: the loop passes the request's budget, and then nothing is demoted at all until the
+ * request as it stands would fill half the window. A session far from its window sends every request
+ * as a pure append of the one before (the provider's cache reads all of it); only near the window do
+ * old results get rewritten, in the batches above.
  */
 import { createHash } from 'node:crypto';
 import type { ContentBlockParam, ImageBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { sortKeys } from '../tools/registry.js';
+import { estimateMessageTokens } from './tokens.js';
 import type { SessionMessage } from '../sessions/types.js';
 
 export type ResultTier = 'full' | 'trimmed' | 'clipped' | 'meta';
@@ -58,9 +64,17 @@ export interface HouseKeepOptions {
    * session this left 13–29% of input tokens cached, against 69–78% with 3.
    */
   slack?: number;
+  /**
+   * The request's budget. With it, nothing is demoted until the request as it stands would carry
+   * `pressureRatio` of the window: far from the window every request is a pure append of the one
+   * before, and under pressure all due demotions happen in one large step.
+   */
+  budget?: { contextWindow: number; fixedTokens: number };
+  /** Share of the window at which old results are rewritten (default 0.5; needs `budget`). */
+  pressureRatio?: number;
 }
 
-export const HOUSEKEEP_DEFAULTS = { keepImages: 5, keepFull: 3, keepTrimmed: 7, headTailChars: 300, clipChars: 100, slack: 3 } as const;
+export const HOUSEKEEP_DEFAULTS = { keepImages: 5, keepFull: 3, keepTrimmed: 7, headTailChars: 300, clipChars: 100, slack: 3, pressureRatio: 0.5 } as const;
 
 export const IMAGE_NOTE = '[image removed to save context]';
 
@@ -84,11 +98,12 @@ export function houseKeep(messages: readonly SessionMessage[], state: HouseKeepS
   });
   const recorded = (i: number): ResultTier => maxTier(resultIds(messages[i]!).map((id) => state.results[id] ?? 'full'));
   const fullCount = resultMessages.filter((i) => recorded(i) === 'full').length;
-  const demote = fullCount > o.keepFull + o.slack;
+  const keepFull = o.keepFull;
+  const demote = fullCount > keepFull + o.slack && (!opts.budget || underPressure(messages, resultMessages, recorded, calls, o, opts.budget));
   const tierOf = new Map<number, ResultTier>();
   resultMessages.forEach((i, k) => {
     const rank = resultMessages.length - 1 - k; // 0 = newest
-    const target: ResultTier = rank < o.keepFull ? 'full' : rank < o.keepFull + o.keepTrimmed ? 'trimmed' : 'meta';
+    const target: ResultTier = rank < keepFull ? 'full' : rank < keepFull + o.keepTrimmed ? 'trimmed' : 'meta';
     const tier = demote ? maxTier([recorded(i), target]) : recorded(i);
     tierOf.set(i, tier);
   });
@@ -128,12 +143,33 @@ export function houseKeep(messages: readonly SessionMessage[], state: HouseKeepS
   });
 }
 
+/** Whether the history, with the tiers recorded so far, would fill `pressureRatio` of the window. */
+function underPressure(
+  messages: readonly SessionMessage[],
+  resultMessages: readonly number[],
+  recorded: (i: number) => ResultTier,
+  calls: ReadonlyMap<string, ToolCallInfo>,
+  o: Required<Omit<HouseKeepOptions, 'budget'>>,
+  budget: NonNullable<HouseKeepOptions['budget']>,
+): boolean {
+  const limit = o.pressureRatio * budget.contextWindow;
+  const tiers = new Map(resultMessages.map((i) => [i, recorded(i)]));
+  let tokens = budget.fixedTokens;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const tier = tiers.get(i) ?? 'full';
+    tokens += tier === 'full' || typeof m.content === 'string' ? estimateMessageTokens(m) : estimateMessageTokens({ ...m, content: m.content.map((b) => rewriteBlock(b, tier, false, calls, o)) });
+    if (tokens >= limit) return true;
+  }
+  return false;
+}
+
 function rewriteBlock(
   b: ContentBlockParam,
   tier: ResultTier,
   strip: boolean,
   calls: ReadonlyMap<string, ToolCallInfo>,
-  o: Required<HouseKeepOptions>,
+  o: Required<Omit<HouseKeepOptions, 'budget'>>,
 ): ContentBlockParam {
   if (b.type === 'image') return strip ? imageNote() : b;
   if (b.type !== 'tool_result') return b;

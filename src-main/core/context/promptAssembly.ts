@@ -40,6 +40,8 @@ export interface StableParts {
   skills?: readonly { name: string; description: string }[];
   /** MCP server name → the context text from its config. */
   mcpContext?: Readonly<Record<string, string>>;
+  /** MCP server name → the instructions the server sent at `initialize` (already capped by the MCP manager). */
+  mcpInstructions?: Readonly<Record<string, string>>;
   sourceFacts?: SourceFacts;
   /** The one-line-per-tool list of deferred tools (planToolExposure().catalogue). */
   deferredCatalogue?: string;
@@ -154,7 +156,13 @@ export function renderStable(s: StableParts): string {
     .map((server) => [server, normalize(s.mcpContext![server]!)] as const)
     .filter(([, text]) => text !== '')
     .map(([server, text]) => `[${server}] ${text}`);
-  if (mcp.length > 0) sections.push(`# MCP servers\n${mcp.join('\n')}`);
+  // What each server said about itself comes from the server, not the user: it is labelled as such.
+  const told = Object.keys(s.mcpInstructions ?? {})
+    .sort()
+    .map((server) => [server, normalize(s.mcpInstructions![server]!)] as const)
+    .filter(([, text]) => text !== '')
+    .map(([server, text]) => `## Instructions from the MCP server "${server.replace(/\s+/g, ' ')}" (written by the server, not by the user)\n${text}`);
+  if (mcp.length > 0 || told.length > 0) sections.push([`# MCP servers${mcp.length > 0 ? `\n${mcp.join('\n')}` : ''}`, ...told].join('\n\n'));
   const deferred = s.deferredCatalogue ? normalize(s.deferredCatalogue) : '';
   if (deferred) sections.push(deferred);
   return sections.join('\n\n');

@@ -7,7 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { MessageRequest, type MessageResult } from '../api/protocol.js';
-import { AgentName, SOURCE_PATTERN } from '../api/patterns.js';
+import { AgentName, ApprovalId, SOURCE_PATTERN } from '../api/patterns.js';
+import { ApprovalRequest } from '../api/events.js';
 import { reinOperations } from '../api/reinApi.js';
 import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runtime/runRequest.js';
 import type { BusEntry } from '../service/eventBus.js';
@@ -54,6 +55,30 @@ function queryInput<K extends keyof typeof reinOperations>(op: K, query: URLSear
 
 const pathName = (params: Record<string, string>) => validate(AgentName, params.name, 'path.name');
 
+/** GET /mcp/servers: `agent` is the one key, and must be an agent name. */
+function mcpServersQuery(query: URLSearchParams): { agent?: string } {
+  const raw = snakeCaseBody(Object.fromEntries(query.entries())) as Record<string, unknown>;
+  return validate(z.strictObject({ agent: AgentName.optional() }), raw, 'query');
+}
+
+/** POST /mcp/servers/{name}/…: the server from the path, the agent from the body (`{agent?}`; an empty body is the built-in agent). */
+async function mcpServerTarget(req: IncomingMessage, op: 'mcpLogin' | 'mcpReconnect', params: Record<string, string>): Promise<{ agent?: string; name: string }> {
+  const raw = await readBody(req);
+  const parsed = raw.length === 0 ? {} : snakeCaseBody(parseJson(raw));
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'invalid_request', 'body: expected a JSON object ({"agent": NAME})');
+  if ('name' in parsed) throw new HttpError(400, 'invalid_request', 'body.name: the server is named by the path', 'name');
+  return validate(reinOperations[op].input, { ...parsed, name: params.name });
+}
+
+/** `status` with what `fn` returns, or 202 when it is a change left for a person to confirm (ChangePending). */
+const changeOrPending =
+  (fn: (ctx: DaemonContext, req: IncomingMessage, args: RouteArgs) => Promise<unknown>, status = 200): Handler =>
+  async (ctx, req, res, args) => {
+    const result = await fn(ctx, req, args);
+    const pending = !!result && typeof result === 'object' && (result as { pending?: unknown }).pending === true;
+    sendJson(res, pending ? 202 : status, result);
+  };
+
 export function apiRoutes(): Route[] {
   return [
     { method: 'GET', path: '/health', public: true, handler: json((ctx) => ({ status: 'ok', version: ctx.service.version })) },
@@ -62,6 +87,13 @@ export function apiRoutes(): Route[] {
     { method: 'POST', path: '/cancel', handler: json(async (ctx, req) => ctx.service.cancel(await body(req, 'cancel'))) },
     { method: 'POST', path: '/approval', handler: json(async (ctx, req) => ctx.service.answerApproval(await body(req, 'answerApproval'), 'daemon')) },
     { method: 'GET', path: '/approvals', handler: json((ctx) => ctx.service.listApprovals()) },
+    // MCP servers per agent (state, tools, last error, sign-in); ?agent=NAME for one agent.
+    { method: 'GET', path: '/mcp/servers', handler: json((ctx, _req, { query }) => ctx.service.mcpServers(mcpServersQuery(query))) },
+    // A person in the web page signs in to an http server: its page opens in the browser of the machine the daemon runs on ($BROWSER).
+    { method: 'POST', path: '/mcp/servers/{name}/login', handler: json(async (ctx, req, { params }) => ctx.service.mcpLogin(await mcpServerTarget(req, 'mcpLogin', params))) },
+    { method: 'POST', path: '/mcp/servers/{name}/reconnect', handler: json(async (ctx, req, { params }) => ctx.service.mcpReconnect(await mcpServerTarget(req, 'mcpReconnect', params))) },
+    // Another Rein process on this machine (`rein mcp serve`) asks the desk; see askApproval below.
+    { method: 'POST', path: '/approvals/ask', handler: askApproval },
     { method: 'GET', path: '/events', handler: getEvents },
     { method: 'POST', path: '/token/rotate', handler: rotateToken },
     { method: 'POST', path: '/shutdown', handler: shutdown },
@@ -79,15 +111,118 @@ export function apiRoutes(): Route[] {
     },
     // Agents.
     { method: 'GET', path: '/agents', handler: json((ctx) => ctx.service.listAgents()) },
-    { method: 'POST', path: '/agents', handler: json(async (ctx, req) => ctx.service.createAgent(await body(req, 'createAgent')), 201) },
+    // A change that raises an agent's permissions waits for a person in the desktop app: 202 with the pending change.
+    { method: 'POST', path: '/agents', handler: changeOrPending(async (ctx, req) => ctx.service.createAgent(await body(req, 'createAgent'), 'remote'), 201) },
     { method: 'GET', path: '/agents/{name}', handler: json((ctx, _req, { params }) => ctx.service.getAgent({ name: pathName(params) })) },
-    { method: 'PUT', path: '/agents/{name}', handler: json(async (ctx, req, { params }) => ctx.service.saveAgent(await agentUpdate(req, pathName(params)))) },
+    { method: 'PUT', path: '/agents/{name}', handler: changeOrPending(async (ctx, req, { params }) => ctx.service.saveAgent(await agentUpdate(req, pathName(params)), 'remote')) },
     { method: 'DELETE', path: '/agents/{name}', handler: json((ctx, _req, { params }) => ctx.service.deleteAgent({ name: pathName(params) })) },
+    { method: 'GET', path: '/agents/{name}/activity', handler: json((ctx, _req, { params }) => ctx.service.agentActivity({ name: pathName(params) })) },
     // Settings.
     { method: 'GET', path: '/settings', handler: json((ctx) => ctx.service.getSettings()) },
-    { method: 'PUT', path: '/settings', handler: json(async (ctx, req) => ctx.service.saveSettings(await body(req, 'saveSettings'))) },
+    { method: 'PUT', path: '/settings', handler: changeOrPending(async (ctx, req) => ctx.service.saveSettings(await body(req, 'saveSettings'), 'remote')) },
+    // Read only: a pending change is confirmed in the desktop app, never over HTTP.
+    { method: 'GET', path: '/changes', handler: json((ctx) => ctx.service.listChanges()) },
     { method: 'POST', path: '/settings/test', handler: json(async (ctx, req) => ctx.service.testConnection(await body(req, 'testConnection'))) },
+    // Schedules.
+    { method: 'GET', path: '/schedules', handler: json((ctx) => ctx.service.listSchedules()) },
+    { method: 'POST', path: '/schedules', handler: json(async (ctx, req) => ctx.service.createSchedule(await body(req, 'createSchedule')), 201) },
+    { method: 'GET', path: '/schedules/{id}', handler: json((ctx, _req, { params }) => ctx.service.getSchedule(validate(reinOperations.getSchedule.input, { id: params.id }, 'path'))) },
+    {
+      method: 'PUT',
+      path: '/schedules/{id}',
+      handler: json(async (ctx, req, { params }) => ctx.service.updateSchedule(validate(reinOperations.updateSchedule.input, { ...((await readBodyJson(req)) as object), id: params.id }))),
+    },
+    { method: 'DELETE', path: '/schedules/{id}', handler: json((ctx, _req, { params }) => ctx.service.removeSchedule(validate(reinOperations.removeSchedule.input, { id: params.id }, 'path'))) },
+    { method: 'POST', path: '/schedules/{id}/run', handler: postScheduleRun },
+    { method: 'GET', path: '/schedules/{id}/logs', handler: json((ctx, _req, { params }) => ctx.service.scheduleLogs(validate(reinOperations.scheduleLogs.input, { id: params.id }, 'path'))) },
+    { method: 'GET', path: '/schedules/{id}/log', handler: json((ctx, _req, { params }) => ctx.service.readScheduleLog(validate(reinOperations.readScheduleLog.input, { id: params.id }, 'path'))) },
+    {
+      method: 'GET',
+      path: '/schedules/{id}/logs/{name}',
+      handler: json((ctx, _req, { params }) => ctx.service.readScheduleLog(validate(reinOperations.readScheduleLog.input, { id: params.id, name: params.name }, 'path'))),
+    },
   ];
+}
+
+const ScheduleRunBody = z
+  .strictObject({
+    /** Who fires it: launchd (a job handing its run to the daemon) or a person (default). */
+    trigger: z.enum(['launchd', 'hand']).optional(),
+    /** A line for the head of the run's log (why it runs: a catch-up after sleep). */
+    note: z.string().max(1_000).optional(),
+    /** Wait for the run to end and answer its outcome (launchd's hand-off does). */
+    wait: z.boolean().optional(),
+  })
+  .optional();
+
+/**
+ * POST /schedules/{id}/run: runs the schedule now, unattended. Answers 202 `{started, id}` at once
+ * (its progress comes on the bus), or with `wait: true` the run's outcome when it is over.
+ */
+async function postScheduleRun(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
+  const { id } = validate(reinOperations.runSchedule.input, { id: params.id }, 'path');
+  const raw = await readBody(req);
+  const opts = validate(ScheduleRunBody, raw.length === 0 ? undefined : snakeCaseBody(parseJson(raw)));
+  await ctx.service.getSchedule({ id });
+  const running = ctx.service.runScheduleNow(id, opts?.trigger ?? 'hand', opts?.note);
+  if (opts?.wait) {
+    sendJson(res, 200, await running);
+    return;
+  }
+  running.catch((e: unknown) => ctx.warn(`schedule ${id}: ${String(e)}`));
+  sendJson(res, 202, { started: true, id });
+}
+
+/** `POST /approvals/ask`'s body: one approval request, exactly as the executor builds it. */
+const AskApprovalBody = z.strictObject({ ...ApprovalRequest.shape, request_id: ApprovalId });
+
+/**
+ * POST /approvals/ask: a question from a Rein process that has no person of its own to ask —
+ * `rein mcp serve` when its MCP client cannot show a form. The request goes on the bus as an
+ * `approval_request` event and into the desk, exactly like a run's own question, so every connected
+ * client (the desktop app, the web UI, event streams, WebSocket clients) sees it and answers it with
+ * `POST /approval`; the answer (`{request_id, decision, by}`) goes back as this request's response.
+ * Nobody answering within `permissions.approval_timeout_seconds` is a deny (`by: timeout`); a caller
+ * that goes away withdraws the question. The daemon runs nothing for it: the answer is only the asker's,
+ * and asking needs the daemon's token like every endpoint.
+ */
+async function askApproval(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const request = validate(AskApprovalBody, await readBodyJson(req));
+  const desk = ctx.service.desk;
+  const isPending = () => desk.list().some((r) => r.request_id === request.request_id);
+  if (isPending()) throw new HttpError(409, 'approval_already_decided', `approval ${request.request_id} is already pending`, 'request_id');
+  const event = { type: 'approval_request' as const, seq: 0, at: request.asked_at, ...request };
+  desk.open(event);
+  // A settled id is not opened again: its old answer is never handed out as a new one.
+  if (!isPending()) throw new HttpError(409, 'approval_already_decided', `approval ${request.request_id} was already decided`, 'request_id');
+  const withdraw = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    withdraw.abort();
+  }, ctx.service.config.permissions.approval_timeout_seconds * 1000);
+  timer.unref();
+  const gone = () => withdraw.abort();
+  res.on('close', gone);
+  try {
+    ctx.service.bus.publish(event);
+    let answer = await desk.face().ask(request, withdraw.signal);
+    if (answer.by === 'withdrawn' && timedOut) answer = { decision: 'deny', by: 'timeout' };
+    ctx.service.bus.publish({
+      type: 'approval_response',
+      session_id: request.session_id,
+      seq: 1,
+      at: new Date().toISOString(),
+      request_id: request.request_id,
+      decision: answer.decision,
+      by: answer.by,
+      route: request.route,
+    });
+    if (!res.destroyed) sendJson(res, 200, { request_id: request.request_id, decision: answer.decision, by: answer.by });
+  } finally {
+    clearTimeout(timer);
+    res.off('close', gone);
+  }
 }
 
 /** PUT /agents/{name}: the name comes from the path, the changes from the body. */
@@ -182,15 +317,19 @@ async function shutdown(ctx: DaemonContext, _req: IncomingMessage, res: ServerRe
 async function postHook(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
   const source = params.source!;
   if (!SOURCE_PATTERN.test(source)) throw new HttpError(404, 'webhook_unknown_source', `no webhook source "${source}"`);
+  // The caller has proved nothing yet: answers up to the proof never name a path.
   const config = await ctx.webhooks.load();
-  const cfg = config.sources[source];
+  const cfg = Object.hasOwn(config.sources, source) ? config.sources[source] : undefined;
   if (!cfg) {
     req.resume();
-    throw new HttpError(404, 'webhook_unknown_source', `no webhook source "${source}" in ${ctx.webhooks.file}`);
+    throw new HttpError(404, 'webhook_unknown_source', `no webhook source "${source}" in webhooks.yaml`);
   }
   const raw = await readBody(req);
   const proof = verifyWebhook(cfg, secretOf(source, cfg, ctx.service.env), req.headers, raw);
   if (!proof.ok) throw new HttpError(proof.status, proof.code, proof.message);
+  if (proof.replayKey !== undefined && !ctx.webhooks.replays.claim(`${source}:${proof.replayKey}`, proof.expiresAtMs!)) {
+    throw new HttpError(409, 'webhook_replayed', 'this signed request was already accepted; a relay signs every delivery with its own timestamp');
+  }
   const mapped = mapWebhookBody(source, cfg, parseJson(raw));
   if (mapped === 'skip') {
     res.writeHead(204).end();

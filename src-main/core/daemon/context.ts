@@ -12,6 +12,8 @@ export interface DaemonContext {
   security: SecurityPolicy;
   webhooks: WebhookConfig;
   staticFiles?: StaticHandler;
+  /** How long a request's body may take to arrive (default BODY_TIMEOUT_MS, 30 s). */
+  bodyTimeoutMs?: number;
   /** Replaces the token (file, daemon.json, policy) and disconnects clients holding the old one. */
   rotateToken(): Promise<string>;
   /** Asks the daemon to shut down (answering the current request first). */

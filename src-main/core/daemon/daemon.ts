@@ -20,6 +20,7 @@ import type { ApprovalDesk } from '../service/approvalDesk.js';
 import type { EventBus } from '../service/eventBus.js';
 import { ReinService, type ReinServiceOptions } from '../service/reinService.js';
 import type { RunRouter } from '../service/runs/runRouter.js';
+import { agentActivity, startTriggers, type TriggerOptions, type Triggers } from '../triggers/index.js';
 import { isLoopbackHost, WILDCARD_HOSTS } from '../util/loopback.js';
 import type { DaemonContext } from './context.js';
 import { loadOrCreateToken, newToken, removeDaemonInfo, writeDaemonInfo, writeToken, type DaemonInfo } from './daemonFile.js';
@@ -49,6 +50,8 @@ export interface DaemonOptions {
   staticDir?: string;
   /** Browser origins allowed besides the daemon's own (the desktop app's, a dev server). */
   extraOrigins?: string[];
+  /** How long a request's body may take to arrive before the answer is 408 `body_timeout` (default 30 s). */
+  bodyTimeoutMs?: number;
   /** How long running runs may take to finish on shutdown before they are cancelled. */
   shutdownGraceMs?: number;
   /** How long cancelled runs get to save and end. */
@@ -57,6 +60,12 @@ export interface DaemonOptions {
   createRuntime?: typeof createRuntime;
   /** The faces of the person present for attended runs (the desktop app's native dialog). */
   presentFaces?: ReinServiceOptions['presentFaces'];
+  /** Shows an MCP server's sign-in page (the desktop app: its browser hand-off; default: the browser opener, $BROWSER first). */
+  openUrl?: ReinServiceOptions['openUrl'];
+  /** Where MCP servers' OAuth sign-ins are kept (the desktop app's key store; default: 0600 files). */
+  mcpTokenStores?: ReinServiceOptions['mcpTokenStores'];
+  /** Heartbeat timers and file watchers of every agent (core/triggers); `false` starts none. */
+  triggers?: false | TriggerOptions;
 }
 
 export interface DaemonHandle {
@@ -74,6 +83,8 @@ export interface DaemonHandle {
   desk: ApprovalDesk;
   /** Resolves once the daemon has fully stopped (after close() or POST /shutdown). */
   closed: Promise<void>;
+  /** The agents' heartbeats and file watchers, unless turned off (DaemonOptions.triggers). */
+  triggers?: Triggers;
   /** A shutdown was asked for over HTTP; the embedder decides when to call close(). */
   onShutdownRequested(listener: () => void): void;
   /** Owned until close: torn down after the runs have ended and before the servers close (watchers, runners). */
@@ -126,6 +137,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       warn,
       ...(opts.createRuntime ? { createRuntime: opts.createRuntime } : {}),
       ...(opts.presentFaces ? { presentFaces: opts.presentFaces } : {}),
+      ...(opts.openUrl ? { openUrl: opts.openUrl } : {}),
+      ...(opts.mcpTokenStores ? { mcpTokenStores: opts.mcpTokenStores } : {}),
       ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceMs: opts.shutdownGraceMs } : {}),
       ...(opts.shutdownCancelMs !== undefined ? { shutdownCancelMs: opts.shutdownCancelMs } : {}),
     });
@@ -137,6 +150,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       security: { port: 0, hostNames: [...LOOPBACK_NAMES], extraOrigins: opts.extraOrigins ?? [], token },
       webhooks: new WebhookConfig(home),
       ...(opts.staticDir ? { staticFiles: staticFiles(opts.staticDir) } : {}),
+      ...(opts.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
       rotateToken: async () => {
         const next = newToken();
         await writeToken(home, next);
@@ -179,8 +193,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     };
     await writeDaemonInfo(home, info);
     infoWritten = true;
+    // Schedules on the daemon backend fire from here (launchd jobs hand their runs over instead).
+    service.startScheduleClock();
     // The runs end first: close() tears the store down from here back to the lock.
     store.add({ dispose: () => service.close() });
+    // Before them, heartbeats and watchers stop, so none starts a run while the others wind down.
+    const triggers = opts.triggers === false ? undefined : store.add(startTriggers(service, { warn, ...opts.triggers }));
+    if (triggers) service.setActivitySource((agent) => agentActivity(service, triggers, agent) as unknown as Promise<Record<string, unknown>>);
 
     let resolveClosed!: () => void;
     const closed = new Promise<void>((ok) => (resolveClosed = ok));
@@ -205,6 +224,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       router: service.router,
       bus: service.bus,
       desk: service.desk,
+      ...(triggers ? { triggers } : {}),
       closed,
       onShutdownRequested: (l) => void shutdownRequested.event(l),
       own: (d) => owned.add(d),

@@ -31,6 +31,9 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<ReinErrorCode, number>> = {
   agent_not_found: 404,
   not_running: 404,
   approval_not_found: 404,
+  change_not_found: 404,
+  // A change that raises permissions needs a person in the desktop app, and none can be asked.
+  confirmation_required: 403,
   agent_exists: 409,
   approval_already_decided: 409,
   // A file on disk is broken: the request cannot be done until a person fixes it.

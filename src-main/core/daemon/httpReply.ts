@@ -22,5 +22,7 @@ export function sendError(res: ServerResponse, e: HttpError): void {
     res.destroy();
     return;
   }
+  // The rest of a body that came too slowly may still be on its way: this connection is done.
+  if (e.code === 'body_timeout') res.setHeader('connection', 'close');
   sendJson(res, e.status, errorBody(e));
 }

@@ -5,21 +5,33 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { DaemonContext } from './context.js';
+import { BODY_TIMEOUT_MS, setBodyDeadline } from './httpBody.js';
 import { HttpError, toHttpError } from './httpError.js';
 import { sendError } from './httpReply.js';
 import { checkRequest } from './security.js';
 import { apiRoutes, type Route } from './api.js';
 
 export function createHttpServer(ctx: DaemonContext, routes: Route[] = apiRoutes()): Server {
+  const bodyTimeoutMs = ctx.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const server = createServer((req, res) => {
+    setBodyDeadline(req, bodyTimeoutMs);
     void handle(ctx, routes, req, res).catch((err: unknown) => sendError(res, toHttpError(err)));
   });
-  // Requests carrying a run may wait minutes (approvals); only idle keep-alive sockets time out.
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
+  // Receiving a request is timed; answering it is not. An answer carrying a run may wait minutes (an
+  // approval, a long run), but the headers must arrive within HEADERS_TIMEOUT_MS and the body within
+  // the body deadline (readBody answers 408 `body_timeout` as JSON). Node's requestTimeout, which
+  // counts only until the request has been received in full, is the backstop for a body no handler
+  // reads (Node then answers a bare 408 and closes the connection).
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = Math.max(REQUEST_TIMEOUT_MS, bodyTimeoutMs);
   server.keepAliveTimeout = 5_000;
   return server;
 }
+
+/** The request line and headers must arrive within this long. */
+export const HEADERS_TIMEOUT_MS = 30_000;
+/** The whole request (headers and body) must arrive within this long (Node's own check, every 30 s). */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 async function handle(ctx: DaemonContext, routes: Route[], req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';
@@ -52,7 +64,7 @@ async function handle(ctx: DaemonContext, routes: Route[], req: IncomingMessage,
 }
 
 /** Paths under these prefixes are API paths: a miss there is a 404 even when static files are served. */
-const API_PREFIXES = ['/health', '/status', '/agents', '/skills', '/sessions', '/message', '/cancel', '/approval', '/events', '/ws', '/hooks', '/token', '/shutdown', '/settings'];
+const API_PREFIXES = ['/health', '/status', '/agents', '/skills', '/sessions', '/message', '/cancel', '/approval', '/events', '/ws', '/hooks', '/token', '/shutdown', '/settings', '/schedules', '/active-agent'];
 function isApiPath(p: string): boolean {
   return API_PREFIXES.some((x) => p === x || p.startsWith(`${x}/`));
 }

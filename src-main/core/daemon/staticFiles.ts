@@ -1,15 +1,16 @@
 /**
  * Serves a folder of built web UI files (the renderer's browser build). They need no token (a browser
  * must load the page before it can hold one) but still pass the Host and Origin checks. Only GET/HEAD;
- * paths are resolved inside the folder and anything that escapes it is refused. Unknown paths without
- * an extension get index.html (client-side routing).
+ * paths are resolved inside the folder and anything that escapes it is refused, also through a
+ * symlink: the file's real path must lie inside the folder's real path. Unknown paths without an
+ * extension get index.html (client-side routing).
  *
  * Pages go out with a Content-Security-Policy header: nothing inline or evaluated, and connections only
  * to this daemon (`'self'` for HTTP, and its WebSocket named outright, which older engines do not
  * count as `'self'`). The page may not be framed, so no other site can overlay it.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 
@@ -32,6 +33,11 @@ export type StaticHandler = (req: IncomingMessage, res: ServerResponse, pathname
 /** A handler for `root`; it answers and returns true, or returns false when it has no such file. */
 export function staticFiles(root: string): StaticHandler {
   const base = resolve(root);
+  // The folder itself may be a link (a build output linked into place): what it points at is the root.
+  const realInside = async (file: string): Promise<string | undefined> => {
+    const [r, real] = await Promise.all([realpath(base).catch(() => undefined), realpath(file).catch(() => undefined)]);
+    return r !== undefined && real !== undefined && real.startsWith(r.endsWith(sep) ? r : r + sep) ? real : undefined;
+  };
   return async (req, res, pathname) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     let rel: string;
@@ -52,6 +58,9 @@ export function staticFiles(root: string): StaticHandler {
       info = await stat(file).catch(() => undefined);
     }
     if (!info?.isFile()) return false;
+    // A symlink inside the folder that points out of it: refused. The file read is the one checked.
+    const real = await realInside(file);
+    if (real === undefined) return false;
     const isPage = extname(file).toLowerCase() === '.html';
     res.writeHead(200, {
       'content-type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
@@ -66,7 +75,7 @@ export function staticFiles(root: string): StaticHandler {
       return true;
     }
     await new Promise<void>((done) => {
-      createReadStream(file).on('error', () => res.destroy()).on('close', done).pipe(res);
+      createReadStream(real).on('error', () => res.destroy()).on('close', done).pipe(res);
     });
     return true;
   };

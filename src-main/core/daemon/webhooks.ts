@@ -6,7 +6,8 @@
  * ```yaml
  * sources:
  *   slack:
- *     auth: hmac                 # hmac: X-Rein-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>
+ *     auth: hmac                 # hmac: X-Rein-Timestamp: <unix seconds> and
+ *                                #   X-Rein-Signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>
  *                                # header: X-Rein-Secret: <secret>
  *     secret_env: REIN_SLACK_HOOK_SECRET   # or `secret: "…"` in this file (keep it mode 0600)
  *     agent: ops                 # optional: a named agent
@@ -15,11 +16,18 @@
  *     skip_if_present: [event.bot_id]      # answer 204 and do nothing (e.g. the bot's own messages)
  * ```
  * The file is re-read when it changes, so adding a source needs no restart.
+ *
+ * Replays: an `hmac` request is accepted only while its signed timestamp is within 5 minutes of the
+ * daemon's clock, and only once: the signature of every accepted request is remembered until its
+ * timestamp leaves the window (ReplayGuard), so the same signed request a second time is 409
+ * `webhook_replayed`. A shared secret (`auth: header`) proves nothing about the request it rides on
+ * and cannot be protected that way; docs/daemon-api.md says so.
  */
 import { createHmac } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
+import { configTooLarge, yamlDocToJs } from '../config/yamlLimits.js';
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import { describeIssues } from '../util/zodIssues.js';
@@ -30,7 +38,12 @@ import { AgentName, SourceName } from '../api/patterns.js';
 
 export const WEBHOOKS_FILE = 'webhooks.yaml';
 export const SIGNATURE_HEADER = 'x-rein-signature';
+export const TIMESTAMP_HEADER = 'x-rein-timestamp';
 export const SECRET_HEADER = 'x-rein-secret';
+/** How far a signed timestamp may be from the daemon's clock, either way. */
+export const REPLAY_WINDOW_SECONDS = 300;
+/** Signatures remembered at most; the oldest is forgotten first beyond it. */
+export const REPLAY_CACHE_MAX = 10_000;
 
 /** `a.b[0].c` — dotted keys and list indices into the posted JSON. */
 const JsonPath = z.string().regex(/^[A-Za-z0-9_$-]+(\[\d+\])*(\.[A-Za-z0-9_$-]+(\[\d+\])*)*$/, 'expected a path like event.text or items[0].id');
@@ -60,30 +73,44 @@ export type WebhooksFile = z.infer<typeof WebhooksFile>;
 
 export class WebhookConfig {
   readonly file: string;
+  /** The signatures of accepted requests, while their timestamps are in the window. */
+  readonly replays = new ReplayGuard();
   #cache: { mtimeMs: number; size: number; value: WebhooksFile } | undefined;
 
   constructor(home: string) {
     this.file = join(home, WEBHOOKS_FILE);
   }
 
-  /** The current file, re-read when it changed; an empty config when there is none. */
+  /**
+   * The current file, re-read when it changed; an empty config when there is none. Errors name the
+   * file as `webhooks.yaml`, never by its path: they go to callers who have not proved anything yet.
+   */
   async load(): Promise<WebhooksFile> {
     const info = await stat(this.file).catch(() => undefined);
     if (!info) return { sources: {} };
     if (this.#cache && this.#cache.mtimeMs === info.mtimeMs && this.#cache.size === info.size) return this.#cache.value;
-    const value = parseWebhooksText(this.file, await readFile(this.file, 'utf8'));
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (e) {
+      throw new HttpError(500, 'webhooks_config_invalid', `${WEBHOOKS_FILE}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    const value = parseWebhooksText(WEBHOOKS_FILE, text);
     this.#cache = { mtimeMs: info.mtimeMs, size: info.size, value };
     return value;
   }
 }
 
 export function parseWebhooksText(file: string, text: string): WebhooksFile {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text) ?? {};
-  } catch (e) {
-    throw new HttpError(500, 'webhooks_config_invalid', `${file}: YAML syntax error: ${errorMessage(e).split('\n')[0]}`);
+  const tooLarge = configTooLarge(text);
+  if (tooLarge) throw new HttpError(500, 'webhooks_config_invalid', `${file}: ${tooLarge}`);
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new HttpError(500, 'webhooks_config_invalid', `${file}: YAML syntax error: ${errorMessage(doc.errors[0]).split('\n')[0]}`);
   }
+  const js = yamlDocToJs(doc);
+  if (!js.ok) throw new HttpError(500, 'webhooks_config_invalid', `${file}: ${js.message}`);
+  const raw = js.value ?? {};
   const parsed = WebhooksFile.safeParse(raw);
   if (!parsed.success) {
     const p = describeIssues(parsed.error.issues, raw)[0]!;
@@ -102,31 +129,86 @@ export function secretOf(source: string, cfg: WebhookSource, env: NodeJS.Process
   return v;
 }
 
-export function signBody(secret: string, body: Buffer | string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/**
+ * The `X-Rein-Signature` value for a body sent at `timestamp` (unix seconds): `sha256=` and the hex
+ * HMAC-SHA256, keyed with the secret, of the timestamp's decimal digits, a `.`, and the raw body bytes.
+ */
+export function signBody(secret: string, body: Buffer | string, timestamp: number | string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
 }
 
-/** Pure check of the caller's proof; the raw body bytes are what was signed. */
+/** The two headers an `hmac` relay sends with `body`, signed now (what a relay must do, as code). */
+export function signedHeaders(secret: string, body: Buffer | string, nowMs = Date.now()): Record<string, string> {
+  const timestamp = Math.floor(nowMs / 1000);
+  return { [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signBody(secret, body, timestamp) };
+}
+
+export type WebhookProof =
+  /** `replayKey`: what the replay guard remembers until `expiresAtMs` (signed requests only). */
+  | { ok: true; replayKey?: string; expiresAtMs?: number }
+  | { ok: false; status: 401; code: string; message: string };
+
+/** Pure check of the caller's proof; the raw body bytes and the timestamp header are what was signed. */
 export function verifyWebhook(
   cfg: Pick<WebhookSource, 'auth'>,
   secret: string,
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
-): { ok: true } | { ok: false; status: 401; code: string; message: string } {
+  nowMs = Date.now(),
+): WebhookProof {
+  const refuse = (message: string, code = 'webhook_unauthorized'): WebhookProof => ({ ok: false, status: 401, code, message });
   const h = (name: string) => {
     const v = headers[name];
     return Array.isArray(v) ? v[0] : v;
   };
   if (cfg.auth === 'header') {
     const got = h(SECRET_HEADER);
-    if (!got) return { ok: false, status: 401, code: 'webhook_unauthorized', message: `missing ${SECRET_HEADER} header` };
-    return sameSecret(secret, got) ? { ok: true } : { ok: false, status: 401, code: 'webhook_unauthorized', message: 'wrong webhook secret' };
+    if (!got) return refuse(`missing ${SECRET_HEADER} header`);
+    return sameSecret(secret, got) ? { ok: true } : refuse('wrong webhook secret');
   }
   const sig = h(SIGNATURE_HEADER);
-  if (!sig) return { ok: false, status: 401, code: 'webhook_unauthorized', message: `missing ${SIGNATURE_HEADER} header (sha256=<hex HMAC of the body>)` };
-  return sameSecret(signBody(secret, body), sig.trim().toLowerCase())
-    ? { ok: true }
-    : { ok: false, status: 401, code: 'webhook_unauthorized', message: 'webhook signature does not match the body' };
+  if (!sig) return refuse(`missing ${SIGNATURE_HEADER} header (sha256=<hex HMAC of "<timestamp>.<body>">)`);
+  const stamp = h(TIMESTAMP_HEADER)?.trim();
+  if (!stamp) return refuse(`missing ${TIMESTAMP_HEADER} header (the unix time in seconds, signed with the body)`);
+  if (!/^\d{1,12}$/.test(stamp)) return refuse(`${TIMESTAMP_HEADER} must be the unix time in whole seconds`);
+  const signature = sig.trim().toLowerCase();
+  if (!sameSecret(signBody(secret, body, stamp), signature)) return refuse(`webhook signature does not match the timestamp and body`);
+  // Checked after the signature, so only the relay learns about its clock.
+  const skew = nowMs / 1000 - Number(stamp);
+  if (Math.abs(skew) > REPLAY_WINDOW_SECONDS) {
+    return refuse(
+      `${TIMESTAMP_HEADER} is ${Math.round(Math.abs(skew))} s ${skew > 0 ? 'old' : 'in the future'}; a signed request is accepted for ${REPLAY_WINDOW_SECONDS} s (check the relay's clock)`,
+      'webhook_replayed',
+    );
+  }
+  // Remembered a second past the end of the window, so no rounding lets a replay through at its edge.
+  return { ok: true, replayKey: signature, expiresAtMs: (Number(stamp) + REPLAY_WINDOW_SECONDS + 1) * 1000 };
+}
+
+/**
+ * Remembers what was accepted until it expires, so a second delivery of the same signed request is
+ * recognised. Bounded: beyond REPLAY_CACHE_MAX entries the expired ones go, then the oldest.
+ */
+export class ReplayGuard {
+  readonly #seen = new Map<string, number>();
+  constructor(readonly max = REPLAY_CACHE_MAX) {}
+
+  /** True the first time `key` is claimed (before `expiresAtMs`); false for a replay. */
+  claim(key: string, expiresAtMs: number, nowMs = Date.now()): boolean {
+    const known = this.#seen.get(key);
+    if (known !== undefined && known > nowMs) return false;
+    if (known !== undefined) this.#seen.delete(key);
+    if (this.#seen.size >= this.max) {
+      for (const [k, exp] of this.#seen) if (exp <= nowMs) this.#seen.delete(k);
+      while (this.#seen.size >= this.max) this.#seen.delete(this.#seen.keys().next().value!);
+    }
+    this.#seen.set(key, expiresAtMs);
+    return true;
+  }
+
+  get size(): number {
+    return this.#seen.size;
+  }
 }
 
 export function valueAt(root: unknown, path: string): unknown {
@@ -134,7 +216,8 @@ export function valueAt(root: unknown, path: string): unknown {
   for (const part of path.split('.')) {
     const m = /^([^[]+)((?:\[\d+\])*)$/.exec(part);
     if (!m) return undefined;
-    cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[m[1]!] : undefined;
+    // Own keys only: `constructor` or `__proto__` in a path must not reach into Object.prototype.
+    cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) && Object.hasOwn(cur, m[1]!) ? (cur as Record<string, unknown>)[m[1]!] : undefined;
     for (const idx of m[2]!.match(/\d+/g) ?? []) cur = Array.isArray(cur) ? cur[Number(idx)] : undefined;
     if (cur === undefined) return undefined;
   }

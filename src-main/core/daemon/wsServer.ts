@@ -19,7 +19,7 @@ import { pendingApprovalJson } from '../service/approvalDesk.js';
 import type { BusEntry } from '../service/eventBus.js';
 import type { DaemonContext } from './context.js';
 import { HttpError, toHttpError } from './httpError.js';
-import { MAX_BODY_BYTES, validate } from './httpBody.js';
+import { MAX_BODY_BYTES, parseJson, validate } from './httpBody.js';
 import { checkRequest, WS_PROTOCOL } from './security.js';
 
 /** Unsent bytes a client may accumulate before it is cut off (it can reconnect with last_event_id). */
@@ -122,12 +122,8 @@ async function onFrame(ctx: DaemonContext, text: string | undefined, sendFrame: 
   };
   try {
     if (text === undefined) throw new HttpError(400, 'invalid_json', 'frames are JSON text, not binary');
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (e) {
-      throw new HttpError(400, 'invalid_json', `frame is not valid JSON: ${(e as Error).message}`);
-    }
+    // The same limits as an HTTP body (nesting depth included).
+    const raw = parseJson(text, 'frame');
     const envelope = validate(WsFrameEnvelope, raw, 'frame');
     ref = envelope.ref;
     const { type: _type, ref: _ref, ...given } = envelope;

@@ -20,12 +20,16 @@ export type ActivityNote =
   | { kind: 'run_ended'; session_id: string; agent: string; source: string; stop_reason: StopReason; text: string; error?: string }
   | { kind: 'approval_requested'; request_id: string; agent: string; tool: string; summary: string; risk: RiskLevel; origin: RunOrigin; source: string }
   | { kind: 'heartbeat_alert'; agent: string; text: string }
-  | { kind: 'schedule_ended'; agent: string; schedule_id: string; ok: boolean; message?: string };
+  | { kind: 'schedule_ended'; agent: string; schedule_id: string; ok: boolean; message?: string }
+  /** A permission-raising change asked for over the API waits for the person here (service/changeDesk.ts). */
+  | { kind: 'change_requested'; change_id: string; agent?: string; summary: string };
 
 export class DesktopActivity {
   readonly #runs = new Map<string, RunInfo>();
   /** request_id → session_id, so a run that ends takes its unanswered questions with it. */
   readonly #approvals = new Map<string, string>();
+  /** Permission-raising changes waiting for the person. */
+  readonly #changes = new Set<string>();
   /** The last error message of each run still in flight: its session_end reports it. */
   readonly #runErrors = new Map<string, string>();
   #lastError: string | undefined;
@@ -38,12 +42,17 @@ export class DesktopActivity {
     return this.#approvals.size;
   }
 
+  get pendingChanges(): number {
+    return this.#changes.size;
+  }
+
   get lastError(): string | undefined {
     return this.#lastError;
   }
 
   trayState(): TrayState {
-    return trayStateFor(this.pendingApprovals, this.activeRuns, this.#lastError);
+    // A change waiting for confirmation is a question for the person, like an approval.
+    return trayStateFor(this.pendingApprovals + this.pendingChanges, this.activeRuns, this.#lastError);
   }
 
   /** A failure outside any run (the daemon could not start, a hotkey could not be registered…). */
@@ -99,6 +108,12 @@ export class DesktopActivity {
       }
       case 'heartbeat_alert':
         return { kind: 'heartbeat_alert', agent: event.agent, text: event.text };
+      case 'change_request':
+        this.#changes.add(event.change.change_id);
+        return { kind: 'change_requested', change_id: event.change.change_id, ...(event.change.agent ? { agent: event.change.agent } : {}), summary: event.change.summary };
+      case 'change_response':
+        this.#changes.delete(event.change_id);
+        return undefined;
       case 'schedule_run':
         if (event.status !== 'finished' && event.status !== 'failed') return undefined;
         return {

@@ -28,7 +28,7 @@ export async function saveApiKey(home: string, cipher: StringCipher, key: string
   if (!parsed.success) throw new ReinError('invalid_input', `key: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   if (!(await cipher.canEncrypt())) throw new ReinError('invalid_input', NO_ENCRYPTION_MESSAGE);
   const sealed = await cipher.encrypt(parsed.data);
-  await mkdir(home, { recursive: true });
+  await mkdir(home, { recursive: true, mode: 0o700 });
   await atomicWriteFile(apiKeyFile(home), sealed, { mode: 0o600 });
 }
 

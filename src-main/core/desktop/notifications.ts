@@ -4,7 +4,8 @@
  * and schedules always do, since nobody asked for them in the chat. Approval requests of the person's
  * own runs (attended: from this window) are presented by the approval face (dialog or notification);
  * those of remote and unattended runs have no dialog, so they notify here while the window is not in
- * front (an unattended run that may ask, `unattended_approvals: ask`, waits for an answer).
+ * front (an unattended run that may ask, `unattended_approvals: ask`, waits for an answer). A change that
+ * raises permissions, asked for over the daemon's API, always notifies: it waits for this person.
  */
 import type { ActivityNote } from './activity.js';
 import { oneLine } from './trayState.js';
@@ -41,6 +42,9 @@ export function notificationFor(note: ActivityNote, context: { chatFocused: bool
     case 'approval_requested':
       if (note.origin === 'attended' || context.chatFocused) return undefined;
       return approvalNotification(note);
+    case 'change_requested':
+      // Always: nothing is changed until the person answers the card, and the chat does not show it.
+      return { title: 'Rein: confirm a permission change', body: oneLine(`${note.summary} — asked for over Rein's API`, BODY_MAX), opens: 'approvals' };
   }
 }
 

@@ -14,6 +14,7 @@ import type { PermissionMode } from '../config/schema.js';
 import { parseLenient } from '../tools/lenient.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { drivesGui } from '../tools/traits.js';
+import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
 import {
   concurrencySafe,
   DEFAULT_RESULT_BUDGET,
@@ -81,6 +82,8 @@ export interface ExecutedCall {
   savedTo?: string;
   /** False when the call never ran (denied, invalid, duplicate…). */
   ran: boolean;
+  /** A successful result marked `final`: its whole content as the tool returned it (before any spill). */
+  answer?: string;
 }
 
 export interface BatchOutcome {
@@ -117,6 +120,10 @@ export async function* executeToolCalls(
     if (audit) record(deps, { tool: calls[index]!.name, input: input ?? calls[index]!.input, decision: 'deny', layer: audit.layer, by: audit.by, durationMs: null });
   };
   const approvedBy = new Map<number, { layer: string; by: string }>();
+  /** Valid calls per tool in this response, for tools with `maxCallsPerResponse`. */
+  const perTool = new Map<string, number>();
+  // Each call gets its own context (its progress reporter); the run's slots must exist first, so all share them.
+  sessionSlots(deps.ctx);
 
   // Phase 1: admission, serial and in order.
   for (const [index, call] of calls.entries()) {
@@ -147,6 +154,15 @@ export async function* executeToolCalls(
       continue;
     }
     const input = parsed.value;
+    if (tool.maxCallsPerResponse !== undefined) {
+      const seen = perTool.get(tool.name) ?? 0;
+      perTool.set(tool.name, seen + 1);
+      if (seen >= tool.maxCallsPerResponse) {
+        const times = tool.maxCallsPerResponse === 1 ? 'once' : `${tool.maxCallsPerResponse} times`;
+        refuse(index, errorResult('business', `${call.name} may run only ${times} per response, so this call did not run. Wait for the result of the earlier ${call.name} call; call it again in a later response only if that one failed.`), tool, input);
+        continue;
+      }
+    }
     const pkey = canonicalKey(call.name, input);
     if (deps.approvals.denied.has(pkey)) {
       deniedAny = true;
@@ -216,7 +232,7 @@ export async function* executeToolCalls(
         'PreToolUse',
         deps.hooks.pre,
         { session_id: deps.ctx.sessionId, agent: deps.agent, tool: tool.name, input },
-        { cwd: deps.ctx.cwd, signal, log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`) },
+        { cwd: deps.ctx.cwd, envPassthrough: deps.ctx.envPassthrough ?? [], signal, log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`) },
       );
       if (hook.deny) {
         deniedAny = true;
@@ -318,6 +334,13 @@ function partition(admitted: readonly Admitted[]): Admitted[][] {
   return batches;
 }
 
+/**
+ * Where a running tool may add events to the run's stream while its call is under way (an MCP server's
+ * question during the call goes out as `approval_request` / `approval_response`, so the daemon's desk
+ * and every client see it). Set by the batch that runs the call; events land between the batch's own.
+ */
+export const TOOL_EVENT_SINK = slotKey<(event: ReinEventBody) => void>('tool_event_sink');
+
 async function* runBatch(
   batch: Admitted[],
   deps: ExecutorDeps,
@@ -331,6 +354,7 @@ async function* runBatch(
     queue.push(e);
     wake?.();
   };
+  sessionSlots(deps.ctx).seed(TOOL_EVENT_SINK, push);
   let next = 0;
   let running = 0;
   let finished = 0;
@@ -339,12 +363,29 @@ async function* runBatch(
   const runOne = async (a: Admitted) => {
     const started = Date.now();
     push({ type: 'tool_call_start', call_id: a.call.id, tool: a.tool.name, input: a.input, summary: summarizeCall(a.tool, a.input) });
+    // Progress is this call's until it returns: a report after that would come after its tool_call_end.
+    let reporting = true;
+    const ctx: ToolContext = {
+      ...deps.ctx,
+      progress: (update) => {
+        if (!reporting || typeof update?.message !== 'string') return;
+        push({
+          type: 'tool_progress',
+          call_id: a.call.id,
+          tool: a.tool.name,
+          message: update.message.length > 1_000 ? `${update.message.slice(0, 999)}…` : update.message,
+          ...(update.data !== undefined ? { data: update.data } : {}),
+        });
+      },
+    };
     let result: ToolResult;
     try {
-      result = await a.tool.call(a.input, deps.ctx, signal);
+      result = await a.tool.call(a.input, ctx, signal);
     } catch (err) {
       result = errorResult('business', `tool error: ${errorMessage(err)}`);
     }
+    reporting = false;
+    const answer = result.final === true && result.ok ? result.content : undefined;
     if (signal.aborted && result.ok === false && !result.content.includes('cancel')) {
       result = { ...result, content: `${result.content}\n(the run was cancelled)` };
     }
@@ -358,7 +399,7 @@ async function* runBatch(
       result = { ...result, content: `${result.content.slice(0, budget)}\n[result cut at ${budget} characters; saving the rest failed: ${errorMessage(err)}]` };
     }
     const durationMs = Date.now() - started;
-    outcomes[a.index] = { call: a.call, tool: a.tool, input: a.input, result, durationMs, savedTo, ran: true };
+    outcomes[a.index] = { call: a.call, tool: a.tool, input: a.input, result, durationMs, savedTo, ran: true, ...(answer !== undefined ? { answer } : {}) };
     const approval = approvedBy.get(a.index);
     record(deps, { tool: a.tool.name, input: a.input, decision: 'allow', layer: approval?.layer ?? 'policy', by: approval?.by ?? 'policy', durationMs, ok: result.ok });
     if (deps.hooks && deps.hooks.post.length > 0) {
@@ -366,7 +407,7 @@ async function* runBatch(
         'PostToolUse',
         deps.hooks.post,
         { session_id: deps.ctx.sessionId, agent: deps.agent, tool: a.tool.name, input: a.input, result: { ok: result.ok, content: result.content.slice(0, 10_000) } },
-        { cwd: deps.ctx.cwd, log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`) },
+        { cwd: deps.ctx.cwd, envPassthrough: deps.ctx.envPassthrough ?? [], log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`) },
       ).catch((err: unknown) => deps.warn?.(`PostToolUse hook failed: ${errorMessage(err)}`));
       deps.background?.push(post);
     }

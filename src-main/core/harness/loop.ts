@@ -41,6 +41,7 @@ import {
   readContextState,
   requestHistory,
   type CompactionResult,
+  type HouseKeepOptions,
   type LastUsage,
   type SourceFacts,
 } from '../context/index.js';
@@ -99,6 +100,10 @@ export interface RunInput extends RunStart {
   skills?: readonly { name: string; description: string }[];
   /** Where the message came from (Slack channel, sender…): sticky for the session. */
   sourceFacts?: SourceFacts;
+  /** MCP server name → the `context` its config gives (stable prompt part). */
+  mcpContext?: Readonly<Record<string, string>>;
+  /** MCP server name → the instructions the server sent at `initialize` (stable prompt part). */
+  mcpInstructions?: Readonly<Record<string, string>>;
   /** The agent's memory as loaded for the prompt. */
   memory?: string;
   /** Memory folder for write-before-compact; absent = nothing is written. */
@@ -209,7 +214,7 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
   const flushWarnings = function* (): Generator<ReinEvent> {
     while (warnings.length > 0) yield stamp({ type: 'notice', level: 'warning', message: warnings.shift()! });
   };
-  const hookOpts = { cwd: input.toolContext.cwd, signal, log: (e: { level: string; event: string; command: string; message: string }) => e.level === 'warning' && warn(`${e.event} hook \`${e.command}\`: ${e.message}`) };
+  const hookOpts = { cwd: input.toolContext.cwd, envPassthrough: input.toolContext.envPassthrough ?? [], signal, log: (e: { level: string; event: string; command: string; message: string }) => e.level === 'warning' && warn(`${e.event} hook \`${e.command}\`: ${e.message}`) };
   const hookPayload = { session_id: session.id, agent: input.agent };
 
   const prepared = input.prepare ? await input.prepare() : {};
@@ -229,6 +234,8 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
     ...(instructions ? { instructions } : {}),
     ...(input.skills && input.skills.length > 0 ? { skills: input.skills } : {}),
     ...(input.sourceFacts ? { sourceFacts: input.sourceFacts } : {}),
+    ...(input.mcpContext && Object.keys(input.mcpContext).length > 0 ? { mcpContext: input.mcpContext } : {}),
+    ...(input.mcpInstructions && Object.keys(input.mcpInstructions).length > 0 ? { mcpInstructions: input.mcpInstructions } : {}),
   };
   // The system blocks are fixed for the run but for the deferred-tool catalogue (it grows as tool_search
   // loads tools): rendered once per catalogue, not once per request.
@@ -452,6 +459,26 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
     if (outcome.guiUsed) guiUsed = true;
     appendUser(outcome.results);
 
+    // A result marked `final` (a cloud deliverable) of the response's only call is the answer as it is:
+    // no model turn to summarise (and shorten) it. Stop hooks still have their say.
+    const only = outcome.executed.length === 1 ? outcome.executed[0] : undefined;
+    const deliverable = only?.ran && only.result.ok && !signal.aborted && only.answer?.trim() ? only.answer : undefined;
+    if (deliverable !== undefined) {
+      yield stamp({ type: 'text_delta', text: deliverable });
+      appendAssistant([{ type: 'text', text: deliverable }]);
+      lastText = deliverable;
+      if (deps.hooks && deps.hooks.Stop.length > 0) {
+        const stop = await runHooks('Stop', deps.hooks.Stop, { ...hookPayload, final_text: carried + deliverable }, hookOpts);
+        if (stop.block && stopGate.allowBlock()) {
+          appendUser([{ type: 'text', text: stop.block.message }], true);
+          yield stamp({ type: 'loop_nudge', detector: 'stop_hook', action: 'nudge', message: stop.block.message });
+          await save();
+          continue;
+        }
+      }
+      return yield* finish('final', carried + deliverable);
+    }
+
     const verdict = detector.check();
     if (verdict.action === 'nudge' && verdict.message) {
       appendUser([{ type: 'text', text: verdict.message }], true);
@@ -471,7 +498,7 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
     const exposure = planToolExposure(deps.registry.list(), new Set(ctx.deferred.loaded), { definition: (t) => deps.registry.definition(t) });
     const system = systemFor(exposure.catalogue);
     const history = requestHistory(session);
-    const messages = settings.housekeeping === false ? history : houseKeep(history, ctx.housekeeping);
+    const messages = settings.housekeeping === false ? history : houseKeep(history, ctx.housekeeping, houseKeepOptions(system, exposure.definitions));
     const marked = withCacheBreakpoints({ tools: exposure.definitions, system, messages });
     return {
       model: settings.model,
@@ -484,15 +511,22 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
     };
   }
 
+  /** Housekeeping rewrites old results only when the request nears half the window (see houseKeep). */
+  function houseKeepOptions(system: Parameters<typeof estimateSystemTokens>[0], tools: Parameters<typeof estimateToolsTokens>[0]): HouseKeepOptions {
+    return { budget: { contextWindow: settings.contextWindow, fixedTokens: estimateSystemTokens(system) + estimateToolsTokens(tools) } };
+  }
+
   function compactionInput() {
     const exposure = planToolExposure(deps.registry.list(), new Set(ctx.deferred.loaded), { definition: (t) => deps.registry.definition(t) });
+    const system = systemFor(exposure.catalogue);
+    const options = houseKeepOptions(system, exposure.definitions);
     return {
       session,
       contextWindow: settings.contextWindow,
-      fixedTokens: estimateSystemTokens(systemFor(exposure.catalogue)) + estimateToolsTokens(exposure.definitions),
+      fixedTokens: options.budget!.fixedTokens,
       ...(lastUsage ? { lastUsage } : {}),
       state: ctx.compaction,
-      housekeeping: { state: ctx.housekeeping },
+      housekeeping: { state: ctx.housekeeping, options },
     };
   }
 

@@ -20,7 +20,9 @@ export async function spillIfOverBudget(
   const file = join(dir, `${where.tool}-${safeId}.txt`);
   await writeFile(file, content, { mode: 0o600 });
   const head = content.slice(0, Math.min(HEAD, budget));
-  const tail = content.slice(-Math.min(TAIL, Math.max(0, budget - HEAD)));
+  // slice(-0) would be the whole content: a budget too small for a tail gets none.
+  const tailLength = Math.min(TAIL, Math.max(0, budget - HEAD));
+  const tail = tailLength > 0 ? content.slice(-tailLength) : '';
   const lines = content.split('\n').length;
   const preview =
     `${head}\n\n… [${content.length - head.length - tail.length} characters omitted] …\n\n${tail}\n\n` +

@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import type { GlobalConfig } from '../config/schema.js';
 import { describeIssues } from '../util/zodIssues.js';
+import { childEnvironment } from '../process/childEnv.js';
 import { runHookProcess, type HookProcessResult } from './hookProcess.js';
 import { matchesTool } from './matcher.js';
 
@@ -46,6 +47,11 @@ export interface RunHooksOptions {
   cwd: string;
   /** Added to (and overriding) the parent's environment for the hook. */
   env?: Record<string, string>;
+  /**
+   * `tools.env_passthrough`: secret-looking variables of Rein's environment the hook may see. The rest of
+   * them, and Rein's own credentials always, are left out (core/process/childEnv.ts).
+   */
+  envPassthrough?: readonly string[];
   /** Default per-hook timeout; an entry's own `timeout` (seconds) wins. */
   timeoutMs?: number;
   log?: (entry: HookLogEntry) => void;
@@ -109,7 +115,7 @@ export async function runHooks(
     const timeoutMs = entry.timeout !== undefined ? entry.timeout * 1000 : (opts.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS);
     const stdin = JSON.stringify({ event, cwd: opts.cwd, ...payload, ...(input !== undefined ? { input } : {}) });
     const env: NodeJS.ProcessEnv = {
-      ...process.env,
+      ...childEnvironment(process.env, { passthrough: opts.envPassthrough ?? [] }),
       ...opts.env,
       REIN_HOOK_EVENT: event,
       REIN_SESSION_ID: payload.session_id,

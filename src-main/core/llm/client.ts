@@ -5,7 +5,8 @@
  * jitter, `retry-after` honoured. Text already shown to the user is never shown twice: a retried
  * attempt's deltas are held back until they pass the point the user has already seen.
  */
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { ClientOptions } from '@anthropic-ai/sdk/client';
+import type { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type {
   ContentBlockParam,
   MessageParam,
@@ -16,6 +17,21 @@ import type {
 import { ReinError } from '../errors.js';
 import { nodeFetch, type Fetch } from './nodeFetch.js';
 import type { RequestUsage } from './pricing.js';
+
+type Sdk = typeof import('./anthropicSdk.js');
+/** Loaded by the first request of any client (see anthropicSdk.ts); set before an SDK error can exist. */
+let sdk: Sdk | undefined;
+let sdkLoading: Promise<Sdk> | undefined;
+function loadSdk(): Promise<Sdk> {
+  sdkLoading ??= import('./anthropicSdk.js').then(
+    (m) => (sdk = m),
+    (e: unknown) => {
+      sdkLoading = undefined;
+      throw e;
+    },
+  );
+  return sdkLoading;
+}
 
 export interface ModelRequest {
   model: string;
@@ -74,7 +90,8 @@ class RetryableFailure extends Error {
 }
 
 export class AnthropicLlm implements LlmClient {
-  readonly #client: Anthropic;
+  readonly #clientOptions: ClientOptions;
+  #client: Messages | undefined;
   readonly #maxAttempts: number;
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
@@ -82,13 +99,13 @@ export class AnthropicLlm implements LlmClient {
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 
   constructor(opts: AnthropicLlmOptions) {
-    this.#client = new Anthropic({
+    this.#clientOptions = {
       apiKey: opts.apiKey,
       ...(opts.baseURL ? { baseURL: opts.baseURL } : {}),
       maxRetries: 0, // retries are ours: they must not duplicate streamed text
       timeout: 10 * 60_000,
       fetch: opts.fetch ?? nodeFetch,
-    });
+    };
     this.#maxAttempts = opts.maxAttempts ?? 3;
     this.#baseDelayMs = opts.baseDelayMs ?? 1000;
     this.#maxDelayMs = opts.maxDelayMs ?? 60_000;
@@ -151,7 +168,8 @@ export class AnthropicLlm implements LlmClient {
     };
     try {
       arm();
-      const stream = await this.#client.messages.create(
+      this.#client ??= (await loadSdk()).messagesClient(this.#clientOptions);
+      const stream = await this.#client.create(
         {
           // Key order is byte order on the wire: what changes least comes first, so consecutive
           // request bodies share the longest prefix.
@@ -249,9 +267,11 @@ function parseToolInput(json: string): unknown {
 function classify(err: unknown): RetryableFailure | ReinError {
   if (err instanceof RetryableFailure) return err;
   if (err instanceof ReinError) return err;
-  if (err instanceof APIUserAbortError) return new ReinError('llm_cancelled', 'LLM call cancelled');
-  if (err instanceof APIConnectionError) return new RetryableFailure(`connection error: ${err.message}`);
-  if (err instanceof APIError && typeof err.status === 'number') {
+  // Without the SDK loaded (its import failed) no error can be one of its classes.
+  const { APIConnectionError, APIError, APIUserAbortError } = sdk ?? {};
+  if (APIUserAbortError && err instanceof APIUserAbortError) return new ReinError('llm_cancelled', 'LLM call cancelled');
+  if (APIConnectionError && err instanceof APIConnectionError) return new RetryableFailure(`connection error: ${err.message}`);
+  if (APIError && err instanceof APIError && typeof err.status === 'number') {
     if (RETRYABLE_STATUS.has(err.status)) {
       const reason =
         err.status === 429 ? 'rate limited (429)' : err.status === 529 ? 'API overloaded (529)' : `server error (${err.status})`;
@@ -268,7 +288,7 @@ function classify(err: unknown): RetryableFailure | ReinError {
   return new ReinError('llm_failed', `LLM call failed: ${msg}`, { retryable: false }, { cause: err });
 }
 
-function apiMessage(err: APIError): string {
+function apiMessage(err: InstanceType<Sdk['APIError']>): string {
   const e = err.error as { error?: { message?: string } } | undefined;
   return e?.error?.message ?? err.message;
 }

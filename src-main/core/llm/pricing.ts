@@ -32,7 +32,8 @@ const SORTED = [...TABLE].sort((a, b) => b[0].length - a[0].length);
 const FALLBACK: Price = { input: 3, output: 15 };
 
 export function priceFor(model: string, overrides: Record<string, Price> = {}): Price {
-  if (overrides[model]) return overrides[model];
+  // Own keys only: a model called `constructor` must not find Object.prototype's.
+  if (Object.hasOwn(overrides, model) && overrides[model]) return overrides[model];
   const m = model.toLowerCase();
   for (const [prefix, price] of SORTED) if (m.startsWith(prefix)) return price;
   return FALLBACK;

@@ -49,7 +49,7 @@ export async function boundedAppend(dir: string, content: string, opts: BoundedA
   const body = normalizeMemoryContent(content);
   const now = opts.now ?? new Date();
   const file = memoryFile(dir);
-  await mkdir(dir, { recursive: true, mode: 0o755 });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   return withFileLock(
     file,
     async () => {
@@ -97,7 +97,7 @@ async function writeOverflowFile(
     const path = join(dir, name);
     let handle;
     try {
-      handle = await open(path, 'wx', 0o644);
+      handle = await open(path, 'wx', 0o600);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw e;

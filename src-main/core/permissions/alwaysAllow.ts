@@ -53,7 +53,7 @@ export async function persistAlwaysAllow(opts: PersistAlwaysAllowOptions): Promi
   const value = (command ?? tool)!;
   // Edit the real file behind a symlinked config (dotfile setups), not replace the link with a copy.
   const file = await realpath(parsed.data.file).catch(() => resolve(parsed.data.file));
-  await mkdir(dirname(file), { recursive: true });
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
 
   return withFileLock(file, async () => {
     const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {

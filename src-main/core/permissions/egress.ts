@@ -1,15 +1,24 @@
 /**
- * Network egress for the `http` tool: loopback always, `network_allowlist` hosts (`example.com`,
+ * Network egress for the `http` tool: Rein's own daemon never (its port on this machine, in any
+ * spelling: reinGuards.ts), loopback otherwise always, `network_allowlist` hosts (`example.com`,
  * `*.example.com`) without asking, anything else needs a person. Only http and https leave the machine.
  */
 import type { EgressCheck } from '../tools/tool.js';
 import type { Verdict } from './types.js';
 import { isLoopbackHost } from '../util/loopback.js';
+import { daemonUrlReason } from './reinGuards.js';
 
 export interface EgressVerdict {
   decision: Verdict;
   reason: string;
   host?: string;
+  /** The URL reaches Rein's own daemon: a hard block. */
+  reinDaemon?: boolean;
+}
+
+export interface UrlRules {
+  /** The ports of Rein's daemon (configured, and the one daemon.json names): refused on this machine. */
+  reinPorts?: readonly number[];
 }
 
 function normaliseHost(host: string): string {
@@ -42,7 +51,7 @@ export function allowlistEntryFor(host: string, allowlist: readonly string[]): s
   });
 }
 
-export function classifyUrl(raw: unknown, allowlist: readonly string[]): EgressVerdict {
+export function classifyUrl(raw: unknown, allowlist: readonly string[], rules: UrlRules = {}): EgressVerdict {
   if (typeof raw !== 'string' || raw.trim() === '') return { decision: 'deny', reason: 'the request has no URL' };
   let url: URL;
   try {
@@ -50,15 +59,17 @@ export function classifyUrl(raw: unknown, allowlist: readonly string[]): EgressV
   } catch {
     return { decision: 'deny', reason: `"${raw.slice(0, 200)}" is not a valid URL` };
   }
-  return classifyParsedUrl(url, allowlist);
+  return classifyParsedUrl(url, allowlist, rules);
 }
 
-export function classifyParsedUrl(url: URL, allowlist: readonly string[]): EgressVerdict {
+export function classifyParsedUrl(url: URL, allowlist: readonly string[], rules: UrlRules = {}): EgressVerdict {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { decision: 'deny', reason: `only http and https requests may be made, not ${url.protocol}` };
   }
   const host = url.hostname;
   if (!host) return { decision: 'deny', reason: 'the URL has no host' };
+  const daemon = daemonUrlReason(url, rules.reinPorts ?? []);
+  if (daemon) return { decision: 'deny', reason: daemon, host, reinDaemon: true };
   if (isLoopbackHost(host)) return { decision: 'allow', reason: `${host} is this computer (loopback)`, host };
   const entry = allowlistEntryFor(host, allowlist);
   if (entry) return { decision: 'allow', reason: `${host} is on network_allowlist ("${entry}")`, host };
@@ -72,6 +83,8 @@ export interface EgressCheckOptions {
    * the call (or the mode allows it) and only the scheme matters.
    */
   unlisted?: 'deny' | 'allow';
+  /** Rein's daemon ports, asked at each request (the daemon may have started since the run did). */
+  reinPorts?: () => readonly number[];
 }
 
 /**
@@ -82,7 +95,8 @@ export function egressCheck(config: { network_allowlist: readonly string[] }, op
   const allowlist = [...config.network_allowlist];
   const unlisted = opts.unlisted ?? 'deny';
   return async (url) => {
-    const v = classifyParsedUrl(url, allowlist);
+    const v = classifyParsedUrl(url, allowlist, opts.reinPorts ? { reinPorts: opts.reinPorts() } : {});
+    if (v.reinDaemon) return { allowed: false, reason: v.reason };
     if (v.decision === 'allow') return { allowed: true };
     if (v.decision === 'ask' && unlisted === 'allow') return { allowed: true };
     return { allowed: false, reason: v.reason };

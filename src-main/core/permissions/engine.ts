@@ -12,12 +12,14 @@ import { UNATTENDED_SOURCES, type RunOrigin } from '../api/patterns.js';
 import type { Tool } from '../tools/tool.js';
 import { checkCommandLine } from './commandRules.js';
 import { classifyUrl } from './egress.js';
+import { DEFAULT_DAEMON_PORT, reinPorts, shellReinGuard } from './reinGuards.js';
 import { checkFileAccess, FILE_WRITE_TOOLS, isFileTool } from './fileRules.js';
 import { applyMode, type LayerVerdict } from './modes.js';
 import { drivesGui } from '../tools/traits.js';
 import { riskOf } from './risk.js';
 import { initShellParser, isShellParserReady } from './shell/parser.js';
 import type { PermissionCheck, PermissionDecision, PermissionPolicy } from './types.js';
+import { persistencePlace } from './shell/normalize.js';
 
 export type PermissionsInput = z.input<typeof PermissionsConfig>;
 
@@ -33,6 +35,15 @@ export interface EngineOptions {
   autoApprove?: boolean;
   /** The --yes flag: same effect as autoApprove. */
   yes?: boolean;
+  /** Each MCP server's `always_allow` list (the server's own tool names, or `mcp__…` names), by server. */
+  mcpAlwaysAllow?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The ports Rein's daemon is configured to listen on (`daemon.port`; default 7533). Tools may not reach
+   * them on this machine; the port in `$REIN_HOME/daemon.json` (a daemon running now) is added at each check.
+   */
+  reinPorts?: readonly number[];
+  /** Paths compare case-insensitively (default: as this platform's volumes do — macOS and Windows yes, Linux no). */
+  caseInsensitivePaths?: boolean;
 }
 
 /** The settings an engine decides with, after merging and validation. */
@@ -41,6 +52,11 @@ export interface EngineSettings {
   home: string;
   reinHome: string;
   autoApprove: boolean;
+  /** Each MCP server's `always_allow` list, by server (absent: none). */
+  mcpAlwaysAllow?: Readonly<Record<string, readonly string[]>>;
+  /** Configured daemon ports (the running daemon's is read from daemon.json when a call is checked). */
+  reinPorts: readonly number[];
+  caseInsensitivePaths?: boolean;
 }
 
 type PermissionsConfig = z.infer<typeof PermissionsConfig>;
@@ -86,6 +102,21 @@ export function resolveEngineSettings(opts: EngineOptions): EngineSettings {
     home: path.resolve(opts.home),
     reinHome: path.resolve(opts.reinHome ?? path.join(opts.home, '.rein')),
     autoApprove: opts.autoApprove === true || opts.yes === true,
+    ...(opts.mcpAlwaysAllow ? { mcpAlwaysAllow: { ...opts.mcpAlwaysAllow } } : {}),
+    reinPorts: [...(opts.reinPorts ?? [DEFAULT_DAEMON_PORT])],
+    ...(opts.caseInsensitivePaths !== undefined ? { caseInsensitivePaths: opts.caseInsensitivePaths } : {}),
+  };
+}
+
+/** A hard block that keeps a run from acting as Rein (reinGuards.ts): final in every mode. */
+function reinHardBlock(rule: 'rein-secrets' | 'rein-daemon', reason: string): LayerVerdict {
+  return {
+    decision: 'deny',
+    layer: 'hard_block',
+    reason: `hard block "${rule}": ${reason}`,
+    readOnly: false,
+    final: true,
+    ...riskOf('high', rule === 'rein-secrets' ? "would expose or change Rein's own credentials" : "would use Rein's own API, which only a person may"),
   };
 }
 
@@ -116,7 +147,13 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
       cwd,
       allowedCommands: p.allowed_commands,
       deniedCommands: p.denied_commands,
+      ...(s.caseInsensitivePaths !== undefined ? { caseInsensitive: s.caseInsensitivePaths } : {}),
     });
+    // Rein's secrets and Rein's daemon, wherever the line names them (reinGuards.ts).
+    if (v.decision !== 'deny' && v.analysis) {
+      const guard = shellReinGuard(v.analysis, { home: s.home, cwd, reinHome: s.reinHome, ports: reinPorts(s.reinHome, s.reinPorts) });
+      if (guard) return reinHardBlock(guard.rule, guard.reason);
+    }
     return {
       decision: v.decision,
       layer: v.layer,
@@ -125,12 +162,29 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
       final: v.decision === 'deny',
       risk: v.risk,
       riskExplanation: v.riskExplanation,
+      ...(v.persistence ? { persistence: v.persistence } : {}),
     };
   }
 
   if (isFileTool(tool.name)) {
     const v = checkFileAccess(tool.name, input, { ...sensitivity, cwd, allowedDirs: p.allowed_dirs });
+    if (v.reinSecret) return reinHardBlock('rein-secrets', `${tool.name} ${v.reason}`);
     const write = FILE_WRITE_TOOLS.has(tool.name);
+    // A write to where programs start by themselves (shell rc files, LaunchAgents, crontab…) is never
+    // "an edit in the work area", whatever the working folder: only bypassPermissions approves it unasked.
+    const target = field(input, 'path');
+    const persistent = write && typeof target === 'string' ? persistencePlace(target, { home: s.home, cwd }) : undefined;
+    if (persistent && v.decision !== 'deny') {
+      return {
+        decision: 'ask',
+        layer: 'tool',
+        reason: `${tool.name} writes ${persistent.path}, ${persistent.what}: what is written there runs by itself later`,
+        readOnly: false,
+        final: false,
+        persistence: persistent.kind,
+        ...riskOf('high', `changes ${persistent.what}, which runs programs without being asked`),
+      };
+    }
     const risk = v.sensitive
       ? riskOf(write ? 'high' : 'medium', write ? 'changes a file that may hold secrets' : 'reads a file that may hold secrets')
       : write
@@ -151,7 +205,8 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
 
   if (tool.name === 'http') {
     const method = String(field(input, 'method') ?? 'GET').toUpperCase();
-    const v = classifyUrl(field(input, 'url'), p.network_allowlist);
+    const v = classifyUrl(field(input, 'url'), p.network_allowlist, { reinPorts: reinPorts(s.reinHome, s.reinPorts) });
+    if (v.reinDaemon) return reinHardBlock('rein-daemon', `http ${method}: ${v.reason}`);
     const readOnly = safely(() => tool.isReadOnly(input), ['GET', 'HEAD', 'OPTIONS'].includes(method));
     const risk =
       v.decision === 'deny'
@@ -163,6 +218,8 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
             : riskOf('medium', `sends a ${method} request to ${v.host ?? 'the network'}`);
     return { decision: v.decision, layer: 'tool', reason: `http ${method}: ${v.reason}`, readOnly, final: v.decision === 'deny', ...risk };
   }
+
+  if (tool.source === 'mcp') return mcpVerdict(call, s);
 
   const readOnly = safely(() => tool.isReadOnly(input), false);
   const destructive = safely(() => tool.isDestructive(input), false);
@@ -177,6 +234,34 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
   return readOnly
     ? { decision: 'allow', layer: 'tool', reason: `${tool.name} reports this call as read-only`, readOnly, ...risk }
     : { decision: 'ask', layer: 'tool', reason: `${tool.name} may change something`, readOnly, ...risk };
+}
+
+/**
+ * A tool of an MCP server. Its annotations are the server's word, not something Rein can check, so
+ * an MCP call asks by default, whatever it says about itself. It runs without asking when the server's
+ * `always_allow` lists it (or `permissions.always_allow_tools`, applied by applyMode). `readOnlyHint`
+ * makes it asked less: such a call is read-only for plan mode (which lets it be asked rather than
+ * refusing it), low risk, and acceptEdits mode runs it without asking. `destructiveHint` makes it high
+ * risk. docs/mcp.md, *Permissions*, has the table.
+ */
+function mcpVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
+  const { tool, input } = call;
+  const readOnly = safely(() => tool.isReadOnly(input), false);
+  const destructive = !readOnly && safely(() => tool.isDestructive(input), false);
+  const facts = tool.traits?.mcp;
+  const server = facts?.server ?? 'its server';
+  const risk = destructive
+    ? riskOf('high', `the MCP server ${server} says ${tool.name} may delete or overwrite things`)
+    : readOnly
+      ? riskOf('low', `the MCP server ${server} says ${tool.name} only reads`)
+      : riskOf('medium', `${tool.name} is run by the MCP server ${server} and may change something`);
+  const listed = facts !== undefined && (s.mcpAlwaysAllow?.[facts.server] ?? []).some((n) => n === facts.tool || n === tool.name);
+  if (listed) return { decision: 'allow', layer: 'mcp_always_allow', reason: `${tool.name} is in mcp_servers.${server}.always_allow`, readOnly, ...risk };
+  if (readOnly && call.mode === 'acceptEdits') {
+    return { decision: 'allow', layer: 'mode', reason: `acceptEdits mode runs MCP tools their server marks read-only (${tool.name})`, readOnly, ...risk };
+  }
+  const why = destructive ? 'its server marks it destructive' : readOnly ? 'its server marks it read-only, which Rein cannot check' : 'it may change something';
+  return { decision: 'ask', layer: 'mcp', reason: `${tool.name} is an MCP tool (${why}); MCP tools ask unless mcp_servers.${server}.always_allow or always_allow_tools lists them`, readOnly, ...risk };
 }
 
 /** Decides one call synchronously; the shell parser must be initialised for bash calls. */
@@ -246,6 +331,8 @@ export interface ToolCallQuery {
   reinHome?: string;
   autoApprove?: boolean;
   yes?: boolean;
+  /** Rein's daemon ports (default 7533; a running daemon's port is read from daemon.json). */
+  reinPorts?: readonly number[];
 }
 
 /**
@@ -261,6 +348,7 @@ export async function checkToolCall(q: ToolCallQuery): Promise<PermissionDecisio
     ...(q.reinHome ? { reinHome: q.reinHome } : {}),
     autoApprove: q.autoApprove === true,
     yes: q.yes === true,
+    ...(q.reinPorts ? { reinPorts: q.reinPorts } : {}),
   });
   await initShellParser();
   const tool = typeof q.tool === 'string' ? toolByName(q.tool) : q.tool;

@@ -3,10 +3,13 @@
  * symlinks), then ask for anything sensitive — even a read — and for every write unless the mode allows it.
  * Sensitivity is tested on the whole path, not just the file name, so `~/.ssh/config` is caught.
  */
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Verdict } from './types.js';
+import { realpathLoose } from '../util/realpath.js';
+import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR } from '../util/reinSecrets.js';
+
+export { containsReinSecrets, realpathLoose, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR };
 
 export const FILE_READ_TOOLS = new Set(['file_read', 'glob', 'grep', 'directory_list']);
 export const FILE_WRITE_TOOLS = new Set(['file_write', 'file_edit']);
@@ -63,6 +66,10 @@ export function sensitiveReason(abs: string, ctx: SensitivityContext): string | 
     const hit = SENSITIVE_HOME_FILES.find((g) => matcher(g)(rel));
     if (hit) return `it matches the sensitive path "~/${hit}"`;
   }
+  // A project's `.rein/config.yaml` is laid over the global config for runs in that folder (mode, hooks,
+  // permissions): writing one is raising permissions, so it is never an edit acceptEdits lets through.
+  const [parent, name] = segments.slice(-2);
+  if (name === 'config.yaml' && parent === '.rein') return "it is a Rein settings file (.rein/config.yaml decides what the agent may do)";
   const rein = ctx.reinHome.replace(/\/+$/, '');
   if (lower.startsWith(`${rein.toLowerCase()}/`)) {
     const rel = abs.slice(rein.length + 1);
@@ -76,24 +83,6 @@ export function sensitiveReason(abs: string, ctx: SensitivityContext): string | 
     if (hit) return `it matches the sensitive_patterns entry "${p}"`;
   }
   return undefined;
-}
-
-/** realpath when the file exists; otherwise realpath of the nearest existing folder plus the rest. */
-export function realpathLoose(abs: string): string {
-  const tail: string[] = [];
-  let dir = abs;
-  for (let guard = 0; guard < 256; guard++) {
-    try {
-      const real = realpathSync.native(dir);
-      return tail.length > 0 ? path.join(real, ...tail) : real;
-    } catch {
-      const parent = path.dirname(dir);
-      if (parent === dir) return abs;
-      tail.unshift(path.basename(dir));
-      dir = parent;
-    }
-  }
-  return abs;
 }
 
 export function expandHome(p: string, home: string): string {
@@ -131,6 +120,8 @@ export interface FileVerdict {
   path?: ResolvedPath;
   /** Why the path is sensitive, when it is. */
   sensitive?: string;
+  /** Why the call would touch one of Rein's own secrets: a hard block in every mode. */
+  reinSecret?: string;
   /** The path is inside the working folder or an `allowed_dirs` entry (acceptEdits lets such writes through). */
   insideWorkArea: boolean;
 }
@@ -163,6 +154,18 @@ export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleConte
     const firstGlob = segs.findIndex((seg) => /[*?[{]/.test(seg));
     const staticPart = (firstGlob === -1 ? segs : segs.slice(0, firstGlob)).join('/');
     if (staticPart) candidates.push(resolveToolPath(path.isAbsolute(staticPart) || staticPart.startsWith('~') ? staticPart : path.join(raw, staticPart), ctx.cwd, ctx.home).real);
+  }
+  // Rein's own secrets: file_read, the writes and grep (which reads contents) are refused in every mode. glob and
+  // directory_list only show names. grep over a folder above REIN_HOME (the home folder) runs: the tool itself
+  // leaves Rein's secret files out of its results.
+  if (tool !== 'glob' && tool !== 'directory_list') {
+    const secret = candidates.map((c) => reinSecretReason(c, ctx.reinHome)).find((r) => r !== undefined);
+    const searchesReinHome = tool === 'grep' && candidates.some((c) => reinHomeForms(ctx.reinHome).includes(path.resolve(c).toLowerCase()));
+    const why = secret ?? (searchesReinHome ? "it searches Rein's own folder, which holds its credentials" : undefined);
+    if (why) {
+      const shownPath = resolved.real === resolved.lexical ? resolved.lexical : `${resolved.lexical} (→ ${resolved.real})`;
+      return { decision: 'deny', action, reason: `${action === 'read' ? 'reads' : 'writes'} ${shownPath}: ${why}`, path: resolved, reinSecret: why, insideWorkArea: false };
+    }
   }
   const sensitive = candidates.map((c) => sensitiveReason(c, ctx)).find((r) => r !== undefined);
   const workAreas = [ctx.cwd, ...ctx.allowedDirs.map((d) => expandHome(d, ctx.home))].flatMap((d) => [path.resolve(d), realpathLoose(path.resolve(d))]);

@@ -20,6 +20,8 @@ export interface LayerVerdict extends Risk {
   final?: boolean;
   /** A file write inside the working folder or allowed_dirs, to a non-sensitive path (acceptEdits allows it). */
   editInWorkArea?: boolean;
+  /** Writes a place that runs code later (shell startup files, launch agents, crontab): only bypassPermissions approves it. */
+  persistence?: string;
 }
 
 export interface ModeFacts {
@@ -67,6 +69,10 @@ export function applyMode(v: LayerVerdict, f: ModeFacts): PermissionDecision {
   if (v.decision === 'allow') return decide(v, 'allow', v.layer, v.reason);
 
   // From here on the layers asked.
+  if (v.persistence && f.mode !== 'bypassPermissions') {
+    // Persistence needs a person in every mode but bypassPermissions: always_allow_tools, acceptEdits, --yes and auto_approve do not approve it.
+    return f.mode === 'dontAsk' ? decide(v, 'deny', 'mode', `dontAsk mode denies what would need approval: ${v.reason}`) : decide(v, 'ask', v.layer, v.reason);
+  }
   if (f.alwaysAllowTools.includes(f.tool)) {
     return decide(v, 'allow', 'always_allow_tools', `${f.tool} is in always_allow_tools (it would otherwise ask: ${v.reason})`);
   }

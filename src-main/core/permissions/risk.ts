@@ -41,6 +41,20 @@ function destructive(c: SimpleCommand): string | undefined {
       return args.some((a) => /^-[A-Za-z]*R/.test(a)) ? 'changes permissions of whole folder trees' : undefined;
     case 'crontab':
       return args.includes('-r') ? 'deletes all scheduled jobs' : undefined;
+    case 'mv':
+    case 'gmv':
+      return 'moves files, replacing any already at the destination';
+    case 'find':
+    case 'gfind':
+      return args.includes('-delete') || args.some((a, i) => /^-(exec|execdir|ok|okdir)$/.test(a) && /^(rm|shred|unlink|rmdir)$/.test((args[i + 1] ?? '').split('/').pop() ?? ''))
+        ? 'deletes the files it finds'
+        : undefined;
+    case 'unlink':
+    case 'rmdir':
+      return 'deletes files';
+    case 'wipefs':
+    case 'fdisk':
+      return 'erases disk data';
     case 'git': {
       const { sub, rest } = gitSubcommand(args);
       if (sub === 'push' && rest.some((a) => a === '-f' || a.startsWith('--force') || a === '--delete' || a === '-d' || a.startsWith('+'))) return 'rewrites or deletes published history';
@@ -53,6 +67,13 @@ function destructive(c: SimpleCommand): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** The line deletes, overwrites or rewrites history (the bash tool's isDestructive). */
+export function isDestructiveLine(analysis: ShellAnalysis): boolean {
+  if (analysis.commands.some((c) => destructive(c) !== undefined || /^(mkfs|newfs)/.test(c.name))) return true;
+  // `> file` truncates it; `>>`, `>&` and `> /dev/null` do not destroy anything.
+  return analysis.fileWrites.some((r) => !r.operator.startsWith('>>') && r.operator !== '>&' && !/^\/dev\//.test(r.target));
 }
 
 export function commandRisk(analysis: ShellAnalysis, block: HardBlock | undefined, readOnly: boolean): Risk {

@@ -3,6 +3,7 @@
  * PermissionPolicy for a verdict; an `ask` verdict goes to the ApprovalBroker, whose faces (terminal,
  * desktop, daemon, unattended) answer. The loop never knows which face answered.
  */
+import type { FormValues } from '../api/approvalForm.js';
 import type { ApprovalDecisionKind, ApprovalRequest, RiskLevel } from '../api/events.js';
 import type { PermissionMode, RunOrigin } from '../api/patterns.js';
 import type { Tool } from '../tools/tool.js';
@@ -41,6 +42,8 @@ export interface ApprovalAnswer {
   decision: ApprovalDecisionKind;
   /** Which face answered (terminal, desktop, daemon, unattended, timeout, …). */
   by: string;
+  /** The filled-in fields, when the request had a `form` and the answer is allow. */
+  values?: FormValues;
 }
 
 /** One way of asking a person (or deciding for nobody). `ask` must honour the signal: the broker aborts losers. */

@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { AsyncDisposable } from '../base/lifecycle.js';
+import { childEnvironment } from './childEnv.js';
 import { killProcessGroup, processGroupAlive, signalGroup } from './processGroup.js';
 
 /** SIGTERM → SIGKILL, unless the caller says otherwise. */
@@ -62,7 +63,7 @@ export interface RunProcessOptions<C extends OutputCapture = SeparateCapture> {
   file: string;
   args?: readonly string[];
   cwd?: string;
-  /** The child's whole environment; process.env when absent. */
+  /** The child's whole environment; when absent, process.env without Rein's credentials and secret-looking names (childEnv.ts). */
   env?: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed. Without it stdin is not connected at all. */
   stdin?: string;
@@ -108,7 +109,7 @@ export async function runProcess<C extends OutputCapture = SeparateCapture>(
   try {
     child = spawn(opts.file, opts.args ?? [], {
       cwd: opts.cwd,
-      env: opts.env ?? process.env,
+      env: opts.env ?? childEnvironment(process.env),
       detached: true,
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
@@ -172,7 +173,7 @@ export interface StartProcessOptions {
   file: string;
   args?: readonly string[];
   cwd?: string;
-  /** The child's whole environment; process.env when absent. Pass an allow-list for servers. */
+  /** The child's whole environment; when absent, process.env without Rein's credentials and secret-looking names (childEnv.ts). */
   env?: NodeJS.ProcessEnv;
   /** Piped by default so the owner can log it. */
   stderr?: 'pipe' | 'ignore' | 'inherit';
@@ -214,7 +215,7 @@ export interface ProcessHandle extends AsyncDisposable {
 export function startProcess(opts: StartProcessOptions): ProcessHandle {
   const child = spawn(opts.file, opts.args ?? [], {
     cwd: opts.cwd,
-    env: opts.env ?? process.env,
+    env: opts.env ?? childEnvironment(process.env),
     detached: true,
     stdio: ['pipe', 'pipe', opts.stderr ?? 'pipe'],
   });

@@ -27,6 +27,20 @@ export interface RunOverrides {
   model?: string;
   max_iterations?: number;
   mode?: PermissionMode;
+  /** A light, isolated context instead of the agent's whole one (heartbeats). */
+  isolated?: IsolatedContext;
+}
+
+/**
+ * A small prompt that reads from the cache run after run (core/triggers/heartbeat*.ts): the system
+ * prompt has the persona and `instructions` in place of instruction files and the skill catalogue, the
+ * turn carries no memory (and consolidates none), and the session is never saved — it lives in memory
+ * for this one run, so nothing but the caller's own record is left of it.
+ */
+export interface IsolatedContext {
+  instructions: string;
+  /** Lowers the run's spending cap (budget.max_usd_per_run) for this run, e.g. to what a daily cap leaves. */
+  max_usd?: number;
 }
 
 export interface RunRequest {

@@ -13,11 +13,12 @@ import { AnthropicLlm, type LlmClient } from '../llm/client.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { createPermissionEngine, type EngineOptions } from '../permissions/engine.js';
 import { egressCheck } from '../permissions/egress.js';
+import { reinPorts } from '../permissions/reinGuards.js';
 import { homedir } from 'node:os';
 import type { ApprovalFace, PermissionPolicy } from '../permissions/types.js';
 import { rulesForOrigin, withOriginRules } from '../permissions/runPolicy.js';
 import type { RunOrigin } from '../api/patterns.js';
-import type { RunOverrides } from './runRequest.js';
+import type { IsolatedContext, RunOverrides } from './runRequest.js';
 import { persistAlwaysAllow } from '../permissions/alwaysAllow.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { borrowedProvider, StaticToolProvider, type ToolProvider } from '../tools/provider.js';
@@ -38,6 +39,7 @@ import { AuditLog } from '../audit/auditLog.js';
 import { bundledSkillsDir, loadSkills, type Skill } from '../skills/index.js';
 import { createToolSearchTool } from '../tools/builtin/toolSearch.js';
 import { sessionSearchTool } from '../tools/builtin/sessionSearch.js';
+import { createScheduleTools } from '../tools/builtin/schedule.js';
 import type { SourceFacts } from '../context/index.js';
 import { loadInstructions } from '../instructions/index.js';
 import { consolidateMemory, consolidationDue, loadMemory, shouldConsolidate } from '../memory/index.js';
@@ -45,6 +47,16 @@ import type { RuntimeCache } from './runtimeCache.js';
 import { protectedMemoryPaths } from '../memory/files.js';
 import { join } from 'node:path';
 import { isLocalOrWildcard } from '../util/loopback.js';
+import { McpManager } from '../mcp/manager.js';
+import { acceptDefaults, acceptValues, ELICITATION_SLOT, type Elicitor } from '../mcp/elicitation.js';
+import { sessionSlots } from '../tools/sessionSlots.js';
+import { TOOL_EVENT_SINK } from '../harness/executor.js';
+import { maskSecretsIn } from '../audit/maskSecrets.js';
+import { newApprovalId } from '../permissions/approvalBroker.js';
+import type { ApprovalRequest } from '../api/events.js';
+import type { OriginRules } from '../permissions/runPolicy.js';
+import type { CloudKeyStore } from '../cloud/index.js';
+import { loadGuiProvider } from '../ax/guiProviderLoader.js';
 
 
 export interface ModelAccess {
@@ -103,8 +115,16 @@ export interface RuntimeOptions {
    * the model sees is ordered by source and name. The caller keeps owning them; the runtime only listens.
    */
   toolProviders?: readonly ToolProvider[];
+  /** Where the cloud API key is kept when neither config nor environment has it (default `<home>/secrets/cloud-api-key`). */
+  cloudKeys?: CloudKeyStore;
   /** Long-lived processes keep file-backed parts and model clients between runs (see RuntimeCache). */
   cache?: RuntimeCache;
+  /**
+   * Connect the agent's MCP servers (`mcp_servers`). With a cache they are the cache's, kept connected
+   * between runs; without one the runtime starts them for this run and stops them when its events are
+   * over (`rein run`). Default: true with a cache, false without.
+   */
+  mcp?: boolean;
   /**
    * The daemon's Turnstile (used with `cache`): the model client's streamed bytes wait for it before
    * they are parsed (nodeFetch's `pace`), so many streaming runs cannot hold up a new message.
@@ -134,9 +154,35 @@ export interface Runtime {
   onAlwaysAllow: (tool: Tool, input: unknown) => Promise<void>;
   persona?: string;
   cache?: RuntimeCache;
+  /** A light, isolated context for this run (RunOverrides.isolated): see loopParts. */
+  isolated?: IsolatedContext;
+  /** The agent's MCP servers and what they put in the prompt, when the run has them. */
+  mcp?: RuntimeMcp;
+  /** How a question from an MCP server during a call is handled: `--yes` takes the defaults; may anyone be asked. */
+  elicitation?: { yes: boolean; mayAsk: OriginRules['mayAsk'] };
+}
+
+export interface RuntimeMcp {
+  manager: McpManager;
+  /** Made for this run (no cache): stopped when the run's events are over. */
+  owned: boolean;
+  /** Server → its config's `context`; server → the instructions it sent. As of the runtime's making. */
+  context: Record<string, string>;
+  instructions: Record<string, string>;
 }
 
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  // A manager made for this run must not outlive a runtime that could not be built.
+  const owned: McpManager[] = [];
+  try {
+    return await buildRuntime(opts, owned);
+  } catch (err) {
+    await Promise.all(owned.map((m) => m.dispose()));
+    throw err;
+  }
+}
+
+async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<Runtime> {
   const agent = opts.agent ?? DEFAULT_AGENT;
   if (!AGENT_NAME_RE.test(agent)) {
     throw new ReinError('invalid_input', `agent name "${agent}" is invalid: use lowercase letters, digits, - and _ (at most 64)`);
@@ -155,8 +201,26 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const llm = opts.llm ?? modelClient(opts.env, config, opts.home, cache, opts.pace);
 
-  const providers = opts.toolProviders ?? [];
-  const toolSet = cache ? cache.toolSet(opts.home, rc, loaded, providers, () => buildToolSet(rc, skills, providers)) : buildToolSet(rc, skills, providers);
+  // cloud.enabled: cloud_delegate, from one provider per configuration (so a RuntimeCache keeps its registry).
+  // Its code is loaded only when it is enabled (docs/architecture.md, *Startup*).
+  const cloud = config.cloud.enabled
+    ? (await import('../cloud/provider.js')).cloudToolProvider({ cloud: config.cloud, env: opts.env, home: opts.home, ...(opts.cloudKeys ? { keys: opts.cloudKeys } : {}) })
+    : undefined;
+  const providers = cloud ? [...(opts.toolProviders ?? []), cloud] : (opts.toolProviders ?? []);
+  // gui.enabled (auto: macOS, or Linux with a display and the AT-SPI helper): the GUI tools, one provider per process.
+  const gui = await loadGuiProvider(config.gui.enabled, opts.env, providers);
+  const withGui = gui ? [...providers, gui] : providers;
+  // The agent's MCP servers: the cache's manager for the agent (kept connected between runs), or one for
+  // this run. The first run waits for each server's first attempt (its connect timeout at most).
+  const mcp = mcpFor(opts, rc, owned);
+  if (mcp) {
+    await mcp.manager.ready();
+    warnings.push(...mcp.manager.problems());
+    mcp.context = mcp.manager.context();
+    mcp.instructions = mcp.manager.instructions();
+  }
+  const withMcp = mcp ? [...withGui, ...mcp.manager.providers] : withGui;
+  const toolSet = cache ? cache.toolSet(opts.home, rc, loaded, withMcp, () => buildToolSet(rc, skills, withMcp, opts.env)) : buildToolSet(rc, skills, withMcp, opts.env);
   const registry = await toolSet.registry();
   for (const p of toolSet.problems) warnings.push(p.message);
   // Without a cache the runtime keeps this registry for its one run: nothing needs to hear of later changes.
@@ -171,7 +235,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   );
   const base =
     opts.policy ??
-    permissionEngine(rc, { permissions: config.permissions, home: opts.env.HOME ?? homedir(), reinHome: opts.home, autoApprove: rc.effective.autoApprove, yes: opts.yes ?? false }, cache);
+    permissionEngine(rc, { permissions: config.permissions, home: opts.env.HOME ?? homedir(), reinHome: opts.home, autoApprove: rc.effective.autoApprove, yes: opts.yes ?? false, reinPorts: [config.daemon.port], mcpAlwaysAllow: mcpAlwaysAllow(config) }, cache);
   // Tools that only touch Rein's own state (memory) never need a person's approval.
   const ownState: PermissionPolicy = {
     check: (call) =>
@@ -194,7 +258,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       maxTokens: rc.effective.maxTokens,
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
       maxIterations: opts.overrides?.max_iterations ?? rc.effective.maxIterations ?? rules.defaultMaxIterations,
-      maxUsdPerRun: rc.effective.maxUsdPerRun,
+      maxUsdPerRun: lowerCap(rc.effective.maxUsdPerRun, opts.overrides?.isolated?.max_usd),
       maxParallel: config.tools.max_parallel,
       resultBudget: config.tools.result_budget,
       mode,
@@ -217,17 +281,89 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     },
     ...(rc.persona ? { persona: rc.persona } : {}),
     ...(cache ? { cache } : {}),
+    ...(opts.overrides?.isolated ? { isolated: opts.overrides.isolated } : {}),
+    ...(mcp ? { mcp } : {}),
+    elicitation: { yes: opts.yes ?? false, mayAsk: rules.mayAsk },
   };
+}
+
+/** The run's MCP manager: the cache's for the agent, one of its own (`mcp: true` without a cache), or none. */
+function mcpFor(opts: RuntimeOptions, rc: AgentRuntimeConfig, owned: McpManager[]): RuntimeMcp | undefined {
+  const servers = rc.effective.mcpServers;
+  if (Object.keys(servers).length === 0) return undefined;
+  const make = () =>
+    // Stdio servers start in the agent's folder when it names one, else in the run's (`rein run`) or the process's.
+    new McpManager({ servers, env: opts.env, home: opts.home, cwd: rc.cwd ?? opts.cwd, envPassthrough: rc.effective.config.tools.env_passthrough });
+  // The cache's is made the same way, with the cache's token store (the desktop app's key store).
+  if (opts.cache && opts.mcp !== false) return { manager: opts.cache.agentMcp(opts.home, rc, opts.env, opts.cwd), owned: false, context: {}, instructions: {} };
+  if (opts.cache || opts.mcp !== true) return undefined;
+  const manager = make();
+  owned.push(manager);
+  return { manager, owned: true, context: {}, instructions: {} };
+}
+
+/** Each MCP server's `always_allow` list, from the effective config (the engine is kept per config). */
+function mcpAlwaysAllow(config: GlobalConfig): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, server] of Object.entries(config.mcp_servers)) if (server.always_allow && server.always_allow.length > 0) out[name] = [...server.always_allow];
+  return out;
+}
+
+/**
+ * The run's answer to an MCP server that asks for input during a call: with `--yes` the form's
+ * defaults (when they fill it), else the run's approval faces show the form — the same broker, the
+ * same `approval_request` / `approval_response` events as an approval — and a run nobody may be asked
+ * in (unattended) declines. A yes brings the filled-in values; a no declines; no answer cancels.
+ */
+function runElicitor(rt: Runtime, ctx: ToolContext): Elicitor {
+  return async (req, signal) => {
+    if (rt.elicitation?.yes) {
+      const defaults = acceptDefaults(req);
+      if (defaults) return defaults;
+    }
+    if (!(rt.elicitation?.mayAsk() ?? { ok: true }).ok) return { action: 'decline' };
+    const flat = req.message.replace(/\s+/g, ' ').trim();
+    const request: ApprovalRequest = {
+      request_id: newApprovalId(),
+      session_id: ctx.sessionId,
+      agent: rt.agent,
+      route: rt.route,
+      source: rt.source,
+      origin: rt.origin,
+      tool: req.tool,
+      input: maskSecretsIn(req.input),
+      summary: `${req.server} asks: ${flat.length > 300 ? `${flat.slice(0, 299)}…` : flat}`,
+      reason: `the MCP server ${req.server} asks for input while ${req.tool} runs`,
+      layer: 'elicitation',
+      risk: 'medium',
+      risk_explanation: `what you fill in is sent to the MCP server ${req.server}`,
+      asked_at: new Date().toISOString(),
+      form: { message: req.message, schema: req.schema },
+    };
+    const emit = sessionSlots(ctx).slot(TOOL_EVENT_SINK, () => () => undefined);
+    const { session_id: _session, ...asked } = request;
+    emit({ type: 'approval_request', ...asked });
+    const answer = await rt.broker.request(request, signal);
+    emit({ type: 'approval_response', request_id: request.request_id, decision: answer.decision, by: answer.by });
+    if (answer.decision === 'deny') return ['timeout', 'cancelled', 'withdrawn', 'error'].includes(answer.by) ? { action: 'cancel' } : { action: 'decline' };
+    return acceptValues(req, answer.values).answer;
+  };
+}
+
+/** The agent's spending cap (0: none) lowered to the run's own, when it has a positive one. */
+function lowerCap(cap: number, lower: number | undefined): number {
+  if (lower === undefined || !(lower > 0)) return cap;
+  return cap > 0 ? Math.min(cap, lower) : lower;
 }
 
 /**
  * The agent's tools: first the local provider (built-ins, its memory tool, use_skill when it has
  * skills, tool_search), then the providers given, filtered by the agent's allowed/denied lists.
  */
-function buildToolSet(rc: AgentRuntimeConfig, skills: Skill[], providers: readonly ToolProvider[]): ToolSet {
+function buildToolSet(rc: AgentRuntimeConfig, skills: Skill[], providers: readonly ToolProvider[], env: NodeJS.ProcessEnv): ToolSet {
   // tool_search is not a capability the lists grant: it only loads the deferred tools they already let through.
   const set = new ToolSet([], { allowed: rc.effective.tools.allowed, denied: rc.effective.tools.denied, unfiltered: [TOOL_SEARCH_NAME] });
-  const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir), sessionSearchTool];
+  const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir), sessionSearchTool, ...createScheduleTools({ env, config: rc.effective.config })];
   if (skills.length > 0) tools.push(createUseSkillTool(skills));
   // Sent only while MCP/cloud tools are deferred (more than 30 tools); it searches what the set assembled last.
   tools.push(createToolSearchTool({ tools: () => set.current.list(), definition: (t) => set.current.definition(t) }));
@@ -237,7 +373,7 @@ function buildToolSet(rc: AgentRuntimeConfig, skills: Skill[], providers: readon
 }
 
 function permissionEngine(rc: AgentRuntimeConfig, o: EngineOptions, cache: RuntimeCache | undefined): PermissionPolicy {
-  return cache ? cache.policy(rc, JSON.stringify([o.home, o.reinHome, o.yes]), () => createPermissionEngine(o)) : createPermissionEngine(o);
+  return cache ? cache.policy(rc, JSON.stringify([o.home, o.reinHome, o.yes, o.reinPorts]), () => createPermissionEngine(o)) : createPermissionEngine(o);
 }
 
 function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined, pace: RuntimeOptions['pace']): LlmClient {
@@ -308,7 +444,8 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<Star
   const events = runAgentWhenReady(start, async () => loopParts(rt, opts, session));
   // Long-lived processes: once the run is over its session goes back to the store, so the route's next
   // message continues this very object instead of parsing the file again (SessionStore.release).
-  if (!rt.cache) return { session, events, release: () => undefined };
+  // A run's own MCP servers stop when its events are over.
+  if (!rt.cache) return rt.mcp?.owned ? { session, ...releasedWhenOver(events, () => void rt.mcp!.manager.dispose()) } : { session, events, release: () => undefined };
   return { session, ...releasedWhenOver(events, () => rt.store.release(session)) };
 }
 
@@ -342,8 +479,11 @@ function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | 'session
   const memoryDir = rt.agentConfig.memoryDir;
   const cache = rt.cache;
   const pace = opts.pace;
+  const isolated = rt.isolated;
   // Run by the loop once session_start is out: consolidation may call the model and take seconds.
   const prepare = async (): Promise<PreparedParts> => {
+    // An isolated run reads no instruction files and no memory: its prompt is what the caller made it.
+    if (isolated) return { instructions: isolated.instructions, warnings: [] };
     const problems: string[] = [];
     try {
       if (cache ? consolidationDue(await cache.consolidation(memoryDir), new Date()) : await shouldConsolidate(memoryDir)) {
@@ -372,24 +512,30 @@ function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | 'session
     readTracker: new SessionReadTracker(),
     // The policy has already decided about the URL (loopback and network_allowlist run, other hosts ask a
     // person); here only the scheme is checked again, e.g. for a URL a hook rewrote.
-    egress: opts.egress ?? egressCheck(rt.config.permissions, { unlisted: 'allow' }),
+    // Rein's own daemon is refused here too (a PreToolUse hook may have rewritten the URL).
+    egress: opts.egress ?? egressCheck(rt.config.permissions, { unlisted: 'allow', reinPorts: () => reinPorts(opts.home, [rt.config.daemon.port]) }),
+    // Secret-looking variables the person lets commands see (the rest of them, and Rein's credentials, never).
+    envPassthrough: rt.config.tools.env_passthrough,
     protectedPaths: cache ? cache.protectedPaths(memoryDir) : protectedMemoryPaths(memoryDir),
   };
+  // An MCP server's question during a call goes to this run's faces (runElicitor).
+  if (rt.mcp) sessionSlots(toolContext).seed(ELICITATION_SLOT, runElicitor(rt, toolContext));
   return {
     input: {
       prompt: opts.prompt,
       save: pace
         ? async (s) => {
-            await rt.store.save(s);
+            if (!isolated) await rt.store.save(s);
             await pace();
           }
-        : (s) => rt.store.save(s),
+        : (s) => (isolated ? Promise.resolve() : rt.store.save(s)),
       ...(rt.persona ? { persona: rt.persona } : {}),
       // The same array while the skills on disk are unchanged (RuntimeCache), so the catalogue text is rendered once.
-      skills: rt.skills,
+      skills: isolated ? [] : rt.skills,
       prepare,
       memoryDir,
       ...(opts.sourceFacts ? { sourceFacts: opts.sourceFacts } : {}),
+      ...(rt.mcp && !isolated ? { mcpContext: rt.mcp.context, mcpInstructions: rt.mcp.instructions } : {}),
       warnings,
       settings: rt.settings,
       toolContext,

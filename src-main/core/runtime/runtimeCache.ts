@@ -24,6 +24,12 @@ import type { ToolSet } from '../tools/toolSet.js';
 import { protectedMemoryPaths } from '../memory/files.js';
 import { SessionCache } from '../sessions/sessionCache.js';
 import type { Disposable } from '../base/lifecycle.js';
+import { configuredStatus, McpManager } from '../mcp/manager.js';
+import type { TokenStore } from '../mcp/oauth.js';
+import type { McpServerStatus } from '../api/mcpStatus.js';
+
+/** Where an MCP server's OAuth sign-in is kept: the desktop app's key store, or (by default) the 0600 file. */
+export type McpTokenStores = (home: string, server: string) => TokenStore;
 
 const notHidden = (n: string) => !n.startsWith('.');
 
@@ -41,6 +47,10 @@ export class RuntimeCache implements Disposable {
   readonly #pacedFetches = new WeakMap<object, NodeFetch>();
   /** Every connection pool made here, destroyed on dispose (idle keep-alive sockets would hold the process). */
   readonly #pools: NodeFetch[] = [];
+  /** One MCP manager per agent (its servers stay connected between runs), with the config it was made from. */
+  readonly #mcp = new Map<string, { agent: string; signature: string; manager: McpManager }>();
+  /** Set by the desktop app (its key store); unset, managers keep sign-ins in `secrets/mcp-oauth/*.json`. */
+  mcpTokenStores: McpTokenStores | undefined;
   /** Sessions the runs of this process saved (see SessionCache). */
   readonly sessions = new SessionCache();
   /** A number per global config object: a saved settings change is a new object, so a new key. */
@@ -124,6 +134,65 @@ export class RuntimeCache implements Disposable {
     return set;
   }
 
+  /**
+   * The agent's MCP manager while its effective `mcp_servers` are the same (an edit to the persona or the
+   * skills keeps the servers connected); a changed server list makes a new manager and stops the old one.
+   * Each agent has its own: no agent's servers serve another's runs.
+   */
+  mcp(home: string, rc: AgentRuntimeConfig, make: () => McpManager): McpManager {
+    const key = `${home}\0${rc.name}`;
+    const signature = JSON.stringify(sortedDeep(rc.effective.mcpServers));
+    const kept = this.#mcp.get(key);
+    if (kept && kept.signature === signature) return kept.manager;
+    if (kept) void kept.manager.dispose();
+    const manager = make();
+    this.#mcp.set(key, { agent: rc.name, signature, manager });
+    return manager;
+  }
+
+  /**
+   * The agent's MCP manager, the one kept here or a new one (runs, and the app's Connect and Sign in):
+   * stdio servers start in the agent's folder when it names one, else in `cwd`.
+   */
+  agentMcp(home: string, rc: AgentRuntimeConfig, env: NodeJS.ProcessEnv, cwd: string): McpManager {
+    const stores = this.mcpTokenStores;
+    return this.mcp(
+      home,
+      rc,
+      () =>
+        new McpManager({
+          servers: rc.effective.mcpServers,
+          env,
+          home,
+          cwd: rc.cwd ?? cwd,
+          envPassthrough: rc.effective.config.tools.env_passthrough,
+          ...(stores ? { tokenStore: (server: string) => stores(home, server) } : {}),
+        }),
+    );
+  }
+
+  /** The agent's manager when one was made and its servers are still the config's; nothing is made. */
+  keptMcp(home: string, rc: AgentRuntimeConfig): McpManager | undefined {
+    const kept = this.#mcp.get(`${home}\0${rc.name}`);
+    return kept && kept.signature === JSON.stringify(sortedDeep(rc.effective.mcpServers)) ? kept.manager : undefined;
+  }
+
+  /** Every agent's manager kept here (a sign-in reaches each that has the server). */
+  mcpManagers(): { agent: string; manager: McpManager }[] {
+    return [...this.#mcp.values()].map(({ agent, manager }) => ({ agent, manager }));
+  }
+
+  /**
+   * The agent's MCP servers as this process knows them: live from its manager when one of its runs
+   * started them (and the config is still the same), else as configured (`idle`, `disabled`).
+   */
+  mcpStatus(home: string, rc: AgentRuntimeConfig, env: NodeJS.ProcessEnv): McpServerStatus[] {
+    const kept = this.keptMcp(home, rc);
+    if (kept) return kept.status();
+    const stores = this.mcpTokenStores;
+    return configuredStatus(home, rc.effective.mcpServers, env, ...(stores ? [(server: string) => stores(home, server)] : []));
+  }
+
   /** A permission engine per resolved agent config (which is replaced when the agent's files change). */
   policy(rc: AgentRuntimeConfig, key: string, make: () => PermissionPolicy): PermissionPolicy {
     return memoIn(this.#policies, rc, () => new Map(), key, make);
@@ -145,10 +214,13 @@ export class RuntimeCache implements Disposable {
     return f;
   }
 
-  /** Closes the connection pools it made and forgets its model clients (the daemon is shutting down). */
-  dispose(): void {
+  /** Closes the connection pools it made, stops the MCP servers and forgets its model clients (the daemon is shutting down). */
+  dispose(): Promise<void> {
     for (const pool of this.#pools.splice(0)) pool.destroy();
     this.#llms.clear();
+    const managers = [...this.#mcp.values()].map((v) => v.manager);
+    this.#mcp.clear();
+    return Promise.all(managers.map((m) => m.dispose())).then(() => undefined);
   }
 
   llm(key: string, make: () => LlmClient): LlmClient {
@@ -156,6 +228,13 @@ export class RuntimeCache implements Disposable {
     if (!client) this.#llms.set(key, (client = make()));
     return client;
   }
+}
+
+/** A copy with object keys sorted at every level: the same servers give the same signature. */
+function sortedDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedDeep);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]));
+  return v;
 }
 
 interface Table<K, V> {

@@ -4,9 +4,10 @@
  * that is not a usable database: it is moved aside as `rein.db.corrupt-<time>` (kept for a post-mortem,
  * never deleted) and a new, empty one takes its place. The caller then refills it from the JSON files.
  */
-import { mkdirSync, renameSync, rmSync, existsSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { ReinError, errorMessage } from '../errors.js';
 import { ensureSchema, type SchemaOutcome } from './schema.js';
 
@@ -20,14 +21,19 @@ export interface OpenedDatabase {
   movedAside?: string;
 }
 
+/** rein.db holds the text of every session: its owner's alone, like the session files. */
+export const DATABASE_FILE_MODE = 0o600;
+
 export function openDatabase(file: string): OpenedDatabase {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  ownerOnly(file);
   try {
     return openChecked(file);
   } catch (e) {
     if (!isCorruptionError(e)) throw wrapOpenError(file, e);
   }
   const movedAside = moveAside(file);
+  ownerOnly(file);
   try {
     return { ...openChecked(file), movedAside };
   } catch (e) {
@@ -35,8 +41,19 @@ export function openDatabase(file: string): OpenedDatabase {
   }
 }
 
+/**
+ * The native addon, loaded by the first open: a command that neither searches nor indexes never pays
+ * for it (docs/architecture.md, *Startup*).
+ */
+let sqlite: typeof Database | undefined;
+function sqliteClass(): typeof Database {
+  sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  return sqlite;
+}
+
 function openChecked(file: string): Omit<OpenedDatabase, 'movedAside'> {
-  const db = new Database(file);
+  const Sqlite = sqliteClass();
+  const db = new Sqlite(file);
   try {
     // The first statements read the header: a file of garbage fails here, not on the first search.
     db.pragma('journal_mode = WAL');
@@ -49,6 +66,27 @@ function openChecked(file: string): Omit<OpenedDatabase, 'movedAside'> {
   } catch (e) {
     db.close();
     throw e;
+  }
+}
+
+/**
+ * Creates the file 0600 before SQLite opens it (SQLite would create it 0644 less the umask, and gives
+ * its -wal and -shm files the database file's mode), and narrows an existing one and its companions
+ * made by an earlier version.
+ */
+function ownerOnly(file: string): void {
+  // Best effort: a file that cannot be opened here fails SQLite's open next, which says why.
+  try {
+    closeSync(openSync(file, 'a', DATABASE_FILE_MODE));
+  } catch {
+    return;
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(f, DATABASE_FILE_MODE);
+    } catch {
+      // Absent (no WAL yet) or not ours to change.
+    }
   }
 }
 

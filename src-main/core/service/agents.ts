@@ -18,23 +18,47 @@ import {
   isDefaultAgent,
   listAgents,
   loadAgent,
+  mergeAgentConfig,
   parseAgentConfigText,
   validateAgent,
+  type AgentConfig,
   type AgentProblem,
 } from '../agents/index.js';
 import type { DaemonEvent } from '../api/events.js';
 import { NAME_PATTERN } from '../api/patterns.js';
-import type { AgentDetail, AgentSummary, CreateAgentInput, FileProblem, SaveAgentInput, SlashCommandInfo } from '../api/reinApi.js';
+import type { AgentDetail, AgentSummary, ChangePending, CreateAgentInput, FileProblem, SaveAgentInput, SlashCommandInfo } from '../api/reinApi.js';
 import { loadCommands } from '../commands/index.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
 import { ReinError, errorMessage, fieldError } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
+import type { GlobalConfig } from '../config/schema.js';
+import { permissionRaises, type PermissionPosture } from '../permissions/raises.js';
+import type { ChangeSource, ProposedChange } from './changeDesk.js';
 
 export interface AgentsDeps {
   home: string;
   publish(event: DaemonEvent): void;
   /** Cancels the agent's runs and forgets its routes before its folder moves. */
   evictAgent(name: string): Promise<void>;
+  /** The global config runs start with now (an agent's permissions are its config merged over it). */
+  globalConfig(): GlobalConfig;
+  /** A remote change that raises permissions: kept for a person in the desktop app, or refused (changeDesk.ts). */
+  confirm(change: ProposedChange): ChangePending;
+}
+
+/** What an agent with this config may do without asking, merged over the global config (permissions/raises.ts). */
+export function agentPosture(global: GlobalConfig, agent: AgentConfig): PermissionPosture {
+  const e = mergeAgentConfig(global, agent);
+  return {
+    mode: e.mode,
+    autoApprove: e.autoApprove,
+    unattendedApprovals: e.unattendedApprovals,
+    permissions: e.permissions,
+    tools: { allowed: e.tools.allowed, denied: e.tools.denied, env_passthrough: e.config.tools.env_passthrough },
+    mcpServers: e.mcpServers,
+    hooks: e.config.hooks,
+    ...(e.cwd !== undefined ? { cwd: e.cwd } : {}),
+  };
 }
 
 const changed = (agent: string, change: 'created' | 'updated' | 'deleted'): DaemonEvent => ({ type: 'agent_changed', at: new Date().toISOString(), agent, change });
@@ -58,10 +82,23 @@ export async function listAgentSummaries(home: string): Promise<AgentSummary[]> 
   return agents;
 }
 
-export async function createAgent(deps: AgentsDeps, body: CreateAgentInput): Promise<AgentDetail> {
+/**
+ * Creates an agent. Asked for over the API (`from: 'remote'`), an agent whose config would let it do
+ * more than the global config does (permissions/raises.ts) is not created: a person confirms it in the
+ * desktop app first (the answer is a ChangePending), or it is refused when the app is not running.
+ */
+export async function createAgent(deps: AgentsDeps, body: CreateAgentInput, from: ChangeSource): Promise<AgentDetail | ChangePending> {
   const layout = agentLayout(deps.home, body.name);
   const configText = body.config !== undefined ? checkedConfig(layout.config, body.config) : undefined;
   if (body.skills) await checkSkillsExist(deps.home, body.skills);
+  if (from === 'remote' && configText !== undefined) {
+    const global = deps.globalConfig();
+    const raises = permissionRaises(agentPosture(global, {}), agentPosture(global, parsedConfig(layout.config, configText)));
+    if (raises.length > 0) {
+      if (await agentExists(deps.home, body.name)) throw new ReinError('agent_exists', `agent "${body.name}" already exists`);
+      return deps.confirm({ kind: 'create_agent', agent: body.name, raises, request: body, apply: () => createAgent(deps, body, 'person') });
+    }
+  }
 
   await mkdir(join(deps.home, 'agents'), { recursive: true, mode: 0o700 });
   try {
@@ -88,10 +125,22 @@ export async function createAgent(deps: AgentsDeps, body: CreateAgentInput): Pro
   return view(deps.home, body.name);
 }
 
-export async function saveAgent(deps: AgentsDeps, input: SaveAgentInput): Promise<AgentDetail> {
+/** Updates an agent; a remote change to its config that raises its permissions waits for a person (see createAgent). */
+export async function saveAgent(deps: AgentsDeps, input: SaveAgentInput, from: ChangeSource): Promise<AgentDetail | ChangePending> {
   const { name, ...body } = input;
   if (!(await agentExists(deps.home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
   const layout = agentLayout(deps.home, name);
+  if (from === 'remote' && body.config !== undefined) {
+    const after = body.config === null ? {} : parsedConfig(layout.config, checkedConfig(layout.config, body.config));
+    // An absent or broken config.yaml inherits everything: the agent runs with the global settings (or not at all).
+    const before = (await checkAgentConfig(layout.config)).value.config;
+    const global = deps.globalConfig();
+    const raises = permissionRaises(agentPosture(global, before), agentPosture(global, after));
+    if (raises.length > 0) {
+      if (body.skills !== undefined) await checkSkillsExist(deps.home, body.skills);
+      return deps.confirm({ kind: 'save_agent', agent: name, raises, request: input, apply: () => saveAgent(deps, input, 'person') });
+    }
+  }
 
   // Everything is checked first; a write happens only when the whole request is acceptable.
   const writes: { file: string; text: string | null }[] = [];
@@ -152,6 +201,12 @@ async function checkSkillsExist(home: string, names: readonly string[]): Promise
       throw fieldError('invalid_request', `skills[${i}]: no global skill "${n}" (${file} does not exist)`, `skills[${i}]`);
     }
   }
+}
+
+/** The config of a text checkedConfig accepted. */
+function parsedConfig(file: string, text: string): AgentConfig {
+  const parsed = parseAgentConfigText(file, text);
+  return parsed.ok ? parsed.value : {};
 }
 
 function attachedYaml(names: readonly string[]): string {

@@ -8,6 +8,7 @@
  * First answer wins. Later answers to the same id are conflicts (`approval_already_decided`), unknown
  * ids `approval_not_found`: the desk remembers recently settled ids to tell the two apart.
  */
+import type { FormValues } from '../api/approvalForm.js';
 import type { ApprovalDecisionKind, ApprovalRequest, ReinEvent } from '../api/events.js';
 import { ReinError } from '../errors.js';
 import type { ApprovalAnswer, ApprovalFace } from '../permissions/types.js';
@@ -47,14 +48,15 @@ export class ApprovalDesk {
    * The first answer settles the question. A second one is refused with `approval_already_decided`, an
    * unknown id with `approval_not_found` (ReinErrors, the same codes on every transport).
    */
-  answer(id: string, decision: ApprovalDecisionKind, by: string): ApprovalRequest {
+  answer(id: string, decision: ApprovalDecisionKind, by: string, values?: FormValues): ApprovalRequest {
     const entry = this.#pending.get(id);
     if (!entry) {
       const prior = this.#settled.get(id);
       if (prior) throw new ReinError('approval_already_decided', `approval ${id} was already decided: ${prior.decision} (by ${prior.by})`);
       throw new ReinError('approval_not_found', `no pending approval ${id}`);
     }
-    const answer: ApprovalAnswer = { decision, by };
+    // Filled-in fields travel only with a yes to a form; a plain approval never carries any.
+    const answer: ApprovalAnswer = values && entry.request.form && decision !== 'deny' ? { decision, by, values } : { decision, by };
     this.#settle(id, answer);
     if (entry.settle) entry.settle(answer);
     else entry.early = answer;

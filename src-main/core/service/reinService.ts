@@ -9,8 +9,10 @@
  */
 import type { DaemonEvent } from '../api/events.js';
 import type { MessageRequest } from '../api/protocol.js';
+import type { McpLoginResult, McpReconnectResult, McpServersResult } from '../api/mcpStatus.js';
 import type {
   AgentDetail,
+  ChangePending,
   ReinOperationInput,
   ReinOperationName,
   ReinOperationOutput,
@@ -26,7 +28,7 @@ import type { GlobalConfig } from '../config/schema.js';
 import { ReinError, errorMessage } from '../errors.js';
 import type { ApprovalFace } from '../permissions/types.js';
 import type { createRuntime } from '../runtime/runtime.js';
-import { RuntimeCache } from '../runtime/runtimeCache.js';
+import { RuntimeCache, type McpTokenStores } from '../runtime/runtimeCache.js';
 import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runtime/runRequest.js';
 import { SessionIndex } from '../search/sessionIndex.js';
 import { bundledSkillsDir, loadSkills } from '../skills/index.js';
@@ -37,6 +39,13 @@ import { RouteTable } from './routeTable.js';
 import { RunRouter, type RouteRun, type RunListener, type SubmitOutcome } from './runs/runRouter.js';
 import { listSessionSummaries, loadSession, searchHits } from './sessions.js';
 import { saveSettings, settingsView, testConnection, type SettingsDeps } from './settings.js';
+import { ChangeDesk, type ChangeSource } from './changeDesk.js';
+import { McpServers, type UrlOpener } from './mcpServers.js';
+import { Schedules } from '../schedule/schedules.js';
+import type { NewSchedule, SchedulePatch } from '../schedule/store.js';
+import { ScheduleClock } from './scheduleClock.js';
+import { runSchedule, serviceSubmit, type ScheduleRunOutcome, type ScheduleTrigger } from './scheduleRuns.js';
+import { listScheduleViews, readScheduleLog, scheduleLogs, scheduleView, type ScheduleLogEntry, type ScheduleView } from './schedules.js';
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2_500;
 export const DEFAULT_SHUTDOWN_CANCEL_MS = 2_500;
@@ -52,6 +61,10 @@ export interface ReinServiceOptions {
   createRuntime?: typeof createRuntime;
   /** The faces of the person present for attended runs (the desktop app's native dialog). */
   presentFaces?: (run: RouteRun) => ApprovalFace[];
+  /** Shows an MCP server's sign-in page to the person (the desktop app: shell.openExternal; default: their browser, $BROWSER first). */
+  openUrl?: UrlOpener;
+  /** Where MCP servers' OAuth sign-ins are kept (the desktop app's key store; default: 0600 files under secrets/). */
+  mcpTokenStores?: McpTokenStores;
   shutdownGraceMs?: number;
   shutdownCancelMs?: number;
 }
@@ -68,6 +81,8 @@ export class ReinService {
   readonly env: NodeJS.ProcessEnv;
   readonly bus = new EventBus();
   readonly desk = new ApprovalDesk();
+  /** Permission-raising changes asked for over the API, waiting for a person in the desktop app. */
+  readonly changes: ChangeDesk;
   readonly router: RunRouter;
   readonly routes: RouteTable;
   readonly cache = new RuntimeCache();
@@ -81,6 +96,7 @@ export class ReinService {
   #index: Promise<SessionIndex> | undefined;
   #indexOpen = false;
   #closing: Promise<void> | undefined;
+  readonly #mcp: McpServers;
 
   private constructor(opts: ReinServiceOptions, routes: RouteTable) {
     this.#opts = opts;
@@ -114,6 +130,19 @@ export class ReinService {
       },
     });
     this.#store.add(this.cache);
+    if (opts.mcpTokenStores) this.cache.mcpTokenStores = opts.mcpTokenStores;
+    this.#mcp = new McpServers({
+      home: opts.home,
+      cwd: opts.cwd,
+      env: opts.env,
+      cache: this.cache,
+      config: () => this.#config,
+      warn: this.#warn,
+      ...(opts.openUrl ? { open: opts.openUrl } : {}),
+    });
+    this.#store.add(this.#mcp);
+    this.changes = new ChangeDesk({ home: opts.home, publish: (e) => this.publish(e), personReachable: () => this.#clients.desktop > 0 });
+    this.#store.add(this.changes);
   }
 
   static async create(opts: ReinServiceOptions): Promise<ReinService> {
@@ -182,9 +211,22 @@ export class ReinService {
     return { approvals: this.desk.list() };
   }
 
+  /** Permission-raising changes waiting for a person (GET /changes). */
+  listChanges(): Op<'listChanges'> {
+    return { changes: this.changes.list() };
+  }
+
+  /**
+   * A person's answer to a pending change: only the desktop window calls this (its IPC sender check is
+   * how Rein knows a person is there); no HTTP or WebSocket route leads here.
+   */
+  answerChange(input: { change_id: string; decision: 'apply' | 'reject' }, by: 'desktop'): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
+    return this.changes.answer(input.change_id, input.decision, by);
+  }
+
   /** The first answer wins; `by` says which face answered (daemon, desktop). */
   answerApproval(input: ReinOperationInput<'answerApproval'>, by: string): Op<'answerApproval'> {
-    this.desk.answer(input.request_id, input.decision, by);
+    this.desk.answer(input.request_id, input.decision, by, input.values);
     return { ok: true, request_id: input.request_id, decision: input.decision };
   }
 
@@ -209,6 +251,25 @@ export class ReinService {
     };
   }
 
+  /**
+   * Each agent's MCP servers (one agent with `agent`): state, tools, last error, whether a sign-in
+   * is needed. Servers no run of this process has used yet are `idle`; nothing is started by asking.
+   * An agent whose config does not load is listed with no servers.
+   */
+  mcpServers(input: { agent?: string } = {}): Promise<McpServersResult> {
+    return this.#mcp.list(input);
+  }
+
+  /** Starts the OAuth sign-in of an agent's http server, its page opened in the person's browser (service/mcpServers.ts). */
+  mcpLogin(input: { agent?: string; name: string }): Promise<McpLoginResult> {
+    return this.#mcp.login(input);
+  }
+
+  /** Connects an agent's server now (also an idle or dormant one) and answers its status. */
+  mcpReconnect(input: { agent?: string; name: string }): Promise<McpReconnectResult> {
+    return this.#mcp.reconnect(input);
+  }
+
   /** The agent the desktop and web UI talk to from now on; every window follows through `agent_changed`. */
   async switchAgent({ name }: { name: string }): Promise<ReinStatus> {
     if (name !== DEFAULT_AGENT && !(await agentExists(this.home, name))) throw new ReinError('agent_not_found', `no agent named "${name}"`);
@@ -225,12 +286,16 @@ export class ReinService {
     return view(this.home, name);
   }
 
-  createAgent(input: ReinOperationInput<'createAgent'> & { name: string; prompt: string }): Promise<AgentDetail> {
-    return createAgent(this.#agentsDeps(), input);
+  /**
+   * `from`: `person` for the desktop window (applied at once), `remote` for the daemon's API (a change
+   * that raises the agent's permissions waits for a person: the answer is then a ChangePending).
+   */
+  createAgent(input: ReinOperationInput<'createAgent'> & { name: string; prompt: string }, from: ChangeSource): Promise<AgentDetail | ChangePending> {
+    return createAgent(this.#agentsDeps(), input, from);
   }
 
-  saveAgent(input: ReinOperationInput<'saveAgent'>): Promise<AgentDetail> {
-    return saveAgent(this.#agentsDeps(), input);
+  saveAgent(input: ReinOperationInput<'saveAgent'>, from: ChangeSource): Promise<AgentDetail | ChangePending> {
+    return saveAgent(this.#agentsDeps(), input, from);
   }
 
   deleteAgent({ name }: { name: string }): Promise<Op<'deleteAgent'>> {
@@ -257,6 +322,15 @@ export class ReinService {
     return { results: searchHits(await this.sessionIndex(), input) };
   }
 
+  /**
+   * A run whose session was never saved (an isolated heartbeat, RunOverrides.isolated) is no session to
+   * find: take it out of the search index again, if the run's end put it there. Chained after that
+   * upsert, so it also holds while the index is still opening.
+   */
+  forgetUnsavedSession(agent: string, id: string): void {
+    void this.#index?.then((i) => i.remove(id, agent)).catch(() => undefined);
+  }
+
   /** The search index, opened (and built from the session files when needed) on first use. */
   sessionIndex(): Promise<SessionIndex> {
     if (!this.#index) {
@@ -278,12 +352,98 @@ export class ReinService {
     return settingsView(this.#settingsDeps());
   }
 
-  saveSettings(input: SaveSettingsInput): Promise<ReinSettings> {
-    return saveSettings(this.#settingsDeps(), input);
+  /** `from` as for createAgent: a remote, more permissive `permission_mode` waits for a person. */
+  saveSettings(input: SaveSettingsInput, from: ChangeSource): Promise<ReinSettings | ChangePending> {
+    return saveSettings(this.#settingsDeps(), input, from);
   }
 
   async testConnection(input: ReinOperationInput<'testConnection'>): Promise<ReinOperationOutput<'testConnection'>> {
     return { ...(await testConnection(this.#settingsDeps(), input ?? {})) };
+  }
+
+  // ---- what agents do on their own ----------------------------------------------------------------------
+
+  #activity: ((agent: string) => Promise<Record<string, unknown>>) | undefined;
+
+  /** The daemon tells the service where heartbeat and watcher state comes from (its triggers). */
+  setActivitySource(source: (agent: string) => Promise<Record<string, unknown>>): void {
+    this.#activity = source;
+  }
+
+  /** An agent's heartbeat and file watchers, as the running triggers see them. */
+  async agentActivity({ name }: { name: string }): Promise<Record<string, unknown>> {
+    if (name !== DEFAULT_AGENT && !(await agentExists(this.home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
+    return this.#activity ? this.#activity(name) : { agent: name, heartbeat: null, watchers: [], problem: 'heartbeats and watchers run in the daemon, which is not running them here' };
+  }
+
+  // ---- schedules --------------------------------------------------------------------------------------
+
+  /** The schedules with their backend (launchd or the daemon's own clock), as configured now. */
+  schedules(launcher?: string): Schedules {
+    return new Schedules({ home: this.home, env: this.env, config: this.#config, ...(launcher ? { launcher } : {}) });
+  }
+
+  async listSchedules(): Promise<{ schedules: ScheduleView[]; backend: string }> {
+    const all = this.schedules();
+    return { schedules: await listScheduleViews(all), backend: all.backend };
+  }
+
+  async getSchedule({ id }: { id: string }): Promise<ScheduleView> {
+    const all = this.schedules();
+    return scheduleView(await all.get(id), all.backend, 10);
+  }
+
+  async createSchedule(input: NewSchedule): Promise<ScheduleView> {
+    const all = this.schedules();
+    return scheduleView(await all.create(input), all.backend);
+  }
+
+  async updateSchedule({ id, ...patch }: SchedulePatch & { id: string }): Promise<ScheduleView> {
+    const all = this.schedules();
+    return scheduleView(await all.update(id, patch), all.backend);
+  }
+
+  async removeSchedule({ id }: { id: string }): Promise<{ removed: true; id: string }> {
+    await this.schedules().remove(id);
+    return { removed: true, id };
+  }
+
+  /**
+   * Runs the schedule now, unattended, in this process (launchd handing its run to the daemon, the
+   * daemon's clock, a person's "run now"). Resolves when the run is over.
+   */
+  async runScheduleNow(id: string, trigger: ScheduleTrigger, note?: string): Promise<ScheduleRunOutcome> {
+    const all = this.schedules();
+    const schedule = await all.get(id);
+    return runSchedule(schedule, trigger, { home: this.home, store: all.store, submit: serviceSubmit((r, o) => this.submit(r, o)), publish: (e) => this.publish(e) }, note);
+  }
+
+  scheduleLogs({ id }: { id: string }): Promise<{ logs: ScheduleLogEntry[] }> {
+    return scheduleLogs(this.home, id).then((logs) => ({ logs }));
+  }
+
+  readScheduleLog({ id, name }: { id: string; name?: string }): Promise<{ name: string; text: string; truncated: boolean }> {
+    return readScheduleLog(this.home, id, name);
+  }
+
+  /** The daemon backend's cron jobs (only when schedules use it); owned, stopped on close. */
+  startScheduleClock(): ScheduleClock | undefined {
+    const all = this.schedules();
+    if (all.backend !== 'daemon') return undefined;
+    const clock = this.own(
+      new ScheduleClock({
+        store: all.store,
+        maxConcurrent: this.#config.schedule.max_concurrent,
+        run: (s, trigger, note) => this.runScheduleNow(s.id, trigger, note),
+        skipped: async (s, run) => {
+          await all.store.recordRun(s.id, run);
+          this.publish({ type: 'schedule_run', at: run.at, schedule_id: s.id, agent: s.agent, status: 'skipped', ...(run.message ? { message: run.message } : {}) });
+        },
+        warn: this.#warn,
+      }),
+    );
+    clock.start();
+    return clock;
   }
 
   // ---- lifecycle --------------------------------------------------------------------------------------
@@ -311,10 +471,16 @@ export class ReinService {
   }
 
   #agentsDeps(): AgentsDeps {
-    return { home: this.home, publish: (e) => this.publish(e), evictAgent: (name) => this.router.evictAgent(name) };
+    return {
+      home: this.home,
+      publish: (e) => this.publish(e),
+      evictAgent: (name) => this.router.evictAgent(name),
+      globalConfig: () => this.#config,
+      confirm: (change) => this.changes.propose(change),
+    };
   }
 
   #settingsDeps(): SettingsDeps {
-    return { home: this.home, env: this.env, config: () => this.#config, setConfig: (c) => this.setConfig(c) };
+    return { home: this.home, env: this.env, config: () => this.#config, setConfig: (c) => this.setConfig(c), confirm: (change) => this.changes.propose(change) };
   }
 }

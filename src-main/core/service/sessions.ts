@@ -6,26 +6,43 @@ import type { SearchHit, SessionSummary } from '../api/reinApi.js';
 import { DEFAULT_AGENT, paths } from '../config/paths.js';
 import type { SessionIndex } from '../search/sessionIndex.js';
 import { SessionStore } from '../sessions/store.js';
-import type { SessionFile } from '../sessions/types.js';
+import { isDamaged, type SessionFile } from '../sessions/types.js';
 
 export const SESSION_LIST_DEFAULT = 50;
 export const SESSION_SEARCH_DEFAULT = 20;
 
 export async function listSessionSummaries(home: string, q: { agent?: string; source?: string; limit?: number } = {}): Promise<SessionSummary[]> {
-  const all = await new SessionStore(paths.sessionsDir(home, q.agent ?? DEFAULT_AGENT)).list();
+  const agent = q.agent ?? DEFAULT_AGENT;
+  const all = await new SessionStore(paths.sessionsDir(home, agent)).listWithDamaged();
   return all
     .filter((s) => q.source === undefined || s.source === q.source)
     .slice(0, q.limit ?? SESSION_LIST_DEFAULT)
-    .map((s) => ({
-      id: s.id,
-      agent: s.agent,
-      title: s.title,
-      source: s.source,
-      ...(s.channel !== undefined ? { channel: s.channel } : {}),
-      created_at: s.created_at,
-      updated_at: s.updated_at,
-      message_count: s.messageCount,
-    }));
+    .map((s): SessionSummary =>
+      // A damaged file is listed with what could be read of it, so a person sees it and why it will not open.
+      isDamaged(s)
+        ? {
+            id: s.id,
+            agent: s.agent ?? agent,
+            title: s.title ?? '',
+            source: s.source ?? 'unknown',
+            ...(s.channel !== undefined ? { channel: s.channel } : {}),
+            created_at: s.created_at ?? s.updated_at,
+            updated_at: s.updated_at,
+            message_count: 0,
+            damaged: true,
+            problem: s.problem,
+          }
+        : {
+            id: s.id,
+            agent: s.agent,
+            title: s.title,
+            source: s.source,
+            ...(s.channel !== undefined ? { channel: s.channel } : {}),
+            created_at: s.created_at,
+            updated_at: s.updated_at,
+            message_count: s.messageCount,
+          },
+    );
 }
 
 export function loadSession(home: string, id: string, agent: string = DEFAULT_AGENT): Promise<SessionFile> {

@@ -12,13 +12,16 @@
  * in its body for that one request, so a key can be tried before it is put anywhere.
  */
 import { DesktopSettingsPatch } from '../api/desktopApi.js';
-import type { ReinSettings, SaveSettingsInput } from '../api/reinApi.js';
+import type { ChangePending, ReinSettings, SaveSettingsInput } from '../api/reinApi.js';
 import { paths } from '../config/paths.js';
 import { GlobalConfig } from '../config/schema.js';
 import { loadDesktopSettings, updateDesktopSettings } from '../config/desktopSettings.js';
 import { ReinError, errorMessage, fieldError } from '../errors.js';
 import { testModelConnection, type ConnectionTestInput, type ConnectionTestResult } from './connectionTest.js';
 import { prepareGlobalSettingsEdit, type GlobalSettingsPatch } from './globalConfigEdit.js';
+import { permissionRaises } from '../permissions/raises.js';
+import { agentPosture } from './agents.js';
+import type { ChangeSource, ProposedChange } from './changeDesk.js';
 
 export interface SettingsDeps {
   home: string;
@@ -27,6 +30,8 @@ export interface SettingsDeps {
   config(): GlobalConfig;
   /** A saved change: the runs that start from now on use it. */
   setConfig(config: GlobalConfig): void;
+  /** A remote change that raises permissions: kept for a person in the desktop app, or refused (changeDesk.ts). */
+  confirm(change: ProposedChange): ChangePending;
 }
 
 export const API_KEY_NOT_STORED =
@@ -37,8 +42,21 @@ export const API_KEY_NOT_STORED =
  * config.yaml, the hotkey in desktop.json. The API key is refused (see API_KEY_NOT_STORED); the desktop
  * app stores it itself before it calls this with the rest.
  */
-export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput): Promise<ReinSettings> {
+export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput, from: ChangeSource): Promise<ReinSettings | ChangePending> {
   if (body.api_key !== undefined) throw fieldError('api_key_not_stored', API_KEY_NOT_STORED, 'api_key');
+  // A more permissive mode for every agent that sets none is a person's decision (docs/permissions.md, Threat model).
+  if (from === 'remote' && body.permission_mode !== undefined) {
+    const current = deps.config();
+    const next: GlobalConfig = { ...current, permissions: { ...current.permissions, mode: body.permission_mode } };
+    const raises = permissionRaises(agentPosture(current, {}), agentPosture(next, {}));
+    if (raises.length > 0) {
+      if (body.hotkey !== undefined) {
+        const parsed = DesktopSettingsPatch.safeParse({ hotkey: body.hotkey ?? '' });
+        if (!parsed.success) throw fieldError('invalid_request', `hotkey: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'hotkey');
+      }
+      return deps.confirm({ kind: 'save_settings', raises, request: body, apply: () => saveSettings(deps, body, 'person') });
+    }
+  }
 
   // Check every part first.
   let hotkeyPatch: DesktopSettingsPatch | undefined;

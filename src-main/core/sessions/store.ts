@@ -3,7 +3,7 @@
  * written atomically, validated on load and on save, and never modified by a failed load. Large tool
  * results of a session may be spilled into its side folder `<dir>/<id>/`.
  */
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ReinError, errorMessage, isReinError } from '../errors.js';
@@ -11,7 +11,7 @@ import { atomicWriteFile } from '../util/atomicWrite.js';
 import { describeIssues } from '../util/zodIssues.js';
 import { isSessionId, newSessionId } from './id.js';
 import { DEFAULT_SESSION_TITLE } from './title.js';
-import { SessionFile, emptyUsage, type SessionSummary } from './types.js';
+import { SessionFile, emptyUsage, type DamagedSessionSummary, type ListedSession, type SessionSummary } from './types.js';
 import { checkSessionForSave, markValidated } from './validatedHistory.js';
 import { envelopeText, type SavedForm, type SessionCache } from './sessionCache.js';
 
@@ -199,6 +199,32 @@ export class SessionStore {
 
   /** Every readable session, most recently updated first. Unreadable files go to `onProblem`. */
   async list(): Promise<SessionSummary[]> {
+    return (await this.#listEach((id) => this.#summaryOrProblem(id))) as SessionSummary[];
+  }
+
+  /**
+   * Every session file, most recently updated first: the readable ones summarised, the others as
+   * damaged entries saying what is wrong (and also told to `onProblem`). A listing never fails
+   * because of one file.
+   */
+  async listWithDamaged(): Promise<ListedSession[]> {
+    return this.#listEach((id) => this.inspect(id));
+  }
+
+  /** One file's summary, or what is wrong with it; undefined when there is no such file. */
+  async inspect(id: string): Promise<ListedSession | undefined> {
+    try {
+      return await this.#summaryOrThrow(id);
+    } catch (e) {
+      if (isReinError(e, 'session_not_found')) return undefined;
+      const file = this.#fileOf(id);
+      const error = this.#asProblem(id, e);
+      this.#onProblem?.({ file, error });
+      return damagedSummary(file, id, error);
+    }
+  }
+
+  async #listEach(summary: (id: string) => Promise<ListedSession | undefined>): Promise<ListedSession[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -208,18 +234,18 @@ export class SessionStore {
     }
     // Only `<id>.json`: the folder also holds side folders, the search index and write temp files.
     const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId);
-    const summaries: SessionSummary[] = [];
+    const summaries: ListedSession[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
-      const batch = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.#summaryOrProblem(id)));
+      const batch = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map(summary));
       for (const s of batch) if (s) summaries.push(s);
     }
-    return summaries.sort(
-      (a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
-    );
+    return summaries.sort(newestFirst);
   }
 
-  async latest(): Promise<SessionSummary | undefined> {
-    return (await this.list())[0];
+  /** The most recently updated session (of the sources `keep` accepts, when given). */
+  async latest(keep?: (s: SessionSummary) => boolean): Promise<SessionSummary | undefined> {
+    const all = await this.list();
+    return keep ? all.find(keep) : all[0];
   }
 
   /** Removes the session file and its side folder. */
@@ -248,20 +274,90 @@ export class SessionStore {
     return join(this.dir, `${id}.json`);
   }
 
+  async #summaryOrThrow(id: string): Promise<SessionSummary> {
+    // Not marked as validated: the summary is all that is kept.
+    return summarize(await this.#read(id));
+  }
+
+  #asProblem(id: string, e: unknown): ReinError {
+    return isReinError(e) ? e : new ReinError('session_corrupt', `${join(this.dir, `${id}.json`)}: ${errorMessage(e)}`, { id }, { cause: e });
+  }
+
   async #summaryOrProblem(id: string): Promise<SessionSummary | undefined> {
     try {
-      // Not marked as validated: the summary is all that is kept.
-      return summarize(await this.#read(id));
+      return await this.#summaryOrThrow(id);
     } catch (e) {
       // Deleted between readdir and read: not a problem, just gone.
       if (isReinError(e, 'session_not_found')) return undefined;
-      const error = isReinError(e)
-        ? e
-        : new ReinError('session_corrupt', `${join(this.dir, `${id}.json`)}: ${errorMessage(e)}`, { id }, { cause: e });
-      this.#onProblem?.({ file: join(this.dir, `${id}.json`), error });
+      this.#onProblem?.({ file: join(this.dir, `${id}.json`), error: this.#asProblem(id, e) });
       return undefined;
     }
   }
+}
+
+const newestFirst = (a: ListedSession, b: ListedSession): number =>
+  Date.parse(b.updated_at) - Date.parse(a.updated_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/** Bytes of a damaged file read to recover its envelope (which a session file writes first). */
+const SALVAGE_BYTES = 64 * 1024;
+const ENVELOPE_FIELDS = ['agent', 'title', 'cwd', 'source', 'channel', 'created_at', 'updated_at'] as const;
+
+/**
+ * What a listing shows for a file that is not a readable session: the problem, and the envelope fields
+ * that can still be read. A file cut short keeps its first lines, where the envelope is (2-space JSON,
+ * top-level keys indented by exactly two spaces, messages last); a file that parses but fails
+ * validation gives its fields directly.
+ */
+export async function damagedSummary(file: string, id: string, error: ReinError): Promise<DamagedSessionSummary> {
+  const problem = error.message
+    .split('\n')
+    .map((line) => (line.startsWith(`${file}: `) ? line.slice(file.length + 2) : line))
+    .join('; ');
+  let mtime: string | undefined;
+  let head = '';
+  try {
+    mtime = (await stat(file)).mtime.toISOString();
+    const fh = await open(file, 'r');
+    try {
+      const buf = Buffer.alloc(SALVAGE_BYTES);
+      const { bytesRead } = await fh.read(buf, 0, SALVAGE_BYTES, 0);
+      head = buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // Unreadable: the problem says so; nothing to salvage.
+  }
+  const found = salvageEnvelope(head);
+  const updated_at = found.updated_at ?? mtime ?? new Date(0).toISOString();
+  return { id, file, damaged: true, problem, ...found, updated_at };
+}
+
+function salvageEnvelope(head: string): Partial<Record<(typeof ENVELOPE_FIELDS)[number], string>> {
+  const out: Partial<Record<(typeof ENVELOPE_FIELDS)[number], string>> = {};
+  let whole: unknown;
+  try {
+    whole = JSON.parse(head);
+  } catch {
+    whole = undefined;
+  }
+  for (const field of ENVELOPE_FIELDS) {
+    let value: unknown;
+    if (whole !== null && typeof whole === 'object' && !Array.isArray(whole)) {
+      value = Object.hasOwn(whole, field) ? (whole as Record<string, unknown>)[field] : undefined;
+    } else {
+      const m = new RegExp(`^  "${field}": ("(?:[^"\\\\\n]|\\\\.)*")`, 'm').exec(head);
+      try {
+        value = m ? JSON.parse(m[1]!) : undefined;
+      } catch {
+        value = undefined;
+      }
+    }
+    if (typeof value !== 'string') continue;
+    if ((field === 'created_at' || field === 'updated_at') && Number.isNaN(Date.parse(value))) continue;
+    out[field] = value;
+  }
+  return out;
 }
 
 function assertSessionId(id: string): void {

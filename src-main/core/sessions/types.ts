@@ -53,6 +53,30 @@ export interface SessionSummary extends Pick<SessionFile, 'id' | 'agent' | 'titl
   messageCount: number;
 }
 
+/**
+ * A `<id>.json` that is not a readable session (cut short, not JSON, failing validation): listed so a
+ * person sees it and its problem, never loaded. The envelope fields are what could be read from the
+ * file's first lines, when anything could; `updated_at` falls back to the file's modification time.
+ */
+export interface DamagedSessionSummary {
+  id: string;
+  file: string;
+  damaged: true;
+  /** What is wrong, without the file's path (`not valid JSON: Unterminated string…`). */
+  problem: string;
+  agent?: string;
+  title?: string;
+  cwd?: string;
+  source?: string;
+  channel?: string;
+  created_at?: string;
+  updated_at: string;
+}
+
+export type ListedSession = SessionSummary | DamagedSessionSummary;
+
+export const isDamaged = (s: ListedSession): s is DamagedSessionSummary => (s as DamagedSessionSummary).damaged === true;
+
 const IsoTime = z.iso.datetime({ offset: true });
 
 // Blocks keep every field (tool inputs, images, citations…): only `type` is required.

@@ -5,18 +5,32 @@
  * `Contents/Resources/skills/` (a script inside an asar archive cannot be executed), which Electron
  * exposes as `process.resourcesPath`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The nearest folder at or above `start` that holds a package.json, or undefined. */
+/**
+ * The nearest folder at or above `start` that holds a package's package.json (one with a `name`), or
+ * undefined. A package.json without a name only sets the module kind of its folder, as the built CLI's
+ * `out/cli/package.json` (`"type": "commonjs"`) does, and is passed over.
+ */
 export function findPackageRoot(start: string): string | undefined {
   let dir = start;
   for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (isPackage(join(dir, 'package.json'))) return dir;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
+  }
+}
+
+function isPackage(file: string): boolean {
+  if (!existsSync(file)) return false;
+  try {
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown };
+    return typeof pkg.name === 'string';
+  } catch {
+    return false;
   }
 }
 

@@ -26,6 +26,20 @@ export interface ToolResult {
   content: string;
   images?: ToolImage[];
   errorKind?: ToolErrorKind;
+  /**
+   * The result is the run's answer (a cloud research deliverable): when its call is the only one of the
+   * model's response and it succeeded, the loop ends the run with `content` (as the tool returned it, before
+   * any spill) as the final answer, without another model call. Ignored on failures and beside other calls.
+   */
+  final?: true;
+}
+
+/** One progress report of a running call, sent on as a `tool_progress` event (docs/events.md). */
+export interface ToolProgress {
+  /** One line for a person (`[researcher] started`, `plan ready`). */
+  message: string;
+  /** Details for clients that show more (JSON-serialisable). */
+  data?: unknown;
 }
 
 export const okResult = (content: string, images?: ToolImage[]): ToolResult =>
@@ -63,8 +77,15 @@ export interface ToolContext {
   egress: EgressCheck;
   /** Paths that file tools must refuse to write (the active agent's MEMORY.md, …) with the reason. */
   protectedPaths?: ReadonlyMap<string, string>;
+  /** `tools.env_passthrough`: secret-looking variables the bash tool and hooks may pass to their commands. */
+  envPassthrough?: readonly string[];
   /** State tools keep between calls of this session (`sessionSlots(ctx).slot(key, init)`); the loop seeds saved state. */
   session?: SessionSlots;
+  /**
+   * Reports progress of the running call: the executor gives each call its own, which becomes a
+   * `tool_progress` event for that call; reports after the call returned are dropped. Absent outside a run.
+   */
+  progress?: (update: ToolProgress) => void;
 }
 
 // The registry holds tools of many input types side by side; `any` is the element type of that list.
@@ -85,6 +106,8 @@ export interface Tool<I = any> {
   readonly resultBudget?: number;
   /** What the tool is like (family, drives the GUI, repeatable…), read by the loop detector, permissions and the iteration cap. */
   readonly traits?: ToolTraits;
+  /** At most this many calls of the tool run per model response; the executor refuses the later ones (cloud_delegate: 1). */
+  readonly maxCallsPerResponse?: number;
   call(input: I, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult>;
 }
 

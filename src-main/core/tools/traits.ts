@@ -25,6 +25,12 @@ export interface ToolTraits {
   readonly looksAtScreen?: boolean;
   /** Reports its own success reliably (AppleScript, a browser driver): a look at the screen after it is redundant. */
   readonly reportsOwnSuccess?: boolean;
+  /**
+   * A tool of an MCP server: the configured server's name and the tool's own name there (its registry
+   * name is `mcp__<server>__<tool>`, sanitised). The permission engine reads it for the server's
+   * `always_allow` list; the server's annotations arrive as isReadOnly / isDestructive / isConcurrencySafe.
+   */
+  readonly mcp?: { readonly server: string; readonly tool: string };
 }
 
 /** True for a tool that drives the screen or other apps. */

@@ -1,7 +1,8 @@
 /**
  * Whole-file writes that another process (or a crash) can never observe half-done: the data goes to a
  * temp file in the same folder, is fsynced, then renamed over the target, and the folder is synced so
- * the rename survives a power cut. Used for Rein's own files (sessions, config, memory, daemon.json).
+ * the rename survives a power cut. Used for Rein's own files (sessions, config, memory, daemon.json),
+ * which are created 0600 unless the caller says otherwise.
  *
  * Written here rather than with write-file-atomic (which the file tools still use for the user's files,
  * where keeping the owner matters): that library resolves, stats, chowns and chmods on every call, and
@@ -14,7 +15,11 @@ import { realpath, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
-  /** File mode of the result (e.g. 0o600), exactly. Absent: keep the existing file's mode, else 0o666 less the umask. */
+  /**
+   * File mode of the result (e.g. 0o600), exactly. Absent: keep the existing file's mode, else 0o600.
+   * Rein's files hold sessions, config, memory and tokens: a new one is its owner's alone whatever the
+   * folder's mode (a REIN_HOME of 0755 must not make config.yaml readable by others).
+   */
   mode?: number;
   /**
    * Write through a symlink to its target, so a config file kept in a dotfiles repository stays a link
@@ -28,6 +33,9 @@ export interface AtomicWriteOptions {
    */
   syncDir?: boolean;
 }
+
+/** The mode of a file this module creates when the caller names none. */
+export const NEW_FILE_MODE = 0o600;
 
 /** Temp names are unique within the process (the counter) and between processes (the pid). */
 let tmpCounter = 0;
@@ -48,9 +56,9 @@ export async function atomicWriteFile(path: string, data: string | Uint8Array, o
 
 async function writeNow(link: string, data: string | Uint8Array, opts: AtomicWriteOptions): Promise<void> {
   const path = opts.followSymlinks === false ? link : await realpath(link).catch(() => link);
-  // An explicit mode, else the existing file's; a new file gets the usual 0o666 less the umask.
+  // An explicit mode, else the existing file's; a new file is the owner's alone.
   const kept = opts.mode ?? (await stat(path).then((s) => s.mode & 0o7777, () => undefined));
-  const mode = kept ?? 0o666;
+  const mode = kept ?? NEW_FILE_MODE;
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${(tmpCounter++).toString(36)}.tmp`);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   // Plain descriptors rather than FileHandle objects: each FileHandle costs the main thread far more

@@ -98,7 +98,13 @@ export function createDaemonApi(opts: DaemonApiOptions): DaemonApi {
       throw new ApiError('System Settings can only be opened from the desktop app', 'unsupported');
     }
     const toCall = httpCalls[name] as (input: unknown) => HttpCall;
-    return checkOutput(name, await http(toCall(checked)));
+    const answer = await http(toCall(checked));
+    // 202: a change that raises permissions waits for a person in the desktop app; nothing was written.
+    if (answer && typeof answer === 'object' && (answer as { pending?: unknown }).pending === true) {
+      const p = answer as { message?: string };
+      throw new ApiError(p.message ?? 'This change waits for confirmation in the Rein desktop app.', 'confirmation_pending', 202);
+    }
+    return checkOutput(name, answer);
   }
 
   const api: Record<string, unknown> = {

@@ -4,7 +4,7 @@
  * an approval leaves the queue when any client (or the timeout) answers it. Each item shows the input
  * of the call it approves, carried by the request itself (never borrowed from another event).
  */
-import type { ApiEvent, ApprovalRequest, PendingApproval } from '../../../src-main/core/api/index.js';
+import type { ApiEvent, ApprovalForm, ApprovalRequest, PendingApproval } from '../../../src-main/core/api/index.js';
 
 export interface ApprovalItem {
   request_id: string;
@@ -22,6 +22,8 @@ export interface ApprovalItem {
   asked_at: string;
   /** The call's input, secrets masked. */
   input: unknown;
+  /** Fields to fill in (an MCP server asking for input during a call). */
+  form?: ApprovalForm;
 }
 
 export interface ApprovalsState {
@@ -46,6 +48,7 @@ const itemOf = (a: ApprovalRequest): ApprovalItem => ({
   session_id: a.session_id,
   asked_at: a.asked_at,
   input: a.input,
+  ...(a.form ? { form: a.form } : {}),
 });
 
 export function approvalsReducer(state: ApprovalsState, action: ApprovalsAction): ApprovalsState {

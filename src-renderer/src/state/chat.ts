@@ -4,7 +4,7 @@
  * what the session has cost. A pure reducer, so the whole event → screen mapping is unit-tested
  * without a browser.
  */
-import type { ApiEvent, RiskLevel, SessionRecord, StopReason, UsageTotals } from '../../../src-main/core/api/index.js';
+import type { ApiEvent, ApprovalForm, RiskLevel, SessionRecord, StopReason, UsageTotals } from '../../../src-main/core/api/index.js';
 import { addUsage, zeroUsage } from '../util/usage.js';
 import { sessionItems } from './transcript.js';
 
@@ -20,6 +20,8 @@ export type ChatItem =
       /** ISO time the call started (for the live timer). */
       startedAt?: string;
       status: 'running' | 'ok' | 'error';
+      /** The latest progress report of a running call (tool_progress), e.g. a cloud agent's step. */
+      progress?: string;
       preview?: string;
       duration_ms?: number;
       saved_to?: string;
@@ -34,6 +36,8 @@ export type ChatItem =
       risk_explanation: string;
       /** The input of the call it approves (secrets masked), from the request itself. */
       input: unknown;
+      /** Fields to fill in (an MCP server asking for input during a call). */
+      form?: ApprovalForm;
       decision?: 'allow' | 'deny' | 'always_allow';
       by?: string;
     }
@@ -184,6 +188,11 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
           },
         ],
       };
+    case 'tool_progress':
+      return {
+        ...state,
+        items: state.items.map((i) => (i.kind === 'tool' && i.id === event.call_id && i.status === 'running' ? { ...i, progress: event.message } : i)),
+      };
     case 'tool_call_end':
       return {
         ...state,
@@ -214,6 +223,7 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
             risk: event.risk,
             risk_explanation: event.risk_explanation,
             input: event.input,
+            ...(event.form ? { form: event.form } : {}),
           },
         ],
       };

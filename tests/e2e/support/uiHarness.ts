@@ -61,6 +61,7 @@ export async function startDaemonChild(fake: FakeAnthropic): Promise<DaemonChild
       ANTHROPIC_BASE_URL: fake.url,
       ANTHROPIC_API_KEY: 'test-key',
       REIN_RETRY_BASE_MS: '1',
+      REIN_SCHEDULE_BACKEND: 'daemon',
       NO_COLOR: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

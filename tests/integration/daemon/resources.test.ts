@@ -5,7 +5,7 @@
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../../src-main/core/daemon/webhooks.js';
+import { signedHeaders } from '../../../src-main/core/daemon/webhooks.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { http, sse, startTestDaemon, type TestDaemon } from './support.js';
 import { useLeakCheck } from '../../support/leaks.js';
@@ -202,7 +202,7 @@ describe('POST /hooks/{source}', () => {
 
   it('maps a signed Slack-shaped body to a message on its thread route and answers with the result', async () => {
     const body = JSON.stringify({ event: { text: 'is the deploy done?', channel: 'C7', thread_ts: '1700.01', user: 'U42' } });
-    const res = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body, headers: { 'x-rein-signature': signBody(secret, body) } });
+    const res = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body, headers: signedHeaders(secret, body) });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ route: 'slack:C7:1700.01', text: 'ok', stop_reason: 'final' });
     expect(JSON.stringify(fake.requests[0]!.body.system)).toContain('user U42');
@@ -211,12 +211,12 @@ describe('POST /hooks/{source}', () => {
   it('refuses a wrong or missing signature (401), an unknown source (404) and a body missing the text (400)', async () => {
     const body = JSON.stringify({ event: { text: 'hi', channel: 'C7' } });
     expect((await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body })).status).toBe(401);
-    const forged = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body, headers: { 'x-rein-signature': signBody('other-secret-000000', body) } });
+    const forged = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body, headers: signedHeaders('other-secret-000000', body) });
     expect(forged.status).toBe(401);
     expect(forged.json.code).toBe('webhook_unauthorized');
     expect((await http(d, 'POST', '/hooks/telegram', { token: null, rawBody: body })).status).toBe(404);
     const noText = JSON.stringify({ event: { channel: 'C7' } });
-    const missing = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: noText, headers: { 'x-rein-signature': signBody(secret, noText) } });
+    const missing = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: noText, headers: signedHeaders(secret, noText) });
     expect(missing.status).toBe(400);
     expect(missing.json.error).toContain('event.text');
     expect(fake.requests).toHaveLength(0);
@@ -224,7 +224,7 @@ describe('POST /hooks/{source}', () => {
 
   it('skips bot messages with 204 and accepts at once with reply: accept', async () => {
     const bot = JSON.stringify({ event: { text: 'echo', channel: 'C7', bot_id: 'B1' } });
-    expect((await http(d, 'POST', '/hooks/slack', { token: null, rawBody: bot, headers: { 'x-rein-signature': signBody(secret, bot) } })).status).toBe(204);
+    expect((await http(d, 'POST', '/hooks/slack', { token: null, rawBody: bot, headers: signedHeaders(secret, bot) })).status).toBe(204);
     const ci = await http(d, 'POST', '/hooks/ci', { token: null, body: { build: { summary: 'build 12 failed', repo: 'rein' } }, headers: { 'x-rein-secret': secret } });
     expect(ci.status).toBe(202);
     expect(ci.json).toMatchObject({ accepted: true, route: 'ci:rein' });

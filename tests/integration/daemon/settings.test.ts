@@ -66,15 +66,16 @@ describe('PUT /settings', () => {
   it('writes the fields into config.yaml keeping comments and other keys, and the next run uses them', async () => {
     await writeFile(configFile(), COMMENTED);
     const res = await http(d, 'PUT', '/settings', {
-      body: { model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'acceptEdits', base_url: fake.url },
+      // A stricter mode applies at once; a more permissive one waits for a person (tests/integration/daemon/escalation.test.ts).
+      body: { model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'dontAsk', base_url: fake.url },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'acceptEdits', base_url: fake.url });
+    expect(res.json).toMatchObject({ model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'dontAsk', base_url: fake.url });
     const text = await readConfig();
     expect(text).toContain('# My Rein settings');
     expect(text).toContain('model: claude-opus-4-6 # the big one');
     expect(text).toContain('# ask me first');
-    expect(text).toMatch(/mode: acceptEdits/);
+    expect(text).toMatch(/mode: dontAsk/);
     expect(text).toContain('- git status');
     expect(text).toContain(`base_url: ${fake.url}`);
 

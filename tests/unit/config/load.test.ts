@@ -210,6 +210,19 @@ describe('loadConfig: errors', () => {
     expect(typeof e.details?.line).toBe('number');
   });
 
+  it('refuses a YAML alias bomb, an oversized file and an oversized model name as problems of the file', async () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)].join('\n');
+    await writeGlobal(bomb);
+    const aliases = await loadError();
+    expect(aliases.code).toBe('config_invalid');
+    expect(aliases.message).toContain(globalFile);
+    expect(aliases.message).toMatch(/alias/i);
+    await writeGlobal(`# ${'x'.repeat(300 * 1024)}\nmodel: claude-opus\n`);
+    expect((await loadError()).message).toMatch(/at most 262144/);
+    await writeGlobal(`model: ${'m'.repeat(201)}\n`);
+    expect((await loadError()).details?.field).toBe('model');
+  });
+
   it('treats a duplicated key as an error rather than silently keeping one', async () => {
     await writeGlobal(['model: a', 'model: b', ''].join('\n'));
     const e = await loadError();

@@ -128,6 +128,32 @@ describe('houseKeep: tool results', () => {
     expect(tierOf(textOf(resultFor(outs[4]!, 't4')), 't4')).toBe('full');
   });
 
+  it('with a budget, rewrites nothing below half the window: every request is a pure append of the one before', () => {
+    // 30 results of 5,000 characters ≈ 43,000 tokens: a fifth of a 200,000-token window.
+    const state = newHouseKeepState();
+    const budget = { contextWindow: 200_000, fixedTokens: 3_000 };
+    let history = toolSession(1, 5000);
+    let prev = houseKeep(history, state, { budget });
+    for (let i = 1; i < 30; i++) {
+      history = [...history, toolCalls([{ id: `t${i}` }]), toolResults([{ id: `t${i}`, text: big(`t${i}`) }])];
+      const out = houseKeep(history, state, { budget });
+      expect(JSON.stringify(out.slice(0, prev.length))).toBe(JSON.stringify(prev));
+      prev = out;
+    }
+    expect(state.results).toEqual({});
+  });
+
+  it('with a budget, demotes in one batch once the request reaches half the window', () => {
+    const state = newHouseKeepState();
+    // 10 results ≈ 14,300 tokens + 3,000 fixed: above half of a 30,000-token window.
+    houseKeep(toolSession(10, 5000), state, { budget: { contextWindow: 40_000, fixedTokens: 3_000 } });
+    expect(state.results).toEqual({});
+    const out = houseKeep(toolSession(10, 5000), state, { budget: { contextWindow: 30_000, fixedTokens: 3_000 } });
+    expect(Object.keys(state.results).length).toBe(7);
+    expect(tierOf(textOf(resultFor(out, 't9')), 't9')).toBe('full');
+    expect(tierOf(textOf(resultFor(out, 't0')), 't0')).toBe('trimmed');
+  });
+
   it('applies a clipped tier recorded by reactive compaction, one-way', () => {
     const state = newHouseKeepState();
     raiseTier(state, 't1', 'clipped');

@@ -36,6 +36,15 @@ describe('notificationFor', () => {
     expect(notificationFor(asked, { chatFocused: true })).toBeUndefined();
   });
 
+  it('always announces a permission change that waits for the person, even with the window in front', () => {
+    const note = { kind: 'change_requested', change_id: 'chg_0123456789abcdef', agent: 'evil', summary: 'Create agent "evil": mode default → bypassPermissions' } as const;
+    expect(notificationFor(note, { chatFocused: true })).toEqual({
+      title: 'Rein: confirm a permission change',
+      body: 'Create agent "evil": mode default → bypassPermissions — asked for over Rein\'s API',
+      opens: 'approvals',
+    });
+  });
+
   it('cuts long answers to one line', () => {
     const body = notificationFor(ended({ text: `${'word '.repeat(100)}\nsecond line` }), { chatFocused: false })!.body;
     expect(body.length).toBeLessThanOrEqual(180);

@@ -146,12 +146,28 @@ describe('desktop ReinApi, in process', () => {
     const saved = vi.spyOn(service, 'saveSettings');
     await api.saveSettings({ api_key: 'sk-ant-secret-123456', hotkey: 'Alt+R', model: 'claude-x' });
     expect(desktop.saved).toEqual([{ api_key: 'sk-ant-secret-123456', hotkey: 'Alt+R' }]);
-    expect(saved).toHaveBeenCalledWith({ model: 'claude-x' });
+    // A person at the window: applied at once, never left for confirmation.
+    expect(saved).toHaveBeenCalledWith({ model: 'claude-x' }, 'person');
     expect(await readFile(join(home, 'config.yaml'), 'utf8')).toContain('model: claude-x');
     expect(service.config.model).toBe('claude-x');
 
     saved.mockClear();
     await api.saveSettings({ api_key: 'sk-ant-secret-123456' });
     expect(saved).not.toHaveBeenCalled(); // only desktop fields changed
+  });
+
+  it('applies a change that raises permissions at once (the window is a person); the same change over the API waits for it', async () => {
+    const { api } = await setup();
+    const created = await api.createAgent({ name: 'ops', prompt: 'Run ops.', config: { mode: 'bypassPermissions', auto_approve: true } });
+    expect(created.config).toMatchObject({ mode: 'bypassPermissions', auto_approve: true });
+    await api.saveSettings({ permission_mode: 'acceptEdits' });
+    expect(service.config.permissions.mode).toBe('acceptEdits');
+
+    const window = service.attachClient('desktop');
+    const pending = await service.saveAgent({ name: 'ops', config: { mode: 'bypassPermissions', permissions: { allowed_commands: ['*'] } } }, 'remote');
+    expect(pending).toMatchObject({ pending: true, kind: 'save_agent', agent: 'ops', raises: [{ field: 'permissions.allowed_commands', change: 'adds "*"' }] });
+    expect((await api.listChanges(undefined)).changes.map((c) => c.agent)).toEqual(['ops']);
+    expect((await api.getAgent({ name: 'ops' })).config).toEqual({ mode: 'bypassPermissions', auto_approve: true });
+    window.dispose();
   });
 });

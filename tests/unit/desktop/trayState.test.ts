@@ -56,6 +56,26 @@ describe('DesktopActivity', () => {
     expect(a.pendingApprovals).toBe(0);
   });
 
+  it('counts a permission change waiting for the person like an approval, and notes it once', () => {
+    const a = new DesktopActivity();
+    const change = {
+      change_id: 'chg_0123456789abcdef',
+      kind: 'save_agent',
+      agent: 'ops',
+      summary: 'Change agent "ops": auto_approve turned on',
+      raises: [{ field: 'auto_approve', change: 'turned on' }],
+      request: {},
+      requested_by: 'daemon',
+      requested_at: at,
+      expires_at: at,
+    };
+    expect(a.observe({ type: 'change_request', at, change })).toEqual({ kind: 'change_requested', change_id: change.change_id, agent: 'ops', summary: change.summary });
+    expect(a.trayState()).toMatchObject({ name: 'approval', title: '1' });
+    a.observe({ type: 'change_response', at, change_id: change.change_id, outcome: 'rejected', by: 'desktop' });
+    expect(a.pendingChanges).toBe(0);
+    expect(a.trayState().name).toBe('idle');
+  });
+
   it('remembers a failed run until the window is opened or a later run succeeds', () => {
     const a = new DesktopActivity();
     a.observe(start('s1'));

@@ -154,6 +154,31 @@ describe('PreToolUse', () => {
   });
 });
 
+describe('the environment of a hook', () => {
+  it("leaves out Rein's credentials and secret-looking names, except those tools.env_passthrough names", async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { ANTHROPIC_API_KEY: 'sk-ant-hookleak-0123456789', REIN_DAEMON_TOKEN: 'daemon-token-x', SLACK_TOKEN: 'xoxb-kept', DB_PASSWORD: 'hunter2' });
+    try {
+      const out = join(dir, 'env.txt');
+      const cmd = await hook('env.sh', `env > '${out}'`);
+      await runHooks('PreToolUse', [{ command: cmd }], bashCall('ls'), { ...opts(), envPassthrough: ['SLACK_TOKEN', 'ANTHROPIC_API_KEY'] });
+      const env = await readFile(out, 'utf8');
+      expect(env).toContain('SLACK_TOKEN=xoxb-kept');
+      expect(env).toContain('REIN_HOOK_EVENT=PreToolUse');
+      expect(env).toContain('PATH=');
+      // Rein's own credentials never pass, even when the allow-list names them.
+      expect(env).not.toContain('sk-ant-hookleak');
+      expect(env).not.toContain('daemon-token-x');
+      expect(env).not.toContain('hunter2');
+    } finally {
+      for (const k of ['ANTHROPIC_API_KEY', 'REIN_DAEMON_TOKEN', 'SLACK_TOKEN', 'DB_PASSWORD']) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+  });
+});
+
 describe('matchers', () => {
   it('matches exact names, globs and alternatives; empty matches everything', () => {
     expect(matchesTool(undefined, 'bash')).toBe(true);

@@ -132,7 +132,7 @@ describe('allowed_commands and the read-only list', () => {
     ['rg --pre=cat x', 'ask'],
     ['LANG=C ls', 'allow'],
     ['FOO=1 ls', 'ask'],
-    ['env', 'allow'],
+    ['env', 'ask'],
     ['env ls', 'allow'],
     ['hostname', 'allow'],
     ['hostname evil', 'ask'],
@@ -156,5 +156,32 @@ describe('git', () => {
     expect(gitIsReadOnly(['-c', 'core.pager=x', 'log'])).toBe(false);
     expect(gitIsReadOnly(['commit'])).toBe(false);
     expect(gitIsReadOnly([])).toBe(false);
+  });
+});
+
+describe('paths compare case-insensitively where the volume does', () => {
+  it.each([
+    ['rm -rf ~/DOCUMENTS', true, 'deny'],
+    ['rm -rf ~/DOCUMENTS', false, 'ask'],
+    ['rm -rf /USERS/tester', true, 'deny'],
+    ["rm -rf ~/'Library/APPLICATION SUPPORT'", false, 'ask'],
+    ["rm -rf ~/'Library/APPLICATION SUPPORT'", true, 'deny'],
+    ['rm -rf ~/desktop', false, 'deny'],
+    ['rm -rf /tmp/X/..', false, 'deny'],
+  ] as const)('%s with caseInsensitivePaths=%s → %s', async (line, ci, expected) => {
+    expect((await bash(line, { caseInsensitivePaths: ci })).decision).toBe(expected);
+  });
+});
+
+describe('reasons a person understands', () => {
+  it.each([
+    ['sort --outp=~/x f', /`--outp=~\/x` \(read as --output\) writes to a file/],
+    ['dig data.example.com', /looks up DNS names/],
+    ['printenv GITHUB_TOKEN', /prints GITHUB_TOKEN, whose name says it holds a secret/],
+    ['cat ~/.ss?/id_*', /can match ~\/.ssh\/id_rsa/],
+    ["echo 'x' >> ~/.zshrc", /shell startup file/],
+    ['rm --rec -f ~', /would delete your home folder/],
+  ])('%s', async (line, reason) => {
+    expect((await bash(line)).reason).toMatch(reason);
   });
 });

@@ -63,4 +63,33 @@ describe('command corpus', () => {
   stillDenied('auto_approve', { autoApprove: true }, 'bypassPermissions');
   stillDenied('bash in always_allow_tools', { permissions: { always_allow_tools: ['bash'] } }, 'default');
   stillDenied('allowed_commands ["*"]', { permissions: { allowed_commands: ['*'] } }, 'acceptEdits');
+  stillDenied('paths compared case-sensitively (a Linux volume)', { caseInsensitivePaths: false }, 'default');
+  stillDenied('paths compared case-insensitively (a macOS volume)', { caseInsensitivePaths: true }, 'default');
+
+  it('an auto_approve agent in bypassPermissions, with --yes and everything allowed, runs no hard-blocked payload', () => {
+    const trusted: Partial<EngineOptions> = {
+      autoApprove: true,
+      yes: true,
+      permissions: { always_allow_tools: ['bash'], allowed_commands: ['*'], mode: 'bypassPermissions' },
+    };
+    const results = decideAll(trusted, 'bypassPermissions', denies);
+    expect(show(results.filter((x) => x.d.decision !== 'deny' || x.d.layer !== 'hard_block'))).toBe('');
+  });
+
+  it('asks about at most 5% of the allow-labels (approval fatigue), and says which', () => {
+    const allows = decideAll({}, 'default').filter((x) => x.row.expected === 'allow');
+    const asked = allows.filter((x) => x.d.decision !== 'allow');
+    if (asked.length > 0) console.info(`allow-labels asked:\n${show(asked)}`);
+    console.info(`corpus over-ask rate: ${asked.length} of ${allows.length} (${((100 * asked.length) / allows.length).toFixed(1)}%)`);
+    expect(asked.length / allows.length).toBeLessThanOrEqual(0.05);
+  });
+
+  it('grew in issue 14 by many lines per label, outside the original file', () => {
+    const added = corpus.filter((r) => r.file !== 'corpus.tsv');
+    const count = (label: string) => added.filter((r) => r.expected === label).length;
+    expect(count('deny')).toBeGreaterThanOrEqual(40);
+    expect(count('ask')).toBeGreaterThanOrEqual(60);
+    expect(count('allow')).toBeGreaterThanOrEqual(80);
+    for (const file of ['classes.tsv', 'options.tsv', 'reads.tsv', 'persistence.tsv']) expect(added.some((r) => r.file === file), file).toBe(true);
+  });
 });

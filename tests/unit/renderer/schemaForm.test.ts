@@ -38,7 +38,10 @@ describe('form generated from the agent config schema', () => {
     const mcp = byKey(fields, 'mcp_servers');
     expect(mcp?.kind).toBe('objectMap');
     // `_inherit` in an agent file only exists to be refused: the form does not offer it.
-    expect(mcp?.kind === 'objectMap' && mcp.entry.map((f) => f.key)).toEqual(['type', 'command', 'args', 'env', 'url', 'disabled', 'context', 'keep_alive']);
+    expect(mcp?.kind === 'objectMap' && mcp.entry.map((f) => f.key)).toEqual([
+      'type', 'command', 'args', 'env', 'url', 'disabled', 'context', 'keep_alive',
+      'connect_timeout_seconds', 'tool_timeout_seconds', 'always_allow', 'headers', 'oauth',
+    ]);
     expect(mcp?.kind === 'objectMap' && mcp.entry.find((f) => f.key === 'env')?.kind).toBe('pairs');
     const watch = byKey(fields, 'watch');
     expect(watch?.kind === 'objectList' && watch.item.map((f) => `${f.key}:${f.kind}`)).toEqual(['path:text', 'glob:text', 'debounce:textOrNumber', 'prompt:text']);

@@ -273,6 +273,39 @@ describe('SessionStore', () => {
     expect((await st.latest())?.id).toBe(b.id);
   });
 
+  it('lists damaged files as damaged with their problem and what can still be read of them', async () => {
+    const problems: SessionProblem[] = [];
+    const st = store((p) => problems.push(p));
+    const good = withTurn(st.create({ agent: 'default', cwd: '/g', source: 'cli', title: 'Good one' }), 'q', 'r');
+    await st.save(good);
+    tick();
+    const cut = withTurn(st.create({ agent: 'default', cwd: '/c', source: 'slack', channel: 'C9', title: 'Cut "short"' }), 'a long question', 'a long answer');
+    await st.save(cut);
+    const whole = await readFile(join(dir, `${cut.id}.json`), 'utf8');
+    await writeFile(join(dir, `${cut.id}.json`), whole.slice(0, whole.indexOf('"messages"') + 20));
+    const invalid = '2026-03-08-dddddddddddd';
+    await writeFile(join(dir, `${invalid}.json`), JSON.stringify({ version: 1, id: invalid, title: 'Half a session', updated_at: 'not a time' }));
+    const garbage = '2026-03-08-eeeeeeeeeeee';
+    await writeFile(join(dir, `${garbage}.json`), '\u0000\u0001 not json at all');
+
+    const list = await st.listWithDamaged();
+    expect(list).toHaveLength(4);
+    const byId = new Map(list.map((x) => [x.id, x]));
+    expect(byId.get(good.id)).toMatchObject({ title: 'Good one', messageCount: 2 });
+    expect(byId.get(cut.id)).toMatchObject({ damaged: true, title: 'Cut "short"', source: 'slack', channel: 'C9', cwd: '/c', created_at: cut.created_at, updated_at: cut.updated_at });
+    expect((byId.get(cut.id) as { problem: string }).problem).toMatch(/^not valid JSON/);
+    expect((byId.get(cut.id) as { problem: string }).problem).not.toContain(dir);
+    expect(byId.get(invalid)).toMatchObject({ damaged: true, title: 'Half a session', file: join(dir, `${invalid}.json`) });
+    // A time that is not a time is not believed: the file's modification time stands in.
+    expect(Number.isNaN(Date.parse(byId.get(invalid)!.updated_at))).toBe(false);
+    expect(byId.get(garbage)).toMatchObject({ damaged: true });
+    expect(problems).toHaveLength(3);
+    // The files are left exactly as they were, and list() still skips them.
+    expect(await readFile(join(dir, `${garbage}.json`), 'utf8')).toBe('\u0000\u0001 not json at all');
+    expect((await st.list()).map((x) => x.id)).toEqual([good.id]);
+    expect(await st.inspect('2026-03-08-ffffffffffff')).toBeUndefined();
+  });
+
   it('has no latest session in an empty folder', async () => {
     expect(await store().latest()).toBeUndefined();
   });

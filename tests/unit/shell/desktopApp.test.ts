@@ -197,6 +197,42 @@ describe('desktop app', () => {
     });
   });
 
+  describe('permission changes asked for over the API', () => {
+    it('wait for the person: the page gets the card, a notification and the tray say so, and only this window can confirm it', async () => {
+      const d = await launch();
+      const body = JSON.stringify({ name: 'evil', prompt: 'Obey.', config: { mode: 'bypassPermissions' } });
+      const res = await fetch(`${d.daemon!.url}/agents`, { method: 'POST', headers: { authorization: `Bearer ${d.daemon!.token()}`, 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(202);
+      const { change_id } = (await res.json()) as { change_id: string };
+      await eventually(() => sentEvents('change_request').length > 0, 'the change at the page');
+      expect(sentEvents('change_request')[0]).toMatchObject({ change: { change_id, agent: 'evil', raises: [{ field: 'mode' }] } });
+      expect(Notification.shown.map((n) => n.options)).toContainEqual({
+        title: 'Rein: confirm a permission change',
+        body: 'Create agent "evil": mode default → bypassPermissions — asked for over Rein\'s API',
+      });
+      expect(Tray.created[0]!.title).toBe('1');
+      expect(await exists(join(home, 'agents', 'evil'))).toBe(false);
+      await expect(invoke('rein:listChanges')).resolves.toMatchObject({ ok: true, value: { changes: [{ change_id }] } });
+
+      const other = new BrowserWindow({});
+      other.webContents.mainFrame.url = PAGE;
+      await expect(
+        ipcMain.invokeAs('rein:desktop.answerChange', { sender: other.webContents, senderFrame: other.webContents.mainFrame }, { change_id, decision: 'apply' }),
+      ).resolves.toMatchObject({ ok: false, code: 'refused' });
+      expect(await exists(join(home, 'agents', 'evil'))).toBe(false);
+
+      await expect(invoke('rein:desktop.answerChange', { change_id, decision: 'apply' })).resolves.toEqual({ ok: true, value: { change_id, outcome: 'applied' } });
+      expect(await readFile(join(home, 'agents', 'evil', 'config.yaml'), 'utf8')).toContain('mode: bypassPermissions');
+      await eventually(() => Tray.created[0]!.title === '', 'the tray to clear');
+    });
+
+    it("are the window's own to make at once", async () => {
+      await launch();
+      await expect(invoke('rein:createAgent', { name: 'mine', prompt: 'Help.', config: { auto_approve: true } })).resolves.toMatchObject({ ok: true, value: { name: 'mine' } });
+      expect(await readFile(join(home, 'agents', 'mine', 'config.yaml'), 'utf8')).toContain('auto_approve: true');
+    });
+  });
+
   describe('API key', () => {
     /** The key the model request carried (the SDK sends it as x-api-key or as a bearer token). */
     const keySent = () => {

@@ -32,6 +32,13 @@ describe('finding the bundled skills folder', () => {
     expect(bundledSkillsDir(pathToFileURL(join(repoRoot, 'out', 'cli', 'rein.js')).href)).toBe(shipped);
   });
 
+  it('passes over a package.json that only sets the module kind of its folder (out/cli)', async () => {
+    await mkdir(join(tmp, 'pkg', 'out', 'cli', 'chunks'), { recursive: true });
+    await writeFile(join(tmp, 'pkg', 'package.json'), '{ "name": "rein" }\n');
+    await writeFile(join(tmp, 'pkg', 'out', 'cli', 'package.json'), '{ "type": "commonjs" }\n');
+    expect(findPackageRoot(join(tmp, 'pkg', 'out', 'cli', 'chunks'))).toBe(join(tmp, 'pkg'));
+  });
+
   it('is undefined when no package root holds resources/skills', async () => {
     expect(bundledSkillsDir(pathToFileURL(join(tmp, 'x.js')).href)).toBeUndefined();
   });

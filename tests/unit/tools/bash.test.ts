@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+// The bash tool's hints come from the permission engine's analysis, which registers itself when loaded.
+import '../../../src-main/core/permissions/commandRules.js';
+import { initShellParser } from '../../../src-main/core/permissions/shell/parser.js';
 import { bashTool } from '../../../src-main/core/tools/builtin/bash.js';
 import { callTool, makeToolContext, processAlive, type TempToolContext } from './toolTestContext.js';
 
@@ -25,6 +28,25 @@ async function waitForFile(path: string): Promise<string> {
 }
 
 describe('bash tool', () => {
+  it("gives the command Rein's environment without its credentials or secret-looking names, plus tools.env_passthrough", async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { ANTHROPIC_API_KEY: 'sk-ant-bashleak-0123456789', ANTHROPIC_AUTH_TOKEN: 'auth-x', GH_TOKEN: 'gho_kept', NPM_TOKEN: 'npm_withheld', DATABASE_URL: 'postgres://u:pw@db/x' });
+    try {
+      const r = await callTool(bashTool, { command: 'env' }, { ...t.ctx, envPassthrough: ['GH_TOKEN'] });
+      expect(r.ok).toBe(true);
+      expect(r.content).toContain('GH_TOKEN=gho_kept');
+      expect(r.content).toContain('PATH=');
+      for (const leaked of ['sk-ant-bashleak', 'auth-x', 'npm_withheld', 'u:pw@']) expect(r.content).not.toContain(leaked);
+      const bare = await callTool(bashTool, { command: 'printenv ANTHROPIC_API_KEY GH_TOKEN; echo "[$?]"' }, t.ctx);
+      expect(bare.content.trim()).toBe('[1]');
+    } finally {
+      for (const k of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'GH_TOKEN', 'NPM_TOKEN', 'DATABASE_URL']) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+  });
+
   it('runs the command in the context working folder', async () => {
     const r = await callTool(bashTool, { command: 'pwd' }, t.ctx);
     expect(r.ok).toBe(true);
@@ -134,10 +156,12 @@ describe('bash tool', () => {
 });
 
 describe('bash safety hints', () => {
-  const readOnly = ['ls -la', 'cat README.md', 'git status', 'git log --oneline -5', 'git branch -a', 'rg foo src', 'grep -rn foo .', 'env', 'tail -f app.log'];
+  beforeAll(async () => {
+    await initShellParser();
+  });
+  const readOnly = ['ls -la', 'cat README.md', 'git status', 'git log --oneline -5', 'git branch -a', 'rg foo src', 'grep -rn foo .', 'env', 'tail -f app.log', 'ls | wc -l', 'ls \\\n -la'];
   const notReadOnly = [
     'rm -rf build',
-    'ls | wc -l',
     'cat a > b',
     'echo $(whoami)',
     'ls; rm x',
@@ -146,7 +170,6 @@ describe('bash safety hints', () => {
     'env rm -rf x',
     'npm test',
     'FOO=1 ls',
-    'ls \\\n -la',
     'rg --pre ./evil foo',
   ];
   it.each(readOnly)('treats %j as read-only', (command) => {

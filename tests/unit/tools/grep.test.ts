@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGrepTool } from '../../../src-main/core/tools/builtin/grep.js';
@@ -19,6 +19,22 @@ const rg = findOnPath('rg');
 
 /** The behaviours both backends must share; rg additionally honours .gitignore, which the tree has none of. */
 function sharedBehaviour(grep: ReturnType<typeof createGrepTool>): void {
+  it("never shows lines of Rein's own secret files, found directly or behind a symlink (a search of a folder above REIN_HOME)", async () => {
+    const rein = join(t.dir, 'rein-home');
+    await mkdir(join(rein, 'secrets'), { recursive: true });
+    await mkdir(join(rein, 'agents', 'ops'), { recursive: true });
+    await writeFile(join(rein, 'daemon.json'), '{"token":"MARK-123"}\n');
+    await writeFile(join(rein, 'daemon.token'), 'MARK-123\n');
+    await writeFile(join(rein, 'secrets', 'mcp.json'), 'MARK-123\n');
+    await writeFile(join(rein, 'agents', 'ops', 'AGENT.md'), 'MARK-123 is only a word here\n');
+    await symlink(join(rein, 'daemon.json'), join(t.dir, 'innocent.txt'));
+    const ctx = { ...t.ctx, reinHome: rein };
+    const r = await callTool(grep, { pattern: 'MARK-123' }, ctx);
+    expect(r.content).toBe('rein-home/agents/ops/AGENT.md:1:MARK-123 is only a word here');
+    const direct = await callTool(grep, { pattern: 'MARK-123', path: 'innocent.txt' }, ctx);
+    expect(direct.content).toBe('no matches found');
+  });
+
   it('returns path:line:text for every match, relative and sorted by path', async () => {
     const r = await callTool(grep, { pattern: 'TODO' }, t.ctx);
     expect(r).toEqual({ ok: true, content: '.github/ci.yml:1:on: push # TODO\nREADME.md:2:TODO in docs\na.ts:2:// TODO first' });

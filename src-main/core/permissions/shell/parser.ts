@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+import { setFlagsFromString } from 'node:v8';
+import type { Parser, Tree } from 'web-tree-sitter';
 
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
@@ -21,6 +22,13 @@ export function bashGrammarPath(): string {
 }
 
 async function load(): Promise<void> {
+  // V8 compiles hot wasm functions a second time with its optimising compiler on a background thread;
+  // for the bash grammar's huge lexer that took ~0.4 s of CPU and ~35 MB in every `rein run` that ran a
+  // bash line (docs/benchmarks.md, `startup`). The baseline compiler's code parses a line ~20% slower
+  // (~13 µs instead of ~11), which no one can notice. Process-wide: this is the process's only large wasm.
+  setFlagsFromString('--liftoff-only');
+  // Imported here, not at the top: only a run that analyses a bash line pays for the runtime.
+  const { Language, Parser } = await import('web-tree-sitter');
   const runtimeWasm = packageFile('web-tree-sitter/tree-sitter.wasm');
   // Handing the runtime its own bytes keeps it from guessing a location (bundlers move this file).
   await Parser.init({ wasmBinary: readFileSync(runtimeWasm), locateFile: () => runtimeWasm } as never);

@@ -19,6 +19,8 @@ export interface ShellWord {
   display: string;
   /** True when some part is only known at run time. */
   dynamic: boolean;
+  /** The words bash makes of this one (brace expansion, unquoted expansions split at IFS), when more than one. */
+  fields?: ShellWord[];
 }
 
 export type RedirectKind = 'write' | 'read' | 'duplicate' | 'heredoc' | 'herestring';
@@ -29,6 +31,8 @@ export interface Redirect {
   /** Normalised target (a path, an fd number, or the here-string / heredoc text). */
   target: string;
   targetDynamic: boolean;
+  /** The target as written, with expansions unexpanded (`$HISTFILE`). */
+  display?: string;
 }
 
 /** How a command was reached; anything but `line` is code hidden inside another construct. */
@@ -74,6 +78,8 @@ export interface SimpleCommand {
   depth: number;
   /** A wrapper had options this analysis does not know, so the real command may start later. */
   uncertain: boolean;
+  /** `xargs -I R`: the string xargs replaces with each input item. */
+  xargsReplace?: string;
 }
 
 /** A place where text produced by some commands is run as code by another command. */
@@ -115,6 +121,14 @@ export interface ShellAnalysis {
   inlineCode: Array<{ command: SimpleCommand; code: string }>;
   /** Values HOME is set to inside the line (they change what `~` means for later commands). */
   homeValues: string[];
+  /** Variables the line expands whose names look like they hold secrets (`$GITHUB_TOKEN`). */
+  secretVariables: string[];
+  /** Symbolic links the line creates (`ln -s TARGET LINK`): paths through LINK reach TARGET. */
+  links: Array<{ link: string; target: string }>;
+  /** Static text the line writes into files (`echo … >> ~/.zshrc`, heredocs, `tee`), by the path as written. */
+  writtenText: Array<{ path: string; text: string; append: boolean }>;
+  /** Static text handed to `crontab` to install (its lines' commands are also parsed as hidden code). */
+  crontabText: string[];
   /** Everything was understood: no syntax errors, no unknown constructs, no run-time command names. */
   complete: boolean;
   problems: string[];

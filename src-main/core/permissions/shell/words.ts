@@ -9,6 +9,8 @@ import { UNKNOWN, UNKNOWN_NONEMPTY, type ShellWord } from './types.js';
 export interface WordEnv {
   /** Possible values of a variable set earlier in the line (or known ones like HOME); undefined when unknown. */
   lookup(name: string): string[] | undefined;
+  /** Told the name of every variable the word expands (secret-looking names make a line ask). */
+  expanded?(name: string): void;
   /** Analyses the commands inside `$( )`, backticks or `<( )`; returns their output when it is static text. */
   substitution(node: Node): string | undefined;
   /** Analyses any substitutions nested inside a node whose value is not otherwise interpreted. */
@@ -22,6 +24,11 @@ const MAX_ALTERNATIVES = 16;
 const BRACE_OPEN = '\uE000';
 const BRACE_COMMA = '\uE001';
 const BRACE_CLOSE = '\uE002';
+/** Where an unquoted expansion's value is split into fields (its IFS characters). */
+const FIELD_SEP = '\uE003';
+
+/** Bash's default IFS. */
+const DEFAULT_IFS = ' \t\n';
 
 interface Piece {
   values: string[];
@@ -148,19 +155,123 @@ function expandBraces(s: string, out: string[]): void {
 
 const EXPANSION = /^\$\{([#!]?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])([\s\S]*)\}$/;
 
+/** A shell glob (`*`, `?`, `[…]`) as a regular expression body; undefined when it holds expansions or escapes. */
+export function globToRegex(glob: string): string | undefined {
+  if (/[$`\\]/.test(glob)) return undefined;
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*') out += '[\\s\\S]*';
+    else if (c === '?') out += '[\\s\\S]';
+    else if (c === '[') {
+      const close = glob.indexOf(']', i + 2);
+      if (close === -1) return undefined;
+      let body = glob.slice(i + 1, close);
+      if (body.startsWith('!')) body = `^${body.slice(1)}`;
+      out += `[${body.replace(/\\/g, '\\\\')}]`;
+      i = close;
+    } else out += c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&');
+  }
+  return out;
+}
+
+const stripQuotes = (w: string): string | undefined => {
+  if (/^'[^']*'$/.test(w) || /^"[^"$`\\]*"$/.test(w)) return w.slice(1, -1);
+  if (/['"$`\\]/.test(w)) return undefined;
+  return w;
+};
+
+/** `${X%pat}` and friends with glob patterns, as bash applies them. */
+function trimValue(v: string, op: string, re: RegExp): string {
+  const n = v.length;
+  switch (op) {
+    case '#':
+      for (let i = 0; i <= n; i++) if (re.test(v.slice(0, i))) return v.slice(i);
+      return v;
+    case '##':
+      for (let i = n; i >= 0; i--) if (re.test(v.slice(0, i))) return v.slice(i);
+      return v;
+    case '%':
+      for (let i = n; i >= 0; i--) if (re.test(v.slice(i))) return v.slice(0, i);
+      return v;
+    default:
+      for (let i = 0; i <= n; i++) if (re.test(v.slice(i))) return v.slice(0, i);
+      return v;
+  }
+}
+
+/** Operations on a known value: slices, case changes, pattern trims and replacements. */
+function operate(values: string[], rest: string): string[] | undefined {
+  const trim = /^(##?|%%?)([\s\S]*)$/.exec(rest);
+  if (trim) {
+    const pattern = stripQuotes(trim[2]!);
+    const body = pattern === undefined ? undefined : globToRegex(pattern);
+    if (body === undefined) return undefined;
+    const re = new RegExp(`^${body}$`);
+    return values.map((v) => trimValue(v, trim[1]!, re));
+  }
+  const slice = /^:\s*(-?[0-9]+)\s*(?::\s*(-?[0-9]+)\s*)?$/.exec(rest);
+  if (slice) {
+    const off = Number(slice[1]);
+    return values.map((v) => {
+      const start = off < 0 ? Math.max(0, v.length + off) : Math.min(off, v.length);
+      if (slice[2] === undefined) return v.slice(start);
+      const len = Number(slice[2]);
+      return len < 0 ? v.slice(start, Math.max(start, v.length + len)) : v.slice(start, start + len);
+    });
+  }
+  const kase = /^(\^\^?|,,?)$/.exec(rest);
+  if (kase) {
+    const up = kase[1]!.startsWith('^');
+    const all = kase[1]!.length === 2;
+    return values.map((v) => {
+      const f = (s: string) => (up ? s.toUpperCase() : s.toLowerCase());
+      return all ? f(v) : f(v.slice(0, 1)) + v.slice(1);
+    });
+  }
+  const repl = /^\/([/#%]?)((?:\\.|[^/])*)(?:\/([\s\S]*))?$/.exec(rest);
+  if (repl) {
+    const pattern = stripQuotes(repl[2]!);
+    const replacement = stripQuotes(repl[3] ?? '');
+    const body = pattern === undefined ? undefined : globToRegex(pattern);
+    if (body === undefined || replacement === undefined || body === '') return undefined;
+    const mode = repl[1];
+    return values.map((v) => {
+      if (mode === '#') return v.replace(new RegExp(`^${body}`), replacement);
+      if (mode === '%') return v.replace(new RegExp(`${body}$`), replacement);
+      return v.replace(new RegExp(body, mode === '/' ? 'g' : ''), replacement);
+    });
+  }
+  return undefined;
+}
+
 function expansionPiece(node: Node, env: WordEnv): Piece {
   const text = node.text;
   env.nested(node);
   const m = EXPANSION.exec(text);
   if (!m) return unknown(text);
   const [, prefix, name, rest] = m as unknown as [string, string, string, string];
+  env.expanded?.(name);
+  if (prefix === '!') {
+    // `${!X}`: the variable X names. `${!X*}` lists names (no values).
+    if (rest === '*' || rest === '@') return unknown(text, true);
+    const target = env.lookup(name);
+    if (target?.length === 1 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(target[0]!)) {
+      env.expanded?.(target[0]!);
+      const v = env.lookup(target[0]!);
+      if (v && rest === '') return { values: v, display: text, dynamic: false };
+    }
+    return unknown(text);
+  }
   if (prefix) return unknown(text, prefix === '#');
   const known = env.lookup(name);
   if (rest === '') return known ? { values: known, display: text, dynamic: false } : unknown(text);
-  const trim = /^(##?|%%?)([\s\S]*)$/.exec(rest);
-  if (trim) return trimmedPiece(text, known, trim[1]!, trim[2]!);
   const op = /^(:?[-=?+])([\s\S]*)$/.exec(rest);
-  if (!op) return known ? { values: [...known, UNKNOWN], display: text, dynamic: true } : unknown(text);
+  if (!op || /^:(\s*[0-9]|\s+-[0-9])/.test(rest)) {
+    if (!known) return unknown(text);
+    const done = operate(known, rest);
+    return done ? { values: done, display: text, dynamic: false } : { values: [...known, UNKNOWN], display: text, dynamic: true };
+  }
   const [, operator, word] = op as unknown as [string, string, string];
   const fallback = word.includes('$') || word.includes('`') ? UNKNOWN : unescapeUnquoted(word.replace(/^["']|["']$/g, ''));
   switch (operator.replace(':', '')) {
@@ -175,17 +286,6 @@ function expansionPiece(node: Node, env: WordEnv): Piece {
     default:
       return unknown(text);
   }
-}
-
-/** `${HOME%/}`, `${P#./}`: literal patterns are applied; glob patterns may also leave the value unchanged. */
-function trimmedPiece(text: string, known: string[] | undefined, op: string, pattern: string): Piece {
-  if (!known) return unknown(text);
-  if (/[*?[\\$`]/.test(pattern)) return { values: [...known, UNKNOWN], display: text, dynamic: true };
-  const values = known.map((v) => {
-    if (op.startsWith('#')) return v.startsWith(pattern) ? v.slice(pattern.length) : v;
-    return v.endsWith(pattern) ? v.slice(0, v.length - pattern.length) : v;
-  });
-  return { values, display: text, dynamic: false };
 }
 
 function stringPieces(node: Node, env: WordEnv, pieces: Piece[]): void {
@@ -211,6 +311,14 @@ function stringPieces(node: Node, env: WordEnv, pieces: Piece[]): void {
     cursor = Math.max(cursor, child.endIndex);
   }
   gap(end);
+}
+
+/** An unquoted expansion's value is split into fields at IFS characters (marked with FIELD_SEP). */
+function splitPiece(p: Piece, env: WordEnv): Piece {
+  const ifs = env.lookup('IFS')?.[0] ?? DEFAULT_IFS;
+  if (ifs === '') return p;
+  const chars = [...ifs];
+  return { ...p, values: p.values.map((v) => [...v].map((c) => (chars.includes(c) ? FIELD_SEP : c)).join('')) };
 }
 
 function piecesOf(node: Node, env: WordEnv, pieces: Piece[], quoted: boolean): void {
@@ -241,16 +349,21 @@ function piecesOf(node: Node, env: WordEnv, pieces: Piece[], quoted: boolean): v
       return;
     case 'simple_expansion': {
       const name = node.text.slice(1);
+      env.expanded?.(name);
       const known = env.lookup(name);
-      pieces.push(known ? { values: known, display: node.text, dynamic: false } : unknown(node.text));
+      const p: Piece = known ? { values: known, display: node.text, dynamic: false } : unknown(node.text);
+      pieces.push(quoted || !known ? p : splitPiece(p, env));
       return;
     }
-    case 'expansion':
-      pieces.push(expansionPiece(node, env));
+    case 'expansion': {
+      const p = expansionPiece(node, env);
+      pieces.push(quoted || p.dynamic ? p : splitPiece(p, env));
       return;
+    }
     case 'command_substitution': {
       const out = env.substitution(node);
-      pieces.push(out !== undefined ? { values: [out], display: node.text, dynamic: false } : unknown(node.text));
+      const p: Piece = out !== undefined ? { values: [out], display: node.text, dynamic: false } : unknown(node.text);
+      pieces.push(quoted || out === undefined ? p : splitPiece(p, env));
       return;
     }
     case 'process_substitution':
@@ -292,23 +405,48 @@ function combine(pieces: Piece[]): { values: string[]; display: string; dynamic:
   return { values, display, dynamic };
 }
 
-export function evalWord(node: Node, env: WordEnv): ShellWord {
+export interface EvalOptions {
+  /** An assignment's value: no brace expansion, no field splitting. */
+  assignment?: boolean;
+}
+
+/**
+ * The normalised word. When bash would make several words of it — brace expansion (`{rm,-rf,/}`) or an
+ * unquoted expansion split at IFS (`$CMD` holding `rm -rf /`) — `fields` holds them, in order.
+ */
+export function evalWord(node: Node, env: WordEnv, opts: EvalOptions = {}): ShellWord {
   const pieces: Piece[] = [];
   piecesOf(node, env, pieces, false);
   const { values, display, dynamic } = combine(pieces);
-  const expanded: string[] = [];
-  for (const v of values) {
-    if (v.includes(BRACE_OPEN)) expandBraces(v, expanded);
-    else expanded.push(v);
-    if (expanded.length >= MAX_ALTERNATIVES) break;
+  const shown = restoreBraces(display).replaceAll(FIELD_SEP, ' ');
+  if (opts.assignment) {
+    const unique = [...new Set(values.map((v) => restoreBraces(v).replaceAll(FIELD_SEP, ' ')))];
+    return { value: unique[0] ?? '', alternatives: unique.slice(1, MAX_ALTERNATIVES), display: shown, dynamic };
   }
-  const unique = [...new Set(expanded.map(restoreBraces))];
-  return {
-    value: unique[0] ?? '',
-    alternatives: unique.slice(1),
-    display: restoreBraces(display),
-    dynamic,
-  };
+  // Each reading of the word (variable alternatives) becomes a list of fields.
+  const readings: string[][] = [];
+  for (const v of values.slice(0, MAX_ALTERNATIVES)) {
+    const braced: string[] = [];
+    if (v.includes(BRACE_OPEN)) expandBraces(v, braced);
+    else braced.push(v);
+    const fields: string[] = [];
+    for (const b of braced) {
+      const r = restoreBraces(b);
+      if (!r.includes(FIELD_SEP)) fields.push(r);
+      else fields.push(...r.split(FIELD_SEP).filter((f) => f !== ''));
+    }
+    readings.push(fields);
+  }
+  const first = readings[0] ?? [''];
+  if (readings.every((r) => r.length === 1) || first.length === 0) {
+    const unique = [...new Set(readings.map((r) => r[0] ?? ''))];
+    return { value: unique[0] ?? '', alternatives: unique.slice(1), display: shown, dynamic };
+  }
+  const fields = first.map((f, i): ShellWord => {
+    const alts = [...new Set(readings.slice(1).map((r) => r[i]).filter((x): x is string => x !== undefined && x !== f))];
+    return { value: f, alternatives: alts.slice(0, MAX_ALTERNATIVES), display: f, dynamic };
+  });
+  return { value: fields.map((f) => f.value).join(' '), alternatives: [], display: shown, dynamic, fields };
 }
 
 /** A word made from plain text (wrapper strings re-split, fallback tokens). */

@@ -10,6 +10,8 @@ import { plainWord } from './words.js';
 interface WrapperSpec {
   /** Short options that take a value (`-u root`, `-uroot`). */
   valueShort?: string;
+  /** Short options whose value, if any, is glued (`xargs -i{}`, `-l5`). */
+  optionalShort?: string;
   /** Long options that take a value when written without `=`. */
   valueLong?: string[];
   /** Short options that take no value. Unknown options make the reading uncertain. */
@@ -65,11 +67,25 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   },
   time: { flagShort: 'plv', valueShort: 'fo' },
   xargs: {
-    valueShort: 'IiLlnPsEedaJR',
-    valueLong: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--replace', '--eof', '--max-lines'],
+    valueShort: 'ILnPsEdaJR',
+    optionalShort: 'iel',
+    valueLong: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'],
     flagShort: '0rtpxo',
-    flagLong: ['--null', '--no-run-if-empty', '--verbose', '--interactive', '--exit', '--open-tty'],
+    flagLong: ['--null', '--no-run-if-empty', '--verbose', '--interactive', '--exit', '--open-tty', '--show-limits'],
   },
+  // `script -q /dev/null CMD…` (macOS: the first operand is the log file), `script -c 'CMD' log` (Linux).
+  script: { valueShort: 'tTIOBE', flagShort: 'adefkpqrwF', shellStringOption: 'c', operands: 1 },
+  flock: { valueShort: 'wE', flagShort: 'sxunoFh', shellStringOption: 'c', operands: 1 },
+  chroot: { valueLong: ['--userspec', '--groups'], flagLong: ['--skip-chdir'], operands: 1 },
+  taskset: { flagShort: 'acp', operands: 1 },
+  chrt: { flagShort: 'abdfiormpRvT', operands: 1 },
+  runuser: { valueShort: 'ugGs', flagShort: 'lmpfP', shellStringOption: 'c', operands: 0 },
+  setpriv: {},
+  fakeroot: {},
+  pkexec: { valueLong: ['--user'] },
+  'ssh-agent': { valueShort: 'aEPt', flagShort: 'cDdks' },
+  'dbus-launch': {},
+  'xvfb-run': { valueShort: 'nfepsw', flagShort: 'a' },
   stdbuf: { valueShort: 'ioe', valueLong: ['--input', '--output', '--error'] },
   caffeinate: { valueShort: 'tw', flagShort: 'dimsu' },
   arch: { flagShort: '', valueShort: 'e', flagLong: [] },
@@ -91,7 +107,20 @@ const WRAPPERS: Record<string, WrapperSpec> = {
 export const isWrapperName = (name: string): boolean => Object.hasOwn(WRAPPERS, name);
 
 /** Wrappers that change who runs the command: never auto-allowed. */
-export const PRIVILEGE_WRAPPERS = new Set(['sudo', 'doas', 'su']);
+export const PRIVILEGE_WRAPPERS = new Set(['sudo', 'doas', 'su', 'pkexec', 'runuser']);
+
+/**
+ * Programs that run a command given as their arguments, whose options this analysis does not model:
+ * every later word that is not an option is also read as where the command may start (for hard blocks).
+ */
+const LOOSE_WRAPPERS = new Set([
+  'firejail', 'nsenter', 'unshare', 'systemd-run', 'sg', 'chpst', 'proot', 'strace', 'ltrace', 'dtruss', 'valgrind',
+  'catchsegv', 'tsp', 'nq', 'daemonize', 'numactl', 'cpulimit', 'trickle', 'tsocks', 'aws-vault', 'op', 'doppler',
+  'direnv', 'poetry', 'pipenv', 'pdm', 'hatch', 'rbenv', 'pyenv', 'nodenv', 'asdf', 'mise', 'rtx', 'devbox',
+  'conda', 'mamba', 'micromamba', 'dotenv', 'cross-env', 'env-cmd', 'entr', 'watchexec', 'nodemon', 'gdb', 'lldb',
+  'expect', 'with-contenv', 's6-setuidgid', 'retry', 'until-success', 'tmux', 'screen',
+]);
+export const isLooseWrapper = (name: string): boolean => LOOSE_WRAPPERS.has(name);
 
 export interface Unwrapped {
   wrappers: string[];
@@ -105,6 +134,8 @@ export interface Unwrapped {
   uncertain: boolean;
   /** `command -v x`, `sudo -v`: the wrapper itself was the command (its name is in words[0]). */
   wrapperIsCommand: boolean;
+  /** `xargs -I R` / `-i` / `--replace`: the placeholder xargs fills with each input item. */
+  xargsReplace?: string;
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
@@ -118,6 +149,7 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
   const shellStrings: ShellWord[] = [];
   let operands = spec.operands ?? 0;
   let sawAskShell = false;
+  let replace: string | undefined;
   while (i < rest.length) {
     const w = rest[i]!;
     const a = w.value;
@@ -131,8 +163,16 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
       continue;
     }
     if (a.startsWith('--')) {
-      const [flag] = a.split('=', 1) as [string];
-      if (spec.valueLong?.includes(flag)) i += a.includes('=') ? 1 : 2;
+      const [written] = a.split('=', 1) as [string];
+      // GNU getopt: a unique prefix of a long option is that option (`env --split=…`, `sudo --us=root`).
+      const known = [...(spec.valueLong ?? []), ...(spec.flagLong ?? []), ...(name === 'env' ? ['--split-string'] : [])];
+      const matches = known.includes(written) ? [written] : known.filter((l) => l.startsWith(written));
+      const flag = matches.length === 1 ? matches[0]! : written;
+      if (name === 'xargs' && '--replace'.startsWith(flag) && flag.length > 4) {
+        // `--replace[=R]`: the value, if any, is glued.
+        replace = a.includes('=') ? a.slice(a.indexOf('=') + 1) : '{}';
+        i++;
+      } else if (spec.valueLong?.includes(flag)) i += a.includes('=') ? 1 : 2;
       else if (spec.flagLong?.includes(flag)) i++;
       else if (name === 'env' && flag === '--split-string') {
         const v = a.includes('=') ? plainWord(a.slice(a.indexOf('=') + 1)) : rest[i + 1];
@@ -163,6 +203,11 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
         }
         if (spec.valueShort?.includes(ch)) {
           consumedNext = k === a.length - 1;
+          if (name === 'xargs' && (ch === 'I' || ch === 'J')) replace = consumedNext ? rest[i + 1]?.value : a.slice(k + 1);
+          break;
+        }
+        if (spec.optionalShort?.includes(ch)) {
+          if (name === 'xargs' && ch === 'i') replace = a.slice(k + 1) || '{}';
           break;
         }
         if (name === 'sudo' && (ch === 's' || ch === 'i')) sawAskShell = true;
@@ -198,7 +243,7 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
   }
   // `sudo -s` / `sudo -i` with no command starts a shell that reads the rest of its input as code.
   if (name === 'sudo' && sawAskShell && words.length === 0) words = [plainWord('sh')];
-  return { words, assignments, shellStrings, uncertain, lookup, skipped: rest.slice(0, i) };
+  return { words, assignments, shellStrings, uncertain, lookup, replace, skipped: rest.slice(0, i) };
 }
 
 /** Sees through every wrapper around the command in `words` (words[0] is the command word). */
@@ -225,6 +270,7 @@ export function unwrap(words: ShellWord[]): Unwrapped {
       break;
     }
     out.wrappers.push(name);
+    if (r.replace !== undefined) out.xargsReplace = r.replace;
     if (r.uncertain) {
       out.uncertain = true;
       // An unknown option may have eaten the next word: every later word could be the command.

@@ -7,6 +7,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentExists } from '../../agents/index.js';
+import { UNATTENDED_SOURCES } from '../../api/patterns.js';
 import { DEFAULT_AGENT, paths } from '../../config/paths.js';
 import type { GlobalConfig } from '../../config/schema.js';
 import { ReinError, errorMessage, isReinError } from '../../errors.js';
@@ -93,8 +94,9 @@ export class SessionOpener {
     const known = this.#o.lanes.sessionOf(run.key) ?? this.#o.routes.get(run.key)?.session_id;
     if (known) return known;
     if (run.key.startsWith('agent:')) {
-      // A named agent's lane, first message since the daemon started: continue its latest conversation.
-      return (await store.latest())?.id;
+      // A named agent's lane, first message since the daemon started: continue its latest conversation
+      // with a person — not a schedule's, a heartbeat's or a watcher's run.
+      return (await store.latest((s) => !UNATTENDED_SOURCES.has(s.source)))?.id;
     }
     return undefined;
   }

@@ -1,6 +1,7 @@
 /** `bash`: run a shell command in the run's working folder. */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { childEnvironment } from '../../process/childEnv.js';
 import { errorResult, okResult, type Tool } from '../tool.js';
 import { isConcurrencySafeCommand, isDestructiveCommand, isReadOnlyCommand } from './support/commandSafety.js';
 import { findOnPath } from './support/executables.js';
@@ -59,6 +60,8 @@ export const bashTool: Tool<BashInput> = {
       shell: shellPath(),
       command: i.command,
       cwd: ctx.cwd,
+      // Rein's environment without its credentials and secret-looking names, plus tools.env_passthrough.
+      env: childEnvironment(process.env, { passthrough: ctx.envPassthrough ?? [] }),
       timeoutMs: Math.round(timeoutS * 1000),
       signal,
       outputLimit: BASH_OUTPUT_LIMIT,

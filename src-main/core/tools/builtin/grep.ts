@@ -10,6 +10,8 @@ import { findOnPath } from './support/executables.js';
 import { looksBinary, SNIFF_BYTES } from './support/fileKind.js';
 import { noiseIgnores, NOISE_DIRS } from './support/walkFilter.js';
 import { errnoCode, resolveToolPath } from './support/toolPaths.js';
+import { realpathLoose } from '../../util/realpath.js';
+import { reinSecretReason } from '../../util/reinSecrets.js';
 
 export const GREP_DEFAULT_MAX_RESULTS = 100;
 export const GREP_MAX_RESULTS = 1_000;
@@ -50,6 +52,8 @@ interface Search {
   caseInsensitive: boolean;
   max: number;
   signal: AbortSignal;
+  /** Files whose lines are never shown: Rein's own secrets (a search over the home folder passes REIN_HOME). */
+  hidden: (abs: string) => boolean;
 }
 
 type SearchOutcome = { kind: 'ok'; lines: string[]; cut: boolean; warning?: string } | { kind: 'error'; result: ToolResult };
@@ -99,6 +103,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
         caseInsensitive: i.case_insensitive ?? false,
         max,
         signal,
+        hidden: secretFilter(ctx.reinHome),
       };
       const rg = rgPath();
       const outcome = rg ? await searchWithRipgrep(rg, search) : await searchWithJs(search);
@@ -114,6 +119,19 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
 }
 
 export const grepTool: Tool<GrepInput> = createGrepTool();
+
+/** Rein's secret files, as written or behind a symlink, are left out of every search (one check per file). */
+function secretFilter(reinHome: string): (abs: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (abs) => {
+    let hide = seen.get(abs);
+    if (hide === undefined) {
+      hide = reinSecretReason(abs, reinHome) !== undefined || reinSecretReason(realpathLoose(abs), reinHome) !== undefined;
+      seen.set(abs, hide);
+    }
+    return hide;
+  };
+}
 
 const cutLine = (text: string): string =>
   text.length > MAX_MATCH_LINE_CHARS ? `${text.slice(0, MAX_MATCH_LINE_CHARS)}… (${text.length} chars)` : text;
@@ -146,6 +164,7 @@ async function searchWithRipgrep(rg: string, s: Search): Promise<SearchOutcome> 
     const nul = raw.indexOf('\0');
     if (nul === -1) continue;
     const path = s.isFile ? s.shownFile : raw.slice(0, nul).replace(/^\.\//, '');
+    if (s.hidden(s.isFile ? s.target : `${s.target}/${raw.slice(0, nul)}`)) continue;
     const rest = raw.slice(nul + 1);
     const colon = rest.indexOf(':');
     if (lines.length >= s.max) {
@@ -208,6 +227,7 @@ async function searchWithJs(s: Search): Promise<SearchOutcome> {
   let unreadable = 0;
   for (const f of files) {
     if (s.signal.aborted) break;
+    if (s.hidden(f.abs)) continue;
     let buf: Buffer;
     try {
       const st = await stat(f.abs);

@@ -12,20 +12,24 @@ import { agentConfigHelp } from '../../form/agentConfigHelp.js';
 import { SchemaForm } from '../../form/SchemaForm.js';
 import { buildFields, cleanValue, validatorFor, type Doc, type FieldErrors, type JsonSchema } from '../../form/schemaForm.js';
 import { MessageText } from '../../markdown/MessageText.js';
+import { formatWhen } from '../../util/format.js';
 import { useAsync } from '../../util/useAsync.js';
+import { McpServersPanel } from '../mcp/McpServersPanel.js';
 
 const schema = agentConfigSchema as JsonSchema;
 const configFields = buildFields(schema, agentConfigHelp);
 let validateConfig: ((v: unknown) => FieldErrors) | undefined;
 const checkConfig = (v: unknown) => (validateConfig ??= validatorFor(schema))(v);
 
-type Tab = 'persona' | 'config' | 'memory' | 'skills' | 'commands';
+type Tab = 'persona' | 'config' | 'memory' | 'skills' | 'commands' | 'activity' | 'mcp';
 const TABS: { id: Tab; label: string }[] = [
   { id: 'persona', label: 'Persona' },
   { id: 'config', label: 'Config' },
   { id: 'memory', label: 'Memory' },
   { id: 'skills', label: 'Skills' },
   { id: 'commands', label: 'Commands' },
+  { id: 'activity', label: 'Activity' },
+  { id: 'mcp', label: 'MCP servers' },
 ];
 
 interface Draft {
@@ -269,6 +273,8 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
         )}
         {currentTab === 'skills' && <SkillsTab api={api} attached={draft.skills} onChange={(skills) => update({ skills })} />}
         {currentTab === 'commands' && <CommandsTab commands={draft.commands} onChange={(commands) => update({ commands })} />}
+        {currentTab === 'activity' && <ActivityTab api={api} name={name} />}
+        {currentTab === 'mcp' && <McpServersPanel api={api} agent={name} scope="agent" />}
       </div>
       <DeleteAgent api={api} name={name} onDeleted={onDeleted} />
     </div>
@@ -290,6 +296,63 @@ export function changesOf(base: AgentDetail, d: Draft): SaveAgentInput {
   if (Object.keys(commands).length) out.commands = commands;
   if (d.skills.join('\n') !== base.skills.join('\n')) out.skills = d.skills;
   return out;
+}
+
+/** What the agent does on its own: its heartbeat (next and last beat, today's spend) and its file watchers. */
+function ActivityTab({ api, name }: { api: ReinApi; name: string }) {
+  const [activity] = useAsync(() => api.agentActivity({ name }), [api, name]);
+  if (activity.status === 'failed') return <p className="form-error">{activity.error.message}</p>;
+  const a = activity.value;
+  if (!a) return <p className="muted">Loading…</p>;
+  const hb = a.heartbeat;
+  return (
+    <div className="activity-tab">
+      {a.problem && <p className="muted">{a.problem}</p>}
+      <section aria-label="Heartbeat">
+        <h3>Heartbeat</h3>
+        {!hb ? (
+          <p className="muted">No heartbeat. Add <code>heartbeat: {'{'} every: 30m {'}'}</code> to the config and goals to HEARTBEAT.md.</p>
+        ) : (
+          <dl className="facts">
+            <dt>Every</dt>
+            <dd>
+              {hb.every}
+              {hb.active_hours ? `, between ${hb.active_hours}` : ''} · model {hb.model}
+            </dd>
+            <dt>Goals</dt>
+            <dd>{hb.has_goals ? 'HEARTBEAT.md' : 'HEARTBEAT.md is missing or empty: beats spend nothing'}</dd>
+            <dt>Next beat</dt>
+            <dd>{hb.next_at ? formatWhen(hb.next_at) : 'not scheduled (outside active hours, or the daemon is not running)'}</dd>
+            <dt>Last beat</dt>
+            <dd>
+              {hb.last
+                ? `${formatWhen(hb.last.at)}: ${hb.last.outcome}${hb.last.message ? ` — ${hb.last.message}` : ''} (${hb.last.total_input_tokens} tokens, ${Math.round(hb.last.cache_read_share * 100)}% cached, $${hb.last.cost_usd.toFixed(4)})`
+                : 'none yet'}
+            </dd>
+            <dt>Today</dt>
+            <dd>
+              {hb.beats_today} beat(s), ${hb.spent_today_usd.toFixed(4)}
+            </dd>
+          </dl>
+        )}
+      </section>
+      <section aria-label="File watchers">
+        <h3>File watchers</h3>
+        {a.watchers.length === 0 ? (
+          <p className="muted">No watched folders.</p>
+        ) : (
+          <ul className="watch-list">
+            {a.watchers.map((w) => (
+              <li key={`${w.path}${w.glob ?? ''}`}>
+                <code>{w.path}</code>
+                {w.glob ? ` · ${w.glob}` : ''} · {w.debounce_ms} ms · {w.watching ? 'watching' : 'not watched (the folder is missing, or the daemon is not running)'}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
 }
 
 function PersonaTab({ text, onChange }: { text: string; onChange(t: string): void }) {

@@ -4,8 +4,8 @@
  * does not go away when the window loses focus; it goes when someone answers (here, in another
  * window, in the terminal or in Slack) or the request times out.
  */
-import { useState } from 'react';
-import type { ApprovalDecisionKind } from '../../../../src-main/core/api/index.js';
+import { useMemo, useState } from 'react';
+import { completeForm, formDefaults, formFields, type ApprovalDecisionKind, type ApprovalForm, type FormField, type FormValue, type FormValues } from '../../../../src-main/core/api/index.js';
 import { errorText, toApiError } from '../../api/apiError.js';
 import { formatArgs } from '../../util/format.js';
 
@@ -19,10 +19,12 @@ export interface ApprovalCardProps {
   /** Where it comes from, for the queue (agent, route). */
   origin?: string;
   input?: unknown;
+  /** Fields to fill in (an MCP server asking for input): the answer is Send (allow, with the values) or Decline. */
+  form?: ApprovalForm;
   /** Set once decided (the chat keeps decided cards as a record). */
   decision?: ApprovalDecisionKind;
   by?: string;
-  onAnswer(decision: ApprovalDecisionKind): Promise<unknown>;
+  onAnswer(decision: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
 }
 
 const DECISION_TEXT: Record<ApprovalDecisionKind, string> = { allow: 'Allowed once', always_allow: 'Always allowed', deny: 'Denied' };
@@ -32,11 +34,23 @@ export function ApprovalCard(p: ApprovalCardProps) {
   const [problem, setProblem] = useState<string | undefined>();
   const titleId = `apr-title-${p.request_id}`;
 
+  const fields = useMemo(() => (p.form ? formFields(p.form.schema) : []), [p.form]);
+  const [values, setValues] = useState<FormValues>(() => formDefaults(fields));
+
   async function answer(decision: ApprovalDecisionKind) {
+    let filled: FormValues | undefined;
+    if (p.form && decision !== 'deny') {
+      const done = completeForm(fields, values);
+      if (done.problems.length > 0) {
+        setProblem(done.problems.join('; '));
+        return;
+      }
+      filled = done.values;
+    }
     setBusy(decision);
     setProblem(undefined);
     try {
-      await p.onAnswer(decision);
+      await (filled ? p.onAnswer(decision, filled) : p.onAnswer(decision));
     } catch (e) {
       const err = toApiError(e);
       setProblem(err.code === 'approval_already_decided' ? 'Someone already answered this elsewhere.' : errorText(err));
@@ -63,11 +77,28 @@ export function ApprovalCard(p: ApprovalCardProps) {
           <pre>{formatArgs(p.input)}</pre>
         </details>
       )}
+      {p.form && !decided && (
+        <div className="approval-form">
+          <p className="approval-form-message">{p.form.message}</p>
+          {fields.map((f) => (
+            <FieldInput key={f.name} id={`${p.request_id}-${f.name}`} field={f} value={values[f.name]} onChange={(v) => setValues((old) => setValue(old, f.name, v))} />
+          ))}
+        </div>
+      )}
       {decided ? (
         <p className="approval-decision" role="status">
           {DECISION_TEXT[p.decision!]}
           {p.by && p.by !== 'daemon' && p.by !== 'desktop' ? ` (${p.by})` : ''}
         </p>
+      ) : p.form ? (
+        <div className="approval-actions">
+          <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')}>
+            {busy === 'allow' ? 'Sending…' : 'Send'}
+          </button>
+          <button type="button" className="danger" disabled={busy !== undefined} onClick={() => void answer('deny')}>
+            {busy === 'deny' ? 'Declining…' : 'Decline'}
+          </button>
+        </div>
       ) : (
         <div className="approval-actions">
           <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')}>
@@ -87,5 +118,82 @@ export function ApprovalCard(p: ApprovalCardProps) {
         </p>
       )}
     </section>
+  );
+}
+
+function setValue(old: FormValues, name: string, v: FormValue | undefined): FormValues {
+  const next = { ...old };
+  if (v === undefined) delete next[name];
+  else next[name] = v;
+  return next;
+}
+
+/** One field of a form: a text box, a number box, a checkbox, a list or a set of checkboxes. */
+function FieldInput({ id, field: f, value, onChange }: { id: string; field: FormField; value: FormValue | undefined; onChange(v: FormValue | undefined): void }) {
+  const label = (
+    <label htmlFor={id}>
+      {f.label}
+      {f.required ? ' *' : ''}
+    </label>
+  );
+  const help = f.description ? <small className="muted">{f.description}</small> : null;
+  if (f.kind === 'boolean') {
+    return (
+      <div className="form-field form-field-check">
+        <input id={id} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />
+        {label}
+        {help}
+      </div>
+    );
+  }
+  if (f.kind === 'choice') {
+    return (
+      <div className="form-field">
+        {label}
+        <select id={id} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)}>
+          <option value="">—</option>
+          {(f.choices ?? []).map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+        {help}
+      </div>
+    );
+  }
+  if (f.kind === 'choices') {
+    const chosen = Array.isArray(value) ? value : [];
+    return (
+      <fieldset className="form-field" id={id}>
+        <legend>
+          {f.label}
+          {f.required ? ' *' : ''}
+        </legend>
+        {(f.choices ?? []).map((c) => (
+          <label key={c.value} className="form-field-check">
+            <input type="checkbox" checked={chosen.includes(c.value)} onChange={(e) => onChange(e.target.checked ? [...chosen, c.value] : chosen.filter((x) => x !== c.value))} />
+            {c.label}
+          </label>
+        ))}
+        {help}
+      </fieldset>
+    );
+  }
+  const numeric = f.kind === 'number' || f.kind === 'integer';
+  return (
+    <div className="form-field">
+      {label}
+      <input
+        id={id}
+        type={numeric ? 'number' : f.format === 'email' ? 'email' : f.format === 'date' ? 'date' : 'text'}
+        value={value === undefined ? '' : String(value)}
+        {...(f.minimum !== undefined ? { min: f.minimum } : {})}
+        {...(f.maximum !== undefined ? { max: f.maximum } : {})}
+        {...(f.kind === 'integer' ? { step: 1 } : {})}
+        onChange={(e) => onChange(e.target.value === '' ? undefined : numeric ? Number(e.target.value) : e.target.value)}
+      />
+      {help}
+    </div>
   );
 }

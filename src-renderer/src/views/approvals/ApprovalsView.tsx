@@ -1,16 +1,34 @@
-/** Every approval waiting for a person, oldest first, from every agent and route. */
-import type { ApprovalDecisionKind } from '../../../../src-main/core/api/index.js';
+/** Every approval waiting for a person, oldest first, from every agent and route; then permission changes asked for over the API. */
+import type { ApprovalDecisionKind, FormValues, PendingChange } from '../../../../src-main/core/api/index.js';
 import type { ApprovalItem } from '../../state/approvals.js';
 import { formatWhen } from '../../util/format.js';
 import { ApprovalCard } from './ApprovalCard.js';
+import { ChangeCard } from './ChangeCard.js';
 
-export function ApprovalsView({ pending, onAnswer }: { pending: ApprovalItem[]; onAnswer(id: string, d: ApprovalDecisionKind): Promise<unknown> }) {
+export interface ApprovalsViewProps {
+  pending: ApprovalItem[];
+  onAnswer(id: string, d: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
+  /** Permission-raising changes asked for over the API. */
+  changes?: PendingChange[];
+  /** Only in the desktop app: a browser holding the token must not be able to confirm them. */
+  onChange?: (id: string, decision: 'apply' | 'reject') => Promise<unknown>;
+}
+
+export function ApprovalsView({ pending, onAnswer, changes = [], onChange }: ApprovalsViewProps) {
+  const waiting = pending.length + changes.length;
   return (
     <div className="view approvals-view">
       <header className="view-head">
         <h1>Approvals</h1>
-        <p className="muted">{pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} waiting, oldest first.`}</p>
+        <p className="muted">{waiting === 0 ? 'Nothing is waiting for you.' : `${waiting} waiting, oldest first.`}</p>
       </header>
+      {changes.length > 0 && (
+        <div className="approval-list change-list" aria-label="Permission changes">
+          {changes.map((c) => (
+            <ChangeCard key={c.change_id} change={c} {...(onChange ? { onAnswer: (d: 'apply' | 'reject') => onChange(c.change_id, d) } : {})} />
+          ))}
+        </div>
+      )}
       <div className="approval-list">
         {pending.map((a) => (
           <ApprovalCard
@@ -23,7 +41,8 @@ export function ApprovalsView({ pending, onAnswer }: { pending: ApprovalItem[]; 
             risk_explanation={a.risk_explanation}
             origin={[a.agent && `agent ${a.agent}`, a.route, formatWhen(a.asked_at)].filter(Boolean).join(' · ')}
             input={a.input}
-            onAnswer={(d) => onAnswer(a.request_id, d)}
+            {...(a.form ? { form: a.form } : {})}
+            onAnswer={(d, values) => onAnswer(a.request_id, d, values)}
           />
         ))}
       </div>

@@ -3,7 +3,7 @@
  * conversation state lives in the app (state/chats.ts) so switching views or agents loses nothing.
  */
 import { useEffect, useMemo } from 'react';
-import type { ApprovalDecisionKind, ReinApi } from '../../../../src-main/core/api/index.js';
+import type { ApprovalDecisionKind, FormValues, ReinApi } from '../../../../src-main/core/api/index.js';
 import { errorText, toApiError } from '../../api/apiError.js';
 import { lastUserText, type ChatAction, type ChatState } from '../../state/chat.js';
 import { chatMessage } from '../../state/routes.js';
@@ -21,7 +21,7 @@ export interface ChatViewProps {
   chat: ChatState;
   onPickAgent(agent: string): void;
   dispatch(action: ChatAction): void;
-  onAnswer(request_id: string, decision: ApprovalDecisionKind): Promise<unknown>;
+  onAnswer(request_id: string, decision: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
   /** Bumped to move the caret into the composer. */
   focusKey?: unknown;
 }
@@ -89,8 +89,9 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
 
   async function continueLatest() {
     try {
-      const { sessions } = await api.listSessions({ agent, limit: 1 });
-      const latest = sessions[0];
+      const { sessions } = await api.listSessions({ agent, limit: 20 });
+      // A damaged file is listed (so a person can see it) but cannot be continued.
+      const latest = sessions.find((s) => s.damaged !== true);
       if (!latest) return dispatch({ type: 'note', level: 'info', text: `${agent} has no saved conversations yet.` });
       dispatch({ type: 'load_session', session: await api.getSession({ id: latest.id, agent }) });
     } catch (e) {

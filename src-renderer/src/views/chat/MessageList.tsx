@@ -1,6 +1,6 @@
 /** The conversation: messages, tool cards, approval cards and notices, newest at the bottom. */
 import { useEffect, useRef, type ReactNode } from 'react';
-import type { ApprovalDecisionKind } from '../../../../src-main/core/api/index.js';
+import type { ApprovalDecisionKind, FormValues } from '../../../../src-main/core/api/index.js';
 import { MessageText, PlainText } from '../../markdown/MessageText.js';
 import type { ChatItem } from '../../state/chat.js';
 import { ApprovalCard } from '../approvals/ApprovalCard.js';
@@ -9,7 +9,7 @@ import { ToolCard } from './ToolCard.js';
 export interface MessageListProps {
   items: ChatItem[];
   /** Absent for a read-only transcript. */
-  onAnswer?(request_id: string, decision: ApprovalDecisionKind): Promise<unknown>;
+  onAnswer?(request_id: string, decision: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
   empty?: ReactNode;
 }
 
@@ -64,9 +64,10 @@ export function MessageList({ items, onAnswer, empty }: MessageListProps) {
                 risk={item.risk}
                 risk_explanation={item.risk_explanation}
                 input={item.input}
+                {...(item.form ? { form: item.form } : {})}
                 {...(item.decision ? { decision: item.decision } : {})}
                 {...(item.by ? { by: item.by } : {})}
-                onAnswer={(d) => (onAnswer ? onAnswer(item.id, d) : Promise.resolve())}
+                onAnswer={(d, values) => (onAnswer ? onAnswer(item.id, d, values) : Promise.resolve())}
               />
             );
           case 'notice':

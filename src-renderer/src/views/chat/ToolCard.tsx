@@ -16,6 +16,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <span className="tool-status" aria-label={statusText} title={statusText} />
         <code className="tool-name">{item.tool}</code>
         <span className="tool-summary">{item.summary || oneLine(item.input)}</span>
+        {item.status === 'running' && item.progress && <span className="tool-progress muted">{item.progress}</span>}
         <span className="tool-time">
           {item.status === 'running' && item.startedAt ? <Elapsed since={item.startedAt} /> : item.duration_ms !== undefined ? formatDuration(item.duration_ms) : ''}
         </span>

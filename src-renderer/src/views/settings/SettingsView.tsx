@@ -11,6 +11,7 @@ import { errorText, isUnsupported } from '../../api/apiError.js';
 import { formatDuration } from '../../util/format.js';
 import type { AsyncState } from '../../util/useAsync.js';
 import { DesktopSettingsSection } from './DesktopSettingsSection.js';
+import { McpServersPanel } from '../mcp/McpServersPanel.js';
 
 const MODES: { value: ReinSettings['permission_mode']; text: string }[] = [
   { value: 'default', text: 'Ask before risky actions' },
@@ -161,6 +162,10 @@ function SettingsForm({
           )}
         </div>
       </form>
+      <section className="settings-section" aria-labelledby="mcp-title">
+        <h2 id="mcp-title">MCP servers</h2>
+        <McpServersPanel api={api} agent="default" scope="global" />
+      </section>
       {desktop && <DesktopSettingsSection desktop={desktop} onKeyRemoved={onRefresh} />}
       {settings.platform === 'darwin' && <MacPermissions api={api} {...(desktop ? { desktop } : {})} settings={settings} onRefresh={onRefresh} />}
     </div>

@@ -4,6 +4,7 @@
  * whole group is killed before this resolves, so nothing the command started outlives the call. The kill
  * rules are core/process/subprocess.ts's; this only shapes the bash tool's view of them.
  */
+import { childEnvironment } from '../../../process/childEnv.js';
 import { runProcess } from '../../../process/subprocess.js';
 import { HeadTailBuffer } from './outputLimit.js';
 
@@ -17,6 +18,7 @@ export interface ShellRunOptions {
   timeoutMs: number;
   signal: AbortSignal;
   outputLimit: number;
+  /** The command's whole environment; when absent, Rein's without its credentials (process/childEnv.ts). */
   env?: NodeJS.ProcessEnv;
   killGraceMs?: number;
 }
@@ -36,7 +38,7 @@ export async function runShell(opts: ShellRunOptions): Promise<ShellRun> {
     file: opts.shell,
     args: ['-c', opts.command],
     cwd: opts.cwd,
-    env: opts.env ?? process.env,
+    env: opts.env ?? childEnvironment(process.env),
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,
     killGraceMs: opts.killGraceMs,

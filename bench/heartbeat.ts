@@ -1,0 +1,172 @@
+/**
+ * `npm run bench -- heartbeat`: ten heartbeat beats of one agent through the service (the same path as
+ * the daemon's timer and `rein heartbeat run`), against the fake Messages API with the provider's
+ * cache accounting at every breakpoint. The agent has a realistic persona, a HEARTBEAT.md of goals and
+ * a long latest conversation (so the excerpt is at its cap). Beats are half an hour apart (the clock
+ * is moved on), so each beat's context block differs; the user talks to the agent between beats 3 and
+ * 4, and the sixth beat answers with an alert, which lands in that conversation: later beats see a
+ * changed excerpt. Prints per beat the input
+ * tokens (uncached + cache read + cache written), the share read from the cache and the cost, and what
+ * the first request is made of. Targets: ≤ 5,000 input tokens a beat; ≥ 80% of them from the cache
+ * from the second beat on.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GlobalConfig } from '../src-main/core/config/schema.js';
+import { ReinService } from '../src-main/core/service/reinService.js';
+import { SessionStore } from '../src-main/core/sessions/store.js';
+import { readBeats, runHeartbeat, type BeatRecord } from '../src-main/core/triggers/index.js';
+import { breakpointPrefixes, startFakeAnthropic, stripCacheControl, text } from '../tests/support/fakeAnthropic.js';
+import { fmt, median } from './support.js';
+
+const PERSONA = `You are Watchdog, the operations assistant of a small web team. You keep an eye on the team's
+services, CI pipelines and on-call rota, and you tell people early and plainly when something needs
+them. You are brief: a finding, its evidence, the next step. You never guess at a cause you cannot
+back with a log line, a status page or a command's output. When a fix is routine and safe (re-running
+a flaky job, clearing a full temp folder) you say what you would do and wait for a yes.
+
+House rules:
+- Production hosts are read-only for you; staging you may restart.
+- Dates and times in the team's local time zone.
+- Link to the pipeline run or the dashboard panel you looked at.`;
+
+const GOALS = `# Heartbeat goals
+
+1. CI: look at the latest run of the main branch pipeline (\`gh run list --branch main --limit 3\`). If
+   the newest run failed, say which job and the first failing test; ignore runs still in progress.
+2. Certificates: if any certificate in ~/ops/certs.txt expires within 14 days, name it and its date.
+3. Disk: if \`df -h /\` shows the root volume above 90%, say so with the figure.
+4. On-call: on weekdays between 08:00 and 09:00, remind the person on call (~/ops/oncall.txt) of any
+   open incident in ~/ops/incidents/ older than a day.
+5. Open questions: if the user asked you something in the latest conversation that you have not
+   answered yet, answer it now in one or two sentences.
+
+Stay quiet otherwise: nothing above needs the user means HEARTBEAT_OK.`;
+
+const LONG = (topic: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${topic} — point ${i + 1}: the job log shows the retry took 41 s and the cache hit rate on the runner fell to 62% after the image update.`).join(' ');
+
+export async function run(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'rein-bench-heartbeat-'));
+  const home = join(root, 'home');
+  const agentDir = join(home, 'agents', 'watchdog');
+  await mkdir(agentDir, { recursive: true });
+  await writeFile(join(agentDir, 'AGENT.md'), PERSONA);
+  await writeFile(join(agentDir, 'config.yaml'), 'heartbeat:\n  every: 30m\n  max_usd_per_day: 1.00\n');
+  await writeFile(join(agentDir, 'HEARTBEAT.md'), GOALS);
+  await seedConversation(join(home, 'agents', 'watchdog', 'sessions'));
+
+  const fake = await startFakeAnthropic({ cacheEveryBreakpoint: true });
+  let beat = 0;
+  fake.fallback = () => {
+    beat++;
+    return beat === 6 ? text('CI on main failed: job `e2e`, first failing test `checkout > pays with a saved card`. Re-run or look at the payment mock?') : text('HEARTBEAT_OK');
+  };
+  const service = await ReinService.create({
+    home,
+    cwd: root,
+    env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'bench', REIN_RETRY_BASE_MS: '1' },
+    config: GlobalConfig.parse({ model: 'claude-haiku-4-5' }),
+    version: 'bench',
+  });
+  const records: BeatRecord[] = [];
+  const clock = shiftClock();
+  try {
+    for (let i = 0; i < 10; i++) {
+      // Beats are half an hour apart: the time in the beat's context block changes every beat.
+      if (i > 0) clock.advance(30 * 60_000);
+      // Between beats 3 and 4 the user talks to the agent: the excerpt changes too.
+      if (i === 3) await talk(join(home, 'agents', 'watchdog', 'sessions'), 'Thanks. Also: is the staging deploy still stuck?', 'It went through at 14:02; staging runs build 5121.');
+      records.push(await runHeartbeat(service, 'watchdog', { trigger: 'timer' }));
+    }
+    await writeFile(join(agentDir, 'HEARTBEAT.md'), '');
+    const before = fake.requests.length;
+    const idle = await runHeartbeat(service, 'watchdog', { trigger: 'timer' });
+    const idleRequests = fake.requests.length - before;
+
+    const first = fake.requests[0]!.body;
+    const part = (v: unknown) => Math.ceil(stripCacheControl(JSON.stringify(v ?? [])).length / 4);
+    const prefixes = breakpointPrefixes(first);
+
+    console.log('heartbeat benchmark (10 beats, fake model with per-breakpoint cache accounting)');
+    console.log('  beat  outcome  input tokens  from cache  cache written  uncached  output  cost');
+    for (const [i, r] of records.entries()) {
+      console.log(
+        `  ${String(i + 1).padStart(4)}  ${r.outcome.padEnd(7)}  ${String(r.total_input_tokens).padStart(12)}  ${`${fmt(100 * r.cache_read_share)}%`.padStart(10)}  ${String(r.cache_creation_tokens).padStart(13)}  ${String(r.input_tokens).padStart(8)}  ${String(r.output_tokens).padStart(6)}  $${r.cost_usd.toFixed(5)}`,
+      );
+    }
+    const later = records.slice(1);
+    const inputs = records.map((r) => r.total_input_tokens);
+    const shares = later.map((r) => r.cache_read_share);
+    console.log(`  requests per beat      ${records.map((r) => r.requests).join(', ')}`);
+    console.log(`  input tokens a beat    max ${Math.max(...inputs)}, median ${median(inputs)} (target ≤ 5,000)`);
+    console.log(`  from cache, beats 2–10 min ${fmt(100 * Math.min(...shares))}%, median ${fmt(100 * median(shares))}% (target ≥ 80%)`);
+    console.log(`  cost of 10 beats       $${records.reduce((s, r) => s + r.cost_usd, 0).toFixed(5)} (${records[0]!.model})`);
+    console.log(`  first request          tools ≈ ${part(first.tools)} tokens (${first.tools?.length ?? 0} tools), system ≈ ${part(first.system)}, message ≈ ${part(first.messages)}`);
+    console.log(`  cached prefix          ${prefixes.length} breakpoints; tools+system ≈ ${Math.ceil((prefixes[1] ?? '').length / 4)} tokens, byte-identical in every beat: ${sameSystem(fake.requests.map((r) => r.body))}`);
+    console.log(`  alert                  beat 6 → ${records[5]!.appended_to ? `added to conversation ${records[5]!.appended_to}` : records[5]!.append_note}`);
+    console.log(`  empty HEARTBEAT.md     ${idle.outcome} (${idle.reason}), ${idleRequests} model requests`);
+    console.log(`  records kept           ${(await readBeats(home, 'watchdog')).length} lines in heartbeat.jsonl`);
+  } finally {
+    clock.restore();
+    await service.close();
+    await fake.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function sameSystem(bodies: { tools?: unknown; system?: unknown }[]): boolean {
+  const key = (b: { tools?: unknown; system?: unknown }) => stripCacheControl(JSON.stringify([b.tools, b.system]));
+  return bodies.every((b) => key(b) === key(bodies[0]!));
+}
+
+/** Moves every clock reading (`new Date()`, `Date.now()`) forward, as the hours between beats would. */
+function shiftClock(): { advance(ms: number): void; restore(): void } {
+  const RealDate = Date;
+  let shift = 0;
+  class ShiftedDate extends RealDate {
+    constructor(...args: unknown[]) {
+      if (args.length === 0) super(RealDate.now() + shift);
+      else super(...(args as [string | number | Date]));
+    }
+
+    static override now(): number {
+      return RealDate.now() + shift;
+    }
+  }
+  globalThis.Date = ShiftedDate as DateConstructor;
+  return {
+    advance: (ms) => void (shift += ms),
+    restore: () => void (globalThis.Date = RealDate),
+  };
+}
+
+/** One more exchange in the agent's latest conversation, as a person would have between beats. */
+async function talk(dir: string, question: string, answer: string): Promise<void> {
+  const store = new SessionStore(dir);
+  const latest = (await store.list()).find((s) => s.source === 'desktop')!;
+  const s = await store.load(latest.id);
+  const at = new Date().toISOString();
+  s.messages.push({ role: 'user', content: [{ type: 'text', text: question }] }, { role: 'assistant', content: [{ type: 'text', text: answer }] });
+  s.message_meta.push({ source: 'desktop', timestamp: at }, { source: 'desktop', timestamp: at });
+  await store.save(s);
+}
+
+/** A latest conversation of 14 messages, several long, with tool calls: the excerpt comes out at its cap. */
+async function seedConversation(dir: string): Promise<void> {
+  const store = new SessionStore(dir);
+  const s = store.create({ agent: 'watchdog', cwd: '/tmp', source: 'desktop', title: 'Why is CI slow this week?' });
+  const at = new Date(Date.now() - 3_600_000).toISOString();
+  const add = (role: 'user' | 'assistant', body: string) => {
+    s.messages.push({ role, content: [{ type: 'text', text: body }] });
+    s.message_meta.push({ source: 'desktop', timestamp: at });
+  };
+  for (let i = 0; i < 6; i++) {
+    add('user', i % 2 ? `And the deploy job? ${LONG('deploy', 3)}` : `Why is CI slow this week? Round ${i}.`);
+    add('assistant', LONG(`analysis ${i}`, 5));
+  }
+  add('user', 'Can you keep an eye on it and tell me when main goes red again?');
+  add('assistant', 'Yes — I will check the main pipeline at every heartbeat and tell you when a run fails.');
+  await store.save(s);
+}

@@ -1,0 +1,372 @@
+/**
+ * `rein mcp list|tools|call|login`: the MCP servers an agent uses, from the command line, each in its
+ * own function (mcp.ts lists them in SUBCOMMANDS).
+ *
+ * - `list [--agent A] [--json]`: every configured server started, with its state, tool count and
+ *   what went wrong; exit 0 once the list is printed, whatever the servers' states.
+ * - `tools <server|URL> [--agent A] [--json]`: a server's tools as the model sees them.
+ * - `call <server|URL> <tool> [--args JSON] [--yes] [--json]`: one call; the person typing it is
+ *   its approval. A question from the server is asked on the terminal (`--yes` takes the defaults;
+ *   with neither it is declined). Exit 0 ok, 1 when the tool reports an error or cannot be reached.
+ * - `login NAME [--agent A]`: OAuth sign-in to an http server; tokens go to
+ *   `$REIN_HOME/secrets/mcp-oauth/NAME.json` (0600).
+ *
+ * A URL (`http://…`, `https://…`) needs no config at all: it is reached over Streamable HTTP, and a
+ * sign-in it asks for is kept in memory for the one command. `--header 'K: V'` adds request headers.
+ */
+import { parseArgs } from 'node:util';
+import { resolveAgentRuntimeConfig } from '../../core/agents/index.js';
+import { loadConfig } from '../../core/config/load.js';
+import { reinHome } from '../../core/config/paths.js';
+import type { GlobalConfig } from '../../core/config/schema.js';
+import { errorMessage, isReinError } from '../../core/errors.js';
+import type { McpServerStatus } from '../../core/api/mcpStatus.js';
+import type { ApprovalRequest } from '../../core/api/events.js';
+import type { McpServerSettings } from '../../core/mcp/config.js';
+import { acceptDefaults, acceptValues, type Elicitor } from '../../core/mcp/elicitation.js';
+import { McpManager } from '../../core/mcp/manager.js';
+import { memoryTokenStore, signIn } from '../../core/mcp/oauth.js';
+import { toToolResult, formatSize } from '../../core/mcp/results.js';
+import type { McpServerHandle } from '../../core/mcp/server.js';
+import { NeedsPersonError } from '../../core/mcp/supervisor.js';
+import { browserOpener } from '../browser.js';
+import { UsageError, type CliIo } from '../io.js';
+import { ttyFace } from '../ttyFace.js';
+
+const HELP = { help: { type: 'boolean', short: 'h' } } as const;
+
+export const MCP_CLIENT_HELP = `  rein mcp list [--agent A] [--json]            the agent's servers: state, tool count, last error
+  rein mcp tools SERVER|URL [--agent A] [--json] [--header 'K: V']…
+                                                a server's tools (names as the model sees them)
+  rein mcp call SERVER|URL TOOL [--args JSON] [--yes] [--json] [--agent A] [--header 'K: V']…
+                                                call one tool (TOOL: its own name or mcp__…); --yes takes
+                                                the defaults when the server asks for input
+  rein mcp login NAME [--agent A]               sign in to an http server (OAuth; opens $BROWSER)
+`;
+
+function parse<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+const fail = (io: CliIo, code: number, message: string): number => {
+  io.stderr.write(`rein: ${message}\n`);
+  return code;
+};
+
+/** A ReinError from loading config or an agent: bad input is 2, the rest 1. */
+function exitOf(io: CliIo, err: unknown): number {
+  if (isReinError(err)) return fail(io, ['config_invalid', 'invalid_input', 'agent_not_found', 'not_found', 'invalid_request'].includes(err.code) ? 2 : 1, err.message);
+  return fail(io, 1, errorMessage(err));
+}
+
+const isUrl = (s: string): boolean => /^https?:\/\//i.test(s);
+
+function parseHeaders(list: readonly string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of list ?? []) {
+    const i = h.indexOf(':');
+    if (i <= 0) throw new UsageError(`--header: "${h}" is not "Name: value"`);
+    out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  return out;
+}
+
+async function agentServers(io: CliIo, agent: string | undefined): Promise<{ home: string; servers: Record<string, McpServerSettings>; config: GlobalConfig; cwd: string | undefined }> {
+  const home = reinHome(io.env);
+  const { config } = await loadConfig({ home, cwd: io.cwd });
+  const rc = await resolveAgentRuntimeConfig(home, config, agent ?? 'default');
+  return { home, servers: rc.effective.mcpServers, config, cwd: rc.cwd };
+}
+
+/** A manager holding one server, by name from the agent's config or as an ad-hoc URL. */
+async function oneServer(io: CliIo, target: string, values: { agent?: string | undefined; header?: string[] | undefined }): Promise<{ manager: McpManager; handle: McpServerHandle; home: string; adHoc: boolean }> {
+  const headers = parseHeaders(values.header);
+  if (isUrl(target)) {
+    if (values.agent !== undefined) throw new UsageError('--agent: a URL is used as it is, without any agent’s config');
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new UsageError(`"${target}" is not a URL`);
+    }
+    const name = 'url';
+    const stores = new Map<string, ReturnType<typeof memoryTokenStore>>();
+    const manager = new McpManager({
+      servers: { [name]: { type: 'http', url: url.href, args: [], env: {}, disabled: false, ...(Object.keys(headers).length > 0 ? { headers } : {}) } },
+      env: io.env,
+      home: reinHome(io.env),
+      tokenStore: (n) => stores.get(n) ?? stores.set(n, memoryTokenStore()).get(n)!,
+    });
+    return { manager, handle: manager.server(name)!, home: reinHome(io.env), adHoc: true };
+  }
+  if (Object.keys(headers).length > 0) throw new UsageError('--header: only for a URL; a configured server has its headers in config.yaml');
+  const { home, servers, cwd } = await agentServers(io, values.agent);
+  if (!Object.hasOwn(servers, target)) {
+    const names = Object.keys(servers);
+    throw new UsageError(`no MCP server "${target}" for agent ${values.agent ?? 'default'}${names.length > 0 ? ` (it has: ${names.join(', ')})` : ' (it has none; rein mcp add …)'}`);
+  }
+  const manager = new McpManager({ servers: { [target]: servers[target]! }, env: io.env, home, cwd: cwd ?? io.cwd });
+  return { manager, handle: manager.server(target)!, home, adHoc: false };
+}
+
+/**
+ * Connects the server; an http server that asks for a sign-in gets one now (the person is at the
+ * command line), then the connection is tried again.
+ */
+async function connect(io: CliIo, manager: McpManager, handle: McpServerHandle): Promise<void> {
+  try {
+    await handle.ensure();
+    return;
+  } catch (e) {
+    if (!(e instanceof NeedsPersonError) || !handle.server || handle.server.transport.kind !== 'http') throw e;
+  }
+  io.stderr.write(`rein: ${handle.name === 'url' ? handle.server.transport.url.href : `MCP server ${handle.name}`} asks for a sign-in.\n`);
+  await signIn({ serverUrl: handle.server.transport.url, store: manager.tokenStore(handle.name), ...(handle.server.oauth ? { oauth: handle.server.oauth } : {}), open: browserOpener(io.env, io.stderr) });
+  await handle.ensure();
+}
+
+// ---- list -------------------------------------------------------------------------------------------
+
+export async function listCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parse(() => parseArgs({ args: argv, options: { ...HELP, agent: { type: 'string' }, json: { type: 'boolean' } } }));
+  if (values.help) {
+    io.stdout.write(MCP_CLIENT_HELP);
+    return 0;
+  }
+  let ctx;
+  try {
+    ctx = await agentServers(io, values.agent);
+  } catch (e) {
+    return exitOf(io, e);
+  }
+  const manager = new McpManager({ servers: ctx.servers, env: io.env, home: ctx.home, cwd: ctx.cwd ?? io.cwd });
+  try {
+    await manager.ready();
+    const statuses = manager.status();
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ agent: values.agent ?? 'default', servers: statuses })}\n`);
+      return 0;
+    }
+    if (statuses.length === 0) {
+      io.stdout.write(`agent ${values.agent ?? 'default'} has no MCP servers (rein mcp add NAME --command … | --url …)\n`);
+      return 0;
+    }
+    const width = Math.max(...statuses.map((s) => s.name.length));
+    for (const s of statuses) io.stdout.write(`${statusLine(s, width, ctx.servers[s.name]!)}\n`);
+    return 0;
+  } finally {
+    await manager.dispose();
+  }
+}
+
+function statusLine(s: McpServerStatus, width: number, cfg: McpServerSettings): string {
+  const where = cfg.type === 'http' ? (cfg.url ?? '') : [cfg.command ?? '', ...cfg.args].join(' ');
+  const tools = s.state === 'disabled' ? '' : `${s.tools} tool${s.tools === 1 ? '' : 's'}`;
+  const extra = s.sign_in_required ? ` — sign-in needed: rein mcp login ${s.name}` : s.last_error && s.state !== 'healthy' ? ` — ${s.last_error}` : '';
+  return `${s.name.padEnd(width)}  ${cfg.type.padEnd(5)}  ${s.state.padEnd(12)}  ${tools.padEnd(9)}  ${where}${extra}`;
+}
+
+// ---- tools ------------------------------------------------------------------------------------------
+
+export async function toolsCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(() =>
+    parseArgs({ args: argv, allowPositionals: true, options: { ...HELP, agent: { type: 'string' }, json: { type: 'boolean' }, header: { type: 'string', multiple: true } } }),
+  );
+  if (values.help) {
+    io.stdout.write(MCP_CLIENT_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError('SERVER: rein mcp tools SERVER|URL [--agent A] [--json]');
+  let one;
+  try {
+    one = await oneServer(io, positionals[0]!, values);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return exitOf(io, e);
+  }
+  const { manager, handle } = one;
+  try {
+    try {
+      await connect(io, manager, handle);
+    } catch (e) {
+      return fail(io, 1, `cannot reach MCP server ${handle.name === 'url' ? positionals[0] : handle.name}: ${errorMessage(e)}`);
+    }
+    const tools = await handle.tools();
+    const defs = new Map(handle.definitions.map((d) => [d.name, d]));
+    const rows = tools.map((t) => {
+      const own = t.traits?.mcp?.tool ?? t.name;
+      const def = defs.get(own);
+      return { name: t.name, tool: own, ...(def?.title ? { title: def.title } : {}), description: t.description, input_schema: def?.inputSchema ?? {}, annotations: def?.annotations ?? {} };
+    });
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify(rows)}\n`);
+      return 0;
+    }
+    if (rows.length === 0) io.stdout.write('(no tools)\n');
+    for (const r of rows) {
+      const flags = [r.annotations.readOnlyHint ? 'read-only' : undefined, r.annotations.destructiveHint && !r.annotations.readOnlyHint ? 'destructive' : undefined].filter(Boolean);
+      const first = r.description.split('\n')[0]!.trim();
+      // The server's own name too when the registry's had to change it (characters, length).
+      io.stdout.write(`${r.name}${r.name.endsWith(`__${r.tool}`) ? '' : ` (${r.tool})`}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}\n    ${first}\n`);
+    }
+    return 0;
+  } finally {
+    await manager.dispose();
+  }
+}
+
+// ---- call -------------------------------------------------------------------------------------------
+
+export async function callCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(() =>
+    parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { ...HELP, agent: { type: 'string' }, json: { type: 'boolean' }, args: { type: 'string' }, yes: { type: 'boolean', short: 'y' }, header: { type: 'string', multiple: true } },
+    }),
+  );
+  if (values.help) {
+    io.stdout.write(MCP_CLIENT_HELP);
+    return 0;
+  }
+  if (positionals.length !== 2) throw new UsageError('SERVER TOOL: rein mcp call SERVER|URL TOOL [--args JSON] [--yes] [--json]');
+  const [target, toolName] = positionals as [string, string];
+  let args: Record<string, unknown> = {};
+  if (values.args !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(values.args);
+    } catch (e) {
+      throw new UsageError(`--args: not JSON: ${(e as Error).message}`);
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--args: must be a JSON object ({"name": value, …})');
+    args = parsed as Record<string, unknown>;
+  }
+  let one;
+  try {
+    one = await oneServer(io, target, values);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return exitOf(io, e);
+  }
+  const { manager, handle } = one;
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error('interrupted'));
+  process.on('SIGINT', onSigint);
+  try {
+    try {
+      await connect(io, manager, handle);
+    } catch (e) {
+      return fail(io, 1, `cannot reach MCP server ${handle.name === 'url' ? target : handle.name}: ${errorMessage(e)}`);
+    }
+    const tools = await handle.tools();
+    const tool = tools.find((t) => t.name === toolName) ?? tools.find((t) => t.traits?.mcp?.tool === toolName);
+    if (!tool) return fail(io, 1, `MCP server ${handle.name === 'url' ? target : handle.name} has no tool "${toolName}" (it has: ${tools.map((t) => t.traits?.mcp?.tool ?? t.name).join(', ') || 'none'})`);
+    const own = tool.traits?.mcp?.tool ?? tool.name;
+    const elicitor = cliElicitor(io, values.yes === true, handle.name, tool.name);
+    let result;
+    try {
+      result = await handle.callRaw(own, args, { signal: controller.signal, elicitor });
+    } catch (e) {
+      return fail(io, 1, `${own} failed: ${errorMessage(e)}`);
+    }
+    if (values.json) io.stdout.write(`${JSON.stringify(result)}\n`);
+    else {
+      const shown = toToolResult(result);
+      const text = shown.ok ? shown.content : shown.content.replace(/^\[business error\] /, '');
+      if (text) io.stdout.write(`${text}\n`);
+      for (const img of shown.images ?? []) io.stdout.write(`[image: ${img.mediaType}, ${formatSize(Math.floor((img.data.length * 3) / 4))}]\n`);
+    }
+    if (result.isError === true) {
+      if (values.json) io.stderr.write(`rein: ${own} reported an error\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await manager.dispose();
+  }
+}
+
+/** The person at the terminal answers the server's questions: `--yes` takes the defaults; no terminal declines. */
+function cliElicitor(io: CliIo, yes: boolean, server: string, tool: string): Elicitor {
+  return async (req, signal) => {
+    if (yes) {
+      const defaults = acceptDefaults(req);
+      if (defaults) return defaults;
+      io.stderr.write(`rein: ${server} asks for input that has no defaults for every required field; --yes cannot answer it, so it is declined\n`);
+      return { action: 'decline' };
+    }
+    if (!io.stdin.isTTY) {
+      io.stderr.write(`rein: ${server} asks for input ("${req.message}"), but there is no terminal to ask on; declined (--yes takes the defaults)\n`);
+      return { action: 'decline' };
+    }
+    const request: ApprovalRequest = {
+      request_id: 'apr_cli',
+      session_id: 'cli',
+      agent: 'default',
+      route: 'cli',
+      source: 'cli',
+      origin: 'attended',
+      tool,
+      input: req.input,
+      summary: `${server} asks: ${req.message.replace(/\s+/g, ' ').trim()}`,
+      reason: `the MCP server ${server} asks for input while ${tool} runs`,
+      layer: 'elicitation',
+      risk: 'medium',
+      risk_explanation: `what you fill in is sent to the MCP server ${server}`,
+      asked_at: new Date().toISOString(),
+      form: { message: req.message, schema: req.schema },
+    };
+    const answer = await ttyFace({ input: io.stdin, output: io.stderr }).ask(request, signal);
+    if (answer.decision === 'deny') return { action: 'decline' };
+    const { answer: out, problems } = acceptValues(req, answer.values);
+    if (problems.length > 0) io.stderr.write(`rein: the answers do not fit the form (${problems.join('; ')}); declined\n`);
+    return out;
+  };
+}
+
+// ---- login ------------------------------------------------------------------------------------------
+
+export async function loginCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(() => parseArgs({ args: argv, allowPositionals: true, options: { ...HELP, agent: { type: 'string' } } }));
+  if (values.help) {
+    io.stdout.write(MCP_CLIENT_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError('NAME: rein mcp login NAME [--agent A]');
+  const name = positionals[0]!;
+  if (isUrl(name)) throw new UsageError('NAME: sign in to a configured server by its name (a URL signs in by itself with rein mcp tools|call URL)');
+  let one;
+  try {
+    one = await oneServer(io, name, values);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return exitOf(io, e);
+  }
+  const { manager, handle } = one;
+  try {
+    const server = handle.server;
+    if (!server) return fail(io, 2, (handle.status().last_error ?? `MCP server ${name} cannot be used`) + '');
+    if (server.transport.kind !== 'http') return fail(io, 2, `MCP server ${name} is a stdio server: it has nothing to sign in to (its credentials go in env)`);
+    const store = manager.tokenStore(name);
+    try {
+      await signIn({ serverUrl: server.transport.url, store, ...(server.oauth ? { oauth: server.oauth } : {}), open: browserOpener(io.env, io.stderr), fresh: true });
+    } catch (e) {
+      return fail(io, 1, `sign-in to ${name} failed: ${errorMessage(e)}`);
+    }
+    try {
+      await handle.ensure();
+    } catch (e) {
+      return fail(io, 1, `signed in to ${name}, but it still cannot be reached: ${errorMessage(e)}`);
+    }
+    io.stdout.write(`signed in to ${name} (${(await handle.tools()).length} tools); tokens saved in ${store.where}\n`);
+    return 0;
+  } finally {
+    await manager.dispose();
+  }
+}

@@ -1,0 +1,282 @@
+/**
+ * `rein schedule …`: schedules that run an agent's prompt on a cron, as launchd jobs on macOS (so they
+ * run with the app closed and after the Mac wakes) or inside the daemon elsewhere. docs/schedules.md.
+ * Exit codes: 0 ok, 1 failure (a run that did not finish), 2 bad usage or a bad cron / prompt / field.
+ */
+import { homedir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../core/config/load.js';
+import { reinHome } from '../../core/config/paths.js';
+import type { GlobalConfig } from '../../core/config/schema.js';
+import { daemonRequest } from '../../core/daemon/client.js';
+import { readDaemonInfo } from '../../core/daemon/daemonFile.js';
+import { errorMessage, isReinError } from '../../core/errors.js';
+import { checkCron } from '../../core/schedule/cronCheck.js';
+import { Schedules } from '../../core/schedule/schedules.js';
+import { scheduleLogsDir, type Schedule } from '../../core/schedule/store.js';
+import { SessionIndex } from '../../core/search/sessionIndex.js';
+import { ReinService } from '../../core/service/reinService.js';
+import { logName, type ScheduleRunOutcome } from '../../core/service/scheduleRuns.js';
+import { readScheduleLog, scheduleLogs, scheduleView } from '../../core/service/schedules.js';
+import { paths } from '../../core/config/paths.js';
+import { SessionStore } from '../../core/sessions/store.js';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError, type CliIo } from '../io.js';
+
+export const SCHEDULE_HELP = `Usage:
+  rein schedule create --cron EXPR --prompt TEXT [--agent NAME] [--json]
+  rein schedule list [--json]
+  rein schedule show ID [--json]
+  rein schedule update ID [--cron EXPR] [--prompt TEXT] [--agent NAME] [--json]
+  rein schedule enable ID | disable ID | remove ID
+  rein schedule run ID [--json]          run it now (unattended), by hand
+  rein schedule logs ID [--all] [--json] the newest run log (--all: list every log)
+  rein schedule next ID [--count N] [--json]   upcoming fire times, in local time
+
+EXPR is classic five-field cron in local time: minute hour day-of-month month day-of-week, with names
+(MON, JAN), ranges, lists, steps and @hourly/@daily/@weekly/@monthly/@yearly. On macOS each schedule is
+a launchd job (~/Library/LaunchAgents/dev.rein.schedule.<id>.plist) and runs while the app is closed;
+elsewhere the daemon runs them (config schedule.backend, REIN_SCHEDULE_BACKEND). Runs are unattended:
+a tool call that needs approval is refused (see docs/schedules.md).
+`;
+
+interface Flags {
+  cron?: string;
+  prompt?: string;
+  agent?: string;
+  json?: boolean;
+  all?: boolean;
+  count?: string;
+  'from-launchd'?: boolean;
+}
+
+export async function scheduleCommand(argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    io.stdout.write(SCHEDULE_HELP);
+    return sub === undefined ? 2 : 0;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        cron: { type: 'string' },
+        prompt: { type: 'string' },
+        agent: { type: 'string' },
+        json: { type: 'boolean' },
+        all: { type: 'boolean' },
+        count: { type: 'string' },
+        'from-launchd': { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const flags = parsed.values as Flags;
+  const [id, ...extra] = parsed.positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  const home = reinHome(io.env);
+  const out = (s: string) => io.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+  const needId = (): string => {
+    if (!id) throw new UsageError(`schedule ${sub} needs the schedule's ID (rein schedule list shows them)`);
+    return id;
+  };
+
+  try {
+    const { config } = await loadConfig({ home, cwd: io.cwd });
+    const schedules = new Schedules({ home, env: io.env, config, ...(process.argv[1] ? { launcher: process.argv[1] } : {}) });
+    const show = (s: Schedule, count = 3) => {
+      const view = scheduleView(s, schedules.backend, count);
+      if (flags.json) out(JSON.stringify(view));
+      else out(describe(view));
+    };
+    switch (sub) {
+      case 'create': {
+        if (flags.cron === undefined) throw new UsageError('schedule create needs --cron EXPR');
+        if (flags.prompt === undefined) throw new UsageError('schedule create needs --prompt TEXT');
+        show(await schedules.create({ cron: flags.cron, prompt: flags.prompt, ...(flags.agent !== undefined ? { agent: flags.agent } : {}) }));
+        return 0;
+      }
+      case 'list': {
+        const all = await schedules.list();
+        if (flags.json) out(JSON.stringify(all.map((s) => scheduleView(s, schedules.backend))));
+        else if (all.length === 0) out('No schedules. Create one with `rein schedule create --cron EXPR --prompt TEXT`.');
+        else for (const s of all) out(describe(scheduleView(s, schedules.backend, 1)));
+        return 0;
+      }
+      case 'show':
+        show(await schedules.get(needId()), 5);
+        return 0;
+      case 'update': {
+        if (flags.cron === undefined && flags.prompt === undefined && flags.agent === undefined) throw new UsageError('schedule update needs at least one of --cron, --prompt, --agent');
+        show(
+          await schedules.update(needId(), {
+            ...(flags.cron !== undefined ? { cron: flags.cron } : {}),
+            ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
+            ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+          }),
+        );
+        return 0;
+      }
+      case 'enable':
+        show(await schedules.enable(needId()));
+        return 0;
+      case 'disable':
+        show(await schedules.disable(needId()));
+        return 0;
+      case 'remove': {
+        const s = await schedules.remove(needId());
+        out(flags.json ? JSON.stringify({ removed: true, id: s.id }) : `removed schedule ${s.id}`);
+        return 0;
+      }
+      case 'next': {
+        const count = flags.count === undefined ? 5 : Number(flags.count);
+        if (!Number.isInteger(count) || count < 1 || count > 1000) throw new UsageError('--count: expected a whole number from 1 to 1000');
+        const times = await schedules.next(needId(), count);
+        if (flags.json) out(JSON.stringify({ id, next: times.map((t) => t.toISOString()) }));
+        else for (const t of times) out(localTime(t));
+        return 0;
+      }
+      case 'logs': {
+        const sid = needId();
+        await schedules.get(sid);
+        if (flags.all) {
+          const logs = await scheduleLogs(home, sid);
+          if (flags.json) out(JSON.stringify(logs.map((l) => ({ ...l, file: join(scheduleLogsDir(home, sid), l.name) }))));
+          else if (logs.length === 0) out('No runs yet.');
+          else for (const l of logs) out(`${l.name}  ${l.size} bytes`);
+          return 0;
+        }
+        const log = await readScheduleLog(home, sid).catch((e: unknown) => {
+          if (isReinError(e, 'not_found')) return undefined;
+          throw e;
+        });
+        if (!log) out(flags.json ? JSON.stringify(null) : 'No runs yet.');
+        else if (flags.json) out(JSON.stringify({ ...log, file: join(scheduleLogsDir(home, sid), log.name) }));
+        else io.stdout.write(log.text);
+        return 0;
+      }
+      case 'run':
+        return await runNow(needId(), flags, { home, io, config, schedules, out });
+      default:
+        throw new UsageError(`unknown schedule command "${sub}"; see rein schedule --help`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    if (isReinError(err, 'invalid_input') || isReinError(err, 'invalid_request')) {
+      io.stderr.write(`rein: ${err.message}\n`);
+      return 2;
+    }
+    if (isReinError(err)) {
+      io.stderr.write(`rein: ${err.message}\n`);
+      return err.code === 'config_invalid' ? 2 : 1;
+    }
+    io.stderr.write(`rein: ${errorMessage(err)}\n`);
+    return 1;
+  }
+}
+
+interface RunContext {
+  home: string;
+  io: CliIo;
+  config: GlobalConfig;
+  schedules: Schedules;
+  out(s: string): void;
+}
+
+/**
+ * `schedule run ID [--from-launchd]`. From launchd, the minute is checked first: launchd fires on
+ * dicts that classic cron reads the same way, but around days 29–31 and Month with Weekday it can
+ * differ, and after a sleep it starts missed jobs once on wake. A run at a minute the cron does not name
+ * goes ahead only as that catch-up (and its log says so). Then the run goes to the daemon when one is
+ * running (its approvals and notifications reach the app), else it runs here, headless.
+ */
+async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> {
+  const schedule = await c.schedules.get(id);
+  const trigger = flags['from-launchd'] ? 'launchd' : 'hand';
+  const now = new Date();
+  let note: string | undefined;
+  if (flags['from-launchd']) {
+    const skip = async (why: string) => {
+      const dir = scheduleLogsDir(c.home, id);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFile(join(dir, logName(now)), `${now.toISOString()} launchd started schedule ${id}: ${why}\n`, { mode: 0o600 });
+      c.out(why);
+      return 0;
+    };
+    if (!schedule.enabled) return skip('skipped: the schedule is disabled');
+    const cron = checkCron(schedule.cron);
+    if (!cron.isDue(now)) {
+      const since = Date.parse(schedule.last_run?.at ?? schedule.created_at);
+      const missed = cron
+        .next(new Date(since), 2_000)
+        .map((d) => d.getTime())
+        .filter((t) => t > since && t < now.getTime() - 60_000)
+        .at(-1);
+      if (missed === undefined) return skip(`skipped: ${localTime(now)} is not a time of "${schedule.cron}" and no run was missed`);
+      note = `catching up: launchd started this run on wake; it was due at ${localTime(new Date(missed))} while the Mac slept (missed runs run once)`;
+    }
+  }
+
+  let outcome: ScheduleRunOutcome;
+  const info = await readDaemonInfo(c.home).catch(() => undefined);
+  const daemon = info && isAlive(info.pid) ? info : undefined;
+  if (daemon) {
+    const res = await daemonRequest(daemon, 'POST', `/schedules/${id}/run`, { trigger, ...(note ? { note } : {}), wait: true }, { timeoutMs: 0 });
+    if (res.status >= 400) throw new Error(`the daemon refused the run (${res.status}): ${String((res.json as { error?: unknown })?.error ?? '')}`);
+    outcome = res.json as ScheduleRunOutcome;
+  } else {
+    const service = await ReinService.create({ home: c.home, cwd: homedir(), env: c.io.env, config: c.config, version: 'cli' });
+    try {
+      outcome = await service.runScheduleNow(id, trigger, note);
+    } finally {
+      await service.close();
+    }
+    if (outcome.session_id) await indexSession(c.home, schedule.agent, outcome.session_id, c.io);
+  }
+  if (flags.json) c.out(JSON.stringify(outcome));
+  else {
+    c.out(`${outcome.status}${outcome.session_id ? ` · session ${outcome.session_id}` : ''}${outcome.log ? ` · log ${outcome.log}` : ''}`);
+    if (outcome.text) c.out(outcome.text);
+    else if (outcome.message) c.out(outcome.message);
+  }
+  return outcome.status === 'finished' || (outcome.status === 'skipped' && trigger === 'launchd') ? 0 : 1;
+}
+
+/** Keeps the search index current for a run made here (the JSON file is the truth; a failure only warns). */
+async function indexSession(home: string, agent: string, sessionId: string, io: CliIo): Promise<void> {
+  try {
+    const session = await new SessionStore(paths.sessionsDir(home, agent)).load(sessionId);
+    const index = await SessionIndex.open(home, { rebuild: 'never' });
+    try {
+      index.upsert(session);
+    } finally {
+      index.close();
+    }
+  } catch (err) {
+    io.stderr.write(`rein: warning: the run's session was saved but not indexed (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function localTime(d: Date): string {
+  return d.toLocaleString('en-GB', { weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
+function describe(s: ReturnType<typeof scheduleView>): string {
+  const next = s.next[0] ? `next ${localTime(new Date(s.next[0]))}` : s.enabled ? 'no upcoming time' : 'disabled';
+  const last = s.last_run ? ` · last ${s.last_run.status} ${localTime(new Date(s.last_run.at))}` : '';
+  const prompt = s.prompt.length > 60 ? `${s.prompt.slice(0, 59)}…` : s.prompt;
+  return `${s.id}  ${s.cron.padEnd(15)} ${s.agent.padEnd(10)} ${next}${last}  ${prompt}`;
+}

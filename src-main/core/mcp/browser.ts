@@ -1,0 +1,86 @@
+/**
+ * Opens a sign-in page in the person's browser, for `rein mcp login` and for the daemon's sign-in
+ * asked for by the web page (the desktop app hands the page to Electron's `shell.openExternal`
+ * instead): each command of `$BROWSER` in turn (colon-separated; `%s` stands for the URL, else the URL
+ * is added at the end), else the platform's opener (`open`, `xdg-open` (only with a display),
+ * `start`). The URL is always printed too, for a terminal without a browser.
+ *
+ * When no browser could be started at all, the authorization URL is fetched here, without cookies: an
+ * authorization server that grants without asking anybody (a test server, a pre-approved client)
+ * redirects straight back to Rein's loopback address, and that redirect is followed; any other answer
+ * (a login page) waits for the person, who has the printed URL.
+ */
+import { spawn } from 'node:child_process';
+
+/** Where the opener says what it does (the CLI's stderr, the daemon's log). */
+export interface OpenerOutput {
+  write(text: string): unknown;
+}
+
+/** A command still running after this long is taken to be a browser that opened. */
+const SETTLE_MS = 2_000;
+
+function platformOpeners(env: NodeJS.ProcessEnv): string[] {
+  if (process.platform === 'darwin') return ['open'];
+  if (process.platform === 'win32') return ['start ""'];
+  // Without a display (a server, a container, CI) no browser can open: do not pretend one did.
+  if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return [];
+  return ['xdg-open', 'sensible-browser', 'x-www-browser'];
+}
+
+/**
+ * Runs one command for the URL; true when it started and did not fail within SETTLE_MS. Not through
+ * core's process runner on purpose: a browser outlives the sign-in, so it is detached and let go.
+ */
+function tryCommand(command: string, url: string): Promise<boolean> {
+  const line = command.includes('%s') ? command.replace(/%s/g, '"$1"') : `${command} "$1"`;
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(ok);
+    };
+    const child = spawn('/bin/sh', ['-c', line, 'rein-browser', url], { detached: true, stdio: 'ignore' });
+    child.on('error', () => done(false));
+    child.on('exit', (code) => done(code === 0));
+    const timer = setTimeout(() => done(true), SETTLE_MS);
+    timer.unref();
+    child.unref();
+  });
+}
+
+/** Follows the authorization URL's redirects while they stay off Rein's callback, then delivers the callback. */
+async function grantWithoutBrowser(url: URL): Promise<boolean> {
+  const redirect = url.searchParams.get('redirect_uri');
+  if (!redirect) return false;
+  let current = url;
+  for (let hop = 0; hop < 5; hop++) {
+    const res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(15_000) }).catch(() => undefined);
+    if (!res) return false;
+    await res.body?.cancel().catch(() => undefined);
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+    if (!location) return false;
+    const next = new URL(location, current);
+    if (`${next.origin}${next.pathname}` === redirect.replace(/\/$/, '') || next.href.startsWith(redirect)) {
+      await fetch(next, { signal: AbortSignal.timeout(15_000) })
+        .then((r) => r.body?.cancel())
+        .catch(() => undefined);
+      return true;
+    }
+    current = next;
+  }
+  return false;
+}
+
+export function browserOpener(env: NodeJS.ProcessEnv, stderr: OpenerOutput): (url: URL) => Promise<void> {
+  return async (url) => {
+    stderr.write(`Opening your browser to sign in. If it does not open, visit:\n  ${url.href}\n`);
+    const fromEnv = (env.BROWSER ?? '').split(':').map((c) => c.trim()).filter(Boolean);
+    for (const command of fromEnv.length > 0 ? fromEnv : platformOpeners(env)) {
+      if (await tryCommand(command, url.href)) return;
+    }
+    if (!(await grantWithoutBrowser(url))) stderr.write('No browser could be started; open the URL above to go on (waiting up to 5 minutes).\n');
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * `schedule_create`, `schedule_list`, `schedule_show`, `schedule_update`, `schedule_remove`: the agent
+ * manages the schedules of Rein (all agents' schedules live in one store). Listing and showing only
+ * read; every other call changes what runs on its own later, so it is not read-only and the permission
+ * engine asks a person.
+ */
+import { z } from 'zod';
+import { AgentName } from '../../api/patterns.js';
+import type { GlobalConfig } from '../../config/schema.js';
+import { errorMessage, isReinError } from '../../errors.js';
+import type { Schedules } from '../../schedule/schedules.js';
+import type { Schedule } from '../../schedule/store.js';
+import { errorResult, okResult, type Tool, type ToolResult } from '../tool.js';
+
+export interface ScheduleToolDeps {
+  env: NodeJS.ProcessEnv;
+  config: Pick<GlobalConfig, 'schedule'>;
+}
+
+const Id = z.string().regex(/^[0-9a-f]{8}$/, 'expected a schedule id (8 hex characters, see schedule_list)').describe('The schedule id (from schedule_list).');
+const Cron = z.string().min(1).describe('Five-field cron expression in local time: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5" (weekdays 09:00).');
+const Prompt = z.string().min(1).describe('What the agent is told at each run; it runs unattended (nobody can approve tool calls).');
+
+function describe(s: Schedule): string {
+  const last = s.last_run ? ` | last=${s.last_run.status} ${s.last_run.at}` : '';
+  return `${s.id} | agent=${s.agent} | cron=${s.cron} | ${s.enabled ? 'enabled' : 'disabled'}${last} | ${s.prompt.length > 80 ? `${s.prompt.slice(0, 79)}…` : s.prompt}`;
+}
+
+async function guarded(fn: () => Promise<string>): Promise<ToolResult> {
+  try {
+    return okResult(await fn());
+  } catch (e) {
+    if (isReinError(e, 'invalid_input')) return errorResult('validation', e.message);
+    if (isReinError(e, 'not_found')) return errorResult('business', e.message);
+    return errorResult('business', errorMessage(e));
+  }
+}
+
+export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
+  // The store (cron parsing, launchd) is loaded by the first call, not with every runtime's tool list.
+  const schedules = async (home: string): Promise<Schedules> => {
+    const { Schedules } = await import('../../schedule/schedules.js');
+    return new Schedules({ home, env: deps.env, config: deps.config });
+  };
+
+  const create: Tool<{ cron: string; prompt: string; agent?: string | undefined }> = {
+    name: 'schedule_create',
+    source: 'local',
+    description: 'Create a schedule: the agent (default: the default agent) runs the prompt at the times of the cron expression, also while the app is closed. Returns the new schedule id.',
+    input: z.strictObject({ cron: Cron, prompt: Prompt, agent: AgentName.optional().describe('A named agent; default: the default agent.') }),
+    isReadOnly: () => false,
+    isDestructive: () => false,
+    summarize: (i) => `${i.cron} → ${i.agent ?? 'default'}: ${i.prompt}`,
+    call: (i, ctx) => guarded(async () => `Schedule created: ${(await (await schedules(ctx.reinHome)).create({ cron: i.cron, prompt: i.prompt, ...(i.agent ? { agent: i.agent } : {}) })).id}`),
+  };
+
+  const list: Tool<Record<string, never>> = {
+    name: 'schedule_list',
+    source: 'local',
+    description: 'List every schedule: id, agent, cron, enabled, last run, prompt.',
+    input: z.strictObject({}),
+    isReadOnly: () => true,
+    isDestructive: () => false,
+    call: (_i, ctx) =>
+      guarded(async () => {
+        const all = await (await schedules(ctx.reinHome)).list();
+        return all.length === 0 ? 'No schedules.' : all.map(describe).join('\n');
+      }),
+  };
+
+  const show: Tool<{ id: string; count?: number | undefined }> = {
+    name: 'schedule_show',
+    source: 'local',
+    description: 'Show one schedule in full, with its next fire times and its last run.',
+    input: z.strictObject({ id: Id, count: z.number().int().min(1).max(20).optional().describe('How many next fire times (default 5).') }),
+    isReadOnly: () => true,
+    isDestructive: () => false,
+    call: (i, ctx) =>
+      guarded(async () => {
+        const all = await schedules(ctx.reinHome);
+        const s = await all.get(i.id);
+        const next = s.enabled ? (await all.next(i.id, i.count ?? 5)).map((d) => d.toString()) : [];
+        return JSON.stringify({ ...s, next }, null, 2);
+      }),
+  };
+
+  const update: Tool<{ id: string; cron?: string | undefined; prompt?: string | undefined; agent?: string | undefined; enabled?: boolean | undefined }> = {
+    name: 'schedule_update',
+    source: 'local',
+    description: 'Change a schedule: its cron expression, prompt, agent, or whether it is enabled. Give the id and at least one change.',
+    input: z.strictObject({ id: Id, cron: Cron.optional(), prompt: Prompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional() }),
+    isReadOnly: () => false,
+    isDestructive: () => false,
+    summarize: (i) => `${i.id}: ${JSON.stringify({ ...i, id: undefined })}`,
+    call: (i, ctx) =>
+      guarded(async () => {
+        const { id, ...patch } = i;
+        return `Schedule updated: ${describe(await (await schedules(ctx.reinHome)).update(id, patch))}`;
+      }),
+  };
+
+  const remove: Tool<{ id: string }> = {
+    name: 'schedule_remove',
+    source: 'local',
+    description: 'Remove a schedule (its launchd job too). Its logs stay in the schedule folder.',
+    input: z.strictObject({ id: Id }),
+    isReadOnly: () => false,
+    isDestructive: () => true,
+    call: (i, ctx) => guarded(async () => `Schedule removed: ${(await (await schedules(ctx.reinHome)).remove(i.id)).id}`),
+  };
+
+  return [create, list, show, update, remove];
+}

@@ -1,0 +1,84 @@
+/**
+ * A change to Rein's permissions that something asked for over the daemon's API (a script, the web
+ * page, a relay holding the token): what it would raise, the request itself, and — in the desktop app
+ * only — Apply and Reject. Nothing was changed yet. In a browser the card says where to confirm it:
+ * the token that page holds is exactly what must not be enough.
+ */
+import { useState } from 'react';
+import type { PendingChange } from '../../../../src-main/core/api/index.js';
+import { errorText, toApiError } from '../../api/apiError.js';
+import { formatArgs, formatWhen } from '../../util/format.js';
+
+const KIND_TEXT: Record<string, string> = {
+  create_agent: 'Create agent',
+  save_agent: 'Change agent',
+  save_settings: 'Change the global settings',
+};
+
+export function ChangeCard({ change, onAnswer }: { change: PendingChange; onAnswer?: (decision: 'apply' | 'reject') => Promise<unknown> }) {
+  const [busy, setBusy] = useState<'apply' | 'reject' | undefined>();
+  const [problem, setProblem] = useState<string | undefined>();
+  const titleId = `chg-title-${change.change_id}`;
+
+  async function answer(decision: 'apply' | 'reject') {
+    if (!onAnswer) return;
+    setBusy(decision);
+    setProblem(undefined);
+    try {
+      await onAnswer(decision);
+    } catch (e) {
+      const err = toApiError(e);
+      setProblem(err.code === 'change_not_found' ? 'This change is no longer waiting (answered, expired, or Rein restarted).' : errorText(err));
+      setBusy(undefined);
+    }
+  }
+
+  return (
+    <section className="approval-card change-card risk-high" role="group" aria-labelledby={titleId} data-change-id={change.change_id}>
+      <header className="approval-head">
+        <span className="risk-badge risk-high">permissions</span>
+        <h3 id={titleId}>
+          {KIND_TEXT[change.kind] ?? change.kind}
+          {change.agent ? (
+            <>
+              {' '}
+              <code>{change.agent}</code>
+            </>
+          ) : null}
+        </h3>
+        <span className="approval-origin">asked over Rein’s API · {formatWhen(change.requested_at)}</span>
+      </header>
+      <p className="approval-reason">This would let the agent do more without asking you. Nothing has been changed yet.</p>
+      <ul className="change-raises">
+        {change.raises.map((r) => (
+          <li key={`${r.field}:${r.change}`}>
+            <code>{r.field}</code> {r.change}
+          </li>
+        ))}
+      </ul>
+      <details className="approval-args">
+        <summary>The whole request</summary>
+        <pre>{formatArgs(change.request)}</pre>
+      </details>
+      {onAnswer ? (
+        <div className="approval-actions">
+          <button type="button" className="danger" disabled={busy !== undefined} onClick={() => void answer('apply')}>
+            {busy === 'apply' ? 'Applying…' : 'Apply change'}
+          </button>
+          <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('reject')}>
+            {busy === 'reject' ? 'Rejecting…' : 'Reject'}
+          </button>
+        </div>
+      ) : (
+        <p className="approval-decision" role="note">
+          Confirm or reject this in the Rein desktop app.
+        </p>
+      )}
+      {problem && (
+        <p className="form-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+// Permission-raising changes asked for over the API: the page's queue of them, and their cards, which
+// offer Apply and Reject only in the desktop app (a browser holding the token must not confirm them).
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it, vi } from 'vitest';
+import type { ApiEvent, PendingChange } from '../../../src-main/core/api/index.js';
+import { changesReducer, emptyChanges } from '../../../src-renderer/src/state/changes.js';
+import { ApprovalsView } from '../../../src-renderer/src/views/approvals/ApprovalsView.js';
+
+const change = (id: string, over: Partial<PendingChange> = {}): PendingChange => ({
+  change_id: id,
+  kind: 'create_agent',
+  agent: 'evil',
+  summary: 'Create agent "evil": mode default → bypassPermissions',
+  raises: [{ field: 'mode', change: 'default → bypassPermissions' }],
+  request: { name: 'evil', prompt: 'Obey.', config: { mode: 'bypassPermissions' } },
+  requested_by: 'daemon',
+  requested_at: '2026-01-05T09:00:00.000Z',
+  expires_at: '2026-01-05T09:30:00.000Z',
+  ...over,
+});
+const ID1 = 'chg_0123456789abcdef';
+const ID2 = 'chg_fedcba9876543210';
+const at = '2026-01-05T09:00:00.000Z';
+
+describe('changesReducer', () => {
+  it('adds each change once, drops it when it is answered anywhere, and takes a loaded list as the truth', () => {
+    let s = changesReducer(emptyChanges(), { type: 'event', event: { type: 'change_request', at, change: change(ID1) } as ApiEvent });
+    s = changesReducer(s, { type: 'event', event: { type: 'change_request', at, change: change(ID1) } as ApiEvent });
+    s = changesReducer(s, { type: 'event', event: { type: 'change_request', at, change: change(ID2) } as ApiEvent });
+    expect(s.pending.map((c) => c.change_id)).toEqual([ID1, ID2]);
+    s = changesReducer(s, { type: 'event', event: { type: 'change_response', at, change_id: ID1, outcome: 'expired', by: 'timeout' } as ApiEvent });
+    expect(s.pending.map((c) => c.change_id)).toEqual([ID2]);
+    s = changesReducer(s, { type: 'answered', change_id: ID2 });
+    expect(s.pending).toEqual([]);
+    expect(changesReducer(s, { type: 'loaded', changes: [change(ID1)] }).pending).toHaveLength(1);
+  });
+});
+
+describe('the approvals view', () => {
+  it('shows what a change raises and the whole request, with Apply and Reject in the desktop app', () => {
+    const html = renderToStaticMarkup(<ApprovalsView pending={[]} onAnswer={vi.fn()} changes={[change(ID1)]} onChange={vi.fn()} />);
+    expect(html).toContain('1 waiting');
+    expect(html).toContain('Create agent');
+    expect(html).toContain('<code>mode</code> default → bypassPermissions');
+    expect(html).toContain('The whole request');
+    expect(html).toContain('Apply change');
+    expect(html).toContain('Reject');
+    expect(html).toContain(`data-change-id="${ID1}"`);
+  });
+
+  it('in a browser, says to confirm it in the desktop app and offers no button for it', () => {
+    const html = renderToStaticMarkup(<ApprovalsView pending={[]} onAnswer={vi.fn()} changes={[change(ID1)]} />);
+    expect(html).toContain('Confirm or reject this in the Rein desktop app.');
+    expect(html).not.toContain('Apply change');
+  });
+});

@@ -1,0 +1,74 @@
+/** One scheduled run: unattended request, its own session, a log as it goes, the outcome recorded, never two at once. */
+import { mkdtemp, readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DaemonEvent, ReinEvent } from '../../../src-main/core/api/events.js';
+import type { MessageResult } from '../../../src-main/core/api/protocol.js';
+import type { RunRequest } from '../../../src-main/core/runtime/runRequest.js';
+import { scheduleDir, ScheduleStore } from '../../../src-main/core/schedule/store.js';
+import { runSchedule, type SubmitRun } from '../../../src-main/core/service/scheduleRuns.js';
+
+const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0.001, requests: 1 };
+const base = { session_id: '2026-01-05-0123456789ab', at: '2026-01-05T09:00:00.000Z' };
+
+async function setup() {
+  const home = await mkdtemp(join(tmpdir(), 'rein-sched-runs-'));
+  const store = new ScheduleStore(home);
+  const schedule = await store.create({ cron: '0 9 * * *', prompt: 'summarise the failures', agent: 'ops' });
+  const requests: RunRequest[] = [];
+  const published: DaemonEvent[] = [];
+  const submit: SubmitRun = async (request, listener) => {
+    requests.push(request);
+    const events: ReinEvent[] = [
+      { ...base, seq: 0, type: 'session_start', agent: 'ops', source: 'schedule', origin: 'unattended', model: 'm', resumed: false, cwd: '/' },
+      { ...base, seq: 1, type: 'tool_call_start', call_id: 'c', tool: 'bash', input: { command: 'gh run list' }, summary: '$ gh run list' },
+      { ...base, seq: 2, type: 'tool_call_end', call_id: 'c', tool: 'bash', ok: true, preview: 'ok', duration_ms: 120 },
+      { ...base, seq: 3, type: 'text_delta', text: 'Two jobs failed.' },
+      { ...base, seq: 4, type: 'session_end', stop_reason: 'final', text: 'Two jobs failed.', usage, iterations: 2 },
+    ];
+    for (const e of events) listener(e);
+    const result: MessageResult = { injected: false, route: 'once:x', agent: 'ops', session_id: base.session_id, text: 'Two jobs failed.', stop_reason: 'final', usage, iterations: 2 };
+    return result;
+  };
+  return { home, store, schedule, requests, published, submit };
+}
+
+describe('runSchedule', () => {
+  it('runs unattended in a session of its own, logs the tool calls and the answer, records and announces the outcome', async () => {
+    const t = await setup();
+    const outcome = await runSchedule(t.schedule, 'daemon', { home: t.home, store: t.store, submit: t.submit, publish: (e) => void t.published.push(e) });
+    expect(t.requests[0]).toMatchObject({ agent: 'ops', text: 'summarise the failures', source: 'schedule', origin: 'unattended', entry: 'schedule', session: { kind: 'ephemeral' } });
+    expect(outcome).toMatchObject({ status: 'finished', session_id: base.session_id, message: 'Two jobs failed.', trigger: 'daemon' });
+    const log = await readFile(outcome.log!, 'utf8');
+    expect(log).toContain('▸ bash $ gh run list');
+    expect(log).toContain('Two jobs failed.');
+    expect(outcome.log).toMatch(/logs\/\d{4}-\d{2}-\d{2}-\d{6}\.log$/);
+    expect((await t.store.get(t.schedule.id)).last_run).toMatchObject({ status: 'finished', session_id: base.session_id });
+    expect(t.published.map((e) => e.type === 'schedule_run' && e.status)).toEqual(['started', 'finished']);
+    // The guard is released: nothing left in the schedule's folder but its logs.
+    expect(await readdir(scheduleDir(t.home, t.schedule.id))).toEqual(['logs']);
+  });
+
+  it('skips while the previous run of the same schedule is alive, and says so', async () => {
+    const t = await setup();
+    await mkdir(scheduleDir(t.home, t.schedule.id), { recursive: true });
+    await writeFile(join(scheduleDir(t.home, t.schedule.id), 'run.pid'), '4242\n');
+    const outcome = await runSchedule(t.schedule, 'launchd', { home: t.home, store: t.store, submit: t.submit, isAlive: (pid) => pid === 4242 });
+    expect(outcome).toMatchObject({ status: 'skipped', message: expect.stringContaining('still going (pid 4242)') });
+    expect(t.requests).toEqual([]);
+    expect(await readFile(outcome.log!, 'utf8')).toContain('skipped');
+  });
+
+  it('takes over the guard of a run that died, and records a run that could not start as failed', async () => {
+    const t = await setup();
+    await mkdir(scheduleDir(t.home, t.schedule.id), { recursive: true });
+    await writeFile(join(scheduleDir(t.home, t.schedule.id), 'run.pid'), '4242\n');
+    const failing: SubmitRun = async () => {
+      throw new Error('agent "ops" not found');
+    };
+    const outcome = await runSchedule(t.schedule, 'hand', { home: t.home, store: t.store, submit: failing, isAlive: () => false });
+    expect(outcome).toMatchObject({ status: 'failed', message: expect.stringContaining('agent "ops" not found') });
+    expect((await t.store.get(t.schedule.id)).last_run?.status).toBe('failed');
+  });
+});
