@@ -3,13 +3,23 @@
  * 40,000-token window) against the fake Messages API, whose cache accounting imitates the provider's.
  * Prints input tokens sent, the share served from the cache, and the same session with housekeeping
  * and compaction off (the naive run) as a ratio. Targets: ≥ 80% cacheable, ≤ 0.3× the naive tokens.
+ *
+ * Then the prefix stability of the startup benchmark's 20-call session (`rein run` itself, 17 requests):
+ * for each pair of consecutive requests, whether the later one only appends messages to the earlier one
+ * (the `cache_control` marker, which moves to the newest message, aside) and how many of the earlier
+ * request's bytes the later one repeats from the start. Targets: every pair append-only (the session
+ * stays far below half the window), median ≥ 98%.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAnthropic, text, toolCall, tools, type RecordedRequest } from '../tests/support/fakeAnthropic.js';
 import { runWith, testTool } from '../tests/support/harness.js';
-import { fmt } from './support.js';
+import { fmt, median } from './support.js';
+import { baseEnv, twentyCalls, world } from './startup.js';
 
 const SMALL = 'claude-haiku-5-5';
 const STEPS = Number(process.env.REIN_BENCH_STEPS ?? 200);
@@ -45,6 +55,49 @@ async function session(discipline: boolean) {
   return { outcome, wallMs, requests, maxRequest, input: a.cacheRead + a.cacheWrite + a.uncached, cacheRead: a.cacheRead };
 }
 
+const withoutMarkers = (v: unknown): unknown =>
+  JSON.stringify(v, (k, x: unknown) => (k === 'cache_control' ? undefined : x));
+
+function sharedPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** The 20-call session through the built CLI; consecutive main-conversation requests compared. */
+async function prefixStability() {
+  const w = await world('ctx-prefix');
+  const steps = twentyCalls('rein', w.project);
+  const fake = await startFakeAnthropic({
+    script: (req) => {
+      if (!req.body.tools || req.body.tools.length === 0) return text('OK'); // a side request (a title)
+      return steps[req.body.messages.filter((m) => m.role === 'assistant').length] ?? text('Done.');
+    },
+  });
+  try {
+    const env = { ...baseEnv(w), REIN_HOME: w.reinHome, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'bench-dummy' };
+    // Not spawnSync: the fake answers from this process's event loop.
+    await promisify(execFile)(process.execPath, [join(import.meta.dirname, '..', 'bin', 'rein.js'), 'run', '--yes', '--json', 'Look through these files and summarise them.'], { env, cwd: w.project, encoding: 'utf8' }).catch((e: { code?: number; stderr?: string; stdout?: string }) => {
+      throw new Error(`rein run failed (exit ${e.code}): ${(e.stderr || e.stdout || String(e)).slice(0, 600)}`);
+    });
+    const main = fake.requests.filter((q) => (q.body.tools?.length ?? 0) > 0);
+    const pairs = main.slice(1).map((next, i) => {
+      const prev = main[i]!;
+      const head = (q: typeof prev) => withoutMarkers({ ...q.body, messages: undefined });
+      const appendOnly =
+        head(prev) === head(next) &&
+        prev.body.messages.length <= next.body.messages.length &&
+        prev.body.messages.every((m, j) => withoutMarkers(m) === withoutMarkers(next.body.messages[j]));
+      return { appendOnly, shared: sharedPrefix(prev.raw, next.raw) / prev.raw.length };
+    });
+    return { requests: main.length, pairs };
+  } finally {
+    await fake.close();
+    rmSync(w.root, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<void> {
   const disciplined = await session(true);
   const naive = await session(false);
@@ -57,4 +110,11 @@ export async function run(): Promise<void> {
   console.log(`  naive run (no housekeeping, no compaction): ${naive.input.toLocaleString('en')} input tokens, largest request ~${fmt(naive.maxRequest, 0)} tokens`);
   console.log(`  ratio to naive             ${fmt(disciplined.input / naive.input, 3)}× (target ≤ 0.3×)`);
   console.log(`  wall                       ${fmt(disciplined.wallMs)} ms`);
+
+  const p = await prefixStability();
+  const shares = p.pairs.map((x) => 100 * x.shared);
+  const appendOnly = p.pairs.filter((x) => x.appendOnly).length;
+  console.log(`\nprefix stability, the 20-call session (rein run, ${p.requests} requests)`);
+  console.log(`  append-only pairs          ${appendOnly}/${p.pairs.length} (target: all)`);
+  console.log(`  bytes repeated from start  median ${fmt(median(shares))}%, worst ${fmt(Math.min(...shares))}% (target: median ≥ 98%)`);
 }

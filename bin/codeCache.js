@@ -16,6 +16,9 @@ import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import vm from 'node:vm';
 
+/** Where a process finds the function to call before it changes a V8 flag (see startCodeCache). */
+export const BEFORE_V8_FLAG_CHANGE = Symbol.for('rein.beforeV8FlagChange');
+
 /** Where the cache lives by default: the platform's per-user cache folder. */
 export function codeCacheDir(env = process.env, platform = process.platform) {
   if (env.REIN_CODE_CACHE && env.REIN_CODE_CACHE !== 'off') return env.REIN_CODE_CACHE;
@@ -81,8 +84,8 @@ export function startCodeCache(root, env = process.env) {
     require.cache = Module._cache;
     return script.runInThisContext({ displayErrors: true }).call(this.exports, this.exports, require, this, filename, dirname(filename));
   };
-  process.once('exit', () => {
-    for (const { file, script } of pending) {
+  const save = () => {
+    for (const { file, script } of pending.splice(0)) {
       try {
         const temp = `${file}.${process.pid}.tmp`;
         writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
@@ -91,6 +94,18 @@ export function startCodeCache(root, env = process.env) {
         // A cache that cannot be written costs the next run a compile, nothing more.
       }
     }
+  };
+  // V8 stamps cached data with a hash of its flags and refuses data with another stamp. Code that is
+  // about to change a flag (the shell analyser, src-main/core/permissions/shell/parser.ts) calls this
+  // first: what was compiled so far is saved under the flags every run starts with, and nothing after.
+  let flagsChanged = false;
+  globalThis[BEFORE_V8_FLAG_CHANGE] = () => {
+    if (flagsChanged) return;
+    save();
+    flagsChanged = true;
+  };
+  process.once('exit', () => {
+    if (!flagsChanged) save();
   });
   return 'v8';
 }

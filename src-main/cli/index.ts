@@ -36,6 +36,7 @@ Environment:
   ANTHROPIC_API_KEY   API key (required unless ANTHROPIC_BASE_URL points at a local server)
   ANTHROPIC_BASE_URL  an Anthropic-compatible endpoint
   REIN_HOME           Rein's folder (default ~/.rein); config in $REIN_HOME/config.yaml
+  REIN_CODE_CACHE     where compiled code is kept between runs (a folder), or off
 `;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;

@@ -75,6 +75,8 @@ describe('rein sessions list with damaged files', () => {
     expect((await rein(['run', '--agent', 'ops', 'check the servers'], { env, cwd })).code).toBe(0);
     const dir = join(home, 'agents', 'ops', 'sessions');
     const [file] = (await readdir(dir)).filter((n) => n.endsWith('.json'));
+    // The run only noted its session; the first listing indexes it, and the index keeps its title.
+    expect(JSON.parse(await list('--json', '--agent', 'ops'))).toMatchObject([{ title: 'check the servers' }]);
     await writeFile(join(dir, file!), '');
     const rows = JSON.parse(await list('--json', '--agent', 'ops')) as Array<Record<string, any>>;
     expect(rows).toHaveLength(1);

@@ -1,5 +1,5 @@
 /** Session history from the command line: runs are indexed as they finish; search is per agent. */
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,6 +27,9 @@ describe('rein sessions', () => {
     expect((await rein(['run', '--source', 'schedule', '检查数据库备份'], { env, cwd })).code).toBe(0);
     fake.enqueue(text('ops secret: the pipeline runs at night'));
     expect((await rein(['run', '--agent', 'ops', 'when does the pipeline run?'], { env, cwd })).code).toBe(0);
+    // A run does not open the index (SQLite stays unloaded): it notes its session for the next search.
+    expect(existsSync(join(home, 'rein.db'))).toBe(false);
+    expect(readFileSync(join(home, 'rein.db.pending'), 'utf8').trim().split('\n')).toHaveLength(3);
 
     const search = async (...args: string[]) => JSON.parse((await rein(['sessions', 'search', '--json', ...args], { env, cwd })).stdout) as Array<{ title: string; snippet: string; agent: string; source: string }>;
     const stemmed = await search('pipeline');

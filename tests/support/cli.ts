@@ -20,6 +20,8 @@ export async function tempHome(): Promise<{ home: string; cwd: string }> {
 
 export function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1', REIN_RETRY_BASE_MS: '5' };
+  // This test run's code cache (tests/support/globalSetup.ts), not the user's.
+  if (process.env.REIN_CODE_CACHE) env.REIN_CODE_CACHE = process.env.REIN_CODE_CACHE;
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }

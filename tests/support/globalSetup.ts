@@ -14,6 +14,9 @@ import { ensureRendererBuilt } from './rendererBuild.js';
 export default async function setup(): Promise<() => void> {
   const runTmp = mkdtempSync(join(tmpdir(), 'rein-tests-'));
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) process.env[name] = runTmp;
+  // The CLI's compiled-code cache (bin/codeCache.js) of the `rein` processes the tests start: this run's
+  // own, not the user's. A test that sets REIN_CODE_CACHE itself gets its own.
+  process.env.REIN_CODE_CACHE ??= join(runTmp, 'code-cache');
   const teardown = () => rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
   if (process.env.REIN_SKIP_CLI_BUILD === '1') return teardown;
   const r = spawnSync('npx', ['vite', 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'error'], {

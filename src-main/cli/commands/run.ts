@@ -13,22 +13,19 @@ import { expandSlashCommand, loadCommands } from '../../core/commands/index.js';
 import { readAll, UsageError, type CliIo } from '../io.js';
 import { jsonRenderer, textRenderer } from '../render.js';
 import { ttyFace } from '../ttyFace.js';
-import { SessionIndex } from '../../core/search/sessionIndex.js';
+import { notePendingIndex } from '../../core/search/pendingIndex.js';
 import type { SessionFile } from '../../core/sessions/types.js';
 import { errorMessage } from '../../core/errors.js';
 
-/** Keeps the search index current; the JSON file is the truth, so a failure here only warns. */
+/**
+ * Keeps the search index current: the session is noted for the next process that opens the index
+ * (search/pendingIndex.ts), so a run never loads SQLite. The JSON file is the truth: a failure only warns.
+ */
 async function indexSession(home: string, session: SessionFile, io: CliIo): Promise<void> {
   try {
-    // No full rebuild here: on a large history that takes minutes. A search rebuilds when it has to.
-    const index = await SessionIndex.open(home, { rebuild: 'never' });
-    try {
-      index.upsert(session);
-    } finally {
-      index.close();
-    }
+    await notePendingIndex(home, { agent: session.agent, id: session.id });
   } catch (err) {
-    io.stderr.write(`rein: warning: the session was saved but the search index was not updated (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
+    io.stderr.write(`rein: warning: the session was saved but the search index was not told (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
   }
 }
 

@@ -14,12 +14,10 @@ import { errorMessage, isReinError } from '../../core/errors.js';
 import { checkCron } from '../../core/schedule/cronCheck.js';
 import { Schedules } from '../../core/schedule/schedules.js';
 import { scheduleLogsDir, type Schedule } from '../../core/schedule/store.js';
-import { SessionIndex } from '../../core/search/sessionIndex.js';
+import { notePendingIndex } from '../../core/search/pendingIndex.js';
 import { ReinService } from '../../core/service/reinService.js';
 import { logName, type ScheduleRunOutcome } from '../../core/service/scheduleRuns.js';
 import { readScheduleLog, scheduleLogs, scheduleView } from '../../core/service/schedules.js';
-import { paths } from '../../core/config/paths.js';
-import { SessionStore } from '../../core/sessions/store.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError, type CliIo } from '../io.js';
@@ -246,18 +244,12 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
   return outcome.status === 'finished' || (outcome.status === 'skipped' && trigger === 'launchd') ? 0 : 1;
 }
 
-/** Keeps the search index current for a run made here (the JSON file is the truth; a failure only warns). */
+/** Keeps the search index current for a run made here (search/pendingIndex.ts; a failure only warns). */
 async function indexSession(home: string, agent: string, sessionId: string, io: CliIo): Promise<void> {
   try {
-    const session = await new SessionStore(paths.sessionsDir(home, agent)).load(sessionId);
-    const index = await SessionIndex.open(home, { rebuild: 'never' });
-    try {
-      index.upsert(session);
-    } finally {
-      index.close();
-    }
+    await notePendingIndex(home, { agent, id: sessionId });
   } catch (err) {
-    io.stderr.write(`rein: warning: the run's session was saved but not indexed (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
+    io.stderr.write(`rein: warning: the run's session was saved but the search index was not told (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
   }
 }
 

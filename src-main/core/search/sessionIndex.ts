@@ -18,6 +18,7 @@ import { planQuery, type QueryPlan } from './query.js';
 import { FTS_TABLES, META_INDEXED_AT, ROW_BITS, ROWS_PER_SESSION, type FtsTable, type SchemaOutcome } from './schema.js';
 import { ELLIPSIS, MATCH_CLOSE, MATCH_OPEN, compactSnippet, snippetAround } from './snippet.js';
 import { listAgentSessionFiles } from './sessionFiles.js';
+import { takePendingNotes } from './pendingIndex.js';
 
 export const INDEX_FILE_NAME = 'rein.db';
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -145,15 +146,42 @@ export class SessionIndex {
     const file = indexFile(home);
     const { db, schema, movedAside } = openDatabase(file);
     const index = new SessionIndex(home, file, db, { schema, ...(movedAside ? { movedAside } : {}) });
-    if ((opts.rebuild ?? 'auto') === 'auto' && !index.isComplete()) {
-      try {
-        index.opened.reindexed = await index.reindex();
-      } catch (e) {
-        index.close();
-        throw e;
-      }
+    try {
+      if ((opts.rebuild ?? 'auto') === 'auto' && !index.isComplete()) index.opened.reindexed = await index.reindex();
+      // Sessions that `rein run` and schedule runs noted instead of indexing (pendingIndex.ts).
+      await index.catchUp();
+    } catch (e) {
+      index.close();
+      throw e;
     }
     return index;
+  }
+
+  /**
+   * Indexes the sessions noted as pending by processes that saved them without opening the index, then
+   * drops the notes. A noted session whose file is gone is taken out of the index; one that cannot be
+   * read is left for `rein sessions reindex` (its problem is returned). Returns how many were indexed.
+   */
+  async catchUp(): Promise<{ indexed: number; problems: SessionProblem[] }> {
+    const taken = await takePendingNotes(this.home);
+    const problems: SessionProblem[] = [];
+    let indexed = 0;
+    for (const { agent, id } of taken.notes) {
+      const dir = paths.sessionsDir(this.home, agent);
+      let session: SessionFile;
+      try {
+        session = await new SessionStore(dir).load(id);
+      } catch (e) {
+        if (isReinError(e, 'session_not_found')) this.remove(id, agent);
+        else problems.push(toProblem(dir, id, e));
+        continue;
+      }
+      // The folder decides the agent, as in reindex().
+      this.#guard(() => this.#db.transaction(() => this.#write(session, agent)).immediate());
+      indexed++;
+    }
+    await taken.done();
+    return { indexed, problems };
   }
 
   /** Whether a full build from the JSON files has ever completed for this database file. */

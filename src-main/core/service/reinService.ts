@@ -331,8 +331,17 @@ export class ReinService {
     void this.#index?.then((i) => i.remove(id, agent)).catch(() => undefined);
   }
 
-  /** The search index, opened (and built from the session files when needed) on first use. */
-  sessionIndex(): Promise<SessionIndex> {
+  /**
+   * The search index, opened (and built from the session files when needed) on first use, with the
+   * sessions that CLI and schedule runs noted since (search/pendingIndex.ts) indexed first.
+   */
+  async sessionIndex(): Promise<SessionIndex> {
+    const index = await this.#openIndex();
+    await index.catchUp();
+    return index;
+  }
+
+  #openIndex(): Promise<SessionIndex> {
     if (!this.#index) {
       const opening = SessionIndex.open(this.home);
       this.#index = opening;

@@ -3,8 +3,12 @@
  * (the app, the daemon, a CLI run) may do at once. The lock is a `<file>.lock` folder (proper-lockfile),
  * so the file itself need not exist yet; its folder must.
  */
-import lockfile from 'proper-lockfile';
+import type * as Lockfile from 'proper-lockfile';
 import { ReinError, errorMessage } from '../errors.js';
+
+/** Loaded by the first lock: proper-lockfile brings graceful-fs, signal-exit and assert with it. */
+let lockfileModule: Promise<typeof Lockfile> | undefined;
+const loadLockfile = () => (lockfileModule ??= import('proper-lockfile').then((m) => (m as { default?: typeof Lockfile }).default ?? m));
 
 export interface FileLockOptions {
   /** How long to keep retrying before giving up (roughly); default 30 s. */
@@ -16,6 +20,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, opts: 
   const maxTimeout = 50;
   let release: () => Promise<void>;
   try {
+    const lockfile = await loadLockfile();
     release = await lockfile.lock(file, {
       realpath: false,
       stale: 10_000,

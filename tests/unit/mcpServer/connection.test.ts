@@ -45,7 +45,8 @@ afterEach(async () => {
   for (const h of hosts) h.dispose();
   clients = [];
   hosts = [];
-  await rm(root, { recursive: true, force: true });
+  // An audit line of the last call may still be on its way to logs/: rm retries a folder that is not empty yet.
+  await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
 });
 
 interface Opened {

@@ -6,8 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import type { Parser, Tree } from 'web-tree-sitter';
+
+/** bin/codeCache.js's hook (the same registered symbol): save compiled code before a V8 flag changes. */
+const BEFORE_V8_FLAG_CHANGE = Symbol.for('rein.beforeV8FlagChange');
 
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
@@ -24,9 +26,22 @@ export function bashGrammarPath(): string {
 async function load(): Promise<void> {
   // V8 compiles hot wasm functions a second time with its optimising compiler on a background thread;
   // for the bash grammar's huge lexer that took ~0.4 s of CPU and ~35 MB in every `rein run` that ran a
-  // bash line (docs/benchmarks.md, `startup`). The baseline compiler's code parses a line ~20% slower
-  // (~13 µs instead of ~11), which no one can notice. Process-wide: this is the process's only large wasm.
+  // bash line (docs/benchmarks.md, `startup`). A module compiled under --liftoff-only keeps its baseline
+  // code for good, which parses a line ~20% slower (~13 µs instead of ~11): no one can notice. The flag
+  // is on only while the two modules compile: V8 checks cached code (Node's own, the CLI's; bin/codeCache.js)
+  // against a hash of the flags, and a flag left changed would make the rest of the process compile afresh.
+  // (Even set back, the hash stays changed: the CLI's code cache saves what it has before the change.)
+  const { setFlagsFromString } = await import('node:v8');
+  (globalThis as { [BEFORE_V8_FLAG_CHANGE]?: () => void })[BEFORE_V8_FLAG_CHANGE]?.();
   setFlagsFromString('--liftoff-only');
+  try {
+    await loadModules();
+  } finally {
+    setFlagsFromString('--no-liftoff-only');
+  }
+}
+
+async function loadModules(): Promise<void> {
   // Imported here, not at the top: only a run that analyses a bash line pays for the runtime.
   const { Language, Parser } = await import('web-tree-sitter');
   const runtimeWasm = packageFile('web-tree-sitter/tree-sitter.wasm');

@@ -1,0 +1,100 @@
+/**
+ * Sessions saved by processes that do not keep the search index open (`rein run`, a launchd schedule run)
+ * are not indexed by them: each appends one line naming the session to `<home>/rein.db.pending`, and the
+ * next process that opens the index (a search, `rein sessions …`, the daemon or the app before a search)
+ * indexes them first. A run then never loads SQLite, and a search still finds every finished run.
+ *
+ * Taking the notes is crash-safe: the file is renamed (atomic) to a name of the taker's own before it is
+ * read, and deleted only once its sessions are in the index; a taken file left by a taker that died is
+ * taken again by the next one. Indexing a session twice changes nothing, so two takers at once are
+ * harmless. The JSON files stay the truth: a lost note only delays a session until `rein sessions reindex`.
+ */
+import { appendFile, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { AGENT_NAME_RE } from '../config/paths.js';
+import { isSessionId } from '../sessions/id.js';
+
+/** Beside the index (`rein.db`, sessionIndex.ts), which this module must not import: it loads SQLite. */
+export const PENDING_FILE_NAME = 'rein.db.pending';
+const TAKEN_MARK = '.taken-';
+
+export const pendingFile = (home: string): string => join(home, PENDING_FILE_NAME);
+
+const PendingNote = z.strictObject({
+  agent: z.string().regex(AGENT_NAME_RE),
+  id: z.string().refine(isSessionId, 'not a session id'),
+});
+export type PendingNote = z.infer<typeof PendingNote>;
+
+/** Notes that `agent`'s session `id` is to be indexed: one append, no database. */
+export async function notePendingIndex(home: string, note: PendingNote): Promise<void> {
+  const line = JSON.stringify(PendingNote.parse(note));
+  // One write of a short line with O_APPEND: lines of processes appending at once never interleave.
+  await appendFile(pendingFile(home), `${line}\n`, { mode: 0o600 });
+}
+
+export interface TakenNotes {
+  /** Each session once, in the order first noted. */
+  notes: PendingNote[];
+  /** Lines that were not a note (named by file and line), skipped. */
+  skipped: string[];
+  /** Deletes the taken files: call once the notes are indexed. */
+  done(): Promise<void>;
+}
+
+/** Takes every pending note (and those a taker that died left behind). */
+export async function takePendingNotes(home: string): Promise<TakenNotes> {
+  const main = pendingFile(home);
+  const mine = `${main}${TAKEN_MARK}${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    await rename(main, mine);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const prefix = `${PENDING_FILE_NAME}${TAKEN_MARK}`;
+  let names: string[];
+  try {
+    names = (await readdir(dirname(main))).filter((n) => n.startsWith(prefix));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') names = [];
+    else throw e;
+  }
+  const files = names.map((n) => join(dirname(main), n));
+  const seen = new Set<string>();
+  const notes: PendingNote[] = [];
+  const skipped: string[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // another taker finished it
+      throw e;
+    }
+    text.split('\n').forEach((line, i) => {
+      if (line.trim() === '') return;
+      let parsed: ReturnType<typeof PendingNote.safeParse>;
+      try {
+        parsed = PendingNote.safeParse(JSON.parse(line));
+      } catch {
+        parsed = PendingNote.safeParse(undefined);
+      }
+      if (!parsed.success) {
+        skipped.push(`${basename(file)}:${i + 1}`);
+        return;
+      }
+      const key = `${parsed.data.agent}\0${parsed.data.id}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      notes.push(parsed.data);
+    });
+  }
+  return {
+    notes,
+    skipped,
+    done: async () => {
+      await Promise.all(files.map((f) => rm(f, { force: true })));
+    },
+  };
+}
