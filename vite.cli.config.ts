@@ -22,7 +22,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'node20',
     sourcemap: true,
-    minify: false,
+    minify: false, // the output's own minify below: this one would also rename
     rollupOptions: {
       external: (id) => external.some((e) => id === e || id.startsWith(`${e}/`)),
       output: {
@@ -32,6 +32,9 @@ export default defineConfig({
         // `import('web-tree-sitter')` becomes `require(…)` (the package has a CommonJS build): the code
         // cache compiles these files with vm.Script, where Node 20 cannot run an `import()` at all.
         dynamicImportInCjs: false,
+        // Compressed, names kept: a third less source to read and cache at every start (~5 ms), and
+        // stack traces still name their functions (the source maps give the lines).
+        minify: { compress: true, mangle: false, codegen: { removeWhitespace: true } },
       },
     },
   },

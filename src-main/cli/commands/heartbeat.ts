@@ -24,6 +24,7 @@ import {
   type BeatRecord,
 } from '../../core/triggers/index.js';
 import { UsageError, type CliIo } from '../io.js';
+import { groupDigits } from '../../core/util/groupDigits.js';
 
 export const HEARTBEAT_HELP = `Usage:
   rein heartbeat run AGENT [--json]       one beat now (headless, unattended), whether or not a daemon runs
@@ -115,7 +116,7 @@ function describeBeat(r: BeatRecord): string {
 }
 
 function tokens(r: BeatRecord): string {
-  return `${r.total_input_tokens.toLocaleString('en-US')} input tokens (${Math.round(r.cache_read_share * 100)}% from cache), ${r.output_tokens.toLocaleString('en-US')} output`;
+  return `${groupDigits(r.total_input_tokens)} input tokens (${Math.round(r.cache_read_share * 100)}% from cache), ${groupDigits(r.output_tokens)} output`;
 }
 
 interface AgentStatus {

@@ -18,6 +18,7 @@ import type { AgentProblem } from './problems.js';
 /** Slash commands are pasted into the prompt whole; a longer one is almost surely a misplaced document. */
 export { COMMAND_MAX_CHARS } from '../api/patterns.js';
 import { COMMAND_MAX_CHARS } from '../api/patterns.js';
+import { groupDigits } from '../util/groupDigits.js';
 /** Names of commands and skills follow the agent-name rule: they become `/name` and folder names. */
 export const ITEM_NAME_RE = NAME_PATTERN;
 
@@ -159,7 +160,7 @@ export async function checkCommands(dir: string): Promise<Checked<string[]>> {
     const chars = Array.from(text).length;
     if (text.trim() === '') problems.push({ file, message: 'empty: a command file holds the prompt the command sends' });
     else if (chars > COMMAND_MAX_CHARS) {
-      problems.push({ file, message: `${chars.toLocaleString('en-US')} characters; a command may have at most ${COMMAND_MAX_CHARS.toLocaleString('en-US')}` });
+      problems.push({ file, message: `${groupDigits(chars)} characters; a command may have at most ${groupDigits(COMMAND_MAX_CHARS)}` });
     } else if (ITEM_NAME_RE.test(name)) names.push(name);
   }
   return { value: names, problems };

@@ -5,6 +5,7 @@
  */
 import type { ActedOn, Effect } from './protocol.js';
 import type { RefElement, SnapshotView } from './refs.js';
+import { groupDigits } from '../util/groupDigits.js';
 
 export const SNAPSHOT_MAX_CHARS = 8_000;
 
@@ -25,7 +26,7 @@ export function renderSnapshot(view: SnapshotView, maxChars = SNAPSHOT_MAX_CHARS
   const full = [head, ...lines].join('\n');
   if (full.length <= maxChars) return full;
   const note = (shown: number) =>
-    `… cut: ${shown} of ${view.elements.length} elements shown (a snapshot is at most ${maxChars.toLocaleString('en-US')} characters). ` +
+    `… cut: ${shown} of ${view.elements.length} elements shown (a snapshot is at most ${groupDigits(maxChars)} characters). ` +
     'Call snapshot again with filter: "interactive" to list only the controls, or name a window (window: "…").';
   const budget = maxChars - note(view.elements.length).length - 1;
   const kept: string[] = [head];

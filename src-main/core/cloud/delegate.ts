@@ -20,6 +20,7 @@ import { errorResult, type Tool, type ToolContext, type ToolResult } from '../to
 import { GatewayClient, GatewayError, type Fetch } from './gateway.js';
 import type { SseEvent } from './sse.js';
 import { cloudBaseUrl, keyOptional, resolveCloudKey, type CloudConfig, type CloudKeyStore } from './settings.js';
+import { groupDigits } from '../util/groupDigits.js';
 
 export const CLOUD_DELEGATE_TOOL = 'cloud_delegate';
 /** `context` is cut here before it is sent. */
@@ -43,7 +44,7 @@ const input = z.strictObject({
   context: z
     .string()
     .optional()
-    .describe(`Background the cloud agents need (what the user already knows, constraints, sources to use or avoid). Cut at ${CONTEXT_MAX_CHARS.toLocaleString('en-US')} characters.`),
+    .describe(`Background the cloud agents need (what the user already knows, constraints, sources to use or avoid). Cut at ${groupDigits(CONTEXT_MAX_CHARS)} characters.`),
   workflow_type: z
     .enum(['research', 'swarm', 'auto'])
     .optional()

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { sortKeys } from '../tools/registry.js';
 import type { SessionMessage } from '../sessions/types.js';
 import { isVolatileBlock } from './promptAssembly.js';
+import { groupDigits } from '../util/groupDigits.js';
 
 export const CompactionCheckpointShape = z.strictObject({
   version: z.literal(1),
@@ -102,5 +103,5 @@ function cutText(b: TextBlockParam, max: number): TextBlockParam {
   const head = Math.floor(max * 0.6);
   const tail = max - head;
   const omitted = b.text.length - head - tail;
-  return { ...b, text: `${b.text.slice(0, head)}\n[… ${omitted.toLocaleString('en-US')} characters omitted to save context …]\n${b.text.slice(b.text.length - tail)}` };
+  return { ...b, text: `${b.text.slice(0, head)}\n[… ${groupDigits(omitted)} characters omitted to save context …]\n${b.text.slice(b.text.length - tail)}` };
 }

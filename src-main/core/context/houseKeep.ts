@@ -27,6 +27,7 @@ import { z } from 'zod';
 import { sortKeys } from '../tools/registry.js';
 import { estimateMessageTokens } from './tokens.js';
 import type { SessionMessage } from '../sessions/types.js';
+import { groupDigits } from '../util/groupDigits.js';
 
 export type ResultTier = 'full' | 'trimmed' | 'clipped' | 'meta';
 export type CompressedTier = Exclude<ResultTier, 'full'>;
@@ -201,15 +202,15 @@ export function compressText(
     if (size <= keep * 2 + 100) return body;
     const head = safeSlice(body, 0, keep);
     const tail = safeSlice(body, size - keep, size);
-    return `${head}\n[… ${(size - head.length - tail.length).toLocaleString('en-US')} characters omitted to save context …]\n${tail}`;
+    return `${head}\n[… ${groupDigits(size - head.length - tail.length)} characters omitted to save context …]\n${tail}`;
   }
   if (tier === 'clipped') {
     const keep = opts.clipChars ?? HOUSEKEEP_DEFAULTS.clipChars;
     if (size <= keep + 60) return body;
-    return `${safeSlice(body, 0, keep)}… [clipped to save context; ${size.toLocaleString('en-US')} characters in all]`;
+    return `${safeSlice(body, 0, keep)}… [clipped to save context; ${groupDigits(size)} characters in all]`;
   }
   const name = call?.name ?? 'tool';
-  return `[${name} ${argsSummary(call?.input)} → ${size.toLocaleString('en-US')} characters, ${isError ? 'error' : 'ok'}; output removed to save context]`;
+  return `[${name} ${argsSummary(call?.input)} → ${groupDigits(size)} characters, ${isError ? 'error' : 'ok'}; output removed to save context]`;
 }
 
 /** Arguments as compact JSON with sorted keys, cut to 80 characters. */

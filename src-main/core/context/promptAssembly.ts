@@ -17,6 +17,8 @@ import type { MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/m
 import { z } from 'zod';
 import { ReinError } from '../errors.js';
 import { skillCatalog } from '../skills/catalog.js';
+import { groupDigits } from '../util/groupDigits.js';
+import { localStamp, processTimeZone } from '../util/localZone.js';
 
 export const CACHE_BREAK = '<!-- cache_break -->';
 
@@ -168,20 +170,18 @@ export function renderStable(s: StableParts): string {
   return sections.join('\n\n');
 }
 
-let processTimeZone: string | undefined;
-
 /**
  * The volatile block. The context lines (clock, folder, model) are always there: they are the point of
  * a per-turn block. The memory section is left out when `history` already shows the same memory.
  */
 export function renderVolatile(v: VolatileParts, history?: readonly MessageParam[]): string {
-  const tz = v.timeZone ?? (processTimeZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const tz = v.timeZone ?? processTimeZone();
   const lines = [
     CACHE_BREAK,
     '<context>',
     `Current local time: ${localStamp(v.now, tz)} (${tz})`,
     `Working folder: ${v.cwd}`,
-    `Model: ${v.model} (context window: ${v.contextWindow.toLocaleString('en-US')} tokens)`,
+    `Model: ${v.model} (context window: ${groupDigits(v.contextWindow)} tokens)`,
     '</context>',
   ];
   const memory = normalize(v.memory ?? '');
@@ -242,22 +242,3 @@ function normalize(text: string): string {
 const escapeMemory = (s: string) => s.replace(/<\/memory>/g, '<\\/memory>');
 const unescapeMemory = (s: string) => s.replace(/<\\\/memory>/g, '</memory>');
 
-const stampFormats = new Map<string, Intl.DateTimeFormat>();
-
-function localStamp(d: Date, timeZone: string): string {
-  let fmt = stampFormats.get(timeZone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    stampFormats.set(timeZone, fmt);
-  }
-  const p = Object.fromEntries(fmt.formatToParts(d).map((x) => [x.type, x.value]));
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`;
-}

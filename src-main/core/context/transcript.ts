@@ -8,6 +8,7 @@ import type { SessionMessage } from '../sessions/types.js';
 import { argsSummary, resultText } from './houseKeep.js';
 import type { WeightedText } from './identifiers.js';
 import { isVolatileBlock } from './promptAssembly.js';
+import { groupDigits } from '../util/groupDigits.js';
 
 export const RESULT_EXCERPT_CHARS = 500;
 /** About 100K tokens: the most the small model is given at once; the middle goes first. */
@@ -20,7 +21,7 @@ export function renderTranscript(messages: readonly SessionMessage[], maxChars =
   // Keep the start (how the task began) and more of the end (where it stands now).
   const head = Math.floor(maxChars * 0.25);
   const tail = maxChars - head;
-  return `${text.slice(0, head)}\n\n[… ${(text.length - head - tail).toLocaleString('en-US')} characters of the conversation left out here …]\n\n${text.slice(text.length - tail)}`;
+  return `${text.slice(0, head)}\n\n[… ${groupDigits(text.length - head - tail)} characters of the conversation left out here …]\n\n${text.slice(text.length - tail)}`;
 }
 
 function renderMessage(m: SessionMessage): string {

@@ -47,7 +47,7 @@ import type { RuntimeCache } from './runtimeCache.js';
 import { protectedMemoryPaths } from '../memory/files.js';
 import { join } from 'node:path';
 import { isLocalOrWildcard } from '../util/loopback.js';
-import { McpManager } from '../mcp/manager.js';
+import type { McpManager } from '../mcp/manager.js';
 import { acceptDefaults, acceptValues, ELICITATION_SLOT, type Elicitor } from '../mcp/elicitation.js';
 import { sessionSlots } from '../tools/sessionSlots.js';
 import { TOOL_EVENT_SINK } from '../harness/executor.js';
@@ -212,7 +212,7 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
   const withGui = gui ? [...providers, gui] : providers;
   // The agent's MCP servers: the cache's manager for the agent (kept connected between runs), or one for
   // this run. The first run waits for each server's first attempt (its connect timeout at most).
-  const mcp = mcpFor(opts, rc, owned);
+  const mcp = await mcpFor(opts, rc, owned);
   if (mcp) {
     await mcp.manager.ready();
     warnings.push(...mcp.manager.problems());
@@ -288,16 +288,16 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
 }
 
 /** The run's MCP manager: the cache's for the agent, one of its own (`mcp: true` without a cache), or none. */
-function mcpFor(opts: RuntimeOptions, rc: AgentRuntimeConfig, owned: McpManager[]): RuntimeMcp | undefined {
+async function mcpFor(opts: RuntimeOptions, rc: AgentRuntimeConfig, owned: McpManager[]): Promise<RuntimeMcp | undefined> {
   const servers = rc.effective.mcpServers;
   if (Object.keys(servers).length === 0) return undefined;
-  const make = () =>
-    // Stdio servers start in the agent's folder when it names one, else in the run's (`rein run`) or the process's.
-    new McpManager({ servers, env: opts.env, home: opts.home, cwd: rc.cwd ?? opts.cwd, envPassthrough: rc.effective.config.tools.env_passthrough });
   // The cache's is made the same way, with the cache's token store (the desktop app's key store).
   if (opts.cache && opts.mcp !== false) return { manager: opts.cache.agentMcp(opts.home, rc, opts.env, opts.cwd), owned: false, context: {}, instructions: {} };
   if (opts.cache || opts.mcp !== true) return undefined;
-  const manager = make();
+  // Loaded only for an agent with MCP servers (docs/architecture.md, *Startup*).
+  const { McpManager } = await import('../mcp/manager.js');
+  // Stdio servers start in the agent's folder when it names one, else in the run's (`rein run`) or the process's.
+  const manager = new McpManager({ servers, env: opts.env, home: opts.home, cwd: rc.cwd ?? opts.cwd, envPassthrough: rc.effective.config.tools.env_passthrough });
   owned.push(manager);
   return { manager, owned: true, context: {}, instructions: {} };
 }

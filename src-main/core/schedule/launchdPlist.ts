@@ -23,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { ReinError } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import { parseCron, type CronFieldName, type ParsedCron } from './cron.js';
+import { groupDigits } from '../util/groupDigits.js';
 
 export const LAUNCHD_LABEL_PREFIX = 'dev.rein.schedule.';
 /** More dicts than this and the expression is refused (launchd keeps one timer per dict). */
@@ -124,7 +125,7 @@ export function planCalendarIntervals(input: string | ParsedCron): CalendarPlan 
       field: 'expression',
       count,
       message:
-        `"${cron.normalized}" would take ${count.toLocaleString('en-US')} launchd calendar entries (at most ${MAX_CALENDAR_INTERVALS.toLocaleString('en-US')}): ` +
+        `"${cron.normalized}" would take ${groupDigits(count)} launchd calendar entries (at most ${groupDigits(MAX_CALENDAR_INTERVALS)}): ` +
         `launchd has no ranges or steps, so every combination of minute, hour and day is one entry. ` +
         `Use a simpler expression — fewer minutes (e.g. */15 instead of a long list), fewer hours, or leave day fields as *`,
     };

@@ -6,6 +6,7 @@ import { errorResult, okResult, type Tool } from '../tool.js';
 import { isConcurrencySafeCommand, isDestructiveCommand, isReadOnlyCommand } from './support/commandSafety.js';
 import { findOnPath } from './support/executables.js';
 import { runShell } from './support/shellRun.js';
+import { groupDigits } from '../../util/groupDigits.js';
 
 export const BASH_DEFAULT_TIMEOUT_S = 120;
 export const BASH_MAX_TIMEOUT_S = 600;
@@ -33,7 +34,7 @@ export const bashTool: Tool<BashInput> = {
   source: 'local',
   description: [
     'Run a shell command with bash -c in the working folder and return its combined stdout and stderr.',
-    `Output over ${BASH_OUTPUT_LIMIT.toLocaleString('en-US')} characters keeps its start and end with the middle cut.`,
+    `Output over ${groupDigits(BASH_OUTPUT_LIMIT)} characters keeps its start and end with the middle cut.`,
     `The command is killed with everything it started after \`timeout\` seconds (default ${BASH_DEFAULT_TIMEOUT_S}, max ${BASH_MAX_TIMEOUT_S}).`,
     'A non-zero exit status is reported as an error together with the output.',
     'There is no terminal: do not start interactive programs (editors, pagers, prompts); pass flags such as --yes or --no-pager instead.',

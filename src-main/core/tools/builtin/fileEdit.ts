@@ -1,7 +1,7 @@
 /** `file_edit`: replace an exact piece of text in a file the model has read. */
 import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileAtomic } from './support/writeFileAtomic.js';
 import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
 import { writeError } from './support/fsErrors.js';

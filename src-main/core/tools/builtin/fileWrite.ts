@@ -2,7 +2,7 @@
 import { existsSync, type Stats } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileAtomic } from './support/writeFileAtomic.js';
 import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
 import { writeError } from './support/fsErrors.js';

@@ -1,6 +1,7 @@
 /** `http`: one GET or POST request, with the egress policy asked first. */
 import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
+import { groupDigits } from '../../util/groupDigits.js';
 
 export const HTTP_DEFAULT_TIMEOUT_S = 30;
 export const HTTP_MAX_TIMEOUT_S = 300;
@@ -24,7 +25,7 @@ export const httpTool: Tool<HttpInput> = {
   source: 'local',
   description: [
     'Send one HTTP GET or POST request and return the status line, the response headers and the body',
-    `(cut at ${HTTP_BODY_LIMIT_BYTES.toLocaleString('en-US')} bytes). Redirects are not followed: a 3xx answer is returned with its Location header,`,
+    `(cut at ${groupDigits(HTTP_BODY_LIMIT_BYTES)} bytes). Redirects are not followed: a 3xx answer is returned with its Location header,`,
     'request that URL next if you want it. Good for APIs and small pages; requests to hosts that are not allowed are refused.',
   ].join(' '),
   input,
