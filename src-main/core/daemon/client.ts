@@ -11,8 +11,17 @@ export interface DaemonAnswer {
   json: unknown;
 }
 
-/** `timeoutMs` 0 waits as long as the daemon takes (a run handed over may take minutes). */
-export function daemonRequest(info: Pick<DaemonInfo, 'port' | 'token'>, method: string, path: string, body?: unknown, opts: { timeoutMs?: number } = {}): Promise<DaemonAnswer> {
+/**
+ * `timeoutMs` 0 waits as long as the daemon takes (a run handed over may take minutes); `signal` stops
+ * waiting (the request is destroyed and the promise rejects).
+ */
+export function daemonRequest(
+  info: Pick<DaemonInfo, 'port' | 'token'>,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<DaemonAnswer> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const timeoutMs = opts.timeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
@@ -23,6 +32,7 @@ export function daemonRequest(info: Pick<DaemonInfo, 'port' | 'token'>, method: 
         method,
         path,
         agent: false,
+        ...(opts.signal ? { signal: opts.signal } : {}),
         headers: {
           authorization: `Bearer ${info.token}`,
           accept: 'application/json',

@@ -15,7 +15,7 @@
  * No tool runs ungated: an unreachable daemon, a client that fails to answer or a malformed answer is a
  * deny, and nobody answering within `permissions.approval_timeout_seconds` is a deny (the broker's).
  */
-import { request as httpRequest } from 'node:http';
+import { daemonRequest, type DaemonAnswer } from '../daemon/client.js';
 import { z } from 'zod';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalDecisionKind, type ApprovalRequest } from '../api/events.js';
@@ -144,43 +144,8 @@ export function daemonDeskFace(info: Pick<DaemonInfo, 'port' | 'token'>, problem
 }
 
 /** One JSON request to the local daemon that waits as long as it takes and stops when `signal` aborts. */
-function postJson(info: Pick<DaemonInfo, 'port' | 'token'>, path: string, body: unknown, signal: AbortSignal): Promise<{ status: number; json: unknown }> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: info.port,
-        method: 'POST',
-        path,
-        agent: false,
-        signal,
-        headers: {
-          authorization: `Bearer ${info.token}`,
-          accept: 'application/json',
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(text),
-        },
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (data += c));
-        res.on('end', () => {
-          let json: unknown;
-          try {
-            json = data === '' ? undefined : JSON.parse(data);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, json });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
+function postJson(info: Pick<DaemonInfo, 'port' | 'token'>, path: string, body: unknown, signal: AbortSignal): Promise<DaemonAnswer> {
+  return daemonRequest(info, 'POST', path, body, { timeoutMs: 0, signal });
 }
 
 // ---- 3. nobody --------------------------------------------------------------------------------------
