@@ -17,7 +17,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { stampOf } from '../util/stampCache.js';
+import { currentTurn, stampOf } from '../util/stampCache.js';
 
 export interface GitRepoRisk {
   /** Why git may run a program the repository names (person-readable), or undefined when it names none. */
@@ -30,19 +30,6 @@ interface Cached {
   reason: string | undefined;
   /** The turn of the event loop in which the stamp was last found unchanged (files are checked once per turn). */
   checked: number;
-}
-
-let turn = 0;
-let turnEnding = false;
-function currentTurn(): number {
-  if (!turnEnding) {
-    turnEnding = true;
-    setImmediate(() => {
-      turn++;
-      turnEnding = false;
-    });
-  }
-  return turn;
 }
 
 const cache = new Map<string, Cached>();

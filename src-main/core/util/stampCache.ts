@@ -52,7 +52,7 @@ interface Entry<T> {
  */
 let turn = 0;
 let turnEnding = false;
-function currentTurn(): number {
+export function currentTurn(): number {
   if (!turnEnding) {
     turnEnding = true;
     setImmediate(() => {
