@@ -74,12 +74,13 @@ export async function takePendingNotes(home: string): Promise<TakenNotes> {
     }
     text.split('\n').forEach((line, i) => {
       if (line.trim() === '') return;
-      let parsed: ReturnType<typeof PendingNote.safeParse>;
+      let json: unknown;
       try {
-        parsed = PendingNote.safeParse(JSON.parse(line));
+        json = JSON.parse(line);
       } catch {
-        parsed = PendingNote.safeParse(undefined);
+        json = undefined; // not JSON: not a note either
       }
+      const parsed = PendingNote.safeParse(json);
       if (!parsed.success) {
         skipped.push(`${basename(file)}:${i + 1}`);
         return;

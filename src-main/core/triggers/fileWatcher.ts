@@ -28,12 +28,11 @@ import { realpath, stat } from 'node:fs/promises';
 import { basename, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import picomatch from 'picomatch';
-import { listAgents } from '../agents/index.js';
 import type { AsyncDisposable, Disposable } from '../base/lifecycle.js';
 import { errorMessage, isReinError } from '../errors.js';
 import type { RunRequest } from '../runtime/runRequest.js';
 import { followAgents, Serial } from './followAgents.js';
-import { agentConfigOf, type TriggerHost } from './host.js';
+import { agentConfigOf, agentsToRefresh, type TriggerHost } from './host.js';
 import { mergeChange, watchPrompt, type ChangeType } from './watchPrompt.js';
 
 export const MAX_WATCHED_DIRS = 4_096;
@@ -147,17 +146,11 @@ export class WatcherManager implements AsyncDisposable {
 
   async #refresh(only?: string): Promise<void> {
     if (this.#disposed) return;
-    let names: string[];
-    if (only !== undefined) names = [only];
-    else {
-      try {
-        names = await listAgents(this.#host.home);
-      } catch (err) {
-        this.#warn(`watchers: cannot list agents: ${errorMessage(err)}`);
-        return;
-      }
+    const found = await agentsToRefresh(this.#host, only, (m) => this.#warn(`watchers: ${m}`));
+    if (!found) return;
+    const names = found.names;
+    if (found.complete)
       for (const name of [...this.#entries.keys()]) if (!names.includes(name)) this.#setEntries(name, []);
-    }
     for (const name of names) {
       if (this.#disposed) return;
       let watch;

@@ -9,13 +9,13 @@
  * for them to write their records; nothing is left behind.
  */
 import { rm } from 'node:fs/promises';
-import { inDailyWindow, listAgents, type DailyWindow } from '../agents/index.js';
+import { inDailyWindow, type DailyWindow } from '../agents/index.js';
 import type { AsyncDisposable, Disposable } from '../base/lifecycle.js';
 import { errorMessage, isReinError } from '../errors.js';
 import { followAgents, Serial } from './followAgents.js';
 import { heartbeatStateFile, writeHeartbeatState, type BeatRecord } from './heartbeatLog.js';
 import { runHeartbeat, type BeatOptions } from './heartbeatRunner.js';
-import { agentConfigOf, type TriggerHost } from './host.js';
+import { agentConfigOf, agentsToRefresh, type TriggerHost } from './host.js';
 
 export interface HeartbeatManagerOptions {
   warn?: (message: string) => void;
@@ -93,17 +93,11 @@ export class HeartbeatManager implements AsyncDisposable {
 
   async #refresh(only?: string): Promise<void> {
     if (this.#disposed) return;
-    let names: string[];
-    if (only !== undefined) names = [only];
-    else {
-      try {
-        names = await listAgents(this.#host.home);
-      } catch (err) {
-        this.#warn(`heartbeats: cannot list agents: ${errorMessage(err)}`);
-        return;
-      }
+    const found = await agentsToRefresh(this.#host, only, (m) => this.#warn(`heartbeats: ${m}`));
+    if (!found) return;
+    const names = found.names;
+    if (found.complete)
       for (const name of this.#timers.keys()) if (!names.includes(name)) this.#clear(name);
-    }
     for (const name of names) {
       if (this.#disposed) return;
       let heartbeat;

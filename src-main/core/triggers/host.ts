@@ -4,8 +4,9 @@
  * command makes for a single beat); tests may pass a smaller stand-in.
  */
 import type { DaemonEvent } from '../api/events.js';
-import { resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
+import { listAgents, resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
 import type { Disposable } from '../base/lifecycle.js';
+import { errorMessage } from '../errors.js';
 import type { GlobalConfig } from '../config/schema.js';
 import type { RuntimeCache } from '../runtime/runtimeCache.js';
 import type { RunRequest } from '../runtime/runRequest.js';
@@ -29,6 +30,20 @@ export interface TriggerHost {
 /** The agent as its runs see it, from the host's cache when it has one. */
 export function agentConfigOf(host: TriggerHost, agent: string): Promise<AgentRuntimeConfig> {
   return host.cache ? host.cache.agentConfig(host.home, host.config, agent) : resolveAgentRuntimeConfig(host.home, host.config, agent);
+}
+
+/**
+ * The agents a refresh looks at: `only`, or every agent there is (undefined when they cannot be listed:
+ * `warn` has been told). A full list lets the caller drop what it holds for agents that are gone.
+ */
+export async function agentsToRefresh(host: TriggerHost, only: string | undefined, warn: (message: string) => void): Promise<{ names: string[]; complete: boolean } | undefined> {
+  if (only !== undefined) return { names: [only], complete: false };
+  try {
+    return { names: await listAgents(host.home), complete: true };
+  } catch (err) {
+    warn(`cannot list agents: ${errorMessage(err)}`);
+    return undefined;
+  }
 }
 
 /** Runs in flight of `agent` that work on `sessionId` or on the agent's own lane (`agent:<name>`). */

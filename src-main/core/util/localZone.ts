@@ -16,8 +16,8 @@ const CANONICAL: Record<string, string> = { 'Etc/UTC': 'UTC', 'Etc/Universal': '
 let cached: string | undefined;
 
 /** The name of this process's time zone (an IANA name such as `Europe/Paris`, or `UTC`). */
-export function processTimeZone(env: NodeJS.ProcessEnv = process.env): string {
-  return (cached ??= (env.TZ === undefined ? zoneFromLink('/etc/localtime') : undefined) ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+export function processTimeZone(): string {
+  return (cached ??= (process.env.TZ === undefined ? zoneFromLink('/etc/localtime') : undefined) ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
 }
 
 /** The zone a `/etc/localtime` symlink points at, or undefined. */
