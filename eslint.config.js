@@ -107,7 +107,9 @@ const coreAreas = {
   // Runs nobody starts by hand (ring 3): heartbeats and watchers go through the service like every other face.
   triggers: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'service', 'sessions', 'util'],
   // The faces: each adapts the service, none knows another.
-  daemon: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'schedule', 'service', 'triggers', 'util'],
+  // System notifications of a Rein without a window (osascript / notify-send), in the desktop app's words.
+  notify: ['api', 'base', 'desktop', 'errors', 'service', 'tools', 'util'],
+  daemon: ['agents', 'api', 'base', 'config', 'errors', 'notify', 'runtime', 'schedule', 'service', 'triggers', 'util'],
   // mcp: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
   desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.

@@ -112,6 +112,11 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     () => settings.notifications,
     (content) => show(content.opens),
   );
+  // Without a window there is nothing for a click to open.
+  const headlessNotifier = new Notifier(
+    () => settings.notifications,
+    () => undefined,
+  );
   const dialogFace = createDialogApprovalFace({
     chatFocused,
     dialogsEnabled: () => settings.approval_dialogs,
@@ -137,7 +142,8 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
         if (!openInBrowser(url.href)) throw new ReinError('invalid_input', `not a web page: ${url.href}`);
       },
       // For runs of a person at this Mac, the native dialog races the desk (the window's card, browsers).
-      ...(opts.headless ? {} : { presentFaces: () => [dialogFace] }),
+      // Headless, no window shows what happens: alerts, schedules and waiting approvals notify from here.
+      ...(opts.headless ? { notifications: async (n) => void headlessNotifier.show({ ...n, opens: 'sessions' }) } : { presentFaces: () => [dialogFace] }),
     });
   } catch (e) {
     daemonProblem = `Rein's daemon could not start: ${errorMessage(e)}`;
@@ -153,7 +159,10 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
       window: () => undefined,
       show: () => undefined,
       toggle: () => undefined,
-      close: async () => daemon?.close(),
+      close: async () => {
+        await daemon?.close();
+        headlessNotifier.dispose();
+      },
     };
   }
 

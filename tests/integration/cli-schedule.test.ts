@@ -4,7 +4,7 @@
  * backend, runs by hand and from launchd (the due check, the catch-up, headless and handed to a
  * running daemon), logs and next fire times.
  */
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ let home: string;
 let cwd: string;
 let agentsDir: string;
 let launchctlDir: string;
+let notified: string;
 let env: NodeJS.ProcessEnv;
 let daemon: DaemonHandle | undefined;
 
@@ -31,7 +32,17 @@ beforeEach(async () => {
   agentsDir = join(root, 'LaunchAgents');
   launchctlDir = join(root, 'launchctl');
   await mkdir(launchctlDir, { recursive: true });
+  // Stand-ins for notify-send (Linux) and osascript (macOS) that write down their arguments: a
+  // launchd run made here notifies, and no test shows a real notification.
+  const bin = join(root, 'bin');
+  notified = join(root, 'notified.txt');
+  await mkdir(bin);
+  for (const name of ['notify-send', 'osascript']) {
+    await writeFile(join(bin, name), `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done >> '${notified}'\n`);
+    await chmod(join(bin, name), 0o755);
+  }
   env = cleanEnv({
+    PATH: `${bin}:${process.env.PATH}`,
     REIN_HOME: home,
     HOME: root,
     ANTHROPIC_BASE_URL: fake.url,
@@ -160,6 +171,8 @@ describe('rein schedule run', () => {
     const outcome = json(r.stdout);
     expect(outcome).toMatchObject({ status: 'finished', trigger: 'launchd' });
     expect(await readFile(outcome.log, 'utf8')).toContain('catching up');
+    // Nobody watched it: it ends with a system notification, in the app's words.
+    expect((await readFile(notified, 'utf8')).trim().split('\n').slice(-2)).toEqual([`default: schedule ${s.id} finished`, 'caught up']);
   });
 
   it('hands the run to a running daemon, which runs it unattended and announces it', async () => {

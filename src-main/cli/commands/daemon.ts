@@ -79,6 +79,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       ...(host !== undefined ? { host } : {}),
       ...(webUi.built ? { staticDir: webUi.dir } : {}),
       warn: (m) => io.stderr.write(`rein daemon: ${m}\n`),
+      // No window shows them here: heartbeat alerts, schedules and waiting approvals become system notifications.
+      notifications: 'system',
     });
   } catch (e) {
     if (e instanceof DaemonAlreadyRunning) {

@@ -15,6 +15,8 @@ import { checkCron } from '../../core/schedule/cronCheck.js';
 import { Schedules } from '../../core/schedule/schedules.js';
 import { scheduleLogsDir, type Schedule } from '../../core/schedule/store.js';
 import { notePendingIndex } from '../../core/search/pendingIndex.js';
+import { isNotifier, systemNotifier } from '../../core/notify/systemNotifier.js';
+import { windowlessNotice } from '../../core/notify/windowlessNotices.js';
 import { ReinService } from '../../core/service/reinService.js';
 import { logName, type ScheduleRunOutcome } from '../../core/service/scheduleRuns.js';
 import { readScheduleLog, scheduleLogs, scheduleView } from '../../core/service/schedules.js';
@@ -234,6 +236,8 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
       await service.close();
     }
     if (outcome.session_id) await indexSession(c.home, schedule.agent, outcome.session_id, c.io);
+    // Nobody is watching a launchd run made here: its end becomes a system notification (a daemon notifies itself).
+    if (trigger === 'launchd' && c.config.daemon.notifications) await notifyOutcome(schedule.agent, id, outcome, c.io);
   }
   if (flags.json) c.out(JSON.stringify(outcome));
   else {
@@ -242,6 +246,20 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
     else if (outcome.message) c.out(outcome.message);
   }
   return outcome.status === 'finished' || (outcome.status === 'skipped' && trigger === 'launchd') ? 0 : 1;
+}
+
+/** The notice the app would show for this outcome, as a system notification; a failure only warns. */
+async function notifyOutcome(agent: string, id: string, outcome: ScheduleRunOutcome, io: CliIo): Promise<void> {
+  if (outcome.status !== 'finished' && outcome.status !== 'failed') return;
+  const content = windowlessNotice({ kind: 'schedule_ended', agent, schedule_id: id, ok: outcome.status === 'finished', ...(outcome.message !== undefined ? { message: outcome.message } : {}) });
+  if (!content) return;
+  const notifier = systemNotifier({ env: io.env });
+  try {
+    if (!isNotifier(notifier)) throw new Error(notifier.why);
+    await notifier.show({ title: content.title, body: content.body });
+  } catch (err) {
+    io.stderr.write(`rein: warning: no notification for the run: ${errorMessage(err)}\n`);
+  }
 }
 
 /** Keeps the search index current for a run made here (search/pendingIndex.ts; a failure only warns). */

@@ -124,6 +124,8 @@ export const GlobalConfig = z.strictObject({
       port: z.number().int().min(0).max(65_535).default(7533),
       host: z.string().default('127.0.0.1'),
       max_concurrent_runs: z.number().int().positive().default(5),
+      /** System notifications (heartbeat alerts, schedules, waiting approvals) from a daemon without the app's window and from launchd runs. */
+      notifications: z.boolean().default(true),
     })
     .prefault({}),
   schedule: z

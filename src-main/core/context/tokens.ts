@@ -11,6 +11,23 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
 /** An image is billed by its pixels, not its base64 length: count it as 3500 characters (≈1000 tokens). */
 export const IMAGE_CHARS = 3500;
 
+/** One tool result takes at most this share of the context window before it is saved to a file. */
+export const RESULT_WINDOW_SHARE = 0.1;
+/** ...but a window-derived cap never goes below this many characters. */
+export const MIN_WINDOW_RESULT_CHARS = 4_000;
+
+/**
+ * The most characters of one tool result a run with this window sends (the tool's own budget and
+ * `tools.result_budget` still apply below it). With the usual 200,000-token window the cap is 70,000
+ * characters, above every budget; in a small window (a local model, a 32k one) it keeps one result
+ * from filling an eighth of it, so compaction, which resends what it keeps uncached, comes far less often.
+ * `share` 0 = no cap.
+ */
+export function resultCapForWindow(contextWindow: number, share = RESULT_WINDOW_SHARE): number {
+  if (!(share > 0) || !(contextWindow > 0)) return Number.POSITIVE_INFINITY;
+  return Math.max(MIN_WINDOW_RESULT_CHARS, Math.floor(contextWindow * share * CHARS_PER_TOKEN));
+}
+
 /** Characters counted as code points, so a CJK or emoji text is not counted double. */
 export function countChars(text: string): number {
   let n = text.length;

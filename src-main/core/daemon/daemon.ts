@@ -30,6 +30,8 @@ import { hostNamesFor, LOOPBACK_NAMES } from './security.js';
 import { staticFiles } from './staticFiles.js';
 import { WebhookConfig } from './webhooks.js';
 import { attachWebSocket } from './wsServer.js';
+import { isNotifier, systemNotifier, type SystemNotice } from '../notify/systemNotifier.js';
+import { watchWindowlessNotices } from '../notify/windowlessNotices.js';
 
 export { DEFAULT_SHUTDOWN_CANCEL_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../service/reinService.js';
 export { isLoopbackHost };
@@ -66,6 +68,12 @@ export interface DaemonOptions {
   mcpTokenStores?: ReinServiceOptions['mcpTokenStores'];
   /** Heartbeat timers and file watchers of every agent (core/triggers); `false` starts none. */
   triggers?: false | TriggerOptions;
+  /**
+   * System notifications for a daemon without the app's window (notify/windowlessNotices.ts): `system`
+   * is osascript / notify-send, a function shows them itself (the headless app: its own notifications).
+   * Config `daemon.notifications: false` turns them off. Default: none (the app's window shows its own).
+   */
+  notifications?: 'system' | ((notice: SystemNotice) => Promise<void>);
 }
 
 export interface DaemonHandle {
@@ -199,6 +207,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     store.add({ dispose: () => service.close() });
     // Before them, heartbeats and watchers stop, so none starts a run while the others wind down.
     const triggers = opts.triggers === false ? undefined : store.add(startTriggers(service, { warn, ...opts.triggers }));
+    if (opts.notifications && config.daemon.notifications) store.add(watchWindowlessNotices(service, noticeShower(opts.notifications, env), warn));
     if (triggers) service.setActivitySource((agent) => agentActivity(service, triggers, agent) as unknown as Promise<Record<string, unknown>>);
 
     let resolveClosed!: () => void;
@@ -280,4 +289,11 @@ function allowedHostNames(host: string): string[] {
     }
   }
   return [...new Set(names)];
+}
+
+/** The notifier behind `DaemonOptions.notifications`; without one each notice fails with the reason. */
+function noticeShower(choice: 'system' | ((notice: SystemNotice) => Promise<void>), env: NodeJS.ProcessEnv): (notice: SystemNotice) => Promise<void> {
+  if (choice !== 'system') return choice;
+  const notifier = systemNotifier({ env });
+  return isNotifier(notifier) ? (n) => notifier.show(n) : () => Promise.reject(new Error(notifier.why));
 }

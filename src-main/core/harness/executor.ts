@@ -61,6 +61,8 @@ export interface ExecutorDeps {
   approvals: TurnApprovals;
   maxParallel: number;
   defaultBudget?: number;
+  /** No result goes to the model longer than this, whatever its tool's budget (the window's share). */
+  budgetCap?: number;
   /** Called when the user answers "always allow" (persist the grant). Errors are reported, not thrown. */
   onAlwaysAllow?: (tool: Tool, input: unknown) => Promise<void>;
   hooks?: { pre: readonly HookEntry[]; post: readonly HookEntry[] };
@@ -389,7 +391,7 @@ async function* runBatch(
     if (signal.aborted && result.ok === false && !result.content.includes('cancel')) {
       result = { ...result, content: `${result.content}\n(the run was cancelled)` };
     }
-    const budget = a.tool.resultBudget ?? deps.defaultBudget ?? DEFAULT_RESULT_BUDGET;
+    const budget = Math.min(a.tool.resultBudget ?? deps.defaultBudget ?? DEFAULT_RESULT_BUDGET, deps.budgetCap ?? Number.POSITIVE_INFINITY);
     let savedTo: string | undefined;
     try {
       const spilled = await spillIfOverBudget(result.content, budget, { sessionDir: deps.ctx.sessionDir, callId: a.call.id, tool: a.tool.name });

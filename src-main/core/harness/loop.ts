@@ -40,6 +40,7 @@ import {
   planToolExposure,
   readContextState,
   requestHistory,
+  resultCapForWindow,
   type CompactionResult,
   type HouseKeepOptions,
   type LastUsage,
@@ -65,6 +66,8 @@ export interface RunSettings {
   prices?: Record<string, Price>;
   /** Tokens the model can read; compaction keeps requests under 85% of it. */
   contextWindow: number;
+  /** Share of the window one tool result may take before it is saved to a file (default 0.1; 0 = no cap). */
+  resultWindowShare?: number;
   /** The small model for summaries and write-before-compact (defaults to the run's model). */
   smallModel?: string;
   /** Off: old tool results and images are sent as they are (for measuring what housekeeping saves). */
@@ -445,6 +448,7 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
           approvals,
           maxParallel: settings.maxParallel,
           defaultBudget: settings.resultBudget,
+          budgetCap: resultCapForWindow(settings.contextWindow, settings.resultWindowShare),
           ...(deps.onAlwaysAllow ? { onAlwaysAllow: deps.onAlwaysAllow } : {}),
           ...(deps.hooks ? { hooks: { pre: deps.hooks.PreToolUse, post: deps.hooks.PostToolUse } } : {}),
           ...(deps.audit ? { audit: deps.audit } : {}),

@@ -6,6 +6,7 @@ import {
   estimateRequestTokens,
   estimateSystemTokens,
   estimateToolsTokens,
+  resultCapForWindow,
 } from '../../../src-main/core/context/tokens.js';
 import { PNG, toolCalls, toolResults, user } from './helpers.js';
 
@@ -42,5 +43,19 @@ describe('token estimation', () => {
     expect(estimateToolsTokens(tools)).toBe(Math.ceil(JSON.stringify(tools[0]).length / 3.5));
     const messages = [user('hello')];
     expect(estimateRequestTokens({ system, tools, messages })).toBe(20 + estimateToolsTokens(tools) + estimateMessagesTokens(messages));
+  });
+});
+
+describe('resultCapForWindow', () => {
+  it('lets one result take a tenth of the window, in characters, with a floor', () => {
+    expect(resultCapForWindow(200_000)).toBe(70_000); // above every tool budget: nothing changes there
+    expect(resultCapForWindow(40_000)).toBe(14_000);
+    expect(resultCapForWindow(5_000)).toBe(4_000);
+    expect(resultCapForWindow(40_000, 0.25)).toBe(35_000);
+  });
+
+  it('share 0 (or no window) means no cap', () => {
+    expect(resultCapForWindow(40_000, 0)).toBe(Number.POSITIVE_INFINITY);
+    expect(resultCapForWindow(0)).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -13,7 +13,7 @@ import { createToolSearchTool } from '../../../src-main/core/tools/builtin/toolS
 import { ToolRegistry } from '../../../src-main/core/tools/registry.js';
 import { okResult, type Tool } from '../../../src-main/core/tools/tool.js';
 import { cacheablePrefix, startFakeAnthropic, stripCacheControl, text, toolCall, tools, type FakeAnthropic, type RecordedRequest } from '../../support/fakeAnthropic.js';
-import { runWith, testTool } from '../../support/harness.js';
+import { lastToolResults, runWith, testTool } from '../../support/harness.js';
 
 let fake: FakeAnthropic;
 beforeEach(async () => {
@@ -52,7 +52,7 @@ describe('prompt cache discipline', () => {
 });
 
 describe('long sessions in a small window', () => {
-  it('a 200-iteration session with 20 KB tool outputs never exceeds a 40,000-token window and finishes', async () => {
+  it('a 200-iteration session with 20 KB tool outputs kept whole never exceeds a 40,000-token window and finishes', async () => {
     const big = (i: number) => `output ${i}\n` + 'lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(350);
     const dump = testTool('dump', { run: (input) => big(Number(input.arg)) });
     let step = 0;
@@ -64,7 +64,8 @@ describe('long sessions in a small window', () => {
     };
     const { outcome, events } = await runWith(fake, {
       tools: [dump],
-      settings: { maxIterations: 250, contextWindow: 40_000, smallModel: SMALL },
+      // Each output whole in the context (no window cap), so compaction has to do the work.
+      settings: { maxIterations: 250, contextWindow: 40_000, smallModel: SMALL, resultWindowShare: 0 },
     });
     expect(outcome.stopReason).toBe('final');
     expect(outcome.text).toBe('All 200 outputs processed.');
@@ -73,6 +74,29 @@ describe('long sessions in a small window', () => {
     for (const r of fake.requests) expect(requestTokens(r)).toBeLessThanOrEqual(40_000);
     expect(events.filter((e) => e.type === 'compaction').length).toBeGreaterThan(3);
   }, 120_000);
+
+  it('a result above a tenth of a small window reaches the model as a preview, saved whole beside the session', async () => {
+    const big = `first line\n${'lorem ipsum dolor sit amet. '.repeat(700)}\nlast line`; // ~19,600 characters
+    const dump = testTool('dump', { run: () => big });
+    const script = (n: number) => (r: RecordedRequest) => (r.body.messages.length < n ? tools([toolCall('dump', {})]) : text('done'));
+
+    fake.fallback = script(3);
+    const small = await runWith(fake, { tools: [dump], settings: { contextWindow: 40_000 } });
+    const [preview] = lastToolResults(fake);
+    const sent = JSON.stringify(preview!.content);
+    expect(sent.length).toBeLessThan(14_000); // a tenth of 40,000 tokens at 3.5 characters a token
+    expect(sent).toContain('first line');
+    expect(sent).toContain('last line');
+    const path = /saved to (\S+\.txt)/.exec(sent)?.[1];
+    expect(path).toBeDefined();
+    expect(await readFile(path!, 'utf8')).toBe(big);
+    expect(small.outcome.stopReason).toBe('final');
+
+    // The usual 200,000-token window: the same result goes whole (below the 30,000-character budget).
+    fake.fallback = script(3);
+    await runWith(fake, { tools: [dump], settings: { contextWindow: 200_000 } });
+    expect(JSON.stringify(lastToolResults(fake)[0]!.content)).toContain(JSON.stringify(big).slice(1, -1));
+  });
 });
 
 describe('compaction', () => {
@@ -91,7 +115,7 @@ describe('compaction', () => {
     const { outcome, events } = await runWith(fake, {
       tools: [dump],
       prompt: `Check ${planted[0]} against ${planted[1]}, the database at ${planted[2]} and commit ${planted[3]}.`,
-      settings: { contextWindow: 30_000, smallModel: SMALL },
+      settings: { contextWindow: 30_000, smallModel: SMALL, resultWindowShare: 0 },
       memoryDir,
     });
     expect(outcome.stopReason).toBe('final');

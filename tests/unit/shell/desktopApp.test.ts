@@ -372,6 +372,10 @@ describe('desktop app', () => {
     expect(ipcMain.handlers.size).toBe(0);
     const res = await fetch(`${d.daemon!.url}/health`);
     expect(res.status).toBe(200);
+    // No window shows what happens: a heartbeat alert becomes the app's own notification.
+    d.daemon!.publish({ type: 'heartbeat_alert', at: new Date().toISOString(), agent: 'ops', text: 'disk is 95% full' });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(Notification.shown.map((n) => n.options)).toContainEqual({ title: 'ops: heartbeat alert', body: 'disk is 95% full' });
   });
 
   it('closing releases the hotkey, the tray, the handlers and the daemon', async () => {
