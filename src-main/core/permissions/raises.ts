@@ -9,10 +9,13 @@
  * auto_approve turned on; unattended_approvals becoming `ask`; an entry added to allowed_commands,
  * always_allow_tools, gui_unattended, network_allowlist, allowed_dirs or tools.env_passthrough; an
  * entry removed from denied_commands, sensitive_patterns or tools.denied; a wider tools.allowed (an
- * empty list allows every tool); an MCP server added or changed; a hook added or changed; and the
- * working folder moving while edits there are accepted without asking (acceptEdits).
+ * empty list allows every tool); an MCP server added or changed; a hook added or changed; the
+ * working folder moving while edits there are accepted without asking (acceptEdits); and `base_url` set
+ * to another server (the API key and every conversation would go there; removing it is not a raise:
+ * runs go back to ANTHROPIC_BASE_URL or Anthropic's own).
  */
 import type { PermissionMode } from '../api/patterns.js';
+import { sameBaseUrl } from '../util/baseUrl.js';
 
 export interface PermissionPosture {
   mode: PermissionMode;
@@ -32,6 +35,8 @@ export interface PermissionPosture {
   hooks: Readonly<Record<string, readonly unknown[]>>;
   /** The agent's working folder as written, when it sets one. */
   cwd?: string;
+  /** Config `base_url`, where runs send the API key and the conversation, when one is set. */
+  baseUrl?: string;
 }
 
 export interface PermissionRaise {
@@ -91,6 +96,9 @@ export function permissionRaises(before: PermissionPosture, after: PermissionPos
   }
   if (after.mode === 'acceptEdits' && (after.cwd ?? '') !== (before.cwd ?? '')) {
     out.push({ field: 'cwd', change: `${before.cwd ?? '(the default)'} → ${after.cwd ?? '(the default)'}: edits there run without asking in acceptEdits` });
+  }
+  if (after.baseUrl !== undefined && (before.baseUrl === undefined || !sameBaseUrl(before.baseUrl, after.baseUrl))) {
+    out.push({ field: 'base_url', change: `${before.baseUrl ?? '(the default)'} → ${after.baseUrl}: the API key and every conversation go there` });
   }
   return out;
 }

@@ -58,6 +58,7 @@ export function agentPosture(global: GlobalConfig, agent: AgentConfig): Permissi
     mcpServers: e.mcpServers,
     hooks: e.config.hooks,
     ...(e.cwd !== undefined ? { cwd: e.cwd } : {}),
+    ...(global.base_url !== undefined ? { baseUrl: global.base_url } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import type { GlobalConfig } from '../config/schema.js';
 import { errorMessage, fieldError, isReinError } from '../errors.js';
 import { nodeFetch } from '../llm/nodeFetch.js';
 import { resolveModelAccess } from '../runtime/runtime.js';
+import { sameBaseUrl } from '../util/baseUrl.js';
 import { isLocalOrWildcard } from '../util/loopback.js';
 
 export interface ConnectionTestInput {
@@ -78,19 +79,6 @@ export async function testModelConnection(
   } catch (e) {
     return { ok: false, model, ...describeFailure(sdk, e, model, where) };
   }
-}
-
-/** Whether two base URLs name the same server and path (`https://x/` and `https://x` do). */
-export function sameBaseUrl(a: string, b: string): boolean {
-  const norm = (u: string) => {
-    try {
-      const url = new URL(u.trim());
-      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
-    } catch {
-      return u.trim();
-    }
-  };
-  return norm(a) === norm(b);
 }
 
 function isLocalUrl(u: string): boolean {

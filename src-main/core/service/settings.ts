@@ -45,9 +45,14 @@ export const API_KEY_NOT_STORED =
 export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput, from: ChangeSource): Promise<ReinSettings | ChangePending> {
   if (body.api_key !== undefined) throw fieldError('api_key_not_stored', API_KEY_NOT_STORED, 'api_key');
   // A more permissive mode for every agent that sets none is a person's decision (docs/permissions.md, Threat model).
-  if (from === 'remote' && body.permission_mode !== undefined) {
+  // So is another server for the API key and every conversation (base_url).
+  if (from === 'remote' && (body.permission_mode !== undefined || typeof body.base_url === 'string')) {
     const current = deps.config();
-    const next: GlobalConfig = { ...current, permissions: { ...current.permissions, mode: body.permission_mode } };
+    const next: GlobalConfig = {
+      ...current,
+      ...(typeof body.base_url === 'string' ? { base_url: body.base_url } : {}),
+      permissions: { ...current.permissions, ...(body.permission_mode !== undefined ? { mode: body.permission_mode } : {}) },
+    };
     const raises = permissionRaises(agentPosture(current, {}), agentPosture(next, {}));
     if (raises.length > 0) {
       if (body.hotkey !== undefined) {

@@ -66,18 +66,18 @@ describe('PUT /settings', () => {
   it('writes the fields into config.yaml keeping comments and other keys, and the next run uses them', async () => {
     await writeFile(configFile(), COMMENTED);
     const res = await http(d, 'PUT', '/settings', {
-      // A stricter mode applies at once; a more permissive one waits for a person (tests/integration/daemon/escalation.test.ts).
-      body: { model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'dontAsk', base_url: fake.url },
+      // A stricter mode applies at once; a more permissive one, or another base_url, waits for a person
+      // (below, and tests/integration/daemon/escalation.test.ts).
+      body: { model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'dontAsk' },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'dontAsk', base_url: fake.url });
+    expect(res.json).toMatchObject({ model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'dontAsk' });
     const text = await readConfig();
     expect(text).toContain('# My Rein settings');
     expect(text).toContain('model: claude-opus-4-6 # the big one');
     expect(text).toContain('# ask me first');
     expect(text).toMatch(/mode: dontAsk/);
     expect(text).toContain('- git status');
-    expect(text).toContain(`base_url: ${fake.url}`);
 
     const run = await http(d, 'POST', '/message', { body: { text: 'hi' } });
     expect(run.status, run.text).toBe(200);
@@ -85,10 +85,33 @@ describe('PUT /settings', () => {
     expect((await http(d, 'GET', '/settings')).json.model).toBe('claude-opus-4-6');
   });
 
+  it('another base_url is a person\'s decision: refused without the app, a pending change with it; the same one applies', async () => {
+    await writeFile(configFile(), 'model: claude-opus-4-6\n');
+    // The API key and every conversation would go elsewhere: not on a token holder's word.
+    const refused = await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net', model: 'claude-opus-4-6' } });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.json).toMatchObject({ code: 'confirmation_required' });
+    expect(refused.json.error).toContain('base_url (the default) → https://attacker.example.net');
+    expect(await readConfig()).toBe('model: claude-opus-4-6\n');
+
+    const desktop = d.daemon.service.attachClient('desktop');
+    const pending = await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net' } });
+    expect(pending.status, pending.text).toBe(202);
+    expect(pending.json.raises).toEqual([{ field: 'base_url', change: '(the default) → https://attacker.example.net: the API key and every conversation go there' }]);
+    expect(await readConfig()).toBe('model: claude-opus-4-6\n');
+    await d.daemon.service.answerChange({ change_id: pending.json.change_id, decision: 'apply' }, 'desktop');
+    expect(await readConfig()).toBe('model: claude-opus-4-6\nbase_url: https://attacker.example.net\n');
+    desktop.dispose();
+
+    // The same server (a trailing slash aside) raises nothing.
+    expect((await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net/' } })).status).toBe(200);
+  });
+
   it('creates config.yaml when there is none, and removes base_url when it is set to null', async () => {
     expect(await exists(configFile())).toBe(false);
-    expect((await http(d, 'PUT', '/settings', { body: { base_url: 'http://127.0.0.1:9/' } })).status).toBe(200);
-    expect(await readConfig()).toBe('base_url: http://127.0.0.1:9/\n');
+    expect((await http(d, 'PUT', '/settings', { body: { model: 'claude-opus-4-6' } })).status).toBe(200);
+    expect(await readConfig()).toBe('model: claude-opus-4-6\n');
+    await writeFile(configFile(), 'base_url: http://127.0.0.1:9/\n');
     const cleared = await http(d, 'PUT', '/settings', { body: { base_url: null, permission_mode: 'plan' } });
     expect(cleared.json).toMatchObject({ base_url: null, permission_mode: 'plan' });
     expect(await readConfig()).toBe('permissions:\n  mode: plan\n');

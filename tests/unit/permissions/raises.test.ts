@@ -51,6 +51,17 @@ describe('permissionRaises', () => {
     expect(fields(before, after)).toEqual([]);
   });
 
+  it('base_url set to another server is a raise; the same server, or removing it, is not', () => {
+    const globals = (before: GlobalConfigInput, after: GlobalConfigInput) =>
+      permissionRaises(agentPosture(GlobalConfig.parse(before), {}), agentPosture(GlobalConfig.parse(after), {}));
+    expect(globals({}, { base_url: 'https://proxy.example.com' })).toEqual([
+      { field: 'base_url', change: '(the default) → https://proxy.example.com: the API key and every conversation go there' },
+    ]);
+    expect(globals({ base_url: 'https://a.example.com/v1' }, { base_url: 'https://b.example.com/v1' }).map((r) => r.field)).toEqual(['base_url']);
+    expect(globals({ base_url: 'https://a.example.com/v1' }, { base_url: 'https://A.example.com/v1/' })).toEqual([]);
+    expect(globals({ base_url: 'https://a.example.com' }, {})).toEqual([]);
+  });
+
   it('compares with what the global config already grants', () => {
     const global = { permissions: { mode: 'acceptEdits' as const, allowed_commands: ['npm test'] } };
     expect(fields({}, { mode: 'acceptEdits', permissions: { allowed_commands: ['npm test'] } }, global)).toEqual([]);
