@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src-main/core/sessions/store.js';
 import { text, type FakeAnthropic } from '../support/fakeAnthropic.js';
 import { cliWorld, rein } from '../support/cli.js';
+import { GlobalConfig } from '../../src-main/core/config/schema.js';
+import { startDaemon } from '../../src-main/core/daemon/daemon.js';
 
 let fake: FakeAnthropic;
 let home: string;
@@ -57,6 +59,27 @@ describe('rein heartbeat', () => {
     expect(r.stdout).toContain('CI is red: job e2e.');
     const after = await new SessionStore(join(home, 'agents', 'ops', 'sessions')).load(s.id);
     expect(after.message_meta.at(-1)!.source).toBe('heartbeat');
+  });
+
+  it('run: with a daemon running, the beat is made there: its alert goes on the bus for the app', async () => {
+    const daemon = await startDaemon({ home, cwd, port: 0, host: '127.0.0.1', env: { ...env, REIN_RETRY_BASE_MS: '1' }, config: GlobalConfig.parse({}), warn: () => undefined, triggers: false, shutdownGraceMs: 200 });
+    try {
+      const alerts: string[] = [];
+      daemon.service.subscribe((e) => {
+        if (e.event.type === 'heartbeat_alert') alerts.push(e.event.text);
+      });
+      fake.enqueue(text('CI is red: job e2e.'));
+      const r = await rein(['heartbeat', 'run', 'ops', '--json'], { env, cwd });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ agent: 'ops', trigger: 'hand', outcome: 'alert', message: 'CI is red: job e2e.' });
+      expect(alerts).toEqual(['CI is red: job e2e.']);
+      // Refusals keep their words: an agent that does not exist.
+      const missing = await rein(['heartbeat', 'run', 'nobody'], { env, cwd });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/nobody/);
+    } finally {
+      await daemon.close();
+    }
   });
 
   it('run: without HEARTBEAT.md nothing is spent', async () => {

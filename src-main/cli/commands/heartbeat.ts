@@ -1,8 +1,10 @@
 /**
  * `rein heartbeat run AGENT | status [AGENT]`: an agent's heartbeat by hand, and what its beats did.
- * A beat by hand runs here, headless, with origin unattended (as the daemon's timer would run it: a
- * call that needs approval is refused), whether or not a daemon is running. Timed beats only run in
- * the daemon or the desktop app; the status says when the next one is due.
+ * A beat by hand goes to the daemon when one is running (`POST /agents/{name}/heartbeat`: its alert
+ * waits for the person's run on the same conversation and reaches the app), else it runs here,
+ * headless; either way with origin unattended (as the daemon's timer would run it: a call that needs
+ * approval is refused). Timed beats only run in the daemon or the desktop app; the status says when
+ * the next one is due.
  */
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -10,7 +12,9 @@ import { listAgents, parseDailyWindow, resolveAgentRuntimeConfig, type AgentRunt
 import { loadConfig } from '../../core/config/load.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT, reinHome } from '../../core/config/paths.js';
 import type { GlobalConfig } from '../../core/config/schema.js';
-import { errorMessage, isReinError } from '../../core/errors.js';
+import { daemonRequest } from '../../core/daemon/client.js';
+import { runningDaemon, type DaemonInfo } from '../../core/daemon/daemonFile.js';
+import { ReinError, errorMessage, isReinError, type ReinErrorCode } from '../../core/errors.js';
 import { ReinService } from '../../core/service/reinService.js';
 import {
   beatSettings,
@@ -27,7 +31,7 @@ import { UsageError, type CliIo } from '../io.js';
 import { groupDigits } from '../../core/util/groupDigits.js';
 
 export const HEARTBEAT_HELP = `Usage:
-  rein heartbeat run AGENT [--json]       one beat now (headless, unattended), whether or not a daemon runs
+  rein heartbeat run AGENT [--json]       one beat now (unattended): in the running daemon, else here
   rein heartbeat status [AGENT] [--json]  last beat, outcome, tokens, cost, today's spend, next beat
 
 A beat works through the agent's HEARTBEAT.md. The answer HEARTBEAT_OK is silent; anything else is an
@@ -80,24 +84,40 @@ export async function heartbeatCommand(argv: string[], io: CliIo): Promise<numbe
 
 async function runOne(home: string, config: GlobalConfig, agent: string, io: CliIo, json: boolean): Promise<number> {
   const warnings: string[] = [];
-  const service = await ReinService.create({ home, cwd: io.env.HOME ?? homedir(), env: io.env, config, version: 'cli', warn: (m) => warnings.push(m) });
   const controller = new AbortController();
   const onSignal = () => controller.abort(new Error('interrupted'));
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let record: BeatRecord;
   try {
-    record = await runHeartbeat(service, agent, { trigger: 'hand', signal: controller.signal, warn: (m) => warnings.push(m) });
+    const daemon = await runningDaemon(home);
+    if (daemon) record = await beatInDaemon(daemon, agent, controller.signal);
+    else {
+      const service = await ReinService.create({ home, cwd: io.env.HOME ?? homedir(), env: io.env, config, version: 'cli', warn: (m) => warnings.push(m) });
+      try {
+        record = await runHeartbeat(service, agent, { trigger: 'hand', signal: controller.signal, warn: (m) => warnings.push(m) });
+      } finally {
+        await service.close();
+      }
+    }
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await service.close();
   }
   for (const w of warnings) io.stderr.write(`rein: warning: ${w}\n`);
   if (json) io.stdout.write(`${JSON.stringify(record)}\n`);
   else io.stdout.write(`${describeBeat(record)}\n`);
   if (record.outcome === 'error' && record.error_code === 'no_api_key') return 2;
   return record.outcome === 'error' ? 1 : 0;
+}
+
+/** The beat, made by the running daemon; its refusals keep their code (not_found: exit 1, like a beat here). */
+async function beatInDaemon(daemon: DaemonInfo, agent: string, signal: AbortSignal): Promise<BeatRecord> {
+  const res = await daemonRequest(daemon, 'POST', `/agents/${encodeURIComponent(agent)}/heartbeat`, undefined, { timeoutMs: 0, signal });
+  if (res.status === 200) return res.json as BeatRecord;
+  const body = (res.json ?? {}) as { error?: unknown; code?: unknown };
+  const message = typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
+  throw new ReinError(typeof body.code === 'string' ? (body.code as ReinErrorCode) : 'internal', `the daemon refused the beat (${res.status}): ${message}`);
 }
 
 /** One beat in words: outcome first, then what it cost. */

@@ -9,7 +9,7 @@ import { loadConfig } from '../../core/config/load.js';
 import { reinHome } from '../../core/config/paths.js';
 import type { GlobalConfig } from '../../core/config/schema.js';
 import { daemonRequest } from '../../core/daemon/client.js';
-import { readDaemonInfo } from '../../core/daemon/daemonFile.js';
+import { runningDaemon } from '../../core/daemon/daemonFile.js';
 import { errorMessage, isReinError } from '../../core/errors.js';
 import { checkCron } from '../../core/schedule/cronCheck.js';
 import { Schedules } from '../../core/schedule/schedules.js';
@@ -222,8 +222,7 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
   }
 
   let outcome: ScheduleRunOutcome;
-  const info = await readDaemonInfo(c.home).catch(() => undefined);
-  const daemon = info && isAlive(info.pid) ? info : undefined;
+  const daemon = await runningDaemon(c.home);
   if (daemon) {
     const res = await daemonRequest(daemon, 'POST', `/schedules/${id}/run`, { trigger, ...(note ? { note } : {}), wait: true }, { timeoutMs: 0 });
     if (res.status >= 400) throw new Error(`the daemon refused the run (${res.status}): ${String((res.json as { error?: unknown })?.error ?? '')}`);
@@ -268,15 +267,6 @@ async function indexSession(home: string, agent: string, sessionId: string, io: 
     await notePendingIndex(home, { agent, id: sessionId });
   } catch (err) {
     io.stderr.write(`rein: warning: the run's session was saved but the search index was not told (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -10,9 +10,11 @@ import { MessageRequest, type MessageResult } from '../api/protocol.js';
 import { AgentName, ApprovalId, SOURCE_PATTERN } from '../api/patterns.js';
 import { ApprovalRequest } from '../api/events.js';
 import { reinOperations } from '../api/reinApi.js';
+import { DEFAULT_AGENT } from '../config/paths.js';
 import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runtime/runRequest.js';
 import type { BusEntry } from '../service/eventBus.js';
 import { pendingApprovalJson } from '../service/approvalDesk.js';
+import { runHeartbeat } from '../triggers/index.js';
 import type { DaemonContext } from './context.js';
 import { HttpError, errorBody, toHttpError } from './httpError.js';
 import { parseJson, readBody, readBodyJson, snakeCaseBody, validate } from './httpBody.js';
@@ -117,6 +119,7 @@ export function apiRoutes(): Route[] {
     { method: 'PUT', path: '/agents/{name}', handler: changeOrPending(async (ctx, req, { params }) => ctx.service.saveAgent(await agentUpdate(req, pathName(params)), 'remote')) },
     { method: 'DELETE', path: '/agents/{name}', handler: json((ctx, _req, { params }) => ctx.service.deleteAgent({ name: pathName(params) })) },
     { method: 'GET', path: '/agents/{name}/activity', handler: json((ctx, _req, { params }) => ctx.service.agentActivity({ name: pathName(params) })) },
+    { method: 'POST', path: '/agents/{name}/heartbeat', handler: postHeartbeat },
     // Settings.
     { method: 'GET', path: '/settings', handler: json((ctx) => ctx.service.getSettings()) },
     { method: 'PUT', path: '/settings', handler: changeOrPending(async (ctx, req) => ctx.service.saveSettings(await body(req, 'saveSettings'), 'remote')) },
@@ -171,6 +174,23 @@ async function postScheduleRun(ctx: DaemonContext, req: IncomingMessage, res: Se
   }
   running.catch((e: unknown) => ctx.warn(`schedule ${id}: ${String(e)}`));
   sendJson(res, 202, { started: true, id });
+}
+
+/**
+ * POST /agents/{name}/heartbeat: one beat of the agent now, as `rein heartbeat run` makes it (trigger
+ * `hand`, unattended), answered with its record when it is over. Here, in the daemon, an alert waits
+ * for the person's run on the same conversation and goes on the bus; a client that goes away cancels it.
+ */
+async function postHeartbeat(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
+  const name = pathName(params);
+  await readBody(req);
+  if (name === DEFAULT_AGENT) throw new HttpError(400, 'invalid_request', 'the built-in agent has no heartbeat: name one of your agents', 'name');
+  await ctx.service.getAgent({ name });
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort(new Error('the client went away'));
+  });
+  sendJson(res, 200, await runHeartbeat(ctx.service, name, { trigger: 'hand', signal: gone.signal, warn: ctx.warn }));
 }
 
 /** `POST /approvals/ask`'s body: one approval request, exactly as the executor builds it. */

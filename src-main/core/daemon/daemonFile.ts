@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ReinError, errorMessage } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
+import { isProcessAlive } from '../util/processAlive.js';
 import { describeIssues } from '../util/zodIssues.js';
 
 export const DaemonInfo = z.object({
@@ -82,4 +83,14 @@ export async function loadOrCreateToken(home: string): Promise<string> {
 export async function writeToken(home: string, token: string): Promise<void> {
   await mkdir(home, { recursive: true, mode: 0o700 });
   await atomicWriteFile(daemonTokenFile(home), `${token}\n`, { mode: 0o600 });
+}
+
+/** The daemon running for this home, when daemon.json names a live process (a broken file counts as none). */
+export async function runningDaemon(home: string): Promise<DaemonInfo | undefined> {
+  try {
+    const info = await readDaemonInfo(home);
+    return info && isProcessAlive(info.pid) ? info : undefined;
+  } catch {
+    return undefined;
+  }
 }

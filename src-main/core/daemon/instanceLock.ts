@@ -8,6 +8,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import { withFileLock } from '../util/fileLock.js';
+import { isProcessAlive } from '../util/processAlive.js';
 
 export const pidFile = (home: string): string => join(home, 'daemon.pid');
 
@@ -72,12 +73,4 @@ async function readPid(file: string): Promise<number | undefined> {
   }
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists but belongs to someone else; still alive.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export const isAlive = isProcessAlive;

@@ -19,8 +19,7 @@ import { daemonRequest, type DaemonAnswer } from '../daemon/client.js';
 import { z } from 'zod';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalDecisionKind, type ApprovalRequest } from '../api/events.js';
-import { readDaemonInfo, type DaemonInfo } from '../daemon/daemonFile.js';
-import { isAlive } from '../daemon/instanceLock.js';
+import type { DaemonInfo } from '../daemon/daemonFile.js';
 import { errorMessage } from '../errors.js';
 import type { ApprovalAnswer, ApprovalFace, PermissionDecision, PermissionPolicy } from '../permissions/types.js';
 
@@ -100,16 +99,6 @@ export function elicitationFace(elicit: Elicit, timeoutMs: number, problems: Fac
 }
 
 // ---- 2. the daemon's desk ---------------------------------------------------------------------------
-
-/** The daemon running for this home, when daemon.json names a live process. */
-export async function runningDaemon(home: string): Promise<DaemonInfo | undefined> {
-  try {
-    const info = await readDaemonInfo(home);
-    return info && isAlive(info.pid) ? info : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** `POST /approvals/ask`'s answer (docs/daemon-api.md, *Remote approvals*). */
 export const AskApprovalAnswer = z.object({ request_id: z.string(), decision: ApprovalDecisionKind, by: z.string() });

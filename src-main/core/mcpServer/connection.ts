@@ -45,7 +45,8 @@ import { SessionReadTracker } from '../tools/readTracker.js';
 import { SessionSlots } from '../tools/sessionSlots.js';
 import type { ToolContext } from '../tools/tool.js';
 import { StampCache } from '../util/stampCache.js';
-import { daemonDeskFace, elicitationFace, FACE_FAILED, FaceProblems, nobodyToAsk, refusingAsks, runningDaemon } from './approvalFaces.js';
+import { daemonDeskFace, elicitationFace, FACE_FAILED, FaceProblems, nobodyToAsk, refusingAsks } from './approvalFaces.js';
+import { runningDaemon } from '../daemon/daemonFile.js';
 import { exposedTools, listSignature, mcpToolList } from './toolList.js';
 
 /** The entry point and source of every run-like thing this server does (docs/permissions.md, *Run origins*). */

@@ -15,6 +15,7 @@ import { errorMessage } from '../errors.js';
 import type { RunRequest } from '../runtime/runRequest.js';
 import { scheduleDir, scheduleLogsDir, type LastRun, type Schedule, type ScheduleStore } from '../schedule/store.js';
 import type { BusEntry } from './eventBus.js';
+import { isProcessAlive } from '../util/processAlive.js';
 
 export type ScheduleTrigger = 'launchd' | 'daemon' | 'hand';
 
@@ -41,15 +42,6 @@ const pad = (n: number) => String(n).padStart(2, '0');
 export function logName(at: Date): string {
   return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}-${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}.log`;
 }
-
-const defaultIsAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /**
  * Takes the schedule's run guard: `<dir>/run.pid` made exclusively. A file whose process is gone (a run
@@ -110,7 +102,7 @@ export async function runSchedule(schedule: Schedule, trigger: ScheduleTrigger, 
   const announce = (status: 'started' | 'finished' | 'failed' | 'skipped', extra: { session_id?: string; message?: string } = {}) =>
     deps.publish?.({ type: 'schedule_run', at: now().toISOString(), schedule_id: schedule.id, agent: schedule.agent, status, ...extra });
 
-  const guard = await takeGuard(dir, deps.isAlive ?? defaultIsAlive);
+  const guard = await takeGuard(dir, deps.isAlive ?? isProcessAlive);
   if ('busy' in guard) {
     const message = `skipped: the previous run of this schedule is still going (pid ${guard.busy})`;
     await writeFile(log, `${started.toISOString()} ${message}\n`, { mode: 0o600 });

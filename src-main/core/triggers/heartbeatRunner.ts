@@ -42,6 +42,7 @@ import {
 } from './heartbeatLog.js';
 import { heartbeatBrief, heartbeatPrompt, isHeartbeatOk, latestConversation, readGoals } from './heartbeatPrompt.js';
 import { agentConfigOf, type TriggerHost } from './host.js';
+import { isProcessAlive } from '../util/processAlive.js';
 
 export const DEFAULT_MAX_USD_PER_DAY = 1;
 export const HEARTBEAT_SOURCE = 'heartbeat';
@@ -102,7 +103,7 @@ export async function runHeartbeat(host: TriggerHost, agent: string, opts: BeatO
   if (settings.maxUsdPerDay > 0 && spent >= settings.maxUsdPerDay) {
     return skip('daily_cap', `the daily cap is reached ($${spent.toFixed(4)} of $${settings.maxUsdPerDay.toFixed(2)} today, heartbeat.max_usd_per_day); beats resume after midnight`);
   }
-  const guard = settings.overlapPrevention ? takeGuard(agentLayout(host.home, agent).dir, opts.isAlive ?? isAlive) : { release: () => undefined };
+  const guard = settings.overlapPrevention ? takeGuard(agentLayout(host.home, agent).dir, opts.isAlive ?? isProcessAlive) : { release: () => undefined };
   if ('busy' in guard) return skip('overlap', `the previous beat is still running (pid ${guard.busy})`);
 
   try {
@@ -225,15 +226,6 @@ async function write(host: TriggerHost, record: BeatRecord, warn: ((m: string) =
   }
   return record;
 }
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /**
  * `heartbeat.pid` made exclusively, so two processes (the daemon and `rein heartbeat run`) never beat
