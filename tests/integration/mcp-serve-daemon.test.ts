@@ -157,13 +157,20 @@ describe('rein mcp serve asks the running daemon', () => {
     expect(audit.filter((l) => l.source === 'mcp').map((l) => [l.decision, l.approved_by])).toEqual(expect.arrayContaining([['allow', 'daemon']]));
   });
 
-  it('"always allow" on the desk is saved by the MCP server for the next call', async () => {
+  it('"always allow" answered in the app is saved for the next call; over HTTP it holds for that call only', async () => {
     const t = await daemon();
     const client = await serve(t);
+    // A token holder's "always allow" raises permissions: the call runs, nothing is saved.
     const first = client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
     const q = await pending(t);
     await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'always_allow' } });
     expect((await first).isError).toBeFalsy();
+    expect(await readFile(join(t.home, 'config.yaml'), 'utf8').catch(() => '')).not.toContain('touch always.txt');
+    // So the next call asks again; answered in the desktop window, the grant is saved.
+    const second = client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
+    const q2 = await pending(t);
+    t.daemon.service.answerApproval({ request_id: q2.request_id, decision: 'always_allow' }, 'desktop');
+    expect((await second).isError).toBeFalsy();
     expect(await readFile(join(t.home, 'config.yaml'), 'utf8')).toMatch(/allowed_commands:\s*\n\s*- touch always.txt/);
     const again = await client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
     expect(again.isError).toBeFalsy();

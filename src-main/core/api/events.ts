@@ -80,7 +80,7 @@ export type PermissionRaise = z.infer<typeof PermissionRaise>;
  */
 export const PendingChange = z.object({
   change_id: z.string(),
-  /** create_agent, save_agent or save_settings: the operation that will run when it is confirmed. */
+  /** create_agent, save_agent, save_settings or always_allow: the operation that will run when it is confirmed. */
   kind: z.string(),
   /** The agent it is about (absent for the global settings). */
   agent: z.string().optional(),

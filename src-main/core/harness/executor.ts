@@ -63,8 +63,11 @@ export interface ExecutorDeps {
   defaultBudget?: number;
   /** No result goes to the model longer than this, whatever its tool's budget (the window's share). */
   budgetCap?: number;
-  /** Called when the user answers "always allow" (persist the grant). Errors are reported, not thrown. */
-  onAlwaysAllow?: (tool: Tool, input: unknown) => Promise<void>;
+  /**
+   * Called when the user answers "always allow" (persist the grant), with the face that answered.
+   * A returned line is told to the run as a notice (the grant waits for a person); errors are reported, not thrown.
+   */
+  onAlwaysAllow?: (tool: Tool, input: unknown, by: string) => Promise<string | void>;
   hooks?: { pre: readonly HookEntry[]; post: readonly HookEntry[] };
   audit?: AuditLog;
   /** Every finished call (run or refused) is recorded here, in call order. */
@@ -221,7 +224,8 @@ export async function* executeToolCalls(
         deps.approvals.alwaysTools.add(tool.name);
         if (deps.onAlwaysAllow) {
           try {
-            await deps.onAlwaysAllow(tool, input);
+            const note = await deps.onAlwaysAllow(tool, input, answer.by);
+            if (note) yield { type: 'notice', level: 'info', message: note };
           } catch (err) {
             yield { type: 'notice', level: 'warning', message: `could not save "always allow" for ${tool.name}: ${errorMessage(err)}` };
           }

@@ -139,7 +139,7 @@ export interface RunDeps {
   registry: ToolRegistry;
   policy: PermissionPolicy;
   broker: ApprovalBroker;
-  onAlwaysAllow?: (tool: Tool, input: unknown) => Promise<void>;
+  onAlwaysAllow?: (tool: Tool, input: unknown, by: string) => Promise<string | void>;
   hooks?: GlobalConfig['hooks'];
   audit?: AuditLog;
 }

@@ -82,6 +82,18 @@ export function resolveModelAccess(env: NodeJS.ProcessEnv, config: GlobalConfig,
   );
 }
 
+/** The face name of answers given over the daemon's HTTP and WebSocket API (a token holder). */
+export const REMOTE_FACE = 'daemon';
+
+/** An "always allow" to save: what it adds, where, and the write itself. */
+export interface RemoteGrant {
+  agent: string;
+  file: string;
+  field: 'permissions.allowed_commands' | 'permissions.always_allow_tools';
+  entry: string;
+  save: () => Promise<void>;
+}
+
 export interface RuntimeOptions {
   home: string;
   cwd: string;
@@ -120,6 +132,11 @@ export interface RuntimeOptions {
   /** Long-lived processes keep file-backed parts and model clients between runs (see RuntimeCache). */
   cache?: RuntimeCache;
   /**
+   * An "always allow" answered over the daemon's API, for a person to confirm (the service's change
+   * desk): returns the line the run is told; throws when nobody can confirm it (the error says how).
+   */
+  remoteGrants?: (grant: RemoteGrant) => string;
+  /**
    * Connect the agent's MCP servers (`mcp_servers`). With a cache they are the cache's, kept connected
    * between runs; without one the runtime starts them for this run and stops them when its events are
    * over (`rein run`). Default: true with a cache, false without.
@@ -150,8 +167,12 @@ export interface Runtime {
   skills: Skill[];
   /** Problems found while loading skills and instructions; the run shows them as warnings. */
   warnings: string[];
-  /** Saves an "always allow" answer: the exact command (bash) or the tool name, in the agent's config file. */
-  onAlwaysAllow: (tool: Tool, input: unknown) => Promise<void>;
+  /**
+   * Saves an "always allow" answer: the exact command (bash) or the tool name, in the agent's config
+   * file. One answered over the daemon's API (`by: daemon`, a token holder) raises permissions: it goes
+   * to `remoteGrants` (a person confirms it in the app), or is not saved; the line returned says which.
+   */
+  onAlwaysAllow: (tool: Tool, input: unknown, by: string) => Promise<string | void>;
   persona?: string;
   cache?: RuntimeCache;
   /** A light, isolated context for this run (RunOverrides.isolated): see loopParts. */
@@ -274,10 +295,21 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
     audit: new AuditLog(paths.auditLog(opts.home)),
     skills,
     warnings,
-    onAlwaysAllow: async (tool, input) => {
+    onAlwaysAllow: async (tool, input, by) => {
       const file = rc.isDefault || !rc.dir ? paths.globalConfig(opts.home) : join(rc.dir, 'config.yaml');
       const command = tool.name === 'bash' && input && typeof input === 'object' ? (input as { command?: unknown }).command : undefined;
-      await persistAlwaysAllow(typeof command === 'string' ? { file, command } : { file, tool: tool.name });
+      const grant: RemoteGrant = {
+        agent: rc.name,
+        file,
+        ...(typeof command === 'string' ? { field: 'permissions.allowed_commands', entry: command } : { field: 'permissions.always_allow_tools', entry: tool.name }),
+        save: async () => {
+          await persistAlwaysAllow(typeof command === 'string' ? { file, command } : { file, tool: tool.name });
+        },
+      };
+      if (by !== REMOTE_FACE) return void (await grant.save());
+      // Allowed for this run; for later runs it waits for a person (docs/permissions.md, Threat model).
+      if (!opts.remoteGrants) return `"always allow" for ${grant.entry} was answered over Rein's API, so it holds for this run only; to keep it, add it to ${grant.field} in ${file}`;
+      return opts.remoteGrants(grant);
     },
     ...(rc.persona ? { persona: rc.persona } : {}),
     ...(cache ? { cache } : {}),

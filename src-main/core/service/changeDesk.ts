@@ -23,7 +23,7 @@ export type ChangeSource = 'person' | 'remote';
 export const CHANGE_TTL_MS = 30 * 60_000;
 export const MAX_PENDING = 20;
 
-export type ChangeKind = 'create_agent' | 'save_agent' | 'save_settings';
+export type ChangeKind = 'create_agent' | 'save_agent' | 'save_settings' | 'always_allow';
 
 export interface ProposedChange {
   kind: ChangeKind;
@@ -33,6 +33,8 @@ export interface ProposedChange {
   request: unknown;
   /** Makes the change (the operation as a person's own). */
   apply: () => Promise<unknown>;
+  /** How to make it by hand, when nobody can confirm it (default: by kind). */
+  howTo?: string;
 }
 
 interface Entry {
@@ -53,6 +55,7 @@ const WHAT: Record<ChangeKind, string> = {
   create_agent: 'Create agent',
   save_agent: 'Change agent',
   save_settings: 'Change the global settings',
+  always_allow: 'Always allow',
 };
 
 export class ChangeDesk {
@@ -144,6 +147,7 @@ export class ChangeDesk {
   }
 
   #howTo(p: ProposedChange): string {
+    if (p.howTo) return p.howTo;
     if (p.kind === 'save_settings') return `edit ${paths.globalConfig(this.#opts.home)}`;
     const file = `${paths.agentDir(this.#opts.home, p.agent ?? 'NAME')}/config.yaml`;
     return p.kind === 'create_agent'

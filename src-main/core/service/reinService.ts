@@ -120,6 +120,16 @@ export class ReinService {
       ...(opts.createRuntime ? { createRuntime: opts.createRuntime } : {}),
       ...(opts.presentFaces ? { presentFaces: opts.presentFaces } : {}),
       clientConnected: () => this.clientConnected(),
+      // An "always allow" answered over HTTP or the WebSocket is a raise like any other (changeDesk.ts).
+      remoteGrants: (grant) =>
+        this.changes.propose({
+          kind: 'always_allow',
+          agent: grant.agent,
+          raises: [{ field: grant.field, change: `adds ${JSON.stringify(grant.entry)}` }],
+          request: { [grant.field]: [grant.entry] },
+          howTo: `add ${JSON.stringify(grant.entry)} to ${grant.field} in ${grant.file}`,
+          apply: grant.save,
+        }).message,
       afterRun: (session) => {
         // Only once something searched: opening the index builds it from every file, which is the
         // search's job to pay for, not every run's. The router hands `session` back to the store right

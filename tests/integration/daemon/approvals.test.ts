@@ -160,6 +160,36 @@ describe('remote approvals', () => {
     expect(await exists(join(d.cwd, 'note.txt'))).toBe(false);
   });
 
+  it('"always allow" over HTTP allows the call but saves nothing: without the app it says how, with the app it waits there', async () => {
+    await setup();
+    // The first run: no desktop app attached.
+    const events = await sse(d, 'GET', '/events');
+    const run = http(d, 'POST', '/message', { body: { text: 'write the note', source: 'slack', channel: 'C1' } });
+    const asked = await events.next((f) => f.event === 'approval_request', 'approval_request');
+    await http(d, 'POST', '/approval', { body: { request_id: asked.data.request_id, decision: 'always_allow' } });
+    expect((await run).json).toMatchObject({ text: 'finished', stop_reason: 'final' });
+    expect(await readFile(join(d.cwd, 'note.txt'), 'utf8')).toBe('approved content');
+    const notice = await events.next((f) => f.event === 'notice' && /always allow/.test(f.data.message), 'notice');
+    expect(notice.data.message).toMatch(/confirm it in the Rein desktop app, which is not running/);
+    expect(notice.data.message).toContain('to permissions.always_allow_tools in');
+    expect(await exists(join(d.home, 'config.yaml'))).toBe(false);
+
+    // With the app attached, the grant is a pending change; the person applies it there.
+    const desktop = d.daemon.service.attachClient('desktop');
+    fake.enqueue(tools([toolCall('file_write', { path: 'note2.txt', content: 'two' })]), text('finished again'));
+    const run2 = http(d, 'POST', '/message', { body: { text: 'write another', source: 'slack', channel: 'C1' } });
+    const asked2 = await events.next((f) => f.event === 'approval_request' && f.data.request_id !== asked.data.request_id, 'second approval_request');
+    await http(d, 'POST', '/approval', { body: { request_id: asked2.data.request_id, decision: 'always_allow' } });
+    expect((await run2).json).toMatchObject({ text: 'finished again' });
+    const [change] = (await http(d, 'GET', '/changes')).json.changes;
+    expect(change).toMatchObject({ kind: 'always_allow', agent: 'default', raises: [{ field: 'permissions.always_allow_tools', change: 'adds "file_write"' }] });
+    expect(await exists(join(d.home, 'config.yaml'))).toBe(false);
+    await d.daemon.service.answerChange({ change_id: change.change_id, decision: 'apply' }, 'desktop');
+    expect(await readFile(join(d.home, 'config.yaml'), 'utf8')).toMatch(/always_allow_tools:\s*\n\s*- file_write/);
+    desktop.dispose();
+    events.close();
+  });
+
   it('answers 404 for an unknown approval id and 400 for a malformed one', async () => {
     await setup();
     const unknown = await http(d, 'POST', '/approval', { body: { request_id: 'apr_0000000000000000', decision: 'allow' } });

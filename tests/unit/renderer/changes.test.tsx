@@ -53,4 +53,31 @@ describe('the approvals view', () => {
     expect(html).toContain('Confirm or reject this in the Rein desktop app.');
     expect(html).not.toContain('Apply change');
   });
+
+  it('an "Always allow" answered from a browser says it holds for the run and waits for the app; in the app it does not', () => {
+    const approval = {
+      request_id: 'apr_0123456789abcdef',
+      tool: 'bash',
+      summary: '$ npm test',
+      reason: 'asks',
+      risk: 'medium',
+      risk_explanation: 'runs a command',
+      agent: 'default',
+      route: 'web',
+      asked_at: at,
+    } as never;
+    const browser = renderToStaticMarkup(<ApprovalsView pending={[approval]} onAnswer={vi.fn()} />);
+    expect(browser).toContain('title="From this page, “Always allow” holds for this run; keeping it for later runs waits for confirmation in the Rein desktop app."');
+    const app = renderToStaticMarkup(<ApprovalsView pending={[approval]} onAnswer={vi.fn()} onChange={vi.fn()} />);
+    expect(app).toContain('Always allow');
+    expect(app).not.toContain('holds for this run');
+  });
+
+  it('names an always_allow change', () => {
+    const html = renderToStaticMarkup(
+      <ApprovalsView pending={[]} onAnswer={vi.fn()} changes={[change(ID1, { kind: 'always_allow', agent: 'default', raises: [{ field: 'permissions.allowed_commands', change: 'adds "npm test"' }] })]} onChange={vi.fn()} />,
+    );
+    expect(html).toContain('Always allow');
+    expect(html).toContain('adds &quot;npm test&quot;');
+  });
 });

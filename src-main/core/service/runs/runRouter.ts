@@ -11,7 +11,7 @@ import { expandSlashCommand, loadCommands } from '../../commands/index.js';
 import type { GlobalConfig } from '../../config/schema.js';
 import { fieldError, ReinError } from '../../errors.js';
 import type { ApprovalFace } from '../../permissions/types.js';
-import { createRuntime, type Runtime } from '../../runtime/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../runtime/runtime.js';
 import { RuntimeCache } from '../../runtime/runtimeCache.js';
 import type { RunRequest } from '../../runtime/runRequest.js';
 import type { SessionFile } from '../../sessions/types.js';
@@ -48,6 +48,8 @@ export interface RouterOptions {
   afterRun?: (session: SessionFile) => void;
   /** Parts of runtimes kept between runs; the router makes its own when none is given. */
   cache?: RuntimeCache;
+  /** "Always allow" answered over the API, for a person to confirm (RuntimeOptions.remoteGrants). */
+  remoteGrants?: RuntimeOptions['remoteGrants'];
 }
 
 export type SubmitOutcome = { injected: true; result: MessageResult } | { injected: false; run: RouteRun };
@@ -236,6 +238,7 @@ export class RunRouter {
       ...(o.clientConnected ? { clientConnected: o.clientConnected } : {}),
       cache: this.#cache,
       pace: this.#pace,
+      ...(o.remoteGrants ? { remoteGrants: o.remoteGrants } : {}),
     });
   }
 

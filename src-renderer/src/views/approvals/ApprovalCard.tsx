@@ -24,6 +24,8 @@ export interface ApprovalCardProps {
   /** Set once decided (the chat keeps decided cards as a record). */
   decision?: ApprovalDecisionKind;
   by?: string;
+  /** Said on "Always allow" where it is not saved at once (a browser: the grant waits for the desktop app). */
+  alwaysNote?: string;
   onAnswer(decision: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
 }
 
@@ -104,7 +106,7 @@ export function ApprovalCard(p: ApprovalCardProps) {
           <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')}>
             {busy === 'allow' ? 'Allowing…' : 'Allow once'}
           </button>
-          <button type="button" disabled={busy !== undefined} onClick={() => void answer('always_allow')}>
+          <button type="button" disabled={busy !== undefined} onClick={() => void answer('always_allow')} {...(p.alwaysNote ? { title: p.alwaysNote } : {})}>
             {busy === 'always_allow' ? 'Saving…' : 'Always allow'}
           </button>
           <button type="button" className="danger" disabled={busy !== undefined} onClick={() => void answer('deny')}>

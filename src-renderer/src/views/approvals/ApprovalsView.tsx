@@ -14,6 +14,9 @@ export interface ApprovalsViewProps {
   onChange?: (id: string, decision: 'apply' | 'reject') => Promise<unknown>;
 }
 
+/** A grant answered over the daemon's API raises permissions: a person confirms it in the app (docs/permissions.md). */
+const REMOTE_ALWAYS = 'From this page, “Always allow” holds for this run; keeping it for later runs waits for confirmation in the Rein desktop app.';
+
 export function ApprovalsView({ pending, onAnswer, changes = [], onChange }: ApprovalsViewProps) {
   const waiting = pending.length + changes.length;
   return (
@@ -42,6 +45,7 @@ export function ApprovalsView({ pending, onAnswer, changes = [], onChange }: App
             origin={[a.agent && `agent ${a.agent}`, a.route, formatWhen(a.asked_at)].filter(Boolean).join(' · ')}
             input={a.input}
             {...(a.form ? { form: a.form } : {})}
+            {...(onChange ? {} : { alwaysNote: REMOTE_ALWAYS })}
             onAnswer={(d, values) => onAnswer(a.request_id, d, values)}
           />
         ))}

@@ -13,6 +13,7 @@ const KIND_TEXT: Record<string, string> = {
   create_agent: 'Create agent',
   save_agent: 'Change agent',
   save_settings: 'Change the global settings',
+  always_allow: 'Always allow',
 };
 
 export function ChangeCard({ change, onAnswer }: { change: PendingChange; onAnswer?: (decision: 'apply' | 'reject') => Promise<unknown> }) {
