@@ -14,6 +14,8 @@ export type McpServerSettings = GlobalConfig['mcp_servers'][string];
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;
+/** `keep_alive: false`: a connection unused this long is closed (the server's process stops). */
+export const IDLE_CLOSE_MS = 5 * 60_000;
 
 export type McpTransportSpec =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> }
@@ -28,6 +30,8 @@ export interface ResolvedServer {
   alwaysAllow: readonly string[];
   context?: string;
   oauth?: NonNullable<McpServerSettings['oauth']>;
+  /** `keep_alive: false`: close the connection after this long without a call; absent = keep it open. */
+  idleCloseMs?: number;
 }
 
 export type ServerResolution = { ok: true; server: ResolvedServer } | { ok: false; error: string };
@@ -43,6 +47,7 @@ export function resolveServer(name: string, cfg: McpServerSettings, env: NodeJS.
     alwaysAllow: [...(cfg.always_allow ?? [])],
     ...(cfg.context !== undefined && cfg.context.trim() !== '' ? { context: cfg.context } : {}),
     ...(cfg.oauth ? { oauth: cfg.oauth } : {}),
+    ...(cfg.keep_alive === false ? { idleCloseMs: IDLE_CLOSE_MS } : {}),
   };
   if (cfg.type === 'http') {
     if (!cfg.url) return { ok: false, error: `${where}: type http needs a url` };

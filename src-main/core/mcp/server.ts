@@ -99,8 +99,9 @@ export class McpServerHandle implements ToolProvider {
           close: (c) => c.close(),
           isClosed: (c) => c.closed,
         },
-        { onConnected: (c) => this.#adopt(c) },
-        o.timing,
+        { onConnected: (c) => this.#adopt(c), inUse: () => this.#inFlight.size > 0 },
+        // Only `keep_alive: false` closes an unused connection (tests may shorten how soon).
+        { ...o.timing, ...(server.idleCloseMs !== undefined ? { idleCloseMs: o.timing?.idleCloseMs ?? server.idleCloseMs } : { idleCloseMs: undefined }) },
         o.clock,
       );
     }
@@ -229,7 +230,11 @@ export class McpServerHandle implements ToolProvider {
   #enter(tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; elicitor?: Elicitor; registryName?: string }): () => void {
     const key = Symbol(tool);
     this.#inFlight.set(key, { elicitor: o.elicitor ?? declineAll, tool: o.registryName ?? tool, input: args, signal: o.signal });
-    return () => this.#inFlight.delete(key);
+    this.#supervisor?.touch();
+    return () => {
+      this.#inFlight.delete(key);
+      this.#supervisor?.touch();
+    };
   }
 
   async dispose(): Promise<void> {

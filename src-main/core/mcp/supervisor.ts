@@ -1,7 +1,8 @@
 /**
  * Keeps one server connected, or says why it is not. States:
  *
- * - `idle`: nothing tried yet (the process has not needed the server).
+ * - `idle`: not connected and nothing scheduled: nothing tried yet (the process has not needed the
+ *   server), or closed after `idleCloseMs` without a call (`keep_alive: false`); the next call connects.
  * - `connecting`: an attempt is under way.
  * - `healthy`: connected, and the last probe answered.
  * - `degraded`: connected, but the last probe failed or was slow; it is probed again after the first
@@ -29,6 +30,8 @@ export interface SupervisorTiming {
   backoffMaxMs: number;
   /** Failed attempts in a row before the server goes dormant. */
   dormantAfter: number;
+  /** Close a connection unused this long (checked at each probe); absent = keep it open. */
+  idleCloseMs?: number;
 }
 
 export const DEFAULT_TIMING: SupervisorTiming = {
@@ -74,6 +77,8 @@ export interface Connector<C> {
 export interface SupervisorEvents<C> {
   onConnected?(conn: C): void;
   onState?(state: ServerState): void;
+  /** A call is running on the connection now (never closed as idle then). */
+  inUse?(): boolean;
 }
 
 export interface SupervisorStatus {
@@ -110,6 +115,8 @@ export class Supervisor<C> {
   #needsPerson = false;
   #disposed = false;
   #first: Promise<void> | undefined;
+  /** The last time the connection was used (connected, a call began or ended). */
+  #lastUse = 0;
 
   constructor(connector: Connector<C>, events: SupervisorEvents<C> = {}, timing: Partial<SupervisorTiming> = {}, clock: Clock = systemClock) {
     this.#connector = connector;
@@ -158,6 +165,11 @@ export class Supervisor<C> {
     if (conn !== undefined && !this.#connector.isClosed?.(conn)) return conn;
     if (conn !== undefined) this.#drop(conn, 'the connection closed');
     return this.#attempt ?? this.#connect();
+  }
+
+  /** A call begins or ends: the connection is not idle. */
+  touch(): void {
+    this.#lastUse = this.#clock.now();
   }
 
   /** The connection reported that it is gone (the server exited, the stream closed). */
@@ -214,6 +226,7 @@ export class Supervisor<C> {
         this.#needsPerson = false;
         this.#lastError = undefined;
         this.#lastOkAt = this.#clock.now();
+        this.#lastUse = this.#lastOkAt;
         this.#setState('healthy');
         this.#events.onConnected?.(conn);
         this.#schedule('probe', this.#jittered(this.#timing.probeIntervalMs));
@@ -243,6 +256,15 @@ export class Supervisor<C> {
   async #probe(): Promise<void> {
     const conn = this.#conn;
     if (conn === undefined || this.#disposed) return;
+    const idle = this.#timing.idleCloseMs;
+    if (idle !== undefined && this.#clock.now() - this.#lastUse >= idle && !this.#events.inUse?.()) {
+      // Unused for a while (keep_alive: false): the server's process goes; the next call starts it again.
+      this.#conn = undefined;
+      this.#lastError = undefined;
+      this.#setState('idle');
+      void this.#connector.close(conn).catch(() => undefined);
+      return;
+    }
     try {
       await this.#connector.probe(conn, this.#timing.probeTimeoutMs);
       if (conn !== this.#conn || this.#disposed) return;

@@ -28,8 +28,8 @@ afterEach(async () => {
   temps = [];
 });
 
-function manager(servers: ConstructorParameters<typeof McpManager>[0]['servers']): McpManager {
-  const m = new McpManager({ servers, env: process.env, home: '/nonexistent-rein-home' });
+function manager(servers: ConstructorParameters<typeof McpManager>[0]['servers'], timing?: ConstructorParameters<typeof McpManager>[0]['timing']): McpManager {
+  const m = new McpManager({ servers, env: process.env, home: '/nonexistent-rein-home', ...(timing ? { timing } : {}) });
   managers.push(m);
   return m;
 }
@@ -138,6 +138,24 @@ describe('server-everything over stdio', () => {
     expect(r).toEqual({ ok: true, content: 'Echo: back' });
     expect(h.connection!.pid).not.toBe(pid1);
     expect(h.status().state).toBe('healthy');
+  });
+
+  it('keep_alive: false stops an unused server; its tools stay listed and the next call starts it again', async () => {
+    // Probed every 50 ms; "unused" after 200 ms instead of five minutes.
+    const timing = { probeIntervalMs: 50, jitter: 0, idleCloseMs: 200 };
+    const m = manager({ sleepy: everythingStdio({ keep_alive: false }), awake: everythingStdio() }, timing);
+    await m.ready();
+    const [awake, sleepy] = m.servers;
+    const pid1 = sleepy!.connection!.pid!;
+    await expect.poll(() => sleepy!.status().state, { timeout: 5_000 }).toBe('idle');
+    await expect.poll(() => alive(pid1), { timeout: 5_000 }).toBe(false);
+    expect(awake!.status().state).toBe('healthy');
+    const tools = await sleepy!.tools();
+    expect(tools.map((t) => t.name)).toContain('mcp__sleepy__echo');
+    const { ctx } = await context();
+    expect(await byName(tools, 'mcp__sleepy__echo').call({ message: 'awake again' }, ctx, signal())).toEqual({ ok: true, content: 'Echo: awake again' });
+    expect(sleepy!.status().state).toBe('healthy');
+    expect(sleepy!.connection!.pid).not.toBe(pid1);
   });
 
   it('closing takes the server’s whole process group down (a shell wrapper and its child)', async () => {

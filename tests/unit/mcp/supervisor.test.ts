@@ -95,6 +95,51 @@ describe('MCP supervisor', () => {
     expect(clock.timers).toEqual([]);
   });
 
+  it('with idleCloseMs (keep_alive: false), closes a connection unused that long and reconnects on the next call', async () => {
+    const clock = new ManualClock();
+    const s = scripted();
+    let busy = false;
+    const sup = new Supervisor(s.connector, { inUse: () => busy }, { idleCloseMs: 300_000 }, clock);
+    await sup.start();
+    const first = sup.connection!;
+    // Used now and then: stays open past five minutes.
+    for (let i = 0; i < 12; i++) {
+      await clock.fire();
+      sup.touch();
+    }
+    expect(clock.t - 1_000_000).toBeGreaterThan(300_000);
+    expect(sup.state).toBe('healthy');
+    // A call that runs long keeps it open too.
+    busy = true;
+    for (let i = 0; i < 12; i++) await clock.fire();
+    expect(sup.state).toBe('healthy');
+    // Unused for five minutes: closed at the next probe, and nothing is scheduled.
+    busy = false;
+    sup.touch();
+    for (let i = 0; i < 11 && sup.state === 'healthy'; i++) await clock.fire();
+    expect(sup.state).toBe('idle');
+    expect(first.closed).toBe(true);
+    expect(sup.connection).toBeUndefined();
+    expect(clock.timers).toEqual([]);
+    expect(s.log.filter((l) => l.startsWith('connect'))).toEqual(['connect:ok']);
+    // The next call starts it again.
+    const again = await sup.ensure();
+    expect(again.id).toBe(2);
+    expect(sup.state).toBe('healthy');
+    await sup.dispose();
+  });
+
+  it('without idleCloseMs an unused connection stays open', async () => {
+    const clock = new ManualClock();
+    const s = scripted();
+    const sup = new Supervisor(s.connector, {}, {}, clock);
+    await sup.start();
+    for (let i = 0; i < 30; i++) await clock.fire();
+    expect(sup.state).toBe('healthy');
+    expect(sup.connection!.closed).toBe(false);
+    await sup.dispose();
+  });
+
   it('backs off 5 s, 10 s, 20 s, 30 s, 30 s, then goes dormant after 6 failures', async () => {
     const clock = new ManualClock();
     const s = scripted();
