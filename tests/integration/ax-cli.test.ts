@@ -136,10 +136,8 @@ describe.skipIf(missing.length > 0)(missing.length ? `rein ax (${skipReason(miss
         return text(out);
       };
       const before = (await app.state()).count as number;
-      const t0 = performance.now();
       const r = await rein(['run', '--yes', '--json', 'press Count'], { env: { ...env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url }, cwd: home.replace(/\/home$/, '') });
       expect(r.code, r.stderr).toBe(0);
-      expect(performance.now() - t0).toBeLessThan(15_000);
       expect((await app.state()).count).toBe(before + 1);
       expect(r.stdout).toContain('clicked button \\"Count\\"');
     } finally {

@@ -91,10 +91,9 @@ describe.skipIf(missing.length > 0)(missing.length ? `the accessibility helper p
       // A long wait is in flight when the helper dies.
       const waiting = client.call('wait_for', { pid: app.pid, condition: 'exists', query: { name: 'never appears' }, timeout_ms: 20_000 });
       await new Promise((r) => setTimeout(r, 200));
-      const t0 = performance.now();
       process.kill(first, 'SIGKILL');
+      // Not the wait's own TIMEOUT 20 s later: the helper's exit ends it.
       const err = await waiting.catch((e: unknown) => e);
-      expect(performance.now() - t0).toBeLessThan(2_000);
       expect(isAxError(err, 'HELPER_EXITED'), String(err)).toBe(true);
       expect((err as Error).message).toMatch(/ax_server stopped while wait_for was pending/);
       expect(client.running).toBe(false);

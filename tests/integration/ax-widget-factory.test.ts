@@ -48,11 +48,8 @@ describe.skipIf(missing.length > 0)(missing.length ? `the Linux helper with gtk3
   });
 
   it('finds every visible checkbox with one GetMatches call, and toggles an enabled one by ref', async () => {
-    const t0 = performance.now();
     const boxes = await driver.find({ app: String(pid), role: 'checkbox' });
-    const took = performance.now() - t0;
     expect(boxes.elements.length).toBeGreaterThanOrEqual(6);
-    expect(took).toBeLessThan(2_000);
     const enabled = boxes.elements.find((e) => !(e.states ?? []).includes('disabled') && !(e.states ?? []).includes('checked'))!;
     const out = await driver.act('click', { ref: enabled.ref });
     expect(out.actedOn).toMatchObject({ role: 'checkbox', resolved_by: 'identity' });

@@ -283,10 +283,9 @@ describe('long calls', () => {
   it('notifications/cancelled aborts the call (its process is stopped) and the connection goes on', async () => {
     const { client } = await open();
     const ac = new AbortController();
-    const started = Date.now();
+    // Were it not stopped, the call would outlast the test's own timeout.
     const call = client.callTool({ name: 'bash', arguments: { command: 'sleep 30' } }, undefined, { signal: ac.signal, onprogress: () => ac.abort('enough') });
     await expect(call).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(await client.ping()).toEqual({});
     // useLeakCheck fails this test if `sleep 30` is still running.
   });

@@ -167,11 +167,10 @@ describe('StartCalendarInterval expansion', () => {
     expect(plan).toMatchObject({ ok: false, reason: 'invalid', field: 'day of month' });
   });
 
-  it('counts before building: a huge expansion is refused at once', () => {
-    const t = performance.now();
+  it('counts before building: a huge expansion is refused with its count, and no dicts made', () => {
     const plan = planCalendarIntervals('0-58 0-22 1-30 1-11 *');
-    expect(plan).toMatchObject({ ok: false, reason: 'too_many' });
-    expect(performance.now() - t).toBeLessThan(100);
+    expect(plan).toMatchObject({ ok: false, reason: 'too_many', count: 59 * 23 * (30 * 11 - 1) }); // no 30 February
+    expect(plan).not.toHaveProperty('intervals');
   });
 });
 
