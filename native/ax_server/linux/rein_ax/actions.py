@@ -217,7 +217,7 @@ def set_value(params, hub, own_pid):
 
 def _choose_in_combo(node, value, hub, params, out):
     items = desktop.walk_matches(node.acc, lambda a: safe(lambda: a.get_role()) in (Atspi.Role.MENU_ITEM, Atspi.Role.LIST_ITEM), 500)
-    named = [a for a in items if desktop.norm(safe(lambda: a.get_name(), '')) == desktop.norm(value)]
+    named = [a for a in items if desktop.name_of(a) == desktop.norm(value)]
     if not named:
         raise AxFail('NOT_FOUND', 'combobox "%s" has no item called %r' % (node.name, value))
     if len(named) > 1:

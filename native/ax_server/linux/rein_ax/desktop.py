@@ -1,5 +1,6 @@
 """Reading the AT-SPI tree: apps, elements, snapshots, find, and resolving a target (docs/ax-protocol.md, Refs)."""
 
+import re
 import time
 
 from gi.repository import Atspi, GLib
@@ -44,8 +45,48 @@ def parse_ident(value):
     return bus, path
 
 
+_gtk4_apps = {}
+
+
+def _is_gtk4(acc):
+    """Whether the element's app is GTK 4 (by bus name: one question per app)."""
+    bus = acc.app.bus_name if acc.app is not None else ''
+    if bus not in _gtk4_apps:
+        name = safe(lambda: acc.get_toolkit_name(), '') or ''
+        version = safe(lambda: acc.get_toolkit_version(), '') or ''
+        _gtk4_apps[bus] = name.upper() == 'GTK' and version.startswith('4.')
+    return _gtk4_apps[bus]
+
+
+_WIDGET_CLASS = re.compile(r'^(Gtk|Adw)[A-Z][A-Za-z]*$')
+
+
+def _is_top_level(acc):
+    parent = safe(lambda: acc.get_parent())
+    return parent is not None and safe(lambda: parent.get_role()) == Atspi.Role.APPLICATION
+
+
+def name_of(acc):
+    """The element's name, whitespace collapsed. GTK 4.8 names an unnamed widget after its class
+    (`GtkMenuButton`, `AdwGizmo`) and a button after its label twice (`4 4`): such names are cleaned up,
+    so "4" finds the button and a class name is not taken for a label."""
+    name = norm(safe(lambda: acc.get_name(), ''))
+    if name and _is_gtk4(acc):
+        if _WIDGET_CLASS.match(name):
+            return ''
+        half = name.split(' ')
+        if len(half) % 2 == 0 and half[:len(half) // 2] == half[len(half) // 2:]:
+            return ' '.join(half[:len(half) // 2])
+    return name
+
+
 def states_of(acc):
-    return set(acc.get_state_set().get_states())
+    st = set(acc.get_state_set().get_states())
+    # GTK 4 (4.8 at least) sets `showing` on windows only; below them a mapped widget is `visible` with a
+    # size on screen. Judge those by that, so they are not all taken for hidden.
+    if S.SHOWING not in st and S.VISIBLE in st and _is_gtk4(acc) and bounds_of(acc) is not None:
+        st.add(S.SHOWING)
+    return st
 
 
 def bounds_of(acc):
@@ -105,7 +146,7 @@ def derived_name(acc, depth=0, parts=None):
     for c in children(acc):
         raw = safe(lambda: c.get_role())
         if raw in (Atspi.Role.LABEL, Atspi.Role.STATIC, Atspi.Role.TEXT, Atspi.Role.TABLE_CELL):
-            n = norm(safe(lambda: c.get_name(), ''))
+            n = name_of(c)
             if not n and raw == Atspi.Role.TEXT:
                 n = norm(safe(lambda: text_of(c), '') or '')
             if n:
@@ -126,7 +167,10 @@ class Node:
         self.raw = acc.get_role()
         self.states = states_of(acc)
         self.role = roles.normalize_role(self.raw, self.states)
-        self.name = norm(acc.get_name())
+        if self.role == 'group' and _is_top_level(acc):
+            # Qt exposes a top-level widget as a filler or panel: to a person it is the window.
+            self.role = 'window'
+        self.name = name_of(acc)
         if not self.name and self.role in DERIVED_NAME_ROLES:
             self.name = derived_name(acc)
         self.id = ident(acc)
@@ -176,7 +220,7 @@ def ancestry(acc):
             break
         st = safe(lambda: states_of(cur), set())
         role = roles.normalize_role(raw, st)
-        name = norm(safe(lambda: cur.get_name(), ''))
+        name = name_of(cur)
         if name or role in ('window', 'dialog'):
             chain.append({'role': role, 'name': name})
         cur = safe(lambda: cur.get_parent())

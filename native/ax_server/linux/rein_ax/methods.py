@@ -37,6 +37,8 @@ class Methods:
         }
 
     def start(self):
+        # Before anything listens: toolkits that wait for the switch (Qt, Chromium) register now.
+        rawbus.enable_accessibility()
         self.hub.start()
 
     def hello(self, params):

@@ -44,3 +44,19 @@ def bus_enabled():
         return bool(r.unpack()[0])
     except GLib.Error:
         return None
+
+
+def enable_accessibility():
+    """Turns on org.a11y.Status.IsEnabled when it is off, as a screen reader does: Qt, Chromium and
+    Electron apps expose their tree only while it is on (GTK apps with atk-bridge always do), and a
+    running app picks the change up at once. True when it is on afterwards, None when unknown."""
+    if bus_enabled() is True:
+        return True
+    try:
+        session = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        session.call_sync('org.a11y.Bus', '/org/a11y/bus', 'org.freedesktop.DBus.Properties', 'Set',
+                          GLib.Variant('(ssv)', ('org.a11y.Status', 'IsEnabled', GLib.Variant('b', True))),
+                          None, Gio.DBusCallFlags.NONE, 2000, None)
+    except GLib.Error:
+        return None
+    return bus_enabled()
