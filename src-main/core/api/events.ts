@@ -264,6 +264,14 @@ export const DaemonEvent = z.discriminatedUnion('type', [
     session_id: z.string().optional(),
     message: z.string().optional(),
   }),
+  /** An agent's MCP server changed state (connected, lost, stopped when idle, a sign-in settled): the MCP panels look again. */
+  z.object({
+    ...daemonBase,
+    type: z.literal('mcp_status'),
+    agent: z.string(),
+    server: z.string(),
+    state: z.string(),
+  }),
   z.object({
     ...daemonBase,
     type: z.literal('agent_changed'),

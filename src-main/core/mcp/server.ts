@@ -69,6 +69,7 @@ export class McpServerHandle implements ToolProvider {
   readonly #o: ServerHandleOptions;
   readonly #supervisor: Supervisor<McpConnection> | undefined;
   readonly #changed = new Emitter<void>();
+  readonly #stateChanged = new Emitter<string>();
   readonly #inFlight = new Map<symbol, InFlight>();
   /** Tool objects by the tool's own name, with the definition they were made from. */
   #made = new Map<string, { sig: string; tool: Tool }>();
@@ -82,6 +83,8 @@ export class McpServerHandle implements ToolProvider {
   #disposed = false;
 
   readonly onDidChange: (listener: () => void) => Disposable;
+  /** The connection's state changed (the supervisor's: connecting, healthy, disconnected, idle…). */
+  readonly onDidChangeState: (listener: (state: string) => void) => Disposable;
 
   constructor(o: ServerHandleOptions) {
     this.#o = o;
@@ -90,6 +93,7 @@ export class McpServerHandle implements ToolProvider {
     this.type = o.type;
     this.server = o.resolution.ok ? o.resolution.server : undefined;
     this.onDidChange = (listener) => this.#changed.event(() => listener());
+    this.onDidChangeState = (listener) => this.#stateChanged.event(listener);
     if (this.server && !o.disabled) {
       const server = this.server;
       this.#supervisor = new Supervisor<McpConnection>(
@@ -99,7 +103,7 @@ export class McpServerHandle implements ToolProvider {
           close: (c) => c.close(),
           isClosed: (c) => c.closed,
         },
-        { onConnected: (c) => this.#adopt(c), inUse: () => this.#inFlight.size > 0 },
+        { onConnected: (c) => this.#adopt(c), inUse: () => this.#inFlight.size > 0, onState: (s) => this.#stateChanged.fire(s) },
         // Only `keep_alive: false` closes an unused connection (tests may shorten how soon).
         { ...o.timing, ...(server.idleCloseMs !== undefined ? { idleCloseMs: o.timing?.idleCloseMs ?? server.idleCloseMs } : { idleCloseMs: undefined }) },
         o.clock,
@@ -241,6 +245,7 @@ export class McpServerHandle implements ToolProvider {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#changed.dispose();
+    this.#stateChanged.dispose();
     await this.#supervisor?.dispose();
   }
 

@@ -51,6 +51,8 @@ export class RuntimeCache implements Disposable {
   readonly #mcp = new Map<string, { agent: string; signature: string; manager: McpManager }>();
   /** Set by the desktop app (its key store); unset, managers keep sign-ins in `secrets/mcp-oauth/*.json`. */
   mcpTokenStores: McpTokenStores | undefined;
+  /** Told when a kept manager's server changes state (agent, server, state). */
+  onMcpState: ((agent: string, server: string, state: string) => void) | undefined;
   /** Sessions the runs of this process saved (see SessionCache). */
   readonly sessions = new SessionCache();
   /** A number per global config object: a saved settings change is a new object, so a new key. */
@@ -147,6 +149,8 @@ export class RuntimeCache implements Disposable {
     if (kept) void kept.manager.dispose();
     const manager = make();
     this.#mcp.set(key, { agent: rc.name, signature, manager });
+    // Each server's state changes go to whoever shows them (the service: `mcp_status` on the bus).
+    for (const server of manager.servers) server.onDidChangeState((state) => this.onMcpState?.(rc.name, server.name, state));
     return manager;
   }
 

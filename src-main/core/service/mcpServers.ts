@@ -35,6 +35,8 @@ export interface McpServersOptions {
   open?: UrlOpener;
   warn: (message: string) => void;
   signInTimeoutMs?: number;
+  /** A sign-in's state changed (it failed; success shows as the server connecting): the panels look again. */
+  changed?: (agent: string, server: string, state: string) => void;
 }
 
 interface SignInState {
@@ -145,6 +147,7 @@ export class McpServers implements Disposable {
         entry.state = 'failed';
         entry.error = errorMessage(e);
         delete entry.url;
+        this.#o.changed?.(agent, name, 'sign_in_failed');
       },
     );
     let first: { page: URL } | { done: true };

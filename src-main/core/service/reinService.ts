@@ -141,6 +141,9 @@ export class ReinService {
     });
     this.#store.add(this.cache);
     if (opts.mcpTokenStores) this.cache.mcpTokenStores = opts.mcpTokenStores;
+    // The MCP panels look again when a server's state changes instead of asking every few seconds.
+    const mcpStatus = (agent: string, server: string, state: string) => this.publish({ type: 'mcp_status', at: new Date().toISOString(), agent, server, state });
+    this.cache.onMcpState = mcpStatus;
     this.#mcp = new McpServers({
       home: opts.home,
       cwd: opts.cwd,
@@ -149,6 +152,7 @@ export class ReinService {
       config: () => this.#config,
       warn: this.#warn,
       ...(opts.openUrl ? { open: opts.openUrl } : {}),
+      changed: mcpStatus,
     });
     this.#store.add(this.#mcp);
     this.changes = new ChangeDesk({ home: opts.home, publish: (e) => this.publish(e), personReachable: () => this.#clients.desktop > 0 });

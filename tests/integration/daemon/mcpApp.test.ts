@@ -50,6 +50,15 @@ async function daemonWith(http: Record<string, string> = {}, opener: (url: URL) 
   return d;
 }
 
+/** The `mcp_status` events of the daemon's bus from now on, as `agent/server: state`. */
+function mcpStatuses(t: TestDaemon): string[] {
+  const states: string[] = [];
+  t.daemon.service.subscribe((e) => {
+    if (e.event.type === 'mcp_status') states.push(`${e.event.agent}/${e.event.server}: ${e.event.state}`);
+  });
+  return states;
+}
+
 const serversOf = async (t: TestDaemon, agent = 'default') => (await http(t, 'GET', `/mcp/servers?agent=${agent}`)).json.agents[0].servers as any[];
 
 describe('MCP servers for the app', () => {
@@ -63,6 +72,7 @@ describe('MCP servers for the app', () => {
     ]);
     expect(before[1].tool_names).toEqual([]);
 
+    const states = mcpStatuses(t);
     const up = await http(t, 'POST', '/mcp/servers/everything/reconnect', { body: {} });
     expect(up.status).toBe(200);
     expect(up.json.agent).toBe('default');
@@ -74,6 +84,8 @@ describe('MCP servers for the app', () => {
     expect(down.status).toBe(200);
     expect(down.json.server).toMatchObject({ name: 'broken', state: 'disconnected' });
     expect(down.json.server.last_error).toMatch(/./);
+    // Each change went on the bus, so the app's panels look again without asking every few seconds.
+    expect(states).toEqual(['default/everything: connecting', 'default/everything: healthy', 'default/broken: connecting', 'default/broken: disconnected']);
 
     // The list now shows them as they are: the run-time managers are the same ones.
     const after = await serversOf(t);
@@ -133,10 +145,12 @@ describe('MCP servers for the app', () => {
       back.searchParams.set('state', url.searchParams.get('state')!);
       await (await fetch(back)).text();
     });
+    const states = mcpStatuses(t);
     expect((await http(t, 'POST', '/mcp/servers/wiki/login')).json.state).toBe('waiting');
     await expect.poll(async () => (await serversOf(t)).find((s) => s.name === 'wiki')?.sign_in?.state, { timeout: 10_000 }).toBe('failed');
     const wiki = (await serversOf(t)).find((s) => s.name === 'wiki');
     expect(wiki.sign_in.error).toMatch(/refused: access_denied/);
+    expect(states).toContain('default/wiki: sign_in_failed');
     expect(wiki.state).toBe('idle'); // never connected: the failed sign-in is all there is to say
   });
 

@@ -4,9 +4,11 @@
  * is reached, its tools (a list that opens), what went wrong last, and the one action that helps —
  * Connect (not started yet), Reconnect (lost or given up), Sign in (an http server that asks for it).
  *
- * The list is asked for again every few seconds while it is on screen (every second while something is
- * under way: a connection, a sign-in in the browser), and after each run of any agent, which may have
- * started servers. Asking starts nothing; only the buttons do.
+ * The list is asked for again when the daemon says one of the agent's servers changed state
+ * (`mcp_status`: connected, lost, stopped when idle, a sign-in failed), after each run of any agent,
+ * and when the page becomes visible; every second while something is under way (a connection, a
+ * sign-in in the browser), and every 30 s to keep the times of the next attempts fresh. Asking starts
+ * nothing; only the buttons do.
  */
 import { useEffect, useState } from 'react';
 import type { McpServerStatus, ReinApi } from '../../../../src-main/core/api/index.js';
@@ -14,7 +16,7 @@ import { errorText } from '../../api/apiError.js';
 import { formatWhen } from '../../util/format.js';
 import { useAsync } from '../../util/useAsync.js';
 
-const SLOW_POLL_MS = 3_000;
+const SLOW_POLL_MS = 30_000;
 const FAST_POLL_MS = 1_000;
 
 export interface McpServersPanelProps {
@@ -44,13 +46,13 @@ export function McpServersPanel({ api, agent, scope }: McpServersPanelProps) {
     };
   }, [reload, underWay]);
 
-  // A run starts the agent's servers; its end is a good moment to look again.
+  // A server of this agent changed state; a run starts the agent's servers, its end is a good moment too.
   useEffect(
     () =>
       api.subscribe((e) => {
-        if (e.type === 'session_start' || e.type === 'session_end') reload();
+        if (e.type === 'session_start' || e.type === 'session_end' || (e.type === 'mcp_status' && e.agent === agent)) reload();
       }),
-    [api, reload],
+    [api, reload, agent],
   );
 
   async function act(server: string, what: string, fn: () => Promise<unknown>) {
