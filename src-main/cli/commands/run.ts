@@ -6,6 +6,7 @@ import { reinHome } from '../../core/config/paths.js';
 import { PermissionMode } from '../../core/config/schema.js';
 import { isReinError } from '../../core/errors.js';
 import { createRuntime, startRun } from '../../core/runtime/runtime.js';
+import { pageOpener } from '../../core/mcp/browser.js';
 import { isSourceName } from '../../core/api/patterns.js';
 import { originFor } from '../../core/runtime/runRequest.js';
 import { isSessionId } from '../../core/sessions/id.js';
@@ -113,7 +114,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       yes: values.yes ?? false,
       // The agent's MCP servers, started for this run and stopped when it is over.
       mcp: true,
-      ...(origin === 'attended' ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })] } : {}),
+      ...(origin === 'attended' ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })], openUrl: pageOpener(io.env, io.stderr) } : {}),
     });
     const { events, session } = await startRun(runtime, {
       prompt,

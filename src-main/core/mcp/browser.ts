@@ -77,10 +77,24 @@ async function grantWithoutBrowser(url: URL): Promise<boolean> {
 export function browserOpener(env: NodeJS.ProcessEnv, stderr: OpenerOutput): (url: URL) => Promise<void> {
   return async (url) => {
     stderr.write(`Opening your browser to sign in. If it does not open, visit:\n  ${url.href}\n`);
-    const fromEnv = (env.BROWSER ?? '').split(':').map((c) => c.trim()).filter(Boolean);
-    for (const command of fromEnv.length > 0 ? fromEnv : platformOpeners(env)) {
-      if (await tryCommand(command, url.href)) return;
-    }
+    if (await startBrowser(url, env)) return;
     if (!(await grantWithoutBrowser(url))) stderr.write('No browser could be started; open the URL above to go on (waiting up to 5 minutes).\n');
   };
+}
+
+/** Any page for the person (an MCP server's URL-mode question they allowed): opened, and its address said. */
+export function pageOpener(env: NodeJS.ProcessEnv, out: OpenerOutput): (url: URL) => Promise<void> {
+  return async (url) => {
+    out.write(`Opening in your browser, as an MCP server asked: ${url.href}\n`);
+    if (!(await startBrowser(url, env))) out.write('No browser could be started; open the address above yourself.\n');
+  };
+}
+
+/** Each command of $BROWSER, else the platform's opener, until one starts; false when none did. */
+async function startBrowser(url: URL, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const fromEnv = (env.BROWSER ?? '').split(':').map((c) => c.trim()).filter(Boolean);
+  for (const command of fromEnv.length > 0 ? fromEnv : platformOpeners(env)) {
+    if (await tryCommand(command, url.href)) return true;
+  }
+  return false;
 }

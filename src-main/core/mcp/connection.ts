@@ -111,7 +111,7 @@ export class McpConnection {
 
   static async open(server: ResolvedServer, o: OpenOptions): Promise<McpConnection> {
     const transport = makeTransport(server, o);
-    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } });
     const conn = new McpConnection(client, transport);
     const timeoutMs = o.timeoutMs ?? server.connectTimeoutMs;
     const ac = new AbortController();
@@ -121,7 +121,7 @@ export class McpConnection {
     try {
       if (o.signal?.aborted) throw o.signal.reason ?? new Error('cancelled');
       client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
-        if (!o.onElicit || req.params.mode === 'url') return { action: 'decline' };
+        if (!o.onElicit) return { action: 'decline' };
         return o.onElicit(req.params, extra.signal);
       });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

@@ -4,7 +4,10 @@
  * run's Elicitor, found in the tool context's session slot (the runtime seeds it: the run's approval
  * broker, whose faces show the form — see runtime.ts). A question that arrives while no call of this
  * server is running, or while calls of more than one run are (it cannot be told whose it is), is
- * declined. URL-mode elicitation is not offered.
+ * declined.
+ *
+ * URL mode: the server asks the person to open a page (to connect an account, to pay…). The same
+ * Elicitor is asked, with `url` set and no fields; accepting means the page was opened for the person.
  */
 import { formFields, completeForm, type FormValues } from '../api/approvalForm.js';
 import { slotKey } from '../tools/sessionSlots.js';
@@ -17,8 +20,10 @@ export interface ElicitationRequest {
   /** The call's input, as the model sent it. */
   input: unknown;
   message: string;
-  /** The requested fields (a flat JSON Schema object). */
+  /** The requested fields (a flat JSON Schema object); empty in URL mode. */
   schema: Record<string, unknown>;
+  /** URL mode: the page the server wants the person to open (http or https; anything else is declined). */
+  url?: string;
 }
 
 export type ElicitationAnswer = { action: 'accept'; content: FormValues } | { action: 'decline' } | { action: 'cancel' };
@@ -35,7 +40,9 @@ export const declineAll: Elicitor = async () => ({ action: 'decline' });
  * Accepts with the schema's defaults when they fill every required field (the CLI's `--yes`);
  * otherwise undefined, and the caller asks someone or declines.
  */
-export function acceptDefaults(request: Pick<ElicitationRequest, 'schema'>): ElicitationAnswer | undefined {
+export function acceptDefaults(request: Pick<ElicitationRequest, 'schema' | 'url'>): ElicitationAnswer | undefined {
+  // A page to open needs a person, whatever --yes says.
+  if (request.url !== undefined) return undefined;
   const { values, problems } = completeForm(formFields(request.schema));
   return problems.length === 0 ? { action: 'accept', content: values } : undefined;
 }

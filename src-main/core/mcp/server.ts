@@ -365,13 +365,17 @@ export class McpServerHandle implements ToolProvider {
     const calls = [...this.#inFlight.values()];
     const elicitors = new Set(calls.map((c) => c.elicitor));
     // Nobody's call is running, or several runs' are: nobody can be asked on the server's behalf.
-    if (calls.length === 0 || elicitors.size !== 1 || !('requestedSchema' in params)) return { action: 'decline' };
+    if (calls.length === 0 || elicitors.size !== 1) return { action: 'decline' };
+    const url = params.mode === 'url' && 'url' in params && typeof params.url === 'string' ? params.url : undefined;
+    if (url === undefined && !('requestedSchema' in params)) return { action: 'decline' };
     const call = calls[calls.length - 1]!;
+    const schema = url === undefined && 'requestedSchema' in params ? (params.requestedSchema as Record<string, unknown>) : {};
     const answer = await call.elicitor(
-      { server: this.name, tool: call.tool, input: call.input, message: params.message, schema: params.requestedSchema as Record<string, unknown> },
+      { server: this.name, tool: call.tool, input: call.input, message: params.message, schema, ...(url !== undefined ? { url } : {}) },
       AbortSignal.any([signal, call.signal]),
     );
-    return answer.action === 'accept' ? { action: 'accept', content: answer.content } : { action: answer.action };
+    if (answer.action !== 'accept') return { action: answer.action };
+    return url === undefined ? { action: 'accept', content: answer.content } : { action: 'accept' };
   }
 }
 

@@ -48,7 +48,7 @@ import { protectedMemoryPaths } from '../memory/files.js';
 import { join } from 'node:path';
 import { isLocalOrWildcard } from '../util/loopback.js';
 import type { McpManager } from '../mcp/manager.js';
-import { acceptDefaults, acceptValues, ELICITATION_SLOT, type Elicitor } from '../mcp/elicitation.js';
+import { acceptDefaults, acceptValues, ELICITATION_SLOT, type ElicitationAnswer, type ElicitationRequest, type Elicitor } from '../mcp/elicitation.js';
 import { sessionSlots } from '../tools/sessionSlots.js';
 import { TOOL_EVENT_SINK } from '../harness/executor.js';
 import { maskSecretsIn } from '../audit/maskSecrets.js';
@@ -136,6 +136,8 @@ export interface RuntimeOptions {
    * desk): returns the line the run is told; throws when nobody can confirm it (the error says how).
    */
   remoteGrants?: (grant: RemoteGrant) => string;
+  /** Opens a page for the person (an MCP server's URL-mode question they allowed); absent: such questions are declined. */
+  openUrl?: (url: URL) => Promise<void> | void;
   /**
    * Connect the agent's MCP servers (`mcp_servers`). With a cache they are the cache's, kept connected
    * between runs; without one the runtime starts them for this run and stops them when its events are
@@ -180,7 +182,7 @@ export interface Runtime {
   /** The agent's MCP servers and what they put in the prompt, when the run has them. */
   mcp?: RuntimeMcp;
   /** How a question from an MCP server during a call is handled: `--yes` takes the defaults; may anyone be asked. */
-  elicitation?: { yes: boolean; mayAsk: OriginRules['mayAsk'] };
+  elicitation?: { yes: boolean; mayAsk: OriginRules['mayAsk']; openUrl?: (url: URL) => Promise<void> | void };
 }
 
 export interface RuntimeMcp {
@@ -315,7 +317,7 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
     ...(cache ? { cache } : {}),
     ...(opts.overrides?.isolated ? { isolated: opts.overrides.isolated } : {}),
     ...(mcp ? { mcp } : {}),
-    elicitation: { yes: opts.yes ?? false, mayAsk: rules.mayAsk },
+    elicitation: { yes: opts.yes ?? false, mayAsk: rules.mayAsk, ...(opts.openUrl ? { openUrl: opts.openUrl } : {}) },
   };
 }
 
@@ -354,6 +356,7 @@ function runElicitor(rt: Runtime, ctx: ToolContext): Elicitor {
       if (defaults) return defaults;
     }
     if (!(rt.elicitation?.mayAsk() ?? { ok: true }).ok) return { action: 'decline' };
+    if (req.url !== undefined) return askToOpen(rt, ctx, req, signal);
     const flat = req.message.replace(/\s+/g, ' ').trim();
     const request: ApprovalRequest = {
       request_id: newApprovalId(),
@@ -372,14 +375,63 @@ function runElicitor(rt: Runtime, ctx: ToolContext): Elicitor {
       asked_at: new Date().toISOString(),
       form: { message: req.message, schema: req.schema },
     };
-    const emit = sessionSlots(ctx).slot(TOOL_EVENT_SINK, () => () => undefined);
-    const { session_id: _session, ...asked } = request;
-    emit({ type: 'approval_request', ...asked });
-    const answer = await rt.broker.request(request, signal);
-    emit({ type: 'approval_response', request_id: request.request_id, decision: answer.decision, by: answer.by });
-    if (answer.decision === 'deny') return ['timeout', 'cancelled', 'withdrawn', 'error'].includes(answer.by) ? { action: 'cancel' } : { action: 'decline' };
+    const answer = await askPerson(rt, ctx, request, signal);
+    if (answer.decision === 'deny') return refusal(answer.by);
     return acceptValues(req, answer.values).answer;
   };
+}
+
+/** An MCP server's question through the run's broker, announced on the run's events like a tool's. */
+async function askPerson(rt: Runtime, ctx: ToolContext, request: ApprovalRequest, signal: AbortSignal) {
+  const emit = sessionSlots(ctx).slot(TOOL_EVENT_SINK, () => () => undefined);
+  const { session_id: _session, ...asked } = request;
+  emit({ type: 'approval_request', ...asked });
+  const answer = await rt.broker.request(request, signal);
+  emit({ type: 'approval_response', request_id: request.request_id, decision: answer.decision, by: answer.by });
+  return answer;
+}
+
+/** A deny by nobody (timed out, cancelled) cancels the server's question; a person's declines it. */
+const refusal = (by: string): ElicitationAnswer => (['timeout', 'cancelled', 'withdrawn', 'error'].includes(by) ? { action: 'cancel' } : { action: 'decline' });
+
+/**
+ * An MCP server asks the person to open a page (URL-mode elicitation): only an http(s) address, only with
+ * somewhere to open it, and only when a person allows it (its whole address is in the question).
+ */
+async function askToOpen(rt: Runtime, ctx: ToolContext, req: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> {
+  const open = rt.elicitation?.openUrl;
+  let url: URL;
+  try {
+    url = new URL(req.url!);
+  } catch {
+    return { action: 'decline' };
+  }
+  if (!open || (url.protocol !== 'https:' && url.protocol !== 'http:')) return { action: 'decline' };
+  const flat = req.message.replace(/\s+/g, ' ').trim();
+  const request: ApprovalRequest = {
+    request_id: newApprovalId(),
+    session_id: ctx.sessionId,
+    agent: rt.agent,
+    route: rt.route,
+    source: rt.source,
+    origin: rt.origin,
+    tool: req.tool,
+    input: maskSecretsIn(req.input),
+    summary: `${req.server} asks you to open ${url.href}`,
+    reason: `the MCP server ${req.server} wants a page opened in your browser while ${req.tool} runs${flat ? `: ${flat.length > 300 ? `${flat.slice(0, 299)}…` : flat}` : ''}`,
+    layer: 'elicitation',
+    risk: 'medium',
+    risk_explanation: `the page is the MCP server's choice (${url.host}): check its address before you allow it`,
+    asked_at: new Date().toISOString(),
+  };
+  const answer = await askPerson(rt, ctx, request, signal);
+  if (answer.decision === 'deny') return refusal(answer.by);
+  try {
+    await open(url);
+  } catch {
+    return { action: 'cancel' };
+  }
+  return { action: 'accept', content: {} };
 }
 
 /** The agent's spending cap (0: none) lowered to the run's own, when it has a positive one. */

@@ -40,6 +40,7 @@ import { RunRouter, type RouteRun, type RunListener, type SubmitOutcome } from '
 import { listSessionSummaries, loadSession, searchHits } from './sessions.js';
 import { saveSettings, settingsView, testConnection, type SettingsDeps } from './settings.js';
 import { ChangeDesk, type ChangeSource } from './changeDesk.js';
+import { pageOpener } from '../mcp/browser.js';
 import { McpServers, type UrlOpener } from './mcpServers.js';
 import { Schedules } from '../schedule/schedules.js';
 import type { NewSchedule, SchedulePatch } from '../schedule/store.js';
@@ -121,6 +122,8 @@ export class ReinService {
       ...(opts.presentFaces ? { presentFaces: opts.presentFaces } : {}),
       clientConnected: () => this.clientConnected(),
       // An "always allow" answered over HTTP or the WebSocket is a raise like any other (changeDesk.ts).
+      // A page an MCP server asks a person to open (URL-mode elicitation), once they allowed it.
+      openUrl: opts.openUrl ?? pageOpener(opts.env, { write: (text: string) => this.#warn(text.trimEnd()) }),
       remoteGrants: (grant) =>
         this.changes.propose({
           kind: 'always_allow',

@@ -123,6 +123,51 @@ describe('MCP tools in agent runs', () => {
     expect(resultText(1)).toMatch(/Lin/);
   });
 
+  it('a server’s request to open a page (URL mode) asks with the whole address; allowed, the page is opened', async () => {
+    const asked: ApprovalRequest[] = [];
+    const opened: string[] = [];
+    let allow = true;
+    const face: ApprovalFace = {
+      name: 'test',
+      ask: async (r) => {
+        asked.push(r);
+        return r.layer === 'elicitation' && !allow ? { decision: 'deny', by: 'test' } : { decision: 'allow', by: 'test' };
+      },
+    };
+    const url = 'https://auth.example.com/connect?account=ada&state=7f3';
+    const call = () => tools([toolCall('mcp__everything__trigger-url-elicitation', { url, message: 'Connect your account.' })]);
+    fake.enqueue(call(), text('done'), call(), text('done again'));
+    const withOpener = () => runtime({ mcp_servers: { everything: everythingStdio() } }, { faces: [face], openUrl: (u) => void opened.push(u.href) });
+    await run(await withOpener());
+    const q = asked.find((r) => r.layer === 'elicitation')!;
+    expect(q).toMatchObject({ summary: `everything asks you to open ${url}`, risk: 'medium', tool: 'mcp__everything__trigger-url-elicitation' });
+    expect(q.reason).toContain('Connect your account.');
+    expect(q.form).toBeUndefined();
+    expect(opened).toEqual([url]);
+    expect(resultText(1)).toMatch(/completed the URL elicitation/);
+    // Denied: nothing is opened and the server hears a decline.
+    allow = false;
+    await run(await withOpener());
+    expect(opened).toEqual([url]);
+    expect(resultText(3)).toMatch(/declined to open the URL/);
+  });
+
+  it('a URL-mode request is declined without an opener, for a non-web address, and under --yes with nobody asked', async () => {
+    const asked: ApprovalRequest[] = [];
+    const face: ApprovalFace = { name: 'test', ask: async (r) => (asked.push(r), { decision: 'allow', by: 'test' }) };
+    const servers = { everything: everythingStdio({ always_allow: ['trigger-url-elicitation'] }) };
+    fake.enqueue(tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'https://example.com/a' })]), text('no opener'));
+    await run(await runtime({ mcp_servers: servers }, { faces: [face] }));
+    expect(resultText(1)).toMatch(/declined/);
+    fake.enqueue(tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'file:///etc/passwd' })]), text('not the web'));
+    await run(await runtime({ mcp_servers: servers }, { faces: [face], openUrl: () => undefined }));
+    expect(resultText(3)).toMatch(/declined/);
+    fake.enqueue(tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'https://example.com/b' })]), text('yes mode'));
+    await run(await runtime({ mcp_servers: servers }, { yes: true, openUrl: () => undefined }));
+    expect(resultText(5)).toMatch(/declined/);
+    expect(asked).toEqual([]);
+  });
+
   it('an unattended run declines a server’s question (nobody may be asked)', async () => {
     const schemaTool = { everything: everythingStdio({ always_allow: ['trigger-elicitation-request'] }) };
     fake.enqueue(tools([toolCall('mcp__everything__trigger-elicitation-request', {})]), text('done'));

@@ -50,6 +50,8 @@ export interface RouterOptions {
   cache?: RuntimeCache;
   /** "Always allow" answered over the API, for a person to confirm (RuntimeOptions.remoteGrants). */
   remoteGrants?: RuntimeOptions['remoteGrants'];
+  /** Opens a page an MCP server asked a person to open (RuntimeOptions.openUrl). */
+  openUrl?: RuntimeOptions['openUrl'];
 }
 
 export type SubmitOutcome = { injected: true; result: MessageResult } | { injected: false; run: RouteRun };
@@ -239,6 +241,7 @@ export class RunRouter {
       cache: this.#cache,
       pace: this.#pace,
       ...(o.remoteGrants ? { remoteGrants: o.remoteGrants } : {}),
+      ...(o.openUrl ? { openUrl: o.openUrl } : {}),
     });
   }
 
