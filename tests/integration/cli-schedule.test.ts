@@ -164,7 +164,7 @@ describe('rein schedule run', () => {
     // Pretend the schedule exists since long before its last due time.
     const file = join(home, 'schedules.json');
     const stored = json(await readFile(file, 'utf8'));
-    stored.schedules[0].created_at = new Date(Date.now() - 400 * 86_400_000).toISOString();
+    stored.schedules[0].created_at = stored.schedules[0].updated_at = new Date(Date.now() - 400 * 86_400_000).toISOString();
     await writeFile(file, JSON.stringify(stored, null, 2));
     const r = await rein(['schedule', 'run', s.id, '--from-launchd', '--json'], { env, cwd });
     expect(r.code, r.stderr).toBe(0);
@@ -173,6 +173,21 @@ describe('rein schedule run', () => {
     expect(await readFile(outcome.log, 'utf8')).toContain('catching up');
     // Nobody watched it: it ends with a system notification, in the app's words.
     expect((await readFile(notified, 'utf8')).trim().split('\n').slice(-2)).toEqual([`default: schedule ${s.id} finished`, 'caught up']);
+  });
+
+  it('from launchd (at login) after an edit: a time missed before the edit is not caught up', async () => {
+    const s = json((await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'yearly', '--json'], { env, cwd })).stdout);
+    const now = new Date();
+    if (now.getMonth() === 0 && now.getDate() === 1 && now.getHours() === 0 && now.getMinutes() === 0) return; // it is due
+    // Created long ago, edited just now (updated_at): nothing was missed since it was last set.
+    const file = join(home, 'schedules.json');
+    const stored = json(await readFile(file, 'utf8'));
+    stored.schedules[0].created_at = new Date(Date.now() - 400 * 86_400_000).toISOString();
+    await writeFile(file, JSON.stringify(stored, null, 2));
+    const r = await rein(['schedule', 'run', s.id, '--from-launchd', '--json'], { env, cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('no run was missed');
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('hands the run to a running daemon, which runs it unattended and announces it', async () => {

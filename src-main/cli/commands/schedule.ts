@@ -13,7 +13,7 @@ import { runningDaemon } from '../../core/daemon/daemonFile.js';
 import { errorMessage, isReinError } from '../../core/errors.js';
 import { checkCron } from '../../core/schedule/cronCheck.js';
 import { Schedules } from '../../core/schedule/schedules.js';
-import { scheduleLogsDir, type Schedule } from '../../core/schedule/store.js';
+import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleLogsDir, type Schedule } from '../../core/schedule/store.js';
 import { notePendingIndex } from '../../core/search/pendingIndex.js';
 import { isNotifier, systemNotifier } from '../../core/notify/systemNotifier.js';
 import { windowlessNotice } from '../../core/notify/windowlessNotices.js';
@@ -203,6 +203,7 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
     const skip = async (why: string) => {
       const dir = scheduleLogsDir(c.home, id);
       await mkdir(dir, { recursive: true, mode: 0o700 });
+      await pruneScheduleLogs(c.home, id, MAX_RUN_LOGS - 1);
       await writeFile(join(dir, logName(now)), `${now.toISOString()} launchd started schedule ${id}: ${why}\n`, { mode: 0o600 });
       c.out(why);
       return 0;
@@ -210,7 +211,8 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
     if (!schedule.enabled) return skip('skipped: the schedule is disabled');
     const cron = checkCron(schedule.cron);
     if (!cron.isDue(now)) {
-      const since = Date.parse(schedule.last_run?.at ?? schedule.created_at);
+      // Times missed since the schedule last ran or was set (an edit or enable starts afresh).
+      const since = Math.max(Date.parse(schedule.last_run?.at ?? schedule.created_at), Date.parse(schedule.updated_at));
       const missed = cron
         .next(new Date(since), 2_000)
         .map((d) => d.getTime())

@@ -222,6 +222,9 @@ export function buildLaunchdPlist(spec: LaunchdPlistSpec): LaunchdPlist {
       for (const k of CALENDAR_KEYS) if (d[k] !== undefined) o[k] = d[k];
       return o;
     }),
+    // Also when the job is loaded (at login): launchd does not start a calendar job whose time passed
+    // while the Mac was off, so `schedule run --from-launchd` catches such a time up then (or skips).
+    RunAtLoad: true,
   };
   return { label, fileName: `${label}.plist`, xml: serializePlist(root), programArguments, intervals, stdoutPath: logs.stdout, stderrPath: logs.stderr };
 }

@@ -9,7 +9,7 @@
  * the launchd job (`dev.rein.schedule.<id>`) and the folder of its logs.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AGENT_NAME_PATTERN } from '../api/patterns.js';
@@ -194,3 +194,16 @@ export class ScheduleStore {
 /** The folder of a schedule's files: launchd's stdout/stderr and the run logs. */
 export const scheduleDir = (home: string, id: string): string => join(home, 'schedules', id);
 export const scheduleLogsDir = (home: string, id: string): string => join(scheduleDir(home, id), 'logs');
+
+/** Run logs kept per schedule: the newest ones; older ones go when a new one is written. */
+export const MAX_RUN_LOGS = 200;
+const RUN_LOG = /^\d{4}-\d{2}-\d{2}-\d{6}\.log$/;
+
+/** Deletes all but the newest `keep` run logs of a schedule (names sort by time). Never throws. */
+export async function pruneScheduleLogs(home: string, id: string, keep = MAX_RUN_LOGS): Promise<number> {
+  const dir = scheduleLogsDir(home, id);
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => RUN_LOG.test(n)).sort();
+  const old = names.slice(0, Math.max(0, names.length - keep));
+  for (const n of old) await rm(join(dir, n), { force: true }).catch(() => undefined);
+  return old.length;
+}

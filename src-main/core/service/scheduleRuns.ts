@@ -13,7 +13,7 @@ import type { DaemonEvent, ReinEvent } from '../api/events.js';
 import type { MessageResult } from '../api/protocol.js';
 import { errorMessage } from '../errors.js';
 import type { RunRequest } from '../runtime/runRequest.js';
-import { scheduleDir, scheduleLogsDir, type LastRun, type Schedule, type ScheduleStore } from '../schedule/store.js';
+import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleDir, scheduleLogsDir, type LastRun, type Schedule, type ScheduleStore } from '../schedule/store.js';
 import type { BusEntry } from './eventBus.js';
 import { isProcessAlive } from '../util/processAlive.js';
 
@@ -99,6 +99,8 @@ export async function runSchedule(schedule: Schedule, trigger: ScheduleTrigger, 
   const logs = scheduleLogsDir(deps.home, schedule.id);
   await mkdir(logs, { recursive: true, mode: 0o700 });
   const log = join(logs, logName(started));
+  // Bounded: an hourly schedule would otherwise leave 8,760 logs a year.
+  await pruneScheduleLogs(deps.home, schedule.id, MAX_RUN_LOGS - 1);
   const announce = (status: 'started' | 'finished' | 'failed' | 'skipped', extra: { session_id?: string; message?: string } = {}) =>
     deps.publish?.({ type: 'schedule_run', at: now().toISOString(), schedule_id: schedule.id, agent: schedule.agent, status, ...extra });
 

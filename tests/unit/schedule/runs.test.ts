@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { DaemonEvent, ReinEvent } from '../../../src-main/core/api/events.js';
 import type { MessageResult } from '../../../src-main/core/api/protocol.js';
 import type { RunRequest } from '../../../src-main/core/runtime/runRequest.js';
-import { scheduleDir, ScheduleStore } from '../../../src-main/core/schedule/store.js';
+import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleDir, scheduleLogsDir, ScheduleStore } from '../../../src-main/core/schedule/store.js';
 import { runSchedule, type SubmitRun } from '../../../src-main/core/service/scheduleRuns.js';
 
 const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0.001, requests: 1 };
@@ -48,6 +48,28 @@ describe('runSchedule', () => {
     expect(t.published.map((e) => e.type === 'schedule_run' && e.status)).toEqual(['started', 'finished']);
     // The guard is released: nothing left in the schedule's folder but its logs.
     expect(await readdir(scheduleDir(t.home, t.schedule.id))).toEqual(['logs']);
+  });
+
+  it('keeps the newest run logs only: with the cap reached, a run drops the oldest', async () => {
+    const t = await setup();
+    const dir = scheduleLogsDir(t.home, t.schedule.id);
+    await mkdir(dir, { recursive: true });
+    // MAX_RUN_LOGS old runs, a day apart in 2020, plus a file that is not a run log.
+    const old = Array.from({ length: MAX_RUN_LOGS }, (_, i) => {
+      const d = new Date(Date.UTC(2020, 0, 1) + i * 86_400_000);
+      return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-${String(d.getUTCDate()).padStart(2, '0')}-090000.log`;
+    });
+    for (const n of old) await writeFile(join(dir, n), 'old run\n');
+    await writeFile(join(dir, 'notes.txt'), 'mine\n');
+    const outcome = await runSchedule(t.schedule, 'daemon', { home: t.home, store: t.store, submit: t.submit });
+    const left = (await readdir(dir)).sort();
+    expect(left.filter((n) => n.endsWith('.log'))).toHaveLength(MAX_RUN_LOGS);
+    expect(left).not.toContain(old[0]);
+    expect(left).toContain(old[1]);
+    expect(left).toContain(outcome.log!.split('/').pop());
+    expect(left).toContain('notes.txt');
+    expect(await pruneScheduleLogs(t.home, t.schedule.id, 3)).toBe(MAX_RUN_LOGS - 3);
+    expect((await readdir(dir)).filter((n) => n.endsWith('.log'))).toEqual([...old.slice(-2), outcome.log!.split('/').pop()].sort());
   });
 
   it('skips while the previous run of the same schedule is alive, and says so', async () => {
