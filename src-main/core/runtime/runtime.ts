@@ -357,28 +357,45 @@ function runElicitor(rt: Runtime, ctx: ToolContext): Elicitor {
     }
     if (!(rt.elicitation?.mayAsk() ?? { ok: true }).ok) return { action: 'decline' };
     if (req.url !== undefined) return askToOpen(rt, ctx, req, signal);
-    const flat = req.message.replace(/\s+/g, ' ').trim();
-    const request: ApprovalRequest = {
-      request_id: newApprovalId(),
-      session_id: ctx.sessionId,
-      agent: rt.agent,
-      route: rt.route,
-      source: rt.source,
-      origin: rt.origin,
-      tool: req.tool,
-      input: maskSecretsIn(req.input),
-      summary: `${req.server} asks: ${flat.length > 300 ? `${flat.slice(0, 299)}…` : flat}`,
+    const request = serverQuestion(rt, ctx, req, {
+      summary: `${req.server} asks: ${oneLine(req.message)}`,
       reason: `the MCP server ${req.server} asks for input while ${req.tool} runs`,
-      layer: 'elicitation',
-      risk: 'medium',
       risk_explanation: `what you fill in is sent to the MCP server ${req.server}`,
-      asked_at: new Date().toISOString(),
       form: { message: req.message, schema: req.schema },
-    };
+    });
     const answer = await askPerson(rt, ctx, request, signal);
     if (answer.decision === 'deny') return refusal(answer.by);
     return acceptValues(req, answer.values).answer;
   };
+}
+
+/** The approval request of an MCP server's question during one of its calls (layer elicitation, medium risk). */
+function serverQuestion(
+  rt: Runtime,
+  ctx: ToolContext,
+  req: ElicitationRequest,
+  words: Pick<ApprovalRequest, 'summary' | 'reason' | 'risk_explanation'> & Partial<Pick<ApprovalRequest, 'form'>>,
+): ApprovalRequest {
+  return {
+    request_id: newApprovalId(),
+    session_id: ctx.sessionId,
+    agent: rt.agent,
+    route: rt.route,
+    source: rt.source,
+    origin: rt.origin,
+    tool: req.tool,
+    input: maskSecretsIn(req.input),
+    layer: 'elicitation',
+    risk: 'medium',
+    asked_at: new Date().toISOString(),
+    ...words,
+  };
+}
+
+/** A server's message on one line, at most 300 characters. */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }
 
 /** An MCP server's question through the run's broker, announced on the run's events like a tool's. */
@@ -407,23 +424,12 @@ async function askToOpen(rt: Runtime, ctx: ToolContext, req: ElicitationRequest,
     return { action: 'decline' };
   }
   if (!open || (url.protocol !== 'https:' && url.protocol !== 'http:')) return { action: 'decline' };
-  const flat = req.message.replace(/\s+/g, ' ').trim();
-  const request: ApprovalRequest = {
-    request_id: newApprovalId(),
-    session_id: ctx.sessionId,
-    agent: rt.agent,
-    route: rt.route,
-    source: rt.source,
-    origin: rt.origin,
-    tool: req.tool,
-    input: maskSecretsIn(req.input),
+  const said = oneLine(req.message);
+  const request = serverQuestion(rt, ctx, req, {
     summary: `${req.server} asks you to open ${url.href}`,
-    reason: `the MCP server ${req.server} wants a page opened in your browser while ${req.tool} runs${flat ? `: ${flat.length > 300 ? `${flat.slice(0, 299)}…` : flat}` : ''}`,
-    layer: 'elicitation',
-    risk: 'medium',
+    reason: `the MCP server ${req.server} wants a page opened in your browser while ${req.tool} runs${said ? `: ${said}` : ''}`,
     risk_explanation: `the page is the MCP server's choice (${url.host}): check its address before you allow it`,
-    asked_at: new Date().toISOString(),
-  };
+  });
   const answer = await askPerson(rt, ctx, request, signal);
   if (answer.decision === 'deny') return refusal(answer.by);
   try {
