@@ -29,6 +29,7 @@ import {
 } from '../../core/triggers/index.js';
 import { UsageError, type CliIo } from '../io.js';
 import { groupDigits } from '../../core/util/groupDigits.js';
+import { isProcessAlive } from '../../core/util/processAlive.js';
 
 export const HEARTBEAT_HELP = `Usage:
   rein heartbeat run AGENT [--json]       one beat now (unattended): in the running daemon, else here
@@ -147,6 +148,7 @@ interface AgentStatus {
   active_hours?: string;
   model?: string;
   max_usd_per_day?: number;
+  pause_when_idle?: string;
   /** HEARTBEAT.md exists and is not empty. */
   goals: boolean;
   last: BeatRecord | null;
@@ -195,7 +197,7 @@ async function statusOf(home: string, name: string, rc: AgentRuntimeConfig | und
   const settings = rc ? beatSettings(rc) : undefined;
   const today = localDay(now);
   const state = hb ? await readHeartbeatState(home, name) : undefined;
-  const timer = state && alive(state.pid) ? state : undefined;
+  const timer = state && isProcessAlive(state.pid) ? state : undefined;
   const window = own?.active_hours ? parseDailyWindow(own.active_hours) : undefined;
   const next = timer && hb ? nextBeatAt(new Date(timer.anchor), hb.everyMs, window?.ok ? window.value : undefined, now) : undefined;
   const ran = [...records].reverse().find((r) => r.outcome !== 'skipped');
@@ -204,6 +206,7 @@ async function statusOf(home: string, name: string, rc: AgentRuntimeConfig | und
     configured: hb !== undefined,
     ...(own ? { every: own.every } : {}),
     ...(own?.active_hours ? { active_hours: own.active_hours } : {}),
+    ...(own?.pause_when_idle ? { pause_when_idle: own.pause_when_idle } : {}),
     ...(settings ? { model: settings.model, max_usd_per_day: settings.maxUsdPerDay } : {}),
     goals: (await readGoals(home, name).catch(() => undefined)) !== undefined,
     last: records[records.length - 1] ?? null,
@@ -218,7 +221,7 @@ async function statusOf(home: string, name: string, rc: AgentRuntimeConfig | und
 
 function render(s: AgentStatus): string {
   const lines: string[] = [];
-  const schedule = s.configured ? `every ${s.every}${s.active_hours ? `, ${s.active_hours}` : ''}` : 'no heartbeat in config.yaml';
+  const schedule = s.configured ? `every ${s.every}${s.active_hours ? `, ${s.active_hours}` : ''}${s.pause_when_idle ? `, paused after ${s.pause_when_idle} without a message` : ''}` : 'no heartbeat in config.yaml';
   lines.push(`${s.agent}  ${schedule}${s.model ? ` · model ${s.model}` : ''}`);
   if (s.error) lines.push(`  problem     ${s.error}`);
   if (!s.goals) lines.push('  goals       HEARTBEAT.md is missing or empty: beats do nothing');
@@ -245,13 +248,4 @@ function stamp(iso: string): string {
 function oneLine(s: string): string {
   const line = s.replace(/\s+/g, ' ').trim();
   return line.length > 160 ? `${line.slice(0, 159)}…` : line;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -62,6 +62,8 @@ export const AgentHeartbeatConfig = z.strictObject({
   overlap_prevention: z.boolean().optional(),
   /** What the heartbeat may spend in one local day, in US dollars (default 1.00; 0 turns the cap off). */
   max_usd_per_day: z.number().nonnegative().optional(),
+  /** Skip beats once nobody has written to the agent for this long (`7d`); absent = beat regardless. */
+  pause_when_idle: durationString(3_600_000, 365 * 86_400_000, '1h', '365d').optional(),
 });
 
 export const AgentWatchEntry = z.strictObject({

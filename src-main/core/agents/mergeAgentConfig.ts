@@ -32,6 +32,8 @@ export interface EffectiveHeartbeat {
   /** The model id heartbeat runs use (`small` already resolved to the small model). */
   model: string;
   overlapPrevention: boolean;
+  /** heartbeat.pause_when_idle: beats stop once nobody has written to the agent for this long. */
+  pauseWhenIdleMs?: number;
 }
 
 export interface EffectiveWatch {
@@ -154,6 +156,7 @@ function effectiveHeartbeat(hb: NonNullable<AgentConfig['heartbeat']>, config: G
     ...(hb.active_hours !== undefined ? { activeHours: toWindow(hb.active_hours) } : {}),
     model: hb.model === undefined ? config.model : hb.model === 'small' ? config.small_model : hb.model,
     overlapPrevention: hb.overlap_prevention ?? true,
+    ...(hb.pause_when_idle !== undefined ? { pauseWhenIdleMs: toMs(hb.pause_when_idle) } : {}),
   };
 }
 

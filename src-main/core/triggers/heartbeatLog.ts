@@ -16,7 +16,7 @@ import { withFileLock } from '../util/fileLock.js';
 
 export type BeatOutcome = 'ok' | 'alert' | 'skipped' | 'error';
 export type BeatTrigger = 'timer' | 'hand';
-export type SkipReason = 'no_goals' | 'daily_cap' | 'overlap';
+export type SkipReason = 'no_goals' | 'daily_cap' | 'overlap' | 'idle';
 
 export interface BeatRecord {
   /** ISO-8601 time the beat started. */

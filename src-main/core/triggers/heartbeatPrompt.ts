@@ -174,3 +174,17 @@ export async function latestConversation(sessionsDir: string): Promise<SessionFi
   }
   return undefined;
 }
+
+/**
+ * When a person last wrote in this conversation (ms since the epoch): its newest message that neither
+ * a heartbeat, schedule or watcher nor Rein itself added; undefined when there is none.
+ */
+export function lastWordFromPerson(session: SessionFile): number | undefined {
+  for (let i = session.messages.length - 1; i >= 0; i--) {
+    const meta = session.message_meta[i];
+    if (!meta || meta.injected || UNATTENDED_SOURCES.has(meta.source) || session.messages[i]!.role !== 'user') continue;
+    const at = Date.parse(meta.timestamp);
+    if (Number.isFinite(at)) return at;
+  }
+  return undefined;
+}

@@ -40,7 +40,7 @@ import {
   type BeatTrigger,
   type SkipReason,
 } from './heartbeatLog.js';
-import { heartbeatBrief, heartbeatPrompt, isHeartbeatOk, latestConversation, readGoals } from './heartbeatPrompt.js';
+import { heartbeatBrief, heartbeatPrompt, isHeartbeatOk, lastWordFromPerson, latestConversation, readGoals } from './heartbeatPrompt.js';
 import { agentConfigOf, type TriggerHost } from './host.js';
 import { isProcessAlive } from '../util/processAlive.js';
 
@@ -67,6 +67,8 @@ export interface BeatSettings {
   overlapPrevention: boolean;
   /** 0 = no daily cap. */
   maxUsdPerDay: number;
+  /** heartbeat.pause_when_idle in ms; absent = beat however long nobody wrote. */
+  pauseWhenIdleMs?: number;
 }
 
 export function beatSettings(rc: AgentRuntimeConfig): BeatSettings {
@@ -75,6 +77,7 @@ export function beatSettings(rc: AgentRuntimeConfig): BeatSettings {
     model: hb?.model ?? rc.effective.model,
     overlapPrevention: hb?.overlapPrevention ?? true,
     maxUsdPerDay: rc.agentConfig.heartbeat?.max_usd_per_day ?? DEFAULT_MAX_USD_PER_DAY,
+    ...(hb?.pauseWhenIdleMs !== undefined ? { pauseWhenIdleMs: hb.pauseWhenIdleMs } : {}),
   };
 }
 
@@ -103,11 +106,18 @@ export async function runHeartbeat(host: TriggerHost, agent: string, opts: BeatO
   if (settings.maxUsdPerDay > 0 && spent >= settings.maxUsdPerDay) {
     return skip('daily_cap', `the daily cap is reached ($${spent.toFixed(4)} of $${settings.maxUsdPerDay.toFixed(2)} today, heartbeat.max_usd_per_day); beats resume after midnight`);
   }
+  const latest = await latestConversation(rc.sessionsDir).catch(() => undefined);
+  if (settings.pauseWhenIdleMs !== undefined) {
+    const wrote = latest ? lastWordFromPerson(latest) : undefined;
+    if (wrote === undefined || started.getTime() - wrote >= settings.pauseWhenIdleMs) {
+      const since = wrote === undefined ? 'nobody has written to the agent yet' : `nobody has written to the agent since ${new Date(wrote).toISOString()}`;
+      return skip('idle', `paused: ${since} (heartbeat.pause_when_idle); beats resume with the next message`);
+    }
+  }
   const guard = settings.overlapPrevention ? takeGuard(agentLayout(host.home, agent).dir, opts.isAlive ?? isProcessAlive) : { release: () => undefined };
   if ('busy' in guard) return skip('overlap', `the previous beat is still running (pid ${guard.busy})`);
 
   try {
-    const latest = await latestConversation(rc.sessionsDir).catch(() => undefined);
     const request: RunRequest = {
       agent,
       text: heartbeatPrompt(latest),

@@ -219,6 +219,28 @@ describe('a heartbeat beat', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('with pause_when_idle, stops beating once nobody has written for that long; its own alerts do not count', async () => {
+    await agent('heartbeat:\n  every: 30m\n  pause_when_idle: 7d\n');
+    // No conversation at all yet: nothing to watch over.
+    expect(await runHeartbeat(service, 'ops', { trigger: 'timer' })).toMatchObject({ outcome: 'skipped', reason: 'idle', message: expect.stringMatching(/nobody has written to the agent yet/) });
+    // The person wrote eight days ago; a heartbeat alert since then is not the person.
+    const s = await conversation();
+    const eightDays = new Date(Date.now() - 8 * 86_400_000).toISOString();
+    for (const m of s.message_meta) m.timestamp = eightDays;
+    s.messages.push({ role: 'assistant', content: [{ type: 'text', text: 'CI is red.' }] });
+    s.message_meta.push({ source: 'heartbeat', timestamp: new Date().toISOString() });
+    await new SessionStore(sessionsDir()).save(s);
+    const idle = await runHeartbeat(service, 'ops', { trigger: 'timer' });
+    expect(idle).toMatchObject({ outcome: 'skipped', reason: 'idle', message: expect.stringContaining(`since ${eightDays}`) });
+    expect(fake.requests).toHaveLength(0);
+    // A message from the person: the beats resume.
+    s.messages.push({ role: 'user', content: [{ type: 'text', text: 'Thanks, looking.' }] });
+    s.message_meta.push({ source: 'desktop', timestamp: new Date().toISOString() });
+    await new SessionStore(sessionsDir()).save(s);
+    fake.enqueue(text('HEARTBEAT_OK'));
+    expect(await runHeartbeat(service, 'ops', { trigger: 'timer' })).toMatchObject({ outcome: 'ok', requests: 1 });
+  });
+
   it('is skipped while another one of the agent is still running (overlap prevention), unless that process is gone', async () => {
     await agent();
     const pidFile = join(dirs.home, 'agents', 'ops', 'heartbeat.pid');
