@@ -17,11 +17,14 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type CreateMessageRequest,
+  type CreateMessageResult,
   type ElicitRequest,
   type ElicitResult,
   type Progress,
@@ -46,6 +49,8 @@ export interface ConnectionEvents {
   onToolsChanged?(): void;
   /** `elicitation/create` arrived. */
   onElicit?(params: ElicitRequest['params'], signal: AbortSignal): Promise<ElicitResult>;
+  /** The server asks for a completion (`sampling/createMessage`); throws McpError to refuse. */
+  onSample?(params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult>;
 }
 
 export interface OpenOptions extends ConnectionEvents {
@@ -111,7 +116,7 @@ export class McpConnection {
 
   static async open(server: ResolvedServer, o: OpenOptions): Promise<McpConnection> {
     const transport = makeTransport(server, o);
-    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } });
+    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, ...(o.onSample ? { sampling: {} } : {}) } });
     const conn = new McpConnection(client, transport);
     const timeoutMs = o.timeoutMs ?? server.connectTimeoutMs;
     const ac = new AbortController();
@@ -124,6 +129,10 @@ export class McpConnection {
         if (!o.onElicit) return { action: 'decline' };
         return o.onElicit(req.params, extra.signal);
       });
+      if (o.onSample) {
+        const sample = o.onSample;
+        client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => sample(req.params, extra.signal));
+      }
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         o.onToolsChanged?.();
       });

@@ -20,13 +20,14 @@ import { sessionSlots } from '../tools/sessionSlots.js';
 import { errorResult, type Tool, type ToolResult } from '../tools/tool.js';
 import type { ToolTraits } from '../tools/traits.js';
 import { canonicalJson } from '../util/canonicalJson.js';
-import type { CallToolResult, ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpServerStatus } from '../api/mcpStatus.js';
 import type { ResolvedServer, ServerResolution } from './config.js';
 import type { McpConnection, McpToolDef, OpenOptions } from './connection.js';
 import { connectionModuleIfLoaded, loadConnectionModule } from './connectionModule.js';
 import { declineAll, ELICITATION_SLOT, type Elicitor } from './elicitation.js';
+import { refuseAll, samplingRequest, SamplingRefused, SAMPLING_SLOT, type Sampler } from './sampling.js';
 import { mcpInputSchema } from './inputSchema.js';
 import { toolDescription, toolNames } from './names.js';
 import { toToolResult } from './results.js';
@@ -54,6 +55,7 @@ export interface ServerHandleOptions {
 
 interface InFlight {
   elicitor: Elicitor;
+  sampler: Sampler;
   tool: string;
   input: unknown;
   /** The call's own signal: a question asked during the call is withdrawn when the call is cancelled. */
@@ -176,7 +178,7 @@ export class McpServerHandle implements ToolProvider {
   async call(
     tool: string,
     args: Record<string, unknown>,
-    o: { signal: AbortSignal; elicitor?: Elicitor; registryName?: string; replayable?: boolean; onProgress?: (p: Progress) => void },
+    o: { signal: AbortSignal; elicitor?: Elicitor; sampler?: Sampler; registryName?: string; replayable?: boolean; onProgress?: (p: Progress) => void },
   ): Promise<ToolResult> {
     const server = this.server;
     if (!server || !this.#supervisor) return errorResult('business', `MCP server ${this.name} cannot be used: ${this.#o.disabled ? 'it is disabled' : (this.#o.resolution as { error: string }).error}`);
@@ -231,9 +233,9 @@ export class McpServerHandle implements ToolProvider {
   }
 
   /** Registers a running call (for questions the server asks during it); returns its removal. */
-  #enter(tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; elicitor?: Elicitor; registryName?: string }): () => void {
+  #enter(tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; elicitor?: Elicitor; sampler?: Sampler; registryName?: string }): () => void {
     const key = Symbol(tool);
-    this.#inFlight.set(key, { elicitor: o.elicitor ?? declineAll, tool: o.registryName ?? tool, input: args, signal: o.signal });
+    this.#inFlight.set(key, { elicitor: o.elicitor ?? declineAll, sampler: o.sampler ?? refuseAll, tool: o.registryName ?? tool, input: args, signal: o.signal });
     this.#supervisor?.touch();
     return () => {
       this.#inFlight.delete(key);
@@ -271,6 +273,7 @@ export class McpServerHandle implements ToolProvider {
         },
         onToolsChanged: () => this.#refresh(),
         onElicit: (params, sig) => this.#elicit(params, sig),
+        onSample: (params, sig) => this.#sample(params, sig),
       });
       this.#signInRequired = false;
       return conn;
@@ -353,12 +356,30 @@ export class McpServerHandle implements ToolProvider {
         this.call(def.name, input, {
           signal,
           elicitor: sessionSlots(ctx).slot(ELICITATION_SLOT, () => declineAll),
+          sampler: sessionSlots(ctx).slot(SAMPLING_SLOT, () => refuseAll),
           registryName,
           replayable,
           // The server's progress notifications become the call's `tool_progress` events.
           ...(ctx.progress ? { onProgress: (p: Progress) => ctx.progress?.({ message: progressLine(p), data: { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) } }) } : {}),
         }),
     };
+  }
+
+  /** A completion for the server, from the model of the one run whose call is in flight (sampling.ts). */
+  async #sample(params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult> {
+    const { McpError, ErrorCode } = await loadConnectionModule();
+    const calls = [...this.#inFlight.values()];
+    const samplers = new Set(calls.map((c) => c.sampler));
+    if (calls.length === 0 || samplers.size !== 1) throw new McpError(-1, 'refused: no single run of Rein is waiting on this server, so nobody can be asked');
+    const call = calls[calls.length - 1]!;
+    const request = samplingRequest(this.name, call, params as Parameters<typeof samplingRequest>[2]);
+    if ('error' in request) throw new McpError(ErrorCode.InvalidParams, request.error);
+    try {
+      const answer = await call.sampler(request, AbortSignal.any([signal, call.signal]));
+      return { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: answer.stopReason };
+    } catch (e) {
+      throw new McpError(-1, e instanceof SamplingRefused ? `refused: ${e.message}` : `the model failed: ${errorMessage(e)}`);
+    }
   }
 
   async #elicit(params: ElicitRequest['params'], signal: AbortSignal): Promise<ElicitResult> {

@@ -49,6 +49,7 @@ import { join } from 'node:path';
 import { isLocalOrWildcard } from '../util/loopback.js';
 import type { McpManager } from '../mcp/manager.js';
 import { acceptDefaults, acceptValues, ELICITATION_SLOT, type ElicitationAnswer, type ElicitationRequest, type Elicitor } from '../mcp/elicitation.js';
+import { SAMPLING_SLOT, SamplingRefused, type Sampler } from '../mcp/sampling.js';
 import { sessionSlots } from '../tools/sessionSlots.js';
 import { TOOL_EVENT_SINK } from '../harness/executor.js';
 import { maskSecretsIn } from '../audit/maskSecrets.js';
@@ -373,7 +374,7 @@ function runElicitor(rt: Runtime, ctx: ToolContext): Elicitor {
 function serverQuestion(
   rt: Runtime,
   ctx: ToolContext,
-  req: ElicitationRequest,
+  req: Pick<ElicitationRequest, 'tool' | 'input'>,
   words: Pick<ApprovalRequest, 'summary' | 'reason' | 'risk_explanation'> & Partial<Pick<ApprovalRequest, 'form'>>,
 ): ApprovalRequest {
   return {
@@ -396,6 +397,47 @@ function serverQuestion(
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
+}
+
+/**
+ * An MCP server asking the run's model (sampling.ts): unattended runs refuse; `--yes` answers without
+ * asking; otherwise a person allows it, seeing what is asked and how many tokens it may take. One turn,
+ * no tools; the small model when the server prefers speed or cost; the tokens are told to the run.
+ */
+function runSampler(rt: Runtime, ctx: ToolContext): Sampler {
+  return async (req, signal) => {
+    const model = req.preferSmall ? (rt.settings.smallModel ?? rt.settings.model) : rt.settings.model;
+    if (!rt.elicitation?.yes) {
+      const may = rt.elicitation?.mayAsk() ?? { ok: true };
+      if (!may.ok) throw new SamplingRefused(`nobody is watching this ${rt.source} run to allow it`);
+      const last = [...req.messages].reverse().find((m) => m.role === 'user')!;
+      const request = serverQuestion(rt, ctx, req, {
+        summary: `${req.server} asks ${model} (up to ${req.maxTokens} tokens): ${oneLine(last.text)}`,
+        reason: `the MCP server ${req.server} wants an answer from the model while ${req.tool} runs; the answer goes to the server`,
+        risk_explanation: `what the server wrote goes to the model and costs tokens; the answer goes to the MCP server ${req.server}`,
+      });
+      const answer = await askPerson(rt, ctx, request, signal);
+      if (answer.decision === 'deny') throw new SamplingRefused(answer.by === 'timeout' ? 'nobody answered in time' : 'the person declined');
+    }
+    const turn = rt.llm.turn(
+      {
+        model,
+        maxTokens: req.maxTokens,
+        ...(req.temperature !== undefined ? { temperature: Math.max(0, Math.min(1, req.temperature)) } : {}),
+        system: req.systemPrompt ? [{ type: 'text', text: req.systemPrompt }] : [],
+        messages: req.messages.map((m) => ({ role: m.role, content: m.text })),
+        tools: [],
+      },
+      signal,
+    );
+    let step = await turn.next();
+    while (!step.done) step = await turn.next();
+    const response = step.value;
+    const emit = sessionSlots(ctx).slot(TOOL_EVENT_SINK, () => () => undefined);
+    emit({ type: 'notice', level: 'info', message: `MCP server ${req.server} used ${response.model}: ${response.usage.inputTokens} input and ${response.usage.outputTokens} output tokens` });
+    const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    return { text, model: response.model, stopReason: response.stopReason === 'max_tokens' ? 'maxTokens' : response.stopReason === 'stop_sequence' ? 'stopSequence' : 'endTurn' };
+  };
 }
 
 /** An MCP server's question through the run's broker, announced on the run's events like a tool's. */
@@ -609,7 +651,10 @@ function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | 'session
     protectedPaths: cache ? cache.protectedPaths(memoryDir) : protectedMemoryPaths(memoryDir),
   };
   // An MCP server's question during a call goes to this run's faces (runElicitor).
-  if (rt.mcp) sessionSlots(toolContext).seed(ELICITATION_SLOT, runElicitor(rt, toolContext));
+  if (rt.mcp) {
+    sessionSlots(toolContext).seed(ELICITATION_SLOT, runElicitor(rt, toolContext));
+    sessionSlots(toolContext).seed(SAMPLING_SLOT, runSampler(rt, toolContext));
+  }
   return {
     input: {
       prompt: opts.prompt,

@@ -13,7 +13,7 @@ import type { ApprovalFace, ApprovalRequest } from '../../../src-main/core/permi
 import { createRuntime, startRun, type Runtime, type RuntimeOptions } from '../../../src-main/core/runtime/runtime.js';
 import { RuntimeCache } from '../../../src-main/core/runtime/runtimeCache.js';
 import { drainRun } from '../../support/drainRun.js';
-import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
+import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic, type RecordedRequest } from '../../support/fakeAnthropic.js';
 import { useLeakCheck } from '../../support/leaks.js';
 import { alive, everythingStdio, filesystemStdio, startSdkServer } from '../../support/mcpPeers.js';
 import { tempRuntimeDirs } from '../runtime/tempRuntimeDirs.js';
@@ -166,6 +166,48 @@ describe('MCP tools in agent runs', () => {
     await run(await runtime({ mcp_servers: servers }, { yes: true, openUrl: () => undefined }));
     expect(resultText(5)).toMatch(/declined/);
     expect(asked).toEqual([]);
+  });
+
+  it('a server asking the model (sampling): the person allows it, one turn without tools answers, its tokens are told', async () => {
+    const asked: ApprovalRequest[] = [];
+    let allow = true;
+    const face: ApprovalFace = {
+      name: 'test',
+      ask: async (r) => (asked.push(r), r.layer === 'elicitation' && !allow ? { decision: 'deny', by: 'test' } : { decision: 'allow', by: 'test' }),
+    };
+    const isSampling = (r: RecordedRequest) => JSON.stringify(r.body.system ?? '').includes('helpful test server');
+    // The run's own turns call the tool once, then end; the server's request gets its own answer.
+    let prompt = 'write a haiku';
+    fake.fallback = (r) => {
+      if (isSampling(r)) return text('A haiku about tests.');
+      const answered = JSON.stringify(r.body.messages.at(-1)).includes('tool_result');
+      return answered ? text('done') : tools([toolCall('mcp__everything__trigger-sampling-request', { prompt, maxTokens: 50_000 })]);
+    };
+    const { events } = await run(await runtime({ mcp_servers: { everything: everythingStdio() } }, { faces: [face] }));
+    const q = asked.find((r) => r.layer === 'elicitation')!;
+    expect(q.summary).toMatch(/^everything asks claude-\S+ \(up to 4096 tokens\): Resource trigger-sampling-request context: write a haiku$/);
+    const sampled = fake.requests.find(isSampling)!;
+    expect(sampled.body).toMatchObject({ max_tokens: 4_096, messages: [{ role: 'user', content: 'Resource trigger-sampling-request context: write a haiku' }] });
+    expect(sampled.body.tools ?? []).toEqual([]);
+    const back = resultText(fake.requests.indexOf(fake.requests.filter((r) => !isSampling(r)).at(-1)!));
+    expect(back).toContain('A haiku about tests.');
+    expect(events.some((e) => e.type === 'notice' && /MCP server everything used .*input and .*output tokens/.test(e.message))).toBe(true);
+
+    // Declined: the server hears a refusal and the model is not asked.
+    allow = false;
+    const before = fake.requests.filter(isSampling).length;
+    prompt = 'again';
+    await run(await runtime({ mcp_servers: { everything: everythingStdio() } }, { faces: [face] }));
+    expect(fake.requests.filter(isSampling)).toHaveLength(before);
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toMatch(/the person declined/);
+  });
+
+  it('an unattended run refuses a server’s sampling request without asking or calling the model', async () => {
+    const servers = { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) };
+    fake.enqueue(tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: 'hi' })]), text('done'));
+    await run(await runtime({ mcp_servers: servers }, { origin: 'unattended', source: 'schedule' }));
+    expect(fake.requests).toHaveLength(2);
+    expect(resultText(1)).toMatch(/nobody is watching this schedule run/);
   });
 
   it('an unattended run declines a server’s question (nobody may be asked)', async () => {
