@@ -9,6 +9,8 @@ import { slotKey } from '../tools/sessionSlots.js';
 
 /** The most tokens a server's request may ask for (a larger one is lowered to this). */
 export const MAX_SAMPLING_TOKENS = 4_096;
+/** The most sampling requests one run answers (all servers together). */
+export const MAX_SAMPLING_PER_RUN = 10;
 /** The most characters of conversation a server may send in one request. */
 export const MAX_SAMPLING_CHARS = 100_000;
 

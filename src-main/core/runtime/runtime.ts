@@ -49,7 +49,7 @@ import { join } from 'node:path';
 import { isLocalOrWildcard } from '../util/loopback.js';
 import type { McpManager } from '../mcp/manager.js';
 import { acceptDefaults, acceptValues, ELICITATION_SLOT, type ElicitationAnswer, type ElicitationRequest, type Elicitor } from '../mcp/elicitation.js';
-import { SAMPLING_SLOT, SamplingRefused, type Sampler } from '../mcp/sampling.js';
+import { MAX_SAMPLING_PER_RUN, SAMPLING_SLOT, SamplingRefused, type Sampler } from '../mcp/sampling.js';
 import { sessionSlots } from '../tools/sessionSlots.js';
 import { TOOL_EVENT_SINK } from '../harness/executor.js';
 import { maskSecretsIn } from '../audit/maskSecrets.js';
@@ -405,7 +405,10 @@ function oneLine(text: string): string {
  * no tools; the small model when the server prefers speed or cost; the tokens are told to the run.
  */
 function runSampler(rt: Runtime, ctx: ToolContext): Sampler {
+  let used = 0;
   return async (req, signal) => {
+    // A server that keeps asking cannot spend without end (the tokens are outside the run's own cap).
+    if (++used > MAX_SAMPLING_PER_RUN) throw new SamplingRefused(`this run has answered ${MAX_SAMPLING_PER_RUN} sampling requests already`);
     const model = req.preferSmall ? (rt.settings.smallModel ?? rt.settings.model) : rt.settings.model;
     if (!rt.elicitation?.yes) {
       const may = rt.elicitation?.mayAsk() ?? { ok: true };

@@ -202,6 +202,18 @@ describe('MCP tools in agent runs', () => {
     expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toMatch(/the person declined/);
   });
 
+  it('answers at most 10 sampling requests in one run, whatever --yes says', async () => {
+    const isSampling = (r: RecordedRequest) => JSON.stringify(r.body.system ?? '').includes('helpful test server');
+    let calls = 0;
+    fake.fallback = (r) => {
+      if (isSampling(r)) return text('ok');
+      return ++calls <= 11 ? tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: `n${calls}` })]) : text('done');
+    };
+    await run(await runtime({ mcp_servers: { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) } }, { yes: true }));
+    expect(fake.requests.filter(isSampling)).toHaveLength(10);
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toMatch(/answered 10 sampling requests already/);
+  });
+
   it('an unattended run refuses a server’s sampling request without asking or calling the model', async () => {
     const servers = { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) };
     fake.enqueue(tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: 'hi' })]), text('done'));
