@@ -44,6 +44,7 @@ function devServer(): string | undefined {
 async function start(): Promise<void> {
   const dev = devServer();
   const { startDesktopApp, trayIconDirOf } = await import('./shell/desktopApp.js');
+  const { openedAtLogin } = await import('./shell/loginItem.js');
   desktop = await startDesktopApp({
     home: reinHome(process.env),
     version: app.getVersion(),
@@ -53,6 +54,8 @@ async function start(): Promise<void> {
     preloadPath: join(import.meta.dirname, '../preload/index.cjs'),
     trayIconDir: trayIconDirOf(app.getAppPath()),
     ...(dev ? { devServerOrigin: new URL(dev).origin } : {}),
+    packaged: app.isPackaged,
+    startHidden: !headless && openedAtLogin(process.platform, process.argv),
     isQuitting: () => quitting,
     quit: () => app.quit(),
   });

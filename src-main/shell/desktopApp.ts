@@ -27,6 +27,7 @@ import { isSamePage, ourTopFrame } from './ipc.js';
 import { safeStorageCipher } from './keychain.js';
 import { MacPermissions } from './macPermissions.js';
 import { Notifier } from './notifier.js';
+import { applyLoginItem } from './loginItem.js';
 import { registerDesktopHandlers, registerReinHandlers, type DesktopService } from './reinHandlers.js';
 import { ReinTray } from './tray.js';
 import { createMainWindow, hideInsteadOfClosing, openInBrowser, secureSession } from './window.js';
@@ -51,6 +52,10 @@ export interface DesktopAppOptions {
   env?: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
   warn?: (message: string) => void;
+  /** A packaged build: only then is "Open at login" applied (a development build is no login item). */
+  packaged?: boolean;
+  /** Launched at login: the menu bar only, no window until asked for. */
+  startHidden?: boolean;
   /** Seams for tests. */
   startDaemon?: (opts: DaemonOptions) => Promise<DaemonHandle>;
   cipher?: StringCipher;
@@ -237,6 +242,12 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   };
   applyDock(settings.show_dock_icon);
 
+  const applyOpenAtLogin = (enabled: boolean): void => {
+    if (!opts.packaged) return;
+    applyLoginItem(enabled, { platform, env }).catch((e: unknown) => warn(`"Open at login" could not be ${enabled ? 'turned on' : 'turned off'}: ${errorMessage(e)}`));
+  };
+  applyOpenAtLogin(settings.open_at_login);
+
   // ---- IPC ------------------------------------------------------------------------------------------
   const trusted = ourTopFrame(() => new Set(alive(win) ? [win.webContents] : []), isAppPage);
   const macPermissions = opts.macPermissions ?? new MacPermissions(platform);
@@ -281,6 +292,7 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     settingsProblem = undefined;
     if (patch.hotkey !== undefined) applyHotkey(settings.hotkey);
     if (patch.show_dock_icon !== undefined) applyDock(settings.show_dock_icon);
+    if (patch.open_at_login !== undefined) applyOpenAtLogin(settings.open_at_login);
   }
 
   const settingsView = async () => ({
@@ -336,7 +348,7 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   }
   disposables.add(notifier);
 
-  ensureWindow(true);
+  ensureWindow(!opts.startHidden);
 
   let closing: Promise<void> | undefined;
   return {

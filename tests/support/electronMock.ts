@@ -194,6 +194,12 @@ class FakeApp extends EventEmitter {
   readonly getAppPath = vi.fn(() => '/fake/app');
   readonly focus = vi.fn();
   readonly dock = { hide: vi.fn(), show: vi.fn(async () => undefined) };
+  /** What setLoginItemSettings was last given; getLoginItemSettings answers from it. */
+  loginItem = { openAtLogin: false, wasOpenedAtLogin: false };
+  readonly setLoginItemSettings = vi.fn((s: { openAtLogin?: boolean }) => {
+    this.loginItem = { ...this.loginItem, openAtLogin: s.openAtLogin === true };
+  });
+  readonly getLoginItemSettings = vi.fn(() => ({ ...this.loginItem, status: this.loginItem.openAtLogin ? 'enabled' : 'not-registered' }));
 }
 export const app = new FakeApp();
 
@@ -361,6 +367,9 @@ export function resetElectronMock(): void {
   app.removeAllListeners();
   app.isPackaged = false;
   app.quitted = false;
+  app.loginItem = { openAtLogin: false, wasOpenedAtLogin: false };
+  app.setLoginItemSettings.mockClear();
+  app.getLoginItemSettings.mockClear();
   for (const fn of [app.requestSingleInstanceLock, app.quit, app.exit, app.whenReady, app.getVersion, app.getAppPath, app.focus, app.dock.hide, app.dock.show]) {
     fn.mockClear();
   }

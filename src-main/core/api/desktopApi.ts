@@ -23,6 +23,8 @@ export const DesktopSettings = z.strictObject({
   approval_dialogs: z.boolean().default(true),
   /** System notifications for finished background runs and approval requests. */
   notifications: z.boolean().default(true),
+  /** Start Rein (in the menu bar, no window) when the person logs in: its heartbeats and watchers run then. */
+  open_at_login: z.boolean().default(true),
 });
 export type DesktopSettings = z.infer<typeof DesktopSettings>;
 
@@ -33,6 +35,7 @@ export const DesktopSettingsPatch = z
     show_dock_icon: z.boolean().optional(),
     approval_dialogs: z.boolean().optional(),
     notifications: z.boolean().optional(),
+    open_at_login: z.boolean().optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'give at least one setting to change');
 export type DesktopSettingsPatch = z.infer<typeof DesktopSettingsPatch>;

@@ -7,12 +7,13 @@ import { desktopSettingsFile, loadDesktopSettings, updateDesktopSettings } from 
 const home = () => mkdtemp(join(tmpdir(), 'rein-desktop-settings-'));
 
 describe('desktop settings', () => {
-  it('are the defaults without a file: the standard hotkey, no Dock icon, dialogs and notifications on', async () => {
+  it('are the defaults without a file: the standard hotkey, no Dock icon, dialogs, notifications and open at login on', async () => {
     expect(await loadDesktopSettings(await home())).toEqual({
       hotkey: 'CommandOrControl+Shift+Space',
       show_dock_icon: false,
       approval_dialogs: true,
       notifications: true,
+      open_at_login: true,
     });
   });
 

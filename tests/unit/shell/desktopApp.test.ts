@@ -3,6 +3,7 @@
  * process on a free loopback port against the fake Messages API, and the test plays the page through
  * the IPC handlers, the person through the dialog, tray, hotkey and notifications.
  */
+import { existsSync } from 'node:fs';
 import { access, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -333,6 +334,30 @@ describe('desktop app', () => {
       expect(app.dock.hide).toHaveBeenCalled();
       await invoke('rein:desktop.updateDesktopSettings', { show_dock_icon: true });
       expect(app.dock.show).toHaveBeenCalledTimes(1);
+    });
+
+    it('a packaged app opens at login by default, through the login items (macOS) or an autostart entry (Linux)', async () => {
+      await launch({ packaged: true });
+      expect(app.setLoginItemSettings).toHaveBeenLastCalledWith({ openAtLogin: true, args: ['--hidden'] });
+      await invoke('rein:desktop.updateDesktopSettings', { open_at_login: false });
+      await vi.waitFor(() => expect(app.setLoginItemSettings).toHaveBeenLastCalledWith({ openAtLogin: false, args: ['--hidden'] }));
+      await desktop!.close();
+      desktop = undefined;
+
+      resetElectronMock();
+      const xdg = await mkdtemp(join(tmpdir(), 'rein-xdg-'));
+      await launch({ packaged: true, platform: 'linux', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'env-key', XDG_CONFIG_HOME: xdg } });
+      // The setting was turned off above: nothing in autostart; turning it on writes the entry.
+      expect(existsSync(join(xdg, 'autostart', 'dev.rein.app.desktop'))).toBe(false);
+      await invoke('rein:desktop.updateDesktopSettings', { open_at_login: true });
+      await vi.waitFor(async () => expect(await readFile(join(xdg, 'autostart', 'dev.rein.app.desktop'), 'utf8')).toContain(`Exec="${process.execPath}" "--hidden"`));
+      expect(app.setLoginItemSettings).not.toHaveBeenCalled();
+    });
+
+    it('a development build is no login item; started at login, the window waits until asked for', async () => {
+      await launch({ startHidden: true });
+      expect(app.setLoginItemSettings).not.toHaveBeenCalled();
+      expect(chatWindow().visible).toBe(false);
     });
 
     it('the tray menu opens the window on the chosen view, once the page has loaded', async () => {

@@ -8,7 +8,8 @@ import type { DesktopSettingsPatch, DesktopSettingsView, ReinDesktopApi } from '
 import { errorText } from '../../api/apiError.js';
 import { useAsync } from '../../util/useAsync.js';
 
-const TOGGLES: { key: 'show_dock_icon' | 'approval_dialogs' | 'notifications'; label: string; help: string }[] = [
+const TOGGLES: { key: 'show_dock_icon' | 'approval_dialogs' | 'notifications' | 'open_at_login'; label: string; help: string }[] = [
+  { key: 'open_at_login', label: 'Open at login', help: 'Start Rein in the menu bar when you log in, so heartbeats, folder watchers and schedules handed to the app keep running.' },
   { key: 'approval_dialogs', label: 'Ask with a dialog', help: 'When the chat window is not in front, approvals pop up as a system dialog.' },
   { key: 'notifications', label: 'Notifications', help: 'For finished background runs and approvals waiting.' },
   { key: 'show_dock_icon', label: 'Dock icon', help: 'Rein lives in the menu bar; show it in the Dock too.' },

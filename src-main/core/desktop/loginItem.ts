@@ -1,0 +1,47 @@
+/**
+ * "Open at login" on Linux, the twin of macOS's login items (Electron's setLoginItemSettings, which does
+ * nothing on Linux): an XDG autostart entry, `$XDG_CONFIG_HOME/autostart/dev.rein.app.desktop`
+ * (`~/.config/autostart/…`), written atomically and removed when turned off. Desktop environments
+ * start every entry there at login.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { atomicWriteFile } from '../util/atomicWrite.js';
+
+export const AUTOSTART_FILE = 'dev.rein.app.desktop';
+
+export function autostartPath(env: NodeJS.ProcessEnv): string {
+  const config = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
+  return join(config, 'autostart', AUTOSTART_FILE);
+}
+
+/** A desktop-entry Exec value: each argument quoted as the spec asks (", `, $ and \ escaped). */
+function execLine(argv: readonly string[]): string {
+  return argv.map((a) => `"${a.replace(/(["`$\\])/g, '\\$1')}"`).join(' ');
+}
+
+/** The entry's text: Rein, hidden at start (the tray only), from the app's executable. */
+export function autostartEntry(argv: readonly string[]): string {
+  return [
+    '[Desktop Entry]',
+    'Type=Application',
+    'Name=Rein',
+    'Comment=The Rein assistant in the system tray',
+    `Exec=${execLine(argv)}`,
+    'Terminal=false',
+    'X-GNOME-Autostart-enabled=true',
+    '',
+  ].join('\n');
+}
+
+/** Writes the entry (enabled) or removes it; returns the file. */
+export async function setAutostart(enabled: boolean, argv: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const file = autostartPath(env);
+  if (enabled) {
+    await mkdir(dirname(file), { recursive: true });
+    await atomicWriteFile(file, autostartEntry(argv), { mode: 0o644 });
+  }
+  else await rm(file, { force: true });
+  return file;
+}
