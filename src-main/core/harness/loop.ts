@@ -17,7 +17,7 @@ import type { PermissionMode, RunOrigin } from '../api/patterns.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
 import { DEFERRED_TOOLS_SLOT } from '../tools/deferredTools.js';
-import { sessionSlots } from '../tools/sessionSlots.js';
+import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
 import type { SessionFile } from '../sessions/types.js';
 import { sanitizeHistory } from '../sessions/sanitize.js';
 import { executeToolCalls, TurnApprovals, type ToolCallRequest } from './executor.js';
@@ -52,6 +52,14 @@ export const MAX_CONTINUATIONS = 3;
 
 export const CONTINUE_PROMPT =
   'Your previous reply was cut off by the output limit. Continue exactly where you stopped, without repeating anything.';
+
+/** Spending a tool causes outside the loop's own model turns (an MCP server's sampling request). */
+export interface RunSpending {
+  add(model: string, usage: RequestUsage): void;
+  /** The run's `budget.max_usd_per_run` is reached (nothing more may be spent). */
+  overBudget(): boolean;
+}
+export const RUN_SPENDING = slotKey<RunSpending>('run_spending');
 
 export interface RunSettings {
   model: string;
@@ -280,6 +288,13 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
   const approvals = new TurnApprovals();
 
   let usage = emptyUsage();
+  // Model turns made for a tool outside the loop's own (an MCP server's sampling) count in the run's usage and cap.
+  sessionSlots(input.toolContext).seed(RUN_SPENDING, {
+    add: (model, u) => {
+      usage = addUsage(usage, u, costOf(u, priceFor(model, settings.prices)));
+    },
+    overBudget: () => overBudget(),
+  });
   // The usage event reports the session's cache hit ratio: earlier runs of the session count too.
   const usageBefore = session.usage ?? emptyUsage();
   let iterations = 0;

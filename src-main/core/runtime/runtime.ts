@@ -33,7 +33,7 @@ import { SessionStore } from '../sessions/store.js';
 import type { SessionFile } from '../sessions/types.js';
 import { titleFromPrompt } from '../sessions/title.js';
 import { Inbox } from '../harness/inbox.js';
-import { runAgentWhenReady, type PreparedParts, type RunOutcome, type RunSettings, type RunSetup, type RunStart } from '../harness/loop.js';
+import { RUN_SPENDING, runAgentWhenReady, type PreparedParts, type RunOutcome, type RunSettings, type RunSetup, type RunSpending, type RunStart } from '../harness/loop.js';
 import type { ReinEvent } from '../api/events.js';
 import { AuditLog } from '../audit/auditLog.js';
 import { bundledSkillsDir, loadSkills, type Skill } from '../skills/index.js';
@@ -407,8 +407,10 @@ function oneLine(text: string): string {
 function runSampler(rt: Runtime, ctx: ToolContext): Sampler {
   let used = 0;
   return async (req, signal) => {
-    // A server that keeps asking cannot spend without end (the tokens are outside the run's own cap).
+    // A server that keeps asking cannot go on without end; what it spends counts in the run's cap.
     if (++used > MAX_SAMPLING_PER_RUN) throw new SamplingRefused(`this run has answered ${MAX_SAMPLING_PER_RUN} sampling requests already`);
+    const spending = sessionSlots(ctx).slot(RUN_SPENDING, () => undefined as RunSpending | undefined);
+    if (spending?.overBudget()) throw new SamplingRefused("the run's spending cap (budget.max_usd_per_run) is reached");
     const model = req.preferSmall ? (rt.settings.smallModel ?? rt.settings.model) : rt.settings.model;
     if (!rt.elicitation?.yes) {
       const may = rt.elicitation?.mayAsk() ?? { ok: true };
@@ -436,6 +438,7 @@ function runSampler(rt: Runtime, ctx: ToolContext): Sampler {
     let step = await turn.next();
     while (!step.done) step = await turn.next();
     const response = step.value;
+    spending?.add(response.model, response.usage);
     const emit = sessionSlots(ctx).slot(TOOL_EVENT_SINK, () => () => undefined);
     emit({ type: 'notice', level: 'info', message: `MCP server ${req.server} used ${response.model}: ${response.usage.inputTokens} input and ${response.usage.outputTokens} output tokens` });
     const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');

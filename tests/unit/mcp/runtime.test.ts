@@ -214,6 +214,24 @@ describe('MCP tools in agent runs', () => {
     expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toMatch(/answered 10 sampling requests already/);
   });
 
+  it('what sampling spends counts in the run: its usage, and the spending cap that stops further requests', async () => {
+    const isSampling = (r: RecordedRequest) => JSON.stringify(r.body.system ?? '').includes('helpful test server');
+    let calls = 0;
+    fake.fallback = (r) => {
+      // A sampled answer costs far more than the run's cap allows.
+      if (isSampling(r)) return { kind: 'message', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 400_000, output_tokens: 10 } };
+      return ++calls <= 3 ? tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: `n${calls}` })]) : text('done');
+    };
+    const rt = await runtime(
+      { mcp_servers: { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) }, budget: { max_usd_per_run: 0.5 } },
+      { yes: true },
+    );
+    const { outcome } = await run(rt);
+    expect(fake.requests.filter(isSampling)).toHaveLength(1);
+    expect(outcome.usage.input_tokens).toBeGreaterThanOrEqual(400_000);
+    expect(outcome.stopReason).toBe('budget');
+  });
+
   it('an unattended run refuses a server’s sampling request without asking or calling the model', async () => {
     const servers = { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) };
     fake.enqueue(tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: 'hi' })]), text('done'));
