@@ -110,6 +110,8 @@ const coreAreas = {
   // System notifications of a Rein without a window (osascript / notify-send), in the desktop app's words.
   notify: ['api', 'base', 'desktop', 'errors', 'service', 'tools', 'util'],
   daemon: ['agents', 'api', 'base', 'config', 'errors', 'notify', 'runtime', 'schedule', 'service', 'triggers', 'util'],
+  // `rein doctor`: reads what every other area keeps, changes nothing.
+  doctor: ['agents', 'api', 'ax', 'config', 'daemon', 'errors', 'mcp', 'notify', 'runtime', 'schedule', 'search', 'util'],
   // mcp: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
   desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.

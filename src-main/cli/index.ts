@@ -20,6 +20,7 @@ Usage:
   rein schedule create|list|show|update|enable|disable|remove|run|logs|next   schedules (rein schedule --help)
   rein ax apps|snapshot|find|click|set-value|get-value|press|scroll|type|wait-for|annotate|permissions   other apps' UI (rein ax --help)
   rein mcp serve|add|remove|import|list|tools|call|login …   MCP: Rein's tools as a server, the servers agents use (rein mcp --help)
+  rein doctor [--json]          check config, key, agents, schedules, daemon, helpers (nothing changed)
   rein --help | --version
 
 rein run options:
@@ -52,6 +53,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   heartbeat: async () => (await import('./commands/heartbeat.js')).heartbeatCommand,
   schedule: async () => (await import('./commands/schedule.js')).scheduleCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
+  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
 };
 
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {

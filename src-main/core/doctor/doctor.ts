@@ -1,0 +1,181 @@
+/**
+ * `rein doctor`: one look at everything a run, a schedule or the app depends on, each with what to do
+ * when it is not right. Local and quick: it reads files and asks the platform, never the model, never
+ * an MCP server, and changes nothing. Each check is `ok`, `warn` (works, but something a person may not
+ * expect) or `fail` (something will not work).
+ */
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { listAgents, resolveAgentRuntimeConfig } from '../agents/index.js';
+import { locateHelper } from '../ax/helperProcess.js';
+import { loadConfig } from '../config/load.js';
+import { paths } from '../config/paths.js';
+import type { GlobalConfig } from '../config/schema.js';
+import { runningDaemon } from '../daemon/daemonFile.js';
+import { errorMessage } from '../errors.js';
+import { resolveServer } from '../mcp/config.js';
+import { isNotifier, systemNotifier } from '../notify/systemNotifier.js';
+import { resolveModelAccess } from '../runtime/runtime.js';
+import { scheduleBackend } from '../schedule/backend.js';
+import { resolveLaunchAgentsDir } from '../schedule/launchctl.js';
+import { launchdPlistPath } from '../schedule/launchdPlist.js';
+import { ScheduleStore } from '../schedule/store.js';
+import { pendingFile } from '../search/pendingIndex.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  message: string;
+  /** What to do about it (warn and fail). */
+  hint?: string;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  checks: Check[];
+}
+
+export interface DoctorOptions {
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+}
+
+const ok = (name: string, message: string): Check => ({ name, status: 'ok', message });
+const warn = (name: string, message: string, hint: string): Check => ({ name, status: 'warn', message, hint });
+const fail = (name: string, message: string, hint: string): Check => ({ name, status: 'fail', message, hint });
+
+export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
+  const platform = o.platform ?? process.platform;
+  const checks: Check[] = [await homeCheck(o.home)];
+  let config: GlobalConfig | undefined;
+  try {
+    config = (await loadConfig({ home: o.home, cwd: o.cwd })).config;
+    checks.push(ok('config', existsSync(paths.globalConfig(o.home)) ? `${paths.globalConfig(o.home)} is valid` : `no ${paths.globalConfig(o.home)}: the defaults apply`));
+  } catch (e) {
+    checks.push(fail('config', errorMessage(e), 'fix the field it names; Rein never rewrites a broken file'));
+  }
+  if (config) {
+    checks.push(modelCheck(o.env, config, o.home));
+    checks.push(...(await agentChecks(o, config)));
+    checks.push(await scheduleCheck(o, config, platform));
+  }
+  checks.push(await daemonCheck(o.home));
+  checks.push(axCheck(o.env, platform));
+  checks.push(notificationCheck(o.env, platform, config));
+  checks.push(await indexCheck(o.home));
+  return { ok: checks.every((c) => c.status !== 'fail'), checks };
+}
+
+async function homeCheck(home: string): Promise<Check> {
+  let st;
+  try {
+    st = await stat(home);
+  } catch {
+    return ok('home', `${home} does not exist yet: the first run makes it`);
+  }
+  if (!st.isDirectory()) return fail('home', `${home} is not a folder`, 'move it away; Rein keeps its settings, sessions and secrets in that folder');
+  if ((st.mode & 0o077) !== 0) {
+    return warn('home', `${home} can be read by other users (mode ${(st.mode & 0o777).toString(8)})`, `chmod 700 ${home}: it holds sessions, memory and tokens`);
+  }
+  return ok('home', `${home} (mode 700)`);
+}
+
+function modelCheck(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string): Check {
+  try {
+    const access = resolveModelAccess(env, config, home);
+    const where = access.baseURL ? `at ${access.baseURL}` : 'at the Anthropic API';
+    const key = access.apiKey === 'local' ? 'no key (a server on this machine)' : env.ANTHROPIC_API_KEY?.trim() ? 'the key in ANTHROPIC_API_KEY' : 'the token in ANTHROPIC_AUTH_TOKEN';
+    return ok('model', `${config.model} ${where}, with ${key}`);
+  } catch (e) {
+    return fail('model', errorMessage(e), 'the desktop app keeps its key in the keychain, which the CLI cannot read: export ANTHROPIC_API_KEY for the terminal');
+  }
+}
+
+async function agentChecks(o: DoctorOptions, config: GlobalConfig): Promise<Check[]> {
+  const out: Check[] = [];
+  let names: string[];
+  try {
+    names = await listAgents(o.home);
+  } catch (e) {
+    return [fail('agents', `the agents cannot be listed: ${errorMessage(e)}`, `check ${join(o.home, 'agents')}`)];
+  }
+  const broken: string[] = [];
+  const mcpProblems: string[] = [];
+  let servers = 0;
+  for (const name of ['default', ...names.filter((n) => n !== 'default')]) {
+    try {
+      const rc = await resolveAgentRuntimeConfig(o.home, config, name);
+      for (const [server, cfg] of Object.entries(rc.effective.mcpServers)) {
+        servers++;
+        if (cfg.disabled) continue;
+        const r = resolveServer(server, cfg, o.env);
+        if (!r.ok) mcpProblems.push(`${name}: ${r.error}`);
+      }
+    } catch (e) {
+      broken.push(`${name}: ${errorMessage(e)}`);
+    }
+  }
+  out.push(
+    broken.length === 0
+      ? ok('agents', names.length === 0 ? 'only the built-in agent' : `${names.length} agent${names.length === 1 ? '' : 's'} load: ${names.join(', ')}`)
+      : fail('agents', broken.join('; '), 'fix the file and field each line names (rein agents show NAME)'),
+  );
+  out.push(
+    mcpProblems.length === 0
+      ? ok('mcp', servers === 0 ? 'no MCP servers configured' : `${servers} MCP server entr${servers === 1 ? 'y' : 'ies'} resolve (not connected here; rein mcp list does)`)
+      : fail('mcp', mcpProblems.join('; '), 'fix the entry under mcp_servers, or set the environment variable it names'),
+  );
+  return out;
+}
+
+async function scheduleCheck(o: DoctorOptions, config: GlobalConfig, platform: NodeJS.Platform): Promise<Check> {
+  let list;
+  try {
+    list = await new ScheduleStore(o.home).list();
+  } catch (e) {
+    return fail('schedules', errorMessage(e), 'fix schedules.json as the message says');
+  }
+  const backend = scheduleBackend(o.env, config, platform);
+  const enabled = list.filter((s) => s.enabled);
+  if (list.length === 0) return ok('schedules', `none (backend: ${backend})`);
+  if (backend === 'daemon') {
+    return ok('schedules', `${enabled.length} of ${list.length} enabled; they fire while the daemon or the app runs (backend: daemon)`);
+  }
+  const dir = resolveLaunchAgentsDir(o.env);
+  const missing = enabled.filter((s) => !existsSync(launchdPlistPath(dir, s.id))).map((s) => s.id);
+  if (missing.length > 0) {
+    return fail('schedules', `no launchd job for ${missing.join(', ')} in ${dir}`, `rein schedule disable ID then rein schedule enable ID writes the job again`);
+  }
+  return ok('schedules', `${enabled.length} of ${list.length} enabled, each with its launchd job in ${dir}`);
+}
+
+async function daemonCheck(home: string): Promise<Check> {
+  const d = await runningDaemon(home);
+  if (d) return ok('daemon', `running: pid ${d.pid}, http://${d.host}:${d.port}, version ${d.version}`);
+  return warn('daemon', 'not running', 'start the desktop app or `rein daemon`: heartbeats, file watchers and daemon-backend schedules run only then');
+}
+
+function axCheck(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): Check {
+  const found = locateHelper({ env, platform });
+  if (found.ok) return ok('accessibility', `helper: ${found.spec.file}${found.spec.args[0] ? ` ${found.spec.args[0]}` : ''} (rein ax permissions checks the grants)`);
+  return warn('accessibility', `no accessibility helper: ${found.reason}`, 'the GUI tools (accessibility, screenshot, computer) are unavailable until it is there');
+}
+
+function notificationCheck(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, config: GlobalConfig | undefined): Check {
+  if (config && !config.daemon.notifications) return ok('notifications', 'turned off (daemon.notifications: false)');
+  const n = systemNotifier({ env, platform });
+  if (isNotifier(n)) return ok('notifications', `system notifications through ${n.program} where no window shows them`);
+  return warn('notifications', n.why, 'runs without the app (a launchd run, rein daemon) cannot tell you how they went');
+}
+
+async function indexCheck(home: string): Promise<Check> {
+  const text = await readFile(pendingFile(home), 'utf8').catch(() => '');
+  const pending = text.split('\n').filter((l) => l.trim()).length;
+  if (pending === 0) return ok('search', 'the index is up to date with every saved run');
+  return ok('search', `${pending} run${pending === 1 ? '' : 's'} wait${pending === 1 ? 's' : ''} to be indexed; the next search or the daemon does it`);
+}
