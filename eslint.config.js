@@ -111,7 +111,7 @@ const coreAreas = {
   notify: ['api', 'base', 'desktop', 'errors', 'service', 'tools', 'util'],
   daemon: ['agents', 'api', 'base', 'config', 'errors', 'notify', 'runtime', 'schedule', 'service', 'triggers', 'util'],
   // `rein doctor`: reads what every other area keeps, changes nothing.
-  doctor: ['agents', 'api', 'ax', 'config', 'daemon', 'errors', 'mcp', 'notify', 'runtime', 'schedule', 'search', 'util'],
+  doctor: ['agents', 'api', 'ax', 'config', 'daemon', 'errors', 'mcp', 'notify', 'runtime', 'schedule', 'search', 'service', 'util'],
   // mcp: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
   desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.

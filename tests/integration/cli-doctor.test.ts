@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv, rein, tempHome } from '../support/cli.js';
 import { ScheduleStore } from '../../src-main/core/schedule/store.js';
+import { startFakeAnthropic, text } from '../support/fakeAnthropic.js';
+import { EVERYTHING_BIN } from '../support/mcpPeers.js';
 
 const NAMES = ['home', 'config', 'model', 'agents', 'mcp', 'schedules', 'daemon', 'accessibility', 'notifications', 'search'];
 
@@ -52,6 +54,31 @@ describe('rein doctor', () => {
     expect(check(r.stdout, 'mcp')).toMatchObject({ status: 'fail', message: expect.stringContaining('WIKI_TOKEN is not set') });
     expect(check(r.stdout, 'schedules')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^no launchd job for [0-9a-f]{8}/), hint: expect.stringContaining('rein schedule') });
     expect(check(r.stdout, 'home')).toMatchObject({ status: 'warn', hint: `chmod 700 ${w.home}: it holds sessions, memory and tokens` });
+  });
+
+  it('--online also asks the model once and connects each enabled MCP server, saying which did not come up', async () => {
+    const fake = await startFakeAnthropic();
+    try {
+      fake.fallback = () => text('ok');
+      const w = await world({ ANTHROPIC_BASE_URL: fake.url });
+      await writeFile(
+        join(w.home, 'config.yaml'),
+        `mcp_servers:\n  everything:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(EVERYTHING_BIN)}, stdio]\n` +
+          `  broken:\n    command: ${JSON.stringify(process.execPath)}\n    args: ["-e", "process.exit(3)"]\n    connect_timeout_seconds: 10\n`,
+      );
+      // Offline: nothing is started and the model is not asked.
+      expect((await rein(['doctor', '--json'], w)).code).toBe(0);
+      expect(fake.requests).toHaveLength(0);
+      const r = await rein(['doctor', '--online', '--json'], w);
+      expect(r.code).toBe(1);
+      expect(fake.requests).toHaveLength(1);
+      expect(fake.requests[0]!.body.max_tokens).toBe(1);
+      expect(check(r.stdout, 'model online')).toMatchObject({ status: 'ok', message: expect.stringMatching(/answered/) });
+      expect(check(r.stdout, 'mcp everything')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^connected: \d+ tools$/) });
+      expect(check(r.stdout, 'mcp broken')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^disconnected: .*exited with code 3/) });
+    } finally {
+      await fake.close();
+    }
   });
 
   it('bad usage exits 2; --help says what it checks', async () => {

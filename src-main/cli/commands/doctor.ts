@@ -9,11 +9,12 @@ import { runDoctor } from '../../core/doctor/doctor.js';
 import { UsageError, type CliIo } from '../io.js';
 
 export const DOCTOR_HELP = `Usage:
-  rein doctor [--json]
+  rein doctor [--online] [--json]
 
 Checks Rein's folder, config.yaml, the model's key and address, the agents and their MCP server
 entries, the schedules' launchd jobs, the daemon, the accessibility helper, system notifications and
-the search index. Local only: no model call, no MCP connection, nothing changed.
+the search index. Local only: no model call, no MCP connection, nothing changed. With --online, also
+one request of one token to the model and one connection to each enabled MCP server.
 Each line: ✓ ok, ! works but worth a look, ✗ will not work (with what to do).
 Exit code: 0 when nothing failed, 1 when a check failed, 2 for bad usage.
 `;
@@ -23,7 +24,7 @@ const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
 export async function doctorCommand(argv: string[], io: CliIo): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false }));
+    ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, online: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false }));
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -31,7 +32,7 @@ export async function doctorCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout.write(DOCTOR_HELP);
     return 0;
   }
-  const report = await runDoctor({ home: reinHome(io.env), cwd: io.cwd, env: io.env });
+  const report = await runDoctor({ home: reinHome(io.env), cwd: io.cwd, env: io.env, online: values.online ?? false });
   if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     const width = Math.max(...report.checks.map((c) => c.name.length));

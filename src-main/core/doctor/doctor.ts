@@ -1,7 +1,8 @@
 /**
  * `rein doctor`: one look at everything a run, a schedule or the app depends on, each with what to do
  * when it is not right. Local and quick: it reads files and asks the platform, never the model, never
- * an MCP server, and changes nothing. Each check is `ok`, `warn` (works, but something a person may not
+ * an MCP server, and changes nothing — unless `online`: then one request of one token goes to the
+ * model and every enabled MCP server is connected once (and let go). Each check is `ok`, `warn` (works, but something a person may not
  * expect) or `fail` (something will not work).
  */
 import { existsSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { resolveLaunchAgentsDir } from '../schedule/launchctl.js';
 import { launchdPlistPath } from '../schedule/launchdPlist.js';
 import { ScheduleStore } from '../schedule/store.js';
 import { pendingFile } from '../search/pendingIndex.js';
+import { testModelConnection } from '../service/connectionTest.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -43,6 +45,8 @@ export interface DoctorOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
+  /** Also one model request and a connection to each MCP server. */
+  online?: boolean;
 }
 
 const ok = (name: string, message: string): Check => ({ name, status: 'ok', message });
@@ -60,8 +64,11 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     checks.push(fail('config', errorMessage(e), 'fix the field it names; Rein never rewrites a broken file'));
   }
   if (config) {
-    checks.push(modelCheck(o.env, config, o.home));
+    const model = modelCheck(o.env, config, o.home);
+    checks.push(model);
+    if (o.online && model.status === 'ok') checks.push(await modelOnlineCheck(o, config));
     checks.push(...(await agentChecks(o, config)));
+    if (o.online) checks.push(...(await mcpOnlineChecks(o, config)));
     checks.push(await scheduleCheck(o, config, platform));
   }
   checks.push(await daemonCheck(o.home));
@@ -94,6 +101,40 @@ function modelCheck(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string):
   } catch (e) {
     return fail('model', errorMessage(e), 'the desktop app keeps its key in the keychain, which the CLI cannot read: export ANTHROPIC_API_KEY for the terminal');
   }
+}
+
+async function modelOnlineCheck(o: DoctorOptions, config: GlobalConfig): Promise<Check> {
+  const r = await testModelConnection({}, { env: o.env, config, home: o.home });
+  return r.ok
+    ? ok('model online', `${r.model} answered${r.latency_ms !== undefined ? ` in ${r.latency_ms} ms` : ''}`)
+    : fail('model online', r.message, 'check the key, the base URL and the model name (Settings → Test connection does the same)');
+}
+
+/** Each agent's enabled MCP servers connected once (the global ones once for all), then stopped. */
+async function mcpOnlineChecks(o: DoctorOptions, config: GlobalConfig): Promise<Check[]> {
+  const { McpManager } = await import('../mcp/manager.js');
+  const out: Check[] = [];
+  const seen = new Set<string>();
+  for (const name of ['default', ...(await listAgents(o.home).catch(() => [] as string[])).filter((n) => n !== 'default')]) {
+    const rc = await resolveAgentRuntimeConfig(o.home, config, name).catch(() => undefined);
+    if (!rc) continue;
+    const servers = Object.fromEntries(Object.entries(rc.effective.mcpServers).filter(([s, cfg]) => !cfg.disabled && !seen.has(`${s}\0${JSON.stringify(cfg)}`)));
+    for (const [s, cfg] of Object.entries(servers)) seen.add(`${s}\0${JSON.stringify(cfg)}`);
+    if (Object.keys(servers).length === 0) continue;
+    const manager = new McpManager({ servers, env: o.env, home: o.home, cwd: rc.cwd ?? o.cwd, envPassthrough: rc.effective.config.tools.env_passthrough });
+    try {
+      await manager.ready();
+      for (const s of manager.status()) {
+        const label = `mcp ${s.name}${name === 'default' ? '' : ` (${name})`}`;
+        if (s.state === 'healthy' || s.state === 'degraded') out.push(ok(label, `connected: ${s.tools} tool${s.tools === 1 ? '' : 's'}`));
+        else if (s.sign_in_required) out.push(warn(label, 'asks for a sign-in', `rein mcp login ${s.name}${name === 'default' ? '' : ` --agent ${name}`}`));
+        else out.push(fail(label, `${s.state}${s.last_error ? `: ${s.last_error}` : ''}`, 'rein mcp list shows the entry; fix its command, URL or environment'));
+      }
+    } finally {
+      await manager.dispose();
+    }
+  }
+  return out;
 }
 
 async function agentChecks(o: DoctorOptions, config: GlobalConfig): Promise<Check[]> {
