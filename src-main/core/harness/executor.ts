@@ -41,7 +41,7 @@ export interface ToolCallRequest {
 export class TurnApprovals {
   readonly approved = new Set<string>();
   readonly denied = new Set<string>();
-  /** Tools the user chose "always allow" for during this session (persisted by the caller). */
+  /** Tools the user chose "always allow" for during this run (persisted by the caller); never bash, whose grant is the exact command. */
   readonly alwaysTools = new Set<string>();
   deniedCount = 0;
 }
@@ -221,7 +221,9 @@ export async function* executeToolCalls(
       approvedBy.set(index, { layer: verdict.layer, by: answer.by });
       deps.approvals.approved.add(pkey);
       if (answer.decision === 'always_allow') {
-        deps.approvals.alwaysTools.add(tool.name);
+        // What "always" covers is what is saved: the exact command line for bash (already in
+        // `approved` above), the whole tool otherwise. One command allowed must not allow every other.
+        if (tool.name !== 'bash') deps.approvals.alwaysTools.add(tool.name);
         if (deps.onAlwaysAllow) {
           try {
             const note = await deps.onAlwaysAllow(tool, input, answer.by);

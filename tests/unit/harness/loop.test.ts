@@ -114,6 +114,25 @@ describe('agent loop', () => {
     expect(String(lastToolResults(fake, 2)[0]!.content)).toMatch(/denied this exact writer call earlier/);
   });
 
+  it('"always allow" on one bash command covers that command only; on another tool, the tool for the rest of the run', async () => {
+    const asked: string[] = [];
+    const bash = testTool('bash', { readOnly: false, input: z.object({ command: z.string() }) });
+    const writer = testTool('writer', { readOnly: false });
+    fake.enqueue(
+      tools([toolCall('bash', { command: 'npm test' })]),
+      tools([toolCall('bash', { command: 'npm test' })]),
+      tools([toolCall('bash', { command: 'rm -rf build' })]),
+      tools([toolCall('writer', { arg: 'a' })]),
+      tools([toolCall('writer', { arg: 'b' })]),
+      text('ok'),
+    );
+    await runWith(fake, { tools: [bash, writer], faces: [face('always_allow', asked)] });
+    // The same command again runs unasked; a different one is asked about; the writer once for all.
+    expect(asked.map((a) => a.split(':')[0])).toEqual(['bash', 'bash', 'writer']);
+    expect(bash.calls).toHaveLength(3);
+    expect(writer.calls).toHaveLength(2);
+  });
+
   it('runs identical calls in one response once', async () => {
     const reader = testTool('reader');
     fake.enqueue(tools([toolCall('reader', { arg: 'a' }, 'd1'), toolCall('reader', { arg: 'a' }, 'd2')]), text('ok'));
