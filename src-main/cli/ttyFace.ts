@@ -1,5 +1,5 @@
 /**
- * The terminal face of the approval broker: a y/n/a question on the controlling terminal. Without a
+ * The terminal face of the approval broker: a y/s/a/n question on the controlling terminal. Without a
  * terminal nobody can answer, so the request is denied at once. A request with a form (an MCP server
  * asking for input) is asked field by field: Enter takes the default, a required field without one is
  * asked again, and declining at the first question sends nothing.
@@ -21,11 +21,12 @@ export function ttyFace(io: { input: Readable & { isTTY?: boolean }; output: Wri
           `\n[approval] ${req.tool}: ${req.summary}\n  why asked: ${req.reason} (${req.layer})\n  risk: ${req.risk} — ${req.risk_explanation}\n`,
         );
         for (;;) {
-          const answer = (await rl.question('  Allow? [y]es once / [a]lways / [N]o: ', { signal })).trim().toLowerCase();
+          const answer = (await rl.question('  Allow? [y]es once / [s]ession (this conversation) / [a]lways / [N]o: ', { signal })).trim().toLowerCase();
           if (answer === 'y' || answer === 'yes') return { decision: 'allow', by: 'terminal' };
+          if (answer === 's' || answer === 'session') return { decision: 'allow_session', by: 'terminal' };
           if (answer === 'a' || answer === 'always') return { decision: 'always_allow', by: 'terminal' };
           if (answer === '' || answer === 'n' || answer === 'no') return { decision: 'deny', by: 'terminal' };
-          io.output.write('  Please answer y, a or n.\n');
+          io.output.write('  Please answer y, s, a or n.\n');
         }
       } catch {
         return { decision: 'deny', by: 'terminal' };

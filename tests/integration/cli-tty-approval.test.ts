@@ -47,6 +47,19 @@ describe.skipIf(!hasScript)('approval at the terminal (pseudo-terminal via scrip
     expect(readFileSync(join(cwd, 'approved.txt'), 'utf8')).toBe('yes\n');
   });
 
+  it('s ("session") runs the write and keeps the grant in the session, not in config.yaml', async () => {
+    fake.enqueue(tools([toolCall('file_write', { path: 'session.txt', content: 'ok\n' })]), text('Written.'));
+    const { code, screen, cwd, home } = await runInTerminal('write session.txt', 's');
+    expect(screen).toContain('[s]ession (this conversation)');
+    expect(code).toBe(0);
+    expect(readFileSync(join(cwd, 'session.txt'), 'utf8')).toBe('ok\n');
+    expect(existsSync(join(home, 'config.yaml'))).toBe(false);
+    const { readdirSync } = await import('node:fs');
+    const dir = join(home, 'sessions');
+    const file = readdirSync(dir).find((n) => n.endsWith('.json'))!;
+    expect(JSON.parse(readFileSync(join(dir, file), 'utf8')).context.approvals).toEqual({ grants: ['tool:file_write'] });
+  });
+
   it('a ("always") saves the exact command to allowed_commands, keeping comments, and the next run does not ask', async () => {
     const dirs = await tempHome();
     const { mkdir, writeFile } = await import('node:fs/promises');

@@ -32,7 +32,7 @@ export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
   ...over,
 } as RunSettings);
 
-export const face = (decision: 'allow' | 'deny' | 'always_allow', log: string[] = []): ApprovalFace => ({
+export const face = (decision: 'allow' | 'deny' | 'always_allow' | 'allow_session', log: string[] = []): ApprovalFace => ({
   name: 'test',
   ask: async (req) => {
     log.push(`${req.tool}:${req.summary}`);

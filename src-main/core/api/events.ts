@@ -16,7 +16,7 @@ export type StopReason = z.infer<typeof StopReason>;
 export const RiskLevel = z.enum(['low', 'medium', 'high']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 
-export const ApprovalDecisionKind = z.enum(['allow', 'deny', 'always_allow']);
+export const ApprovalDecisionKind = z.enum(['allow', 'deny', 'always_allow', 'allow_session']);
 export type ApprovalDecisionKind = z.infer<typeof ApprovalDecisionKind>;
 
 export const UsageTotals = z.object({

@@ -10,16 +10,28 @@ import { CompactionStateShape, newCompactionState, type CompactionState } from '
 import { DeferredToolStateShape, newDeferredToolState, type DeferredToolState } from '../tools/deferredTools.js';
 import { HouseKeepStateShape, newHouseKeepState, type HouseKeepState } from './houseKeep.js';
 
+/**
+ * "Allow in this conversation" answers (harness/executor.ts): `call:<tool and input>` for bash (the
+ * exact command line), `tool:<name>` for any other tool. Kept with the session, so a later run of the
+ * same conversation does not ask again; a new conversation starts with none.
+ */
+export interface SessionApprovals {
+  grants: string[];
+}
+export const SessionApprovalsShape = z.strictObject({ grants: z.array(z.string().max(20_000)).max(500) });
+
 export interface ContextState {
   deferred: DeferredToolState;
   housekeeping: HouseKeepState;
   compaction: CompactionState;
+  approvals: SessionApprovals;
 }
 
 export const newContextState = (): ContextState => ({
   deferred: newDeferredToolState(),
   housekeeping: newHouseKeepState(),
   compaction: newCompactionState(),
+  approvals: { grants: [] },
 });
 
 /** The state stored in a session (any unusable part replaced by a fresh one), and what was replaced. */
@@ -41,6 +53,7 @@ export function readContextState(raw: unknown): { state: ContextState; reset: st
       deferred: part('deferred', DeferredToolStateShape, fresh.deferred),
       housekeeping: part('housekeeping', HouseKeepStateShape, fresh.housekeeping),
       compaction: part('compaction', CompactionStateShape, fresh.compaction),
+      approvals: part('approvals', SessionApprovalsShape, fresh.approvals),
     },
     reset,
   };

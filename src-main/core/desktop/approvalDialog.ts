@@ -6,9 +6,9 @@
 import type { ApprovalDecisionKind } from '../api/events.js';
 import type { ApprovalRequest } from '../permissions/types.js';
 
-export const APPROVAL_BUTTONS = ['Allow once', 'Always allow', 'Deny'] as const;
-const DECISIONS: readonly ApprovalDecisionKind[] = ['allow', 'always_allow', 'deny'];
-export const DENY_BUTTON = 2;
+export const APPROVAL_BUTTONS = ['Allow once', 'Allow in this conversation', 'Always allow', 'Deny'] as const;
+const DECISIONS: readonly ApprovalDecisionKind[] = ['allow', 'allow_session', 'always_allow', 'deny'];
+export const DENY_BUTTON = 3;
 
 export interface ApprovalDialogContent {
   type: 'question' | 'warning';

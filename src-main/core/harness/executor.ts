@@ -30,6 +30,7 @@ import { runHooks, type HookEntry } from '../hooks/runHooks.js';
 import type { LoopDetector } from './loopDetector.js';
 import { spillIfOverBudget } from './spill.js';
 import { canonicalJson } from '../util/canonicalJson.js';
+import type { SessionApprovals } from '../context/contextState.js';
 
 export interface ToolCallRequest {
   id: string;
@@ -38,6 +39,9 @@ export interface ToolCallRequest {
 }
 
 /** Per-turn memory of approvals: an approved call is not asked again, a denied one is refused without asking. */
+/** What an "allow in this conversation" covers: the exact bash command line, any other tool as a whole. */
+export const sessionGrantKey = (tool: string, callKey: string): string => (tool === 'bash' ? `call:${callKey}` : `tool:${tool}`);
+
 export class TurnApprovals {
   readonly approved = new Set<string>();
   readonly denied = new Set<string>();
@@ -61,6 +65,8 @@ export interface ExecutorDeps {
   approvals: TurnApprovals;
   maxParallel: number;
   defaultBudget?: number;
+  /** The conversation's "allow in this conversation" grants (saved with the session). */
+  sessionGrants?: SessionApprovals;
   /** No result goes to the model longer than this, whatever its tool's budget (the window's share). */
   budgetCap?: number;
   /**
@@ -180,7 +186,10 @@ export async function* executeToolCalls(
       refuse(index, errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`), tool, input, { layer: verdict.layer, by: null });
       continue;
     }
-    if (verdict.decision === 'ask' && !deps.approvals.approved.has(pkey) && !deps.approvals.alwaysTools.has(tool.name)) {
+    // Granted for this conversation earlier: no question, and the audit says so (approved_by "session").
+    const gkey = sessionGrantKey(tool.name, pkey);
+    if (verdict.decision === 'ask' && deps.sessionGrants?.grants.includes(gkey)) approvedBy.set(index, { layer: verdict.layer, by: 'session' });
+    else if (verdict.decision === 'ask' && !deps.approvals.approved.has(pkey) && !deps.approvals.alwaysTools.has(tool.name)) {
       const request: ApprovalRequest = {
         request_id: newApprovalId(),
         session_id: deps.ctx.sessionId,
@@ -220,6 +229,7 @@ export async function* executeToolCalls(
       }
       approvedBy.set(index, { layer: verdict.layer, by: answer.by });
       deps.approvals.approved.add(pkey);
+      if (answer.decision === 'allow_session' && deps.sessionGrants && !deps.sessionGrants.grants.includes(gkey)) deps.sessionGrants.grants.push(gkey);
       if (answer.decision === 'always_allow') {
         // What "always" covers is what is saved: the exact command line for bash (already in
         // `approved` above), the whole tool otherwise. One command allowed must not allow every other.

@@ -463,6 +463,7 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
           approvals,
           maxParallel: settings.maxParallel,
           defaultBudget: settings.resultBudget,
+          sessionGrants: ctx.approvals,
           budgetCap: resultCapForWindow(settings.contextWindow, settings.resultWindowShare),
           ...(deps.onAlwaysAllow ? { onAlwaysAllow: deps.onAlwaysAllow } : {}),
           ...(deps.hooks ? { hooks: { pre: deps.hooks.PreToolUse, post: deps.hooks.PostToolUse } } : {}),

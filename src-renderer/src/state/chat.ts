@@ -4,7 +4,7 @@
  * what the session has cost. A pure reducer, so the whole event → screen mapping is unit-tested
  * without a browser.
  */
-import type { ApiEvent, ApprovalForm, RiskLevel, SessionRecord, StopReason, UsageTotals } from '../../../src-main/core/api/index.js';
+import type { ApiEvent, ApprovalDecisionKind, ApprovalForm, RiskLevel, SessionRecord, StopReason, UsageTotals } from '../../../src-main/core/api/index.js';
 import { addUsage, zeroUsage } from '../util/usage.js';
 import { sessionItems } from './transcript.js';
 
@@ -38,7 +38,7 @@ export type ChatItem =
       input: unknown;
       /** Fields to fill in (an MCP server asking for input during a call). */
       form?: ApprovalForm;
-      decision?: 'allow' | 'deny' | 'always_allow';
+      decision?: ApprovalDecisionKind;
       by?: string;
     }
   | { kind: 'notice'; id: string; level: 'info' | 'warning'; text: string }

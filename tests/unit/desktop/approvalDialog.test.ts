@@ -20,21 +20,21 @@ const req: ApprovalRequest = {
 };
 
 describe('approval dialog', () => {
-  it('names the tool, the arguments and the risk, with Allow once / Always allow / Deny and Deny as default and cancel', () => {
+  it('names the tool, the arguments and the risk, with Allow once / Allow in this conversation / Always allow / Deny and Deny as default and cancel', () => {
     const c = approvalDialogContent(req);
     expect(c.message).toBe('Agent "ops" wants to use bash');
     expect(c.detail).toContain('rm -rf ./build');
     expect(c.detail).toContain('Risk: high. Deletes a folder recursively.');
     expect(c.detail).toContain('"timeout":30');
     expect(c.detail).toContain('Run started from: schedule');
-    expect(c.buttons).toEqual(['Allow once', 'Always allow', 'Deny']);
+    expect(c.buttons).toEqual(['Allow once', 'Allow in this conversation', 'Always allow', 'Deny']);
     expect(c.buttons[c.defaultId]).toBe('Deny');
     expect(c.buttons[c.cancelId]).toBe('Deny');
     expect(c.type).toBe('warning');
   });
 
   it('maps each button to its decision, and anything else to deny', () => {
-    expect([0, 1, 2, 3, -1].map(decisionForButton)).toEqual(['allow', 'always_allow', 'deny', 'deny', 'deny']);
+    expect([0, 1, 2, 3, 4, -1].map(decisionForButton)).toEqual(['allow', 'allow_session', 'always_allow', 'deny', 'deny', 'deny']);
   });
 
   it('keeps the argument summary to one readable line', () => {

@@ -133,6 +133,31 @@ describe('agent loop', () => {
     expect(writer.calls).toHaveLength(2);
   });
 
+  it('"allow in this conversation" holds in later runs of the same session, not in a new one', async () => {
+    const asked: string[] = [];
+    const bash = testTool('bash', { readOnly: false, input: z.object({ command: z.string() }) });
+    const writer = testTool('writer', { readOnly: false });
+    fake.enqueue(tools([toolCall('bash', { command: 'npm test' }), toolCall('writer', { arg: 'a' })]), text('ok'));
+    const first = await runWith(fake, { tools: [bash, writer], faces: [face('allow_session', asked)] });
+    expect(asked).toHaveLength(2);
+    expect(first.session.context).toMatchObject({ approvals: { grants: [expect.stringMatching(/^call:bash/), 'tool:writer'] } });
+
+    // The next run of this conversation: the same command and any writer call go unasked; another command asks.
+    const later: string[] = [];
+    fake.enqueue(tools([toolCall('bash', { command: 'npm test' }), toolCall('writer', { arg: 'b' }), toolCall('bash', { command: 'rm -rf build' })]), text('ok'));
+    const second = await runWith(fake, { tools: [bash, writer], faces: [face('deny', later)], session: await first.store.load(first.session.id), store: first.store });
+    expect(later).toEqual(['bash:{"command":"rm -rf build"}']);
+    expect(bash.calls).toEqual([{ command: 'npm test' }, { command: 'npm test' }]);
+    expect(writer.calls).toHaveLength(2);
+    expect(second.events.some((e) => e.type === 'approval_request' && e.tool === 'writer')).toBe(false);
+
+    // A new conversation starts with nothing granted.
+    const fresh: string[] = [];
+    fake.enqueue(tools([toolCall('writer', { arg: 'c' })]), text('ok'));
+    await runWith(fake, { tools: [bash, writer], faces: [face('deny', fresh)] });
+    expect(fresh).toHaveLength(1);
+  });
+
   it('runs identical calls in one response once', async () => {
     const reader = testTool('reader');
     fake.enqueue(tools([toolCall('reader', { arg: 'a' }, 'd1'), toolCall('reader', { arg: 'a' }, 'd2')]), text('ok'));

@@ -70,6 +70,8 @@ describe('the approvals view', () => {
     expect(browser).toContain('title="From this page, “Always allow” holds for this run; keeping it for later runs waits for confirmation in the Rein desktop app."');
     const app = renderToStaticMarkup(<ApprovalsView pending={[approval]} onAnswer={vi.fn()} onChange={vi.fn()} />);
     expect(app).toContain('Always allow');
+    // Four answers, in this order.
+    expect([...app.matchAll(/<button[^>]*>([^<]+)<\/button>/g)].map((m) => m[1])).toEqual(['Allow once', 'Allow in this conversation', 'Always allow', 'Deny']);
     expect(app).not.toContain('holds for this run');
   });
 

@@ -67,9 +67,9 @@ describe('native approval dialog', () => {
     const [box] = dialog.open();
     expect(box).toBeDefined();
     expect(box!.window).toBe(BrowserWindow.created.at(-1));
-    expect(box!.options).toMatchObject({ message: 'Rein wants to use bash', buttons: ['Allow once', 'Always allow', 'Deny'], defaultId: 2, cancelId: 2 });
+    expect(box!.options).toMatchObject({ message: 'Rein wants to use bash', buttons: ['Allow once', 'Allow in this conversation', 'Always allow', 'Deny'], defaultId: 3, cancelId: 3 });
     expect(box!.options.signal).toBeInstanceOf(AbortSignal);
-    box!.answer(1);
+    box!.answer(2);
     await expect(answer).resolves.toEqual({ decision: 'always_allow', by: 'desktop' });
     expect(BrowserWindow.created.at(-1)!.destroyed).toBe(true);
   });
@@ -158,7 +158,7 @@ describe('native approval dialog', () => {
     await settle();
     expect(dialog.open()).toHaveLength(1);
     expect(notes.map((n) => n.title)).toEqual(['Rein asks to use file_write (high risk)']);
-    dialog.open()[0]!.answer(2);
+    dialog.open()[0]!.answer(3);
     await expect(first).resolves.toEqual({ decision: 'deny', by: 'desktop' });
     await settle();
     const next = dialog.open();

@@ -29,7 +29,7 @@ export interface ApprovalCardProps {
   onAnswer(decision: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
 }
 
-const DECISION_TEXT: Record<ApprovalDecisionKind, string> = { allow: 'Allowed once', always_allow: 'Always allowed', deny: 'Denied' };
+const DECISION_TEXT: Record<ApprovalDecisionKind, string> = { allow: 'Allowed once', allow_session: 'Allowed in this conversation', always_allow: 'Always allowed', deny: 'Denied' };
 
 export function ApprovalCard(p: ApprovalCardProps) {
   const [busy, setBusy] = useState<ApprovalDecisionKind | undefined>();
@@ -105,6 +105,9 @@ export function ApprovalCard(p: ApprovalCardProps) {
         <div className="approval-actions">
           <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')}>
             {busy === 'allow' ? 'Allowing…' : 'Allow once'}
+          </button>
+          <button type="button" disabled={busy !== undefined} onClick={() => void answer('allow_session')} title="This call, and the same call again anywhere in this conversation, without asking (bash: the same command line)">
+            {busy === 'allow_session' ? 'Allowing…' : 'Allow in this conversation'}
           </button>
           <button type="button" disabled={busy !== undefined} onClick={() => void answer('always_allow')} {...(p.alwaysNote ? { title: p.alwaysNote } : {})}>
             {busy === 'always_allow' ? 'Saving…' : 'Always allow'}
