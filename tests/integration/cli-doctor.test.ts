@@ -56,6 +56,24 @@ describe('rein doctor', () => {
     expect(check(r.stdout, 'home')).toMatchObject({ status: 'warn', hint: `chmod 700 ${w.home}: it holds sessions, memory and tokens` });
   });
 
+  it('warns about a schedule whose time passed with no run since (launchd did not start it)', async () => {
+    const agents = await mkdtemp(join(tmpdir(), 'rein-la-'));
+    const w = await world({ REIN_SCHEDULE_BACKEND: 'launchd', REIN_LAUNCH_AGENTS_DIR: agents });
+    const store = new ScheduleStore(w.home);
+    const s = await store.create({ cron: '0 9 * * *', prompt: 'check CI', agent: 'default' });
+    await writeFile(join(agents, `dev.rein.schedule.${s.id}.plist`), '<plist/>\n');
+    // Fresh: nothing missed yet.
+    expect(check((await rein(['doctor', '--json'], w)).stdout, 'schedules')).toMatchObject({ status: 'ok' });
+    // Set up three days ago and never run since: its 09:00 went by.
+    const file = join(w.home, 'schedules.json');
+    const stored = JSON.parse(await (await import('node:fs/promises')).readFile(file, 'utf8'));
+    stored.schedules[0].created_at = stored.schedules[0].updated_at = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    await writeFile(file, JSON.stringify(stored, null, 2));
+    const r = await rein(['doctor', '--json'], w);
+    expect(r.code).toBe(0); // a warning, not a failure
+    expect(check(r.stdout, 'schedules')).toMatchObject({ status: 'warn', message: expect.stringContaining(`missed with no run since: ${s.id} (due `), hint: expect.stringContaining('rein schedule run ID') });
+  });
+
   it('--online also asks the model once and connects each enabled MCP server, saying which did not come up', async () => {
     const fake = await startFakeAnthropic();
     try {

@@ -11,7 +11,7 @@ import type { GlobalConfig } from '../../core/config/schema.js';
 import { daemonRequest } from '../../core/daemon/client.js';
 import { runningDaemon } from '../../core/daemon/daemonFile.js';
 import { errorMessage, isReinError } from '../../core/errors.js';
-import { checkCron } from '../../core/schedule/cronCheck.js';
+import { checkCron, missedFireTime } from '../../core/schedule/cronCheck.js';
 import { Schedules } from '../../core/schedule/schedules.js';
 import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleLogsDir, type Schedule } from '../../core/schedule/store.js';
 import { notePendingIndex } from '../../core/search/pendingIndex.js';
@@ -211,15 +211,10 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
     if (!schedule.enabled) return skip('skipped: the schedule is disabled');
     const cron = checkCron(schedule.cron);
     if (!cron.isDue(now)) {
-      // Times missed since the schedule last ran or was set (an edit or enable starts afresh).
-      const since = Math.max(Date.parse(schedule.last_run?.at ?? schedule.created_at), Date.parse(schedule.updated_at));
-      const missed = cron
-        .next(new Date(since), 2_000)
-        .map((d) => d.getTime())
-        .filter((t) => t > since && t < now.getTime() - 60_000)
-        .at(-1);
+      // A time missed since the schedule last ran or was set (an edit or enable starts afresh).
+      const missed = missedFireTime(schedule, now, 60_000);
       if (missed === undefined) return skip(`skipped: ${localTime(now)} is not a time of "${schedule.cron}" and no run was missed`);
-      note = `catching up: launchd started this run on wake; it was due at ${localTime(new Date(missed))} while the Mac slept (missed runs run once)`;
+      note = `catching up: launchd started this run on wake or at login; it was due at ${localTime(missed)} while the Mac slept or was off (missed runs run once)`;
     }
   }
 

@@ -21,6 +21,7 @@ import { resolveModelAccess } from '../runtime/runtime.js';
 import { scheduleBackend } from '../schedule/backend.js';
 import { resolveLaunchAgentsDir } from '../schedule/launchctl.js';
 import { launchdPlistPath } from '../schedule/launchdPlist.js';
+import { missedFireTime } from '../schedule/cronCheck.js';
 import { ScheduleStore } from '../schedule/store.js';
 import { pendingFile } from '../search/pendingIndex.js';
 import { testModelConnection } from '../service/connectionTest.js';
@@ -191,6 +192,15 @@ async function scheduleCheck(o: DoctorOptions, config: GlobalConfig, platform: N
   const missing = enabled.filter((s) => !existsSync(launchdPlistPath(dir, s.id))).map((s) => s.id);
   if (missing.length > 0) {
     return fail('schedules', `no launchd job for ${missing.join(', ')} in ${dir}`, `rein schedule disable ID then rein schedule enable ID writes the job again`);
+  }
+  // A time that passed (more than 10 minutes ago) with no run since: launchd did not start the job.
+  const now = new Date();
+  const late = enabled.flatMap((s) => {
+    const at = missedFireTime(s, now, 10 * 60_000);
+    return at ? [`${s.id} (due ${at.toISOString()})`] : [];
+  });
+  if (late.length > 0) {
+    return warn('schedules', `missed with no run since: ${late.join(', ')}`, 'rein schedule logs ID shows the last runs; launchd catches a missed time up at the next wake or login, or run it now: rein schedule run ID');
   }
   return ok('schedules', `${enabled.length} of ${list.length} enabled, each with its launchd job in ${dir}`);
 }

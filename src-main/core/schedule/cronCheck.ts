@@ -26,3 +26,18 @@ export function checkCron(expr: string): CheckedCron {
     isDue: (at) => isDue(cron, at),
   };
 }
+
+/**
+ * The first fire time a schedule has let pass: after its last run, or its last change (an edit or
+ * enable starts afresh), whichever is later, and more than `graceMs` before `now`. Undefined when none
+ * was missed. Used for launchd's catch-ups and by `rein doctor`.
+ */
+export function missedFireTime(
+  schedule: { cron: string; created_at: string; updated_at: string; last_run?: { at: string } },
+  now: Date,
+  graceMs: number,
+): Date | undefined {
+  const since = Math.max(Date.parse(schedule.last_run?.at ?? schedule.created_at), Date.parse(schedule.updated_at));
+  const first = checkCron(schedule.cron).next(new Date(since), 1)[0];
+  return first && first.getTime() < now.getTime() - graceMs ? first : undefined;
+}

@@ -13,6 +13,7 @@ import {
   type ParsedCron,
 } from '../../../src-main/core/schedule/cron.js';
 import { CORPUS, UNREPRESENTABLE } from './corpus.js';
+import { checkCron, missedFireTime } from '../../../src-main/core/schedule/cronCheck.js';
 
 const parse = (expr: string): ParsedCron => {
   const r = parseCron(expr);
@@ -273,5 +274,30 @@ describe('time zones and the helpers', () => {
       '2028-02-29T00:00:00.000Z',
       '2032-02-29T00:00:00.000Z',
     ]);
+  });
+});
+
+describe('missedFireTime', () => {
+  const at = (iso: string) => new Date(iso);
+  const daily9 = { cron: '0 9 * * *', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+
+  it('is the first fire time after the last run, or the last change, that is past the grace', () => {
+    const now = at('2026-01-03T12:00:00.000Z');
+    // Nothing ever ran: the first 09:00 after creation was missed (local time, so compare by the cron).
+    const first = missedFireTime(daily9, now, 60_000)!;
+    expect(first.getTime()).toBeGreaterThan(Date.parse(daily9.created_at));
+    expect(first.getMinutes()).toBe(0);
+    expect(first.getHours()).toBe(9);
+    // Ran after it: only a later time can be missed; ran just now: none.
+    expect(missedFireTime({ ...daily9, last_run: { at: now.toISOString() } }, now, 60_000)).toBeUndefined();
+    // Changed just now: an edit starts afresh.
+    expect(missedFireTime({ ...daily9, updated_at: now.toISOString() }, now, 60_000)).toBeUndefined();
+  });
+
+  it('leaves a time inside the grace alone', () => {
+    const due = checkCron('*/5 * * * *').next(at('2026-01-03T12:00:30.000Z'), 1)[0]!;
+    const s = { cron: '*/5 * * * *', created_at: '2026-01-03T12:00:30.000Z', updated_at: '2026-01-03T12:00:30.000Z' };
+    expect(missedFireTime(s, new Date(due.getTime() + 30_000), 60_000)).toBeUndefined();
+    expect(missedFireTime(s, new Date(due.getTime() + 90_000), 60_000)).toEqual(due);
   });
 });
