@@ -4,10 +4,11 @@
  * `<REIN_HOME>/secrets/mcp-oauth/<server>.enc`, 0600 in a 0700 folder, written atomically. The CLI,
  * which has no keychain, keeps the same entry as plain JSON beside it (`<server>.json`, core/mcp/oauth.ts).
  *
- * A sign-in made with `rein mcp login` is picked up: the newer of the two entries is read, and the
- * first save moves it into the sealed file (the plain one is removed, so no token stays readable on
- * disk). The CLI then no longer sees that sign-in and asks for its own. An entry the keychain cannot
- * open (another user's, a damaged file) counts as none: the next sign-in writes a new one.
+ * A sign-in made with `rein mcp login` is picked up: the newer of the two entries is read. A save writes
+ * the sealed file, and updates the CLI's plain file too when there is one — the person chose to sign in
+ * from the terminal, which keeps plain files, and a refresh that rotated the tokens would otherwise
+ * leave the CLI with dead ones. No plain file is ever made here. An entry the keychain cannot open
+ * (another user's, a damaged file) counts as none: the next sign-in writes a new one.
  *
  * When the system offers no real encryption (see keychain.ts: none at all, or Linux's basic_text),
  * the app keeps the plain files as the CLI does, and says so in its log.
@@ -61,7 +62,7 @@ export function sealedTokenStore(home: string, server: string, cipher: StringCip
       await mkdir(join(home, 'secrets'), { recursive: true, mode: 0o700 });
       await mkdir(oauthDir(home), { recursive: true, mode: 0o700 });
       await atomicWriteFile(file, sealed, { mode: 0o600, followSymlinks: false });
-      await rm(oauthFile(home, server), { force: true });
+      if (existsSync(oauthFile(home, server))) await plain.write(value);
     },
     async remove() {
       await Promise.all([rm(file, { force: true }), plain.remove()]);

@@ -60,23 +60,30 @@ describe('the desktop MCP token store (safeStorage)', () => {
     await expect(store.read()).resolves.toBeUndefined();
   });
 
-  it('picks up a sign-in made with `rein mcp login`, moves it into the sealed file, and takes a newer CLI sign-in over an older sealed one', async () => {
+  it('picks up a sign-in made with `rein mcp login`, keeps the CLI\'s copy current, and takes a newer CLI sign-in over an older sealed one', async () => {
     const cli = fileTokenStore(home, 'wiki');
     await cli.write(entry('from-cli', '2026-01-01T00:00:00.000Z'));
     const store = sealedTokenStore(home, 'wiki', safeStorageCipher('darwin'));
     expect(store.exists?.()).toBe(true);
     await expect(store.read()).resolves.toMatchObject({ tokens: { access_token: 'from-cli' } });
 
-    // The app refreshes the tokens: they are saved sealed and no plain copy stays on disk.
+    // The app refreshes the tokens: saved sealed, and the CLI's own file gets them too (a rotated
+    // refresh token would leave the terminal with dead ones otherwise).
     await store.write(entry('refreshed', '2026-01-02T00:00:00.000Z'));
-    expect(existsSync(oauthFile(home, 'wiki'))).toBe(false);
     await expect(store.read()).resolves.toMatchObject({ tokens: { access_token: 'refreshed' } });
+    await expect(cli.read()).resolves.toMatchObject({ tokens: { access_token: 'refreshed' } });
 
     // Someone signs in again from the terminal: the newer entry wins.
     await cli.write(entry('cli-again', '2026-01-03T00:00:00.000Z'));
     await expect(store.read()).resolves.toMatchObject({ tokens: { access_token: 'cli-again' } });
     await cli.write(entry('cli-older', '2025-12-31T00:00:00.000Z'));
     await expect(store.read()).resolves.toMatchObject({ tokens: { access_token: 'refreshed' } });
+  });
+
+  it('never makes a plain copy when the CLI has none', async () => {
+    await sealedTokenStore(home, 'docs', safeStorageCipher('darwin')).write(entry('app-only', '2026-01-01T00:00:00.000Z'));
+    expect(existsSync(sealedOAuthFile(home, 'docs'))).toBe(true);
+    expect(existsSync(oauthFile(home, 'docs'))).toBe(false);
   });
 
   it('counts an entry the keychain cannot open as none, and says so', async () => {
