@@ -3,6 +3,7 @@
  * lists, ranges, the OR day rule and its degenerate forms, Feb 29, days 29–31 in short months, macros
  * and large expansions. `dicts` is the StartCalendarInterval length each must produce.
  */
+import { nextRuns, type ParsedCron } from '../../../src-main/core/schedule/cron.js';
 export interface CorpusEntry {
   expr: string;
   dicts: number;
@@ -83,3 +84,18 @@ export const UNREPRESENTABLE: readonly { expr: string; reason: 'unrepresentable'
   { expr: '0-58 0-22 1-8 * *', reason: 'too_many' },
   { expr: '0-29 0-22 1-15 * *', reason: 'too_many' },
 ];
+
+/** croner's fire times from start (inclusive) to end (exclusive), in UTC. */
+export function cronerTimes(cron: ParsedCron, startMs: number, endMs: number): number[] {
+  const out: number[] = [];
+  let cursor = new Date(startMs - 1000);
+  for (;;) {
+    const batch = nextRuns(cron, cursor, 5000, 'UTC');
+    for (const d of batch) {
+      if (d.getTime() >= endMs) return out;
+      out.push(d.getTime());
+    }
+    if (batch.length < 5000) return out;
+    cursor = batch[batch.length - 1]!;
+  }
+}

@@ -12,7 +12,7 @@ import {
   wallClock,
   type ParsedCron,
 } from '../../../src-main/core/schedule/cron.js';
-import { CORPUS, UNREPRESENTABLE } from './corpus.js';
+import { CORPUS, cronerTimes, UNREPRESENTABLE } from './corpus.js';
 import { checkCron, missedFireTime } from '../../../src-main/core/schedule/cronCheck.js';
 
 const parse = (expr: string): ParsedCron => {
@@ -185,20 +185,6 @@ function yearOfMinutes(startMs: number, minutes: number) {
   return fields;
 }
 
-/** croner's fire times from start (inclusive) to end (exclusive), in UTC. */
-export function cronerTimes(cron: ParsedCron, startMs: number, endMs: number): number[] {
-  const out: number[] = [];
-  let cursor = new Date(startMs - 1000);
-  for (;;) {
-    const batch = nextRuns(cron, cursor, 5000, 'UTC');
-    for (const d of batch) {
-      if (d.getTime() >= endMs) return out;
-      out.push(d.getTime());
-    }
-    if (batch.length < 5000) return out;
-    cursor = batch[batch.length - 1]!;
-  }
-}
 
 describe('isDue and nextRuns agree with croner over a year', () => {
   const start = Date.UTC(2027, 10, 15); // includes Feb 29, 2028

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isReinError } from '../../../src-main/core/errors.js';
-import { isDue, nextRuns, parseCron, type ParsedCron } from '../../../src-main/core/schedule/cron.js';
+import { isDue, parseCron, type ParsedCron } from '../../../src-main/core/schedule/cron.js';
 import { intervalMatches, launchdFires, simulateLaunchd } from '../../../src-main/core/schedule/launchdCalendar.js';
 import {
   MAX_CALENDAR_INTERVALS,
@@ -18,7 +18,7 @@ import {
   serializePlist,
   type CalendarInterval,
 } from '../../../src-main/core/schedule/launchdPlist.js';
-import { CORPUS, UNREPRESENTABLE } from './corpus.js';
+import { CORPUS, cronerTimes, UNREPRESENTABLE } from './corpus.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'schedule');
 const PREFIX = ['/Applications/Rein.app/Contents/MacOS/Rein', '--headless'];
@@ -177,20 +177,6 @@ describe('StartCalendarInterval expansion', () => {
   });
 });
 
-/** The cron's fire times (classic semantics, croner) in [start, end), UTC. */
-function cronTimes(cron: ParsedCron, startMs: number, endMs: number): number[] {
-  const out: number[] = [];
-  let cursor = new Date(startMs - 1000);
-  for (;;) {
-    const batch = nextRuns(cron, cursor, 5000, 'UTC');
-    for (const d of batch) {
-      if (d.getTime() >= endMs) return out;
-      out.push(d.getTime());
-    }
-    if (batch.length < 5000) return out;
-    cursor = batch[batch.length - 1]!;
-  }
-}
 
 function firstDifference(a: readonly number[], b: readonly number[]): string | null {
   const n = Math.max(a.length, b.length);
@@ -214,7 +200,7 @@ describe('the plist fires exactly when the cron does (400 days, simulated launch
     const xml = buildLaunchdPlist({ id: 'a1b2c3d4', cron, programPrefix: PREFIX, reinHome: HOME }).xml;
     const dicts = plistCalendarIntervals(parsePlist(xml));
     const fired = simulateLaunchd(dicts, new Date(start), DAYS);
-    const due = cronTimes(cron, start, end);
+    const due = cronerTimes(cron, start, end);
     expect(due.length).toBeGreaterThan(0);
     expect(fired.length).toBe(due.length);
     expect(firstDifference(fired, due)).toBeNull();
