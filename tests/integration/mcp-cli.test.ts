@@ -7,10 +7,10 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile, mkdir } from 'node:fs/promises';
-import { cliWorld, rein } from '../support/cli.js';
+import { cliWorld, rein, startRein } from '../support/cli.js';
 import type { FakeAnthropic } from '../support/fakeAnthropic.js';
 import { text, toolCall, tools } from '../support/fakeAnthropic.js';
-import { startFakeMcpOAuth, type FakeOAuth } from '../support/fakeMcpOAuth.js';
+import { followAuthorization, startFakeMcpOAuth, type FakeOAuth } from '../support/fakeMcpOAuth.js';
 import { useLeakCheck } from '../support/leaks.js';
 import { EVERYTHING_BIN, startEverythingHttp, startSdkServer, type ChildServer, type SdkServer } from '../support/mcpPeers.js';
 
@@ -146,15 +146,26 @@ describe('rein mcp login (OAuth)', () => {
     expect((await rein(['mcp', 'login', 'nothere'], { env: world.env, cwd: world.cwd })).code).toBe(2);
   });
 
-  it('with no browser at all (no $BROWSER, no display), a server that grants at once is followed directly', async () => {
+  it('with no browser at all, the URL is printed for the person and Rein never requests it, even from a server that grants at once', async () => {
     oauth = await startFakeMcpOAuth();
-    const env = { ...world.env };
-    delete env.BROWSER;
-    delete env.DISPLAY;
-    delete env.WAYLAND_DISPLAY;
-    const r = await rein(['mcp', 'call', oauth.url, 'whoami'], { env, cwd: world.cwd });
+    // A $BROWSER that opens nothing: no platform opener is tried, on any machine.
+    const { child, done } = startRein(['mcp', 'call', oauth.url, 'whoami'], { env: { ...world.env, BROWSER: 'false' }, cwd: world.cwd });
+    let stderr = '';
+    const url = await new Promise<URL>((resolve, reject) => {
+      child.stderr!.on('data', (d: string) => {
+        stderr += d;
+        const m = /No browser could be started\. To sign in, open this address in a browser \(waiting up to 5 minutes\):\n {2}(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)\n/.exec(stderr);
+        if (m) resolve(new URL(m[1]!));
+      });
+      child.on('close', () => reject(new Error(`rein ended before printing the URL: ${stderr}`)));
+    });
+    expect(stderr).toMatch(/If it does not open, visit:\n {2}http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+    // Nothing has been to the authorization endpoint: nobody is signed in until the person opens the page.
+    expect(oauth.authorizations).toEqual([]);
+    await followAuthorization(url);
+    const r = await done;
     expect(r).toMatchObject({ code: 0, stdout: `client ${oauth.registrations[0]!.client_id}\n` });
-    expect(r.stderr).toMatch(/If it does not open, visit:\n {2}http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+    expect(oauth.authorizations).toHaveLength(1);
   });
 
   it('a URL that asks for a sign-in gets one for the one command, and nothing is written', async () => {

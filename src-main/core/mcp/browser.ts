@@ -5,10 +5,11 @@
  * is added at the end), else the platform's opener (`open`, `xdg-open` (only with a display),
  * `start`). The URL is always printed too, for a terminal without a browser.
  *
- * When no browser could be started at all, the authorization URL is fetched here, without cookies: an
- * authorization server that grants without asking anybody (a test server, a pre-approved client)
- * redirects straight back to Rein's loopback address, and that redirect is followed; any other answer
- * (a login page) waits for the person, who has the printed URL.
+ * When no browser could be started (no `$BROWSER`, no display, no opener, a server or a container),
+ * the URL is printed again for the person to open, and that is all: Rein never requests the
+ * authorization URL itself. An authorization server may grant without asking anybody (a pre-approved
+ * client, a session cookie it trusts); a page fetched by Rein would then sign in with nobody having
+ * looked at it. Tests stand in for the person with a `$BROWSER` of their own (tests/support/browserFetch.mjs).
  */
 import { spawn } from 'node:child_process';
 
@@ -51,34 +52,11 @@ function tryCommand(command: string, url: string): Promise<boolean> {
   });
 }
 
-/** Follows the authorization URL's redirects while they stay off Rein's callback, then delivers the callback. */
-async function grantWithoutBrowser(url: URL): Promise<boolean> {
-  const redirect = url.searchParams.get('redirect_uri');
-  if (!redirect) return false;
-  let current = url;
-  for (let hop = 0; hop < 5; hop++) {
-    const res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(15_000) }).catch(() => undefined);
-    if (!res) return false;
-    await res.body?.cancel().catch(() => undefined);
-    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
-    if (!location) return false;
-    const next = new URL(location, current);
-    if (`${next.origin}${next.pathname}` === redirect.replace(/\/$/, '') || next.href.startsWith(redirect)) {
-      await fetch(next, { signal: AbortSignal.timeout(15_000) })
-        .then((r) => r.body?.cancel())
-        .catch(() => undefined);
-      return true;
-    }
-    current = next;
-  }
-  return false;
-}
-
 export function browserOpener(env: NodeJS.ProcessEnv, stderr: OpenerOutput): (url: URL) => Promise<void> {
   return async (url) => {
     stderr.write(`Opening your browser to sign in. If it does not open, visit:\n  ${url.href}\n`);
     if (await startBrowser(url, env)) return;
-    if (!(await grantWithoutBrowser(url))) stderr.write('No browser could be started; open the URL above to go on (waiting up to 5 minutes).\n');
+    stderr.write(`No browser could be started. To sign in, open this address in a browser (waiting up to 5 minutes):\n  ${url.href}\n`);
   };
 }
 
