@@ -21,6 +21,7 @@ Usage:
   rein ax apps|snapshot|find|click|set-value|get-value|press|scroll|type|wait-for|annotate|permissions   other apps' UI (rein ax --help)
   rein mcp serve|add|remove|import|list|tools|call|login …   MCP: Rein's tools as a server, the servers agents use (rein mcp --help)
   rein doctor [--json]          check config, key, agents, schedules, daemon, helpers (nothing changed)
+  rein trust [FOLDER] [--yes] | --list | --revoke [FOLDER]   trust a folder's .rein/config.yaml (rein trust --help)
   rein --help | --version
 
 rein run options:
@@ -54,6 +55,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   schedule: async () => (await import('./commands/schedule.js')).scheduleCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
+  trust: async () => (await import('./commands/trust.js')).trustCommand,
 };
 
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {

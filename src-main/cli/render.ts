@@ -1,9 +1,12 @@
 /**
  * How `rein run` shows a run: the answer streams on stdout, tool activity and notices go to stderr
  * (so `rein run … > answer.txt` captures just the answer), or, with --json, one event per line.
+ * The stderr lines carry text from tool calls (a command, its output): it goes through visibleText, so
+ * an ESC or CR in a command cannot rewrite what the terminal shows. The answer on stdout stays exact.
  */
 import type { Writable } from 'node:stream';
 import type { ReinEvent } from '../core/api/events.js';
+import { visibleText } from '../core/api/visibleText.js';
 
 export interface Renderer {
   event(ev: ReinEvent): void;
@@ -22,6 +25,7 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
     if (!atLineStart && out === err) out.write('\n');
     err.write(`${s}\n`);
   };
+  const v = (s: string) => visibleText(s);
   const endText = () => {
     if (!atLineStart) {
       out.write('\n');
@@ -39,17 +43,17 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           break;
         case 'tool_call_start':
           endText();
-          line(dim(`▸ ${ev.tool} ${ev.summary}`));
+          line(dim(`▸ ${v(ev.tool)} ${v(ev.summary)}`));
           break;
         case 'tool_progress':
           endText();
-          line(dim(`  … ${ev.tool}: ${firstLine(ev.message)}`));
+          line(dim(`  … ${v(ev.tool)}: ${v(firstLine(ev.message))}`));
           break;
         case 'tool_call_end':
-          line(ev.ok ? dim(`  ✓ ${ev.tool} (${(ev.duration_ms / 1000).toFixed(1)} s)${ev.saved_to ? ` — full result in ${ev.saved_to}` : ''}`) : red(`  ✗ ${ev.tool}: ${firstLine(ev.preview)}`));
+          line(ev.ok ? dim(`  ✓ ${v(ev.tool)} (${(ev.duration_ms / 1000).toFixed(1)} s)${ev.saved_to ? ` — full result in ${v(ev.saved_to)}` : ''}`) : red(`  ✗ ${v(ev.tool)}: ${v(firstLine(ev.preview))}`));
           break;
         case 'approval_response':
-          if (ev.by !== 'terminal') line(dim(`  approval: ${ev.decision} (${ev.by})`));
+          if (ev.by !== 'terminal') line(dim(`  approval: ${ev.decision} (${v(ev.by)})`));
           break;
         case 'retry':
           // A retry can come mid-sentence: break the line only when both streams share one terminal,
@@ -64,7 +68,7 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           line(dim(`… ${ev.detector}: ${ev.action === 'force_stop' ? 'stopping the loop' : 'nudging the model'}`));
           break;
         case 'notice':
-          line(ev.level === 'warning' ? red(`warning: ${ev.message}`) : dim(ev.message));
+          line(ev.level === 'warning' ? red(`warning: ${visibleText(ev.message, { keepNewlines: true })}`) : dim(visibleText(ev.message, { keepNewlines: true })));
           break;
         case 'error':
           endText();

@@ -77,7 +77,7 @@ export function createDialogApprovalFace(opts: DialogFaceOptions): ApprovalFace 
       const { response } = await dialog.showMessageBox(host, { ...approvalDialogContent(req), signal });
       // An aborted box resolves as if cancelled: that is not the person saying no.
       if (signal.aborted) throw new Withdrawn();
-      return { decision: decisionForButton(response), by: DIALOG_FACE_NAME };
+      return { decision: decisionForButton(response, req), by: DIALOG_FACE_NAME };
     } finally {
       if (!host.isDestroyed()) host.destroy();
     }

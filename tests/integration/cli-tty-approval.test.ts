@@ -57,10 +57,15 @@ describe.skipIf(!hasScript)('approval at the terminal (pseudo-terminal via scrip
     const { readdirSync } = await import('node:fs');
     const dir = join(home, 'sessions');
     const file = readdirSync(dir).find((n) => n.endsWith('.json'))!;
-    expect(JSON.parse(readFileSync(join(dir, file), 'utf8')).context.approvals).toEqual({ grants: ['tool:file_write'] });
+    // The grant is that one path, signed with Rein's own key (secrets/grants.key).
+    const grants = JSON.parse(readFileSync(join(dir, file), 'utf8')).context.approvals.grants as string[];
+    expect(grants).toHaveLength(1);
+    expect(grants[0]).toMatch(/^v2:[0-9a-f]{64}:/);
+    expect(JSON.parse(grants[0]!.slice(68))).toEqual({ tool: 'file_write', path: join(cwd, 'session.txt') });
+    expect(existsSync(join(home, 'secrets', 'grants.key'))).toBe(true);
   });
 
-  it('a ("always") saves the exact command to allowed_commands, keeping comments, and the next run does not ask', async () => {
+  it('a ("always") saves the exact command in its folder to permissions.grants, keeping comments, and the next run there does not ask', async () => {
     const dirs = await tempHome();
     const { mkdir, writeFile } = await import('node:fs/promises');
     await mkdir(dirs.home, { recursive: true });
@@ -71,11 +76,24 @@ describe.skipIf(!hasScript)('approval at the terminal (pseudo-terminal via scrip
     const config = readFileSync(join(dirs.home, 'config.yaml'), 'utf8');
     expect(config).toContain('# my settings');
     expect(config).toContain('# keep runs short');
-    expect(config).toMatch(/allowed_commands:[\s\S]*touch always.txt/);
+    expect(config).toMatch(/grants:[\s\S]*command: touch always.txt[\s\S]*cwd: /);
+    expect(config).not.toMatch(/allowed_commands/);
     fake.enqueue(tools([toolCall('bash', { command: 'touch always.txt' })]), text('Again.'));
     const second = await runInTerminal('touch it again', 'n', dirs);
     expect(second.answered).toBe(false);
     expect(second.code).toBe(0);
+  });
+
+  it('shows a command’s ESC and CR as visible escapes: the prompt cannot be painted over with another command', async () => {
+    // Cursor up, erase the line, back to its start, then a harmless-looking `ls`: raw, the terminal
+    // would show only `ls` where the real command was.
+    fake.enqueue(tools([toolCall('bash', { command: 'touch hidden.txt\x1b[1A\x1b[2K\rls' })]), text('Not run.'));
+    const { code, screen, cwd, answered } = await runInTerminal('list files', 'n');
+    expect(answered).toBe(true);
+    expect(code).toBe(0);
+    expect(screen).toContain('[approval] bash: $ touch hidden.txt\\x1b[1A\\x1b[2K\\rls');
+    expect(screen).not.toContain('\x1b[1A\x1b[2K');
+    expect(existsSync(join(cwd, 'hidden.txt'))).toBe(false);
   });
 
   it('n at the prompt denies it and the model hears so', async () => {

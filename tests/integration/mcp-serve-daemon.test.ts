@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src-main/core/api/events.js';
 import { REIN_BIN } from '../support/cli.js';
@@ -108,23 +109,25 @@ describe('POST /approvals/ask', () => {
   });
 });
 
+/** `rein mcp serve` for this daemon's REIN_HOME, and a client connected to it (`prepare` runs before it connects). */
+async function serve(t: TestDaemon, client = new Client({ name: 'no-forms', version: '1' }), prepare?: (c: Client) => void) {
+  const userHome = join(t.cwd, '..', 'user');
+  await mkdir(userHome, { recursive: true });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [REIN_BIN, 'mcp', 'serve'],
+    env: { PATH: process.env.PATH ?? '', HOME: userHome, REIN_HOME: t.home, LANG: 'C.UTF-8' },
+    cwd: t.cwd,
+    stderr: 'pipe',
+  });
+  prepare?.(client);
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
 describe('rein mcp serve asks the running daemon', () => {
-  async function serve(t: TestDaemon) {
-    const userHome = join(t.cwd, '..', 'user');
-    await mkdir(userHome, { recursive: true });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [REIN_BIN, 'mcp', 'serve'],
-      env: { PATH: process.env.PATH ?? '', HOME: userHome, REIN_HOME: t.home, LANG: 'C.UTF-8' },
-      cwd: t.cwd,
-      stderr: 'pipe',
-    });
-    // No elicitation capability: the question has to go to the daemon's desk.
-    const client = new Client({ name: 'no-forms', version: '1' });
-    await client.connect(transport);
-    clients.push(client);
-    return client;
-  }
+  // Without an elicitation capability the question has to go to the daemon's desk.
 
   const pending = async (t: TestDaemon) => {
     const list = await eventually(async () => {
@@ -157,23 +160,137 @@ describe('rein mcp serve asks the running daemon', () => {
     expect(audit.filter((l) => l.source === 'mcp').map((l) => [l.decision, l.approved_by])).toEqual(expect.arrayContaining([['allow', 'daemon']]));
   });
 
-  it('"always allow" answered in the app is saved for the next call; over HTTP it holds for that call only', async () => {
+  const textOf = (r: unknown): string => ((r as { content: Array<{ type: string; text?: string }> }).content.find((c) => c.type === 'text')?.text ?? '');
+  const configText = (t: TestDaemon) => readFile(join(t.home, 'config.yaml'), 'utf8').catch(() => '(none)');
+
+  it('"always allow" over the desk runs the call, holds for the connection, and becomes a pending change for the app', async () => {
+    const t = await daemon();
+    const before = await configText(t);
+    const app = t.daemon.service.attachClient('desktop');
+    try {
+      const client = await serve(t);
+      const first = client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
+      const q = await pending(t);
+      await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'always_allow' } });
+      const r = await first;
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(existsSync(join(t.cwd, 'always.txt'))).toBe(true);
+      expect(textOf(r)).toMatch(/\[rein\] "always allow" holds for this MCP connection\. Always allow "default": this raises permissions .*Nothing is changed until a person confirms it in the Rein desktop app/);
+      expect(await configText(t)).toBe(before);
+      const changes = (await http(t, 'GET', '/changes')).json.changes;
+      // The grant the daemon's runtime would save for this call (its shape is grants.ts's).
+      expect(changes).toEqual([
+        expect.objectContaining({ kind: 'always_allow', agent: 'default', requested_by: 'mcp_serve', raises: [{ field: expect.stringMatching(/^permissions\./), change: expect.stringContaining('touch always.txt') }] }),
+      ]);
+      expect(JSON.stringify(changes[0].request)).toContain('touch always.txt');
+      // The same call again on this connection runs without a question.
+      const again = await client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
+      expect(again.isError, textOf(again)).toBeFalsy();
+      expect((await http(t, 'GET', '/approvals')).json.approvals).toEqual([]);
+      // A new connection asks again, until a person confirms the change in the app.
+      const other = await serve(t);
+      const asking = other.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
+      const q2 = await pending(t);
+      await http(t, 'POST', '/approval', { body: { request_id: q2.request_id, decision: 'deny' } });
+      expect((await asking).isError).toBe(true);
+      await t.daemon.service.answerChange({ change_id: changes[0].change_id, decision: 'apply' }, 'desktop');
+      expect(await configText(t)).toContain('touch always.txt');
+      expect((await other.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } })).isError).toBeFalsy();
+      expect((await http(t, 'GET', '/approvals')).json.approvals).toEqual([]);
+    } finally {
+      app.dispose();
+    }
+  });
+
+  it('"always allow" answered in the app’s own window is a pending change too: rein mcp serve never writes config.yaml', async () => {
+    const t = await daemon();
+    const app = t.daemon.service.attachClient('desktop');
+    try {
+      const client = await serve(t);
+      const first = client.callTool({ name: 'bash', arguments: { command: 'touch in-app.txt' } });
+      const q = await pending(t);
+      t.daemon.service.answerApproval({ request_id: q.request_id, decision: 'always_allow' }, 'desktop');
+      expect((await first).isError).toBeFalsy();
+      expect(await configText(t)).toBe('(none)');
+      const changes = (await http(t, 'GET', '/changes')).json.changes;
+      expect(changes).toEqual([expect.objectContaining({ kind: 'always_allow', requested_by: 'mcp_serve' })]);
+      expect(JSON.stringify(changes[0].request)).toContain('touch in-app.txt');
+    } finally {
+      app.dispose();
+    }
+  });
+
+  it('without the desktop app, the result says a person must confirm it there and how to add it by hand', async () => {
     const t = await daemon();
     const client = await serve(t);
-    // A token holder's "always allow" raises permissions: the call runs, nothing is saved.
-    const first = client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
+    const first = client.callTool({ name: 'bash', arguments: { command: 'touch headless.txt' } });
     const q = await pending(t);
     await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'always_allow' } });
-    expect((await first).isError).toBeFalsy();
-    expect(await readFile(join(t.home, 'config.yaml'), 'utf8').catch(() => '')).not.toContain('touch always.txt');
-    // So the next call asks again; answered in the desktop window, the grant is saved.
-    const second = client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
-    const q2 = await pending(t);
-    t.daemon.service.answerApproval({ request_id: q2.request_id, decision: 'always_allow' }, 'desktop');
-    expect((await second).isError).toBeFalsy();
-    expect(await readFile(join(t.home, 'config.yaml'), 'utf8')).toMatch(/allowed_commands:\s*\n\s*- touch always.txt/);
-    const again = await client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
-    expect(again.isError).toBeFalsy();
+    const r = await first;
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(textOf(r)).toContain('[rein] "always allow" holds for this MCP connection only.');
+    expect(textOf(r)).toContain('a person must confirm it in the Rein desktop app, which is not running. Nothing was changed.');
+    expect(textOf(r)).toMatch(new RegExp(`To make the change yourself, add .*touch headless\\.txt.* to permissions\\.\\w+ in ${join(t.home, 'config.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(await configText(t)).toBe('(none)');
+    expect((await http(t, 'GET', '/changes')).json.changes).toEqual([]);
+    expect((await client.callTool({ name: 'bash', arguments: { command: 'touch headless.txt' } })).isError).toBeFalsy();
     expect((await http(t, 'GET', '/approvals')).json.approvals).toEqual([]);
+  });
+
+  it('"always allow" from a client’s own form goes to the running daemon as a pending change too', async () => {
+    const t = await daemon();
+    const app = t.daemon.service.attachClient('desktop');
+    try {
+      let asked = 0;
+      const client = await serve(t, new Client({ name: 'forms', version: '1' }, { capabilities: { elicitation: { form: {} } } }), (c) =>
+        c.setRequestHandler(ElicitRequestSchema, async () => {
+          asked++;
+          return { action: 'accept', content: { decision: 'always_allow' } };
+        }),
+      );
+      const r = await client.callTool({ name: 'bash', arguments: { command: 'touch by-form.txt' } });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(textOf(r)).toContain('Nothing is changed until a person confirms it in the Rein desktop app');
+      expect(await configText(t)).toBe('(none)');
+      const changes = (await http(t, 'GET', '/changes')).json.changes;
+      expect(changes).toEqual([expect.objectContaining({ kind: 'always_allow', requested_by: 'mcp_serve' })]);
+      expect(JSON.stringify(changes[0].request)).toContain('touch by-form.txt');
+      expect((await client.callTool({ name: 'bash', arguments: { command: 'touch by-form.txt' } })).isError).toBeFalsy();
+      expect(asked).toBe(1);
+    } finally {
+      app.dispose();
+    }
+  });
+});
+
+describe('POST /changes/always-allow', () => {
+  it('makes a pending change of the grant the runtime would save, with the app attached; 403 with how-to without it', async () => {
+    const t = await daemon();
+    const body = { agent: 'default', tool: 'bash', input: { command: 'npm test' }, cwd: t.cwd };
+    const refused = await http(t, 'POST', '/changes/always-allow', { body });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ code: 'confirmation_required', error: expect.stringMatching(/To make the change yourself, add .*npm test.* to permissions\.\w+ in /) });
+    expect(refused.json.error).toContain(join(t.home, 'config.yaml'));
+    const app = t.daemon.service.attachClient('desktop');
+    try {
+      const ok = await http(t, 'POST', '/changes/always-allow', { body: { ...body, tool: 'file_write', input: { path: 'a', content: 'b' } } });
+      expect(ok.status).toBe(202);
+      expect(ok.json).toMatchObject({ pending: true, kind: 'always_allow', raises: [{ change: expect.stringContaining('file_write') }] });
+      expect(await readFile(join(t.home, 'config.yaml'), 'utf8').catch(() => '(none)')).toBe('(none)');
+    } finally {
+      app.dispose();
+    }
+  });
+
+  it('checks the body and needs the token', async () => {
+    const t = await daemon();
+    const body = { agent: 'default', tool: 'bash', input: { command: 'npm test' } };
+    expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, extra: 1 } })).status).toBe(400);
+    expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, agent: 'Bad Name' } })).json).toMatchObject({ code: 'invalid_request', field: 'agent' });
+    expect((await http(t, 'POST', '/changes/always-allow', { body: { agent: 'default', tool: 'bash' } })).json).toMatchObject({ code: 'invalid_request', field: 'input' });
+    expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, cwd: 'relative/dir' } })).json).toMatchObject({ field: 'cwd' });
+    expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, tool: 'no_such_tool' } })).json).toMatchObject({ code: 'invalid_input', field: 'tool' });
+    expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, agent: 'nobody' } })).status).toBe(404);
+    expect((await http(t, 'POST', '/changes/always-allow', { body, token: 'f'.repeat(64) })).status).toBe(401);
   });
 });

@@ -63,6 +63,10 @@ export async function runWith(
     onEvent?: (e: ReinEvent) => void;
     deps?: Partial<RunDeps>;
     memoryDir?: string;
+    /** REIN_HOME of the run's tool context (default: a new temp folder); session grants are signed with its key. */
+    reinHome?: string;
+    /** The run's working folder (default: the new temp folder). */
+    cwd?: string;
   } = {},
 ): Promise<HarnessRun> {
   const dir = await mkdtemp(join(tmpdir(), 'rein-loop-'));
@@ -80,13 +84,13 @@ export async function runWith(
       origin: 'attended',
       route: 'test',
       model: settings(opts.settings).model,
-      cwd: dir,
+      cwd: opts.cwd ?? dir,
       settings: settings(opts.settings),
       toolContext: {
-        cwd: dir,
+        cwd: opts.cwd ?? dir,
         sessionId: session.id,
         sessionDir: store.sideDir(session.id),
-        reinHome: dir,
+        reinHome: opts.reinHome ?? dir,
         agent: 'default',
         readTracker: new SessionReadTracker(),
         egress: async () => ({ allowed: true }),

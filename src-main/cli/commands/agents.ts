@@ -19,6 +19,7 @@ import {
   type AgentRuntimeConfig,
 } from '../../core/agents/index.js';
 import { loadConfig } from '../../core/config/load.js';
+import { storedTrust } from '../folderTrust.js';
 import { DEFAULT_AGENT, reinHome } from '../../core/config/paths.js';
 import { isReinError } from '../../core/errors.js';
 import { isSessionId } from '../../core/sessions/id.js';
@@ -152,7 +153,7 @@ function personaSummary(persona: string): string {
 }
 
 async function showCommand(home: string, name: string, io: CliIo): Promise<number> {
-  const { config: global, files } = await loadConfig({ home, cwd: io.cwd });
+  const { config: global, files } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
   const rt = await resolveAgentRuntimeConfig(home, global, name);
   const out: string[] = [];
   out.push(`Agent: ${name}${rt.isDefault ? ' (built-in)' : ''}`);

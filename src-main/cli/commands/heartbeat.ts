@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { listAgents, parseDailyWindow, resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../../core/agents/index.js';
 import { loadConfig } from '../../core/config/load.js';
+import { storedTrust } from '../folderTrust.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT, reinHome } from '../../core/config/paths.js';
 import type { GlobalConfig } from '../../core/config/schema.js';
 import { daemonRequest } from '../../core/daemon/client.js';
@@ -69,7 +70,7 @@ export async function heartbeatCommand(argv: string[], io: CliIo): Promise<numbe
     return code;
   };
   try {
-    const { config } = await loadConfig({ home, cwd: io.cwd });
+    const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
     if (sub === 'run') {
       if (agent === undefined) throw new UsageError('heartbeat run needs an AGENT');
       return await runOne(home, config, agent, io, values.json ?? false);

@@ -17,6 +17,7 @@
 import { parseArgs } from 'node:util';
 import { resolveAgentRuntimeConfig } from '../../core/agents/index.js';
 import { loadConfig } from '../../core/config/load.js';
+import { storedTrust } from '../folderTrust.js';
 import { reinHome } from '../../core/config/paths.js';
 import type { GlobalConfig } from '../../core/config/schema.js';
 import { errorMessage, isReinError } from '../../core/errors.js';
@@ -77,7 +78,7 @@ function parseHeaders(list: readonly string[] | undefined): Record<string, strin
 
 async function agentServers(io: CliIo, agent: string | undefined): Promise<{ home: string; servers: Record<string, McpServerSettings>; config: GlobalConfig; cwd: string | undefined }> {
   const home = reinHome(io.env);
-  const { config } = await loadConfig({ home, cwd: io.cwd });
+  const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
   const rc = await resolveAgentRuntimeConfig(home, config, agent ?? 'default');
   return { home, servers: rc.effective.mcpServers, config, cwd: rc.cwd };
 }

@@ -3,6 +3,7 @@ import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load.js';
+import { storedTrust } from '../folderTrust.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT, paths, reinHome } from '../../core/config/paths.js';
 import { isReinError, ReinError } from '../../core/errors.js';
 import { AnthropicLlm, type LlmClient } from '../../core/llm/client.js';
@@ -114,7 +115,7 @@ async function append(dir: string, words: string[], io: CliIo, deps: MemoryComma
 }
 
 async function consolidate(dir: string, home: string, ifDue: boolean, io: CliIo, deps: MemoryCommandDeps): Promise<number> {
-  const { config } = await loadConfig({ home, cwd: io.cwd });
+  const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
   const llm = deps.llm ?? new AnthropicLlm(resolveModelAccess(io.env, config, home));
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AgentName, SourceName } from '../../core/api/patterns.js';
 import { loadConfig } from '../../core/config/load.js';
+import { storedTrust } from '../folderTrust.js';
 import { reinHome } from '../../core/config/paths.js';
 import { PermissionMode, type GlobalConfig } from '../../core/config/schema.js';
 import { errorMessage, isReinError } from '../../core/errors.js';
@@ -93,7 +94,7 @@ export async function permissionsCommand(argv: string[], io: CliIo): Promise<num
   const cwd = values.cwd ? resolve(io.cwd, values.cwd) : io.cwd;
   const home = reinHome(io.env);
   try {
-    const { config } = await loadConfig({ home, cwd });
+    const { config } = await loadConfig({ home, cwd, ...storedTrust(io) });
     const rt = await checkRuntime({ home, cwd, env: io.env, config }, { agent: values.agent, mode, source: values.source });
     const decision = await decide(rt, cwd, values.tool, input);
     if (values.json) io.stdout.write(`${JSON.stringify(decisionJson(decision))}\n`);
@@ -179,7 +180,7 @@ async function checkBatch(
   const home = reinHome(io.env);
   let base: CheckBase;
   try {
-    base = { home, cwd, env: io.env, config: (await loadConfig({ home, cwd })).config };
+    base = { home, cwd, env: io.env, config: (await loadConfig({ home, cwd, ...storedTrust(io) })).config };
   } catch (err) {
     if (isReinError(err)) {
       io.stderr.write(`rein: ${err.message}\n`);

@@ -14,6 +14,7 @@ import { expandSlashCommand, loadCommands } from '../../core/commands/index.js';
 import { readAll, UsageError, type CliIo } from '../io.js';
 import { jsonRenderer, textRenderer } from '../render.js';
 import { ttyFace } from '../ttyFace.js';
+import { terminalTrust } from '../folderTrust.js';
 import { notePendingIndex } from '../../core/search/pendingIndex.js';
 import type { SessionFile } from '../../core/sessions/types.js';
 import { errorMessage } from '../../core/errors.js';
@@ -90,7 +91,13 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
   try {
-    const { config } = await loadConfig({ home, cwd });
+    const origin = originFor('cli', source);
+    const warn = (m: string) => void io.stderr.write(`rein: ${m}\n`);
+    // A project overlay's hooks, MCP servers, base_url and wider permissions wait for the person to
+    // trust the folder: asked here when someone is at the terminal, else left out with a warning.
+    const trust = terminalTrust({ home, ask: origin === 'attended' && io.stdin.isTTY === true && io.stdout.isTTY === true, input: io.stdin, output: io.stderr, warn });
+    const { config } = await loadConfig({ home, cwd, trust, warn });
+    if (trust.interrupted) return 130;
     if (prompt.startsWith('/')) {
       const { commands } = await loadCommands({ home, ...(values.agent ? { agent: values.agent } : {}) });
       const expanded = expandSlashCommand(prompt, commands);
@@ -100,7 +107,6 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     // A person at this terminal, unless the source says nobody is watching (a schedule run through the
     // CLI): then a call that needs approval is denied at once (core/permissions/runPolicy.ts). A prompt
     // on stdin leaves no terminal to answer on; the terminal face then denies.
-    const origin = originFor('cli', source);
     const runtime = await createRuntime({
       home,
       cwd,

@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load.js';
+import { storedTrust } from '../folderTrust.js';
 import { reinHome } from '../../core/config/paths.js';
 import type { GlobalConfig } from '../../core/config/schema.js';
 import { daemonRequest } from '../../core/daemon/client.js';
@@ -86,7 +87,7 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
   };
 
   try {
-    const { config } = await loadConfig({ home, cwd: io.cwd });
+    const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
     const schedules = new Schedules({ home, env: io.env, config, ...(process.argv[1] ? { launcher: process.argv[1] } : {}) });
     const show = (s: Schedule, count = 3) => {
       const view = scheduleView(s, schedules.backend, count);

@@ -6,7 +6,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { McpServerConfig, PermissionMode } from '../config/schema.js';
+import { GrantEntry, McpServerConfig, PermissionMode } from '../config/schema.js';
 import { parseDailyWindow, parseDuration } from './duration.js';
 
 /** The heartbeat runs at most once a minute: a faster period would only burn tokens. */
@@ -103,6 +103,8 @@ export const AgentConfig = z.strictObject({
       allowed_commands: NonEmptyStrings.optional(),
       denied_commands: NonEmptyStrings.optional(),
       always_allow_tools: z.array(ToolName).optional(),
+      /** What "Always allow" saved for this agent (config/schema.ts GrantEntry); the agent's own only. */
+      grants: z.array(GrantEntry).max(2_000).optional(),
       gui_unattended: z.array(ToolName).optional(),
       network_allowlist: NonEmptyStrings.optional(),
       sensitive_patterns: NonEmptyStrings.optional(),

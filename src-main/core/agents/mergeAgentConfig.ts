@@ -6,8 +6,8 @@
  * - lists replace the global list when the agent sets them, except where safety must never loosen:
  *   `tools.denied`, `permissions.denied_commands` and `permissions.sensitive_patterns` are the global
  *   list plus the agent's (duplicates dropped), so an agent can add restrictions but never lift one;
- * - `permissions.always_allow_tools` is the agent's own list only: a grant given to one agent is never
- *   a grant for another;
+ * - `permissions.always_allow_tools` and `permissions.grants` are the agent's own lists only: a grant
+ *   given to one agent is never a grant for another;
  * - `tools.allowed` replaces, and denied always wins over allowed (the registry applies denied last);
  * - `mcp_servers`: absent in the agent = every global server; present = the agent's servers plus the
  *   global servers marked `_inherit: true` (an agent server of the same name replaces the global one);
@@ -85,6 +85,7 @@ export function mergeAgentConfig(global: GlobalConfig, agent: AgentConfig): Effe
     network_allowlist: replaceList(base.permissions.network_allowlist, agent.permissions?.network_allowlist),
     gui_unattended: replaceList(base.permissions.gui_unattended, agent.permissions?.gui_unattended),
     always_allow_tools: [...(agent.permissions?.always_allow_tools ?? [])],
+    grants: structuredClone(agent.permissions?.grants ?? []),
   };
   const tools = {
     ...base.tools,

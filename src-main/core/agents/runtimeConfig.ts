@@ -78,6 +78,8 @@ export async function resolveAgentRuntimeConfig(
     // The built-in agent keeps its own always-allow grants in the global file.
     effective.config.permissions.always_allow_tools = [...globalConfig.permissions.always_allow_tools];
     effective.permissions.always_allow_tools = [...globalConfig.permissions.always_allow_tools];
+    effective.config.permissions.grants = structuredClone(globalConfig.permissions.grants);
+    effective.permissions.grants = structuredClone(globalConfig.permissions.grants);
     const memoryDir = join(home, 'memory');
     return {
       name,

@@ -61,6 +61,13 @@ export const ApprovalRequest = z.object({
    * the question to the others; when none can, it is declined.
    */
   form: ApprovalForm.optional(),
+  /**
+   * What "Allow in this conversation" and "Always allow" would cover, in words (`the command \`npm test\`
+   * in ~/project`, `file_write on ~/notes.md`, `accessibility in Safari`); null when nothing beyond this one
+   * call may be granted (a protected or persistence place): faces then offer only Allow once and Deny.
+   * Absent on questions that are not tool calls (forms).
+   */
+  grant: z.object({ covers: z.string() }).nullable().optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 
@@ -80,7 +87,12 @@ export type PermissionRaise = z.infer<typeof PermissionRaise>;
  */
 export const PendingChange = z.object({
   change_id: z.string(),
-  /** create_agent, save_agent, save_settings or always_allow: the operation that will run when it is confirmed. */
+  /**
+   * create_agent, save_agent, save_settings or always_allow: the operation that will run when it is
+   * confirmed. trust_folder: the daemon's working folder holds a `.rein/config.yaml` whose raising
+   * settings (hooks, MCP servers, base_url, wider permissions) wait until a person trusts that folder;
+   * `request` has `folder`, `file`, `sha256` and `settings` (what it sets).
+   */
   kind: z.string(),
   /** The agent it is about (absent for the global settings). */
   agent: z.string().optional(),

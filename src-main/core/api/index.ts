@@ -3,3 +3,4 @@ export * from './events.js';
 export * from './mcpStatus.js';
 export * from './patterns.js';
 export * from './reinApi.js';
+export * from './visibleText.js';

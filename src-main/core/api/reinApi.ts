@@ -267,6 +267,14 @@ export const ReinSettings = z.looseObject({
   mac_permissions: z.partialRecord(MacPermissionName, z.string()).optional(),
   /** The global config.yaml the model, mode and base URL are saved in. */
   config_file: z.string().optional(),
+  /**
+   * Present while config.yaml (or the daemon folder's .rein/config.yaml) does not load: what is wrong
+   * and where. No message runs until it is fixed (they are refused with the same `config_invalid`); the
+   * values above are the last ones that loaded.
+   */
+  config_problem: z
+    .looseObject({ code: z.string(), message: z.string(), file: z.string().optional(), line: z.number().optional(), field: z.string().optional() })
+    .optional(),
 });
 export type ReinSettings = z.infer<typeof ReinSettings>;
 

@@ -12,6 +12,7 @@ import type { ToolProvider } from '../tools/provider.js';
 import type { Tool } from '../tools/tool.js';
 import { AXClient, type AXClientOptions } from './axClient.js';
 import { locateHelper } from './helperProcess.js';
+import { GuiGuard, type GuiGuardOptions } from './guiGuard.js';
 import { accessibilityTool, applescriptTool, computerTool, screenshotTool, waitForTool } from './guiTools.js';
 
 export type GuiEnabled = boolean | 'auto';
@@ -34,6 +35,8 @@ export interface GuiProviderOptions {
   /** A client to use instead of one of our own (tests); the provider does not dispose it. */
   client?: AXClient;
   clientOptions?: AXClientOptions;
+  /** How the tools tell Rein's own processes and the home folder (tests); default: this process's. */
+  guard?: GuiGuardOptions;
 }
 
 export class GuiToolProvider implements ToolProvider {
@@ -46,7 +49,8 @@ export class GuiToolProvider implements ToolProvider {
   constructor(opts: GuiProviderOptions = {}) {
     const platform = opts.platform ?? process.platform;
     this.client = opts.client ?? this.#store.add(new AXClient({ clientName: 'rein-gui-tools', ...opts.clientOptions }, { env: opts.env ?? process.env, platform }));
-    const tools: Tool[] = [accessibilityTool(this.client), computerTool(this.client), screenshotTool(this.client), waitForTool(this.client)];
+    const guard = new GuiGuard(this.client, opts.guard);
+    const tools: Tool[] = [accessibilityTool(this.client, guard), computerTool(this.client, guard), screenshotTool(this.client, guard), waitForTool(this.client, guard)];
     if (platform === 'darwin') tools.push(applescriptTool());
     this.#tools = Object.freeze(tools);
   }

@@ -7,7 +7,9 @@
  * Every GUI tool drives the GUI (traits): it asks in attended runs unless always-allowed, it is refused
  * in unattended runs unless `permissions.gui_unattended` names it, and a run that used one gets the higher
  * iteration floor. None is read-only, so none runs without that decision — even a snapshot reads other
- * apps' windows.
+ * apps' windows. When they run they check what the engine could not see in the input (guiGuard.ts): Rein's
+ * own windows are never a target, the app a call names is the app acted on, and no line typed into a
+ * terminal is one the bash tool would hard-block.
  */
 import { z } from 'zod';
 import { runProcess } from '../process/subprocess.js';
@@ -17,6 +19,7 @@ import type { ToolTraits } from '../tools/traits.js';
 import type { AXClient } from './axClient.js';
 import { AxDriver, type ActionMethod } from './axDriver.js';
 import { AxError, isAxError, type AxClientErrorCode } from './axError.js';
+import { GuiGuard, GuiRefusal, resolveApp, type GuiApp } from './guiGuard.js';
 import { AxRole, type AxResult } from './protocol.js';
 import { RefTable } from './refs.js';
 import { renderFound, renderSnapshot } from './render.js';
@@ -39,6 +42,7 @@ const KIND: Partial<Record<AxClientErrorCode, ToolErrorKind>> = {
 
 /** An AxError as a result the model reads: the code first, then what happened, then what to do. */
 export function axErrorResult(e: unknown): ToolResult {
+  if (e instanceof GuiRefusal) return errorResult('permission', e.message);
   if (!isAxError(e)) return errorResult('business', e instanceof Error ? e.message : String(e));
   const hint = e.hint ? ` — ${e.hint}` : '';
   return errorResult(KIND[e.code] ?? 'business', `${e.code}: ${e.message}${hint}`);
@@ -76,7 +80,10 @@ const accessibilityInput = z.strictObject({
 });
 type AccessibilityInput = z.infer<typeof accessibilityInput>;
 
-export function accessibilityTool(client: AXClient): Tool<AccessibilityInput> {
+/** Approval requests show this much of a GUI call's summary: typed text may be a command line. */
+const TYPED_SUMMARY_CHARS = 20_000;
+
+export function accessibilityTool(client: AXClient, guard = new GuiGuard(client)): Tool<AccessibilityInput> {
   return {
     name: 'accessibility',
     source: 'gui',
@@ -92,23 +99,29 @@ export function accessibilityTool(client: AXClient): Tool<AccessibilityInput> {
     isReadOnly: () => false,
     isConcurrencySafe: () => false,
     isDestructive: () => false,
-    traits: GUI,
+    traits: { ...GUI, typesText: true },
+    approvalSummaryChars: TYPED_SUMMARY_CHARS,
     summarize: (i) => [i.action, i.ref, i.app && `app ${i.app}`, i.value !== undefined && `value ${JSON.stringify(i.value)}`, i.text !== undefined && `text ${JSON.stringify(i.text)}`, i.keys].filter(Boolean).join(' '),
     call: (i, ctx, signal) =>
       guarded(async () => {
         const driver = new AxDriver(client, refsOf(ctx));
         const opts = { signal };
+        const doing = `accessibility ${i.action}${i.ref ? ` ${i.ref}` : ''}`;
+        guard.refuseReinName(i.app, doing);
         switch (i.action) {
           case 'snapshot': {
             const view = await driver.snapshot({ app: i.app, window: i.window, filter: i.filter, maxNodes: i.max_nodes }, opts);
+            await guard.refuseRein(view.app, doing);
             return okResult(renderSnapshot(view));
           }
           case 'find': {
             const found = await driver.find({ app: i.app, role: i.role, name: i.name, value: i.value }, opts);
+            await guard.refuseRein(found.app, doing);
             return okResult(renderFound(found.app, found.elements, found.truncated));
           }
           case 'annotate': {
             const a = await driver.annotate({ app: i.app, window: i.window, filter: i.filter, maxWidth: 1280 }, opts);
+            await guard.refuseRein(a.view.app, doing);
             const index = a.labels.map((l) => `[${l.label}] ${l.element.ref} ${l.element.role}${l.element.name ? ` ${JSON.stringify(l.element.name)}` : ''}`);
             return okResult(
               [`App: ${a.view.app.name} (pid ${a.view.app.pid}) · ${a.labels.length} labelled elements (numbers on the picture → refs):`, ...index].join('\n'),
@@ -128,12 +141,41 @@ export function accessibilityTool(client: AXClient): Tool<AccessibilityInput> {
             return okResult(JSON.stringify(await client.call('check_permissions', {}, opts), null, 2));
           default: {
             const method = i.action as ActionMethod;
+            await checkAction(guard, ctx, method, i, doing, signal);
             const out = await driver.act(method, { app: i.app, ref: i.ref, value: i.value, text: i.text, keys: i.keys, direction: i.direction, amount: i.amount, intoView: i.into_view }, opts);
             return okResult(out.summary);
           }
         }
       }),
   };
+}
+
+/**
+ * Before an action: the app it acts on (the ref's, the keyboard focus's, the one `focus` names) is not Rein
+ * and is the app the input names; text and keys for a terminal pass the terminal checks (guiGuard.ts).
+ */
+async function checkAction(guard: GuiGuard, ctx: ToolContext, method: ActionMethod, i: AccessibilityInput, doing: string, signal: AbortSignal): Promise<void> {
+  let app: GuiApp | undefined;
+  let where: string | undefined;
+  if (i.ref) {
+    const entry = refsOf(ctx).get(i.ref);
+    app = entry.app;
+    where = i.ref.trim();
+    if (method === 'click' || method === 'press') guard.refusePasteItem(app, entry, doing);
+  } else if (method === 'key' || method === 'type_text') {
+    app = await guard.focused(signal);
+    where = 'focus';
+  } else if (method === 'focus' && i.app) {
+    app = resolveApp(i.app, await guard.apps(signal));
+    where = 'focus';
+  }
+  if (!app || where === undefined) return;
+  await guard.refuseRein(app, doing);
+  guard.refuseOtherApp(i.app, app, doing);
+  if (method === 'type_text' && i.text) await guard.typing(ctx, app, where, i.text);
+  else if (method === 'set_value' && i.value !== undefined) await guard.typing(ctx, app, where, i.value, true);
+  else if (method === 'key' && i.keys) guard.keys(ctx, app, where, i.keys);
+  else if (method !== 'get_value') guard.refuseWhileTyping(ctx, doing, app, where);
 }
 
 // ------------------------------------------------------------------------------------------ wait_for
@@ -152,7 +194,7 @@ const waitInput = z.strictObject({
 });
 type WaitInput = z.infer<typeof waitInput>;
 
-export function waitForTool(client: AXClient): Tool<WaitInput> {
+export function waitForTool(client: AXClient, guard = new GuiGuard(client)): Tool<WaitInput> {
   return {
     name: 'wait_for',
     source: 'gui',
@@ -166,6 +208,8 @@ export function waitForTool(client: AXClient): Tool<WaitInput> {
     summarize: (i) => [i.condition, i.ref, i.role, i.name && JSON.stringify(i.name), i.value !== undefined && JSON.stringify(i.value)].filter(Boolean).join(' '),
     call: (i, ctx, signal) =>
       guarded(async () => {
+        guard.refuseReinName(i.app, `wait_for ${i.condition}`);
+        if (i.ref) await guard.refuseRein(refsOf(ctx).get(i.ref).app, `wait_for ${i.condition} ${i.ref}`);
         const driver = new AxDriver(client, refsOf(ctx));
         const r = await driver.waitFor(
           { condition: i.condition, ref: i.ref, app: i.app, role: i.role, name: i.name, value: i.value, exact: i.exact, timeoutMs: Math.round((i.timeout ?? 10) * 1000) },
@@ -183,18 +227,20 @@ const screenshotInput = z.strictObject({
   app: z.string().optional().describe('Only the first window of this app (name or pid); default: the whole screen.'),
 });
 
-async function appRegion(client: AXClient, app: string | undefined, signal: AbortSignal): Promise<[number, number, number, number] | undefined> {
+async function appRegion(client: AXClient, guard: GuiGuard, app: string | undefined, signal: AbortSignal): Promise<[number, number, number, number] | undefined> {
   if (!app) return undefined;
+  guard.refuseReinName(app, 'screenshot');
   const { apps } = await client.call('list_apps', {}, { signal });
   const want = app.trim().toLowerCase();
   const hit = apps.find((a) => String(a.pid) === want) ?? apps.find((a) => a.name.toLowerCase() === want) ?? apps.find((a) => a.name.toLowerCase().includes(want));
   if (!hit) throw new AxError('NOT_FOUND', `no running app matches ${JSON.stringify(app)}`, 'screenshot', { hint: 'accessibility list_apps shows the names' });
+  await guard.refuseRein(hit, 'screenshot');
   const win = hit.windows.find((w) => w.bounds);
   if (!win?.bounds) throw new AxError('NOT_VISIBLE', `${hit.name} has no window on screen`, 'screenshot');
   return win.bounds as [number, number, number, number];
 }
 
-export function screenshotTool(client: AXClient): Tool<z.infer<typeof screenshotInput>> {
+export function screenshotTool(client: AXClient, guard = new GuiGuard(client)): Tool<z.infer<typeof screenshotInput>> {
   return {
     name: 'screenshot',
     source: 'gui',
@@ -207,7 +253,7 @@ export function screenshotTool(client: AXClient): Tool<z.infer<typeof screenshot
     summarize: (i) => (i.app ? `window of ${i.app}` : 'whole screen'),
     call: (i, _ctx, signal) =>
       guarded(async () => {
-        const region = await appRegion(client, i.app, signal);
+        const region = await appRegion(client, guard, i.app, signal);
         const shot = await client.call('screenshot', { ...(region ? { region } : {}), max_width: 1280 }, { signal });
         return okResult(`Screenshot of ${i.app ? `${i.app}’s window` : 'the screen'} at (${shot.region.join(', ')}), ${shot.image.width}×${shot.image.height} px.`, [png(shot.png)]);
       }),
@@ -247,7 +293,7 @@ export function toScreen(p: readonly [number, number], s: ScreenScale): [number,
   return [clamp(p[0] / s.factor, s.screen.width), clamp(p[1] / s.factor, s.screen.height)];
 }
 
-export function computerTool(client: AXClient): Tool<ComputerInput> {
+export function computerTool(client: AXClient, guard = new GuiGuard(client)): Tool<ComputerInput> {
   const scale = async (): Promise<ScreenScale> => {
     const hello = client.hello ?? (await client.start());
     const screen = hello.screen;
@@ -267,14 +313,28 @@ export function computerTool(client: AXClient): Tool<ComputerInput> {
     isReadOnly: () => false,
     isConcurrencySafe: () => false,
     isDestructive: () => false,
-    traits: GUI,
+    traits: { ...GUI, typesText: true },
+    approvalSummaryChars: TYPED_SUMMARY_CHARS,
     summarize: (i) => [i.action, i.coordinate && `at ${i.coordinate.join(',')}`, i.text !== undefined && JSON.stringify(i.text)].filter(Boolean).join(' '),
-    call: (i, _ctx, signal) =>
+    call: (i, ctx, signal) =>
       guarded(async () => {
         const s = await scale();
-        const at = (p: readonly [number, number] | undefined, what: string) => {
+        const doing = `computer ${i.action}`;
+        // A point on one of Rein's windows is refused; so is a click while a line is being typed into a
+        // terminal (it could move the keyboard to another tab).
+        const at = async (p: readonly [number, number] | undefined, what: string) => {
           if (!p) throw new AxError('INVALID', `${i.action} needs ${what}`, 'computer');
-          return toScreen(p, s);
+          const point = toScreen(p, s);
+          if (i.action !== 'scroll') guard.refuseWhileTyping(ctx, `${doing} at (${point.join(', ')})`);
+          // A middle click pastes the selection (X11): never into a terminal.
+          await guard.refuseReinPoints([point], `${doing} at (${point.join(', ')})`, signal, i.action === 'middle_click');
+          return point;
+        };
+        // Keys and text go to the app with the keyboard focus: not Rein, and a terminal's checks.
+        const keyboard = async (): Promise<GuiApp | undefined> => {
+          const app = await guard.focused(signal);
+          if (app) await guard.refuseRein(app, doing);
+          return app;
         };
         let did: string;
         switch (i.action) {
@@ -286,7 +346,7 @@ export function computerTool(client: AXClient): Tool<ComputerInput> {
           case 'middle_click':
           case 'double_click':
           case 'triple_click': {
-            const [x, y] = at(i.coordinate, 'coordinate');
+            const [x, y] = await at(i.coordinate, 'coordinate');
             const button = i.action === 'right_click' ? 'right' : i.action === 'middle_click' ? 'middle' : 'left';
             const count = i.action === 'double_click' ? 2 : i.action === 'triple_click' ? 3 : 1;
             await client.call('mouse', { action: 'click', x, y, button, count }, { signal });
@@ -294,30 +354,37 @@ export function computerTool(client: AXClient): Tool<ComputerInput> {
             break;
           }
           case 'mouse_move': {
-            const [x, y] = at(i.coordinate, 'coordinate');
+            if (!i.coordinate) throw new AxError('INVALID', `${i.action} needs coordinate`, 'computer');
+            const [x, y] = toScreen(i.coordinate, s);
             await client.call('mouse', { action: 'move', x, y }, { signal });
             did = `moved the pointer to (${x}, ${y})`;
             break;
           }
           case 'left_click_drag': {
-            const [x, y] = at(i.start_coordinate, 'start_coordinate');
-            const [tx, ty] = at(i.coordinate, 'coordinate');
+            const [x, y] = await at(i.start_coordinate, 'start_coordinate');
+            const [tx, ty] = await at(i.coordinate, 'coordinate');
             await client.call('mouse', { action: 'drag', x, y, to_x: tx, to_y: ty }, { signal });
             did = `dragged from (${x}, ${y}) to (${tx}, ${ty})`;
             break;
           }
-          case 'key':
+          case 'key': {
             if (!i.text) throw new AxError('INVALID', 'key needs text (the keys)', 'computer');
+            const app = await keyboard();
+            if (app) guard.keys(ctx, app, 'focus', i.text);
             await client.call('key', { keys: i.text }, { signal });
             did = `pressed ${i.text}`;
             break;
-          case 'type':
+          }
+          case 'type': {
             if (!i.text) throw new AxError('INVALID', 'type needs text', 'computer');
+            const app = await keyboard();
+            if (app) await guard.typing(ctx, app, 'focus', i.text);
             await client.call('type_text', { text: i.text }, { signal });
             did = `typed ${i.text.length} character${i.text.length === 1 ? '' : 's'}`;
             break;
+          }
           case 'scroll': {
-            const [x, y] = at(i.coordinate, 'coordinate');
+            const [x, y] = await at(i.coordinate, 'coordinate');
             await client.call('scroll', { x, y, direction: i.scroll_direction ?? 'down', amount: i.scroll_amount ?? 3 }, { signal });
             did = `scrolled ${i.scroll_direction ?? 'down'} at (${x}, ${y})`;
             break;
@@ -331,8 +398,10 @@ export function computerTool(client: AXClient): Tool<ComputerInput> {
 
 // ------------------------------------------------------------------------------------------ applescript
 
+const APPLESCRIPT_MAX = 20_000;
+
 const applescriptInput = z.strictObject({
-  script: z.string().min(1).max(20_000).describe('AppleScript source, run with osascript.'),
+  script: z.string().min(1).max(APPLESCRIPT_MAX).describe('AppleScript source, run with osascript.'),
   timeout: z.number().positive().max(120).optional().describe('Seconds (default 30).'),
 });
 
@@ -346,8 +415,10 @@ export function applescriptTool(): Tool<z.infer<typeof applescriptInput>> {
     isReadOnly: () => false,
     isConcurrencySafe: () => false,
     isDestructive: () => false,
-    traits: { ...GUI, repeatable: false, reportsOwnSuccess: true },
-    summarize: (i) => i.script.split('\n')[0]!.slice(0, 120),
+    traits: { ...GUI, repeatable: false, reportsOwnSuccess: true, runsScript: 'applescript' },
+    // A person approves what they see: an approval request carries the whole script.
+    approvalSummaryChars: APPLESCRIPT_MAX,
+    summarize: (i) => i.script,
     async call(i, _ctx, signal) {
       const r = await runProcess({ file: '/usr/bin/osascript', args: ['-e', i.script], timeoutMs: Math.round((i.timeout ?? 30) * 1000), signal });
       if (r.kind === 'spawn_failed') return errorResult('business', `osascript could not run: ${r.error.message}`);

@@ -15,6 +15,8 @@ export const DEFAULT_AGENT = 'default';
 export const paths = {
   globalConfig: (home: string) => join(home, 'config.yaml'),
   projectConfig: (cwd: string) => join(cwd, '.rein', 'config.yaml'),
+  /** The folders whose project overlay the person trusts, with the overlay's sha256 (config/trustedFolders.ts). */
+  trustedFolders: (home: string) => join(home, 'trusted-folders.json'),
   agentDir: (home: string, agent: string) => join(home, 'agents', agent),
   /** The default agent keeps its sessions at the top; named agents in their own folder. */
   sessionsDir: (home: string, agent: string = DEFAULT_AGENT) =>

@@ -48,6 +48,25 @@ export const McpServerConfig = z.strictObject({
     .optional(),
 });
 
+/**
+ * One "Always allow", as saved (core/permissions/grants.ts): it covers exactly what the person saw. bash:
+ * the exact `command` in the working folder `cwd`, void once a script it runs changes (`scripts`: path →
+ * `sha256:…` of its content, or `missing`); file tools: one `path`; GUI tools: one `app`; http: one
+ * `method` to one `host`; `input`: exactly one call; only `tool`: any call of that tool.
+ */
+export const GrantEntry = z.strictObject({
+  tool: z.string().min(1).max(200),
+  command: z.string().min(1).max(20_000).optional(),
+  cwd: z.string().min(1).max(4096).optional(),
+  scripts: z.record(z.string().max(4096), z.string().regex(/^(sha256:[0-9a-f]{64}|missing)$/, 'sha256:<64 hex digits> or missing')).optional(),
+  path: z.string().min(1).max(4096).optional(),
+  app: z.string().min(1).max(500).optional(),
+  host: z.string().min(1).max(500).optional(),
+  method: z.string().min(1).max(20).optional(),
+  input: z.string().min(1).max(20_000).optional(),
+});
+export type GrantEntry = z.infer<typeof GrantEntry>;
+
 export const PermissionsConfig = z.strictObject({
   allowed_commands: z.array(z.string()).default([]),
   denied_commands: z.array(z.string()).default([]),
@@ -57,6 +76,8 @@ export const PermissionsConfig = z.strictObject({
   always_allow_tools: z.array(z.string()).default([]),
   /** GUI tools an unattended run (schedule, heartbeat, watcher) may use without a person. */
   gui_unattended: z.array(z.string()).default([]),
+  /** What "Always allow" saved: each entry covers one command in one folder, one path, one app… (GrantEntry). */
+  grants: z.array(GrantEntry).max(2_000).default([]),
   mode: PermissionMode.default('default'),
   approval_timeout_seconds: z.number().positive().max(86_400).default(300),
 });

@@ -125,6 +125,8 @@ export function apiRoutes(): Route[] {
     { method: 'PUT', path: '/settings', handler: changeOrPending(async (ctx, req) => ctx.service.saveSettings(await body(req, 'saveSettings'), 'remote')) },
     // Read only: a pending change is confirmed in the desktop app, never over HTTP.
     { method: 'GET', path: '/changes', handler: json((ctx) => ctx.service.listChanges()) },
+    // `rein mcp serve` hands over an "always allow" its client (or this desk) gave: always a pending change (202), or 403.
+    { method: 'POST', path: '/changes/always-allow', handler: changeOrPending(async (ctx, req) => ctx.service.proposeAlwaysAllow(validate(AlwaysAllowBody, await readBodyJson(req)))) },
     { method: 'POST', path: '/settings/test', handler: json(async (ctx, req) => ctx.service.testConnection(await body(req, 'testConnection'))) },
     // Schedules.
     { method: 'GET', path: '/schedules', handler: json((ctx) => ctx.service.listSchedules()) },
@@ -192,6 +194,18 @@ async function postHeartbeat(ctx: DaemonContext, req: IncomingMessage, res: Serv
   });
   sendJson(res, 200, await runHeartbeat(ctx.service, name, { trigger: 'hand', signal: gone.signal, warn: ctx.warn }));
 }
+
+/**
+ * `POST /changes/always-allow`'s body: the call an "always allow" was given for, as it ran in
+ * `rein mcp serve` (the input unmasked: the grant is made from it, and the change desk masks what it
+ * shows), and the folder it ran in. The daemon works out the grant itself, as for a run of the agent.
+ */
+const AlwaysAllowBody = z.strictObject({
+  agent: AgentName,
+  tool: z.string().min(1).max(200),
+  input: z.unknown().refine((v) => v !== undefined, 'expected the call\'s input'),
+  cwd: z.string().min(1).max(4_096).refine((p) => p.startsWith('/'), 'expected an absolute path').optional(),
+});
 
 /** `POST /approvals/ask`'s body: one approval request, exactly as the executor builds it. */
 const AskApprovalBody = z.strictObject({ ...ApprovalRequest.shape, request_id: ApprovalId });

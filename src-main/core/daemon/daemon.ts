@@ -12,12 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { homedir, networkInterfaces } from 'node:os';
 import type { DaemonEvent } from '../api/events.js';
 import { DisposableStore, Emitter, toDisposable, type AsyncDisposable } from '../base/lifecycle.js';
-import { loadConfig } from '../config/load.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { ReinError, errorMessage } from '../errors.js';
 import type { createRuntime } from '../runtime/runtime.js';
 import type { ApprovalDesk } from '../service/approvalDesk.js';
 import type { EventBus } from '../service/eventBus.js';
+import { LiveConfig } from '../service/liveConfig.js';
 import { ReinService, type ReinServiceOptions } from '../service/reinService.js';
 import type { RunRouter } from '../service/runs/runRouter.js';
 import { agentActivity, startTriggers, type TriggerOptions, type Triggers } from '../triggers/index.js';
@@ -46,7 +46,11 @@ export interface DaemonOptions {
   port?: number;
   /** Default: config `daemon.host` (127.0.0.1). */
   host?: string;
-  /** Default: loaded from `<home>/config.yaml` (and the cwd's project overlay). */
+  /**
+   * Default: loaded from `<home>/config.yaml` and the cwd's project overlay (its raising settings only
+   * when `rein trust` trusted the folder), and followed: edits apply from the next message. A config
+   * given here is used as it is and never re-read (tests, embedders).
+   */
   config?: GlobalConfig;
   /** A folder of web UI files to serve at `/` without a token (the browser build of the renderer). */
   staticDir?: string;
@@ -124,7 +128,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   });
   try {
     const cwd = opts.cwd ?? homedir();
-    const config = opts.config ?? (await loadConfig({ home, cwd })).config;
+    // Followed from here on: an edit to config.yaml, the cwd's overlay or the trust file applies from the
+    // next message (service/liveConfig.ts). A config handed in is used as it is.
+    const live = opts.config ? undefined : await LiveConfig.start({ home, cwd, warn });
+    const config = opts.config ?? live!.last;
     const host = opts.host ?? config.daemon.host;
     if (!isLoopbackHost(host)) {
       warn(
@@ -140,7 +147,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       home,
       cwd,
       env,
-      config,
+      config: live ?? config,
       version,
       warn,
       ...(opts.createRuntime ? { createRuntime: opts.createRuntime } : {}),

@@ -7,6 +7,7 @@
  * front (an unattended run that may ask, `unattended_approvals: ask`, waits for an answer). A change that
  * raises permissions, asked for over the daemon's API, always notifies: it waits for this person.
  */
+import { visibleText } from '../api/visibleText.js';
 import type { ActivityNote } from './activity.js';
 import { oneLine } from './trayState.js';
 
@@ -44,7 +45,7 @@ export function notificationFor(note: ActivityNote, context: { chatFocused: bool
       return approvalNotification(note);
     case 'change_requested':
       // Always: nothing is changed until the person answers the card, and the chat does not show it.
-      return { title: 'Rein: confirm a permission change', body: oneLine(`${note.summary} — asked for over Rein's API`, BODY_MAX), opens: 'approvals' };
+      return { title: 'Rein: confirm a permission change', body: oneLine(`${visibleText(note.summary)} — asked for over Rein's API`, BODY_MAX), opens: 'approvals' };
   }
 }
 
@@ -54,12 +55,16 @@ function agentLabel(agent: string, source: string): string {
   return ['desktop', 'http', 'web', 'unknown'].includes(source) ? name : `${name} (${source})`;
 }
 
-/** Words for an approval that could not be put in front of the person as a dialog. */
+/**
+ * Words for an approval that could not be put in front of the person as a dialog. The summary is
+ * escaped (visibleText) before it is cut to one line: a newline or a bidi override in a command must
+ * not leave only a harmless-looking start in the notice.
+ */
 export function approvalNotification(req: { tool: string; summary: string; agent: string; risk: string }): NotificationContent {
   const who = req.agent === 'default' ? 'Rein' : req.agent;
   return {
-    title: `${who} asks to use ${req.tool} (${req.risk} risk)`,
-    body: oneLine(req.summary, BODY_MAX),
+    title: visibleText(`${who} asks to use ${req.tool} (${req.risk} risk)`),
+    body: oneLine(visibleText(req.summary), BODY_MAX),
     opens: 'approvals',
   };
 }

@@ -10,7 +10,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listAgents, resolveAgentRuntimeConfig } from '../agents/index.js';
 import { locateHelper } from '../ax/helperProcess.js';
-import { loadConfig } from '../config/load.js';
+import { listKeys, printable, shellWord, untrustedWarning } from '../config/folderTrust.js';
+import { loadConfig, type LoadedOverlay } from '../config/load.js';
 import { paths } from '../config/paths.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { runningDaemon } from '../daemon/daemonFile.js';
@@ -59,8 +60,13 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const checks: Check[] = [await homeCheck(o.home)];
   let config: GlobalConfig | undefined;
   try {
-    config = (await loadConfig({ home: o.home, cwd: o.cwd })).config;
+    // Nobody is asked here: an overlay `rein trust` did not trust is checked without its raising settings,
+    // so `--online` never starts the MCP command a repository put in its .rein/config.yaml.
+    const told: string[] = [];
+    const loaded = await loadConfig({ home: o.home, cwd: o.cwd, trust: 'stored', warn: (m) => told.push(m) });
+    config = loaded.config;
     checks.push(ok('config', existsSync(paths.globalConfig(o.home)) ? `${paths.globalConfig(o.home)} is valid` : `no ${paths.globalConfig(o.home)}: the defaults apply`));
+    checks.push(...overlayChecks(loaded.overlay, told));
   } catch (e) {
     checks.push(fail('config', errorMessage(e), 'fix the field it names; Rein never rewrites a broken file'));
   }
@@ -77,6 +83,27 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   checks.push(notificationCheck(o.env, platform, config));
   checks.push(await indexCheck(o.home));
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
+}
+
+/** The project overlay of the working folder: applied, or its raising settings left out until the folder is trusted. */
+function overlayChecks(overlay: LoadedOverlay | undefined, told: readonly string[]): Check[] {
+  const out: Check[] = [];
+  // A damaged trust file (the one warning besides the overlay's own).
+  const own = overlay && !overlay.applied ? untrustedWarning(overlay) : undefined;
+  for (const m of told) if (m !== own) out.push(warn('trusted folders', m, 'fix or remove the file; `rein trust` writes it anew'));
+  if (!overlay) return out;
+  if (overlay.applied) {
+    out.push(ok('project overlay', overlay.raising.length > 0 ? `${printable(overlay.file)} applies (the folder is trusted)` : `${printable(overlay.file)} applies (it sets nothing that needs trust)`));
+  } else {
+    out.push(
+      warn(
+        'project overlay',
+        `${printable(overlay.file)}: ${listKeys(overlay.raising)} left out: this folder is not trusted`,
+        `rein trust ${shellWord(overlay.folder)} shows what it sets and asks`,
+      ),
+    );
+  }
+  return out;
 }
 
 async function homeCheck(home: string): Promise<Check> {

@@ -16,6 +16,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { drivesGui } from '../tools/traits.js';
 import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
 import {
+  approvalSummary,
   concurrencySafe,
   DEFAULT_RESULT_BUDGET,
   errorResult,
@@ -31,6 +32,19 @@ import type { LoopDetector } from './loopDetector.js';
 import { spillIfOverBudget } from './spill.js';
 import { canonicalJson } from '../util/canonicalJson.js';
 import type { SessionApprovals } from '../context/contextState.js';
+import type { GrantEntry } from '../config/schema.js';
+import { describeGrant, exactGrant, grantKey, grantSigner, type GrantSigner } from '../permissions/grants.js';
+
+const signerOf = (deps: ExecutorDeps): GrantSigner | undefined => deps.grantSigner ?? (deps.ctx.reinHome ? grantSigner(deps.ctx.reinHome) : undefined);
+
+/** The conversation holds a signed grant for this key (a forged or copied entry never counts). */
+function sessionGranted(deps: ExecutorDeps, key: string): boolean {
+  const grants = deps.sessionGrants?.grants;
+  if (!grants || grants.length === 0) return false;
+  const signer = signerOf(deps);
+  if (!signer) return false;
+  return grants.some((g) => signer.verify(deps.ctx.sessionId, deps.agent, g) === key);
+}
 
 export interface ToolCallRequest {
   id: string;
@@ -39,14 +53,11 @@ export interface ToolCallRequest {
 }
 
 /** Per-turn memory of approvals: an approved call is not asked again, a denied one is refused without asking. */
-/** What an "allow in this conversation" covers: the exact bash command line, any other tool as a whole. */
-export const sessionGrantKey = (tool: string, callKey: string): string => (tool === 'bash' ? `call:${callKey}` : `tool:${tool}`);
-
 export class TurnApprovals {
   readonly approved = new Set<string>();
   readonly denied = new Set<string>();
-  /** Tools the user chose "always allow" for during this run (persisted by the caller); never bash, whose grant is the exact command. */
-  readonly alwaysTools = new Set<string>();
+  /** The grants (grants.ts keys) answered "always allow" during this run: they hold for the rest of it (saving is the caller's). */
+  readonly alwaysGrants = new Set<string>();
   deniedCount = 0;
 }
 
@@ -65,15 +76,17 @@ export interface ExecutorDeps {
   approvals: TurnApprovals;
   maxParallel: number;
   defaultBudget?: number;
-  /** The conversation's "allow in this conversation" grants (saved with the session). */
+  /** The conversation's "allow in this conversation" grants (saved with the session, each signed). */
   sessionGrants?: SessionApprovals;
+  /** Signs and checks those grants (default: the key in the tool context's REIN_HOME). */
+  grantSigner?: GrantSigner;
   /** No result goes to the model longer than this, whatever its tool's budget (the window's share). */
   budgetCap?: number;
   /**
    * Called when the user answers "always allow" (persist the grant), with the face that answered.
    * A returned line is told to the run as a notice (the grant waits for a person); errors are reported, not thrown.
    */
-  onAlwaysAllow?: (tool: Tool, input: unknown, by: string) => Promise<string | void>;
+  onAlwaysAllow?: (tool: Tool, input: unknown, by: string, grant: GrantEntry) => Promise<string | void>;
   hooks?: { pre: readonly HookEntry[]; post: readonly HookEntry[] };
   audit?: AuditLog;
   /** Every finished call (run or refused) is recorded here, in call order. */
@@ -186,10 +199,14 @@ export async function* executeToolCalls(
       refuse(index, errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`), tool, input, { layer: verdict.layer, by: null });
       continue;
     }
-    // Granted for this conversation earlier: no question, and the audit says so (approved_by "session").
-    const gkey = sessionGrantKey(tool.name, pkey);
-    if (verdict.decision === 'ask' && deps.sessionGrants?.grants.includes(gkey)) approvedBy.set(index, { layer: verdict.layer, by: 'session' });
-    else if (verdict.decision === 'ask' && !deps.approvals.approved.has(pkey) && !deps.approvals.alwaysTools.has(tool.name)) {
+    // What a grant on this call covers (the policy says; else the exact call). `null`: only this call.
+    const grant = verdict.grant === undefined ? exactGrant(tool.name, input) : verdict.grant;
+    const gkey = grant ? grantKey(grant) : undefined;
+    // "Allow once" covers this call again in the run, but not once a script it runs has changed.
+    const onceKey = grant?.scripts ? `${pkey}\u0000${canonicalJson(grant.scripts)}` : pkey;
+    if (verdict.decision === 'ask' && gkey !== undefined && sessionGranted(deps, gkey)) approvedBy.set(index, { layer: verdict.layer, by: 'session' });
+    else if (verdict.decision === 'ask' && gkey !== undefined && deps.approvals.alwaysGrants.has(gkey)) approvedBy.set(index, { layer: verdict.layer, by: 'always_allow' });
+    else if (verdict.decision === 'ask' && !deps.approvals.approved.has(onceKey)) {
       const request: ApprovalRequest = {
         request_id: newApprovalId(),
         session_id: deps.ctx.sessionId,
@@ -199,12 +216,13 @@ export async function* executeToolCalls(
         origin: deps.origin,
         tool: tool.name,
         input: maskSecretsIn(input),
-        summary: summarizeCall(tool, input, 500),
+        summary: approvalSummary(tool, input),
         reason: verdict.reason,
         layer: verdict.layer,
         risk: verdict.risk,
         risk_explanation: verdict.riskExplanation,
         asked_at: new Date().toISOString(),
+        grant: grant ? { covers: describeGrant(grant, process.env.HOME) } : null,
       };
       // The event goes out before the broker asks, so a client (the daemon's desk) knows the question
       // before any face can answer it.
@@ -223,20 +241,31 @@ export async function* executeToolCalls(
               ? 'the run was cancelled'
               : answer.by === 'unattended' || answer.by === 'none'
                 ? `nobody is watching this ${deps.source} run, so nobody could approve it`
-                : 'the user denied it';
-        refuse(index, errorResult('permission', `DENIED: ${call.name} did not run because ${why}. Do not claim it ran; tell the user, or try a different approach that does not need this call.`), tool, input, { layer: verdict.layer, by: answer.by });
+                : answer.by === 'no-terminal'
+                  ? `it needs a person, and there is no terminal to ask one (${verdict.layer === 'protected' ? '--yes and auto_approve never approve a change to Rein\'s protected places' : 'run it at a terminal, or approve such calls in advance'})`
+                  : 'the user denied it';
+        // A protected place says what it is (an agent's memory points to memory_append), so the model can choose another way.
+        const what = verdict.layer === 'protected' ? ` It needed a person because ${verdict.reason}.` : '';
+        refuse(index, errorResult('permission', `DENIED: ${call.name} did not run because ${why}.${what} Do not claim it ran; tell the user, or try a different approach that does not need this call.`), tool, input, { layer: verdict.layer, by: answer.by });
         continue;
       }
       approvedBy.set(index, { layer: verdict.layer, by: answer.by });
-      deps.approvals.approved.add(pkey);
-      if (answer.decision === 'allow_session' && deps.sessionGrants && !deps.sessionGrants.grants.includes(gkey)) deps.sessionGrants.grants.push(gkey);
-      if (answer.decision === 'always_allow') {
-        // What "always" covers is what is saved: the exact command line for bash (already in
-        // `approved` above), the whole tool otherwise. One command allowed must not allow every other.
-        if (tool.name !== 'bash') deps.approvals.alwaysTools.add(tool.name);
+      deps.approvals.approved.add(onceKey);
+      const wider = answer.decision === 'allow_session' || answer.decision === 'always_allow';
+      if (wider && !grant) {
+        // The question offered only this call: a wider answer (a face that does not know) allows it once.
+        yield { type: 'notice', level: 'info', message: `${tool.name} was allowed for this call only: ${verdict.reason}. Nothing wider can be granted there, so the next such call asks again.` };
+      }
+      if (answer.decision === 'allow_session' && grant && gkey !== undefined) {
+        const signer = signerOf(deps);
+        if (deps.sessionGrants && signer && !sessionGranted(deps, gkey)) deps.sessionGrants.grants.push(signer.sign(deps.ctx.sessionId, deps.agent, grant));
+      }
+      if (answer.decision === 'always_allow' && grant && gkey !== undefined) {
+        // What "always" covers is the grant the person saw: one command in one folder, one path, one app…
+        deps.approvals.alwaysGrants.add(gkey);
         if (deps.onAlwaysAllow) {
           try {
-            const note = await deps.onAlwaysAllow(tool, input, answer.by);
+            const note = await deps.onAlwaysAllow(tool, input, answer.by, grant);
             if (note) yield { type: 'notice', level: 'info', message: note };
           } catch (err) {
             yield { type: 'notice', level: 'warning', message: `could not save "always allow" for ${tool.name}: ${errorMessage(err)}` };

@@ -26,7 +26,7 @@ import { LoopDetector } from './loopDetector.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import { runHooks } from '../hooks/runHooks.js';
 import { StopHookGate } from '../hooks/stopHookGate.js';
-import type { GlobalConfig } from '../config/schema.js';
+import type { GlobalConfig, GrantEntry } from '../config/schema.js';
 import { CORE_RULES } from './prompt.js';
 import {
   assembleSystem,
@@ -147,7 +147,7 @@ export interface RunDeps {
   registry: ToolRegistry;
   policy: PermissionPolicy;
   broker: ApprovalBroker;
-  onAlwaysAllow?: (tool: Tool, input: unknown, by: string) => Promise<string | void>;
+  onAlwaysAllow?: (tool: Tool, input: unknown, by: string, grant: GrantEntry) => Promise<string | void>;
   hooks?: GlobalConfig['hooks'];
   audit?: AuditLog;
 }

@@ -19,6 +19,7 @@ import { daemonRequest, type DaemonAnswer } from '../daemon/client.js';
 import { z } from 'zod';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalDecisionKind, type ApprovalRequest } from '../api/events.js';
+import { visibleText } from '../api/visibleText.js';
 import type { DaemonInfo } from '../daemon/daemonFile.js';
 import { errorMessage } from '../errors.js';
 import type { ApprovalAnswer, ApprovalFace, PermissionDecision, PermissionPolicy } from '../permissions/types.js';
@@ -45,14 +46,21 @@ export class FaceProblems {
 /** The choices of the confirm form, and what each means to the broker. */
 export const ELICIT_CHOICES = { allow_once: 'allow', always_allow: 'always_allow', deny: 'deny' } as const satisfies Record<string, ApprovalDecisionKind>;
 
-/** The form: one required choice. `enum` + `enumNames` are understood by every elicitation version. */
+/**
+ * The form: one required choice. `enum` + `enumNames` are understood by every elicitation version.
+ * The message is shown by another program's UI, maybe a terminal: the call's words go through
+ * visibleText, so an ESC, CR or bidi override in a command is seen there, not obeyed.
+ */
 export function approvalForm(req: ApprovalRequest): ElicitRequestFormParams {
   const lines = [
-    `Rein (agent "${req.agent}") wants to run ${req.tool}:`,
-    `  ${req.summary}`,
-    `Why it asks: ${req.reason}`,
-    `Risk: ${req.risk}${req.risk_explanation ? ` (${req.risk_explanation})` : ''}`,
+    visibleText(`Rein (agent "${req.agent}") wants to run ${req.tool}:`),
+    `  ${visibleText(req.summary, { keepNewlines: true }).replace(/\n/g, '\n  ')}`,
+    visibleText(`Why it asks: ${req.reason}`),
+    visibleText(`Risk: ${req.risk}${req.risk_explanation ? ` (${req.risk_explanation})` : ''}`),
   ];
+  // Nothing wider than the call may be granted (a protected or persistence place): no "Always allow".
+  const once = req.grant === null;
+  if (req.grant) lines.push(visibleText(`"Always allow" covers ${req.grant.covers}.`));
   return {
     mode: 'form',
     message: lines.join('\n'),
@@ -62,9 +70,11 @@ export function approvalForm(req: ApprovalRequest): ElicitRequestFormParams {
         decision: {
           type: 'string',
           title: 'Run this call?',
-          description: '"Always allow" saves the grant in the agent\'s config.yaml, as it does everywhere in Rein.',
-          enum: Object.keys(ELICIT_CHOICES),
-          enumNames: ['Allow once', 'Always allow', 'Deny'],
+          description: once
+            ? 'Only this call can be allowed: it changes a place that decides what later runs may do.'
+            : '"Always allow" runs this call and the same call again on this connection without asking; keeping it for later waits for a person to confirm it in the Rein desktop app.',
+          enum: once ? ['allow_once', 'deny'] : Object.keys(ELICIT_CHOICES),
+          enumNames: once ? ['Allow once', 'Deny'] : ['Allow once', 'Always allow', 'Deny'],
         },
       },
       required: ['decision'],
@@ -135,6 +145,36 @@ export function daemonDeskFace(info: Pick<DaemonInfo, 'port' | 'token'>, problem
 /** One JSON request to the local daemon that waits as long as it takes and stops when `signal` aborts. */
 function postJson(info: Pick<DaemonInfo, 'port' | 'token'>, path: string, body: unknown, signal: AbortSignal): Promise<DaemonAnswer> {
   return daemonRequest(info, 'POST', path, body, { timeoutMs: 0, signal });
+}
+
+// ---- "always allow" ---------------------------------------------------------------------------------
+
+/**
+ * What an "always allow" given to `rein mcp serve` becomes: never a write to config.yaml here — the
+ * answer came from the MCP client's form or over the daemon's desk, and neither proves a person at
+ * this Mac. The running daemon is handed the call (`POST /changes/always-allow`) and makes it a
+ * pending change for the desktop app, exactly as for an API answer to a run's question; the line
+ * returned is the daemon's (pending, or refused with how to make the change by hand). `fallback`
+ * gives the line when the daemon cannot take it (it is older, or unreachable).
+ */
+export async function proposeToDaemon(
+  info: Pick<DaemonInfo, 'port' | 'token'>,
+  call: { agent: string; tool: string; input: unknown; cwd: string },
+  fallback: () => Promise<string>,
+): Promise<string> {
+  let answer: DaemonAnswer;
+  try {
+    answer = await daemonRequest(info, 'POST', '/changes/always-allow', call, { timeoutMs: 30_000 });
+  } catch (e) {
+    return `${await fallback()} (the Rein daemon could not be reached to keep it: ${errorMessage(e)})`;
+  }
+  const said = answer.json as { message?: unknown; error?: unknown; code?: unknown } | undefined;
+  if (answer.status === 202 && typeof said?.message === 'string') return `"always allow" holds for this MCP connection. ${said.message}`;
+  if (answer.status === 403 && said?.code === 'confirmation_required' && typeof said.error === 'string') return `"always allow" holds for this MCP connection only. ${said.error}`;
+  const why = typeof said?.error === 'string' ? `: ${said.error}` : '';
+  return answer.status === 404 && said?.code === 'not_found'
+    ? `${await fallback()} (the running Rein daemon is older and cannot keep it: restart it)`
+    : `${await fallback()} (the Rein daemon refused to keep it, HTTP ${answer.status}${why})`;
 }
 
 // ---- 3. nobody --------------------------------------------------------------------------------------

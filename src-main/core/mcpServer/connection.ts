@@ -10,7 +10,13 @@
  * else the daemon's desk, else refused). Refusals are `isError` results carrying the reason.
  *
  * The runtime is built for each call from a RuntimeCache, so an edit to the agent's config (its
- * permissions, an "always allow" just saved) holds from the next call on, as in the daemon.
+ * permissions, an "always allow" a person confirmed) holds from the next call on, as in the daemon.
+ *
+ * An "always allow" answered here (by the client's form, or over the daemon's desk) is never written to
+ * config.yaml by this process: nobody known to be a person gave it. The call runs, the same call runs
+ * unasked for the rest of this connection (never another connection's), and keeping it is handed to
+ * the running daemon as a pending change for the desktop app, or, without a daemon, the result says
+ * what to add where by hand (approvalFaces.ts, `proposeToDaemon`).
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -30,10 +36,11 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ReinEventBody } from '../api/events.js';
+import { visibleText } from '../api/visibleText.js';
 import type { Disposable } from '../base/lifecycle.js';
 import { loadConfig } from '../config/load.js';
 import { paths } from '../config/paths.js';
-import type { GlobalConfig } from '../config/schema.js';
+import type { GlobalConfig, GrantEntry } from '../config/schema.js';
 import { executeToolCalls, TurnApprovals, type BatchOutcome } from '../harness/executor.js';
 import { egressCheck } from '../permissions/egress.js';
 import { reinPorts } from '../permissions/reinGuards.js';
@@ -43,9 +50,9 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/run
 import { RuntimeCache } from '../runtime/runtimeCache.js';
 import { SessionReadTracker } from '../tools/readTracker.js';
 import { SessionSlots } from '../tools/sessionSlots.js';
-import type { ToolContext } from '../tools/tool.js';
+import type { Tool, ToolContext } from '../tools/tool.js';
 import { StampCache } from '../util/stampCache.js';
-import { daemonDeskFace, elicitationFace, FACE_FAILED, FaceProblems, nobodyToAsk, refusingAsks } from './approvalFaces.js';
+import { daemonDeskFace, elicitationFace, FACE_FAILED, FaceProblems, nobodyToAsk, proposeToDaemon, refusingAsks } from './approvalFaces.js';
 import { runningDaemon } from '../daemon/daemonFile.js';
 import { exposedTools, listSignature, mcpToolList } from './toolList.js';
 
@@ -90,10 +97,18 @@ export class ServeHost implements Disposable {
 
   constructor(readonly opts: ServeOptions) {}
 
-  /** The global config with the project overlay, re-read when either file changes. */
+  /**
+   * The global config with the project overlay, re-read when either file (or the trust file) changes.
+   * Nobody is asked here: an overlay whose folder `rein trust` did not trust is applied without its
+   * raising settings (hooks, MCP servers, base_url, wider permissions), with a warning.
+   */
   config(): Promise<GlobalConfig> {
-    const { home, cwd } = this.opts;
-    return this.#configs.get('config', () => [paths.globalConfig(home), paths.projectConfig(cwd)], () => loadConfig({ home, cwd }).then((l) => l.config));
+    const { home, cwd, warn } = this.opts;
+    return this.#configs.get(
+      'config',
+      () => [paths.globalConfig(home), paths.projectConfig(cwd), paths.trustedFolders(home)],
+      () => loadConfig({ home, cwd, trust: 'stored', ...(warn ? { warn } : {}) }).then((l) => l.config),
+    );
   }
 
   /** The agent's runtime for one call: origin remote, its approval face (if any) as the desk. */
@@ -113,6 +128,11 @@ export class ServeHost implements Disposable {
       // Rein serves its own local tools: the agent's MCP servers are not relayed to the client.
       mcp: false,
       ...(face ? { desk: face } : {}),
+      // Reached only when no running daemon took it (McpConnection's #alwaysAllow): nobody can confirm it.
+      remoteGrants: (grant) =>
+        `"always allow" for ${grant.describe} holds for this MCP connection only: rein mcp serve does not save a grant that an MCP client ` +
+        `or the daemon's desk answered, and no running Rein daemon took it for a person to confirm in the desktop app. ` +
+        `To keep it, add ${JSON.stringify(grant.entry)} to ${grant.field} in ${grant.file}.`,
     });
   }
 
@@ -139,6 +159,8 @@ export class McpConnection {
   readonly #readTracker = new SessionReadTracker();
   readonly #slots = new SessionSlots();
   readonly #problems = new FaceProblems();
+  /** The grants (grants.ts keys) answered "always allow" on this connection: they hold here, nowhere else. */
+  readonly #held = new Set<string>();
   #level: LoggingLevel = 'info';
   #listed: string | undefined;
   #inFlight = 0;
@@ -229,6 +251,11 @@ export class McpConnection {
     const progress = new CallProgress(extra, params._meta?.progressToken, this.#host.opts.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
     const callId = `call_${randomBytes(8).toString('hex')}`;
     let answered: { request_id: string; by: string } | undefined;
+    let alwaysNote: string | undefined;
+    // Each call is a turn of its own: an approval covers this call, never a later one; only the
+    // connection's "always allow" grants carry over (as they do for the rest of a run).
+    const approvals = new TurnApprovals();
+    for (const key of this.#held) approvals.alwaysGrants.add(key);
     // The call's PostToolUse hooks and audit lines: they finish after the answer, like the loop's.
     const background: Promise<unknown>[] = [];
     try {
@@ -246,11 +273,10 @@ export class McpConnection {
           agent: rt.agent,
           origin: rt.origin,
           route: rt.route,
-          // Each call is a turn of its own: an approval covers this call, never a later one.
-          approvals: new TurnApprovals(),
+          approvals,
           maxParallel: 1,
           defaultBudget: rt.settings.resultBudget,
-          onAlwaysAllow: rt.onAlwaysAllow,
+          onAlwaysAllow: async (t, input, _by, grant) => (alwaysNote = await this.#alwaysAllow(rt, t, input, grant)),
           hooks: { pre: rt.config.hooks.PreToolUse, post: rt.config.hooks.PostToolUse },
           audit: rt.audit,
           background,
@@ -267,8 +293,9 @@ export class McpConnection {
         }
         const ev: ReinEventBody = step.value;
         if (ev.type === 'approval_request') {
-          progress.note(`waiting for approval (${face?.name === 'mcp_client' ? 'this client' : 'Rein desktop app / web UI'}): ${ev.summary}`, true);
-          log('info', { event: 'approval_request', request_id: ev.request_id, tool: ev.tool, summary: ev.summary, reason: ev.reason, asked: face?.name });
+          // The client may show these on a terminal: the call's words are escaped, like every face's.
+          progress.note(`waiting for approval (${face?.name === 'mcp_client' ? 'this client' : 'Rein desktop app / web UI'}): ${visibleText(ev.summary)}`, true);
+          log('info', { event: 'approval_request', request_id: ev.request_id, tool: ev.tool, summary: visibleText(ev.summary), reason: visibleText(ev.reason), asked: face?.name });
         } else if (ev.type === 'approval_response') {
           answered = { request_id: ev.request_id, by: ev.by };
           log('info', { event: 'approval_response', request_id: ev.request_id, decision: ev.decision, by: ev.by });
@@ -277,10 +304,13 @@ export class McpConnection {
           log(ev.level === 'warning' ? 'warning' : 'info', ev.message);
         }
       }
+      for (const key of approvals.alwaysGrants) this.#held.add(key);
       const done = outcome.executed[0]!;
       let text = done.result.content.length > 0 ? done.result.content : done.result.ok ? '(no output)' : '(error without message)';
       const problem = answered?.by === FACE_FAILED ? this.#problems.take(answered.request_id) : undefined;
       if (problem) text = `[permission error] DENIED: ${tool.name} did not run because ${problem}. Do not claim it ran.`;
+      // Said to the client with the result (and logged as a notice): where the "always allow" went.
+      if (alwaysNote) text = `${text}\n\n[rein] ${alwaysNote}`;
       if (!done.result.ok) log('warning', { event: done.ran ? 'failed' : 'refused', tool: tool.name, reason: text.slice(0, 500) });
       return {
         content: [
@@ -297,6 +327,20 @@ export class McpConnection {
         p.then(done, done);
       }
     }
+  }
+
+  /**
+   * An "always allow" for `tool` with `input` (the executor holds `grant` for this call's turn; #call
+   * keeps it for the connection), whoever answered: handed to the running daemon to become a pending
+   * change, which works the grant out again from the call as for a run of its own; without a daemon,
+   * the runtime's remote-grant line (ServeHost.runtime) says what to add where. Nothing is saved here:
+   * every face of `rein mcp serve` is remote, so the runtime is told the answer was the client's.
+   */
+  async #alwaysAllow(rt: Runtime, tool: Tool, input: unknown, grant: GrantEntry): Promise<string> {
+    const local = async () => (await rt.onAlwaysAllow(tool, input, 'mcp_client', grant)) ?? '';
+    const daemon = await runningDaemon(this.#host.opts.home);
+    if (!daemon) return local();
+    return proposeToDaemon(daemon, { agent: rt.agent, tool: tool.name, input, cwd: rt.agentConfig.cwd ?? this.#host.opts.cwd }, local);
   }
 
   /** Who answers this call's approval question: the client's form, the daemon's desk, or nobody. */

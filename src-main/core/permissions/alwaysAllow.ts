@@ -1,7 +1,8 @@
 /**
  * "Always allow" from an approval prompt, written into a config.yaml so it holds for the next run too:
- * a bash command goes to `permissions.allowed_commands` (exactly as it was approved, never widened to a
- * pattern), any other tool's name to `permissions.always_allow_tools`.
+ * the grant the person saw (grants.ts: one command in one folder, one path, one app…) goes to
+ * `permissions.grants`. (Older callers may still save an exact command line to `allowed_commands` or a
+ * tool name to `always_allow_tools`.)
  *
  * The file is the user's: their comments and layout survive (edited as a YAML document, not re-dumped),
  * the write is atomic, and the read-modify-write runs under an inter-process lock so two processes
@@ -16,6 +17,8 @@ import { ReinError } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import { withFileLock } from '../util/fileLock.js';
 import { describeIssues } from '../util/zodIssues.js';
+import { canonicalJson } from '../util/canonicalJson.js';
+import { GrantEntry } from '../config/schema.js';
 
 const PersistAlwaysAllowOptions = z
   .strictObject({
@@ -24,20 +27,22 @@ const PersistAlwaysAllowOptions = z
     command: z.string().trim().min(1).optional(),
     /** A tool name (for every tool but bash). */
     tool: z.string().trim().min(1).optional(),
+    /** A grant (permissions.grants). */
+    grant: GrantEntry.optional(),
   })
-  .refine((o) => (o.command === undefined) !== (o.tool === undefined), {
-    message: 'give exactly one of command or tool',
+  .refine((o) => [o.command, o.tool, o.grant].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of command, tool or grant',
     path: ['command'],
   });
 export type PersistAlwaysAllowOptions = z.input<typeof PersistAlwaysAllowOptions>;
 
-export type AlwaysAllowKey = 'allowed_commands' | 'always_allow_tools';
+export type AlwaysAllowKey = 'allowed_commands' | 'always_allow_tools' | 'grants';
 
 export interface PersistAlwaysAllowResult {
   /** The file written (a symlinked config is followed to its target). */
   file: string;
   key: AlwaysAllowKey;
-  value: string;
+  value: string | GrantEntry;
   /** False when the entry was already there (the file is then not rewritten). */
   added: boolean;
 }
@@ -48,9 +53,13 @@ export async function persistAlwaysAllow(opts: PersistAlwaysAllowOptions): Promi
     const problems = describeIssues(parsed.error.issues, opts).map((p) => `${p.field}: ${p.message}`);
     throw new ReinError('invalid_input', `persistAlwaysAllow: ${problems.join('; ')}`, { problems });
   }
-  const { command, tool } = parsed.data;
-  const key: AlwaysAllowKey = command !== undefined ? 'allowed_commands' : 'always_allow_tools';
-  const value = (command ?? tool)!;
+  const { command, tool, grant } = parsed.data;
+  const key: AlwaysAllowKey = grant !== undefined ? 'grants' : command !== undefined ? 'allowed_commands' : 'always_allow_tools';
+  const value: string | GrantEntry = grant ?? (command ?? tool)!;
+  const same = (item: unknown): boolean => {
+    const v = isScalar(item) ? item.value : isMap(item) ? (item as { toJSON(): unknown }).toJSON() : item;
+    return typeof value === 'string' ? v === value : canonicalJson(v) === canonicalJson(value);
+  };
   // Edit the real file behind a symlinked config (dotfile setups), not replace the link with a copy.
   const file = await realpath(parsed.data.file).catch(() => resolve(parsed.data.file));
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
@@ -70,7 +79,7 @@ export async function persistAlwaysAllow(opts: PersistAlwaysAllowOptions): Promi
       );
     }
     const list = listNode(doc, file, key);
-    if (list && list.items.some((item) => (isScalar(item) ? item.value : item) === value)) {
+    if (list && list.items.some(same)) {
       return { file, key, value, added: false };
     }
     if (list) doc.addIn(['permissions', key], value);

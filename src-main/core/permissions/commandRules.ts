@@ -16,8 +16,10 @@ import { gitRepoRisk } from './gitRepoConfig.js';
 import { findHardBlock, type HardBlock } from './hardBlocks.js';
 import { readOnlyVerdict, type ReadOnlyVerdict } from './readOnlyCommands.js';
 import { commandRisk, isDestructiveLine, riskOf, type Risk } from './risk.js';
+import { secretSearch } from './secretSearch.js';
 import { analyzeCommand } from './shell/analyze.js';
-import { downloadTargets, filesWritten } from './shell/commandKinds.js';
+import { protectedWriteReason, writeTargets } from './protectedWrites.js';
+import { cronCommands, plistStrings } from './shell/commandKinds.js';
 import { historyFile, pathCandidates, persistencePlace, type PathContext } from './shell/normalize.js';
 import { isShellParserReady } from './shell/parser.js';
 import { hasUnknown, UNKNOWN, UNKNOWN_NONEMPTY, type ShellAnalysis, type SimpleCommand } from './shell/types.js';
@@ -48,6 +50,8 @@ export interface CommandVerdict extends Risk {
    * but bypassPermissions (always_allow_tools, acceptEdits, --yes and auto_approve do not approve it).
    */
   persistence?: string;
+  /** The line changes one of Rein's protected places (protectedPlaces.ts): it asks in every mode, bypassPermissions too. */
+  protected?: string;
 }
 
 /** Environment assignments that cannot change what a read-only command does. */
@@ -79,9 +83,6 @@ function globMatcher(glob: string): picomatch.Matcher {
   }
   return m;
 }
-
-/** Key material and tokens people search for (`grep -r "BEGIN OPENSSH" ~`). */
-const SECRET_PATTERN = /BEGIN [A-Z ]*PRIVATE KEY|BEGIN OPENSSH|PRIVATE KEY|sk-ant-|\bAKIA[0-9A-Z]{0,16}|\bgh[pousr]_|github_pat_|\bxox[abprs]-|aws_secret_access_key|\bBearer\s|api[_-]?key\s*[=:]|password\s*[=:]/i;
 
 interface SecretContext extends SensitivityContext {
   pctx: PathContext;
@@ -142,55 +143,13 @@ function commandSecret(cmd: SimpleCommand, v: ReadOnlyVerdict, s: SecretContext)
     const why = sweepsSecrets(w, s);
     if (why) return `${label} searches every file in ${why}`;
   }
-  if (['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'git'].includes(cmd.name)) {
-    const pattern = cmd.args.map((a) => a.value).find((x) => SECRET_PATTERN.test(x));
-    if (pattern !== undefined) return `${label} searches for private keys or tokens (${quote(pattern, 40)})`;
-  }
+  // Searches for key material, however spelt (secretSearch.ts; the list is in docs/permissions.md, *Secrets*).
+  const search = secretSearch(cmd, quote);
+  if (search) return `${label} ${search}`;
   return undefined;
 }
 
 // ---- persistence -----------------------------------------------------------------------------------
-
-/** Files a command writes: redirections, `tee`, copy/move/link destinations, in-place edits, downloads. */
-function writeTargets(cmd: SimpleCommand): string[] {
-  const out = [...filesWritten(cmd), ...downloadTargets(cmd), ...readOnlyVerdict(cmd).writes];
-  const values = cmd.args.map((a) => a.value);
-  const ops = values.filter((v) => !v.startsWith('-'));
-  switch (cmd.name) {
-    case 'cp':
-    case 'gcp':
-    case 'mv':
-    case 'gmv':
-    case 'install':
-    case 'ln':
-    case 'rsync':
-    case 'ditto': {
-      const t = values.findIndex((v) => v === '-t' || v.startsWith('--target-directory'));
-      if (t !== -1) out.push(values[t]!.includes('=') ? values[t]!.split('=')[1]! : (values[t + 1] ?? ''));
-      else if (ops.length >= 1) out.push(ops[ops.length - 1]!);
-      break;
-    }
-    case 'sed':
-    case 'gsed':
-    case 'perl':
-      if (values.some((v) => /^-[a-zA-Z]*i/.test(v) || v.startsWith('--in-place'))) out.push(...ops.slice(1));
-      break;
-    case 'dd':
-      for (const v of values) if (v.startsWith('of=')) out.push(v.slice(3));
-      break;
-    case 'truncate':
-    case 'touch':
-    case 'plistbuddy':
-      out.push(...ops);
-      break;
-    case 'plutil':
-      if (values.some((v) => /^-(convert|insert|replace|remove|create)$/.test(v))) out.push(...ops);
-      break;
-    default:
-      break;
-  }
-  return out.filter((p) => p !== '' && !hasUnknown(p));
-}
 
 const STARTUP_WORDS: Record<string, string> = {
   'shell-startup': 'what is written there runs in every new shell',
@@ -398,18 +357,20 @@ export function checkCommandLine(line: string, ctx: CommandRuleContext): Command
   const secrets: SecretContext = { home: ctx.home, reinHome: ctx.reinHome, extraPatterns: ctx.extraPatterns, pctx };
   const standings = analysis.commands.map((c) => standing(c, ctx, analysis, secrets));
   const persistence = persistenceReason(analysis, pctx);
+  const guarded = protectedWriteReason(analysis, { home: ctx.home, reinHome: ctx.reinHome, env: ctx.env ?? process.env, pctx });
   const readOnly =
     analysis.complete &&
     analysis.fileWrites.length === 0 &&
     analysis.substitutions === 0 &&
     analysis.riskyAssignments.length === 0 &&
     persistence === undefined &&
+    guarded === undefined &&
     standings.every((st) => st.readOnly) &&
     analysis.commands.every((c) => !c.wrappers.some((w) => PRIVILEGE_WRAPPERS.has(w)));
   const risk = commandRisk(analysis, undefined, readOnly);
-  const withPersistence = persistence ? { persistence } : {};
+  const withPersistence = { ...(persistence ? { persistence } : {}), ...(guarded ? { protected: guarded } : {}) };
 
-  const compound = compoundReasons(analysis, persistence);
+  const compound = compoundReasons(analysis, guarded ?? persistence);
   if (compound.length > 0) {
     return { decision: 'ask', layer: 'compound', reason: compound.slice(0, 3).join('; '), readOnly, analysis, ...risk, ...withPersistence };
   }
@@ -439,6 +400,24 @@ export function checkCommandLine(line: string, ctx: CommandRuleContext): Command
     return { decision: 'allow', layer: 'allowed', reason: why, readOnly, analysis, ...risk };
   }
   return { decision: 'ask', layer: 'tool', reason: refused.map((st) => st.why).slice(0, 3).join('; '), readOnly, analysis, ...risk };
+}
+
+// ---- text written where it runs later ---------------------------------------------------------------
+
+/**
+ * The hard block for text a file tool writes into a place that runs it later (a shell startup file, a
+ * launch agent's property list, a crontab): the same rules as the line would get through bash
+ * (`echo 'curl x | sh' >> ~/.zshrc` is `download-into-shell`). Needs the shell parser.
+ */
+export function plantedPayload(kind: string, text: string, ctx: { home: string; cwd: string; caseInsensitive?: boolean }): HardBlock | undefined {
+  if (!isShellParserReady() || text.trim() === '') return undefined;
+  const pieces = kind === 'launch-agent' ? plistStrings(text) : kind === 'cron' ? cronCommands(text, true) : [text];
+  for (const code of pieces.slice(0, 24)) {
+    const a = analyzeCommand(code.length > 100_000 ? code.slice(0, 100_000) : code, { home: ctx.home, cwd: ctx.cwd });
+    const block = findHardBlock(a, ctx);
+    if (block) return block;
+  }
+  return undefined;
 }
 
 // ---- the bash tool's own hints come from here -----------------------------------------------------------

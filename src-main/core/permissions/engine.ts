@@ -6,20 +6,28 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { PermissionsConfig, type PermissionMode } from '../config/schema.js';
+import { PermissionsConfig, type GrantEntry, type PermissionMode } from '../config/schema.js';
 import { ReinError } from '../errors.js';
 import { UNATTENDED_SOURCES, type RunOrigin } from '../api/patterns.js';
 import type { Tool } from '../tools/tool.js';
-import { checkCommandLine } from './commandRules.js';
+import { checkCommandLine, plantedPayload } from './commandRules.js';
 import { classifyUrl } from './egress.js';
 import { DEFAULT_DAEMON_PORT, reinPorts, shellReinGuard } from './reinGuards.js';
-import { checkFileAccess, FILE_WRITE_TOOLS, isFileTool } from './fileRules.js';
+import { reinSecretReason } from '../util/reinSecrets.js';
+import { realpathLoose } from '../util/realpath.js';
+import { checkFileAccess, expandHome, FILE_WRITE_TOOLS, isFileTool, resolveToolPath, toolPath } from './fileRules.js';
+import { bashGrant, describeGrant, exactGrant, grantKey, pathGrant } from './grants.js';
 import { applyMode, type LayerVerdict } from './modes.js';
+import { GUI_STAND_IN_TRAITS, guiGrantTarget, guiVerdict } from './guiRules.js';
 import { drivesGui } from '../tools/traits.js';
 import { riskOf } from './risk.js';
 import { initShellParser, isShellParserReady } from './shell/parser.js';
 import type { PermissionCheck, PermissionDecision, PermissionPolicy } from './types.js';
-import { persistencePlace } from './shell/normalize.js';
+import { persistencePlace, type PathContext } from './shell/normalize.js';
+import type { ShellAnalysis } from './shell/types.js';
+import { protectedPlace, type ProtectedPlaceContext } from './protectedPlaces.js';
+
+const placeCtx = (s: EngineSettings): ProtectedPlaceContext => ({ home: s.home, reinHome: s.reinHome, env: process.env });
 
 export type PermissionsInput = z.input<typeof PermissionsConfig>;
 
@@ -57,6 +65,8 @@ export interface EngineSettings {
   /** Configured daemon ports (the running daemon's is read from daemon.json when a call is checked). */
   reinPorts: readonly number[];
   caseInsensitivePaths?: boolean;
+  /** The canonical keys of the saved "Always allow" grants (permissions.grants, paths made absolute). */
+  grantKeys: ReadonlySet<string>;
 }
 
 type PermissionsConfig = z.infer<typeof PermissionsConfig>;
@@ -105,6 +115,20 @@ export function resolveEngineSettings(opts: EngineOptions): EngineSettings {
     ...(opts.mcpAlwaysAllow ? { mcpAlwaysAllow: { ...opts.mcpAlwaysAllow } } : {}),
     reinPorts: [...(opts.reinPorts ?? [DEFAULT_DAEMON_PORT])],
     ...(opts.caseInsensitivePaths !== undefined ? { caseInsensitivePaths: opts.caseInsensitivePaths } : {}),
+    grantKeys: new Set(merged.grants.map((g) => grantKey(normalGrant(g, path.resolve(opts.home))))),
+  };
+}
+
+/** A saved grant as the engine would make it: `~` expanded, paths absolute and resolved. */
+function normalGrant(g: GrantEntry, home: string): GrantEntry {
+  const abs = (p: string) => path.resolve(expandHome(p, home));
+  return {
+    ...g,
+    ...(g.cwd !== undefined ? { cwd: abs(g.cwd) } : {}),
+    ...(g.path !== undefined ? { path: realpathLoose(abs(g.path)) } : {}),
+    ...(g.scripts !== undefined ? { scripts: Object.fromEntries(Object.entries(g.scripts).map(([k, v]) => [abs(k), v])) } : {}),
+    ...(g.method !== undefined ? { method: g.method.toUpperCase() } : {}),
+    ...(g.host !== undefined ? { host: g.host.toLowerCase() } : {}),
   };
 }
 
@@ -131,8 +155,40 @@ function safely<T>(fn: () => T, fallback: T): T {
 const field = (input: unknown, key: string): unknown =>
   input && typeof input === 'object' ? (input as Record<string, unknown>)[key] : undefined;
 
-/** The verdict of layers 1–5 for one call, before mode, source and flags. */
+/** The verdict of layers 1–5 for one call, before mode, source and flags, with what a grant on it would cover. */
 export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
+  const v = toolVerdict(call, s);
+  return v.grant !== undefined ? v : { ...v, grant: grantOf(call, s, v) };
+}
+
+/**
+ * What a grant on this call covers (grants.ts): nothing beyond the call for protected and persistence
+ * places and for tools that change Rein's own state; one path for file tools; one method and host for
+ * http; one app for GUI tools (else the exact call); the tool for everything else.
+ */
+function grantOf(call: PermissionCheck, s: EngineSettings, v: LayerVerdict): GrantEntry | null {
+  const { tool, input } = call;
+  if (v.protected || v.persistence || v.decision === 'deny' || tool.traits?.changesReinState) return null;
+  if (isFileTool(tool.name)) {
+    const raw = toolPath(tool.name, input);
+    return raw === undefined ? null : pathGrant(tool.name, resolveToolPath(raw, call.cwd, s.home).real);
+  }
+  if (tool.name === 'http') {
+    try {
+      const url = new URL(String(field(input, 'url')));
+      return { tool: tool.name, method: String(field(input, 'method') ?? 'GET').toUpperCase(), host: url.host.toLowerCase() };
+    } catch {
+      return null;
+    }
+  }
+  if (drivesGui(tool.traits)) {
+    const app = guiGrantTarget(tool.name, tool.traits, input);
+    return app ? { tool: tool.name, app } : exactGrant(tool.name, input);
+  }
+  return { tool: tool.name };
+}
+
+function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
   const { tool, input, cwd } = call;
   const p = s.permissions;
   const sensitivity = { home: s.home, reinHome: s.reinHome, extraPatterns: p.sensitive_patterns };
@@ -160,9 +216,11 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
       reason: v.reason,
       readOnly: v.readOnly,
       final: v.decision === 'deny',
-      risk: v.risk,
-      riskExplanation: v.riskExplanation,
+      risk: v.protected ? 'high' : v.risk,
+      riskExplanation: v.protected ? "changes Rein's own state: what later runs may do" : v.riskExplanation,
       ...(v.persistence ? { persistence: v.persistence } : {}),
+      ...(v.protected ? { protected: v.protected } : {}),
+      grant: v.protected || v.persistence || v.decision === 'deny' ? null : bashGrant(command, cwd, v.analysis, grantPathContext(s, cwd, v.analysis)),
     };
   }
 
@@ -174,6 +232,28 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
     // "an edit in the work area", whatever the working folder: only bypassPermissions approves it unasked.
     const target = field(input, 'path');
     const persistent = write && typeof target === 'string' ? persistencePlace(target, { home: s.home, cwd }) : undefined;
+    // Text written where it runs later is judged as the commands it holds (hard blocks in every mode).
+    if (persistent && v.decision !== 'deny') {
+      const text = field(input, 'content') ?? field(input, 'new_string');
+      const planted = typeof text === 'string' ? plantedPayload(persistent.kind, text, { home: s.home, cwd, ...(s.caseInsensitivePaths !== undefined ? { caseInsensitive: s.caseInsensitivePaths } : {}) }) : undefined;
+      if (planted) {
+        return { decision: 'deny', layer: 'hard_block', reason: `${tool.name} writes ${persistent.path}, ${persistent.what}, and what it writes there is a hard block: ${planted.reason}`, readOnly: false, final: true, ...riskOf('high', 'plants a blocked command where it runs by itself later') };
+      }
+    }
+    // Rein's run-later state (its folder, the code cache, launch agents): a person decides in every mode.
+    const guarded = write && v.path ? (protectedPlace(v.path.lexical, placeCtx(s)) ?? protectedPlace(v.path.real, placeCtx(s), { lexicalOnly: true })) : undefined;
+    if (guarded && v.decision !== 'deny') {
+      return {
+        decision: 'ask',
+        layer: 'tool',
+        reason: `${tool.name} writes ${guarded.path}, ${guarded.what}`,
+        readOnly: false,
+        final: false,
+        protected: guarded.path,
+        ...(persistent ? { persistence: persistent.kind } : {}),
+        ...riskOf('high', "changes Rein's own state: what later runs may do"),
+      };
+    }
     if (persistent && v.decision !== 'deny') {
       return {
         decision: 'ask',
@@ -221,6 +301,13 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
 
   if (tool.source === 'mcp') return mcpVerdict(call, s);
 
+  // GUI tools: AppleScript's shell commands and text typed into terminals are judged as bash lines, and
+  // Rein's own windows are never a target (guiRules.ts); anything else they do falls to the rule below.
+  if (drivesGui(tool.traits)) {
+    const gui = guiVerdict(call, (command) => layerVerdict({ ...call, tool: toolByName('bash'), input: { command } }, s));
+    if (gui) return gui;
+  }
+
   const readOnly = safely(() => tool.isReadOnly(input), false);
   const destructive = safely(() => tool.isDestructive(input), false);
   const gui = drivesGui(tool.traits);
@@ -231,6 +318,9 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
       : readOnly
         ? riskOf('low', 'only reads')
         : riskOf('medium', `${tool.name} may change something`);
+  if (tool.traits?.changesReinState && !readOnly) {
+    return { decision: 'ask', layer: 'tool', reason: `${tool.name} changes Rein's own run-later state (what runs later, as which agent)`, readOnly, protected: tool.name, ...riskOf('high', "changes Rein's own state: what later runs may do") };
+  }
   return readOnly
     ? { decision: 'allow', layer: 'tool', reason: `${tool.name} reports this call as read-only`, readOnly, ...risk }
     : { decision: 'ask', layer: 'tool', reason: `${tool.name} may change something`, readOnly, ...risk };
@@ -255,6 +345,17 @@ function mcpVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
     : readOnly
       ? riskOf('low', `the MCP server ${server} says ${tool.name} only reads`)
       : riskOf('medium', `${tool.name} is run by the MCP server ${server} and may change something`);
+  // Paths in the call's input (a filesystem server's `path`, `source`, `destination`…): Rein can see where
+  // such a call reaches, so Rein's secrets stay a hard block and its protected places ask in every mode.
+  for (const raw of pathsIn(input)) {
+    const abs = path.resolve(call.cwd, raw === '~' ? s.home : raw.startsWith('~/') ? path.join(s.home, raw.slice(2)) : raw);
+    const secret = reinSecretReason(abs, s.reinHome) ?? reinSecretReason(realpathLoose(abs), s.reinHome);
+    if (secret) return reinHardBlock('rein-secrets', `${tool.name} is given ${raw}: ${secret}`);
+    const guarded = readOnly ? undefined : protectedPlace(abs, placeCtx(s));
+    if (guarded) {
+      return { decision: 'ask', layer: 'mcp', reason: `${tool.name} is given ${guarded.path}, ${guarded.what}`, readOnly, protected: guarded.path, ...riskOf('high', "may change Rein's own state: what later runs may do") };
+    }
+  }
   const listed = facts !== undefined && (s.mcpAlwaysAllow?.[facts.server] ?? []).some((n) => n === facts.tool || n === tool.name);
   if (listed) return { decision: 'allow', layer: 'mcp_always_allow', reason: `${tool.name} is in mcp_servers.${server}.always_allow`, readOnly, ...risk };
   if (readOnly && call.mode === 'acceptEdits') {
@@ -264,9 +365,44 @@ function mcpVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
   return { decision: 'ask', layer: 'mcp', reason: `${tool.name} is an MCP tool (${why}); MCP tools ask unless mcp_servers.${server}.always_allow or always_allow_tools lists them`, readOnly, ...risk };
 }
 
+/** String values of a tool's input that look like paths (absolute, `~`, or with a folder in them), at most 64. */
+export function pathsIn(input: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number) => {
+    if (out.length >= 64 || depth > 5) return;
+    if (typeof v === 'string') {
+      if (v.length > 0 && v.length < 4096 && !/[\n\r\0]/.test(v) && (v.startsWith('/') || v === '~' || v.startsWith('~/') || (v.includes('/') && !/\s/.test(v) && !/^[a-z][a-z0-9+.-]*:/i.test(v)))) out.push(v);
+    } else if (Array.isArray(v)) for (const x of v.slice(0, 64)) walk(x, depth + 1);
+    else if (v && typeof v === 'object') for (const x of Object.values(v).slice(0, 64)) walk(x, depth + 1);
+  };
+  walk(input, 0);
+  return out;
+}
+
+const grantPathContext = (s: EngineSettings, cwd: string, a: ShellAnalysis | undefined): PathContext => ({
+  home: s.home,
+  cwd,
+  ...(a ? { extraHomes: a.homeValues, cdTargets: a.cdTargets, links: a.links } : {}),
+  ...(s.caseInsensitivePaths !== undefined ? { caseInsensitive: s.caseInsensitivePaths } : {}),
+});
+
 /** Decides one call synchronously; the shell parser must be initialised for bash calls. */
 export function decide(call: PermissionCheck, s: EngineSettings): PermissionDecision {
   const verdict = layerVerdict(call, s);
+  const grant = verdict.grant ?? null;
+  const d = withGrant(verdict, s, call);
+  return { ...d, grant };
+}
+
+/** The decision of the layers and the mode, then the saved "Always allow" grants (permissions.grants). */
+function withGrant(verdict: LayerVerdict, s: EngineSettings, call: PermissionCheck): PermissionDecision {
+  const d = modeDecision(verdict, s, call);
+  if (d.decision !== 'ask' || !verdict.grant || s.grantKeys.size === 0) return d;
+  if (!s.grantKeys.has(grantKey(verdict.grant))) return d;
+  return { ...d, decision: 'allow', layer: 'grant', reason: `"Always allow" saved for ${describeGrant(verdict.grant, s.home)} (it would otherwise ask: ${d.reason})` };
+}
+
+function modeDecision(verdict: LayerVerdict, s: EngineSettings, call: PermissionCheck): PermissionDecision {
   return applyMode(verdict, {
     mode: call.mode,
     source: call.source,
@@ -279,6 +415,15 @@ export function decide(call: PermissionCheck, s: EngineSettings): PermissionDeci
   });
 }
 
+/** Bash lines, and text a file tool writes where it runs later (judged as the commands it holds). */
+function needsShellParser(call: PermissionCheck, s: EngineSettings): boolean {
+  if (call.tool.name === 'bash') return true;
+  if (drivesGui(call.tool.traits)) return true; // AppleScript's shell commands, text typed into terminals
+  if (!FILE_WRITE_TOOLS.has(call.tool.name)) return false;
+  const target = field(call.input, 'path');
+  return typeof target === 'string' && persistencePlace(target, { home: s.home, cwd: call.cwd }) !== undefined;
+}
+
 export interface PermissionEngine extends PermissionPolicy {
   readonly settings: EngineSettings;
 }
@@ -288,7 +433,7 @@ export function createPermissionEngine(opts: EngineOptions): PermissionEngine {
   return {
     settings,
     check(call: PermissionCheck): PermissionDecision | Promise<PermissionDecision> {
-      if (call.tool.name === 'bash' && !isShellParserReady()) return initShellParser().then(() => decide(call, settings));
+      if (!isShellParserReady() && needsShellParser(call, settings)) return initShellParser().then(() => decide(call, settings));
       return decide(call, settings);
     },
   };
@@ -296,10 +441,10 @@ export function createPermissionEngine(opts: EngineOptions): PermissionEngine {
 
 /**
  * The GUI tools a person may ask `rein permissions check --tool NAME` about while they are not
- * registered (the GUI bridge is not running): their stand-ins answer as the real tools will. Only
- * stand-ins are judged by name; a registered tool is a GUI tool because its traits say so.
+ * registered (the GUI bridge is not running): their stand-ins have the real tools' traits
+ * (guiRules.ts, GUI_STAND_IN_TRAITS), so they answer as the real tools will. Only stand-ins are judged
+ * by name; a registered tool is a GUI tool because its traits say so.
  */
-const GUI_STAND_IN_NAMES: ReadonlySet<string> = new Set(['accessibility', 'computer', 'computer_use', 'applescript', 'screenshot']);
 
 /** A stand-in for a tool the caller only knows by name (`rein permissions check --tool T`). */
 export function toolByName(name: string): Tool {
@@ -310,7 +455,7 @@ export function toolByName(name: string): Tool {
     input: z.unknown(),
     isReadOnly: () => false,
     isDestructive: () => false,
-    ...(GUI_STAND_IN_NAMES.has(name) ? { traits: { drivesGui: true } } : {}),
+    ...(GUI_STAND_IN_TRAITS.has(name) ? { traits: GUI_STAND_IN_TRAITS.get(name)! } : {}),
     call: async () => ({ ok: false, content: 'not callable' }),
   };
 }

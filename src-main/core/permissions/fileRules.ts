@@ -8,6 +8,7 @@ import picomatch from 'picomatch';
 import type { Verdict } from './types.js';
 import { realpathLoose } from '../util/realpath.js';
 import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR } from '../util/reinSecrets.js';
+import { keyMaterialIn } from './secretSearch.js';
 
 export { containsReinSecrets, realpathLoose, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR };
 
@@ -181,6 +182,12 @@ export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleConte
       sensitive,
       insideWorkArea,
     };
+  }
+  // A search for key material asks, as `grep -r sk-ant .` does in a shell (secretSearch.ts).
+  const searched = tool === 'grep' ? stringField(input, 'pattern') : undefined;
+  const material = searched === undefined ? undefined : keyMaterialIn(searched);
+  if (action === 'read' && material) {
+    return { decision: 'ask', action, reason: `searches ${shown} for ${material} (\`${searched!.slice(0, 40)}\`)`, path: resolved, sensitive: `a search for ${material}`, insideWorkArea };
   }
   if (action === 'read') return { decision: 'allow', action, reason: `reads ${shown}`, path: resolved, insideWorkArea };
   return {

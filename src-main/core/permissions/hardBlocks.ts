@@ -61,7 +61,7 @@ export const HARD_BLOCK_RULES: Record<HardBlockRule, string> = {
   'sync-delete': '`rsync --delete` into /, the home folder or a system folder',
   'recursive-permissions': 'recursive chmod/chown/chgrp of /, the home folder or a system folder',
   'raw-disk-write': 'writing straight to a disk device (`dd of=/dev/…`, `> /dev/disk…`)',
-  'disk-erase': 'formatting or erasing a disk (`mkfs`, `newfs`, `diskutil eraseDisk|zeroDisk|partitionDisk` …)',
+  'disk-erase': 'formatting or erasing a disk (`mkfs`, `newfs`, `diskutil eraseDisk|zeroDisk|partitionDisk`, deleting an APFS container or volume, a Core Storage group, a RAID set …)',
   'download-into-shell': 'downloaded content run as code (`curl … | sh`, `bash <(curl …)`, `sh -c "$(wget …)"`)',
   'decoded-payload-into-shell': 'decoded content run as code (`base64 -d | sh`)',
   'download-then-run': 'a file downloaded (or decoded) and run in the same line',
@@ -255,7 +255,14 @@ const rawDiskWrite: Rule = (name, args, cmd, ctx) => {
 };
 
 const DISKUTIL_ERASE = new Set(['erasedisk', 'erasevolume', 'zerodisk', 'randomdisk', 'secureerase', 'partitiondisk', 'reformat', 'erasecd', 'resizevolume']);
-const DISKUTIL_APFS_ERASE = new Set(['deletecontainer', 'erasevolume', 'deletevolume', 'resizecontainer']);
+const DISKUTIL_APFS_ERASE = new Set(['deletecontainer', 'erasevolume', 'deletevolume', 'deletevolumegroup', 'resizecontainer']);
+/** Verbs that destroy a Core Storage group or volume (`diskutil cs …`) or an AppleRAID set (`diskutil ar …`). */
+const DISKUTIL_GROUP_ERASE: Readonly<Record<string, ReadonlySet<string>>> = {
+  cs: new Set(['delete', 'deletevolume', 'deletelvg', 'deletelv']),
+  corestorage: new Set(['delete', 'deletevolume', 'deletelvg', 'deletelv']),
+  ar: new Set(['delete']),
+  appleraid: new Set(['delete']),
+};
 
 const diskErase: Rule = (name, args, cmd) => {
   if (/^(mkfs|newfs)/.test(name) || ['mke2fs', 'mkdosfs', 'mkntfs', 'mkswap', 'wipefs', 'mformat'].includes(name)) {
@@ -263,8 +270,9 @@ const diskErase: Rule = (name, args, cmd) => {
   }
   if (name === 'diskutil') {
     const verbs = args.filter((a) => !a.startsWith('-')).map((a) => a.toLowerCase());
-    if (DISKUTIL_ERASE.has(verbs[0] ?? '') || (verbs[0] === 'apfs' && DISKUTIL_APFS_ERASE.has(verbs[1] ?? ''))) {
-      return block('disk-erase', `\`${cmd.innerText}\` erases or repartitions a disk`);
+    const group = Object.hasOwn(DISKUTIL_GROUP_ERASE, verbs[0] ?? '') ? DISKUTIL_GROUP_ERASE[verbs[0]!] : undefined;
+    if (DISKUTIL_ERASE.has(verbs[0] ?? '') || (verbs[0] === 'apfs' && DISKUTIL_APFS_ERASE.has(verbs[1] ?? '')) || group?.has(verbs[1] ?? '')) {
+      return block('disk-erase', `\`${cmd.innerText}\` erases, repartitions or deletes a disk or volume`);
     }
   }
   if (name === 'gpt' && ['destroy', 'create', 'remove', 'migrate'].includes((args[0] ?? '').toLowerCase())) {

@@ -5,6 +5,7 @@
  * always_allow_tools, acceptEdits, --yes/auto_approve, bypassPermissions or dontAsk, in that order.
  */
 import type { PermissionMode, RunOrigin } from '../api/patterns.js';
+import type { GrantEntry } from '../config/schema.js';
 import type { Risk } from './risk.js';
 import type { PermissionDecision, Verdict } from './types.js';
 
@@ -22,6 +23,14 @@ export interface LayerVerdict extends Risk {
   editInWorkArea?: boolean;
   /** Writes a place that runs code later (shell startup files, launch agents, crontab): only bypassPermissions approves it. */
   persistence?: string;
+  /**
+   * Changes one of Rein's protected places (its own state, the code cache, launch agents: protectedPlaces.ts):
+   * a person decides in every mode — bypassPermissions, acceptEdits, --yes, auto_approve and
+   * always_allow_tools do not approve it; dontAsk and plan refuse it.
+   */
+  protected?: string;
+  /** What a grant on this call would cover (grants.ts); null: nothing beyond the one call. */
+  grant?: GrantEntry | null;
 }
 
 export interface ModeFacts {
@@ -69,6 +78,11 @@ export function applyMode(v: LayerVerdict, f: ModeFacts): PermissionDecision {
   if (v.decision === 'allow') return decide(v, 'allow', v.layer, v.reason);
 
   // From here on the layers asked.
+  if (v.protected) {
+    return f.mode === 'dontAsk'
+      ? decide(v, 'deny', 'protected', `dontAsk mode denies what would need approval: ${v.reason}`)
+      : decide(v, 'ask', 'protected', `${v.reason}. It changes what later runs may do, so a person decides in every mode`);
+  }
   if (v.persistence && f.mode !== 'bypassPermissions') {
     // Persistence needs a person in every mode but bypassPermissions: always_allow_tools, acceptEdits, --yes and auto_approve do not approve it.
     return f.mode === 'dontAsk' ? decide(v, 'deny', 'mode', `dontAsk mode denies what would need approval: ${v.reason}`) : decide(v, 'ask', v.layer, v.reason);

@@ -7,7 +7,7 @@
  *
  * A raise is any of: a more permissive mode (plan < dontAsk < default < acceptEdits < bypassPermissions);
  * auto_approve turned on; unattended_approvals becoming `ask`; an entry added to allowed_commands,
- * always_allow_tools, gui_unattended, network_allowlist, allowed_dirs or tools.env_passthrough; an
+ * always_allow_tools, grants, gui_unattended, network_allowlist, allowed_dirs or tools.env_passthrough; an
  * entry removed from denied_commands, sensitive_patterns or tools.denied; a wider tools.allowed (an
  * empty list allows every tool); an MCP server added or changed; a hook added or changed; the
  * working folder moving while edits there are accepted without asking (acceptEdits); and `base_url` set
@@ -29,6 +29,8 @@ export interface PermissionPosture {
     network_allowlist: readonly string[];
     always_allow_tools: readonly string[];
     gui_unattended: readonly string[];
+    /** Saved "Always allow" grants (config/schema.ts GrantEntry). */
+    grants?: readonly unknown[];
   };
   tools: { allowed: readonly string[]; denied: readonly string[]; env_passthrough: readonly string[] };
   mcpServers: Readonly<Record<string, unknown>>;
@@ -69,10 +71,12 @@ export function permissionRaises(before: PermissionPosture, after: PermissionPos
     const gone = b.filter((x) => !a.includes(x));
     if (gone.length > 0) out.push({ field, change: `removes ${quoteAll(gone)}` });
   };
-  const p = (k: keyof PermissionPosture['permissions']) => [before.permissions[k], after.permissions[k]] as const;
+  const p = (k: Exclude<keyof PermissionPosture['permissions'], 'grants'>) => [before.permissions[k], after.permissions[k]] as const;
   added('permissions.allowed_commands', ...p('allowed_commands'));
   added('permissions.always_allow_tools', ...p('always_allow_tools'));
   added('permissions.gui_unattended', ...p('gui_unattended'));
+  const newGrants = (after.permissions.grants ?? []).map(stable).filter((g) => !(before.permissions.grants ?? []).map(stable).includes(g));
+  if (newGrants.length > 0) out.push({ field: 'permissions.grants', change: `adds ${newGrants.length === 1 ? `the grant ${newGrants[0]}` : `${newGrants.length} grants`}` });
   added('permissions.network_allowlist', ...p('network_allowlist'));
   added('permissions.allowed_dirs', ...p('allowed_dirs'));
   removed('permissions.denied_commands', ...p('denied_commands'));

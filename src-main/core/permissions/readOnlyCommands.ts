@@ -785,6 +785,9 @@ add(['ruff'], { operands: 'content', check: (p, a) => (p.operands[0] === 'check'
 /** The built-in read-only list knows this program at all (used to explain decisions). */
 export const isKnownReadOnlyProgram = (name: string): boolean => Object.hasOwn(TABLE, name);
 
+/** How the list reads this program's options (secretSearch.ts finds a search's pattern with it). */
+export const optionSpecOf = (name: string): OptionSpec | undefined => (Object.hasOwn(TABLE, name) ? TABLE[name]!.spec : undefined);
+
 /**
  * The verdict for one command: read-only or not (with a reason), what it reads, and whether it shows
  * secrets. Wrappers and assignments are judged elsewhere.

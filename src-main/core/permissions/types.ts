@@ -4,6 +4,7 @@
  * desktop, daemon, unattended) answer. The loop never knows which face answered.
  */
 import type { FormValues } from '../api/approvalForm.js';
+import type { GrantEntry } from '../config/schema.js';
 import type { ApprovalDecisionKind, ApprovalRequest, RiskLevel } from '../api/events.js';
 import type { PermissionMode, RunOrigin } from '../api/patterns.js';
 import type { Tool } from '../tools/tool.js';
@@ -17,6 +18,12 @@ export interface PermissionDecision {
   reason: string;
   risk: RiskLevel;
   riskExplanation: string;
+  /**
+   * What "Allow in this conversation" or "Always allow" on this call would cover (permissions/grants.ts);
+   * null: nothing beyond this one call may be granted (a protected place, a persistence place). Absent
+   * when the policy does not say (the executor then grants the exact call only).
+   */
+  grant?: GrantEntry | null;
 }
 
 export interface PermissionCheck {

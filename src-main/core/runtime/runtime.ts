@@ -6,7 +6,8 @@
  * (daemon routes) cannot interfere.
  */
 import { ReinError, errorMessage } from '../errors.js';
-import type { GlobalConfig, PermissionMode } from '../config/schema.js';
+import type { GlobalConfig, GrantEntry, PermissionMode } from '../config/schema.js';
+import { describeGrant, exactGrant } from '../permissions/grants.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT, paths } from '../config/paths.js';
 import { resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../agents/index.js';
 import { AnthropicLlm, type LlmClient } from '../llm/client.js';
@@ -85,13 +86,18 @@ export function resolveModelAccess(env: NodeJS.ProcessEnv, config: GlobalConfig,
 
 /** The face name of answers given over the daemon's HTTP and WebSocket API (a token holder). */
 export const REMOTE_FACE = 'daemon';
+/** Answers no person here is known to have given: the daemon's API, an MCP client's form (`rein mcp serve`). */
+const REMOTE_FACES: ReadonlySet<string> = new Set([REMOTE_FACE, 'mcp_client']);
 
 /** An "always allow" to save: what it adds, where, and the write itself. */
 export interface RemoteGrant {
   agent: string;
   file: string;
-  field: 'permissions.allowed_commands' | 'permissions.always_allow_tools';
-  entry: string;
+  field: 'permissions.grants';
+  /** The grant as it will be saved (config/schema.ts GrantEntry). */
+  entry: GrantEntry;
+  /** What it covers, in words (grants.ts describeGrant). */
+  describe: string;
   save: () => Promise<void>;
 }
 
@@ -175,7 +181,7 @@ export interface Runtime {
    * file. One answered over the daemon's API (`by: daemon`, a token holder) raises permissions: it goes
    * to `remoteGrants` (a person confirms it in the app), or is not saved; the line returned says which.
    */
-  onAlwaysAllow: (tool: Tool, input: unknown, by: string) => Promise<string | void>;
+  onAlwaysAllow: (tool: Tool, input: unknown, by: string, grant?: GrantEntry) => Promise<string | void>;
   persona?: string;
   cache?: RuntimeCache;
   /** A light, isolated context for this run (RunOverrides.isolated): see loopParts. */
@@ -298,20 +304,26 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
     audit: new AuditLog(paths.auditLog(opts.home)),
     skills,
     warnings,
-    onAlwaysAllow: async (tool, input, by) => {
+    onAlwaysAllow: async (tool, input, by, given) => {
       const file = rc.isDefault || !rc.dir ? paths.globalConfig(opts.home) : join(rc.dir, 'config.yaml');
-      const command = tool.name === 'bash' && input && typeof input === 'object' ? (input as { command?: unknown }).command : undefined;
+      // The grant the person saw (grants.ts); a caller without one gets what the engine gives this call.
+      const entry = given !== undefined ? given : (await policy.check({ tool, input, cwd: opts.cwd, mode, source, origin, agent })).grant;
+      if (entry === null) throw new ReinError('invalid_input', `${tool.name} here cannot be allowed beyond one call (it changes a protected or persistence place)`);
+      const grantEntry = entry ?? exactGrant(tool.name, input);
+      const describe = describeGrant(grantEntry, opts.env.HOME ?? homedir());
       const grant: RemoteGrant = {
         agent: rc.name,
         file,
-        ...(typeof command === 'string' ? { field: 'permissions.allowed_commands', entry: command } : { field: 'permissions.always_allow_tools', entry: tool.name }),
+        field: 'permissions.grants',
+        entry: grantEntry,
+        describe,
         save: async () => {
-          await persistAlwaysAllow(typeof command === 'string' ? { file, command } : { file, tool: tool.name });
+          await persistAlwaysAllow({ file, grant: grantEntry });
         },
       };
-      if (by !== REMOTE_FACE) return void (await grant.save());
+      if (!REMOTE_FACES.has(by)) return void (await grant.save());
       // Allowed for this run; for later runs it waits for a person (docs/permissions.md, Threat model).
-      if (!opts.remoteGrants) return `"always allow" for ${grant.entry} was answered over Rein's API, so it holds for this run only; to keep it, add it to ${grant.field} in ${file}`;
+      if (!opts.remoteGrants) return `"always allow" for ${describe} was answered over Rein's API, so it holds for this run only; to keep it, add ${JSON.stringify(grantEntry)} to ${grant.field} in ${file}`;
       return opts.remoteGrants(grant);
     },
     ...(rc.persona ? { persona: rc.persona } : {}),

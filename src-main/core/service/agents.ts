@@ -41,7 +41,7 @@ export interface AgentsDeps {
   /** Cancels the agent's runs and forgets its routes before its folder moves. */
   evictAgent(name: string): Promise<void>;
   /** The global config runs start with now (an agent's permissions are its config merged over it). */
-  globalConfig(): GlobalConfig;
+  globalConfig(): GlobalConfig | Promise<GlobalConfig>;
   /** A remote change that raises permissions: kept for a person in the desktop app, or refused (changeDesk.ts). */
   confirm(change: ProposedChange): ChangePending;
 }
@@ -93,7 +93,7 @@ export async function createAgent(deps: AgentsDeps, body: CreateAgentInput, from
   const configText = body.config !== undefined ? checkedConfig(layout.config, body.config) : undefined;
   if (body.skills) await checkSkillsExist(deps.home, body.skills);
   if (from === 'remote' && configText !== undefined) {
-    const global = deps.globalConfig();
+    const global = await deps.globalConfig();
     const raises = permissionRaises(agentPosture(global, {}), agentPosture(global, parsedConfig(layout.config, configText)));
     if (raises.length > 0) {
       if (await agentExists(deps.home, body.name)) throw new ReinError('agent_exists', `agent "${body.name}" already exists`);
@@ -135,7 +135,7 @@ export async function saveAgent(deps: AgentsDeps, input: SaveAgentInput, from: C
     const after = body.config === null ? {} : parsedConfig(layout.config, checkedConfig(layout.config, body.config));
     // An absent or broken config.yaml inherits everything: the agent runs with the global settings (or not at all).
     const before = (await checkAgentConfig(layout.config)).value.config;
-    const global = deps.globalConfig();
+    const global = await deps.globalConfig();
     const raises = permissionRaises(agentPosture(global, before), agentPosture(global, after));
     if (raises.length > 0) {
       if (body.skills !== undefined) await checkSkillsExist(deps.home, body.skills);

@@ -23,11 +23,17 @@ export type ChangeSource = 'person' | 'remote';
 export const CHANGE_TTL_MS = 30 * 60_000;
 export const MAX_PENDING = 20;
 
-export type ChangeKind = 'create_agent' | 'save_agent' | 'save_settings' | 'always_allow';
+/**
+ * `trust_folder` is asked for by the daemon itself, not over the API: the folder it runs in holds a
+ * `.rein/config.yaml` whose raising settings wait until a person trusts it (config/folderTrust.ts).
+ */
+export type ChangeKind = 'create_agent' | 'save_agent' | 'save_settings' | 'always_allow' | 'trust_folder';
 
 export interface ProposedChange {
   kind: ChangeKind;
   agent?: string;
+  /** What it is about when that is no agent (the folder to trust), for the summary. */
+  subject?: string;
   raises: PermissionRaise[];
   /** The request as asked (shown masked; applied as is). */
   request: unknown;
@@ -56,6 +62,7 @@ const WHAT: Record<ChangeKind, string> = {
   save_agent: 'Change agent',
   save_settings: 'Change the global settings',
   always_allow: 'Always allow',
+  trust_folder: 'Trust the project folder',
 };
 
 export class ChangeDesk {
@@ -77,7 +84,7 @@ export class ChangeDesk {
    */
   propose(p: ProposedChange, requestedBy = 'daemon'): ChangePending {
     this.#sweep();
-    const what = `${WHAT[p.kind]}${p.agent ? ` "${p.agent}"` : ''}`;
+    const what = `${WHAT[p.kind]}${p.agent ? ` "${p.agent}"` : p.subject ? ` ${p.subject}` : ''}`;
     const raised = describeRaises(p.raises);
     if (!this.#opts.personReachable()) {
       throw new ReinError(

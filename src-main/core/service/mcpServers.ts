@@ -30,7 +30,8 @@ export interface McpServersOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   cache: RuntimeCache;
-  config: () => GlobalConfig;
+  /** The global config as the files say now (service/liveConfig.ts): servers added or removed there show at once. */
+  config: () => Promise<GlobalConfig>;
   /** Shows a sign-in page to the person (default: their browser, $BROWSER first). */
   open?: UrlOpener;
   warn: (message: string) => void;
@@ -64,6 +65,8 @@ export class McpServers implements Disposable {
    */
   async list(input: { agent?: string } = {}): Promise<McpServersResult> {
     if (input.agent !== undefined) await this.#checkAgent(input.agent);
+    // A config.yaml that does not load is the answer (config_invalid), not an empty list per agent.
+    await this.#o.config();
     const names = input.agent !== undefined ? [input.agent] : [DEFAULT_AGENT, ...(await listAgents(this.#o.home))];
     const agents = await Promise.all(
       names.map(async (agent) => {
@@ -209,8 +212,8 @@ export class McpServers implements Disposable {
     if (agent !== DEFAULT_AGENT && !(await agentExists(this.#o.home, agent))) throw new ReinError('agent_not_found', `no agent named "${agent}"`);
   }
 
-  #rc(agent: string): Promise<AgentRuntimeConfig> {
-    return this.#o.cache.agentConfig(this.#o.home, this.#o.config(), agent);
+  async #rc(agent: string): Promise<AgentRuntimeConfig> {
+    return this.#o.cache.agentConfig(this.#o.home, await this.#o.config(), agent);
   }
 
   /** The agent's resolved config and the named server's settings; unknown agent or server is an error. */

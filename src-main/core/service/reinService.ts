@@ -23,11 +23,14 @@ import type {
 } from '../api/reinApi.js';
 import { agentExists, listAgents } from '../agents/index.js';
 import { DisposableStore, toDisposable, type Disposable } from '../base/lifecycle.js';
+import { describeValue, printable, shellWord } from '../config/folderTrust.js';
+import type { LoadedOverlay } from '../config/load.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
+import { trustFolder } from '../config/trustedFolders.js';
 import type { GlobalConfig } from '../config/schema.js';
-import { ReinError, errorMessage } from '../errors.js';
+import { ReinError, errorMessage, fieldError } from '../errors.js';
 import type { ApprovalFace } from '../permissions/types.js';
-import type { createRuntime } from '../runtime/runtime.js';
+import { createRuntime, REMOTE_FACE, type RemoteGrant, type RuntimeOptions } from '../runtime/runtime.js';
 import { RuntimeCache, type McpTokenStores } from '../runtime/runtimeCache.js';
 import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runtime/runRequest.js';
 import { SessionIndex } from '../search/sessionIndex.js';
@@ -40,6 +43,8 @@ import { RunRouter, type RouteRun, type RunListener, type SubmitOutcome } from '
 import { listSessionSummaries, loadSession, searchHits } from './sessions.js';
 import { saveSettings, settingsView, testConnection, type SettingsDeps } from './settings.js';
 import { ChangeDesk, type ChangeSource } from './changeDesk.js';
+import { LiveConfig } from './liveConfig.js';
+import { maskSecretsIn } from '../audit/maskSecrets.js';
 import { pageOpener } from '../mcp/browser.js';
 import { McpServers, type UrlOpener } from './mcpServers.js';
 import { Schedules } from '../schedule/schedules.js';
@@ -47,6 +52,14 @@ import type { NewSchedule, SchedulePatch } from '../schedule/store.js';
 import { ScheduleClock } from './scheduleClock.js';
 import { runSchedule, serviceSubmit, type ScheduleRunOutcome, type ScheduleTrigger } from './scheduleRuns.js';
 import { listScheduleViews, readScheduleLog, scheduleLogs, scheduleView, type ScheduleLogEntry, type ScheduleView } from './schedules.js';
+
+/** Building a runtime to know an "always allow" grant needs no model: none is ever called. */
+const NO_MODEL: NonNullable<RuntimeOptions['llm']> = {
+  // eslint-disable-next-line require-yield
+  async *turn() {
+    throw new Error('this runtime only describes an "always allow" grant; it never calls the model');
+  },
+};
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2_500;
 export const DEFAULT_SHUTDOWN_CANCEL_MS = 2_500;
@@ -56,7 +69,11 @@ export interface ReinServiceOptions {
   /** Working folder for runs whose agent sets none. */
   cwd: string;
   env: NodeJS.ProcessEnv;
-  config: GlobalConfig;
+  /**
+   * The global config: a LiveConfig follows config.yaml, the cwd's overlay and the trust file (the
+   * daemon, the desktop app); a plain config is used as it is, changed only by settings saved here.
+   */
+  config: GlobalConfig | LiveConfig;
   version: string;
   warn?: (message: string) => void;
   createRuntime?: typeof createRuntime;
@@ -93,7 +110,9 @@ export class ReinService {
   readonly #warn: (m: string) => void;
   readonly #clients: Record<ClientKind, number> = { desktop: 0, ws: 0, events: 0 };
   readonly #store = new DisposableStore();
-  #config: GlobalConfig;
+  readonly #live: LiveConfig;
+  /** The trust_folder change offered for each version (sha256) of the cwd's overlay. */
+  readonly #trustOffers = new Map<string, string>();
   #index: Promise<SessionIndex> | undefined;
   #indexOpen = false;
   #closing: Promise<void> | undefined;
@@ -104,18 +123,18 @@ export class ReinService {
     this.home = opts.home;
     this.version = opts.version;
     this.env = opts.env;
-    this.#config = opts.config;
+    this.#live = opts.config instanceof LiveConfig ? opts.config : LiveConfig.fixed(opts.config);
     this.#warn = opts.warn ?? (() => undefined);
     this.routes = routes;
     this.router = new RunRouter({
       home: opts.home,
       cwd: opts.cwd,
       env: opts.env,
-      config: opts.config,
+      config: () => this.#live.current(),
       bus: this.bus,
       desk: this.desk,
       routes,
-      maxConcurrent: opts.config.daemon.max_concurrent_runs,
+      maxConcurrent: this.#live.last.daemon.max_concurrent_runs,
       warn: this.#warn,
       cache: this.cache,
       ...(opts.createRuntime ? { createRuntime: opts.createRuntime } : {}),
@@ -124,15 +143,7 @@ export class ReinService {
       // An "always allow" answered over HTTP or the WebSocket is a raise like any other (changeDesk.ts).
       // A page an MCP server asks a person to open (URL-mode elicitation), once they allowed it.
       openUrl: opts.openUrl ?? pageOpener(opts.env, { write: (text: string) => this.#warn(text.trimEnd()) }),
-      remoteGrants: (grant) =>
-        this.changes.propose({
-          kind: 'always_allow',
-          agent: grant.agent,
-          raises: [{ field: grant.field, change: `adds ${JSON.stringify(grant.entry)}` }],
-          request: { [grant.field]: [grant.entry] },
-          howTo: `add ${JSON.stringify(grant.entry)} to ${grant.field} in ${grant.file}`,
-          apply: grant.save,
-        }).message,
+      remoteGrants: (grant) => this.#proposeGrant(grant).message,
       afterRun: (session) => {
         // Only once something searched: opening the index builds it from every file, which is the
         // search's job to pay for, not every run's. The router hands `session` back to the store right
@@ -152,7 +163,7 @@ export class ReinService {
       cwd: opts.cwd,
       env: opts.env,
       cache: this.cache,
-      config: () => this.#config,
+      config: () => this.#live.current(),
       warn: this.#warn,
       ...(opts.openUrl ? { open: opts.openUrl } : {}),
       changed: mcpStatus,
@@ -160,6 +171,8 @@ export class ReinService {
     this.#store.add(this.#mcp);
     this.changes = new ChangeDesk({ home: opts.home, publish: (e) => this.publish(e), personReachable: () => this.#clients.desktop > 0 });
     this.#store.add(this.changes);
+    // The daemon's folder holds an overlay nobody trusted: a person in the app may trust it (trust_folder).
+    this.#live.untrusted = (overlay) => this.#offerTrust(overlay);
   }
 
   static async create(opts: ReinServiceOptions): Promise<ReinService> {
@@ -168,14 +181,22 @@ export class ReinService {
     return new ReinService(opts, routes);
   }
 
+  /**
+   * The last global config that loaded (what heartbeat timers and schedules read). Runs, the settings
+   * view and the MCP list read the files as they are now (LiveConfig.current()).
+   */
   get config(): GlobalConfig {
-    return this.#config;
+    return this.#live.last;
+  }
+
+  /** The config as config.yaml (and the cwd's trusted overlay) say now; throws `config_invalid` while they do not load. */
+  currentConfig(): Promise<GlobalConfig> {
+    return this.#live.current();
   }
 
   /** A saved settings change: runs that start from now on use it. */
   setConfig(config: GlobalConfig): void {
-    this.#config = config;
-    this.router.updateConfig(config);
+    this.#live.saved(config);
   }
 
   // ---- clients ----------------------------------------------------------------------------------------
@@ -183,6 +204,10 @@ export class ReinService {
   /** A client that hears about runs and can answer approvals; the returned Disposable says it left. */
   attachClient(kind: ClientKind): Disposable {
     this.#clients[kind]++;
+    if (kind === 'desktop') {
+      const overlay = this.#live.overlay;
+      if (overlay && !overlay.applied) this.#offerTrust(overlay);
+    }
     return toDisposable(() => void this.#clients[kind]--);
   }
 
@@ -205,8 +230,13 @@ export class ReinService {
 
   // ---- runs -------------------------------------------------------------------------------------------
 
-  /** Starts (or queues) a run, or injects the text into the lane's run in flight. */
-  submit(request: RunRequest, opts: { listener?: RunListener } = {}): Promise<SubmitOutcome> {
+  /**
+   * Starts (or queues) a run, or injects the text into the lane's run in flight. The config files are
+   * looked at first (once per turn of the event loop): an edit applies from this message on, and a
+   * config that no longer loads refuses it (`config_invalid`, naming file, line and field).
+   */
+  async submit(request: RunRequest, opts: { listener?: RunListener } = {}): Promise<SubmitOutcome> {
+    await this.#live.current();
     return this.router.submit(request, opts);
   }
 
@@ -239,6 +269,50 @@ export class ReinService {
    */
   answerChange(input: { change_id: string; decision: 'apply' | 'reject' }, by: 'desktop'): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
     return this.changes.answer(input.change_id, input.decision, by);
+  }
+
+  /**
+   * An "always allow" that `rein mcp serve` got for one of its calls (from its MCP client's form or
+   * through this daemon's desk): the same pending change an API answer to a run's question makes. The
+   * grant is the runtime's own (what `onAlwaysAllow` would save for this agent, tool and input), made
+   * here as for a run of the agent, so this process and the asker agree on what it is. Throws
+   * `confirmation_required` (with how to make it by hand) when no desktop app can confirm it.
+   */
+  async proposeAlwaysAllow(call: { agent: string; tool: string; input: unknown; cwd?: string | undefined }): Promise<ChangePending> {
+    if (call.agent !== DEFAULT_AGENT && !(await agentExists(this.home, call.agent))) throw new ReinError('agent_not_found', `no agent named "${call.agent}"`);
+    let proposed: ChangePending | undefined;
+    const rt = await (this.#opts.createRuntime ?? createRuntime)({
+      home: this.home,
+      cwd: call.cwd ?? this.#opts.cwd,
+      env: this.env,
+      config: await this.currentConfig(),
+      agent: call.agent,
+      source: 'mcp',
+      origin: 'remote',
+      llm: NO_MODEL,
+      cache: this.cache,
+      remoteGrants: (grant) => (proposed = this.#proposeGrant(grant, 'mcp_serve')).message,
+    });
+    const tool = rt.registry.get(call.tool);
+    if (!tool) throw fieldError('invalid_input', `agent "${call.agent}" has no tool ${JSON.stringify(call.tool)}`, 'tool');
+    await rt.onAlwaysAllow(tool, call.input, REMOTE_FACE);
+    if (!proposed) throw new ReinError('internal', `"always allow" for ${call.tool} made no pending change`);
+    return proposed;
+  }
+
+  /** An "always allow" answered over the API, for a person to confirm in the desktop app (changeDesk.ts). */
+  #proposeGrant(grant: RemoteGrant, requestedBy?: string): ChangePending {
+    return this.changes.propose(
+      {
+        kind: 'always_allow',
+        agent: grant.agent,
+        raises: [{ field: grant.field, change: `adds ${grant.describe}` }],
+        request: { [grant.field]: [grant.entry] },
+        howTo: `add ${JSON.stringify(grant.entry)} to ${grant.field} in ${grant.file}`,
+        apply: grant.save,
+      },
+      requestedBy,
+    );
   }
 
   /** The first answer wins; `by` says which face answered (daemon, desktop). */
@@ -406,7 +480,7 @@ export class ReinService {
 
   /** The schedules with their backend (launchd or the daemon's own clock), as configured now. */
   schedules(launcher?: string): Schedules {
-    return new Schedules({ home: this.home, env: this.env, config: this.#config, ...(launcher ? { launcher } : {}) });
+    return new Schedules({ home: this.home, env: this.env, config: this.#live.last, ...(launcher ? { launcher } : {}) });
   }
 
   async listSchedules(): Promise<{ schedules: ScheduleView[]; backend: string }> {
@@ -459,7 +533,7 @@ export class ReinService {
     const clock = this.own(
       new ScheduleClock({
         store: all.store,
-        maxConcurrent: this.#config.schedule.max_concurrent,
+        maxConcurrent: this.#live.last.schedule.max_concurrent,
         run: (s, trigger, note) => this.runScheduleNow(s.id, trigger, note),
         skipped: async (s, run) => {
           await all.store.recordRun(s.id, run);
@@ -501,12 +575,52 @@ export class ReinService {
       home: this.home,
       publish: (e) => this.publish(e),
       evictAgent: (name) => this.router.evictAgent(name),
-      globalConfig: () => this.#config,
+      globalConfig: () => this.#live.current(),
       confirm: (change) => this.changes.propose(change),
     };
   }
 
   #settingsDeps(): SettingsDeps {
-    return { home: this.home, env: this.env, config: () => this.#config, setConfig: (c) => this.setConfig(c), confirm: (change) => this.changes.propose(change) };
+    return {
+      home: this.home,
+      env: this.env,
+      config: () => this.#live.current(),
+      configState: async () => {
+        await this.#live.refresh();
+        const problem = this.#live.problem;
+        return { config: this.#live.last, ...(problem ? { problem } : {}) };
+      },
+      setConfig: (c) => this.setConfig(c),
+      confirm: (change) => this.changes.propose(change),
+    };
+  }
+
+  /**
+   * The cwd's overlay has raising settings the trust file does not trust: with the desktop app attached,
+   * a `trust_folder` change asks a person there (once per version of the file while it waits); without
+   * it the warning LiveConfig gave is all (`rein trust FOLDER` is the way).
+   */
+  #offerTrust(overlay: LoadedOverlay): void {
+    if (this.#clients.desktop === 0) return;
+    const offered = this.#trustOffers.get(overlay.hash);
+    if (offered !== undefined && this.changes.list().some((c) => c.change_id === offered)) return;
+    try {
+      const pending = this.changes.propose({
+        kind: 'trust_folder',
+        subject: printable(overlay.folder),
+        // Shown on the card (and the bus) as is, so credentials in the values are masked here too.
+        raises: overlay.settings.map((s) => ({ field: printable(s.key), change: `sets ${describeValue(maskSecretsIn(structuredClone(s.value)), 200)}` })),
+        request: { folder: overlay.folder, file: overlay.file, sha256: overlay.hash, settings: overlay.settings },
+        howTo: `run \`rein trust ${shellWord(overlay.folder)}\``,
+        apply: async () => {
+          await trustFolder(this.home, overlay.folder, overlay.hash, this.#warn);
+          // The next message reads the overlay again, now with its raising settings.
+          this.#live.invalidate();
+        },
+      });
+      this.#trustOffers.set(overlay.hash, pending.change_id);
+    } catch (e) {
+      this.#warn(`could not ask about trusting ${printable(overlay.folder)}: ${errorMessage(e)}`);
+    }
   }
 }

@@ -16,7 +16,7 @@ import type { ChangePending, ReinSettings, SaveSettingsInput } from '../api/rein
 import { paths } from '../config/paths.js';
 import { GlobalConfig } from '../config/schema.js';
 import { loadDesktopSettings, updateDesktopSettings } from '../config/desktopSettings.js';
-import { ReinError, errorMessage, fieldError } from '../errors.js';
+import { ReinError, errorMessage, fieldError, isReinError } from '../errors.js';
 import { testModelConnection, type ConnectionTestInput, type ConnectionTestResult } from './connectionTest.js';
 import { prepareGlobalSettingsEdit, type GlobalSettingsPatch } from './globalConfigEdit.js';
 import { permissionRaises } from '../permissions/raises.js';
@@ -26,8 +26,13 @@ import type { ChangeSource, ProposedChange } from './changeDesk.js';
 export interface SettingsDeps {
   home: string;
   env: NodeJS.ProcessEnv;
-  /** The global config runs start with now. */
-  config(): GlobalConfig;
+  /** The global config runs start with now, as the files say; throws `config_invalid` while they do not load. */
+  config(): Promise<GlobalConfig>;
+  /**
+   * For the view: the config as the files say now, or — while they do not load — the last one that
+   * did, with the problem (no message runs until it is fixed).
+   */
+  configState?(): Promise<{ config: GlobalConfig; problem?: ReinError }>;
   /** A saved change: the runs that start from now on use it. */
   setConfig(config: GlobalConfig): void;
   /** A remote change that raises permissions: kept for a person in the desktop app, or refused (changeDesk.ts). */
@@ -47,7 +52,7 @@ export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput, 
   // A more permissive mode for every agent that sets none is a person's decision (docs/permissions.md, Threat model).
   // So is another server for the API key and every conversation (base_url).
   if (from === 'remote' && (body.permission_mode !== undefined || typeof body.base_url === 'string')) {
-    const current = deps.config();
+    const current = await deps.config();
     const next: GlobalConfig = {
       ...current,
       ...(typeof body.base_url === 'string' ? { base_url: body.base_url } : {}),
@@ -88,17 +93,24 @@ export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput, 
       throw new ReinError('settings_write_failed', `could not save the hotkey (nothing was changed): ${errorMessage(e)}`);
     }
   }
-  if (configEdit) applyToRunningConfig(deps, patch);
+  if (configEdit) await applyToRunningConfig(deps, patch);
   return settingsView(deps);
 }
 
-export function testConnection(deps: SettingsDeps, body: ConnectionTestInput): Promise<ConnectionTestResult> {
-  return testModelConnection(body, { env: deps.env, config: deps.config(), home: deps.home });
+export async function testConnection(deps: SettingsDeps, body: ConnectionTestInput): Promise<ConnectionTestResult> {
+  return testModelConnection(body, { env: deps.env, config: await deps.config(), home: deps.home });
 }
 
 /** The next runs use the new values; the runs in flight keep the ones they started with. */
-function applyToRunningConfig(deps: SettingsDeps, patch: GlobalSettingsPatch): void {
-  const current = deps.config();
+async function applyToRunningConfig(deps: SettingsDeps, patch: GlobalSettingsPatch): Promise<void> {
+  let current: GlobalConfig;
+  try {
+    current = await deps.config();
+  } catch (e) {
+    // The files do not load as a whole (the project overlay is broken): the view says so, and no run starts.
+    if (isReinError(e, 'config_invalid')) return;
+    throw e;
+  }
   const next: GlobalConfig = {
     ...current,
     ...(patch.model !== undefined ? { model: patch.model } : {}),
@@ -129,7 +141,7 @@ export async function settingsView(deps: SettingsDeps): Promise<ReinSettings> {
   } catch (e) {
     hotkeyProblem = errorMessage(e);
   }
-  const c = deps.config();
+  const { config: c, problem } = deps.configState ? await deps.configState() : { config: await deps.config(), problem: undefined };
   return {
     platform: process.platform,
     api_key: {
@@ -147,6 +159,19 @@ export async function settingsView(deps: SettingsDeps): Promise<ReinSettings> {
     ...(hotkeyProblem ? { hotkey_problem: hotkeyProblem } : {}),
     models: suggestedModels(c),
     config_file: paths.globalConfig(deps.home),
+    ...(problem ? { config_problem: configProblem(problem) } : {}),
+  };
+}
+
+/** What the view says about a config that does not load: the message, and the first problem's place. */
+function configProblem(e: ReinError): NonNullable<ReinSettings['config_problem']> {
+  const d = e.details ?? {};
+  return {
+    code: e.code,
+    message: e.message,
+    ...(typeof d.file === 'string' ? { file: d.file } : {}),
+    ...(typeof d.line === 'number' ? { line: d.line } : {}),
+    ...(typeof d.field === 'string' ? { field: d.field } : {}),
   };
 }
 

@@ -102,6 +102,12 @@ export interface Tool<I = any> {
   isDestructive(input: I): boolean;
   /** One line for approval prompts, tool cards and the audit log. */
   summarize?(input: I): string;
+  /**
+   * How much of the summary an approval request carries (default 500). A tool whose input is a program or
+   * text that may run (applescript's script, text typed into a terminal) says more: a person approves what
+   * they see, so they see all of it.
+   */
+  readonly approvalSummaryChars?: number;
   /** Characters the model gets before the result is saved to a file and previewed (default 30,000). */
   readonly resultBudget?: number;
   /** What the tool is like (family, drives the GUI, repeatable…), read by the loop detector, permissions and the iteration cap. */
@@ -120,4 +126,13 @@ export function concurrencySafe<I>(tool: Tool<I>, input: I): boolean {
 export function summarizeCall<I>(tool: Tool<I>, input: I, max = 200): string {
   const raw = tool.summarize ? tool.summarize(input) : JSON.stringify(input);
   return raw.length > max ? `${raw.slice(0, max - 1)}…` : raw;
+}
+
+export const APPROVAL_SUMMARY_CHARS = 500;
+
+/** The summary an approval request carries: `approvalSummaryChars` of it, with a clear mark where it is cut. */
+export function approvalSummary<I>(tool: Tool<I>, input: I): string {
+  const raw = tool.summarize ? tool.summarize(input) : JSON.stringify(input);
+  const max = Math.max(APPROVAL_SUMMARY_CHARS, tool.approvalSummaryChars ?? 0);
+  return raw.length > max ? `${raw.slice(0, max)}… (cut: ${raw.length - max} more characters not shown)` : raw;
 }

@@ -26,11 +26,28 @@ export interface ToolTraits {
   /** Reports its own success reliably (AppleScript, a browser driver): a look at the screen after it is redundant. */
   readonly reportsOwnSuccess?: boolean;
   /**
+   * Its input's `script` is a program in this language, run as it is (the applescript tool): the permission
+   * engine reads it for the shell commands it runs and the apps it addresses (permissions/guiRules.ts).
+   */
+  readonly runsScript?: 'applescript';
+  /**
+   * It may type into another app: an `action` of type_text / type / set_value with its `text` / `value`, into
+   * the app its `app` names or whatever has the keyboard focus. The permission engine judges text typed into
+   * a terminal (or into an app it cannot know) as the command line it would run (permissions/guiRules.ts).
+   */
+  readonly typesText?: boolean;
+  /**
    * A tool of an MCP server: the configured server's name and the tool's own name there (its registry
    * name is `mcp__<server>__<tool>`, sanitised). The permission engine reads it for the server's
    * `always_allow` list; the server's annotations arrive as isReadOnly / isDestructive / isConcurrencySafe.
    */
   readonly mcp?: { readonly server: string; readonly tool: string };
+  /**
+   * Changes Rein's own run-later state (the schedule store, an agent's settings): a call that is not
+   * read-only needs a person in every mode, and no grant covers more than the one call
+   * (docs/permissions.md, *Trust boundaries*).
+   */
+  readonly changesReinState?: boolean;
 }
 
 /** True for a tool that drives the screen or other apps. */

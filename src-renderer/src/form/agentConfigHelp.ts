@@ -25,6 +25,7 @@ export const agentConfigHelp: HelpTexts = {
   'permissions.allowed_commands': { help: 'Shell command patterns that run without asking (one per line).' },
   'permissions.denied_commands': { help: 'Shell command patterns that never run.' },
   'permissions.always_allow_tools': { help: 'Tools that never ask.' },
+  'permissions.grants': { label: 'Grants from "Always allow"', help: 'Each covers one command in one folder, one path or one app; delete one to be asked again.' },
   'permissions.gui_unattended': { label: 'GUI tools allowed unattended' },
   'permissions.network_allowlist': { help: 'Hosts the http tool may reach.' },
   'permissions.sensitive_patterns': { help: 'File patterns that always ask.' },

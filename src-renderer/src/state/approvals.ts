@@ -24,6 +24,8 @@ export interface ApprovalItem {
   input: unknown;
   /** Fields to fill in (an MCP server asking for input during a call). */
   form?: ApprovalForm;
+  /** What a wider answer covers; null: only this call may be allowed. */
+  grant?: { covers: string } | null;
 }
 
 export interface ApprovalsState {
@@ -49,6 +51,7 @@ const itemOf = (a: ApprovalRequest): ApprovalItem => ({
   asked_at: a.asked_at,
   input: a.input,
   ...(a.form ? { form: a.form } : {}),
+  ...(a.grant !== undefined ? { grant: a.grant } : {}),
 });
 
 export function approvalsReducer(state: ApprovalsState, action: ApprovalsAction): ApprovalsState {

@@ -38,6 +38,8 @@ export type ChatItem =
       input: unknown;
       /** Fields to fill in (an MCP server asking for input during a call). */
       form?: ApprovalForm;
+      /** What a wider answer covers; null: only this call may be allowed. */
+      grant?: { covers: string } | null;
       decision?: ApprovalDecisionKind;
       by?: string;
     }
@@ -224,6 +226,7 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
             risk_explanation: event.risk_explanation,
             input: event.input,
             ...(event.form ? { form: event.form } : {}),
+            ...(event.grant !== undefined ? { grant: event.grant } : {}),
           },
         ],
       };

@@ -171,7 +171,8 @@ describe('remote approvals', () => {
     expect(await readFile(join(d.cwd, 'note.txt'), 'utf8')).toBe('approved content');
     const notice = await events.next((f) => f.event === 'notice' && /always allow/.test(f.data.message), 'notice');
     expect(notice.data.message).toMatch(/confirm it in the Rein desktop app, which is not running/);
-    expect(notice.data.message).toContain('to permissions.always_allow_tools in');
+    expect(notice.data.message).toContain('to permissions.grants in');
+    expect(notice.data.message).toContain(`file_write on `);
     expect(await exists(join(d.home, 'config.yaml'))).toBe(false);
 
     // With the app attached, the grant is a pending change; the person applies it there.
@@ -182,10 +183,11 @@ describe('remote approvals', () => {
     await http(d, 'POST', '/approval', { body: { request_id: asked2.data.request_id, decision: 'always_allow' } });
     expect((await run2).json).toMatchObject({ text: 'finished again' });
     const [change] = (await http(d, 'GET', '/changes')).json.changes;
-    expect(change).toMatchObject({ kind: 'always_allow', agent: 'default', raises: [{ field: 'permissions.always_allow_tools', change: 'adds "file_write"' }] });
+    // What it adds is the one path the person saw, not the tool.
+    expect(change).toMatchObject({ kind: 'always_allow', agent: 'default', raises: [{ field: 'permissions.grants', change: expect.stringMatching(/^adds file_write on .*note2\.txt$/) }] });
     expect(await exists(join(d.home, 'config.yaml'))).toBe(false);
     await d.daemon.service.answerChange({ change_id: change.change_id, decision: 'apply' }, 'desktop');
-    expect(await readFile(join(d.home, 'config.yaml'), 'utf8')).toMatch(/always_allow_tools:\s*\n\s*- file_write/);
+    expect(await readFile(join(d.home, 'config.yaml'), 'utf8')).toMatch(/grants:\s*\n\s*- tool: file_write\s*\n\s*path: .*note2\.txt/);
     desktop.dispose();
     events.close();
   });

@@ -97,7 +97,7 @@ describe('loadConfig: files and defaults', () => {
   });
 });
 
-describe('loadConfig: project overlay', () => {
+describe('loadConfig: project overlay (of a trusted folder; tests/unit/config/folderTrust.test.ts has the untrusted one)', () => {
   beforeEach(async () => {
     await writeGlobal(
       [
@@ -126,7 +126,7 @@ describe('loadConfig: project overlay', () => {
 
   it('overrides scalars, merges nested objects key by key and keeps global values it does not mention', async () => {
     await writeProject(['model: claude-opus-4-1', 'tools:', '  bash_timeout: 60', ''].join('\n'));
-    const { config, files } = await loadConfig({ home, cwd });
+    const { config, files } = await loadConfig({ home, cwd, trust: 'trusted' });
     expect(files).toEqual([globalFile, projectFile]);
     expect(config.model).toBe('claude-opus-4-1');
     expect(config.max_iterations).toBe(40);
@@ -138,7 +138,7 @@ describe('loadConfig: project overlay', () => {
     await writeProject(
       ['permissions:', '  allowed_commands: [ls, npm test, git status, make]', '  denied_commands: []', ''].join('\n'),
     );
-    const { config } = await loadConfig({ home, cwd });
+    const { config } = await loadConfig({ home, cwd, trust: 'trusted' });
     expect(config.permissions.allowed_commands).toEqual(['git status', 'ls', 'npm test', 'make']);
     // An empty overlay list cannot erase the user's denials.
     expect(config.permissions.denied_commands).toEqual(['rm -rf /']);
@@ -148,13 +148,13 @@ describe('loadConfig: project overlay', () => {
     await writeProject(
       ['hooks:', '  PreToolUse:', '    - command: audit.sh', '    - matcher: bash', '      command: lint.sh', ''].join('\n'),
     );
-    const { config } = await loadConfig({ home, cwd });
+    const { config } = await loadConfig({ home, cwd, trust: 'trusted' });
     expect(config.hooks.PreToolUse).toEqual([{ command: 'audit.sh' }, { matcher: 'bash', command: 'lint.sh' }]);
   });
 
   it('replaces an MCP server of the same name whole and keeps the others', async () => {
     await writeProject(['mcp_servers:', '  fs:', '    command: ./local-fs', '  extra:', '    command: extra-mcp', ''].join('\n'));
-    const { config } = await loadConfig({ home, cwd });
+    const { config } = await loadConfig({ home, cwd, trust: 'trusted' });
     expect(config.mcp_servers.fs).toEqual({ type: 'stdio', command: './local-fs', args: [], env: {}, disabled: false });
     expect(config.mcp_servers.web).toMatchObject({ type: 'http', url: 'http://127.0.0.1:9000/mcp' });
     expect(config.mcp_servers.extra).toMatchObject({ command: 'extra-mcp' });
@@ -164,7 +164,7 @@ describe('loadConfig: project overlay', () => {
     // The overlay mentions `permissions` but not `mode`; the global mode must survive.
     await writeGlobal('permissions:\n  mode: plan\n');
     await writeProject('permissions:\n  allowed_dirs: [/tmp]\n');
-    const { config } = await loadConfig({ home, cwd });
+    const { config } = await loadConfig({ home, cwd, trust: 'trusted' });
     expect(config.permissions.mode).toBe('plan');
     expect(config.permissions.allowed_dirs).toEqual(['/tmp']);
   });

@@ -60,4 +60,9 @@ describe('approvalNotification', () => {
       opens: 'approvals',
     });
   });
+
+  it('makes control characters and line breaks of the command visible before cutting it to one line', () => {
+    const n = approvalNotification({ tool: 'bash', summary: 'echo ok\nrm -rf ~\u202e\x1b[2K', agent: 'ops', risk: 'high' });
+    expect(n.body).toBe('echo ok\\nrm -rf ~\\u202e\\x1b[2K');
+  });
 });

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { tmpdir } from 'node:os';
+import { createPermissionEngine } from '../../../src-main/core/permissions/engine.js';
 import { Inbox } from '../../../src-main/core/harness/inbox.js';
 import { CONTINUE_PROMPT } from '../../../src-main/core/harness/loop.js';
 import { countBreakpoints } from '../../../src-main/core/llm/cacheBreakpoints.js';
@@ -126,26 +128,38 @@ describe('agent loop', () => {
       tools([toolCall('writer', { arg: 'b' })]),
       text('ok'),
     );
-    await runWith(fake, { tools: [bash, writer], faces: [face('always_allow', asked)] });
+    const saved: unknown[] = [];
+    await runWith(fake, {
+      tools: [bash, writer],
+      faces: [face('always_allow', asked)],
+      policy: createPermissionEngine({ permissions: {}, home: tmpdir() }),
+      deps: { onAlwaysAllow: async (_t, _i, _by, grant) => void saved.push(grant) },
+    });
     // The same command again runs unasked; a different one is asked about; the writer once for all.
     expect(asked.map((a) => a.split(':')[0])).toEqual(['bash', 'bash', 'writer']);
     expect(bash.calls).toHaveLength(3);
     expect(writer.calls).toHaveLength(2);
+    // What is saved is the grant the person saw: the command in its folder (with the package.json it runs), the tool.
+    expect(saved[0]).toMatchObject({ tool: 'bash', command: 'npm test', cwd: expect.any(String) });
+    expect(Object.entries((saved[0] as { scripts: Record<string, string> }).scripts)).toEqual([[expect.stringMatching(/package\.json$/), 'missing']]);
+    expect(saved[2]).toEqual({ tool: 'writer' });
   });
 
   it('"allow in this conversation" holds in later runs of the same session, not in a new one', async () => {
     const asked: string[] = [];
+    const policy = createPermissionEngine({ permissions: {}, home: tmpdir() });
     const bash = testTool('bash', { readOnly: false, input: z.object({ command: z.string() }) });
     const writer = testTool('writer', { readOnly: false });
     fake.enqueue(tools([toolCall('bash', { command: 'npm test' }), toolCall('writer', { arg: 'a' })]), text('ok'));
-    const first = await runWith(fake, { tools: [bash, writer], faces: [face('allow_session', asked)] });
+    const first = await runWith(fake, { tools: [bash, writer], faces: [face('allow_session', asked)], policy });
     expect(asked).toHaveLength(2);
-    expect(first.session.context).toMatchObject({ approvals: { grants: [expect.stringMatching(/^call:bash/), 'tool:writer'] } });
+    // Each grant is signed for this session with Rein's own key (a copied or hand-written one never counts).
+    expect(first.session.context).toMatchObject({ approvals: { grants: [expect.stringMatching(/^v2:[0-9a-f]{64}:.*"npm test"/), expect.stringMatching(/^v2:[0-9a-f]{64}:\{"tool":"writer"\}$/)] } });
 
     // The next run of this conversation: the same command and any writer call go unasked; another command asks.
     const later: string[] = [];
     fake.enqueue(tools([toolCall('bash', { command: 'npm test' }), toolCall('writer', { arg: 'b' }), toolCall('bash', { command: 'rm -rf build' })]), text('ok'));
-    const second = await runWith(fake, { tools: [bash, writer], faces: [face('deny', later)], session: await first.store.load(first.session.id), store: first.store });
+    const second = await runWith(fake, { tools: [bash, writer], faces: [face('deny', later)], policy, session: await first.store.load(first.session.id), store: first.store, reinHome: first.dir, cwd: first.dir });
     expect(later).toEqual(['bash:{"command":"rm -rf build"}']);
     expect(bash.calls).toEqual([{ command: 'npm test' }, { command: 'npm test' }]);
     expect(writer.calls).toHaveLength(2);
@@ -154,8 +168,24 @@ describe('agent loop', () => {
     // A new conversation starts with nothing granted.
     const fresh: string[] = [];
     fake.enqueue(tools([toolCall('writer', { arg: 'c' })]), text('ok'));
-    await runWith(fake, { tools: [bash, writer], faces: [face('deny', fresh)] });
+    await runWith(fake, { tools: [bash, writer], faces: [face('deny', fresh)], policy, reinHome: first.dir });
     expect(fresh).toHaveLength(1);
+  });
+
+  it('grants written into a session file by anything but Rein never count: unsigned, forged or copied from another session', async () => {
+    const policy = createPermissionEngine({ permissions: {}, home: tmpdir() });
+    const writer = testTool('writer', { readOnly: false });
+    fake.enqueue(tools([toolCall('writer', { arg: 'a' })]), text('ok'));
+    const other = await runWith(fake, { tools: [writer], faces: [face('allow_session')], policy });
+    const copied = (other.session.context as { approvals: { grants: string[] } }).approvals.grants[0]!;
+
+    const asked: string[] = [];
+    fake.enqueue(tools([toolCall('writer', { arg: 'b' })]), text('ok'));
+    const target = other.store.create({ agent: 'default', cwd: other.dir, source: 'test' });
+    target.context = { approvals: { grants: ['tool:writer', `v2:${'0'.repeat(64)}:{"tool":"writer"}`, copied] } };
+    await runWith(fake, { tools: [writer], faces: [face('deny', asked)], policy, session: target, store: other.store, reinHome: other.dir });
+    expect(asked).toEqual(['writer:{"arg":"b"}']);
+    expect(writer.calls).toHaveLength(1);
   });
 
   it('runs identical calls in one response once', async () => {

@@ -212,15 +212,60 @@ describe('tools/call through the permission engine', () => {
     expect((await client.callTool({ name: 'bash', arguments: { command: 'touch x.txt' } })).isError).toBe(true);
   });
 
-  it('"always allow" saves the exact command in config.yaml, so the next call runs without asking', async () => {
-    await writeFile(join(home, 'config.yaml'), '# my settings\nmodel: claude-sonnet-5-5\n');
-    const { client, asked } = await open({ answer: () => ({ action: 'accept', content: { decision: 'always_allow' } }) });
-    expect((await client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } })).isError).toBeFalsy();
-    const config = await readFile(join(home, 'config.yaml'), 'utf8');
-    expect(config).toContain('# my settings');
-    expect(config).toMatch(/allowed_commands:\s*\n\s*- touch always.txt/);
-    expect((await client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } })).isError).toBeFalsy();
+  it('"always allow" from the client runs the call and holds for this connection only; config.yaml is not touched', async () => {
+    const before = '# my settings\nmodel: claude-sonnet-5-5\n';
+    await writeFile(join(home, 'config.yaml'), before);
+    const answer = () => ({ action: 'accept' as const, content: { decision: 'always_allow' } });
+    const { client, asked } = await open({ answer });
+    const first = await client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
+    expect(first.isError, textOf(first)).toBeFalsy();
+    expect(existsSync(join(cwd, 'always.txt'))).toBe(true);
+    // No daemon runs for this home: the result says it is not kept, and what to add where by hand.
+    const note = textOf(first).slice(textOf(first).indexOf('[rein] '));
+    expect(note).toMatch(/^\[rein\] "always allow" for .*touch always\.txt.* holds for this MCP connection only: .*no running Rein daemon took it/);
+    expect(note).toMatch(/To keep it, add .*touch always\.txt.* to permissions\.\w+ in (.*)\.$/);
+    expect(note.endsWith(` in ${join(home, 'config.yaml')}.`)).toBe(true);
+    expect(await readFile(join(home, 'config.yaml'), 'utf8')).toBe(before);
+    // The same call again on this connection runs unasked; another call still asks.
+    const again = await client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
+    expect(again.isError, textOf(again)).toBeFalsy();
     expect(asked).toHaveLength(1);
+    expect((await auditLines(2)).at(-1)).toMatchObject({ tool: 'bash', decision: 'allow', approved_by: 'always_allow' });
+    await client.callTool({ name: 'bash', arguments: { command: 'touch other.txt' } });
+    expect(asked).toHaveLength(2);
+    // A new connection asks again.
+    const other = await open({ answer });
+    expect((await other.client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } })).isError).toBeFalsy();
+    expect(other.asked).toHaveLength(1);
+    expect(await readFile(join(home, 'config.yaml'), 'utf8')).toBe(before);
+  });
+
+  it('"always allow" with a daemon that cannot be reached still holds for the connection, says so, and saves nothing', async () => {
+    const { createServer } = await import('node:net');
+    const port = await new Promise<number>((ok) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => ok(p));
+      });
+    });
+    await writeFile(join(home, 'daemon.json'), JSON.stringify({ pid: process.pid, port, host: '127.0.0.1', token: 'e'.repeat(64), version: 't', started_at: new Date().toISOString() }));
+    const { client, asked } = await open({ answer: () => ({ action: 'accept', content: { decision: 'always_allow' } }) });
+    const r = await client.callTool({ name: 'bash', arguments: { command: 'touch kept-here.txt' } });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(textOf(r)).toMatch(/holds for this MCP connection only: .*\(the Rein daemon could not be reached to keep it: /);
+    expect((await client.callTool({ name: 'bash', arguments: { command: 'touch kept-here.txt' } })).isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(existsSync(join(home, 'config.yaml'))).toBe(false);
+  });
+
+  it('"always allow" for another tool (a file write) holds on this connection too, and saves nothing', async () => {
+    const { client, asked } = await open({ answer: () => ({ action: 'accept', content: { decision: 'always_allow' } }) });
+    const r = await client.callTool({ name: 'file_write', arguments: { path: 'a.txt', content: 'one\n' } });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(textOf(r)).toMatch(/\[rein\] "always allow" for file_write .*holds for this MCP connection only/);
+    await client.callTool({ name: 'file_write', arguments: { path: 'a.txt', content: 'one\n' } });
+    expect(asked).toHaveLength(1);
+    expect(existsSync(join(home, 'config.yaml'))).toBe(false);
   });
 
   it('runs PreToolUse hooks: a hook that refuses the call is an error result with its reason', async () => {

@@ -89,7 +89,8 @@ describe('reads', () => {
 
   it("treats Rein's own settings as sensitive", async () => {
     expect((await check()({ tool: write, input: { path: '~/.rein/config.yaml' }, cwd: project, mode: 'acceptEdits' })).decision).toBe('ask');
-    expect((await check()({ tool: write, input: { path: '~/.rein/agents/ops/config.yaml' }, cwd: project, mode: 'bypassPermissions' })).decision).toBe('allow');
+    // A protected place: a person decides in bypassPermissions too (protected.test.ts).
+    expect((await check()({ tool: write, input: { path: '~/.rein/agents/ops/config.yaml' }, cwd: project, mode: 'bypassPermissions' })).decision).toBe('ask');
   });
 });
 

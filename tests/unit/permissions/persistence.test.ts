@@ -1,6 +1,7 @@
-// Writes to places that run code later (shell startup files, launch agents, crontab, the SSH login files) ask in
-// every mode but bypassPermissions: always_allow_tools, acceptEdits, --yes and auto_approve do not approve them,
-// allowed_commands cannot either; a payload planted there is a hard block in every mode.
+// Writes to places that run code later (shell startup files, crontab, the SSH login files) ask in every mode but
+// bypassPermissions: always_allow_tools, acceptEdits, --yes and auto_approve do not approve them, allowed_commands
+// cannot either; launch agents are a protected place (they ask in bypassPermissions too, see protected.test.ts);
+// a payload planted there is a hard block in every mode.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionMode } from '../../../src-main/core/config/schema.js';
 import type { EngineOptions } from '../../../src-main/core/permissions/engine.js';
@@ -13,12 +14,12 @@ beforeAll(async () => {
 
 const PLAIN = [
   "echo 'alias ll=\"ls -la\"' >> ~/.zshrc",
-  'cp my.plist ~/Library/LaunchAgents/',
   "echo '0 3 * * * ~/bin/backup.sh' | crontab -",
-  'launchctl load -w ~/Library/LaunchAgents/com.me.x.plist',
   'echo ssh-ed25519 AAAA me >> ~/.ssh/authorized_keys',
   'sort -o ~/.zshrc ~/.zshrc',
 ];
+/** Launch agents: persistence and a protected place, so bypassPermissions asks too. */
+const LAUNCH_AGENTS = ['cp my.plist ~/Library/LaunchAgents/', 'launchctl load -w ~/Library/LaunchAgents/com.me.x.plist'];
 
 describe('persistence writes', () => {
   it.each(PLAIN)('%s asks, and says why', async (line) => {
@@ -41,6 +42,13 @@ describe('persistence writes', () => {
   ];
   it.each(cases)('with %s the decision is what that mode gives persistence', async (_label, opts, mode, expected) => {
     for (const line of PLAIN) expect((await bash(line, opts, mode)).decision, line).toBe(expected);
+    for (const line of LAUNCH_AGENTS) expect((await bash(line, opts, mode)).decision, line).toBe(expected === 'allow' ? 'ask' : expected);
+  });
+
+  it.each(LAUNCH_AGENTS)('%s asks as a protected place, and says why', async (line) => {
+    const d = await bash(line);
+    expect(d).toMatchObject({ decision: 'ask', layer: 'protected' });
+    expect(d.reason).toMatch(/launch agent/);
   });
 
   it('other asks are still approved by --yes (only persistence keeps asking)', async () => {
@@ -79,9 +87,9 @@ describe('file tools writing persistence locations (finding 6)', () => {
       expect(d.decision, `${mode} ${path}`).toBe('ask');
       expect(d.risk).toBe('high');
     }
-    // --yes / auto_approve do not approve it either; only bypassPermissions does.
+    // --yes / auto_approve do not approve it either; only bypassPermissions does, and not for a launch agent.
     expect((await engineFor({ autoApprove: true })({ tool: fileWriteTool, input: { path, content: 'x' }, cwd: HOME_CWD })).decision).toBe('ask');
-    expect((await check({ tool: fileWriteTool, input: { path, content: 'x' }, mode: 'bypassPermissions', cwd: HOME_CWD })).decision).toBe('allow');
+    expect((await check({ tool: fileWriteTool, input: { path, content: 'x' }, mode: 'bypassPermissions', cwd: HOME_CWD })).decision).toBe(path.includes('LaunchAgents') ? 'ask' : 'allow');
   });
 
   it('a plain file in the home work area is still an edit acceptEdits allows', async () => {

@@ -22,6 +22,7 @@ import {
   staticOutput,
   staticText,
 } from './commandKinds.js';
+import { appleScriptCommands } from './appleScript.js';
 import { persistenceKind } from './normalize.js';
 import { parseShell } from './parser.js';
 import {
@@ -500,6 +501,8 @@ class Analyzer {
         } else {
           this.result.inlineCode.push({ command: cmd, code: code.value });
           for (const lit of stringLiterals(code.value)) nested(lit, 'code_literal', true);
+          // AppleScript's `do shell script "rm -rf " & "~"`, Terminal's `do script`, keystrokes (appleScript.ts).
+          if (family === 'osascript') for (const line of appleScriptCommands(code.value)) nested(line, 'code_literal', true);
         }
       }
       // `bash <(curl …)`, `python3 "$(curl …)"`: whatever the substitution yields becomes the program.
@@ -593,6 +596,13 @@ class Analyzer {
         }
         break;
       }
+      case 'defaults':
+      case 'plutil':
+      case 'plistbuddy':
+        // Values put into a property list (a launch agent's ProgramArguments) run later: each value, the
+        // values after `-array` joined as one command, JSON arrays joined, PlistBuddy's `string '…'` values.
+        for (const code of plistValueCode(name, values)) nested(code, 'config_value', true);
+        break;
       case 'launchctl': {
         // `launchctl submit -l L -- CMD…`, `launchctl asuser UID CMD…`, `launchctl bsexec PID CMD…` run CMD.
         const verb = values[0];
@@ -1174,3 +1184,72 @@ export function deletesHomeInCode(code: string): string | undefined {
   if (/^(rmSync|rmdirSync|rm)$/.test(m[1]!) && !/recursive\s*:\s*true|recursive\s*=\s*True/.test(homed)) return undefined;
   return `${m[1]}(${m[3] === '/' ? '/' : '~'})`;
 }
+
+/** Quotes a word for a shell line built from a list of arguments (`["sh","-c","x y"]` → `sh -c 'x y'`). */
+const shellWord = (w: string): string => (/^[A-Za-z0-9_@%+=:,./~-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * The command lines hidden in values a property-list tool writes (`defaults write D ProgramArguments -array
+ * sh -c 'curl x | sh'`, `plutil -insert ProgramArguments -json '["sh","-c","…"]' x.plist`, `PlistBuddy -c
+ * "Add :ProgramArguments:0 string '…'"`): each value alone, the values of an array joined as one command.
+ */
+export function plistValueCode(name: string, values: readonly string[]): string[] {
+  const out: string[] = [];
+  const add = (s: string) => {
+    if (s.trim() && !hasUnknown(s) && out.length < 24) out.push(s);
+  };
+  const joinArray = (items: readonly string[]) => add(items.map(shellWord).join(' '));
+  const fromJson = (text: string) => {
+    try {
+      const v: unknown = JSON.parse(text);
+      const strings = (x: unknown): string[] => (typeof x === 'string' ? [x] : Array.isArray(x) ? x.flatMap(strings) : x && typeof x === 'object' ? Object.values(x).flatMap(strings) : []);
+      const all = strings(v);
+      for (const s of all) if (/\s/.test(s)) add(s);
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) joinArray(v as string[]);
+      else if (all.length > 1) joinArray(all);
+    } catch {
+      // Not JSON: the value alone was added already.
+    }
+  };
+  if (name === 'defaults') {
+    const k = values.findIndex((v) => v === 'write' || v === 'import');
+    if (k === -1) return out;
+    const rest = values.slice(k + 2);
+    for (const v of rest) if (/\s/.test(v)) add(v);
+    const arr = rest.findIndex((v) => v === '-array' || v === '-array-add');
+    if (arr !== -1) joinArray(rest.slice(arr + 1).filter((v) => !/^-(string|integer|int|float|bool|boolean|date|data)$/.test(v)));
+    for (const v of rest) if (v.startsWith('(') || v.startsWith('{') || v.startsWith('<')) {
+      // The old property-list syntax and XML: its strings.
+      for (const m of v.matchAll(/"((?:\\.|[^"\\])*)"/g)) if (/\s/.test(m[1]!)) add(m[1]!);
+      for (const code of plistStrings(v)) add(code);
+    }
+    return out;
+  }
+  if (name === 'plutil') {
+    const k = values.findIndex((v) => /^-(insert|replace)$/.test(v));
+    if (k === -1) return out;
+    const typeAt = values.findIndex((v, i) => i > k && /^-(string|json|xml|array|dictionary|data|date|integer|float|bool)$/.test(v));
+    const value = typeAt === -1 ? undefined : values[typeAt + 1];
+    if (value !== undefined) {
+      add(value);
+      if (values[typeAt] === '-json') fromJson(value);
+      if (values[typeAt] === '-xml') for (const code of plistStrings(value)) add(code);
+    }
+    return out;
+  }
+  // PlistBuddy -c "Add :ProgramArguments:0 string 'curl x | sh'" -c "Set :Program /bin/sh" file
+  const strings: string[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    const command = v === '-c' ? values[++i] : v.startsWith('-c') && v.length > 2 ? v.slice(2) : undefined;
+    if (command === undefined) continue;
+    const m = /^\s*(add|set|merge|import)\s+\S+(?:\s+(?:string|integer|bool|real|date|data|array|dict))?\s+(.*)$/is.exec(command);
+    if (!m) continue;
+    const value = m[2]!.trim().replace(/^(['"])([\s\S]*)\1$/, '$2');
+    add(value);
+    strings.push(value);
+  }
+  if (strings.length > 1) joinArray(strings);
+  return out;
+}
+

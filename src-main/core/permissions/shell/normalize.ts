@@ -66,6 +66,19 @@ function homes(ctx: PathContext): string[] {
   return [ctx.home, ...(ctx.extraHomes ?? [])].map((h) => norm(h || '/'));
 }
 
+/** Root's home folder: `/var/root` on macOS, `/root` on Linux (this platform's first; both are read). */
+const ROOT_HOMES = process.platform === 'darwin' ? ['/var/root', '/root'] : ['/root', '/var/root'];
+
+/**
+ * Where `~name` may be: next to our home, and where the systems keep homes (`/Users/name` on macOS,
+ * `/home/name` on Linux); root's is `/var/root` or `/root`. Every reading counts, so `rm -rf ~nobody`
+ * is a home folder's deletion wherever the accounts' homes really are.
+ */
+function userHomes(name: string, ctx: PathContext): string[] {
+  if (name === 'root') return ROOT_HOMES;
+  return [...new Set([path.posix.join(path.posix.dirname(ctx.home || '/'), name), `/Users/${name}`, `/home/${name}`])];
+}
+
 function expandTilde(raw: string, ctx: PathContext): string[] {
   if (!raw.startsWith('~')) return [raw];
   const slash = raw.indexOf('/');
@@ -74,8 +87,7 @@ function expandTilde(raw: string, ctx: PathContext): string[] {
   if (head === '~') return homes(ctx).map((h) => h + rest);
   if (head === '~+') return [ctx.cwd + rest];
   if (head === '~-') return [UNKNOWN + rest];
-  // `~alice` is alice's home, next to ours.
-  return [path.posix.join(path.posix.dirname(ctx.home), head.slice(1)) + rest];
+  return userHomes(head.slice(1), ctx).map((h) => h + rest);
 }
 
 /** The absolute readings of a path argument: relative ones against the working folder and every `cd` target. */
@@ -115,9 +127,9 @@ export function pathCandidates(raw: string, ctx: PathContext): string[] {
   return [...out];
 }
 
-/** The user folder a path is in: `/Users/alice` (or `/home/alice`), when it is one. */
+/** The user folder a path is in: `/Users/alice`, `/home/alice`, root's `/var/root` or `/root`, when it is one. */
 function otherHome(p: string): string | undefined {
-  const m = /^\/(users|home)\/[^/]+/i.exec(p);
+  const m = /^\/(users|home)\/[^/]+|^\/root(?=\/|$)|^\/(private\/)?var\/root(?=\/|$)/i.exec(p);
   return m && m[0].toLowerCase() !== '/users/shared' ? m[0] : undefined;
 }
 
@@ -127,6 +139,8 @@ export function protectedFolder(abs: string, ctx: PathContext): string | undefin
   const p = fold(abs);
   if (p === '/') return 'the root folder /';
   const ours = homes(ctx).map(fold).filter((h) => h !== '/');
+  // `~/..`, `"$HOME/../.."`: a folder our home is in goes with it, however deep the home is.
+  if (ours.some((h) => h.startsWith(`${p}/`))) return `the folder ${abs}, which holds your home`;
   const other = otherHome(p);
   for (const h of other && !ours.includes(other) ? [...ours, other] : ours) {
     if (p === h) return ours.includes(h) ? 'your home folder' : `the home folder ${abs}`;
@@ -195,6 +209,9 @@ export function protectedGlob(abs: string, ctx: PathContext): string | undefined
     const hit = HOME_FOLDERS.find((n) => re.test(n));
     if (hit) return `${label}'s ${hit} folder (the pattern ${showValue(segs[first]!)} matches it)`;
   }
+  // `~/../h*`: a glob beside our home that matches it.
+  const home = homes(ctx).find((h) => h !== '/' && fold(path.posix.dirname(h)) === fold(parent) && re.test(path.posix.basename(h)));
+  if (home) return `your home folder ${home} (the pattern ${showValue(segs[first]!)} matches it)`;
   return undefined;
 }
 

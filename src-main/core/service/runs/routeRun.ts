@@ -4,6 +4,7 @@
  * and the promise of its result.
  */
 import type { MessageResult } from '../../api/protocol.js';
+import type { GlobalConfig } from '../../config/schema.js';
 import { Inbox } from '../../harness/inbox.js';
 import type { RunRequest } from '../../runtime/runRequest.js';
 import type { BusEntry } from '../eventBus.js';
@@ -16,6 +17,8 @@ export class RouteRun {
   state: 'queued' | 'running' | 'done' = 'queued';
   sessionId: string | undefined;
   startedAt: string | undefined;
+  /** The global config the run started with, as the files said when its session was opened (service/liveConfig.ts). */
+  config: GlobalConfig | undefined;
   readonly #listeners = new Set<RunListener>();
   readonly done: Promise<MessageResult>;
   settle!: (r: MessageResult) => void;

@@ -32,7 +32,11 @@ export interface RouterOptions {
   /** Working folder of runs whose agent sets none. */
   cwd: string;
   env: NodeJS.ProcessEnv;
-  config: GlobalConfig;
+  /**
+   * The global config as the files say now (service/liveConfig.ts), read as each run starts; throws
+   * `config_invalid` while they do not load, which fails the run before anything runs.
+   */
+  config: () => Promise<GlobalConfig>;
   bus: EventBus;
   desk: ApprovalDesk;
   routes: RouteTable;
@@ -82,7 +86,7 @@ export class RunRouter {
       home: opts.home,
       cwd: opts.cwd,
       env: opts.env,
-      config: () => this.#opts.config,
+      config: () => this.#opts.config(),
       cache: this.#cache,
       lanes: this.#lanes,
       routes: opts.routes,
@@ -90,11 +94,6 @@ export class RunRouter {
       checkModelAccess: !opts.createRuntime,
       warn: this.#warn,
     });
-  }
-
-  /** New global config (the settings view saved it): runs started from now on use it. */
-  updateConfig(config: GlobalConfig): void {
-    this.#opts.config = config;
   }
 
   get running(): readonly RouteRun[] {
@@ -221,15 +220,16 @@ export class RunRouter {
     });
   }
 
-  #runtimeFor(run: RouteRun): Promise<Runtime> {
+  async #runtimeFor(run: RouteRun): Promise<Runtime> {
     const o = this.#opts;
     const req = run.request;
-    // createRuntime lays the agent's own config over the global one (model, limits, auto_approve…).
+    // createRuntime lays the agent's own config over the global one (model, limits, auto_approve…);
+    // the global one is what the run's session was opened with.
     return this.#createRuntime({
       home: o.home,
       cwd: o.cwd,
       env: o.env,
-      config: o.config,
+      config: run.config ?? (await o.config()),
       agent: run.agent,
       source: run.source,
       origin: req.origin,

@@ -34,7 +34,8 @@ export interface SessionOpenerOptions {
   home: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  config(): GlobalConfig;
+  /** The global config as the files say now; throws `config_invalid` while they do not load. */
+  config(): Promise<GlobalConfig>;
   cache: RuntimeCache;
   lanes: Lanes;
   routes: RouteTable;
@@ -68,7 +69,10 @@ export class SessionOpener {
   async open(run: RouteRun): Promise<OpenedSession> {
     const o = this.#o;
     const req = run.request;
-    const rc = await o.cache.agentConfig(o.home, o.config(), run.agent);
+    // Read when the run starts, not when it was queued: an edit made meanwhile applies to it.
+    const config = await o.config();
+    run.config = config;
+    const rc = await o.cache.agentConfig(o.home, config, run.agent);
     if (o.checkModelAccess) resolveModelAccess(o.env, rc.effective.config, o.home);
     const cwd = rc.cwd ?? o.cwd;
     const model = req.overrides?.model ?? rc.effective.model;

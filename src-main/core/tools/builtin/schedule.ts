@@ -45,6 +45,8 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
 
   const create: Tool<{ cron: string; prompt: string; agent?: string | undefined }> = {
     name: 'schedule_create',
+    // The schedule store is Rein's run-later state: a person decides each change, in every mode.
+    traits: { changesReinState: true },
     source: 'local',
     description: 'Create a schedule: the agent (default: the default agent) runs the prompt at the times of the cron expression, also while the app is closed. Returns the new schedule id.',
     input: z.strictObject({ cron: Cron, prompt: Prompt, agent: AgentName.optional().describe('A named agent; default: the default agent.') }),
@@ -86,6 +88,8 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
 
   const update: Tool<{ id: string; cron?: string | undefined; prompt?: string | undefined; agent?: string | undefined; enabled?: boolean | undefined }> = {
     name: 'schedule_update',
+    // The schedule store is Rein's run-later state: a person decides each change, in every mode.
+    traits: { changesReinState: true },
     source: 'local',
     description: 'Change a schedule: its cron expression, prompt, agent, or whether it is enabled. Give the id and at least one change.',
     input: z.strictObject({ id: Id, cron: Cron.optional(), prompt: Prompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional() }),
@@ -101,6 +105,8 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
 
   const remove: Tool<{ id: string }> = {
     name: 'schedule_remove',
+    // The schedule store is Rein's run-later state: a person decides each change, in every mode.
+    traits: { changesReinState: true },
     source: 'local',
     description: 'Remove a schedule (its launchd job too). Its logs stay in the schedule folder.',
     input: z.strictObject({ id: Id }),

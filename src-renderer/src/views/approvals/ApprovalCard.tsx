@@ -3,9 +3,23 @@
  * see the full command they allow), why it asks, how risky it is, and the three answers. The card
  * does not go away when the window loses focus; it goes when someone answers (here, in another
  * window, in the terminal or in Slack) or the request times out.
+ *
+ * React renders text as text, never markup; but a CR, a zero-width character or a bidi override in a
+ * command still changes what a person reads (U+202E shows `ls; rm -rf ~` as something else), so every
+ * text from the call, the policy or an MCP server goes through visibleText.
  */
 import { useMemo, useState } from 'react';
-import { completeForm, formDefaults, formFields, type ApprovalDecisionKind, type ApprovalForm, type FormField, type FormValue, type FormValues } from '../../../../src-main/core/api/index.js';
+import {
+  completeForm,
+  formDefaults,
+  formFields,
+  visibleText,
+  type ApprovalDecisionKind,
+  type ApprovalForm,
+  type FormField,
+  type FormValue,
+  type FormValues,
+} from '../../../../src-main/core/api/index.js';
 import { errorText, toApiError } from '../../api/apiError.js';
 import { formatArgs } from '../../util/format.js';
 
@@ -26,8 +40,15 @@ export interface ApprovalCardProps {
   by?: string;
   /** Said on "Always allow" where it is not saved at once (a browser: the grant waits for the desktop app). */
   alwaysNote?: string;
+  /** What a wider answer covers (the engine's words); null: only this call may be allowed, so only Allow once and Deny. */
+  grant?: { covers: string } | null;
   onAnswer(decision: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
 }
+
+/** One line of someone else's text, made visible. */
+const v = (s: string): string => visibleText(s);
+/** Text of several lines (a script, a form's message): line breaks kept, everything else made visible. */
+const block = (s: string): string => visibleText(s, { keepNewlines: true });
 
 const DECISION_TEXT: Record<ApprovalDecisionKind, string> = { allow: 'Allowed once', allow_session: 'Allowed in this conversation', always_allow: 'Always allowed', deny: 'Denied' };
 
@@ -66,22 +87,22 @@ export function ApprovalCard(p: ApprovalCardProps) {
       <header className="approval-head">
         <span className={`risk-badge risk-${p.risk}`}>{p.risk} risk</span>
         <h3 id={titleId}>
-          <code>{p.tool}</code> wants approval
+          <code>{v(p.tool)}</code> wants approval
         </h3>
-        {p.origin && <span className="approval-origin">{p.origin}</span>}
+        {p.origin && <span className="approval-origin">{v(p.origin)}</span>}
       </header>
-      <pre className="approval-summary">{p.summary}</pre>
-      <p className="approval-reason">{p.reason}</p>
-      {p.risk_explanation && <p className="approval-risk-text">{p.risk_explanation}</p>}
+      <pre className="approval-summary">{block(p.summary)}</pre>
+      <p className="approval-reason">{v(p.reason)}</p>
+      {p.risk_explanation && <p className="approval-risk-text">{v(p.risk_explanation)}</p>}
       {p.input !== undefined && (
         <details className="approval-args">
           <summary>Arguments</summary>
-          <pre>{formatArgs(p.input)}</pre>
+          <pre>{block(formatArgs(p.input))}</pre>
         </details>
       )}
       {p.form && !decided && (
         <div className="approval-form">
-          <p className="approval-form-message">{p.form.message}</p>
+          <p className="approval-form-message">{block(p.form.message)}</p>
           {fields.map((f) => (
             <FieldInput key={f.name} id={`${p.request_id}-${f.name}`} field={f} value={values[f.name]} onChange={(v) => setValues((old) => setValue(old, f.name, v))} />
           ))}
@@ -90,7 +111,7 @@ export function ApprovalCard(p: ApprovalCardProps) {
       {decided ? (
         <p className="approval-decision" role="status">
           {DECISION_TEXT[p.decision!]}
-          {p.by && p.by !== 'daemon' && p.by !== 'desktop' ? ` (${p.by})` : ''}
+          {p.by && p.by !== 'daemon' && p.by !== 'desktop' ? ` (${v(p.by)})` : ''}
         </p>
       ) : p.form ? (
         <div className="approval-actions">
@@ -102,20 +123,31 @@ export function ApprovalCard(p: ApprovalCardProps) {
           </button>
         </div>
       ) : (
-        <div className="approval-actions">
-          <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')}>
-            {busy === 'allow' ? 'Allowing…' : 'Allow once'}
-          </button>
-          <button type="button" disabled={busy !== undefined} onClick={() => void answer('allow_session')} title="This call, and the same call again anywhere in this conversation, without asking (bash: the same command line)">
-            {busy === 'allow_session' ? 'Allowing…' : 'Allow in this conversation'}
-          </button>
-          <button type="button" disabled={busy !== undefined} onClick={() => void answer('always_allow')} {...(p.alwaysNote ? { title: p.alwaysNote } : {})}>
-            {busy === 'always_allow' ? 'Saving…' : 'Always allow'}
-          </button>
-          <button type="button" className="danger" disabled={busy !== undefined} onClick={() => void answer('deny')}>
-            {busy === 'deny' ? 'Denying…' : 'Deny'}
-          </button>
-        </div>
+        <>
+          {p.grant ? (
+            <p className="approval-grant">Allow in this conversation / Always allow cover: {v(p.grant.covers)}</p>
+          ) : p.grant === null ? (
+            <p className="approval-grant">Only this call can be allowed: it changes a place that decides what later runs may do.</p>
+          ) : null}
+          <div className="approval-actions">
+            <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')}>
+              {busy === 'allow' ? 'Allowing…' : 'Allow once'}
+            </button>
+            {p.grant !== null && (
+              <button type="button" disabled={busy !== undefined} onClick={() => void answer('allow_session')} title={`Without asking again in this conversation: ${p.grant ? v(p.grant.covers) : 'this call'}`}>
+                {busy === 'allow_session' ? 'Allowing…' : 'Allow in this conversation'}
+              </button>
+            )}
+            {p.grant !== null && (
+              <button type="button" disabled={busy !== undefined} onClick={() => void answer('always_allow')} {...(p.alwaysNote ? { title: p.alwaysNote } : {})}>
+                {busy === 'always_allow' ? 'Saving…' : 'Always allow'}
+              </button>
+            )}
+            <button type="button" className="danger" disabled={busy !== undefined} onClick={() => void answer('deny')}>
+              {busy === 'deny' ? 'Denying…' : 'Deny'}
+            </button>
+          </div>
+        </>
       )}
       {problem && (
         <p className="form-error" role="alert">
@@ -137,11 +169,11 @@ function setValue(old: FormValues, name: string, v: FormValue | undefined): Form
 function FieldInput({ id, field: f, value, onChange }: { id: string; field: FormField; value: FormValue | undefined; onChange(v: FormValue | undefined): void }) {
   const label = (
     <label htmlFor={id}>
-      {f.label}
+      {v(f.label)}
       {f.required ? ' *' : ''}
     </label>
   );
-  const help = f.description ? <small className="muted">{f.description}</small> : null;
+  const help = f.description ? <small className="muted">{v(f.description)}</small> : null;
   if (f.kind === 'boolean') {
     return (
       <div className="form-field form-field-check">
@@ -159,7 +191,7 @@ function FieldInput({ id, field: f, value, onChange }: { id: string; field: Form
           <option value="">—</option>
           {(f.choices ?? []).map((c) => (
             <option key={c.value} value={c.value}>
-              {c.label}
+              {v(c.label)}
             </option>
           ))}
         </select>
@@ -172,13 +204,13 @@ function FieldInput({ id, field: f, value, onChange }: { id: string; field: Form
     return (
       <fieldset className="form-field" id={id}>
         <legend>
-          {f.label}
+          {v(f.label)}
           {f.required ? ' *' : ''}
         </legend>
         {(f.choices ?? []).map((c) => (
           <label key={c.value} className="form-field-check">
             <input type="checkbox" checked={chosen.includes(c.value)} onChange={(e) => onChange(e.target.checked ? [...chosen, c.value] : chosen.filter((x) => x !== c.value))} />
-            {c.label}
+            {v(c.label)}
           </label>
         ))}
         {help}

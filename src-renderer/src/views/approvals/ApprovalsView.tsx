@@ -45,6 +45,7 @@ export function ApprovalsView({ pending, onAnswer, changes = [], onChange }: App
             origin={[a.agent && `agent ${a.agent}`, a.route, formatWhen(a.asked_at)].filter(Boolean).join(' · ')}
             input={a.input}
             {...(a.form ? { form: a.form } : {})}
+            {...(a.grant !== undefined ? { grant: a.grant } : {})}
             {...(onChange ? {} : { alwaysNote: REMOTE_ALWAYS })}
             onAnswer={(d, values) => onAnswer(a.request_id, d, values)}
           />

@@ -2,10 +2,11 @@
  * A change to Rein's permissions that something asked for over the daemon's API (a script, the web
  * page, a relay holding the token): what it would raise, the request itself, and — in the desktop app
  * only — Apply and Reject. Nothing was changed yet. In a browser the card says where to confirm it:
- * the token that page holds is exactly what must not be enough.
+ * the token that page holds is exactly what must not be enough. What the change adds (a command line, a
+ * tool) came from the caller: it goes through visibleText, so a CR or bidi override in it is seen.
  */
 import { useState } from 'react';
-import type { PendingChange } from '../../../../src-main/core/api/index.js';
+import { visibleText, type PendingChange } from '../../../../src-main/core/api/index.js';
 import { errorText, toApiError } from '../../api/apiError.js';
 import { formatArgs, formatWhen } from '../../util/format.js';
 
@@ -14,12 +15,17 @@ const KIND_TEXT: Record<string, string> = {
   save_agent: 'Change agent',
   save_settings: 'Change the global settings',
   always_allow: 'Always allow',
+  trust_folder: 'Trust the project folder',
 };
 
 export function ChangeCard({ change, onAnswer }: { change: PendingChange; onAnswer?: (decision: 'apply' | 'reject') => Promise<unknown> }) {
   const [busy, setBusy] = useState<'apply' | 'reject' | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const titleId = `chg-title-${change.change_id}`;
+  // trust_folder: the daemon's own question about the folder it works in (request.folder), not an API request.
+  const trustFolder = change.kind === 'trust_folder';
+  const request = change.request as { folder?: unknown } | null | undefined;
+  const folder = trustFolder && typeof request?.folder === 'string' ? request.folder : undefined;
 
   async function answer(decision: 'apply' | 'reject') {
     if (!onAnswer) return;
@@ -39,27 +45,39 @@ export function ChangeCard({ change, onAnswer }: { change: PendingChange; onAnsw
       <header className="approval-head">
         <span className="risk-badge risk-high">permissions</span>
         <h3 id={titleId}>
-          {KIND_TEXT[change.kind] ?? change.kind}
+          {KIND_TEXT[change.kind] ?? visibleText(change.kind)}
           {change.agent ? (
             <>
               {' '}
-              <code>{change.agent}</code>
+              <code>{visibleText(change.agent)}</code>
+            </>
+          ) : null}
+          {trustFolder && folder ? (
+            <>
+              {' '}
+              <code>{visibleText(folder)}</code>
             </>
           ) : null}
         </h3>
-        <span className="approval-origin">asked over Rein’s API · {formatWhen(change.requested_at)}</span>
+        <span className="approval-origin">
+          {trustFolder ? 'found by Rein’s daemon' : 'asked over Rein’s API'} · {formatWhen(change.requested_at)}
+        </span>
       </header>
-      <p className="approval-reason">This would let the agent do more without asking you. Nothing has been changed yet.</p>
+      <p className="approval-reason">
+        {trustFolder
+          ? 'The folder Rein’s daemon works in has a .rein/config.yaml that sets these. They are left out until you trust the folder; the rest of that file applies. Trust it only if you know where it came from.'
+          : 'This would let the agent do more without asking you. Nothing has been changed yet.'}
+      </p>
       <ul className="change-raises">
         {change.raises.map((r) => (
           <li key={`${r.field}:${r.change}`}>
-            <code>{r.field}</code> {r.change}
+            <code>{visibleText(r.field)}</code> {visibleText(r.change)}
           </li>
         ))}
       </ul>
       <details className="approval-args">
         <summary>The whole request</summary>
-        <pre>{formatArgs(change.request)}</pre>
+        <pre>{visibleText(formatArgs(change.request), { keepNewlines: true })}</pre>
       </details>
       {onAnswer ? (
         <div className="approval-actions">

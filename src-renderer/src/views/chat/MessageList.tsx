@@ -65,6 +65,7 @@ export function MessageList({ items, onAnswer, empty }: MessageListProps) {
                 risk_explanation={item.risk_explanation}
                 input={item.input}
                 {...(item.form ? { form: item.form } : {})}
+                {...(item.grant !== undefined ? { grant: item.grant } : {})}
                 {...(item.decision ? { decision: item.decision } : {})}
                 {...(item.by ? { by: item.by } : {})}
                 onAnswer={(d, values) => (onAnswer ? onAnswer(item.id, d, values) : Promise.resolve())}

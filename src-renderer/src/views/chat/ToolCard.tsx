@@ -3,6 +3,7 @@
  * and (expanded) the full arguments and the head of its result. A failed call is marked as such.
  */
 import { useEffect, useState } from 'react';
+import { visibleText } from '../../../../src-main/core/api/index.js';
 import type { ChatItem } from '../../state/chat.js';
 import { formatArgs, formatDuration } from '../../util/format.js';
 
@@ -15,7 +16,8 @@ export function ToolCard({ item }: { item: ToolItem }) {
       <summary>
         <span className="tool-status" aria-label={statusText} title={statusText} />
         <code className="tool-name">{item.tool}</code>
-        <span className="tool-summary">{item.summary || oneLine(item.input)}</span>
+        {/* The call's words, escaped: a CR or bidi override in a command is shown, not obeyed (visibleText). */}
+        <span className="tool-summary">{visibleText(item.summary || oneLine(item.input))}</span>
         {item.status === 'running' && item.progress && <span className="tool-progress muted">{item.progress}</span>}
         <span className="tool-time">
           {item.status === 'running' && item.startedAt ? <Elapsed since={item.startedAt} /> : item.duration_ms !== undefined ? formatDuration(item.duration_ms) : ''}
@@ -23,7 +25,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
       </summary>
       <div className="tool-body">
         <h4>Arguments</h4>
-        <pre>{formatArgs(item.input) || '(none)'}</pre>
+        <pre>{visibleText(formatArgs(item.input), { keepNewlines: true }) || '(none)'}</pre>
         {item.preview !== undefined && (
           <>
             <h4>{item.status === 'error' ? 'Error' : 'Result'}</h4>
