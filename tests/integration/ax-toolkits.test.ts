@@ -58,8 +58,9 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
         buf = lines.pop()!;
         said.push(...lines);
       });
-      // Qt registers only once the helper has turned the desktop's accessibility switch on.
-      await desktop.waitForApp(client, pid);
+      // Qt registers only once the helper has turned the desktop's accessibility switch on; a Qt start on a
+      // loaded machine (PyQt's import alone) can take longer than the default wait.
+      await desktop.waitForApp(client, pid, 50_000);
     }, 60_000);
 
     it('is on the bus with its window and widgets, roles and names as for GTK', async () => {
