@@ -355,6 +355,11 @@ function mcpVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
     if (guarded) {
       return { decision: 'ask', layer: 'mcp', reason: `${tool.name} is given ${guarded.path}, ${guarded.what}`, readOnly, protected: guarded.path, ...riskOf('high', "may change Rein's own state: what later runs may do") };
     }
+    // A place that runs what is written there later (~/.zshrc, a crontab): as for Rein's own file tools.
+    const persistent = readOnly ? undefined : persistencePlace(abs, { home: s.home, cwd: call.cwd });
+    if (persistent) {
+      return { decision: 'ask', layer: 'mcp', reason: `${tool.name} is given ${persistent.path}, ${persistent.what}: what is written there runs by itself later`, readOnly, persistence: persistent.kind, ...riskOf('high', `may change ${persistent.what}, which runs programs without being asked`) };
+    }
   }
   const listed = facts !== undefined && (s.mcpAlwaysAllow?.[facts.server] ?? []).some((n) => n === facts.tool || n === tool.name);
   if (listed) return { decision: 'allow', layer: 'mcp_always_allow', reason: `${tool.name} is in mcp_servers.${server}.always_allow`, readOnly, ...risk };

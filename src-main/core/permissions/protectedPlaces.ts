@@ -18,6 +18,7 @@
  *
  * Reading them is not this module's business (Rein's credentials are a hard block: reinGuards.ts).
  */
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { realpathLoose } from '../util/realpath.js';
 import { reinHomeForms } from '../util/reinSecrets.js';
@@ -135,7 +136,26 @@ export function protectedPlace(abs: string, ctx: ProtectedPlaceContext, opts: { 
       return { path: shown, what };
     }
   }
+  if (opts.lexicalOnly) return undefined;
+  // A hard link is another name for the same file, which no path comparison can see: a file with more
+  // than one name may be one of Rein's own (`ln ~/.rein/config.yaml notes.txt`, made before or elsewhere).
+  const links = linkCount(forms[forms.length - 1]!);
+  if (links > 1) {
+    const form = forms[forms.length - 1]!;
+    const shown = form.toLowerCase().startsWith(`${home.toLowerCase()}/`) ? `~/${form.slice(home.length + 1)}` : form;
+    return { path: shown, what: `a file with ${links} names (hard links), one of which may be Rein's own state` };
+  }
   return undefined;
+}
+
+/** How many names (hard links) the regular file at `p` has; 0 when there is none or it is not a file. */
+function linkCount(p: string): number {
+  try {
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    return st && st.isFile() ? st.nlink : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /**

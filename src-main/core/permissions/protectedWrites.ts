@@ -112,6 +112,11 @@ function otherChanges(cmd: SimpleCommand): { paths: string[]; folders: string[] 
       // Moving a file away changes the place it was in.
       paths.push(...ops.slice(0, -1));
       break;
+    case 'ln':
+    case 'gln':
+      // A hard link is a second name through which the file can be changed later.
+      if (!vals.some((v) => v === '--symbolic' || /^-[A-Za-z]*s/.test(v))) paths.push(...ops.slice(0, -1));
+      break;
     case 'cp':
     case 'gcp':
     case 'rsync':
@@ -119,6 +124,10 @@ function otherChanges(cmd: SimpleCommand): { paths: string[]; folders: string[] 
     case 'scp': {
       const dest = ops[ops.length - 1];
       const sources = ops.slice(0, -1);
+      // `cp -l` makes hard links instead of copies (a second name for each source); rsync --link-dest too.
+      if ((cmd.name === 'cp' || cmd.name === 'gcp') && vals.some((v) => v === '--link' || /^-[A-Za-z]*l/.test(v))) paths.push(...sources);
+      const linkDest = optionValue(vals, undefined, ['--link-dest']);
+      if (linkDest !== undefined) paths.push(linkDest);
       if (dest !== undefined) {
         for (const s of sources) {
           // `rsync -a src/ dest` copies src's contents: what lands there is not known here.

@@ -192,3 +192,45 @@ describe('MCP tools that are handed a path Rein can see', () => {
     expect(d).toMatchObject({ decision: 'deny', layer: 'hard_block' });
   });
 });
+
+describe('hard links: another name for a protected file', () => {
+  it('making one asks in every mode, and writing through one asks too', async () => {
+    const { linkSync, writeFileSync } = await import('node:fs');
+    const home = mkdtempSync(path.join(os.tmpdir(), 'rein-hardlink-'));
+    mkdirSync(path.join(home, '.rein'), { recursive: true });
+    mkdirSync(path.join(home, 'project'));
+    writeFileSync(path.join(home, '.rein', 'config.yaml'), 'model: x\n');
+    for (const line of ['ln ~/.rein/config.yaml notes.txt', 'cp -l ~/.rein/config.yaml notes.txt', 'cp --link ~/.rein/config.yaml notes.txt']) {
+      const d = await bash(line, { home, yes: true }, 'bypassPermissions', path.join(home, 'project'));
+      expect(d, line).toMatchObject({ decision: 'ask', layer: 'protected' });
+    }
+    // A symbolic link to a file is only a pointer: resolved where it is written through.
+    expect((await bash('ln -s ~/.rein/config.yaml notes.txt', { home, yes: true }, 'default', path.join(home, 'project'))).layer).toBe('flag');
+    // One made before (or by something Rein could not see): the file has two names.
+    linkSync(path.join(home, '.rein', 'config.yaml'), path.join(home, 'project', 'cfg.txt'));
+    const write = await engineFor({ home, yes: true })({ tool: fileWriteTool, input: { path: 'cfg.txt', content: 'mode: bypassPermissions\n' }, mode: 'acceptEdits', cwd: path.join(home, 'project') });
+    expect(write).toMatchObject({ decision: 'ask', layer: 'protected' });
+    expect(write.reason).toMatch(/2 names \(hard links\)/);
+    const redirect = await bash('echo "mode: bypassPermissions" > cfg.txt', { home, yes: true }, 'bypassPermissions', path.join(home, 'project'));
+    expect(redirect).toMatchObject({ decision: 'ask', layer: 'protected' });
+  });
+});
+
+describe('MCP tools handed a persistence place', () => {
+  it('ask as Rein’s own file tools do, past the server’s always_allow; bypassPermissions runs them', async () => {
+    const tool: Tool = {
+      name: 'mcp__fs__write_file',
+      description: '',
+      source: 'mcp',
+      input: z.unknown(),
+      isReadOnly: () => false,
+      isDestructive: () => false,
+      traits: { mcp: { server: 'fs', tool: 'write_file' } },
+      call: async () => ({ ok: true, content: '' }),
+    };
+    const check = engineFor({ yes: true, mcpAlwaysAllow: { fs: ['write_file'] } });
+    const d = await check({ tool, input: { path: `${HOME}/.zshrc`, content: 'x' }, mode: 'acceptEdits' });
+    expect(d).toMatchObject({ decision: 'ask', grant: null });
+    expect((await check({ tool, input: { path: `${HOME}/.zshrc`, content: 'x' }, mode: 'bypassPermissions' })).decision).toBe('allow');
+  });
+});
