@@ -74,6 +74,8 @@ const coreAreas = {
   errors: [],
   util: ['errors', 'base'],
   process: ['base', 'errors', 'util'],
+  // The stored model API key (Keychain, Secret Service, REIN_HOME/secrets): read by every run, written by `rein auth` and the app.
+  secrets: ['api', 'errors', 'process', 'util'],
   config: ['api', 'errors', 'util'],
   llm: ['api', 'base', 'errors', 'util'],
   audit: ['errors', 'util'],
@@ -97,23 +99,24 @@ const coreAreas = {
   ax: ['api', 'base', 'errors', 'permissions', 'process', 'tools', 'util'],
   runtime: [
     'agents', 'api', 'audit', 'ax', 'base', 'cloud', 'config', 'context', 'errors', 'harness', 'hooks', 'instructions', 'llm', 'mcp',
-    'memory', 'permissions', 'sessions', 'skills', 'tools', 'util',
+    'memory', 'permissions', 'secrets', 'sessions', 'skills', 'tools', 'util',
   ],
   // mcp: the app's MCP server list, connect and sign-in (service/mcpServers.ts).
   service: [
     'agents', 'api', 'audit', 'base', 'commands', 'config', 'errors', 'harness', 'llm', 'mcp', 'permissions', 'runtime', 'schedule', 'search',
-    'sessions', 'skills', 'util',
+    'secrets', 'sessions', 'skills', 'util',
   ],
   // Runs nobody starts by hand (ring 3): heartbeats and watchers go through the service like every other face.
   triggers: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'service', 'sessions', 'util'],
   // The faces: each adapts the service, none knows another.
   // System notifications of a Rein without a window (osascript / notify-send), in the desktop app's words.
   notify: ['api', 'base', 'desktop', 'errors', 'service', 'tools', 'util'],
-  daemon: ['agents', 'api', 'base', 'config', 'errors', 'notify', 'runtime', 'schedule', 'service', 'triggers', 'util'],
+  // process: the daemon reads the login shell's PATH at start when launchd gave it the minimal one (process/loginPath.ts).
+  daemon: ['agents', 'api', 'base', 'config', 'errors', 'notify', 'process', 'runtime', 'schedule', 'service', 'triggers', 'util'],
   // `rein doctor`: reads what every other area keeps, changes nothing.
-  doctor: ['agents', 'api', 'ax', 'config', 'daemon', 'errors', 'mcp', 'notify', 'runtime', 'schedule', 'search', 'service', 'util'],
+  doctor: ['agents', 'api', 'ax', 'config', 'daemon', 'errors', 'mcp', 'notify', 'runtime', 'schedule', 'search', 'secrets', 'service', 'util'],
   // mcp: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
-  desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'service', 'util'],
+  desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'secrets', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.
   mcpServer: ['agents', 'api', 'base', 'config', 'daemon', 'errors', 'harness', 'permissions', 'runtime', 'tools', 'util'],
 };

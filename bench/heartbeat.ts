@@ -1,14 +1,17 @@
 /**
  * `npm run bench -- heartbeat`: ten heartbeat beats of one agent through the service (the same path as
  * the daemon's timer and `rein heartbeat run`), against the fake Messages API with the provider's
- * cache accounting at every breakpoint. The agent has a realistic persona, a HEARTBEAT.md of goals and
- * a long latest conversation (so the excerpt is at its cap). Beats are half an hour apart (the clock
- * is moved on), so each beat's context block differs; the user talks to the agent between beats 3 and
- * 4, and the sixth beat answers with an alert, which lands in that conversation: later beats see a
- * changed excerpt. Prints per beat the input
- * tokens (uncached + cache read + cache written), the share read from the cache and the cost, and what
- * the first request is made of. Targets: ≤ 5,000 input tokens a beat; ≥ 80% of them from the cache
- * from the second beat on.
+ * cache accounting at every breakpoint and its expiry (an entry lives 5 minutes, or 1 hour with
+ * `"ttl": "1h"`, after its last use) on a simulated clock. The agent has a realistic persona, a
+ * HEARTBEAT.md of goals and a long latest conversation (so the excerpt is at its cap), and the default
+ * model. Beats are half an hour apart (the clock is moved on, nothing sleeps), so each beat's context
+ * block differs; the user talks to the agent between beats 3 and 4, and the sixth beat answers with an
+ * alert, which lands in that conversation: later beats see a changed excerpt. Prints per beat the input
+ * tokens (uncached + cache read + cache written, of which at the 1-hour TTL), the share read from the
+ * cache and the cost; the cost a beat and a day; what the first request is made of; and, for
+ * comparison, beats two hours apart, which keep 5-minute marks and read nothing from the cache (what
+ * every beat cost before the 1-hour marks). Targets: ≤ 5,000 input tokens a beat; ≥ 80% of them from
+ * the cache from the second beat on.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +20,7 @@ import { GlobalConfig } from '../src-main/core/config/schema.js';
 import { ReinService } from '../src-main/core/service/reinService.js';
 import { SessionStore } from '../src-main/core/sessions/store.js';
 import { readBeats, runHeartbeat, type BeatRecord } from '../src-main/core/triggers/index.js';
-import { breakpointPrefixes, startFakeAnthropic, stripCacheControl, text } from '../tests/support/fakeAnthropic.js';
+import { breakpointPrefixes, markedPrefixes, startFakeAnthropic, stripCacheControl, text, type RecordedRequest } from '../tests/support/fakeAnthropic.js';
 import { fmt, median } from './support.js';
 
 const PERSONA = `You are Watchdog, the operations assistant of a small web team. You keep an eye on the team's
@@ -47,67 +50,60 @@ Stay quiet otherwise: nothing above needs the user means HEARTBEAT_OK.`;
 const LONG = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `${topic} — point ${i + 1}: the job log shows the retry took 41 s and the cache hit rate on the runner fell to 62% after the image update.`).join(' ');
 
-export async function run(): Promise<void> {
+const HALF_HOUR = 30 * 60_000;
+
+interface Scenario {
+  records: BeatRecord[];
+  bodies: RecordedRequest['body'][];
+  cacheWrite1h: number;
+  idle?: { outcome: string; reason?: string; requests: number };
+  kept?: number;
+}
+
+/** `beats` beats of the watchdog agent with `heartbeat.every: every`, `gapMs` apart on the simulated clock. */
+async function scenario(every: string, gapMs: number, beats: number, full: boolean): Promise<Scenario> {
   const root = await mkdtemp(join(tmpdir(), 'rein-bench-heartbeat-'));
   const home = join(root, 'home');
   const agentDir = join(home, 'agents', 'watchdog');
   await mkdir(agentDir, { recursive: true });
   await writeFile(join(agentDir, 'AGENT.md'), PERSONA);
-  await writeFile(join(agentDir, 'config.yaml'), 'heartbeat:\n  every: 30m\n  max_usd_per_day: 1.00\n');
+  await writeFile(join(agentDir, 'config.yaml'), `heartbeat:\n  every: ${every}\n  max_usd_per_day: 1.00\n`);
   await writeFile(join(agentDir, 'HEARTBEAT.md'), GOALS);
   await seedConversation(join(home, 'agents', 'watchdog', 'sessions'));
 
-  const fake = await startFakeAnthropic({ cacheEveryBreakpoint: true });
+  const clock = shiftClock();
+  // The fake's cache expires on the simulated clock: half an hour there is half an hour for its entries.
+  const fake = await startFakeAnthropic({ cacheEveryBreakpoint: true, now: clock.now });
   let beat = 0;
   fake.fallback = () => {
     beat++;
-    return beat === 6 ? text('CI on main failed: job `e2e`, first failing test `checkout > pays with a saved card`. Re-run or look at the payment mock?') : text('HEARTBEAT_OK');
+    return full && beat === 6 ? text('CI on main failed: job `e2e`, first failing test `checkout > pays with a saved card`. Re-run or look at the payment mock?') : text('HEARTBEAT_OK');
   };
   const service = await ReinService.create({
     home,
     cwd: root,
     env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'bench', REIN_RETRY_BASE_MS: '1' },
-    config: GlobalConfig.parse({ model: 'claude-haiku-4-5' }),
+    // The default model (config.yaml without `model`).
+    config: GlobalConfig.parse({}),
     version: 'bench',
   });
   const records: BeatRecord[] = [];
-  const clock = shiftClock();
   try {
-    for (let i = 0; i < 10; i++) {
-      // Beats are half an hour apart: the time in the beat's context block changes every beat.
-      if (i > 0) clock.advance(30 * 60_000);
+    for (let i = 0; i < beats; i++) {
+      if (i > 0) clock.advance(gapMs);
       // Between beats 3 and 4 the user talks to the agent: the excerpt changes too.
-      if (i === 3) await talk(join(home, 'agents', 'watchdog', 'sessions'), 'Thanks. Also: is the staging deploy still stuck?', 'It went through at 14:02; staging runs build 5121.');
+      if (full && i === 3) await talk(join(home, 'agents', 'watchdog', 'sessions'), 'Thanks. Also: is the staging deploy still stuck?', 'It went through at 14:02; staging runs build 5121.');
       records.push(await runHeartbeat(service, 'watchdog', { trigger: 'timer' }));
     }
-    await writeFile(join(agentDir, 'HEARTBEAT.md'), '');
-    const before = fake.requests.length;
-    const idle = await runHeartbeat(service, 'watchdog', { trigger: 'timer' });
-    const idleRequests = fake.requests.length - before;
-
-    const first = fake.requests[0]!.body;
-    const part = (v: unknown) => Math.ceil(stripCacheControl(JSON.stringify(v ?? [])).length / 4);
-    const prefixes = breakpointPrefixes(first);
-
-    console.log('heartbeat benchmark (10 beats, fake model with per-breakpoint cache accounting)');
-    console.log('  beat  outcome  input tokens  from cache  cache written  uncached  output  cost');
-    for (const [i, r] of records.entries()) {
-      console.log(
-        `  ${String(i + 1).padStart(4)}  ${r.outcome.padEnd(7)}  ${String(r.total_input_tokens).padStart(12)}  ${`${fmt(100 * r.cache_read_share)}%`.padStart(10)}  ${String(r.cache_creation_tokens).padStart(13)}  ${String(r.input_tokens).padStart(8)}  ${String(r.output_tokens).padStart(6)}  $${r.cost_usd.toFixed(5)}`,
-      );
+    const out: Scenario = { records, bodies: fake.requests.map((r) => r.body), cacheWrite1h: fake.accounting.cacheWrite1h };
+    if (full) {
+      await writeFile(join(agentDir, 'HEARTBEAT.md'), '');
+      const before = fake.requests.length;
+      const idle = await runHeartbeat(service, 'watchdog', { trigger: 'timer' });
+      out.idle = { outcome: idle.outcome, ...(idle.reason ? { reason: idle.reason } : {}), requests: fake.requests.length - before };
+      out.kept = (await readBeats(home, 'watchdog')).length;
     }
-    const later = records.slice(1);
-    const inputs = records.map((r) => r.total_input_tokens);
-    const shares = later.map((r) => r.cache_read_share);
-    console.log(`  requests per beat      ${records.map((r) => r.requests).join(', ')}`);
-    console.log(`  input tokens a beat    max ${Math.max(...inputs)}, median ${median(inputs)} (target ≤ 5,000)`);
-    console.log(`  from cache, beats 2–10 min ${fmt(100 * Math.min(...shares))}%, median ${fmt(100 * median(shares))}% (target ≥ 80%)`);
-    console.log(`  cost of 10 beats       $${records.reduce((s, r) => s + r.cost_usd, 0).toFixed(5)} (${records[0]!.model})`);
-    console.log(`  first request          tools ≈ ${part(first.tools)} tokens (${first.tools?.length ?? 0} tools), system ≈ ${part(first.system)}, message ≈ ${part(first.messages)}`);
-    console.log(`  cached prefix          ${prefixes.length} breakpoints; tools+system ≈ ${Math.ceil((prefixes[1] ?? '').length / 4)} tokens, byte-identical in every beat: ${sameSystem(fake.requests.map((r) => r.body))}`);
-    console.log(`  alert                  beat 6 → ${records[5]!.appended_to ? `added to conversation ${records[5]!.appended_to}` : records[5]!.append_note}`);
-    console.log(`  empty HEARTBEAT.md     ${idle.outcome} (${idle.reason}), ${idleRequests} model requests`);
-    console.log(`  records kept           ${(await readBeats(home, 'watchdog')).length} lines in heartbeat.jsonl`);
+    return out;
   } finally {
     clock.restore();
     await service.close();
@@ -116,13 +112,56 @@ export async function run(): Promise<void> {
   }
 }
 
+const usd = (n: number) => `$${n.toFixed(n < 0.01 ? 5 : 4)}`;
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+export async function run(): Promise<void> {
+  const main = await scenario('30m', HALF_HOUR, 10, true);
+  const apart = await scenario('2h', 4 * HALF_HOUR, 3, false);
+  const { records } = main;
+  const first = main.bodies[0]!;
+  const part = (v: unknown) => Math.ceil(stripCacheControl(JSON.stringify(v ?? [])).length / 4);
+  const prefixes = breakpointPrefixes(first);
+  const ttls = markedPrefixes(first).map((m) => m.ttl).join(', ');
+  const model = records[0]!.model ?? '?';
+
+  console.log(`heartbeat benchmark (10 beats 30 min apart on a simulated clock, ${model}; fake model caching at every breakpoint, entries expiring as the provider's)`);
+  console.log('  beat  outcome  input tokens  from cache  cache written  uncached  output  cost');
+  for (const [i, r] of records.entries()) {
+    console.log(
+      `  ${String(i + 1).padStart(4)}  ${r.outcome.padEnd(7)}  ${String(r.total_input_tokens).padStart(12)}  ${`${fmt(100 * r.cache_read_share)}%`.padStart(10)}  ${String(r.cache_creation_tokens).padStart(13)}  ${String(r.input_tokens).padStart(8)}  ${String(r.output_tokens).padStart(6)}  ${usd(r.cost_usd)}`,
+    );
+  }
+  const later = records.slice(1);
+  const inputs = records.map((r) => r.total_input_tokens);
+  const shares = later.map((r) => r.cache_read_share);
+  const perBeat = mean(later.map((r) => r.cost_usd));
+  console.log(`  cache marks            ${ttls} (tools, system, message); 1-hour writes ${main.cacheWrite1h} tokens in all`);
+  console.log(`  requests per beat      ${records.map((r) => r.requests).join(', ')}`);
+  console.log(`  input tokens a beat    max ${Math.max(...inputs)}, median ${median(inputs)} (target ≤ 5,000)`);
+  console.log(`  from cache, beats 2–10 min ${fmt(100 * Math.min(...shares))}%, median ${fmt(100 * median(shares))}% (target ≥ 80%)`);
+  console.log(`  cost a beat            first ${usd(records[0]!.cost_usd)} (writes the cache), then ${usd(perBeat)} on average (beats 2–10)`);
+  console.log(`  cost a day at 30 m     ${usd(48 * perBeat)} (48 beats with the cache warm; a restart adds ${usd(records[0]!.cost_usd - perBeat)} once)`);
+  console.log(`  cost of 10 beats       ${usd(records.reduce((s, r) => s + r.cost_usd, 0))}`);
+  console.log(`  first request          tools ≈ ${part(first.tools)} tokens (${first.tools?.length ?? 0} tools), system ≈ ${part(first.system)}, message ≈ ${part(first.messages)}`);
+  console.log(`  cached prefix          ${prefixes.length} breakpoints; tools+system ≈ ${Math.ceil((prefixes[1] ?? '').length / 4)} tokens, byte-identical in every beat: ${sameSystem(main.bodies)}`);
+  console.log(`  alert                  beat 6 → ${records[5]!.appended_to ? `added to conversation ${records[5]!.appended_to}` : records[5]!.append_note}`);
+  console.log(`  empty HEARTBEAT.md     ${main.idle!.outcome} (${main.idle!.reason}), ${main.idle!.requests} model requests`);
+  console.log(`  records kept           ${main.kept} lines in heartbeat.jsonl`);
+  const a = apart.records;
+  const apartBeat = mean(a.map((r) => r.cost_usd));
+  console.log(
+    `  beats 2 h apart        5-minute marks (${markedPrefixes(apart.bodies[0]!).map((m) => m.ttl).join(', ')}); from cache ${a.map((r) => `${fmt(100 * r.cache_read_share)}%`).join(', ')}; ${usd(apartBeat)} a beat — what every 30-minute beat cost with 5-minute marks (${usd(48 * apartBeat)} a day)`,
+  );
+}
+
 function sameSystem(bodies: { tools?: unknown; system?: unknown }[]): boolean {
   const key = (b: { tools?: unknown; system?: unknown }) => stripCacheControl(JSON.stringify([b.tools, b.system]));
   return bodies.every((b) => key(b) === key(bodies[0]!));
 }
 
 /** Moves every clock reading (`new Date()`, `Date.now()`) forward, as the hours between beats would. */
-function shiftClock(): { advance(ms: number): void; restore(): void } {
+function shiftClock(): { advance(ms: number): void; now(): number; restore(): void } {
   const RealDate = Date;
   let shift = 0;
   class ShiftedDate extends RealDate {
@@ -138,6 +177,7 @@ function shiftClock(): { advance(ms: number): void; restore(): void } {
   globalThis.Date = ShiftedDate as DateConstructor;
   return {
     advance: (ms) => void (shift += ms),
+    now: () => RealDate.now() + shift,
     restore: () => void (globalThis.Date = RealDate),
   };
 }

@@ -3,7 +3,8 @@
  * the app keeps running until "Quit Rein" (or Cmd-Q / logout). A second launch shows the first one.
  * `--headless` (launchd runs) starts the daemon alone: no window, tray, hotkey or Dock icon. Quitting
  * waits for the daemon to finish or cancel its runs and release REIN_HOME. (Electron turns SIGTERM and
- * SIGINT into a normal quit, so `launchctl stop` goes the same way.)
+ * SIGINT into a normal quit, so `launchctl stop` goes the same way; a headless `schedule run` stops its
+ * run first: cli/stopSignals.ts.)
  */
 import module from 'node:module';
 import { join } from 'node:path';
@@ -67,7 +68,19 @@ async function start(): Promise<void> {
 
 if (cliCommand) {
   if (process.platform === 'darwin') app.dock?.hide();
-  void import('./cli/index.js')
+  // Electron may turn SIGTERM (logout, shutdown, launchctl bootout) into a quit: while a run is going the
+  // quit waits and the run stops as on SIGTERM — cancelled, session saved, recorded — then app.exit ends it.
+  const stopping = import('./cli/stopSignals.js');
+  app.on('before-quit', (event) => {
+    event.preventDefault();
+    void stopping.then(({ requestStop }) => {
+      if (!requestStop()) app.exit(143);
+    });
+  });
+  // A key the app kept in api-key.enc moves to the store the CLI reads first (shell/keychain.ts).
+  void import('./shell/keychain.js')
+    .then(({ migrateLegacyKeyForHeadlessRun }) => migrateLegacyKeyForHeadlessRun(reinHome(process.env)))
+    .then(() => import('./cli/index.js'))
     .then(({ main }) => main(cliArgs))
     .then(
       (code) => app.exit(code),

@@ -5,6 +5,7 @@
  * Every command is its own module, imported only when it is the one asked for: `rein --version` or a
  * schedule run then never compiles the daemon, the MCP SDK or SQLite (docs/architecture.md, *Startup*).
  */
+import { exitQuietlyOnClosedPipe } from './closedPipe.js';
 import { UsageError, type CliIo } from './io.js';
 
 declare const __REIN_VERSION__: string;
@@ -20,6 +21,7 @@ Usage:
   rein schedule create|list|show|update|enable|disable|remove|run|logs|next   schedules (rein schedule --help)
   rein ax apps|snapshot|find|click|set-value|get-value|press|scroll|type|wait-for|annotate|permissions   other apps' UI (rein ax --help)
   rein mcp serve|add|remove|import|list|tools|call|login …   MCP: Rein's tools as a server, the servers agents use (rein mcp --help)
+  rein auth set-key|status|remove   the API key every run uses, in the system's secret store (rein auth --help)
   rein doctor [--json]          check config, key, agents, schedules, daemon, helpers (nothing changed)
   rein trust [FOLDER] [--yes] | --list | --revoke [FOLDER]   trust a folder's .rein/config.yaml (rein trust --help)
   rein --help | --version
@@ -35,7 +37,8 @@ rein run options:
   --cwd DIR           working folder (default: the current folder)
 
 Environment:
-  ANTHROPIC_API_KEY   API key (required unless ANTHROPIC_BASE_URL points at a local server)
+  ANTHROPIC_API_KEY   API key; overrides the one stored with \`rein auth set-key\` (one of them is needed
+                      unless ANTHROPIC_BASE_URL points at a local server)
   ANTHROPIC_BASE_URL  an Anthropic-compatible endpoint
   REIN_HOME           Rein's folder (default ~/.rein); config in $REIN_HOME/config.yaml
   REIN_CODE_CACHE     where compiled code is kept between runs (a folder), or off
@@ -55,10 +58,16 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   schedule: async () => (await import('./commands/schedule.js')).scheduleCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
+  auth: async () => (await import('./commands/auth.js')).authCommand,
   trust: async () => (await import('./commands/trust.js')).trustCommand,
 };
 
-export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+/** Runs one command. Without `io`, on this process's own streams: a reader that goes away (`| head`) ends it quietly. */
+export async function main(argv: string[], io?: CliIo): Promise<number> {
+  if (io === undefined) {
+    exitQuietlyOnClosedPipe();
+    io = defaultIo();
+  }
   const [command, ...rest] = argv;
   try {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {

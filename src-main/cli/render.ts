@@ -52,6 +52,13 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
         case 'tool_call_end':
           line(ev.ok ? dim(`  ✓ ${v(ev.tool)} (${(ev.duration_ms / 1000).toFixed(1)} s)${ev.saved_to ? ` — full result in ${v(ev.saved_to)}` : ''}`) : red(`  ✗ ${v(ev.tool)}: ${v(firstLine(ev.preview))}`));
           break;
+        case 'tool_call_denied':
+          // The person who just said no at this terminal knows; a refusal nobody was asked about is shown.
+          if (ev.by !== 'terminal') {
+            endText();
+            line(red(`✗ ${v(ev.tool)} denied (${v(ev.layer)}): ${v(firstLine(ev.reason))}`));
+          }
+          break;
         case 'approval_response':
           if (ev.by !== 'terminal') line(dim(`  approval: ${ev.decision} (${v(ev.by)})`));
           break;

@@ -13,7 +13,8 @@ import { DESKTOP_NAVIGATE_CHANNEL, DesktopSettings, DesktopSettingsPatch, type D
 import { REIN_EVENT_CHANNEL, reinOperationNames, type MacPermissionName, type ReinSettings } from '../core/api/index.js';
 import { startDaemon, type DaemonHandle, type DaemonOptions } from '../core/daemon/daemon.js';
 import { DesktopActivity } from '../core/desktop/activity.js';
-import { NO_ENCRYPTION_MESSAGE, clearApiKey, loadApiKey, saveApiKey, type StringCipher } from '../core/desktop/apiKeyStore.js';
+import { clearLegacyApiKey, migrateLegacyApiKey, type StringCipher } from '../core/desktop/apiKeyStore.js';
+import { keyWriteTarget, removeStoredApiKey, resolveApiKey, storeApiKey } from '../core/secrets/apiKey.js';
 import { contentSecurityPolicy } from '../core/desktop/csp.js';
 import { loadDesktopSettings, updateDesktopSettings, desktopSettingsFile } from '../core/config/desktopSettings.js';
 import { notificationFor } from '../core/desktop/notifications.js';
@@ -21,6 +22,7 @@ import { createDesktopReinApi, type DesktopReinApi } from '../core/desktop/reinS
 import { desktopMcpTokenStores } from '../core/desktop/mcpTokenStore.js';
 import { DisposableStore } from '../core/base/lifecycle.js';
 import { ReinError, errorMessage } from '../core/errors.js';
+import { syncProblem } from '../core/schedule/resync.js';
 import { createDialogApprovalFace } from './approvalFace.js';
 import { GlobalHotkey } from './hotkey.js';
 import { isSamePage, ourTopFrame } from './ipc.js';
@@ -78,17 +80,14 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   const warn = opts.warn ?? ((m: string) => process.stderr.write(`rein: ${m}\n`));
   const activity = new DesktopActivity();
   const cipher = opts.cipher ?? safeStorageCipher(platform);
-  const startedEnv = opts.env ?? process.env;
-  // The daemon's runs read this object when they start, so a key saved later reaches the next run.
-  const env: NodeJS.ProcessEnv = { ...startedEnv };
-  const key = { source: (env.ANTHROPIC_API_KEY ? 'environment' : 'none') as 'keychain' | 'environment' | 'none', problem: undefined as string | undefined };
+  // The key is never put into this environment: runs read ANTHROPIC_API_KEY from it, else the stored key
+  // (core/secrets/apiKey.ts), which Settings writes, so a key saved later reaches the next run.
+  const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env) };
+  const key = { problem: undefined as string | undefined };
 
+  // The key this app kept in api-key.enc before moves into the store every run reads (launchd jobs too).
   try {
-    const stored = await loadApiKey(opts.home, cipher);
-    if (stored) {
-      env.ANTHROPIC_API_KEY = stored;
-      key.source = 'keychain';
-    }
+    await migrateLegacyApiKey(opts.home, cipher, env);
   } catch (e) {
     key.problem = errorMessage(e);
     activity.reportError(key.problem);
@@ -248,21 +247,41 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   };
   applyOpenAtLogin(settings.open_at_login);
 
+  // Schedules' launchd jobs follow the app: after a move or an update their plists name this executable
+  // again, orphans go; from a translocated copy or the DMG nothing is written and the tray says why.
+  if (daemon) {
+    void daemon.service
+      .schedules()
+      .sync()
+      .then(syncProblem, (e: unknown) => `Schedules could not be checked: ${errorMessage(e)}`)
+      .then((problem) => {
+        if (!problem) return;
+        activity.reportError(problem);
+        refreshTray();
+        warn(problem);
+      });
+  }
+
   // ---- IPC ------------------------------------------------------------------------------------------
   const trusted = ourTopFrame(() => new Set(alive(win) ? [win.webContents] : []), isAppPage);
   const macPermissions = opts.macPermissions ?? new MacPermissions(platform);
 
   const desktopPart = {
     async read(): Promise<Partial<ReinSettings>> {
-      const stored = env.ANTHROPIC_API_KEY;
+      const found = await resolveApiKey(env, opts.home);
+      const target = await keyWriteTarget(env, opts.home);
       const mac = platform === 'darwin' ? (await macPermissions.statuses()).status : undefined;
+      const problem = key.problem ?? found.problem;
       return {
         platform,
         api_key: {
-          present: Boolean(stored),
-          source: key.source === 'none' ? null : key.source === 'environment' ? 'env' : 'keychain',
-          ...(stored ? { hint: keyHint(stored) } : {}),
-          ...(key.problem ? { problem: key.problem } : {}),
+          present: Boolean(found.key),
+          source: found.source ?? null,
+          ...(found.key ? { hint: keyHint(found.key) } : {}),
+          ...(problem ? { problem } : {}),
+          note: target.store.encrypted
+            ? `Kept in ${target.store.where}, where the CLI and scheduled runs find it too.`
+            : `Kept in ${target.store.where}, readable only by you but not encrypted (no system keychain${target.fallbackReason ? `: ${target.fallbackReason}` : ''}).`,
         },
         hotkey: settings.hotkey === '' ? null : settings.hotkey,
         ...(hotkey.status.problem && settings.hotkey !== '' ? { hotkey_problem: hotkey.status.problem } : {}),
@@ -278,9 +297,7 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
         await changeSettings(patch.data);
       }
       if (part.api_key !== undefined) {
-        await saveApiKey(opts.home, cipher, part.api_key);
-        env.ANTHROPIC_API_KEY = part.api_key.trim();
-        key.source = 'keychain';
+        await storeApiKey(env, opts.home, part.api_key.trim());
         key.problem = undefined;
       }
     },
@@ -295,12 +312,21 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     if (patch.open_at_login !== undefined) applyOpenAtLogin(settings.open_at_login);
   }
 
-  const settingsView = async () => ({
-    settings,
-    hotkey: hotkey.status,
-    key_storage: (await cipher.canEncrypt()) ? { available: true } : { available: false, problem: NO_ENCRYPTION_MESSAGE },
-    file: desktopSettingsFile(opts.home),
-  });
+  const settingsView = async () => {
+    const target = await keyWriteTarget(env, opts.home);
+    return {
+      settings,
+      hotkey: hotkey.status,
+      key_storage: {
+        available: true,
+        store: target.store.kind,
+        location: target.store.where,
+        plain_text: !target.store.encrypted,
+        ...(target.fallbackReason ? { problem: target.fallbackReason } : {}),
+      },
+      file: desktopSettingsFile(opts.home),
+    };
+  };
 
   const desktopService: DesktopService = {
     desktopSettings: async () => {
@@ -311,14 +337,12 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
       await changeSettings(patch);
       return settingsView();
     },
+    // Runs then use ANTHROPIC_API_KEY from the environment Rein started with, if any.
     clearApiKey: async () => {
-      await clearApiKey(opts.home);
-      const removed = key.source === 'keychain';
-      // Back to what Rein was started with.
-      if (startedEnv.ANTHROPIC_API_KEY) env.ANTHROPIC_API_KEY = startedEnv.ANTHROPIC_API_KEY;
-      else delete env.ANTHROPIC_API_KEY;
-      key.source = env.ANTHROPIC_API_KEY ? 'environment' : 'none';
-      return { removed };
+      const legacy = await clearLegacyApiKey(opts.home);
+      const removed = await removeStoredApiKey(env, opts.home);
+      key.problem = undefined;
+      return { removed: removed.length > 0 || legacy };
     },
     requestMacPermission: async ({ permission }) => ({ permission, status: await macPermissions.request(permission) }),
     // Only this window (behind the sender check) may confirm a permission-raising change asked for over the API.

@@ -4,7 +4,10 @@
  *
  * Its cache accounting imitates the provider's: the bytes of (tools, system, messages) up to the last
  * `cache_control` breakpoint are a cacheable prefix; a prefix seen before is a cache read, a new one a
- * cache write. Tokens are estimated as ceil(chars / 4).
+ * cache write. Tokens are estimated as ceil(chars / 4). Entries expire as the provider's do: 5 minutes
+ * after their last use, or 1 hour for a mark with `"ttl": "1h"` (a read renews an entry), on the clock
+ * of `FakeOptions.now` — a benchmark moves it on instead of sleeping. Written tokens are reported per
+ * TTL (`usage.cache_creation`), and a 1-hour mark after a 5-minute one is refused, as by the API.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,7 +38,14 @@ export type FakeReply =
       content: FakeBlock[];
       stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
       /** Overrides of the usage the fake computes. */
-      usage?: Partial<{ input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }>;
+      usage?: Partial<{
+        input_tokens: number;
+        output_tokens: number;
+        cache_read_input_tokens: number;
+        cache_creation_input_tokens: number;
+        /** null: a server that does not say how its writes split by TTL. */
+        cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number } | null;
+      }>;
       /** Delay between SSE events (ms). */
       chunkDelayMs?: number;
       /** Split text deltas into pieces of this many characters (default 8). */
@@ -76,8 +86,8 @@ export interface FakeAnthropic {
   /** Queue replies; each request takes the next one. When the queue is empty, `fallback` answers. */
   enqueue(...replies: FakeReply[]): void;
   fallback: Script;
-  /** Total input tokens the fake served from cache / wrote to cache / billed uncached. */
-  accounting: { cacheRead: number; cacheWrite: number; uncached: number; output: number };
+  /** Total input tokens the fake served from cache / wrote to cache (of which with the 1-hour TTL) / billed uncached. */
+  accounting: { cacheRead: number; cacheWrite: number; cacheWrite1h: number; uncached: number; output: number };
   close(): Promise<void>;
 }
 
@@ -96,15 +106,27 @@ export interface FakeOptions {
    * and system prompt are the same then reads those from the cache (a heartbeat's beats).
    */
   cacheEveryBreakpoint?: boolean;
+  /** The clock cache entries expire on (ms since the epoch); default Date.now. */
+  now?: () => number;
+}
+
+/** How long the provider keeps a cache entry after its last use. */
+export const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
+export type CacheTtl = keyof typeof CACHE_TTL_MS;
+
+interface CacheEntry {
+  expiresAt: number;
+  ttl: CacheTtl;
 }
 
 export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAnthropic> {
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
   // Like the provider's, the cache is per model: a prefix cached for one model is not read by another.
-  const cacheByModel = new Map<string, Set<string>>();
+  const cacheByModel = new Map<string, Map<string, CacheEntry>>();
   const open = new Set<ServerResponse>();
-  const accounting = { cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0 };
+  const accounting = { cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, uncached: 0, output: 0 };
+  const now = opts.now ?? (() => Date.now());
 
   const fake: FakeAnthropic = {
     url: '',
@@ -150,6 +172,12 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
     const body = JSON.parse(raw) as RecordedRequest['body'];
     const recorded: RecordedRequest = { index: requests.length, headers: req.headers, raw, body };
     if (!opts.light) requests.push(recorded);
+    const order = opts.light ? undefined : ttlOrderProblem(body);
+    if (order) {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: order } }));
+      return;
+    }
     const reply = queue.length > 0 ? queue.shift()! : await fake.fallback(recorded);
     open.add(res);
     res.on('close', () => open.delete(res));
@@ -251,33 +279,59 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
   function computeUsage(body: RecordedRequest['body'], reply: Extract<FakeReply, { kind: 'message' | 'cut' }>) {
     const { prefix, total } = opts.light ? { prefix: '', total: '' } : cacheablePrefix(body);
     let read = 0;
-    let write = 0;
-    if (!cacheByModel.has(body.model)) cacheByModel.set(body.model, new Set());
-    const seenPrefixes = cacheByModel.get(body.model)!;
+    const written: Record<CacheTtl, number> = { '5m': 0, '1h': 0 };
+    if (!cacheByModel.has(body.model)) cacheByModel.set(body.model, new Map());
+    const cache = cacheByModel.get(body.model)!;
+    const t = now();
+    for (const [p, e] of cache) if (e.expiresAt <= t) cache.delete(p);
     if (prefix.length > 0) {
-      // Longest previously cached prefix that this request starts with (the provider caches at each breakpoint).
-      if (seenPrefixes.has(prefix)) read = tok(prefix.length);
-      else {
-        let best = 0;
-        for (const p of seenPrefixes) if (p.length > best && prefix.startsWith(p)) best = p.length;
-        read = tok(best);
-        write = tok(prefix.length) - read;
-        seenPrefixes.add(prefix);
+      // Longest live cached prefix that this request starts with (the provider caches at each breakpoint).
+      let best = '';
+      for (const p of cache.keys()) if (p.length > best.length && prefix.startsWith(p)) best = p;
+      read = tok(best.length);
+      if (best) cache.get(best)!.expiresAt = t + CACHE_TTL_MS[cache.get(best)!.ttl];
+      // What is written past the cached part counts at the TTL of the breakpoint that ends it.
+      const marks = markedPrefixes(body);
+      let end = best.length;
+      for (const m of marks) {
+        if (m.prefix.length <= end) continue;
+        written[m.ttl] += tok(m.prefix.length) - tok(end);
+        end = m.prefix.length;
       }
-      if (opts.cacheEveryBreakpoint) for (const p of breakpointPrefixes(body)) seenPrefixes.add(p);
+      const keep = opts.cacheEveryBreakpoint ? marks : marks.slice(-1);
+      for (const m of keep) {
+        const had = cache.get(m.prefix);
+        const ttl: CacheTtl = had?.ttl === '1h' || m.ttl === '1h' ? '1h' : '5m';
+        cache.set(m.prefix, { ttl, expiresAt: Math.max(had?.expiresAt ?? 0, t + CACHE_TTL_MS[m.ttl]) });
+      }
     }
+    const write = written['5m'] + written['1h'];
     const input = Math.max(0, tok(total.length) - read - write);
     let outChars = 0;
     for (const b of reply.content) outChars += b.type === 'text' ? b.text.length : JSON.stringify(b.input).length + b.name.length;
-    const usage = {
+    const given = reply.kind === 'message' ? reply.usage : undefined;
+    const usage: {
+      input_tokens: number;
+      output_tokens: number;
+      cache_read_input_tokens: number;
+      cache_creation_input_tokens: number;
+      cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number } | null;
+    } = {
       input_tokens: input,
       output_tokens: Math.max(1, tok(outChars)),
       cache_read_input_tokens: read,
       cache_creation_input_tokens: write,
-      ...(reply.kind === 'message' ? reply.usage : {}),
+      cache_creation: { ephemeral_5m_input_tokens: written['5m'], ephemeral_1h_input_tokens: written['1h'] },
+      ...given,
     };
+    // A scripted total without its own split is all 5-minute writes; null leaves the split out.
+    if (given?.cache_creation_input_tokens !== undefined && given.cache_creation === undefined) {
+      usage.cache_creation = { ephemeral_5m_input_tokens: given.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 };
+    }
+    if (usage.cache_creation === null) delete usage.cache_creation;
     accounting.cacheRead += usage.cache_read_input_tokens;
     accounting.cacheWrite += usage.cache_creation_input_tokens;
+    accounting.cacheWrite1h += usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
     accounting.uncached += usage.input_tokens;
     accounting.output += usage.output_tokens;
     return usage;
@@ -321,12 +375,27 @@ export function cacheablePrefix(body: RecordedRequest['body']): { prefix: string
 
 /** The request's content up to each of its cache_control breakpoints, in cacheablePrefix's serialisation. */
 export function breakpointPrefixes(body: RecordedRequest['body']): string[] {
+  return markedPrefixes(body).map((m) => m.prefix);
+}
+
+const MARK = /"cache_control":\{"type":"ephemeral"(?:,"ttl":"(5m|1h)")?\}/g;
+
+/** The TTL of the last mark in a piece of a request, if it has one. */
+function markTtl(json: string): CacheTtl | undefined {
+  let ttl: CacheTtl | undefined;
+  for (const m of json.matchAll(MARK)) ttl = (m[1] as CacheTtl | undefined) ?? '5m';
+  return ttl;
+}
+
+/** Each breakpoint's prefix (as breakpointPrefixes) with the TTL of its mark. */
+export function markedPrefixes(body: RecordedRequest['body']): { prefix: string; ttl: CacheTtl }[] {
   const parts: string[] = [];
-  const out: string[] = [];
+  const out: { prefix: string; ttl: CacheTtl }[] = [];
   const push = (v: unknown) => {
     const json = JSON.stringify(v);
     parts.push(stripCacheControl(json));
-    if (json.includes('"cache_control"')) out.push(parts.join('\n'));
+    const ttl = markTtl(json);
+    if (ttl) out.push({ prefix: parts.join('\n'), ttl });
   };
   for (const t of body.tools ?? []) push(t);
   if (typeof body.system === 'string') push({ type: 'text', text: body.system });
@@ -336,6 +405,16 @@ export function breakpointPrefixes(body: RecordedRequest['body']): string[] {
     else for (const b of m.content as unknown[]) push({ role: m.role, block: b });
   }
   return out;
+}
+
+/** The API's rule: a mark with a longer TTL may not come after one with a shorter TTL. */
+function ttlOrderProblem(body: RecordedRequest['body']): string | undefined {
+  let seen5m = false;
+  for (const m of markedPrefixes(body)) {
+    if (m.ttl === '5m') seen5m = true;
+    else if (seen5m) return 'a cache_control block with ttl "1h" must not come after one with ttl "5m"';
+  }
+  return undefined;
 }
 
 /** A request body without its breakpoint markers: what a cache keys on. */

@@ -31,13 +31,15 @@ import {
 import { UsageError, type CliIo } from '../io.js';
 import { groupDigits } from '../../core/util/groupDigits.js';
 import { isProcessAlive } from '../../core/util/processAlive.js';
+import { stopOnSignals } from '../stopSignals.js';
 
 export const HEARTBEAT_HELP = `Usage:
   rein heartbeat run AGENT [--json]       one beat now (unattended): in the running daemon, else here
   rein heartbeat status [AGENT] [--json]  last beat, outcome, tokens, cost, today's spend, next beat
 
-A beat works through the agent's HEARTBEAT.md. The answer HEARTBEAT_OK is silent; anything else is an
-alert: a notification, and a message in the agent's latest conversation. Timed beats (config.yaml
+A beat works through the agent's HEARTBEAT.md. The answer HEARTBEAT_OK is silent (markdown around it,
+punctuation or a short remark that tells nothing included: "HEARTBEAT_OK - nothing new"); anything else
+is an alert: a notification, and a message in the agent's latest conversation. Timed beats (config.yaml
 heartbeat.every) run in the daemon or the desktop app. Records: $REIN_HOME/agents/AGENT/heartbeat.jsonl.
 run exits 0 for ok, alert or skipped, 1 when the beat failed; --json prints its record.
 status --json prints one object for AGENT, else an array.
@@ -86,10 +88,9 @@ export async function heartbeatCommand(argv: string[], io: CliIo): Promise<numbe
 
 async function runOne(home: string, config: GlobalConfig, agent: string, io: CliIo, json: boolean): Promise<number> {
   const warnings: string[] = [];
-  const controller = new AbortController();
-  const onSignal = () => controller.abort(new Error('interrupted'));
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // SIGTERM, SIGINT, SIGHUP: the beat is cancelled and recorded, and the command exits (cli/stopSignals.ts).
+  const stop = stopOnSignals();
+  const controller = { signal: stop.signal };
   let record: BeatRecord;
   try {
     const daemon = await runningDaemon(home);
@@ -103,8 +104,7 @@ async function runOne(home: string, config: GlobalConfig, agent: string, io: Cli
       }
     }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
   for (const w of warnings) io.stderr.write(`rein: warning: ${w}\n`);
   if (json) io.stdout.write(`${JSON.stringify(record)}\n`);

@@ -15,7 +15,7 @@ import {
   memoryDir,
   memoryFile,
 } from '../../core/memory/index.js';
-import { resolveModelAccess } from '../../core/runtime/runtime.js';
+import { resolveModelAccess, type ModelAccess } from '../../core/runtime/runtime.js';
 import { readAll, UsageError, type CliIo } from '../io.js';
 
 export const MEMORY_HELP = `Usage:
@@ -116,7 +116,7 @@ async function append(dir: string, words: string[], io: CliIo, deps: MemoryComma
 
 async function consolidate(dir: string, home: string, ifDue: boolean, io: CliIo, deps: MemoryCommandDeps): Promise<number> {
   const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
-  const llm = deps.llm ?? new AnthropicLlm(resolveModelAccess(io.env, config, home));
+  const llm = deps.llm ?? new AnthropicLlm(withoutSource(await resolveModelAccess(io.env, config, home)));
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
   process.on('SIGINT', onSigint);
@@ -177,4 +177,10 @@ function optionsFirst(argv: string[], takesValue: ReadonlySet<string>): string[]
 function noFile(e: NodeJS.ErrnoException): string {
   if (e.code === 'ENOENT') return '';
   throw e;
+}
+
+/** The model client takes the key and address, not where the key came from. */
+function withoutSource(access: ModelAccess): Omit<ModelAccess, 'keySource'> {
+  const { keySource: _source, ...rest } = access;
+  return rest;
 }

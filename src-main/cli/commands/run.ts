@@ -18,6 +18,7 @@ import { terminalTrust } from '../folderTrust.js';
 import { notePendingIndex } from '../../core/search/pendingIndex.js';
 import type { SessionFile } from '../../core/sessions/types.js';
 import { errorMessage } from '../../core/errors.js';
+import { stopOnSignals } from '../stopSignals.js';
 
 /**
  * Keeps the search index current: the session is noted for the next process that opens the index
@@ -81,15 +82,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     return code;
   };
 
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    controller.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  // SIGINT, SIGTERM, SIGHUP cancel the run; the loop saves the session and the command exits (within
+  // a few seconds: cli/stopSignals.ts). Only a second Ctrl-C from the person at the terminal quits at once.
+  const stop = stopOnSignals({ forceOnSecondInterrupt: true });
   try {
     const origin = originFor('cli', source);
     const warn = (m: string) => void io.stderr.write(`rein: ${m}\n`);
@@ -127,7 +122,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       cwd,
       home,
       ...(values.session ? { sessionId: values.session } : {}),
-      signal: controller.signal,
+      signal: stop.signal,
     });
     for (;;) {
       const step = await events.next();
@@ -142,7 +137,6 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     if (isReinError(err)) return fail(err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1, err.message);
     return fail(1, err instanceof Error ? (err.stack ?? err.message) : String(err));
   } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    stop.dispose();
   }
 }

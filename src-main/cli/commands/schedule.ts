@@ -12,40 +12,50 @@ import type { GlobalConfig } from '../../core/config/schema.js';
 import { daemonRequest } from '../../core/daemon/client.js';
 import { runningDaemon } from '../../core/daemon/daemonFile.js';
 import { errorMessage, isReinError } from '../../core/errors.js';
-import { checkCron, missedFireTime } from '../../core/schedule/cronCheck.js';
+import { catchUpDecision, latestMissedFireTime } from '../../core/schedule/catchUp.js';
+import { checkCron } from '../../core/schedule/cronCheck.js';
 import { Schedules } from '../../core/schedule/schedules.js';
+import { launchdLogPaths } from '../../core/schedule/launchdPlist.js';
+import { rotateLaunchdLogs, writeRunLog } from '../../core/schedule/runLogs.js';
 import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleLogsDir, type Schedule } from '../../core/schedule/store.js';
 import { notePendingIndex } from '../../core/search/pendingIndex.js';
 import { isNotifier, systemNotifier } from '../../core/notify/systemNotifier.js';
 import { windowlessNotice } from '../../core/notify/windowlessNotices.js';
 import { ReinService } from '../../core/service/reinService.js';
-import { logName, type ScheduleRunOutcome } from '../../core/service/scheduleRuns.js';
+import { dropRunGuardSync, type ScheduleRunOutcome } from '../../core/service/scheduleRuns.js';
 import { readScheduleLog, scheduleLogs, scheduleView } from '../../core/service/schedules.js';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError, type CliIo } from '../io.js';
+import { stopOnSignals } from '../stopSignals.js';
 
 export const SCHEDULE_HELP = `Usage:
-  rein schedule create --cron EXPR --prompt TEXT [--agent NAME] [--json]
+  rein schedule create --cron EXPR --prompt TEXT [--agent NAME] [--catch-up WHEN] [--json]
   rein schedule list [--json]
   rein schedule show ID [--json]
-  rein schedule update ID [--cron EXPR] [--prompt TEXT] [--agent NAME] [--json]
+  rein schedule update ID [--cron EXPR] [--prompt TEXT] [--agent NAME] [--catch-up WHEN] [--json]
   rein schedule enable ID | disable ID | remove ID
   rein schedule run ID [--json]          run it now (unattended), by hand
   rein schedule logs ID [--all] [--json] the newest run log (--all: list every log)
   rein schedule next ID [--count N] [--json]   upcoming fire times, in local time
+  rein schedule sync [--json]            rewrite launchd jobs that no longer start this Rein (node
+                                         upgraded, Rein moved), remove plists of gone schedules
 
 EXPR is classic five-field cron in local time: minute hour day-of-month month day-of-week, with names
 (MON, JAN), ranges, lists, steps and @hourly/@daily/@weekly/@monthly/@yearly. On macOS each schedule is
 a launchd job (~/Library/LaunchAgents/dev.rein.schedule.<id>.plist) and runs while the app is closed;
 elsewhere the daemon runs them (config schedule.backend, REIN_SCHEDULE_BACKEND). Runs are unattended:
 a tool call that needs approval is refused (see docs/schedules.md).
+
+WHEN is what a time missed while the Mac was off or asleep gets: once (the default: one catch-up run),
+skip (none), or "within DURATION" (one, only if the missed time is at most that long ago: within 2h).
 `;
 
 interface Flags {
   cron?: string;
   prompt?: string;
   agent?: string;
+  'catch-up'?: string;
   json?: boolean;
   all?: boolean;
   count?: string;
@@ -67,6 +77,7 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
         cron: { type: 'string' },
         prompt: { type: 'string' },
         agent: { type: 'string' },
+        'catch-up': { type: 'string' },
         json: { type: 'boolean' },
         all: { type: 'boolean' },
         count: { type: 'string' },
@@ -98,7 +109,14 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
       case 'create': {
         if (flags.cron === undefined) throw new UsageError('schedule create needs --cron EXPR');
         if (flags.prompt === undefined) throw new UsageError('schedule create needs --prompt TEXT');
-        show(await schedules.create({ cron: flags.cron, prompt: flags.prompt, ...(flags.agent !== undefined ? { agent: flags.agent } : {}) }));
+        show(
+          await schedules.create({
+            cron: flags.cron,
+            prompt: flags.prompt,
+            ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+            ...(flags['catch-up'] !== undefined ? { catch_up: flags['catch-up'] } : {}),
+          }),
+        );
         return 0;
       }
       case 'list': {
@@ -112,12 +130,15 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
         show(await schedules.get(needId()), 5);
         return 0;
       case 'update': {
-        if (flags.cron === undefined && flags.prompt === undefined && flags.agent === undefined) throw new UsageError('schedule update needs at least one of --cron, --prompt, --agent');
+        if (flags.cron === undefined && flags.prompt === undefined && flags.agent === undefined && flags['catch-up'] === undefined) {
+          throw new UsageError('schedule update needs at least one of --cron, --prompt, --agent, --catch-up');
+        }
         show(
           await schedules.update(needId(), {
             ...(flags.cron !== undefined ? { cron: flags.cron } : {}),
             ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
             ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+            ...(flags['catch-up'] !== undefined ? { catch_up: flags['catch-up'] } : {}),
           }),
         );
         return 0;
@@ -160,6 +181,15 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
         else io.stdout.write(log.text);
         return 0;
       }
+      case 'sync': {
+        const report = await schedules.sync();
+        if (flags.json) out(JSON.stringify({ backend: schedules.backend, ...report }));
+        else if (report.problem) io.stderr.write(`rein: ${report.problem}\n`);
+        else if (schedules.backend !== 'launchd') out('Nothing to sync: the daemon runs the schedules (backend: daemon).');
+        else if (report.jobs.length === 0) out('No launchd jobs to sync.');
+        else for (const j of report.jobs) out(`${j.id}  ${j.action}${j.reason ? `: ${j.reason}` : ''}${j.error ? `: ${j.error}` : ''}`);
+        return report.problem || report.jobs.some((j) => j.action === 'failed') ? 1 : 0;
+      }
       case 'run':
         return await runNow(needId(), flags, { home, io, config, schedules, out });
       default:
@@ -201,34 +231,61 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
   const now = new Date();
   let note: string | undefined;
   if (flags['from-launchd']) {
+    // launchd only ever appends to the job's stdout/stderr: what earlier runs wrote is rotated now
+    // (over 1 MiB → `.1`; launchd's open descriptor follows the renamed file: runLogs.ts).
+    const launchdLogs = launchdLogPaths(c.home, id);
+    await rotateLaunchdLogs([launchdLogs.stdout, launchdLogs.stderr]);
     const skip = async (why: string) => {
       const dir = scheduleLogsDir(c.home, id);
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await pruneScheduleLogs(c.home, id, MAX_RUN_LOGS - 1);
-      await writeFile(join(dir, logName(now)), `${now.toISOString()} launchd started schedule ${id}: ${why}\n`, { mode: 0o600 });
+      writeRunLog(dir, now, `${now.toISOString()} launchd started schedule ${id}: ${why}\n`);
       c.out(why);
       return 0;
     };
     if (!schedule.enabled) return skip('skipped: the schedule is disabled');
     const cron = checkCron(schedule.cron);
     if (!cron.isDue(now)) {
-      // A time missed since the schedule last ran or was set (an edit or enable starts afresh).
-      const missed = missedFireTime(schedule, now, 60_000);
+      // The latest time missed since the schedule last ran or was set (an edit or enable starts afresh).
+      const missed = latestMissedFireTime(schedule, now, 60_000);
       if (missed === undefined) return skip(`skipped: ${localTime(now)} is not a time of "${schedule.cron}" and no run was missed`);
-      note = `catching up: launchd started this run on wake or at login; it was due at ${localTime(missed)} while the Mac slept or was off (missed runs run once)`;
+      const decision = catchUpDecision(schedule.catch_up, missed, now, localTime);
+      if (!decision.run) return skip(decision.why);
+      note = `catching up: launchd started this run on wake or at login, while the Mac slept or was off; ${decision.note}`;
     }
   }
 
+  // SIGTERM (logout, shutdown, launchctl bootout), SIGINT, SIGHUP: the run is cancelled, its session
+  // saved, its outcome recorded as interrupted and its guard dropped, and the command exits.
+  const stop = stopOnSignals({ stderr: c.io.stderr });
+  // The deadline's last resort: no guard of this process outlives it (its last_run then reads interrupted).
+  stop.onDeadline(() => dropRunGuardSync(c.home, id));
+  try {
+    return await runHere(id, schedule, trigger, note, flags, c, stop.signal).then((code) => stop.exitCode ?? code);
+  } finally {
+    stop.dispose();
+  }
+}
+
+async function runHere(id: string, schedule: Schedule, trigger: 'launchd' | 'hand', note: string | undefined, flags: Flags, c: RunContext, signal: AbortSignal): Promise<number> {
   let outcome: ScheduleRunOutcome;
   const daemon = await runningDaemon(c.home);
   if (daemon) {
-    const res = await daemonRequest(daemon, 'POST', `/schedules/${id}/run`, { trigger, ...(note ? { note } : {}), wait: true }, { timeoutMs: 0 });
+    let res;
+    try {
+      // Stopped meanwhile, this request goes away, and the daemon stops the run (and records it).
+      res = await daemonRequest(daemon, 'POST', `/schedules/${id}/run`, { trigger, ...(note ? { note } : {}), wait: true }, { timeoutMs: 0, signal });
+    } catch (e) {
+      if (!signal.aborted) throw e;
+      c.out(`interrupted: ${errorMessage(signal.reason)}; the daemon stops the run, saves its session and records it`);
+      return 1;
+    }
     if (res.status >= 400) throw new Error(`the daemon refused the run (${res.status}): ${String((res.json as { error?: unknown })?.error ?? '')}`);
     outcome = res.json as ScheduleRunOutcome;
   } else {
     const service = await ReinService.create({ home: c.home, cwd: homedir(), env: c.io.env, config: c.config, version: 'cli' });
     try {
-      outcome = await service.runScheduleNow(id, trigger, note);
+      outcome = await service.runScheduleNow(id, trigger, note, signal);
     } finally {
       await service.close();
     }
@@ -274,7 +331,8 @@ function localTime(d: Date): string {
 
 function describe(s: ReturnType<typeof scheduleView>): string {
   const next = s.next[0] ? `next ${localTime(new Date(s.next[0]))}` : s.enabled ? 'no upcoming time' : 'disabled';
-  const last = s.last_run ? ` · last ${s.last_run.status} ${localTime(new Date(s.last_run.at))}` : '';
+  const last = s.last_run ? ` · last ${s.last_run.status} ${localTime(new Date(s.last_run.started_at))}` : '';
+  const catchUp = s.catch_up === 'once' ? '' : ` · catch-up ${s.catch_up}`;
   const prompt = s.prompt.length > 60 ? `${s.prompt.slice(0, 59)}…` : s.prompt;
-  return `${s.id}  ${s.cron.padEnd(15)} ${s.agent.padEnd(10)} ${next}${last}  ${prompt}`;
+  return `${s.id}  ${s.cron.padEnd(15)} ${s.agent.padEnd(10)} ${next}${last}${catchUp}  ${prompt}`;
 }

@@ -51,8 +51,17 @@ export type HotkeyStatus = z.infer<typeof HotkeyStatus>;
 export const DesktopSettingsView = z.strictObject({
   settings: DesktopSettings,
   hotkey: HotkeyStatus,
-  /** Whether an API key can be stored here (keychain encryption available), and why not. */
-  key_storage: z.strictObject({ available: z.boolean(), problem: z.string().optional() }),
+  /**
+   * Where a key saved in Settings goes (core/secrets/apiKey.ts): the macOS Keychain, the Secret Service
+   * (libsecret), or a 0600 file that is plain text at rest (`plain_text`), with why no keychain (`problem`).
+   */
+  key_storage: z.strictObject({
+    available: z.boolean(),
+    store: z.enum(['keychain', 'libsecret', 'file']).optional(),
+    location: z.string().optional(),
+    plain_text: z.boolean().optional(),
+    problem: z.string().optional(),
+  }),
   /** Where the settings are kept. */
   file: z.string(),
 });
@@ -77,7 +86,7 @@ export type MacPermissionStatus = z.infer<typeof MacPermissionStatus>;
 export const desktopOperations = {
   desktopSettings: { input: z.undefined(), output: DesktopSettingsView },
   updateDesktopSettings: { input: DesktopSettingsPatch, output: DesktopSettingsView },
-  /** Deletes the key stored in the keychain file; runs then use ANTHROPIC_API_KEY from the environment, if any. */
+  /** Deletes the stored key (every store: `rein auth remove`); runs then use ANTHROPIC_API_KEY from the environment, if any. */
   clearApiKey: { input: z.undefined(), output: z.strictObject({ removed: z.boolean() }) },
   /** Asks macOS for the permission (it shows its own prompt or lists Rein in System Settings). */
   requestMacPermission: {

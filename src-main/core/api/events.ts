@@ -162,6 +162,23 @@ export const ReinEvent = z.discriminatedUnion('type', [
     /** Set when the full result was over budget and saved to a file. */
     saved_to: z.string().optional(),
   }),
+  /**
+   * A call refused before it ran for a permission reason: the policy denied it (a hard block, a deny
+   * rule, an unattended run that may not ask…), a person or nobody answered no, a PreToolUse hook said
+   * no, or the same call was denied earlier in the turn. Such a call has no tool_call_start/end.
+   */
+  z.object({
+    ...base,
+    type: z.literal('tool_call_denied'),
+    call_id: z.string(),
+    tool: z.string(),
+    summary: z.string(),
+    /** The permission layer that refused (hard_block, deny, origin, protected…; hook, turn_cache). */
+    layer: z.string(),
+    reason: z.string(),
+    /** Who answered when a question was asked (timeout, unattended, desktop…); absent when nobody was asked. */
+    by: z.string().optional(),
+  }),
   z.object({ ...base, type: z.literal('approval_request'), ...approvalFields }),
   z.object({
     ...base,
@@ -272,7 +289,8 @@ export const DaemonEvent = z.discriminatedUnion('type', [
     type: z.literal('schedule_run'),
     schedule_id: z.string(),
     agent: z.string(),
-    status: z.enum(['started', 'finished', 'failed', 'skipped']),
+    /** interrupted: stopped on the way (a signal, shutdown, a cancel); its session is saved. */
+    status: z.enum(['started', 'finished', 'failed', 'skipped', 'interrupted']),
     session_id: z.string().optional(),
     message: z.string().optional(),
   }),
@@ -283,6 +301,22 @@ export const DaemonEvent = z.discriminatedUnion('type', [
     agent: z.string(),
     server: z.string(),
     state: z.string(),
+  }),
+  /**
+   * A watched folder changed state: `unreadable` (this process may not read it: macOS privacy
+   * settings, permissions), `missing`, `not_a_folder`, or `watching` again. A watch that starts fine
+   * announces nothing.
+   */
+  z.object({
+    ...daemonBase,
+    type: z.literal('watch_status'),
+    agent: z.string(),
+    /** The folder as the agent's config.yaml names it. */
+    path: z.string(),
+    state: z.enum(['watching', 'unreadable', 'missing', 'not_a_folder']),
+    reason: z.string().optional(),
+    /** What to do about it (unreadable). */
+    hint: z.string().optional(),
   }),
   z.object({
     ...daemonBase,

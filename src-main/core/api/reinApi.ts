@@ -321,7 +321,19 @@ export const AgentActivity = z.looseObject({
       beats_today: z.number(),
     })
     .nullable(),
-  watchers: z.array(z.looseObject({ path: z.string(), glob: z.string().optional(), debounce_ms: z.number(), watching: z.boolean() })),
+  watchers: z.array(
+    z.looseObject({
+      path: z.string(),
+      glob: z.string().optional(),
+      debounce_ms: z.number(),
+      watching: z.boolean(),
+      /** watching, unreadable (this process may not read the folder), missing, not_a_folder; absent while the watchers have not looked. */
+      state: z.string().optional(),
+      reason: z.string().optional(),
+      /** What to do about it (unreadable). */
+      hint: z.string().optional(),
+    }),
+  ),
   problem: z.string().optional(),
 });
 export type AgentActivity = z.infer<typeof AgentActivity>;
@@ -333,13 +345,24 @@ const CronText = z.string().min(1).max(200);
 const SchedulePrompt = z.string().min(1).max(20_000);
 
 export const ScheduleLastRun = z.looseObject({
-  at: z.string(),
+  /** running, finished, failed, interrupted (stopped on the way, or its process gone), skipped. */
   status: z.string(),
+  started_at: z.string().optional(),
+  /** Null while it runs. */
+  ended_at: z.string().nullable().optional(),
+  /** Why it failed or was interrupted. */
+  error: z.string().optional(),
+  /** Its session id. */
+  session: z.string().optional(),
+  /** The same as started_at and session, under their first names. */
+  at: z.string(),
   session_id: z.string().optional(),
   log: z.string().optional(),
   message: z.string().optional(),
   trigger: z.string().optional(),
 });
+/** What a time missed while the computer was off or asleep gets: once, skip, or within <duration> (the store checks it). */
+const CatchUpText = z.string().min(1).max(40);
 
 export const ScheduleInfo = z.looseObject({
   id: z.string(),
@@ -347,6 +370,8 @@ export const ScheduleInfo = z.looseObject({
   cron: z.string(),
   prompt: z.string(),
   enabled: z.boolean(),
+  /** once, skip or within <duration>. */
+  catch_up: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
   last_run: ScheduleLastRun.optional(),
@@ -357,10 +382,13 @@ export const ScheduleInfo = z.looseObject({
 });
 export type ScheduleInfo = z.infer<typeof ScheduleInfo>;
 
-export const CreateScheduleInput = z.strictObject({ cron: CronText, prompt: SchedulePrompt, agent: AgentName.optional(), enabled: z.boolean().optional() });
+export const CreateScheduleInput = z.strictObject({ cron: CronText, prompt: SchedulePrompt, agent: AgentName.optional(), enabled: z.boolean().optional(), catch_up: CatchUpText.optional() });
 export const UpdateScheduleInput = z
-  .strictObject({ id: ScheduleId, cron: CronText.optional(), prompt: SchedulePrompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional() })
-  .refine((u) => u.cron !== undefined || u.prompt !== undefined || u.agent !== undefined || u.enabled !== undefined, { path: ['cron'], message: 'give at least one of cron, prompt, agent or enabled' });
+  .strictObject({ id: ScheduleId, cron: CronText.optional(), prompt: SchedulePrompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional(), catch_up: CatchUpText.optional() })
+  .refine((u) => u.cron !== undefined || u.prompt !== undefined || u.agent !== undefined || u.enabled !== undefined || u.catch_up !== undefined, {
+    path: ['cron'],
+    message: 'give at least one of cron, prompt, agent, enabled or catch_up',
+  });
 export const ScheduleLogList = z.looseObject({ logs: z.array(z.looseObject({ name: z.string(), at: z.string(), size: z.number() })) });
 export const ScheduleLogText = z.looseObject({ name: z.string(), text: z.string(), truncated: z.boolean() });
 
@@ -436,7 +464,7 @@ export const reinOperations = {
   getSchedule: { input: z.strictObject({ id: ScheduleId }), output: ScheduleInfo },
   /** POST /schedules: the cron expression is checked as classic cron reads it (400 naming `cron`). */
   createSchedule: { input: CreateScheduleInput, output: ScheduleInfo },
-  /** PUT /schedules/{id}: cron, prompt, agent or enabled. */
+  /** PUT /schedules/{id}: cron, prompt, agent, enabled or catch_up. */
   updateSchedule: { input: UpdateScheduleInput, output: ScheduleInfo },
   /** DELETE /schedules/{id} (its launchd job too; the logs stay). */
   removeSchedule: { input: z.strictObject({ id: ScheduleId }), output: z.looseObject({ removed: z.boolean(), id: z.string() }) },

@@ -112,6 +112,7 @@ export const GlobalConfig = z.strictObject({
         input: z.number().nonnegative(),
         output: z.number().nonnegative(),
         cache_write: z.number().nonnegative().optional(),
+        cache_write_1h: z.number().nonnegative().optional(),
         cache_read: z.number().nonnegative().optional(),
       }),
     )

@@ -162,18 +162,24 @@ const ScheduleRunBody = z
 
 /**
  * POST /schedules/{id}/run: runs the schedule now, unattended. Answers 202 `{started, id}` at once
- * (its progress comes on the bus), or with `wait: true` the run's outcome when it is over.
+ * (its progress comes on the bus), or with `wait: true` the run's outcome when it is over. A waiting
+ * client that goes away (a launchd-started `rein schedule run` told to stop: SIGTERM at logout,
+ * `launchctl bootout`) stops the run with it: cancelled, its session saved, recorded `interrupted`.
  */
 async function postScheduleRun(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
   const { id } = validate(reinOperations.runSchedule.input, { id: params.id }, 'path');
   const raw = await readBody(req);
   const opts = validate(ScheduleRunBody, raw.length === 0 ? undefined : snakeCaseBody(parseJson(raw)));
   await ctx.service.getSchedule({ id });
-  const running = ctx.service.runScheduleNow(id, opts?.trigger ?? 'hand', opts?.note);
   if (opts?.wait) {
-    sendJson(res, 200, await running);
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort(new Error('the process that started it was stopped'));
+    });
+    sendJson(res, 200, await ctx.service.runScheduleNow(id, opts.trigger ?? 'hand', opts.note, gone.signal));
     return;
   }
+  const running = ctx.service.runScheduleNow(id, opts?.trigger ?? 'hand', opts?.note);
   running.catch((e: unknown) => ctx.warn(`schedule ${id}: ${String(e)}`));
   sendJson(res, 202, { started: true, id });
 }

@@ -14,6 +14,7 @@ import type { DaemonEvent } from '../api/events.js';
 import { DisposableStore, Emitter, toDisposable, type AsyncDisposable } from '../base/lifecycle.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { ReinError, errorMessage } from '../errors.js';
+import { primeLoginPath } from '../process/loginPath.js';
 import type { createRuntime } from '../runtime/runtime.js';
 import type { ApprovalDesk } from '../service/approvalDesk.js';
 import type { EventBus } from '../service/eventBus.js';
@@ -116,6 +117,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const home = opts.home;
   const env = opts.env ?? process.env;
   const warn = opts.warn ?? ((m: string) => process.stderr.write(`rein daemon: ${m}\n`));
+  // Started without a terminal's PATH (the app opened from the Finder, `rein daemon` or the headless app
+  // from launchd): the login shell's is read in the background, so the runs' tools — timed schedules,
+  // heartbeats, watchers, messages — find `gh`, `brew` and the rest as in a terminal (childEnv.ts).
+  primeLoginPath(process.env);
   // Torn down in reverse order of adding, on close or when start fails half-way.
   const store = new DisposableStore();
   const lock = await acquireInstanceLock(home);

@@ -22,7 +22,9 @@ export type ActivityNote =
   | { kind: 'heartbeat_alert'; agent: string; text: string }
   | { kind: 'schedule_ended'; agent: string; schedule_id: string; ok: boolean; message?: string }
   /** A permission-raising change asked for over the API waits for the person here (service/changeDesk.ts). */
-  | { kind: 'change_requested'; change_id: string; agent?: string; summary: string };
+  | { kind: 'change_requested'; change_id: string; agent?: string; summary: string }
+  /** A watched folder this process may not read: the watch is blind until access is given. */
+  | { kind: 'watch_unreadable'; agent: string; path: string; reason: string; hint?: string };
 
 export class DesktopActivity {
   readonly #runs = new Map<string, RunInfo>();
@@ -30,6 +32,8 @@ export class DesktopActivity {
   readonly #approvals = new Map<string, string>();
   /** Permission-raising changes waiting for the person. */
   readonly #changes = new Set<string>();
+  /** Watches (agent and folder) already told as unreadable: once per watch per process, not at every rescan or flap. */
+  readonly #unreadableTold = new Set<string>();
   /** The last error message of each run still in flight: its session_end reports it. */
   readonly #runErrors = new Map<string, string>();
   #lastError: string | undefined;
@@ -114,6 +118,13 @@ export class DesktopActivity {
       case 'change_response':
         this.#changes.delete(event.change_id);
         return undefined;
+      case 'watch_status': {
+        if (event.state !== 'unreadable') return undefined;
+        const key = `${event.agent}\0${event.path}`;
+        if (this.#unreadableTold.has(key)) return undefined;
+        this.#unreadableTold.add(key);
+        return { kind: 'watch_unreadable', agent: event.agent, path: event.path, reason: event.reason ?? `${event.path} cannot be read`, ...(event.hint ? { hint: event.hint } : {}) };
+      }
       case 'schedule_run':
         if (event.status !== 'finished' && event.status !== 'failed') return undefined;
         return {

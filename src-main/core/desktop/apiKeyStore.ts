@@ -1,14 +1,17 @@
 /**
- * The model API key at rest: encrypted by the operating system's keychain (Electron's `safeStorage`,
- * behind the small StringCipher interface so this file stays plain Node) and kept in
- * `<REIN_HOME>/api-key.enc` with mode 0600. The key is never written in plain text: when the system
- * offers no real encryption, saving is refused with a message saying what to do instead.
+ * The desktop app's former key file, `<REIN_HOME>/api-key.enc` (sealed by Electron's safeStorage,
+ * behind the StringCipher interface so this file stays plain Node), and its move into the one key store
+ * every run reads (core/secrets/apiKey.ts: the Keychain, the Secret Service, or REIN_HOME/secrets).
+ * A launchd job, the CLI and the daemon could never open api-key.enc; now they read the same store.
+ *
+ * The move happens when the app starts (and before a headless launchd run): a file safeStorage can open
+ * is written to the store, read back, and only then removed. A file it cannot open stays where it is and
+ * is reported; the key is then entered again in Settings.
  */
-import { access, mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ApiKeyText } from '../api/desktopApi.js';
 import { ReinError, errorMessage } from '../errors.js';
-import { atomicWriteFile } from '../util/atomicWrite.js';
+import { findStoredKey, storeApiKey, type KeyStoreOptions } from '../secrets/apiKey.js';
 
 export interface StringCipher {
   /** False when the system keychain cannot be used (or only an obfuscation with a fixed password is). */
@@ -19,21 +22,8 @@ export interface StringCipher {
 
 export const apiKeyFile = (home: string): string => join(home, 'api-key.enc');
 
-export const NO_ENCRYPTION_MESSAGE =
-  'this system offers no keychain encryption, so Rein will not store the API key (it would be plain text on disk); ' +
-  'set ANTHROPIC_API_KEY in the environment Rein starts from instead';
-
-export async function saveApiKey(home: string, cipher: StringCipher, key: string): Promise<void> {
-  const parsed = ApiKeyText.safeParse(key);
-  if (!parsed.success) throw new ReinError('invalid_input', `key: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  if (!(await cipher.canEncrypt())) throw new ReinError('invalid_input', NO_ENCRYPTION_MESSAGE);
-  const sealed = await cipher.encrypt(parsed.data);
-  await mkdir(home, { recursive: true, mode: 0o700 });
-  await atomicWriteFile(apiKeyFile(home), sealed, { mode: 0o600 });
-}
-
-/** The stored key, or undefined when none is stored. A file the keychain cannot open is an error. */
-export async function loadApiKey(home: string, cipher: StringCipher): Promise<string | undefined> {
+/** The key in the old file, or undefined when there is none. A file the keychain cannot open is an error. */
+export async function loadLegacyApiKey(home: string, cipher: StringCipher): Promise<string | undefined> {
   let sealed: Buffer;
   try {
     sealed = await readFile(apiKeyFile(home));
@@ -41,9 +31,11 @@ export async function loadApiKey(home: string, cipher: StringCipher): Promise<st
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ReinError('config_io', `cannot read ${apiKeyFile(home)}: ${errorMessage(e)}`);
   }
-  if (!(await cipher.canEncrypt())) throw new ReinError('config_io', `${apiKeyFile(home)} cannot be opened: ${NO_ENCRYPTION_MESSAGE}`);
+  if (!(await cipher.canEncrypt())) {
+    throw new ReinError('config_io', `${apiKeyFile(home)} cannot be opened: this system's keychain offers no encryption now; enter the key again in Settings`);
+  }
   try {
-    return await cipher.decrypt(sealed);
+    return (await cipher.decrypt(sealed)).trim() || undefined;
   } catch (e) {
     throw new ReinError(
       'config_io',
@@ -52,15 +44,37 @@ export async function loadApiKey(home: string, cipher: StringCipher): Promise<st
   }
 }
 
-export async function clearApiKey(home: string): Promise<void> {
+export type Migration =
+  | { moved: false }
+  | { moved: true; store: string }
+  /** A key already in the store is newer than the old file: the file is only removed. */
+  | { moved: false; discarded: true };
+
+/**
+ * Moves api-key.enc into the key store and removes it once the store has confirmed the write. Does
+ * nothing without the file; throws (leaving the file) when it cannot be opened or the store refuses.
+ */
+export async function migrateLegacyApiKey(home: string, cipher: StringCipher, env: NodeJS.ProcessEnv, o: KeyStoreOptions = {}): Promise<Migration> {
+  const key = await loadLegacyApiKey(home, cipher);
+  if (key === undefined) return { moved: false };
+  const existing = await findStoredKey(env, home, o);
+  if (existing.key) {
+    await rm(apiKeyFile(home), { force: true });
+    return { moved: false, discarded: true };
+  }
+  const r = await storeApiKey(env, home, key, o);
+  // storeApiKey read the key back from the store: only now is the old copy redundant.
   await rm(apiKeyFile(home), { force: true });
+  return { moved: true, store: r.store.where };
 }
 
-export async function hasStoredApiKey(home: string): Promise<boolean> {
+/** Removes the old file if it is still there (Settings → Remove the stored API key). */
+export async function clearLegacyApiKey(home: string): Promise<boolean> {
   try {
-    await access(apiKeyFile(home));
+    await rm(apiKeyFile(home));
     return true;
-  } catch {
-    return false;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new ReinError('config_io', `cannot remove ${apiKeyFile(home)}: ${errorMessage(e)}`);
   }
 }

@@ -46,6 +46,13 @@ export function notificationFor(note: ActivityNote, context: { chatFocused: bool
     case 'change_requested':
       // Always: nothing is changed until the person answers the card, and the chat does not show it.
       return { title: 'Rein: confirm a permission change', body: oneLine(`${visibleText(note.summary)} — asked for over Rein's API`, BODY_MAX), opens: 'approvals' };
+    case 'watch_unreadable':
+      // Always: nobody sees a watcher that sees nothing. The reason names the folder; the hint says what to do.
+      return {
+        title: visibleText(`${note.agent === 'default' ? 'Rein' : note.agent}: cannot watch ${note.path}`),
+        body: oneLine(visibleText(note.hint ? `${note.reason}. ${note.hint}` : note.reason), 2 * BODY_MAX),
+        opens: 'settings',
+      };
   }
 }
 

@@ -15,17 +15,20 @@ import { loadConfig, type LoadedOverlay } from '../config/load.js';
 import { paths } from '../config/paths.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { runningDaemon } from '../daemon/daemonFile.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, isReinError } from '../errors.js';
 import { resolveServer } from '../mcp/config.js';
 import { isNotifier, systemNotifier } from '../notify/systemNotifier.js';
 import { resolveModelAccess } from '../runtime/runtime.js';
-import { scheduleBackend } from '../schedule/backend.js';
-import { resolveLaunchAgentsDir } from '../schedule/launchctl.js';
+import { apiKeyStatus, storeName } from '../secrets/apiKey.js';
+import { scheduleBackend, type ScheduleBackendName } from '../schedule/backend.js';
+import { resolveLaunchAgentsDir, type Launchd } from '../schedule/launchctl.js';
 import { launchdPlistPath } from '../schedule/launchdPlist.js';
 import { missedFireTime } from '../schedule/cronCheck.js';
-import { ScheduleStore } from '../schedule/store.js';
+import { ScheduleStore, type Schedule } from '../schedule/store.js';
+import { scheduleJobChecks } from './launchdChecks.js';
 import { pendingFile } from '../search/pendingIndex.js';
 import { testModelConnection } from '../service/connectionTest.js';
+import { watchCheck } from './watchCheck.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -49,6 +52,8 @@ export interface DoctorOptions {
   platform?: NodeJS.Platform;
   /** Also one model request and a connection to each MCP server. */
   online?: boolean;
+  /** launchctl (tests bring a stand-in; REIN_LAUNCHCTL does too). */
+  launchd?: Launchd;
 }
 
 const ok = (name: string, message: string): Check => ({ name, status: 'ok', message });
@@ -71,12 +76,13 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     checks.push(fail('config', errorMessage(e), 'fix the field it names; Rein never rewrites a broken file'));
   }
   if (config) {
-    const model = modelCheck(o.env, config, o.home);
+    const model = await modelCheck(o.env, config, o.home);
     checks.push(model);
-    if (o.online && model.status === 'ok') checks.push(await modelOnlineCheck(o, config));
+    if (o.online && model.status !== 'fail') checks.push(await modelOnlineCheck(o, config));
     checks.push(...(await agentChecks(o, config)));
     if (o.online) checks.push(...(await mcpOnlineChecks(o, config)));
-    checks.push(await scheduleCheck(o, config, platform));
+    checks.push(await watchCheck({ home: o.home, platform }, config));
+    checks.push(...(await scheduleChecks(o, config, platform)));
   }
   checks.push(await daemonCheck(o.home));
   checks.push(axCheck(o.env, platform));
@@ -120,14 +126,36 @@ async function homeCheck(home: string): Promise<Check> {
   return ok('home', `${home} (mode 700)`);
 }
 
-function modelCheck(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string): Check {
+/**
+ * The model, its address, and where the key comes from (the environment, the Keychain, the Secret
+ * Service, the file). A key only in this shell's environment works here but not for a launchd job or the
+ * app, which start without it: a warning.
+ */
+async function modelCheck(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string): Promise<Check> {
+  const setKey = 'run `rein auth set-key` (it reads the key on stdin: `printenv ANTHROPIC_API_KEY | rein auth set-key`)';
+  let stored;
   try {
-    const access = resolveModelAccess(env, config, home);
-    const where = access.baseURL ? `at ${access.baseURL}` : 'at the Anthropic API';
-    const key = access.apiKey === 'local' ? 'no key (a server on this machine)' : env.ANTHROPIC_API_KEY?.trim() ? 'the key in ANTHROPIC_API_KEY' : 'the token in ANTHROPIC_AUTH_TOKEN';
-    return ok('model', `${config.model} ${where}, with ${key}`);
+    stored = await apiKeyStatus(env, home);
   } catch (e) {
-    return fail('model', errorMessage(e), 'the desktop app keeps its key in the keychain, which the CLI cannot read: export ANTHROPIC_API_KEY for the terminal');
+    stored = { status: { stored: false, store: null, env: false }, problems: [errorMessage(e)] };
+  }
+  try {
+    const access = await resolveModelAccess(env, config, home);
+    const where = access.baseURL ? `at ${access.baseURL}` : 'at the Anthropic API';
+    const inStore = stored.where ? ` (a key is also stored in ${stored.where}; the environment's wins)` : '';
+    const key =
+      access.keySource === 'none'
+        ? 'no key (a server on this machine)'
+        : access.keySource === 'env'
+          ? `${env.ANTHROPIC_API_KEY?.trim() ? 'the key in ANTHROPIC_API_KEY' : 'the token in ANTHROPIC_AUTH_TOKEN'}${inStore}`
+          : `the key stored in ${stored.where ?? storeName(access.keySource)}`;
+    const message = `${config.model} ${where}, with ${key}`;
+    if (access.keySource === 'env' && !stored.status.stored) {
+      return warn('model', `${message}; no key is stored, and a launchd job or the app will not see this shell's environment${stored.problems.length > 0 ? ` (${stored.problems.join('; ')})` : ''}`, setKey);
+    }
+    return ok('model', message);
+  } catch (e) {
+    return fail('model', errorMessage(e), isReinError(e, 'no_api_key') ? setKey : 'fix the base URL (base_url in config.yaml, or ANTHROPIC_BASE_URL)');
   }
 }
 
@@ -202,23 +230,34 @@ async function agentChecks(o: DoctorOptions, config: GlobalConfig): Promise<Chec
   return out;
 }
 
-async function scheduleCheck(o: DoctorOptions, config: GlobalConfig, platform: NodeJS.Platform): Promise<Check> {
+/** The schedules at a glance, then each enabled one's job as launchd will run it (launchdChecks.ts). */
+async function scheduleChecks(o: DoctorOptions, config: GlobalConfig, platform: NodeJS.Platform): Promise<Check[]> {
   let list;
   try {
     list = await new ScheduleStore(o.home).list();
   } catch (e) {
-    return fail('schedules', errorMessage(e), 'fix schedules.json as the message says');
+    return [fail('schedules', errorMessage(e), 'fix schedules.json as the message says')];
   }
   const backend = scheduleBackend(o.env, config, platform);
+  const summary = await scheduleCheck(o, list, backend);
+  const jobs = list.length === 0 ? [] : await scheduleJobChecks({ home: o.home, env: o.env, config, backend, schedules: list, ...(o.launchd ? { launchd: o.launchd } : {}) });
+  return [summary, ...jobs];
+}
+
+async function scheduleCheck(o: DoctorOptions, list: Schedule[], backend: ScheduleBackendName): Promise<Check> {
   const enabled = list.filter((s) => s.enabled);
   if (list.length === 0) return ok('schedules', `none (backend: ${backend})`);
   if (backend === 'daemon') {
+    // The daemon is the daemon backend's launchd: without it no schedule fires.
+    if (enabled.length > 0 && !(await runningDaemon(o.home))) {
+      return fail('schedules', `${enabled.length} of ${list.length} enabled, and no daemon is running to fire them (backend: daemon)`, 'start the desktop app or `rein daemon` (and keep it running: a login item, a systemd user service)');
+    }
     return ok('schedules', `${enabled.length} of ${list.length} enabled; they fire while the daemon or the app runs (backend: daemon)`);
   }
   const dir = resolveLaunchAgentsDir(o.env);
   const missing = enabled.filter((s) => !existsSync(launchdPlistPath(dir, s.id))).map((s) => s.id);
   if (missing.length > 0) {
-    return fail('schedules', `no launchd job for ${missing.join(', ')} in ${dir}`, `rein schedule disable ID then rein schedule enable ID writes the job again`);
+    return fail('schedules', `no launchd job for ${missing.join(', ')} in ${dir}`, '`rein schedule sync` writes the missing jobs again');
   }
   // A time that passed (more than 10 minutes ago) with no run since: launchd did not start the job.
   const now = new Date();

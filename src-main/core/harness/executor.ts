@@ -143,6 +143,16 @@ export async function* executeToolCalls(
     outcomes[index] = { call: calls[index]!, tool, input, result, durationMs: 0, ran: false };
     if (audit) record(deps, { tool: calls[index]!.name, input: input ?? calls[index]!.input, decision: 'deny', layer: audit.layer, by: audit.by, durationMs: null });
   };
+  /** A call refused for a permission reason is told as `tool_call_denied` (it gets no tool_call_start/end). */
+  const denied = (index: number, tool: Tool, input: unknown, layer: string, reason: string, by?: string): ReinEventBody => ({
+    type: 'tool_call_denied',
+    call_id: calls[index]!.id,
+    tool: tool.name,
+    summary: summarizeCall(tool, input),
+    layer,
+    reason,
+    ...(by !== undefined ? { by } : {}),
+  });
   const approvedBy = new Map<number, { layer: string; by: string }>();
   /** Valid calls per tool in this response, for tools with `maxCallsPerResponse`. */
   const perTool = new Map<string, number>();
@@ -191,12 +201,14 @@ export async function* executeToolCalls(
     if (deps.approvals.denied.has(pkey)) {
       deniedAny = true;
       refuse(index, errorResult('permission', `blocked: the user denied this exact ${call.name} call earlier in this turn; do not retry it, choose another approach or ask the user`), tool, input, { layer: 'turn_cache', by: null });
+      yield denied(index, tool, input, 'turn_cache', 'the same call was denied earlier in this turn');
       continue;
     }
     const verdict = await deps.policy.check({ tool, input, cwd: deps.ctx.cwd, mode: deps.mode, source: deps.source, origin: deps.origin, agent: deps.agent });
     if (verdict.decision === 'deny') {
       deniedAny = true;
       refuse(index, errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`), tool, input, { layer: verdict.layer, by: null });
+      yield denied(index, tool, input, verdict.layer, verdict.reason);
       continue;
     }
     // What a grant on this call covers (the policy says; else the exact call). `null`: only this call.
@@ -247,6 +259,7 @@ export async function* executeToolCalls(
         // A protected place says what it is (an agent's memory points to memory_append), so the model can choose another way.
         const what = verdict.layer === 'protected' ? ` It needed a person because ${verdict.reason}.` : '';
         refuse(index, errorResult('permission', `DENIED: ${call.name} did not run because ${why}.${what} Do not claim it ran; tell the user, or try a different approach that does not need this call.`), tool, input, { layer: verdict.layer, by: answer.by });
+        yield denied(index, tool, input, verdict.layer, `${verdict.reason}; not approved: ${why}`, answer.by);
         continue;
       }
       approvedBy.set(index, { layer: verdict.layer, by: answer.by });
@@ -284,6 +297,7 @@ export async function* executeToolCalls(
       if (hook.deny) {
         deniedAny = true;
         refuse(index, errorResult('permission', `denied by hook: ${hook.deny.reason}. The call did not run.`), tool, input, { layer: 'hook', by: null });
+        yield denied(index, tool, input, 'hook', hook.deny.reason);
         continue;
       }
       if (hook.input) {

@@ -9,7 +9,7 @@ import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic
 import { emptyUsage, sumUsage, type ReinEvent, type ReinEventBody, type StopReason, type UsageTotals } from '../api/events.js';
 import { errorMessage, isReinError } from '../errors.js';
 import type { AssistantBlock, LlmClient, ModelRequest, ModelResponse } from '../llm/client.js';
-import { withCacheBreakpoints } from '../llm/cacheBreakpoints.js';
+import { withCacheBreakpoints, type CacheTtl } from '../llm/cacheBreakpoints.js';
 import { addUsage, cacheHitRatio, costOf, priceFor, type Price, type RequestUsage } from '../llm/pricing.js';
 import type { ApprovalBroker } from '../permissions/approvalBroker.js';
 import type { PermissionPolicy } from '../permissions/types.js';
@@ -80,6 +80,11 @@ export interface RunSettings {
   smallModel?: string;
   /** Off: old tool results and images are sent as they are (for measuring what housekeeping saves). */
   housekeeping?: boolean;
+  /**
+   * TTL of the cache marks on the tools and system prompt (cacheBreakpoints.ts): `1h` for runs that come
+   * back to the same prefix within the hour but after five minutes (heartbeats every ≤ 1 h); default 5m.
+   */
+  prefixCacheTtl?: CacheTtl;
 }
 
 /**
@@ -519,9 +524,10 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
     const system = systemFor(exposure.catalogue);
     const history = requestHistory(session);
     const messages = settings.housekeeping === false ? history : houseKeep(history, ctx.housekeeping, houseKeepOptions(system, exposure.definitions));
-    const marked = withCacheBreakpoints({ tools: exposure.definitions, system, messages });
+    const marked = withCacheBreakpoints({ tools: exposure.definitions, system, messages, ...(settings.prefixCacheTtl ? { prefixTtl: settings.prefixCacheTtl } : {}) });
     return {
       model: settings.model,
+      ...(settings.prefixCacheTtl === '1h' ? { cacheTtl: '1h' as const } : {}),
       maxTokens: settings.maxTokens,
       ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
       system: marked.system,

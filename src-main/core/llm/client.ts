@@ -15,6 +15,7 @@ import type {
   Tool as ApiTool,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ReinError } from '../errors.js';
+import { networkDownCode } from './networkDown.js';
 import { nodeFetch, type Fetch } from './nodeFetch.js';
 import type { RequestUsage } from './pricing.js';
 
@@ -42,6 +43,12 @@ export interface ModelRequest {
   tools: ApiTool[];
   /** `none`: the model must answer in text (a forced final answer); tools stay declared for the history. */
   toolChoice?: 'auto' | 'none';
+  /**
+   * The longest TTL among the request's cache marks (cacheBreakpoints.ts). Only for the accounting: a
+   * server that does not say which writes were 1-hour ones (`usage.cache_creation`) has them all counted
+   * as 1-hour when this is `1h`, so a cost cap errs on the safe side.
+   */
+  cacheTtl?: '5m' | '1h';
 }
 
 export type AssistantBlock =
@@ -84,6 +91,8 @@ class RetryableFailure extends Error {
   constructor(
     readonly reason: string,
     readonly retryAfterMs?: number,
+    /** The connection failed because the network is not there (networkDown.ts): the code. */
+    readonly network?: string,
   ) {
     super(reason);
   }
@@ -135,8 +144,10 @@ export class AnthropicLlm implements LlmClient {
         const failure = classify(err);
         if (!(failure instanceof RetryableFailure)) throw failure;
         if (attempt >= this.#maxAttempts) {
+          // `network`: an unattended run may wait for the network and try again (networkWait.ts).
           throw new ReinError('llm_failed', `LLM call failed after ${attempt} attempts: ${failure.reason}`, {
             retryable: true,
+            ...(failure.network ? { network: failure.network } : {}),
           });
         }
         const backoff = this.#baseDelayMs * 2 ** (attempt - 1);
@@ -198,6 +209,8 @@ export class AnthropicLlm implements LlmClient {
             usage.inputTokens = u.input_tokens ?? 0;
             usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
             usage.cacheCreationTokens = u.cache_creation_input_tokens ?? 0;
+            const oneHour = u.cache_creation?.ephemeral_1h_input_tokens;
+            if (typeof oneHour === 'number') usage.cacheCreation1hTokens = oneHour;
             usage.outputTokens = u.output_tokens ?? 0;
             break;
           }
@@ -239,6 +252,7 @@ export class AnthropicLlm implements LlmClient {
         }
       }
       if (!stopped) throw new RetryableFailure('stream interrupted before message_stop');
+      if (usage.cacheCreation1hTokens === undefined && req.cacheTtl === '1h' && usage.cacheCreationTokens > 0) usage.cacheCreation1hTokens = usage.cacheCreationTokens;
       const content = blocks
         .filter((b): b is AssistantBlock & { json?: string } => b !== undefined)
         .map(({ json: _json, ...b }) => b as AssistantBlock)
@@ -268,9 +282,13 @@ function classify(err: unknown): RetryableFailure | ReinError {
   if (err instanceof RetryableFailure) return err;
   if (err instanceof ReinError) return err;
   // Without the SDK loaded (its import failed) no error can be one of its classes.
-  const { APIConnectionError, APIError, APIUserAbortError } = sdk ?? {};
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk ?? {};
   if (APIUserAbortError && err instanceof APIUserAbortError) return new ReinError('llm_cancelled', 'LLM call cancelled');
-  if (APIConnectionError && err instanceof APIConnectionError) return new RetryableFailure(`connection error: ${err.message}`);
+  if (APIConnectionError && err instanceof APIConnectionError) {
+    // A connect timeout is the SDK's APIConnectionTimeoutError, without a cause.
+    const network = networkDownCode(err) ?? (APIConnectionTimeoutError && err instanceof APIConnectionTimeoutError ? 'ETIMEDOUT' : undefined);
+    return new RetryableFailure(`connection error: ${err.message}${network ? ` (${network})` : ''}`, undefined, network);
+  }
   if (APIError && err instanceof APIError && typeof err.status === 'number') {
     if (RETRYABLE_STATUS.has(err.status)) {
       const reason =

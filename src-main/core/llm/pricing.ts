@@ -1,6 +1,8 @@
 /**
- * USD per million tokens. Cache writes (5-minute TTL) cost 1.25× input, cache reads 0.1× input, unless a
- * row says otherwise. Unknown models fall back to the most expensive family we know of a similar name,
+ * USD per million tokens. Cache writes cost 1.25× input with the 5-minute TTL and 2× input with the
+ * 1-hour TTL, cache reads 0.1× input, unless a row says otherwise (the provider's multipliers). The API
+ * says how many of a request's written tokens went to each TTL (`usage.cache_creation`); a request
+ * whose marks were all 1-hour and whose server does not say counts them all as 1-hour writes. Unknown models fall back to the most expensive family we know of a similar name,
  * or to the Sonnet row, so a cost cap errs on the safe side; `prices` in config.yaml can add models.
  */
 import type { UsageTotals } from '../api/events.js';
@@ -8,7 +10,10 @@ import type { UsageTotals } from '../api/events.js';
 export interface Price {
   input: number;
   output: number;
+  /** 5-minute cache writes. */
   cache_write?: number;
+  /** 1-hour cache writes. */
+  cache_write_1h?: number;
   cache_read?: number;
 }
 
@@ -43,16 +48,25 @@ export interface RequestUsage {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
+  /** All cache writes, whatever their TTL. */
   cacheCreationTokens: number;
+  /** The part of cacheCreationTokens written with the 1-hour TTL (absent: none, or not reported). */
+  cacheCreation1hTokens?: number;
 }
+
+export const CACHE_WRITE_5M_FACTOR = 1.25;
+export const CACHE_WRITE_1H_FACTOR = 2;
+export const CACHE_READ_FACTOR = 0.1;
 
 export function costOf(usage: RequestUsage, price: Price): number {
   const perTok = (usd: number) => usd / 1_000_000;
+  const oneHour = Math.min(Math.max(0, usage.cacheCreation1hTokens ?? 0), usage.cacheCreationTokens);
   return (
     usage.inputTokens * perTok(price.input) +
     usage.outputTokens * perTok(price.output) +
-    usage.cacheCreationTokens * perTok(price.cache_write ?? price.input * 1.25) +
-    usage.cacheReadTokens * perTok(price.cache_read ?? price.input * 0.1)
+    (usage.cacheCreationTokens - oneHour) * perTok(price.cache_write ?? price.input * CACHE_WRITE_5M_FACTOR) +
+    oneHour * perTok(price.cache_write_1h ?? price.input * CACHE_WRITE_1H_FACTOR) +
+    usage.cacheReadTokens * perTok(price.cache_read ?? price.input * CACHE_READ_FACTOR)
   );
 }
 

@@ -413,6 +413,10 @@ export function shellSecretReason(a: ShellAnalysis, ctx: ShellGuardContext): str
         }
       }
     }
+    // 5. The stored API key in the system's secret store (core/secrets): an item `security` made trusts `security`.
+    const fromStore = keyStoreReadReason(cmd);
+    if (fromStore) return `${label} ${fromStore}`;
+
     const first = cmd.args[0]?.value ?? '';
     if (cmd.name === 'ps' && (cmd.args.some((w) => /^-[a-zA-Z]*E/.test(w.value)) || (/^[a-zA-Z]+$/.test(first) && first.includes('e')))) {
       return `${label} shows other processes' environments, which may hold Rein's API key`;
@@ -422,6 +426,34 @@ export function shellSecretReason(a: ShellAnalysis, ctx: ShellGuardContext): str
   for (const { command, code } of a.inlineCode) {
     const why = codeNamesSecret(code, ctx, pathCtx, dot);
     if (why) return `${quote(command.innerText || command.text)} runs code that names Rein's secrets: ${why}`;
+  }
+  return undefined;
+}
+
+/** Words that name Rein's entry in the Keychain or the Secret Service (core/secrets/keyStore.ts). */
+const REIN_KEY_ITEM = /^(rein|anthropic-api-key(:.*)?|rein: anthropic api key)$/i;
+
+/**
+ * Reading Rein's API key out of the macOS Keychain or the Secret Service with their command-line tools:
+ * `security find-generic-password … -w|-g` naming Rein's item (service `rein`, account
+ * `anthropic-api-key`) or naming no item at all (the first one found may be Rein's), `security
+ * dump-keychain -d`, and `secret-tool lookup|search` naming Rein's item or every generic item
+ * (`xdg:schema`). Other Secret Service clients are out of reach of a shell check (docs/permissions.md,
+ * *Not covered*).
+ */
+function keyStoreReadReason(cmd: SimpleCommand): string | undefined {
+  const words = cmd.args.flatMap((w) => [w.value, ...w.alternatives]);
+  const namesRein = words.some((v) => REIN_KEY_ITEM.test(v) || /^-[sal](rein|anthropic-api-key)/i.test(v));
+  const sub = (cmd.args[0]?.value ?? '').toLowerCase();
+  if (cmd.name === 'security') {
+    if ((sub === 'find-generic-password' || sub === 'find-internet-password') && words.some((v) => /^-[a-zA-Z]*[wg]/.test(v))) {
+      const selects = words.some((v) => /^-[a-zA-Z]*[salcCDjG]/.test(v));
+      if (namesRein || !selects) return "reads Rein's API key out of the macOS Keychain (service rein)";
+    }
+    if (sub === 'dump-keychain' && words.some((v) => /^-[a-zA-Z]*d/.test(v))) return "prints every keychain password, Rein's API key among them";
+  }
+  if (cmd.name === 'secret-tool' && (sub === 'lookup' || sub === 'search')) {
+    if (namesRein || words.some((v) => v.toLowerCase() === 'xdg:schema')) return "reads Rein's API key out of the Secret Service (service rein)";
   }
   return undefined;
 }

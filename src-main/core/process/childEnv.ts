@@ -15,7 +15,14 @@
  *   4. A value that looks secret is left out: an Anthropic key (`sk-ant-…`), a URL with a password
  *      (`postgres://u:p@host`), a PEM private key.
  * Everything else passes (PATH, HOME, LANG, SSH_AUTH_SOCK, proxies without passwords …).
+ *
+ * One thing is added: a PATH that is only launchd's default (`/usr/bin:/bin:/usr/sbin:/sbin`, what the
+ * app opened from the Finder or a daemon started by launchd has) is replaced by a terminal's — the login
+ * shell's once this process has read it (loginPath.ts, `primeLoginPath`), else the existing well-known
+ * folders in front of it (terminalPath.ts) — so a run's `gh`, `brew` or Homebrew `python3` are found as
+ * they are in a terminal. Any other PATH passes unchanged; an environment without PATH gets none.
  */
+import { isMinimalPath, terminalPath } from './terminalPath.js';
 
 /** Rein's own credentials: never given to a child, even when the allow-list names them. */
 const REIN_CREDENTIALS: ReadonlySet<string> = new Set(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'REIN_DAEMON_TOKEN', 'REIN_TOKEN', 'REIN_CLOUD_API_KEY', 'SHANNON_API_KEY']);
@@ -78,6 +85,7 @@ export function childEnvironment(base: NodeJS.ProcessEnv = process.env, opts: Ch
     if (!passthrough.some((p) => nameMatches(p, name)) && (looksSecretName(name) || looksSecretValue(value))) continue;
     out[name] = value;
   }
+  if (out.PATH !== undefined && isMinimalPath(out.PATH)) out.PATH = terminalPath(base);
   return out;
 }
 

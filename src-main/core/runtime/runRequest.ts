@@ -41,6 +41,11 @@ export interface IsolatedContext {
   instructions: string;
   /** Lowers the run's spending cap (budget.max_usd_per_run) for this run, e.g. to what a daily cap leaves. */
   max_usd?: number;
+  /**
+   * The TTL of the cache marks on the tools and system prompt: `1h` when the next run with the same
+   * prompt comes within the hour but after five minutes (a heartbeat every ≤ 1 h); default 5m.
+   */
+  cache_ttl?: '5m' | '1h';
 }
 
 export interface RunRequest {

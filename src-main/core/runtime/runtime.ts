@@ -59,28 +59,43 @@ import type { ApprovalRequest } from '../api/events.js';
 import type { OriginRules } from '../permissions/runPolicy.js';
 import type { CloudKeyStore } from '../cloud/index.js';
 import { loadGuiProvider } from '../ax/guiProviderLoader.js';
+import { networkWaitMs, waitForNetwork } from '../llm/networkWait.js';
+import { resolveApiKey, type KeySource } from '../secrets/apiKey.js';
 
 
 export interface ModelAccess {
   apiKey: string;
   baseURL?: string;
+  /** Where the key came from: the environment, a key store (secrets/apiKey.ts), or none (a local server). */
+  keySource: KeySource | 'none';
 }
 
-/** The key comes from ANTHROPIC_API_KEY; a loopback base URL (a local compatible server) needs none. */
-export function resolveModelAccess(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string): ModelAccess {
+/**
+ * The key is ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), else the stored one (`rein auth set-key`, the
+ * app's Settings: secrets/apiKey.ts), sent to the configured base URL wherever it is; without either, a
+ * loopback base URL (a local compatible server) needs none. The stored key is read only here, when a
+ * model client is about to be made, and never put into `env`.
+ */
+export async function resolveModelAccess(
+  env: NodeJS.ProcessEnv,
+  config: GlobalConfig,
+  home: string,
+  o: { storedKey?: boolean } = {},
+): Promise<ModelAccess> {
   const baseURL = config.base_url ?? (env.ANTHROPIC_BASE_URL?.trim() || undefined);
-  const apiKey = env.ANTHROPIC_API_KEY?.trim() || env.ANTHROPIC_AUTH_TOKEN?.trim();
-  if (apiKey) return { apiKey, ...(baseURL ? { baseURL } : {}) };
+  const found = await resolveApiKey(env, home, { storedKey: o.storedKey ?? true });
+  if (found.key && found.source) return { apiKey: found.key, ...(baseURL ? { baseURL } : {}), keySource: found.source };
   if (baseURL) {
     try {
-      if (isLocalOrWildcard(new URL(baseURL).hostname)) return { apiKey: 'local', baseURL };
+      if (isLocalOrWildcard(new URL(baseURL).hostname)) return { apiKey: 'local', baseURL, keySource: 'none' };
     } catch {
       throw new ReinError('config_invalid', `ANTHROPIC_BASE_URL is not a valid URL: ${baseURL}`);
     }
   }
   throw new ReinError(
     'no_api_key',
-    `No API key: set ANTHROPIC_API_KEY (or point ANTHROPIC_BASE_URL / base_url in ${paths.globalConfig(home)} at a local Anthropic-compatible server).`,
+    `No API key: run \`rein auth set-key\` (or set ANTHROPIC_API_KEY, or point ANTHROPIC_BASE_URL / base_url in ${paths.globalConfig(home)} at a local Anthropic-compatible server).` +
+      (found.problem ? ` The stored key could not be read: ${found.problem}.` : ''),
   );
 }
 
@@ -229,7 +244,10 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
   for (const p of loaded.problems) warnings.push(`skill ${p.file}${p.field ? ` (${p.field})` : ''}: ${p.message}`);
   const skills = loaded.skills;
 
-  const llm = opts.llm ?? modelClient(opts.env, config, opts.home, cache, opts.pace);
+  const client = opts.llm ?? (await modelClient(opts.env, config, opts.home, cache, opts.pace));
+  // A run nobody watches waits for the network before it fails (a Mac just awake: llm/networkWait.ts).
+  const waitMs = opts.origin === 'unattended' ? networkWaitMs(opts.env) : 0;
+  const llm = waitMs > 0 ? waitForNetwork(client, { totalMs: waitMs }) : client;
 
   // cloud.enabled: cloud_delegate, from one provider per configuration (so a RuntimeCache keeps its registry).
   // Its code is loaded only when it is enabled (docs/architecture.md, *Startup*).
@@ -295,6 +313,7 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
       prices: config.prices,
       contextWindow: rc.effective.contextWindow,
       smallModel: rc.effective.smallModel,
+      ...(opts.overrides?.isolated?.cache_ttl ? { prefixCacheTtl: opts.overrides.isolated.cache_ttl } : {}),
     },
     llm,
     registry,
@@ -526,18 +545,20 @@ function permissionEngine(rc: AgentRuntimeConfig, o: EngineOptions, cache: Runti
   return cache ? cache.policy(rc, JSON.stringify([o.home, o.reinHome, o.yes, o.reinPorts]), () => createPermissionEngine(o)) : createPermissionEngine(o);
 }
 
-function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined, pace: RuntimeOptions['pace']): LlmClient {
-  if (!cache) return new AnthropicLlm(modelClientOptions(env, config, home));
+async function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined, pace: RuntimeOptions['pace']): Promise<LlmClient> {
+  const options = await modelClientOptions(env, config, home);
+  if (!cache) return new AnthropicLlm(options);
   // A paced client shares one transport per pace function: its streamed bytes wait for the daemon's Turnstile.
-  const make = () => new AnthropicLlm({ ...modelClientOptions(env, config, home), ...(pace ? { fetch: cache.pacedFetch(pace) } : {}) });
+  const make = () => new AnthropicLlm({ ...options, ...(pace ? { fetch: cache.pacedFetch(pace) } : {}) });
   // Keyed by what the options are made of, so a cached client costs no parsing; a changed key or URL makes a new one.
-  const key = [config.base_url, env.ANTHROPIC_BASE_URL, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.REIN_RETRY_BASE_MS, env.REIN_LLM_IDLE_MS, home, pace ? 'paced' : ''].join('\0');
+  const key = [options.baseURL, options.apiKey, env.REIN_RETRY_BASE_MS, env.REIN_LLM_IDLE_MS, home, pace ? 'paced' : ''].join('\0');
   return cache.llm(key, make);
 }
 
-function modelClientOptions(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string) {
+async function modelClientOptions(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string) {
+  const { keySource: _source, ...access } = await resolveModelAccess(env, config, home);
   return {
-    ...resolveModelAccess(env, config, home),
+    ...access,
     ...(numberEnv(env.REIN_RETRY_BASE_MS) !== undefined ? { baseDelayMs: numberEnv(env.REIN_RETRY_BASE_MS)! } : {}),
     ...(numberEnv(env.REIN_LLM_IDLE_MS) !== undefined ? { idleTimeoutMs: numberEnv(env.REIN_LLM_IDLE_MS)! } : {}),
   };

@@ -4,8 +4,11 @@
  * choice). `REIN_SCHEDULE_BACKEND` overrides config `schedule.backend`; the default is launchd on macOS
  * and daemon elsewhere.
  */
+import { resolve } from 'node:path';
 import type { GlobalConfig } from '../config/schema.js';
-import { fieldError } from '../errors.js';
+import { ReinError, fieldError } from '../errors.js';
+import { appLocationProblem } from './appLocation.js';
+import { launcherPath, stableNodePath, type PathLookups } from './launcher.js';
 
 export type ScheduleBackendName = 'launchd' | 'daemon';
 
@@ -18,12 +21,28 @@ export function scheduleBackend(env: NodeJS.ProcessEnv, config: Pick<GlobalConfi
   return config.schedule.backend ?? (platform === 'darwin' ? 'launchd' : 'daemon');
 }
 
+/** How a job starts Rein: see resolveScheduleProgram. */
+export type ScheduleProgramKind = 'given' | 'app' | 'launcher';
+
+export interface ScheduleProgram {
+  /** What comes before `schedule run <id> --from-launchd` in ProgramArguments. */
+  prefix: string[];
+  kind: ScheduleProgramKind;
+  /** Why no job may be installed with it now (the app translocated or on its disk image). */
+  problem?: string;
+}
+
+type Proc = { execPath: string; argv: readonly string[]; versions: NodeJS.ProcessVersions };
+
 /**
  * The program launchd starts for a schedule, before `schedule run <id> --from-launchd`:
- * `REIN_SCHEDULE_PROGRAM` (a JSON array) when set; the app's own executable in headless mode inside
- * the packaged app; otherwise Node and the `rein` launcher this process was started with.
+ * - `REIN_SCHEDULE_PROGRAM` (a JSON array) when set: kind `given`, used as it is;
+ * - inside the desktop app, its own executable in headless mode: kind `app` (refused while macOS runs
+ *   the app from a translocated copy or its disk image: appLocation.ts);
+ * - otherwise `$REIN_HOME/bin/rein-launch`, the node to try first (the stable link of this one) and
+ *   Rein's script: kind `launcher`, which finds another node when that one is gone (launcher.ts).
  */
-export function scheduleProgram(env: NodeJS.ProcessEnv, proc: { execPath: string; argv: readonly string[]; versions: NodeJS.ProcessVersions } = process, launcher?: string): string[] {
+export function resolveScheduleProgram(env: NodeJS.ProcessEnv, home: string, proc: Proc = process, launcher?: string, lookups?: PathLookups): ScheduleProgram {
   const given = env.REIN_SCHEDULE_PROGRAM?.trim();
   if (given) {
     let parsed: unknown;
@@ -35,9 +54,13 @@ export function scheduleProgram(env: NodeJS.ProcessEnv, proc: { execPath: string
     if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((p) => typeof p === 'string' && p !== '')) {
       throw fieldError('invalid_input', 'REIN_SCHEDULE_PROGRAM: expected a JSON array of strings, e.g. ["/usr/local/bin/node", "/opt/rein/bin/rein.js"]', 'REIN_SCHEDULE_PROGRAM');
     }
-    return parsed as string[];
+    return { prefix: parsed as string[], kind: 'given' };
   }
-  if (proc.versions.electron) return [proc.execPath, '--headless'];
+  if (proc.versions.electron) {
+    const problem = appLocationProblem(proc.execPath);
+    return { prefix: [proc.execPath, '--headless'], kind: 'app', ...(problem ? { problem: problem.message } : {}) };
+  }
   const script = launcher ?? proc.argv[1];
-  return script ? [proc.execPath, script] : [proc.execPath];
+  if (!script) throw new ReinError('unavailable', 'cannot tell which script started Rein, so a launchd job could not start it; set REIN_SCHEDULE_PROGRAM');
+  return { prefix: [launcherPath(home), stableNodePath(proc.execPath, lookups), resolve(script)], kind: 'launcher' };
 }

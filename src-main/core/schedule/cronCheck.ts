@@ -3,7 +3,7 @@
  * refused with a ReinError naming the field `cron` and what is wrong with which part.
  */
 import { fieldError } from '../errors.js';
-import { isDue, nextRuns, parseCron, type ParsedCron } from './cron.js';
+import { isDue, nextRuns, parseCron, previousRun, type ParsedCron } from './cron.js';
 
 export interface CheckedCron {
   /** The expression as stored (whitespace normalised). */
@@ -13,6 +13,8 @@ export interface CheckedCron {
   next(from: Date, count: number): Date[];
   /** Whether the minute containing `at` is a fire time. */
   isDue(at: Date): boolean;
+  /** The latest fire time at or before `at` (its minute included), or null. */
+  previous(at: Date): Date | null;
 }
 
 export function checkCron(expr: string): CheckedCron {
@@ -24,6 +26,7 @@ export function checkCron(expr: string): CheckedCron {
     parsed: cron,
     next: (from, count) => nextRuns(cron, from, count),
     isDue: (at) => isDue(cron, at),
+    previous: (at) => previousRun(cron, at),
   };
 }
 

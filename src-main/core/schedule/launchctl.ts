@@ -223,12 +223,19 @@ export async function installLaunchdJob(spec: LaunchdJobSpec): Promise<LaunchdJo
     if (loaded) await bootoutAndWait(launchd, plist.label, spec.waitTimeoutMs);
     await writeLaunchdPlist(plistPath, plist.xml);
     try {
-      await launchd.bootstrap(plistPath);
+      try {
+        await launchd.bootstrap(plistPath);
+      } catch (e) {
+        // Someone loaded it between our look and our bootstrap (another process, a login): replace theirs.
+        if (!(await launchd.isLoaded(plist.label))) throw e;
+        await bootoutAndWait(launchd, plist.label, spec.waitTimeoutMs);
+        await launchd.bootstrap(plistPath);
+      }
     } catch (e) {
-      // Someone loaded it between our look and our bootstrap (another process, a login): replace theirs.
-      if (!(await launchd.isLoaded(plist.label))) throw e;
-      await bootoutAndWait(launchd, plist.label, spec.waitTimeoutMs);
-      await launchd.bootstrap(plistPath);
+      // A plist launchd refused would still be loaded at the next login and fire at every time with
+      // nobody to run it for: a job that cannot be loaded has no file either.
+      await unlink(plistPath).catch(() => undefined);
+      throw refusedBootstrap(spec.id, e);
     }
     return result(existing === undefined && !loaded ? 'created' : 'updated');
   });
@@ -255,6 +262,19 @@ export async function removeLaunchdJob(target: LaunchdJobTarget): Promise<Launch
     await removeStaleTemps(dir, `${label}.plist`);
     return { label, plistPath, wasLoaded, removedFile };
   });
+}
+
+/**
+ * launchctl's refusal, saying what it means for the schedule. macOS 13 and later refuse with
+ * "Bootstrap failed: 5: Input/output error" when Rein may not run in the background (Login Items).
+ */
+function refusedBootstrap(id: string, e: unknown): unknown {
+  if (!(e instanceof LaunchctlError)) return e;
+  const hint =
+    e.exitCode === 5
+      ? ' If "Allow in the Background" is off for Rein in System Settings → General → Login Items, turn it on and try again.'
+      : '';
+  return new LaunchctlError(`launchd would not load the job of schedule ${id}, so its plist was removed: ${e.message}.${hint}`, e.args, e.exitCode, e.stderr);
 }
 
 async function bootoutAndWait(launchd: Launchd, label: string, timeoutMs: number | undefined): Promise<void> {

@@ -22,6 +22,7 @@
 import { join, resolve } from 'node:path';
 import { ReinError } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
+import { REIN_BUNDLE_ID } from './appLocation.js';
 import { parseCron, type CronFieldName, type ParsedCron } from './cron.js';
 import { groupDigits } from '../util/groupDigits.js';
 
@@ -187,6 +188,9 @@ export interface LaunchdPlist {
   stderrPath: string;
 }
 
+/** Seconds launchd waits after its SIGTERM before SIGKILL: twice what a run needs to stop and record it. */
+export const LAUNCHD_EXIT_TIMEOUT_S = 10;
+
 /** The arguments launchd runs: the prefix, then `schedule run <id> --from-launchd`. */
 export function launchdProgramArguments(programPrefix: readonly string[], id: string): string[] {
   checkId(id);
@@ -213,6 +217,8 @@ export function buildLaunchdPlist(spec: LaunchdPlistSpec): LaunchdPlist {
   const logs = launchdLogPaths(reinHome, spec.id);
   const root: PlistDict = {
     Label: label,
+    // Login Items (System Settings → General) names the job after this app ("Rein"), not "node" or "sh".
+    AssociatedBundleIdentifiers: [REIN_BUNDLE_ID],
     ProgramArguments: programArguments,
     EnvironmentVariables: Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]!])),
     StandardOutPath: logs.stdout,
@@ -225,6 +231,9 @@ export function buildLaunchdPlist(spec: LaunchdPlistSpec): LaunchdPlist {
     // Also when the job is loaded (at login): launchd does not start a calendar job whose time passed
     // while the Mac was off, so `schedule run --from-launchd` catches such a time up then (or skips).
     RunAtLoad: true,
+    // At logout, shutdown or `launchctl bootout` launchd sends SIGTERM, waits this many seconds, then
+    // SIGKILLs. A run stops within 5 s (cli/stopSignals.ts): cancelled, session saved, recorded.
+    ExitTimeOut: LAUNCHD_EXIT_TIMEOUT_S,
   };
   return { label, fileName: `${label}.plist`, xml: serializePlist(root), programArguments, intervals, stdoutPath: logs.stdout, stderrPath: logs.stderr };
 }

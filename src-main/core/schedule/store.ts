@@ -18,7 +18,9 @@ import { ReinError, fieldError } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import { withFileLock } from '../util/fileLock.js';
 import { describeIssues } from '../util/zodIssues.js';
+import { checkCatchUp, parseCatchUp } from './catchUp.js';
 import { checkCron } from './cronCheck.js';
+import { compareLogNames, RUN_LOG_NAME } from './runLogs.js';
 
 export const SCHEDULE_ID_PATTERN = /^[0-9a-f]{8}$/;
 export const PROMPT_MAX_CHARS = 20_000;
@@ -29,7 +31,15 @@ const IsoTime = z.iso.datetime({ offset: true });
 export const LastRun = z.object({
   /** When the run started (ISO). */
   at: IsoTime,
-  status: z.enum(['started', 'finished', 'failed', 'skipped']),
+  /**
+   * `started` while it runs (shown as `running` while its process lives, `interrupted` once it is gone:
+   * lastRunView.ts); `interrupted`: stopped by a signal (logout, shutdown, `launchctl bootout`) or a cancel.
+   */
+  status: z.enum(['started', 'finished', 'failed', 'skipped', 'interrupted']),
+  /** When it ended (ISO); absent while it runs. */
+  ended_at: IsoTime.optional(),
+  /** The process running it (this CLI, or the daemon it was handed to), while `started`. */
+  pid: z.number().int().positive().optional(),
   session_id: z.string().optional(),
   /** The run's log file. */
   log: z.string().optional(),
@@ -48,6 +58,14 @@ export const Schedule = z.object({
   enabled: z.boolean(),
   created_at: IsoTime,
   updated_at: IsoTime,
+  /** What a time missed while the Mac was off or asleep gets: once (absent), skip, within <duration> (catchUp.ts). */
+  catch_up: z
+    .string()
+    .superRefine((v, ctx) => {
+      const r = parseCatchUp(v);
+      if (!r.ok) ctx.addIssue({ code: 'custom', message: r.error });
+    })
+    .optional(),
   last_run: LastRun.optional(),
 });
 export type Schedule = z.infer<typeof Schedule>;
@@ -59,6 +77,8 @@ export interface NewSchedule {
   prompt: string;
   agent?: string;
   enabled?: boolean;
+  /** once (the default), skip or within <duration>. */
+  catch_up?: string;
 }
 
 export interface SchedulePatch {
@@ -66,6 +86,7 @@ export interface SchedulePatch {
   prompt?: string;
   agent?: string;
   enabled?: boolean;
+  catch_up?: string;
 }
 
 /** A prompt a run can take: not blank, no NUL bytes, bounded. Throws invalid_input naming `prompt`. */
@@ -109,13 +130,14 @@ export class ScheduleStore {
     const cron = checkCron(input.cron).normalized;
     const prompt = checkPrompt(input.prompt);
     const agent = checkAgent(input.agent ?? DEFAULT_AGENT);
+    const catchUp = input.catch_up !== undefined ? checkCatchUp(input.catch_up) : undefined;
     return this.#change((file) => {
       const taken = new Set(file.schedules.map((s) => s.id));
       let id: string;
       do id = randomBytes(4).toString('hex');
       while (taken.has(id));
       const at = this.#now().toISOString();
-      const schedule: Schedule = { id, agent, cron, prompt, enabled: input.enabled ?? true, created_at: at, updated_at: at };
+      const schedule: Schedule = { id, agent, cron, prompt, enabled: input.enabled ?? true, ...(catchUp !== undefined ? { catch_up: catchUp } : {}), created_at: at, updated_at: at };
       file.schedules.push(schedule);
       return schedule;
     });
@@ -123,11 +145,12 @@ export class ScheduleStore {
 
   async update(id: string, patch: SchedulePatch): Promise<Schedule> {
     if (Object.values(patch).every((v) => v === undefined)) {
-      throw fieldError('invalid_input', 'give at least one of cron, prompt, agent or enabled to change', 'cron');
+      throw fieldError('invalid_input', 'give at least one of cron, prompt, agent, enabled or catch_up to change', 'cron');
     }
     const cron = patch.cron !== undefined ? checkCron(patch.cron).normalized : undefined;
     const prompt = patch.prompt !== undefined ? checkPrompt(patch.prompt) : undefined;
     const agent = patch.agent !== undefined ? checkAgent(patch.agent) : undefined;
+    const catchUp = patch.catch_up !== undefined ? checkCatchUp(patch.catch_up) : undefined;
     return this.#change((file) => {
       const s = file.schedules.find((x) => x.id === id);
       if (!s) throw new ReinError('not_found', `no schedule ${id}`, { field: 'id' });
@@ -135,6 +158,7 @@ export class ScheduleStore {
       if (prompt !== undefined) s.prompt = prompt;
       if (agent !== undefined) s.agent = agent;
       if (patch.enabled !== undefined) s.enabled = patch.enabled;
+      if (catchUp !== undefined) s.catch_up = catchUp;
       s.updated_at = this.#now().toISOString();
       return s;
     });
@@ -145,6 +169,22 @@ export class ScheduleStore {
       const i = file.schedules.findIndex((x) => x.id === id);
       if (i < 0) throw new ReinError('not_found', `no schedule ${id}`, { field: 'id' });
       return file.schedules.splice(i, 1)[0]!;
+    });
+  }
+
+  /**
+   * Undoes an update whose job could not be installed (schedules.ts): the fields of `before` again,
+   * unless the schedule changed since `written` was stored (then the later change stands). The run
+   * record is kept: a run may have been recorded meanwhile.
+   */
+  async revert(written: Schedule, before: Schedule): Promise<void> {
+    await this.#change((file) => {
+      const s = file.schedules.find((x) => x.id === written.id);
+      if (!s || s.updated_at !== written.updated_at) return;
+      const { last_run: _run, ...fields } = before;
+      const kept = s.last_run;
+      for (const k of Object.keys(s) as (keyof Schedule)[]) delete s[k];
+      Object.assign(s, fields, kept ? { last_run: kept } : {});
     });
   }
 
@@ -197,12 +237,11 @@ export const scheduleLogsDir = (home: string, id: string): string => join(schedu
 
 /** Run logs kept per schedule: the newest ones; older ones go when a new one is written. */
 export const MAX_RUN_LOGS = 200;
-const RUN_LOG = /^\d{4}-\d{2}-\d{2}-\d{6}\.log$/;
 
-/** Deletes all but the newest `keep` run logs of a schedule (names sort by time). Never throws. */
+/** Deletes all but the newest `keep` run logs of a schedule (names sort by time: runLogs.ts). Never throws. */
 export async function pruneScheduleLogs(home: string, id: string, keep = MAX_RUN_LOGS): Promise<number> {
   const dir = scheduleLogsDir(home, id);
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => RUN_LOG.test(n)).sort();
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => RUN_LOG_NAME.test(n)).sort(compareLogNames);
   const old = names.slice(0, Math.max(0, names.length - keep));
   for (const n of old) await rm(join(dir, n), { force: true }).catch(() => undefined);
   return old.length;

@@ -52,10 +52,12 @@ export async function testModelConnection(
   const env = elsewhere ? withoutStoredKeys(ctx.env) : ctx.env;
   let access;
   try {
-    access = resolveModelAccess(
+    access = await resolveModelAccess(
       input.api_key ? { ...env, ANTHROPIC_API_KEY: input.api_key } : env,
       input.base_url ? { ...ctx.config, base_url: input.base_url } : ctx.config,
       ctx.home,
+      // The stored key (secrets/apiKey.ts) goes only to the configured base URL, like the environment's.
+      { storedKey: !elsewhere },
     );
   } catch (e) {
     return { ok: false, model, code: isReinError(e) ? e.code : 'internal', message: errorMessage(e) };

@@ -116,6 +116,8 @@ export class ReinService {
   #index: Promise<SessionIndex> | undefined;
   #indexOpen = false;
   #closing: Promise<void> | undefined;
+  /** Scheduled runs going in this process (runScheduleNow), until their outcome is recorded. */
+  readonly #scheduleRuns = new Set<Promise<unknown>>();
   readonly #mcp: McpServers;
 
   private constructor(opts: ReinServiceOptions, routes: RouteTable) {
@@ -512,10 +514,19 @@ export class ReinService {
    * Runs the schedule now, unattended, in this process (launchd handing its run to the daemon, the
    * daemon's clock, a person's "run now"). Resolves when the run is over.
    */
-  async runScheduleNow(id: string, trigger: ScheduleTrigger, note?: string): Promise<ScheduleRunOutcome> {
+  async runScheduleNow(id: string, trigger: ScheduleTrigger, note?: string, signal?: AbortSignal): Promise<ScheduleRunOutcome> {
     const all = this.schedules();
     const schedule = await all.get(id);
-    return runSchedule(schedule, trigger, { home: this.home, store: all.store, submit: serviceSubmit((r, o) => this.submit(r, o)), publish: (e) => this.publish(e) }, note);
+    const running = runSchedule(
+      schedule,
+      trigger,
+      { home: this.home, store: all.store, submit: serviceSubmit((r, o) => this.submit(r, o)), publish: (e) => this.publish(e), ...(signal ? { signal } : {}) },
+      note,
+    );
+    // close() waits for these: a run cancelled by the shutdown still records `interrupted` and drops its guard.
+    this.#scheduleRuns.add(running);
+    void running.catch(() => undefined).finally(() => this.#scheduleRuns.delete(running));
+    return running;
   }
 
   scheduleLogs({ id }: { id: string }): Promise<{ logs: ScheduleLogEntry[] }> {
@@ -560,6 +571,8 @@ export class ReinService {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.router.close(this.#opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, this.#opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS);
+      // Their runs are over (or cancelled); a moment more for each to record its outcome and release its guard.
+      await settleWithin([...this.#scheduleRuns], 2_000);
       try {
         await this.#store.disposeAsync();
       } catch (e) {
@@ -623,4 +636,12 @@ export class ReinService {
       this.#warn(`could not ask about trusting ${printable(overlay.folder)}: ${errorMessage(e)}`);
     }
   }
+}
+
+/** Waits for the promises to settle, at most `ms`. */
+async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  if (promises.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise<void>((ok) => (timer = setTimeout(ok, ms)))]);
+  clearTimeout(timer);
 }

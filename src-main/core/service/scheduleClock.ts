@@ -2,12 +2,14 @@
  * The daemon backend of schedules: the daemon's own cron jobs, wall-clock aligned. It looks at every
  * enabled schedule at each minute boundary (and once at start, for the current minute) and fires those
  * due. When the clock jumped — the machine slept, or its time was set — the minutes in between are not
- * replayed one by one: a schedule that was due in them runs once, and its log says so. At most
+ * replayed one by one: a schedule that was due in them runs once, and its log says so — as its
+ * `catch_up` says (schedule/catchUp.ts: once, skip, or only within so long of the missed time). At most
  * `maxConcurrent` scheduled runs go at once; one due while all are busy is skipped, recorded and
  * announced, never silently dropped.
  */
 import type { Disposable } from '../base/lifecycle.js';
 import { errorMessage } from '../errors.js';
+import { catchUpDecision } from '../schedule/catchUp.js';
 import { checkCron } from '../schedule/cronCheck.js';
 import type { LastRun, Schedule, ScheduleStore } from '../schedule/store.js';
 import type { ScheduleTrigger } from './scheduleRuns.js';
@@ -119,7 +121,14 @@ export class ScheduleClock implements Disposable {
         // Any due minute since the last look (sleep, clock change)? Then once, now.
         const missed = missedSince(cron, last!, minute, s);
         if (!missed) continue;
-        note = `catching up: this run was due at ${new Date(missed).toISOString()}, while the daemon was not looking (the computer slept or its clock changed); it runs once now`;
+        const decision = catchUpDecision(s.catch_up, new Date(missed), new Date(now));
+        if (!decision.run) {
+          // Looked at once per jump: the next due minute runs as usual.
+          this.#fired.set(s.id, minute);
+          this.#o.warn?.(`schedule ${s.id}: ${decision.why}`);
+          continue;
+        }
+        note = `catching up: the daemon was not looking (the computer slept or its clock changed); ${decision.note}`;
       } else continue;
       this.#fired.set(s.id, minute);
       if (this.#inFlight >= this.#o.maxConcurrent) {

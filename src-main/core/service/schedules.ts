@@ -7,10 +7,16 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReinError, fieldError } from '../errors.js';
 import { checkCron } from '../schedule/cronCheck.js';
+import { DEFAULT_CATCH_UP } from '../schedule/catchUp.js';
+import { lastRunView, type LastRunView } from '../schedule/lastRunView.js';
 import type { Schedules } from '../schedule/schedules.js';
+import { compareLogNames, parseLogName, RUN_LOG_NAME } from '../schedule/runLogs.js';
 import { scheduleLogsDir, type Schedule } from '../schedule/store.js';
 
-export type ScheduleView = Schedule & {
+export type ScheduleView = Omit<Schedule, 'last_run' | 'catch_up'> & {
+  /** once, skip or within <duration> (the default filled in). */
+  catch_up: string;
+  last_run?: LastRunView;
   /** The next fire times (ISO), for an enabled schedule. */
   next: string[];
   backend: string;
@@ -27,7 +33,8 @@ export function scheduleView(s: Schedule, backend: string, count = 3, from = new
       next = [];
     }
   }
-  return { ...s, next, backend };
+  const { last_run, catch_up, ...rest } = s;
+  return { ...rest, catch_up: catch_up ?? DEFAULT_CATCH_UP, ...(last_run ? { last_run: lastRunView(last_run) } : {}), next, backend };
 }
 
 export type ScheduleLogEntry = {
@@ -36,8 +43,6 @@ export type ScheduleLogEntry = {
   at: string;
   size: number;
 };
-
-const LOG_NAME = /^(\d{4})-(\d{2})-(\d{2})-(\d{2})(\d{2})(\d{2})\.log$/;
 
 /** The schedule's run logs, newest first. */
 export async function scheduleLogs(home: string, id: string): Promise<ScheduleLogEntry[]> {
@@ -50,18 +55,17 @@ export async function scheduleLogs(home: string, id: string): Promise<ScheduleLo
   }
   const out: ScheduleLogEntry[] = [];
   for (const name of names) {
-    const m = LOG_NAME.exec(name);
-    if (!m) continue;
-    const at = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])).toISOString();
+    const parsed = parseLogName(name);
+    if (!parsed) continue;
     const size = (await stat(join(dir, name)).catch(() => undefined))?.size ?? 0;
-    out.push({ name, at, size });
+    out.push({ name, at: parsed.at.toISOString(), size });
   }
-  return out.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  return out.sort((a, b) => compareLogNames(b.name, a.name));
 }
 
 /** One log's text (the newest when `name` is absent); at most 1 MiB, from the end. */
 export async function readScheduleLog(home: string, id: string, name?: string): Promise<{ name: string; text: string; truncated: boolean }> {
-  if (name !== undefined && !LOG_NAME.test(name)) throw fieldError('invalid_request', 'name: expected a log name like 2026-01-05-090000.log', 'name');
+  if (name !== undefined && !RUN_LOG_NAME.test(name)) throw fieldError('invalid_request', 'name: expected a log name like 2026-01-05-090000.log (or 2026-01-05-090000_2.log)', 'name');
   const chosen = name ?? (await scheduleLogs(home, id))[0]?.name;
   if (!chosen) throw new ReinError('not_found', `schedule ${id} has no run logs yet`);
   let text: string;

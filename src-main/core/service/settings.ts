@@ -5,11 +5,11 @@
  * (core/desktop/desktopSettings.ts, the one place for it). Everything in a request is checked before
  * anything is written, and a change applies to the next run without a restart.
  *
- * The API key is never stored by the daemon: a key sent here would end up in a plain file or be lost
- * at the next start, and on a daemon bound beyond loopback it would cross the network in clear text.
- * Keeping the key is the desktop app's job (the system keychain, through safeStorage); a headless
- * daemon reads ANTHROPIC_API_KEY from its environment. `POST /settings/test` may still use a key given
- * in its body for that one request, so a key can be tried before it is put anywhere.
+ * The API key is never stored through the daemon's API: on a daemon bound beyond loopback it would cross
+ * the network in clear text, and any token holder could replace the key every run sends. It is stored on
+ * this machine by `rein auth set-key` or the desktop app's Settings (core/secrets/apiKey.ts), and the
+ * daemon's runs read it from there when ANTHROPIC_API_KEY is not set. `POST /settings/test` may still
+ * use a key given in its body for that one request, so a key can be tried before it is put anywhere.
  */
 import { DesktopSettingsPatch } from '../api/desktopApi.js';
 import type { ChangePending, ReinSettings, SaveSettingsInput } from '../api/reinApi.js';
@@ -21,6 +21,7 @@ import { testModelConnection, type ConnectionTestInput, type ConnectionTestResul
 import { prepareGlobalSettingsEdit, type GlobalSettingsPatch } from './globalConfigEdit.js';
 import { permissionRaises } from '../permissions/raises.js';
 import { agentPosture } from './agents.js';
+import { resolveApiKey } from '../secrets/apiKey.js';
 import type { ChangeSource, ProposedChange } from './changeDesk.js';
 
 export interface SettingsDeps {
@@ -40,7 +41,7 @@ export interface SettingsDeps {
 }
 
 export const API_KEY_NOT_STORED =
-  'The daemon does not store API keys. Set ANTHROPIC_API_KEY where the daemon starts, or save the key in the desktop app, which keeps it in the system keychain.';
+  'The daemon does not store API keys sent to it. Set ANTHROPIC_API_KEY where the daemon starts, or run `rein auth set-key` on its machine (or save the key in the desktop app): that keeps it in the system keychain, where the daemon finds it.';
 
 /**
  * Saves the daemon's part of the settings: model, small model, permission mode and base URL in
@@ -132,7 +133,8 @@ async function desktopSettingsOrRefuse(home: string) {
 
 /** The settings view as the daemon knows it (the desktop app lays its own part over it). */
 export async function settingsView(deps: SettingsDeps): Promise<ReinSettings> {
-  const key = deps.env.ANTHROPIC_API_KEY?.trim() || deps.env.ANTHROPIC_AUTH_TOKEN?.trim() || undefined;
+  const found = await resolveApiKey(deps.env, deps.home);
+  const key = found.key;
   let hotkey: string | null = null;
   let hotkeyProblem: string | undefined;
   try {
@@ -146,7 +148,7 @@ export async function settingsView(deps: SettingsDeps): Promise<ReinSettings> {
     platform: process.platform,
     api_key: {
       present: key !== undefined,
-      source: key !== undefined ? 'env' : null,
+      source: found.source ?? null,
       ...(key !== undefined ? { hint: keyHint(key) } : {}),
       writable: false,
       note: API_KEY_NOT_STORED,

@@ -1,12 +1,13 @@
 /**
  * What an agent does on its own, for the agent editor: its heartbeat (settings, the last beat, today's
- * spend, the next beat) and its file watchers (each folder, its glob, whether it is being watched).
+ * spend, the next beat) and its file watchers (each folder, its glob, whether it is being watched and,
+ * when it is not, why: `unreadable` with what to do, `missing`, `not_a_folder`).
  */
 import { errorMessage } from '../errors.js';
 import { localDay, readBeats, spentOn, type BeatRecord } from './heartbeatLog.js';
 import type { HeartbeatManager } from './heartbeatManager.js';
 import { agentConfigOf, type TriggerHost } from './host.js';
-import type { WatcherManager } from './fileWatcher.js';
+import type { WatcherManager, WatchState } from './fileWatcher.js';
 
 export interface AgentActivity {
   agent: string;
@@ -23,7 +24,7 @@ export interface AgentActivity {
         spent_today_usd: number;
         beats_today: number;
       };
-  watchers: Array<{ path: string; glob?: string; debounce_ms: number; watching: boolean }>;
+  watchers: Array<{ path: string; glob?: string; debounce_ms: number; watching: boolean; state?: WatchState; reason?: string; hint?: string }>;
   problem?: string;
 }
 
@@ -56,12 +57,18 @@ export async function agentActivity(host: TriggerHost, managers: { heartbeats?: 
       beats_today: today.length,
     };
   }
-  const roots = new Set(managers.watchers?.roots ?? []);
-  const watchers = rc.watch.map((w) => ({
-    path: w.path,
-    ...(w.glob ? { glob: w.glob } : {}),
-    debounce_ms: w.debounceMs,
-    watching: [...roots].some((r) => w.path === r || w.path.startsWith(`${r}/`)),
-  }));
+  const states = new Map((managers.watchers?.status(agent) ?? []).map((s) => [s.path, s]));
+  const watchers = rc.watch.map((w) => {
+    const s = states.get(w.path);
+    return {
+      path: w.path,
+      ...(w.glob ? { glob: w.glob } : {}),
+      debounce_ms: w.debounceMs,
+      watching: s?.state === 'watching',
+      ...(s ? { state: s.state } : {}),
+      ...(s?.reason !== undefined ? { reason: s.reason } : {}),
+      ...(s?.hint !== undefined ? { hint: s.hint } : {}),
+    };
+  });
   return { agent, heartbeat, watchers };
 }

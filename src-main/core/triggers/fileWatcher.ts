@@ -19,18 +19,25 @@
  * - Config changes are followed without a restart (followAgents.ts): `agent_changed` reads that agent
  *   again, a rescan every minute catches hand edits and folders that appeared; folders are added and
  *   removed to match.
+ * - A folder this process may not read is never watched blind: each refresh opens it and reads an
+ *   entry (util/folderAccess.ts; macOS privacy settings refuse Desktop, Documents, Downloads with EPERM,
+ *   and chokidar, told to ignore permission errors, would watch nothing without a word). Such a watch
+ *   is `unreadable`, with the reason: in `status()` (the agent's activity), as a warning, and as a
+ *   `watch_status` event on the bus (the app and the windowless notices turn it into a notification).
+ *   A chokidar error makes the watchers look at their folders again at once. Every state change is
+ *   announced; a watch that starts fine announces nothing.
  *
  * Owned: `dispose()` stops the follower and the debounce timers, drops batches not yet started and
  * awaits every chokidar `close()`. Runs already started belong to the service (its close ends them).
  */
 import { lstatSync, type Stats } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
 import { basename, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import picomatch from 'picomatch';
 import type { AsyncDisposable, Disposable } from '../base/lifecycle.js';
 import { errorMessage, isReinError } from '../errors.js';
 import type { RunRequest } from '../runtime/runRequest.js';
+import { folderAccess, unreadableHint } from '../util/folderAccess.js';
 import { followAgents, Serial } from './followAgents.js';
 import { agentConfigOf, agentsToRefresh, type TriggerHost } from './host.js';
 import { mergeChange, watchPrompt, type ChangeType } from './watchPrompt.js';
@@ -50,6 +57,23 @@ export interface WatcherManagerOptions {
   maxDirs?: number;
   /** How often agent configs and folders are looked at again (default a minute; 0: only on `agent_changed`). */
   rescanMs?: number;
+  /** Reads a folder far enough to know it can be watched; throws when it cannot (default: open it and read an entry). */
+  probe?: (dir: string) => Promise<void>;
+  /** Whose words the hint of an unreadable folder uses (default this machine's). */
+  platform?: NodeJS.Platform;
+}
+
+export type WatchState = 'watching' | 'unreadable' | 'missing' | 'not_a_folder';
+
+/** One watch entry's folder as the watchers see it. */
+export interface WatchStatus {
+  agent: string;
+  /** The folder as the agent's config.yaml names it. */
+  path: string;
+  state: WatchState;
+  reason?: string;
+  /** What to do about it (unreadable). */
+  hint?: string;
 }
 
 /** One `watch` entry of one agent, its folder resolved. */
@@ -88,6 +112,11 @@ export class WatcherManager implements AsyncDisposable {
   readonly #queues = new Map<string, AgentQueue>();
   readonly #serial = new Serial();
   readonly #reported = new Map<string, string>();
+  readonly #probe: ((dir: string) => Promise<void>) | undefined;
+  readonly #platform: NodeJS.Platform;
+  /** Each entry's folder state, by agent and configured path. */
+  readonly #states = new Map<string, WatchStatus>();
+  #recheckPending = false;
   #roots: string[] = [];
   #capWarned = false;
   #follow: Disposable | undefined;
@@ -98,6 +127,8 @@ export class WatcherManager implements AsyncDisposable {
     this.#warn = opts.warn ?? (() => undefined);
     this.#maxDirs = opts.maxDirs ?? MAX_WATCHED_DIRS;
     this.#rescanMs = opts.rescanMs;
+    this.#probe = opts.probe;
+    this.#platform = opts.platform ?? process.platform;
   }
 
   async start(): Promise<void> {
@@ -125,6 +156,11 @@ export class WatcherManager implements AsyncDisposable {
     return [...this.#watchers.keys()].sort();
   }
 
+  /** Each watch entry's folder state (one agent's, or every agent's), by agent and path. */
+  status(agent?: string): WatchStatus[] {
+    return [...this.#states.values()].filter((s) => agent === undefined || s.agent === agent).sort((a, b) => (a.agent + a.path < b.agent + b.path ? -1 : 1));
+  }
+
   /** Folders being watched, across every root. */
   get watchedDirs(): number {
     return this.#dirs.size;
@@ -149,8 +185,10 @@ export class WatcherManager implements AsyncDisposable {
     const found = await agentsToRefresh(this.#host, only, (m) => this.#warn(`watchers: ${m}`));
     if (!found) return;
     const names = found.names;
-    if (found.complete)
+    if (found.complete) {
       for (const name of [...this.#entries.keys()]) if (!names.includes(name)) this.#setEntries(name, []);
+      for (const s of [...this.#states.values()]) if (!names.includes(s.agent)) this.#keepStates(s.agent, []);
+    }
     for (const name of names) {
       if (this.#disposed) return;
       let watch;
@@ -159,6 +197,7 @@ export class WatcherManager implements AsyncDisposable {
         this.#reported.delete(name);
       } catch (err) {
         this.#setEntries(name, []);
+        this.#keepStates(name, []);
         if (isReinError(err, 'not_found') || isReinError(err, 'agent_not_found')) continue;
         this.#report(name, `watchers of ${name} are off: its config cannot be read: ${errorMessage(err)}`);
         continue;
@@ -178,24 +217,71 @@ export class WatcherManager implements AsyncDisposable {
         });
       }
       this.#setEntries(name, entries);
+      this.#keepStates(name, watch.map((w) => w.path));
     }
   }
 
-  /** A folder that exists, with symlinks resolved; a missing one is reported once and skipped. */
+  /**
+   * A folder that exists and this process can read, with symlinks resolved. A missing or unreadable one
+   * is reported once (and its state announced) and skipped: the next refresh looks again.
+   */
   async #resolveRoot(agent: string, path: string): Promise<string | undefined> {
     const key = `${agent}\0${path}`;
-    try {
-      const root = await realpath(path);
-      if (!(await stat(root)).isDirectory()) {
-        this.#report(key, `watch folder ${path} of ${agent} is not a folder; skipped`);
-        return undefined;
-      }
+    const access = await folderAccess(path, this.#probe);
+    if (access.ok) {
       this.#reported.delete(key);
-      return root;
-    } catch (err) {
-      this.#report(key, `watch folder ${path} of ${agent} cannot be watched (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}); skipped until it exists`);
-      return undefined;
+      this.#setState({ agent, path, state: 'watching' });
+      return access.real;
     }
+    if (access.kind === 'unreadable') {
+      const hint = unreadableHint(this.#platform);
+      this.#setState({ agent, path, state: 'unreadable', reason: access.reason, hint });
+      this.#report(key, `watch folder ${path} of ${agent} is not watched: it cannot be read (${access.code ?? access.reason}); ${hint}`);
+    } else if (access.kind === 'not_a_folder') {
+      this.#setState({ agent, path, state: 'not_a_folder', reason: access.reason });
+      this.#report(key, `watch folder ${path} of ${agent} is not a folder; skipped`);
+    } else {
+      this.#setState({ agent, path, state: 'missing', reason: access.reason });
+      this.#report(key, `watch folder ${path} of ${agent} cannot be watched (${access.code ?? access.reason}); skipped until it exists`);
+    }
+    return undefined;
+  }
+
+  /** Records an entry's folder state; a change (other than a first `watching`) goes on the bus. */
+  #setState(next: WatchStatus): void {
+    const key = `${next.agent}\0${next.path}`;
+    const prev = this.#states.get(key);
+    this.#states.set(key, next);
+    if ((prev?.state ?? 'watching') === next.state) return;
+    try {
+      this.#host.publish({
+        type: 'watch_status',
+        at: new Date().toISOString(),
+        agent: next.agent,
+        path: next.path,
+        state: next.state,
+        ...(next.reason !== undefined ? { reason: next.reason } : {}),
+        ...(next.hint !== undefined ? { hint: next.hint } : {}),
+      });
+    } catch (e) {
+      this.#warn(`watchers: could not announce the state of ${next.path}: ${errorMessage(e)}`);
+    }
+  }
+
+  /** Forgets the states of the agent's folders it no longer watches. */
+  #keepStates(agent: string, paths: readonly string[]): void {
+    for (const [key, s] of this.#states) if (s.agent === agent && !paths.includes(s.path)) this.#states.delete(key);
+  }
+
+  /** chokidar reported an error: every folder is looked at again (once, however many errors come). */
+  #recheck(): void {
+    if (this.#recheckPending || this.#disposed) return;
+    this.#recheckPending = true;
+    void this.refresh()
+      .catch((e: unknown) => this.#warn(`watchers: ${errorMessage(e)}`))
+      .finally(() => {
+        this.#recheckPending = false;
+      });
   }
 
   #report(key: string, message: string): void {
@@ -248,7 +334,11 @@ export class WatcherManager implements AsyncDisposable {
     fsw.on('change', (p) => this.#event('modified', p));
     fsw.on('unlink', (p) => this.#event('deleted', p));
     fsw.on('unlinkDir', (p) => void this.#dirs.delete(p));
-    fsw.on('error', (err) => this.#warn(`watching ${root}: ${errorMessage(err)}`));
+    fsw.on('error', (err) => {
+      this.#warn(`watching ${root}: ${errorMessage(err)}`);
+      // The folder may have become unreadable (access revoked) or gone: the probe says which.
+      this.#recheck();
+    });
     this.#watchers.set(root, { fsw, ready });
   }
 

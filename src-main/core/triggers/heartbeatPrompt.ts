@@ -31,13 +31,61 @@ const LATEST_CANDIDATES = 25;
 /** The loop's per-turn context block starts with this marker (core/context/promptAssembly.ts). */
 const CONTEXT_BLOCK_MARK = '<!-- cache_break -->';
 
+/** A remark after the token longer than this is a message, not an acknowledgement. */
+export const OK_REMARK_MAX_CHARS = 40;
+
+/** Markdown and HTML around the token (emphasis, code, strike-through, a quote or heading mark), whitespace. */
+const LEADING = /^(?:[\s*_~`>#]|<\/?(?:b|strong|i|em|code|p|span)>)+/i;
+const TOKEN = /^heartbeat_ok(?![a-z0-9]|_[a-z0-9])/i;
+/** What may stand between the token and a remark, or end the answer: the same, and punctuation. */
+const AROUND = /^(?:[\s*_~`>#.,;:!()[\]\-–—]|<\/?(?:b|strong|i|em|code|p|span)>)+/i;
+const TRAILING = /(?:[\s*_~`>#.,;:!()[\]\-–—]|<\/?(?:b|strong|i|em|code|p|span)>)+$/i;
+
+/** A contrast or a condition: whatever comes with it is news ("…, but", "only staging", "if you want"). */
+const CONTRAST: ReadonlySet<string> = new Set(['but', 'however', 'though', 'although', 'except', 'unless', 'yet', 'apart', 'besides', 'other', 'only', 'instead', 'if']);
+/** A finding or a request, as a whole word … */
+const FINDING_WORDS: ReadonlySet<string> = new Set([
+  'down', 'full', 'late', 'slow', 'stuck', 'red', 'must', 'should', 'please', 'asap', 'want', 'wants', 'todo', 'fyi', 'note', 'btw', 'heads', 'not', 'cannot',
+]);
+/** … or as the beginning of one (failed, errors, expires, needed, warnings). */
+const FINDING_STEMS = /^(?:fail|error|expir|warn|alert|urgent|critical|attention|action|broke|crash|outage|overdue|miss|need|remind|issue|problem|incident|risk)/;
+/** A finding right after one of these (or one word further) is negated: "no alerts", "nothing needs attention". */
+const NEGATIONS: ReadonlySet<string> = new Set(['no', 'nothing', 'zero', 'none']);
+
 /**
- * Silent when the answer is exactly HEARTBEAT_OK once surrounding whitespace is trimmed, in any case.
- * Anything more ("HEARTBEAT_OK, but…", a sentence) is an alert: a model that wants to say something
- * has said it.
+ * Is the answer the silent acknowledgement? The rule, stricter than OpenClaw's (which drops up to 300
+ * characters around the token), because a missed alert costs more than a needless notification:
+ *
+ * 1. The answer starts with HEARTBEAT_OK (any case) once markdown or HTML around it (`**…**`, `` `…` ``,
+ *    `_…_`, `> `, `# `, `<b>…</b>`) and whitespace are set aside; HEARTBEAT_OKAY is not it.
+ * 2. What follows, past punctuation (`.`, `:`, `-`, `—`, `(`…), is either nothing or a short remark: at
+ *    most 40 characters, with no digit (a figure is a finding: "95%", "3 jobs"), no `?` (a question to
+ *    the user), no link, no contrast or condition (but, though, except, only, if, still …) and no word
+ *    of a finding or a request (failed, error, full, down, expires, need, should, please, not, isn't …)
+ *    unless "no"/"nothing" stands just before it ("no alerts", "nothing needs attention", "no action
+ *    needed").
+ *
+ * Anything else — the token in the middle or at the end, a longer remark, "HEARTBEAT_OK but the disk is
+ * 95% full" — is an alert.
  */
 export function isHeartbeatOk(text: string): boolean {
-  return text.trim().toUpperCase() === HEARTBEAT_OK;
+  const start = text.replace(LEADING, '');
+  const token = TOKEN.exec(start);
+  if (!token) return false;
+  const remark = start.slice(token[0].length).replace(AROUND, '').replace(TRAILING, '').replace(/\s+/g, ' ').trim();
+  if (remark === '') return true;
+  return isQuietRemark(remark);
+}
+
+function isQuietRemark(remark: string): boolean {
+  if (remark.length > OK_REMARK_MAX_CHARS) return false;
+  if (/[0-9?]/.test(remark) || /:\/\/|www\./i.test(remark)) return false;
+  const words = remark.toLowerCase().replace(/’/g, "'").split(/[^a-z']+/).filter(Boolean);
+  return words.every((w, i) => {
+    if (CONTRAST.has(w)) return false;
+    const finding = FINDING_WORDS.has(w) || FINDING_STEMS.test(w) || w.endsWith("n't");
+    return !finding || NEGATIONS.has(words[i - 1] ?? '') || NEGATIONS.has(words[i - 2] ?? '');
+  });
 }
 
 export interface Goals {

@@ -10,8 +10,10 @@
  * 4. One unattended run through the service (entry and source `heartbeat`, a one-off lane, the model
  *    of `heartbeat.model`) in a light, isolated context (RunOverrides.isolated): persona plus the
  *    heartbeat brief and goals as a byte-stable system prompt, one user message with a short excerpt of
- *    the latest conversation. Its session is never saved.
- * 5. The answer `HEARTBEAT_OK` (trimmed, any case) is silent. Anything else is an alert: a
+ *    the latest conversation. Its session is never saved. With `every` ≤ 1 h the tools and system
+ *    prompt carry 1-hour cache marks, so the next beat still reads them (heartbeatCacheTtl).
+ * 5. An answer that is `HEARTBEAT_OK` (isHeartbeatOk: with markdown around it, punctuation, or a short
+ *    remark with no sign of a finding) is silent. Anything else is an alert: a
  *    `heartbeat_alert` on the bus (the desktop app shows a notification) and an assistant message in
  *    the agent's latest conversation (appendAlert.ts). A run that fails says so the same way on the
  *    bus ("Heartbeat error: …"), but nothing is added to a conversation.
@@ -69,6 +71,21 @@ export interface BeatSettings {
   maxUsdPerDay: number;
   /** heartbeat.pause_when_idle in ms; absent = beat however long nobody wrote. */
   pauseWhenIdleMs?: number;
+  /** The TTL of the beat's cache marks on tools and system prompt (heartbeatCacheTtl). */
+  cacheTtl: '5m' | '1h';
+}
+
+/** Beats at most this far apart find the previous beat's 1-hour cache entry still there. */
+export const ONE_HOUR_CACHE_MS = 60 * 60_000;
+
+/**
+ * The cache TTL of a heartbeat's stable prefix: a 5-minute entry is gone long before the next beat of a
+ * 30-minute heartbeat, a 1-hour entry is not (each beat's read renews it). Beats further apart than an
+ * hour find nothing either way: they keep the cheaper 5-minute marks, which still serve the tool calls
+ * within one beat. A beat by hand of an agent without a heartbeat block is a one-off: 5 minutes.
+ */
+export function heartbeatCacheTtl(everyMs: number | undefined): '5m' | '1h' {
+  return everyMs !== undefined && everyMs <= ONE_HOUR_CACHE_MS ? '1h' : '5m';
 }
 
 export function beatSettings(rc: AgentRuntimeConfig): BeatSettings {
@@ -77,6 +94,7 @@ export function beatSettings(rc: AgentRuntimeConfig): BeatSettings {
     model: hb?.model ?? rc.effective.model,
     overlapPrevention: hb?.overlapPrevention ?? true,
     maxUsdPerDay: rc.agentConfig.heartbeat?.max_usd_per_day ?? DEFAULT_MAX_USD_PER_DAY,
+    cacheTtl: heartbeatCacheTtl(hb?.everyMs),
     ...(hb?.pauseWhenIdleMs !== undefined ? { pauseWhenIdleMs: hb.pauseWhenIdleMs } : {}),
   };
 }
@@ -130,6 +148,7 @@ export async function runHeartbeat(host: TriggerHost, agent: string, opts: BeatO
         model: settings.model,
         isolated: {
           instructions: heartbeatBrief(goals),
+          ...(settings.cacheTtl === '1h' ? { cache_ttl: '1h' as const } : {}),
           ...(settings.maxUsdPerDay > 0 ? { max_usd: settings.maxUsdPerDay - spent } : {}),
         },
       },

@@ -56,4 +56,20 @@ describe('schedules over HTTP', () => {
     expect((await http(d, 'DELETE', `/schedules/${id}`)).json).toEqual({ removed: true, id });
     expect((await http(d, 'GET', `/schedules/${id}`)).status).toBe(404);
   });
+
+  it('takes catch_up on create and change, answers it (once by default), and names the field when it is wrong', async () => {
+    fake = await startFakeAnthropic();
+    d = await startTestDaemon(fake, { daemon: { env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'k', REIN_SCHEDULE_BACKEND: 'daemon' } } });
+    const plain = await http(d, 'POST', '/schedules', { body: { cron: '@daily', prompt: 'x' } });
+    expect(plain.json.catch_up).toBe('once');
+    const created = await http(d, 'POST', '/schedules', { body: { cron: '@daily', prompt: 'report', catch_up: 'within 2h' } });
+    expect(created.status).toBe(201);
+    expect(created.json.catch_up).toBe('within 2h');
+    const id = created.json.id as string;
+    expect((await http(d, 'PUT', `/schedules/${id}`, { body: { catch_up: 'skip' } })).json.catch_up).toBe('skip');
+    const bad = await http(d, 'PUT', `/schedules/${id}`, { body: { catch_up: 'sometimes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ code: 'invalid_input', field: 'catch_up' });
+    expect((await http(d, 'GET', `/schedules/${id}`)).json.catch_up).toBe('skip');
+  });
 });

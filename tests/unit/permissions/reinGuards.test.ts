@@ -57,6 +57,42 @@ const bash = (command: string, cwd?: string) => decide(undefined, { command }, c
 const plain = (tool: ReturnType<typeof fakeTool> | undefined, input: unknown) =>
   engineFor({ home, reinHome: rein })({ ...(tool ? { tool } : {}), input, mode: 'default', cwd: project });
 
+describe('the stored API key in the system secret store', () => {
+  it.each([
+    'security find-generic-password -s rein -a anthropic-api-key -w',
+    'security find-generic-password -a anthropic-api-key -w',
+    '/usr/bin/security find-generic-password -gs rein',
+    'security find-generic-password -w',
+    'security dump-keychain -d',
+    'secret-tool lookup service rein account anthropic-api-key',
+    'secret-tool search --all service rein',
+    'secret-tool search --all xdg:schema org.freedesktop.Secret.Generic',
+    'echo $(security find-generic-password -s rein -w)',
+  ])('%s is a hard block', async (line) => {
+    const d = await bash(line);
+    expect(d.layer, `${line}: ${d.reason}`).toBe('hard_block');
+    expect(d.reason).toMatch(/Rein's API key/);
+  });
+
+  it.each(['cat ~/.rein/secrets/anthropic-api-key', 'cp ~/.rein/secrets/anthropic-api-key /tmp/k'])('%s (the file store) is a hard block', async (line) => {
+    const d = await bash(line);
+    expect(d.layer, `${line}: ${d.reason}`).toBe('hard_block');
+  });
+
+  it('the file store is one of Rein’s secrets for the file tools', async () => {
+    const d = await decide(read, { path: path.join(rein, 'secrets', 'anthropic-api-key') });
+    expect(d.layer).toBe('hard_block');
+  });
+
+  it.each(['security find-generic-password -s github -w', 'security find-generic-password -s rein', 'secret-tool lookup service github account me', 'security list-keychains'])(
+    '%s is not blocked',
+    async (line) => {
+      const d = await plain(undefined, { command: line });
+      expect(d.layer, `${line}: ${d.reason}`).not.toBe('hard_block');
+    },
+  );
+});
+
 describe('the list of secrets', () => {
   it('names the token files, the key file, webhook secrets and the secrets folder, in any case', () => {
     for (const f of ['daemon.json', 'daemon.token', 'api-key.enc', 'webhooks.yaml', 'secrets/mcp/github.json', 'SECRETS/x', 'Daemon.JSON']) {

@@ -224,6 +224,9 @@ describe('a schedule job: create, update, disable, enable, remove', () => {
     expect(err).toBeInstanceOf(LaunchctlError);
     expect((err as LaunchctlError).exitCode).toBe(5);
     expect((err as Error).message).toMatch(/launchctl bootstrap gui\/501 .* failed \(exit 5\): Bootstrap failed: 5: Input\/output error/);
+    // No plist is left to be loaded at the next login, where it would fire with nothing to run.
+    expect((err as Error).message).toMatch(/so its plist was removed.*Allow in the Background/);
+    expect(existsSync(plistPath())).toBe(false);
   });
 
   it('changes to one job in one process go one after another', async () => {

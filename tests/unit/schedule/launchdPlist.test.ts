@@ -66,6 +66,8 @@ describe('golden plists', () => {
     expect(back.StandardErrorPath).toBe(`${home ?? HOME}/schedules/a1b2c3d4/launchd.err.log`);
     expect(back.StartInterval).toBeUndefined();
     expect(back.RunAtLoad).toBe(true);
+    // launchd's SIGTERM → SIGKILL wait: longer than a run takes to stop and record it (cli/stopSignals.ts).
+    expect(back.ExitTimeOut).toBe(10);
     expect(plistCalendarIntervals(back as never)).toEqual(plist.intervals);
   });
 
@@ -77,9 +79,9 @@ describe('golden plists', () => {
     expect(() => launchdLabel('a.b')).toThrow(/cannot name a launchd job/);
     const xml = buildLaunchdPlist({ id: 'a1b2c3d4', cron: '1 2 3 4 *', programPrefix: PREFIX, reinHome: HOME, env: { Z: '1', A: '2' } }).xml;
     const keys = [...xml.matchAll(/<key>([^<]+)<\/key>/g)].map((m) => m[1]);
-    expect(keys).toEqual(['Label', 'ProgramArguments', 'EnvironmentVariables', 'A', 'REIN_HOME', 'Z', 'StandardOutPath', 'StandardErrorPath', 'StartCalendarInterval', 'Minute', 'Hour', 'Day', 'Month', 'RunAtLoad']);
+    expect(keys).toEqual(['Label', 'AssociatedBundleIdentifiers', 'ProgramArguments', 'EnvironmentVariables', 'A', 'REIN_HOME', 'Z', 'StandardOutPath', 'StandardErrorPath', 'StartCalendarInterval', 'Minute', 'Hour', 'Day', 'Month', 'RunAtLoad', 'ExitTimeOut']);
     // Started at load too (login): a time missed while the Mac was off is caught up then.
-    expect(xml).toContain('\t<key>RunAtLoad</key>\n\t<true/>\n</dict>');
+    expect(xml).toContain('\t<key>RunAtLoad</key>\n\t<true/>\n\t<key>ExitTimeOut</key>\n\t<integer>10</integer>\n</dict>');
   });
 
   it('REIN_HOME is the home given, whatever env says; a relative home is made absolute', () => {

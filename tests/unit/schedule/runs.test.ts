@@ -7,6 +7,7 @@ import type { DaemonEvent, ReinEvent } from '../../../src-main/core/api/events.j
 import type { MessageResult } from '../../../src-main/core/api/protocol.js';
 import type { RunRequest } from '../../../src-main/core/runtime/runRequest.js';
 import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleDir, scheduleLogsDir, ScheduleStore } from '../../../src-main/core/schedule/store.js';
+import { lastRunView } from '../../../src-main/core/schedule/lastRunView.js';
 import { runSchedule, type SubmitRun } from '../../../src-main/core/service/scheduleRuns.js';
 
 const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0.001, requests: 1 };
@@ -92,5 +93,76 @@ describe('runSchedule', () => {
     const outcome = await runSchedule(t.schedule, 'hand', { home: t.home, store: t.store, submit: failing, isAlive: () => false });
     expect(outcome).toMatchObject({ status: 'failed', message: expect.stringContaining('agent "ops" not found') });
     expect((await t.store.get(t.schedule.id)).last_run?.status).toBe('failed');
+  });
+});
+
+describe('a scheduled run that is stopped (SIGTERM, shutdown, a client gone)', () => {
+  /** A submit whose run goes on until its signal aborts, then ends `cancelled` as the loop does. */
+  const stallUntilStopped: SubmitRun = (request, listener, signal) =>
+    new Promise<MessageResult>((ok) => {
+      listener({ ...base, seq: 0, type: 'session_start', agent: request.agent, source: 'schedule', origin: 'unattended', model: 'm', resumed: false, cwd: '/' });
+      signal?.addEventListener('abort', () => {
+        listener({ ...base, seq: 1, type: 'session_end', stop_reason: 'cancelled', text: '', usage, iterations: 1 });
+        ok({ injected: false, route: 'once:x', agent: request.agent, session_id: base.session_id, text: '', stop_reason: 'cancelled', usage, iterations: 1 });
+      });
+    });
+
+  it('is recorded interrupted with its end time and session, logs why, and leaves no run.pid', async () => {
+    const t = await setup();
+    const stop = new AbortController();
+    const running = runSchedule(t.schedule, 'launchd', { home: t.home, store: t.store, submit: stallUntilStopped, publish: (e) => void t.published.push(e), signal: stop.signal });
+    // While it runs: `started`, claimed by this process, which is alive: the view says running.
+    for (let i = 0; i < 100 && (await t.store.get(t.schedule.id)).last_run?.status !== 'started'; i++) await new Promise((r) => setTimeout(r, 5));
+    const during = (await t.store.get(t.schedule.id)).last_run!;
+    expect(during).toMatchObject({ status: 'started', pid: process.pid });
+    expect(lastRunView(during)).toMatchObject({ status: 'running', ended_at: null });
+    expect(await readdir(scheduleDir(t.home, t.schedule.id))).toContain('run.pid');
+    stop.abort(new Error('stopped by SIGTERM'));
+    const outcome = await running;
+    expect(outcome).toMatchObject({ status: 'interrupted', session_id: base.session_id, message: 'interrupted: stopped by SIGTERM', ended_at: expect.any(String) });
+    const view = lastRunView((await t.store.get(t.schedule.id)).last_run!);
+    expect(view).toMatchObject({ status: 'interrupted', started_at: outcome.at, ended_at: outcome.ended_at, error: 'interrupted: stopped by SIGTERM', session: base.session_id, session_id: base.session_id });
+    expect(await readFile(outcome.log!, 'utf8')).toContain('interrupted: stopped by SIGTERM; the session is saved');
+    expect(await readdir(scheduleDir(t.home, t.schedule.id))).toEqual(['logs']);
+    expect(t.published.map((e) => e.type === 'schedule_run' && e.status)).toEqual(['started', 'interrupted']);
+  });
+
+  it('stopped before it was submitted: nothing runs, it is interrupted (not failed)', async () => {
+    const t = await setup();
+    const stop = new AbortController();
+    stop.abort(new Error('stopped by SIGHUP'));
+    const outcome = await runSchedule(t.schedule, 'hand', { home: t.home, store: t.store, submit: t.submit, signal: stop.signal });
+    expect(t.requests).toEqual([]);
+    expect(outcome).toMatchObject({ status: 'interrupted', message: 'interrupted: stopped by SIGHUP' });
+    expect(await readdir(scheduleDir(t.home, t.schedule.id))).toEqual(['logs']);
+  });
+});
+
+describe('lastRunView (the last_run of `schedule show --json` and the API)', () => {
+  const at = '2026-01-05T09:00:00.000Z';
+  it('keeps the stored fields and adds started_at, ended_at, error and session', () => {
+    expect(lastRunView({ at, status: 'finished', ended_at: '2026-01-05T09:01:00.000Z', session_id: 's1', message: 'all green', log: '/l', trigger: 'launchd' })).toEqual({
+      at,
+      status: 'finished',
+      started_at: at,
+      ended_at: '2026-01-05T09:01:00.000Z',
+      session: 's1',
+      session_id: 's1',
+      message: 'all green',
+      log: '/l',
+      trigger: 'launchd',
+    });
+    expect(lastRunView({ at, status: 'failed', ended_at: at, message: 'No API key' })).toMatchObject({ status: 'failed', error: 'No API key' });
+    expect(lastRunView({ at, status: 'skipped', message: 'still going' })).toMatchObject({ status: 'skipped', ended_at: at });
+    expect(lastRunView({ at, status: 'skipped', message: 'x' })).not.toHaveProperty('error');
+  });
+
+  it('a started run reads running while its process lives, interrupted once it is gone (killed -9)', () => {
+    expect(lastRunView({ at, status: 'started', pid: 4242 }, (pid) => pid === 4242)).toMatchObject({ status: 'running', ended_at: null });
+    const gone = lastRunView({ at, status: 'started', pid: 4242 }, () => false);
+    expect(gone).toMatchObject({ status: 'interrupted', ended_at: null, error: expect.stringContaining('pid 4242') });
+    expect(gone).not.toHaveProperty('pid');
+    // A record from before pids were kept: nobody can claim it still runs.
+    expect(lastRunView({ at, status: 'started' })).toMatchObject({ status: 'interrupted' });
   });
 });

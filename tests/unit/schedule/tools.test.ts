@@ -40,6 +40,16 @@ describe('schedule tools', () => {
     expect((await t.call('schedule_remove', { id: 'deadbeef' })).content).toContain('no schedule deadbeef');
   });
 
+  it('take catch_up on create and update, show it, and name the field when it is wrong', async () => {
+    const t = await setup();
+    const id = /Schedule created: ([0-9a-f]{8})/.exec((await t.call('schedule_create', { cron: '@daily', prompt: 'report', catch_up: 'within 2h' })).content)![1]!;
+    expect(JSON.parse((await t.call('schedule_show', { id })).content)).toMatchObject({ catch_up: 'within 2h' });
+    expect((await t.call('schedule_update', { id, catch_up: 'skip' })).content).toContain('catch_up=skip');
+    const bad = await t.call('schedule_update', { id, catch_up: 'whenever' });
+    expect(bad).toMatchObject({ ok: false, errorKind: 'validation' });
+    expect(bad.content).toContain('catch_up:');
+  });
+
   it('asks a person for create, update and remove; list and show run without asking', async () => {
     const t = await setup();
     const engine = createPermissionEngine({ permissions: {}, home: t.home });

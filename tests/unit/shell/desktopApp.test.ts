@@ -20,13 +20,11 @@ import {
   globalShortcut,
   ipcMain,
   resetElectronMock,
-  safeStorage,
   session,
   type FakeMenuItem,
 } from '../../support/electronMock.js';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { GlobalConfig } from '../../../src-main/core/config/schema.js';
-import { saveApiKey } from '../../../src-main/core/desktop/apiKeyStore.js';
 import { startDaemon, type DaemonOptions } from '../../../src-main/core/daemon/daemon.js';
 import { startDesktopApp, type DesktopApp, type DesktopAppOptions } from '../../../src-main/shell/desktopApp.js';
 import { safeStorageCipher } from '../../../src-main/shell/keychain.js';
@@ -240,60 +238,73 @@ describe('desktop app', () => {
       const h = fake.requests[0]!.headers;
       return h['x-api-key'] ?? String(h.authorization ?? '').replace(/^Bearer /, '');
     };
-
-    it('a key stored in the keychain file is the daemon’s ANTHROPIC_API_KEY', async () => {
-      await saveApiKey(home, safeStorageCipher('darwin'), 'sk-ant-stored-0123456789');
-      await launch();
+    /** Started as from Finder: no key in the environment. */
+    const noEnvKey = () => ({ env: { ANTHROPIC_BASE_URL: fake.url, REIN_RETRY_BASE_MS: '1' } });
+    /** The store every run reads (here: no Secret Service in the test's environment, so the 0600 file). */
+    const storedKeyFile = () => join(home, 'secrets', 'anthropic-api-key');
+    const sendAndReadKey = async () => {
       fake.enqueue(text('ok'));
       await invoke('rein:sendMessage', { text: 'hi' });
       await eventually(() => fake.requests.length > 0, 'a model request');
-      expect(keySent()).toBe('sk-ant-stored-0123456789');
+      return keySent();
+    };
+
+    it('moves a key kept in api-key.enc into the store every run reads, removes the old file, and runs use it', async () => {
+      await mkdir(home, { recursive: true });
+      await writeFile(join(home, 'api-key.enc'), await safeStorageCipher('darwin').encrypt('sk-ant-stored-0123456789'));
+      await launch(noEnvKey());
+      expect(await exists(join(home, 'api-key.enc'))).toBe(false);
+      expect(await readFile(storedKeyFile(), 'utf8')).toBe('sk-ant-stored-0123456789\n');
+      expect(await sendAndReadKey()).toBe('sk-ant-stored-0123456789');
     });
 
-    it('a key saved in Settings is sealed into REIN_HOME (0600, never plain) and reaches the next run', async () => {
-      await launch();
-      const saved = await invoke('rein:saveSettings', { api_key: 'sk-ant-typed-in-settings-42' });
-      expect(saved).toMatchObject({ ok: true, value: { platform: 'darwin', api_key: { present: true, source: 'keychain', hint: 'sk-ant-…s-42' } } });
+    it('a key saved in Settings goes to that store (0600), reaches the next run, and the view says where', async () => {
+      await launch(noEnvKey());
+      const saved = await invoke('rein:saveSettings', { api_key: ' sk-ant-typed-in-settings-42 ' });
+      expect(saved).toMatchObject({ ok: true, value: { platform: 'darwin', api_key: { present: true, source: 'file', hint: 'sk-ant-…s-42' } } });
+      expect(saved.value.api_key.note).toMatch(/readable only by you but not encrypted/);
       expect(saved.value.mac_permissions).toEqual({ accessibility: 'authorized', screen_recording: 'denied' });
-      const file = join(home, 'api-key.enc');
-      expect((await readFile(file)).toString('latin1')).not.toContain('sk-ant-typed');
-      if (process.platform !== 'win32') expect((await stat(file)).mode & 0o777).toBe(0o600);
-      fake.enqueue(text('ok'));
-      await invoke('rein:sendMessage', { text: 'hi' });
-      await eventually(() => fake.requests.length > 0, 'a model request');
-      expect(keySent()).toBe('sk-ant-typed-in-settings-42');
-    });
-
-    it('refuses to store a key where the keychain cannot encrypt, saying what to do instead', async () => {
-      safeStorage.available = false;
-      await launch();
-      const reply = await invoke('rein:saveSettings', { api_key: 'sk-ant-typed-in-settings-42' });
-      expect(reply).toMatchObject({ ok: false, code: 'invalid_input' });
-      expect(reply.error).toMatch(/no keychain encryption.*ANTHROPIC_API_KEY/);
+      expect(await readFile(storedKeyFile(), 'utf8')).toBe('sk-ant-typed-in-settings-42\n');
+      if (process.platform !== 'win32') expect((await stat(storedKeyFile())).mode & 0o777).toBe(0o600);
       expect(await exists(join(home, 'api-key.enc'))).toBe(false);
       const view = await invoke('rein:desktop.desktopSettings');
-      expect(view.value.key_storage).toMatchObject({ available: false });
+      expect(view.value.key_storage).toMatchObject({ available: true, store: 'file', plain_text: true, location: storedKeyFile() });
+      expect(await sendAndReadKey()).toBe('sk-ant-typed-in-settings-42');
     });
 
-    it('a stored key the keychain cannot open is reported on the tray, and runs use the environment’s key', async () => {
+    it('refuses what cannot be a key, naming the field, and stores nothing', async () => {
+      await launch(noEnvKey());
+      const reply = await invoke('rein:saveSettings', { api_key: 'sk ant with spaces' });
+      expect(reply).toMatchObject({ ok: false, code: 'invalid_input' });
+      expect(await exists(storedKeyFile())).toBe(false);
+    });
+
+    it('ANTHROPIC_API_KEY in the environment Rein started with wins over the stored key', async () => {
+      await mkdir(join(home, 'secrets'), { recursive: true });
+      await writeFile(storedKeyFile(), 'sk-ant-stored-0123456789\n');
+      await launch();
+      const settings = await invoke('rein:getSettings');
+      expect(settings.value.api_key).toMatchObject({ present: true, source: 'env' });
+      expect(await sendAndReadKey()).toBe('env-key');
+    });
+
+    it('an api-key.enc the keychain cannot open stays, is reported on the tray, and runs use the environment’s key', async () => {
       await mkdir(home, { recursive: true });
       await writeFile(join(home, 'api-key.enc'), 'not sealed by this keychain');
       await launch();
       expect(Tray.created[0]!.toolTip).toMatch(/api-key\.enc cannot be decrypted/);
-      fake.enqueue(text('ok'));
-      await invoke('rein:sendMessage', { text: 'hi' });
-      await eventually(() => fake.requests.length > 0, 'a model request');
-      expect(keySent()).toBe('env-key');
+      expect(await exists(join(home, 'api-key.enc'))).toBe(true);
+      expect(await sendAndReadKey()).toBe('env-key');
     });
 
-    it('clearing it goes back to the key Rein was started with', async () => {
-      await saveApiKey(home, safeStorageCipher('darwin'), 'sk-ant-stored-0123456789');
+    it('removing it clears the store; runs go back to the key Rein was started with', async () => {
+      await mkdir(join(home, 'secrets'), { recursive: true });
+      await writeFile(storedKeyFile(), 'sk-ant-stored-0123456789\n');
       await launch();
       await expect(invoke('rein:desktop.clearApiKey')).resolves.toEqual({ ok: true, value: { removed: true } });
-      fake.enqueue(text('ok'));
-      await invoke('rein:sendMessage', { text: 'hi' });
-      await eventually(() => fake.requests.length > 0, 'a model request');
-      expect(keySent()).toBe('env-key');
+      expect(await exists(storedKeyFile())).toBe(false);
+      await expect(invoke('rein:desktop.clearApiKey')).resolves.toEqual({ ok: true, value: { removed: false } });
+      expect(await sendAndReadKey()).toBe('env-key');
     });
   });
 

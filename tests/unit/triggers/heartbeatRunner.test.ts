@@ -16,12 +16,15 @@ const dirs = tempDirs('rein-hb-run-');
 let fake: FakeAnthropic;
 let service: ReinService;
 let bus: BusEvent[];
+/** How far the fake's cache clock is ahead of the real one (beats 30 minutes apart without waiting). */
+let shift = 0;
 
 const PERSONA = 'You are Ops, who watches the CI of the web team.';
 const GOALS = '1. If the main pipeline is red, say which job failed.';
 
 beforeEach(async () => {
-  fake = await startFakeAnthropic({ cacheEveryBreakpoint: true });
+  shift = 0;
+  fake = await startFakeAnthropic({ cacheEveryBreakpoint: true, now: () => Date.now() + shift });
   service = await ReinService.create({
     home: dirs.home,
     cwd: dirs.root,
@@ -122,6 +125,56 @@ describe('a heartbeat beat', () => {
     expect(first.cache_read_share).toBe(0);
     expect(second.total_input_tokens).toBeLessThanOrEqual(5_000);
     expect(second.cache_read_share).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('every ≤ 1 h: every cache mark is the 1-hour kind, so a beat 30 minutes later still reads the prefix; the cost counts 1-hour writes at 2×', async () => {
+    await agent('heartbeat:\n  every: 30m\n');
+    await conversation();
+    const first = await runHeartbeat(service, 'ops');
+    shift += 30 * 60_000;
+    const second = await runHeartbeat(service, 'ops');
+    const [a, b] = beatRequests();
+    for (const r of [a!, b!]) {
+      expect(r.body.tools!.at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+      expect((r.body.system as { cache_control?: unknown }[]).at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+      expect(JSON.stringify(r.body.messages)).toContain('"cache_control":{"type":"ephemeral","ttl":"1h"}');
+      expect(r.raw).not.toContain('"cache_control":{"type":"ephemeral"}');
+    }
+    expect(second.cache_read_share).toBeGreaterThanOrEqual(0.8);
+    expect(second.total_input_tokens).toBeLessThanOrEqual(5_000);
+    // Default model (claude-sonnet-5-5: $3 in, $15 out per million): every write of the first beat is a 1-hour one, at 2×.
+    expect(fake.accounting.cacheWrite1h).toBeGreaterThanOrEqual(first.cache_creation_tokens);
+    const expected = (first.input_tokens * 3 + first.cache_creation_tokens * 6 + first.output_tokens * 15) / 1e6;
+    expect(first.cost_usd).toBeCloseTo(expected, 12);
+  });
+
+  it('every > 1 h: 5-minute marks (no beat would read a longer entry), and two hours later nothing is read from the cache', async () => {
+    await agent('heartbeat:\n  every: 2h\n');
+    await conversation();
+    await runHeartbeat(service, 'ops');
+    shift += 2 * 60 * 60_000;
+    const second = await runHeartbeat(service, 'ops');
+    for (const r of beatRequests()) expect(r.raw).not.toContain('"ttl"');
+    expect(second.cache_read_share).toBe(0);
+    expect(fake.accounting.cacheWrite1h).toBe(0);
+  });
+
+  it.each(['HEARTBEAT_OK.', '**HEARTBEAT_OK**', 'HEARTBEAT_OK - nothing new'])('answered %j is silent too', async (answer) => {
+    await agent();
+    await conversation();
+    fake.enqueue(text(answer));
+    const r = await runHeartbeat(service, 'ops');
+    expect(r.outcome).toBe('ok');
+    expect(alerts()).toEqual([]);
+  });
+
+  it('answered "HEARTBEAT_OK but the disk is 95% full" is an alert', async () => {
+    await agent();
+    await conversation();
+    fake.enqueue(text('HEARTBEAT_OK but the disk is 95% full'));
+    const r = await runHeartbeat(service, 'ops');
+    expect(r).toMatchObject({ outcome: 'alert', message: 'HEARTBEAT_OK but the disk is 95% full' });
+    expect(alerts()).toHaveLength(1);
   });
 
   it('with anything else is an alert: on the bus, and added to the latest conversation as the heartbeat', async () => {

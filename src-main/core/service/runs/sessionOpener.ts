@@ -73,7 +73,7 @@ export class SessionOpener {
     const config = await o.config();
     run.config = config;
     const rc = await o.cache.agentConfig(o.home, config, run.agent);
-    if (o.checkModelAccess) resolveModelAccess(o.env, rc.effective.config, o.home);
+    if (o.checkModelAccess) await resolveModelAccess(o.env, rc.effective.config, o.home);
     const cwd = rc.cwd ?? o.cwd;
     const model = req.overrides?.model ?? rc.effective.model;
     const store = new SessionStore(rc.sessionsDir, { cache: o.cache.sessions });

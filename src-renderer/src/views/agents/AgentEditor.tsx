@@ -345,7 +345,8 @@ function ActivityTab({ api, name }: { api: ReinApi; name: string }) {
             {a.watchers.map((w) => (
               <li key={`${w.path}${w.glob ?? ''}`}>
                 <code>{w.path}</code>
-                {w.glob ? ` · ${w.glob}` : ''} · {w.debounce_ms} ms · {w.watching ? 'watching' : 'not watched (the folder is missing, or the daemon is not running)'}
+                {w.glob ? ` · ${w.glob}` : ''} · {w.debounce_ms} ms · {w.watching ? 'watching' : w.reason ? `not watched: ${w.reason}` : 'not watched (the folder is missing, or the daemon is not running)'}
+                {w.state === 'unreadable' && w.hint && <p className="form-error">{w.hint}</p>}
               </li>
             ))}
           </ul>

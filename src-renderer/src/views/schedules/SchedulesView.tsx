@@ -66,12 +66,13 @@ export function SchedulesView({ api, agents }: SchedulesViewProps) {
               <code className="schedule-cron">{s.cron}</code>
               <span className="schedule-agent">{s.agent}</span>
               <span className="muted">{s.enabled ? (s.next[0] ? `next ${formatWhen(s.next[0])}` : 'no upcoming time') : 'disabled'}</span>
+              {s.catch_up && s.catch_up !== 'once' && <span className="muted schedule-catch-up">missed runs: {s.catch_up === 'skip' ? 'skipped' : `caught up ${s.catch_up}`}</span>}
             </div>
             <p className="schedule-prompt">{s.prompt}</p>
             {s.last_run && (
               <p className={`schedule-last status-${s.last_run.status}`}>
                 Last run {formatWhen(s.last_run.at)}: {s.last_run.status}
-                {s.last_run.message ? ` — ${s.last_run.message}` : ''}
+                {(s.last_run.error ?? s.last_run.message) ? ` — ${s.last_run.error ?? s.last_run.message}` : ''}
               </p>
             )}
             <div className="schedule-actions">
@@ -111,10 +112,20 @@ function ScheduleLog({ api, schedule }: { api: ReinApi; schedule: ScheduleInfo }
   );
 }
 
+/** The catch_up values the form offers (the API takes any `within <duration>`). */
+const CATCH_UP_CHOICES: ReadonlyArray<readonly [string, string]> = [
+  ['once', 'runs once, when it wakes'],
+  ['within 1h', 'runs if missed by at most 1 hour'],
+  ['within 4h', 'runs if missed by at most 4 hours'],
+  ['within 12h', 'runs if missed by at most 12 hours'],
+  ['skip', 'is skipped'],
+];
+
 function NewSchedule({ api, agents, onCreated }: { api: ReinApi; agents: string[]; onCreated(): void }) {
   const [cron, setCron] = useState('0 9 * * 1-5');
   const [prompt, setPrompt] = useState('');
   const [agent, setAgent] = useState('default');
+  const [catchUp, setCatchUp] = useState('once');
   const [problem, setProblem] = useState<{ field?: string; text: string } | undefined>();
   const [busy, setBusy] = useState(false);
   return (
@@ -126,7 +137,7 @@ function NewSchedule({ api, agents, onCreated }: { api: ReinApi; agents: string[
         setBusy(true);
         setProblem(undefined);
         api
-          .createSchedule({ cron: cron.trim(), prompt, agent })
+          .createSchedule({ cron: cron.trim(), prompt, agent, catch_up: catchUp })
           .then(() => {
             setPrompt('');
             onCreated();
@@ -147,6 +158,16 @@ function NewSchedule({ api, agents, onCreated }: { api: ReinApi; agents: string[
         <select value={agent} onChange={(e) => setAgent(e.target.value)}>
           {agents.map((a) => (
             <option key={a}>{a}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span className="field-label">A time missed while the Mac was off or asleep</span>
+        <select value={catchUp} onChange={(e) => setCatchUp(e.target.value)} aria-invalid={problem?.field === 'catch_up'}>
+          {CATCH_UP_CHOICES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
           ))}
         </select>
       </label>

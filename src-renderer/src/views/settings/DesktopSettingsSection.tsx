@@ -71,7 +71,7 @@ export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: Rei
       <div className="field">
         <span className="field-label">API key storage</span>
         <p className="field-help">
-          {current.key_storage.available ? 'Keys are kept encrypted in the system keychain.' : `Keys cannot be stored here: ${current.key_storage.problem ?? 'no keychain'}. Set ANTHROPIC_API_KEY instead.`}
+          {keyStorageText(current.key_storage)}
         </p>
         <button
           type="button"
@@ -97,4 +97,14 @@ export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: Rei
       )}
     </section>
   );
+}
+
+/** Where a saved key goes, said plainly: a file that is plain text at rest is called that. */
+function keyStorageText(k: DesktopSettingsView['key_storage']): string {
+  if (!k.available) return `Keys cannot be stored here${k.problem ? `: ${k.problem}` : ''}. Set ANTHROPIC_API_KEY instead.`;
+  const where = k.location ?? 'the system keychain';
+  if (k.plain_text) {
+    return `Keys are kept in ${where}: readable only by you, but plain text on disk (as gh and aws keep theirs), because this system has no keychain${k.problem ? ` (${k.problem})` : ''}. Start a Secret Service (GNOME Keyring, KeePassXC) and save the key again to keep it encrypted.`;
+  }
+  return `Keys are kept encrypted in ${where}; the CLI and scheduled runs use the same key.`;
 }

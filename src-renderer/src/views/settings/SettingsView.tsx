@@ -235,7 +235,7 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
           </label>
           <input id="set-key" type="password" autoComplete="off" spellCheck={false} value={key} placeholder="sk-ant-…" onChange={(e) => setKey(e.target.value)} aria-describedby="set-key-help" />
           <p className="field-help" id="set-key-help">
-            Kept in the system keychain, never in a plain file.
+            {settings.api_key.note ?? 'Kept in the system keychain.'}
           </p>
         </div>
       ) : (
@@ -274,7 +274,9 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
 /** Where the key comes from, as a person would say it. */
 function keySourceText(source: string | null | undefined): string {
   if (source === 'env') return ' (from ANTHROPIC_API_KEY)';
-  if (source === 'keychain') return ' (in the system keychain)';
+  if (source === 'keychain') return ' (in the macOS Keychain)';
+  if (source === 'libsecret') return ' (in the system keyring)';
+  if (source === 'file') return ' (in a file only you can read)';
   return source ? ` (${source})` : '';
 }
 
