@@ -46,14 +46,15 @@ describe('SSE writes', () => {
       startSse(res);
       writeSse(res, sseFrame('session_start', '{"n":0}'));
       await sleep(SSE_COALESCE_MS * 4);
+      // Separate turns of the event loop, well inside the window (a 1 ms timer could fire past it on a loaded machine).
       for (let i = 1; i <= 3; i++) {
         writeSse(res, sseFrame('text_delta', `{"n":${i}}`));
-        await sleep(1);
+        await new Promise((ok) => setImmediate(ok));
       }
       await sleep(SSE_COALESCE_MS * 4);
     });
     expect(framesIn(chunks.join(''))).toEqual(['session_start', 'text_delta', 'text_delta', 'text_delta'].map((t, n) => sseFrame(t, `{"n":${n}}`)));
-    // The headers and the first frame went out at once; the three deltas, written 1 ms apart, in one read.
+    // The headers and the first frame went out at once; the three deltas, written in three turns, in one read.
     const withDeltas = chunks.filter((c) => framesIn(c).some((f) => f.startsWith('event: text_delta')));
     expect(withDeltas).toHaveLength(1);
     expect(framesIn(withDeltas[0]!)).toHaveLength(3);
