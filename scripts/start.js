@@ -1,29 +1,19 @@
-// What `npm start` runs. Where Electron can run, it builds the desktop app and launches it. Where it
-// cannot (no Electron binary, no display: a Linux server, a container), it says so in one sentence and
-// starts `rein daemon` instead, which serves the same UI to a browser and prints the URL to open; so a
-// newcomer always gets the product. Arguments after `npm start --` go to `rein daemon` (e.g. --port 0).
-// It never loads the `electron` package to find out: requiring it downloads the binary when missing.
-import { existsSync, readFileSync } from 'node:fs';
+// What `npm start` runs. Where Electron can run, it builds the desktop app and launches it, fetching the
+// Electron binary first when a display exists and the binary is missing (scripts/startPlan.js). Where
+// it cannot (no display: a Linux server, a container; or the binary could not be fetched), it says so in
+// one sentence and starts `rein daemon` instead, which serves the same UI to a browser and prints the
+// URL to open; so a newcomer always gets the product. Arguments after `npm start --` go to `rein daemon`
+// (or to Electron). It never loads the `electron` package: its binary is fetched by electron's own
+// installer in a child process, only here and only with a display.
+import { existsSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { planStart, runInstaller } from './startPlan.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const electronVite = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
-
-/** The Electron executable the `electron` package installed, or undefined when it has none. */
-function electronBinary() {
-  const dir = join(root, 'node_modules', 'electron');
-  const pathFile = join(dir, 'path.txt');
-  if (!existsSync(pathFile)) return undefined;
-  const binary = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(binary) ? binary : undefined;
-}
-
-function hasDisplay() {
-  if (process.platform === 'linux') return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
-  return process.platform === 'darwin' || process.platform === 'win32';
-}
+const electronDir = join(root, 'node_modules', 'electron');
 
 /** Runs a build step in the foreground; stops `npm start` with its exit code when it fails. */
 function build(args) {
@@ -38,12 +28,18 @@ function runInForeground(command, args) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
-const binary = electronBinary();
-const missing = !binary ? 'no Electron binary' : !hasDisplay() ? 'no display' : undefined;
+const plan = planStart({
+  platform: process.platform,
+  env: process.env,
+  electronDir,
+  fetch: () => runInstaller(join(electronDir, 'install.js'), { cwd: root }),
+  log: (line) => console.log(line),
+});
 
-if (missing) {
+if (plan.kind === 'daemon') {
+  if (plan.failure) console.log(plan.failure);
   console.log(
-    `Rein's desktop app cannot start here (${missing}), so Rein runs as a daemon with its web UI instead: open the URL it prints below in a browser.`,
+    `Rein's desktop app cannot start here (${plan.reason}), so Rein runs as a daemon with its web UI instead: open the URL it prints below in a browser.`,
   );
   if (!existsSync(join(root, 'out', 'cli', 'rein.js'))) {
     build([join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn']);
@@ -55,5 +51,5 @@ if (missing) {
   build([electronVite, 'build']);
   // `electron .` runs package.json "main" (out/main/index.js) with the project as the app path, so
   // app.getVersion() and resources/ resolve as they will in the packaged app.
-  runInForeground(binary, ['.', ...process.argv.slice(2)]);
+  runInForeground(plan.binary, ['.', ...process.argv.slice(2)]);
 }

@@ -14,7 +14,11 @@ export const VERSION = typeof __REIN_VERSION__ === 'string' ? __REIN_VERSION__ :
 export const HELP = `rein ${VERSION} — an AI agent harness for your computer
 
 Usage:
-  rein run [options] PROMPT     run an agent on PROMPT (PROMPT may also come on stdin)
+  rein run [options] PROMPT     run an agent on PROMPT (PROMPT may also come on stdin; /NAME runs commands/NAME.md)
+  rein agents list|show|create|validate|delete [NAME]   named agents in ~/.rein/agents (rein agents --help)
+  rein sessions list|show ID|search QUERY|reindex       past sessions and their full-text search (rein sessions --help)
+  rein memory show|append|consolidate [--agent NAME]    what an agent remembers: MEMORY.md (rein memory --help)
+  rein permissions check --tool T --input JSON | --batch   what a tool call would get: allow, ask or deny (rein permissions --help)
   rein daemon [status|stop|rotate-token]   agents as a local service (rein daemon --help)
   rein heartbeat run AGENT [--json]        one heartbeat beat now (HEARTBEAT.md; unattended)
   rein heartbeat status [AGENT] [--json]   last beat, tokens, cost, today's spend, next beat
@@ -22,8 +26,10 @@ Usage:
   rein ax apps|snapshot|find|click|set-value|get-value|press|scroll|type|wait-for|annotate|permissions   other apps' UI (rein ax --help)
   rein mcp serve|add|remove|import|list|tools|call|login …   MCP: Rein's tools as a server, the servers agents use (rein mcp --help)
   rein auth set-key|status|remove   the API key every run uses, in the system's secret store (rein auth --help)
-  rein doctor [--json]          check config, key, agents, schedules, daemon, helpers (nothing changed)
+  rein doctor [--online] [--json]   check config, key, agents, schedules, daemon, helpers (nothing changed;
+                                    --online: one tiny model request, one connection to each MCP server)
   rein trust [FOLDER] [--yes] | --list | --revoke [FOLDER]   trust a folder's .rein/config.yaml (rein trust --help)
+  rein changes list [--json] | accept ID [--yes] | reject ID   confirm permission changes asked over the daemon's API (rein changes --help)
   rein --help | --version
 
 rein run options:
@@ -60,7 +66,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
   auth: async () => (await import('./commands/auth.js')).authCommand,
   trust: async () => (await import('./commands/trust.js')).trustCommand,
+  changes: async () => (await import('./commands/changes.js')).changesCommand,
 };
+
+/** Every command `rein` dispatches (each has its line in HELP: tests/unit/cli/help.test.ts). */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
 /** Runs one command. Without `io`, on this process's own streams: a reader that goes away (`| head`) ends it quietly. */
 export async function main(argv: string[], io?: CliIo): Promise<number> {

@@ -17,6 +17,9 @@ import { chatRoute, DEFAULT_AGENT } from './state/routes.js';
 import { useAsync } from './util/useAsync.js';
 import { ApprovalsView } from './views/approvals/ApprovalsView.js';
 import { ChatView } from './views/chat/ChatView.js';
+import { useRememberedConversations } from './views/chat/useRememberedConversations.js';
+import { ICONS } from './views/nav/icons.js';
+import { Sidebar, type SidebarItem } from './views/nav/Sidebar.js';
 
 // The chat is what opens first; the other views load when first shown, so the first paint does not
 // wait for their code (the agent form generator, above all).
@@ -36,6 +39,8 @@ export const VIEWS: { id: ViewId; label: string; key: string }[] = [
   { id: 'schedules', label: 'Schedules', key: '5' },
   { id: 'settings', label: 'Settings', key: '6' },
 ];
+
+const NAV_ITEMS: SidebarItem<ViewId>[] = VIEWS.map((v) => ({ ...v, icon: ICONS[v.id] }));
 
 export function App({ choice }: { choice: ApiChoice }) {
   const [current, setCurrent] = useState(choice);
@@ -167,30 +172,15 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
     return () => window.removeEventListener('keydown', onKey);
   }, [agent]);
 
+  // A reload continues the conversation each agent's chat showed.
+  useRememberedConversations(api, agent, chats, dispatchChats);
+
   const chat = chats[chatRoute(agent)] ?? emptyChat(agent, chatRoute(agent));
   const needsOnboarding = !onboardingDone && settings.status === 'ready' && !settings.value.api_key.present && !settings.value.base_url;
 
   return (
     <div className="app">
-      <nav className="sidebar" aria-label="Main">
-        <div className="brand" aria-hidden="true">
-          Rein
-        </div>
-        <ul>
-          {VIEWS.map((v) => (
-            <li key={v.id}>
-              <button type="button" className="nav-item" aria-current={view === v.id ? 'page' : undefined} onClick={() => setView(v.id)} title={`${v.label} (Alt+${v.key})`}>
-                {v.label}
-                {v.id === 'approvals' && pendingCount > 0 && (
-                  <span className="badge count" aria-label={`${pendingCount} waiting`}>
-                    {pendingCount}
-                  </span>
-                )}
-              </button>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <Sidebar<ViewId> items={NAV_ITEMS} current={view} onPick={setView} counts={{ approvals: pendingCount }} toggleIcon={ICONS.menu} />
       <main className="main">
         <ConnectionBanner state={connection} />
         <Suspense fallback={<p className="muted view-loading">Loading…</p>}>
@@ -224,6 +214,7 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
               dispatch={(action) => dispatchChats({ type: 'chat', agent, action })}
               onAnswer={answer}
               focusKey={focusKey}
+              errorContext={{ baseUrl: settings.value?.base_url ?? null }}
             />
           ) : view === 'approvals' ? (
             <ApprovalsView
@@ -263,16 +254,19 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
   );
 }
 
-function ConnectionBanner({ state }: { state: ConnectionState }) {
+/** The line over the page when the daemon is away or refuses the token: a wrong token and a rotated one are told apart. */
+export function ConnectionBanner({ state }: { state: ConnectionState }) {
   if (state === 'open' || state === 'connecting') return null;
   const text =
     state === 'unauthorized'
-      ? 'The daemon no longer accepts this page’s token (it was rotated or the daemon restarted with a new one). Open the address `rein daemon` printed again.'
-      : state === 'reconnecting'
-        ? 'Lost the connection to Rein; reconnecting…'
-        : 'Not connected to Rein.';
+      ? 'The daemon did not accept this token: it is not the daemon’s token (mistyped, or from another Rein). Open the address `rein daemon` printed — the token is after #token= — or paste `token` from ~/.rein/daemon.json.'
+      : state === 'rotated'
+        ? 'The daemon no longer accepts this page’s token: it was rotated (rein daemon rotate-token) or the daemon restarted with a new one. Open the address `rein daemon` printed again.'
+        : state === 'reconnecting'
+          ? 'Lost the connection to Rein; reconnecting…'
+          : 'Not connected to Rein.';
   return (
-    <p className={`banner ${state === 'unauthorized' ? 'banner-error' : 'banner-warn'}`} role="alert">
+    <p className={`banner ${state === 'unauthorized' || state === 'rotated' ? 'banner-error' : 'banner-warn'}`} role="alert">
       {text}
     </p>
   );

@@ -40,7 +40,7 @@ describe.skipIf(!available)(available ? 'MCP servers in the app' : `MCP servers 
   const item = (name: string) => page.locator(`.mcp-server[data-server="${name}"]`);
   const badge = (name: string) => item(name).locator('.mcp-state');
 
-  /** Agent files written on disk, as a person (or `rein mcp add`) would: over the API an MCP server waits for the desktop app's confirmation. */
+  /** Agent files written on disk, as a person (or `rein mcp add`) would: over the API an MCP server waits for a person to confirm it (`rein changes accept`). */
   async function agent(name: string, config: string) {
     const dir = join(ui.daemon.home, 'agents', name);
     await mkdir(dir, { recursive: true });

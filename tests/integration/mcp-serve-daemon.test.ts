@@ -175,7 +175,9 @@ describe('rein mcp serve asks the running daemon', () => {
       const r = await first;
       expect(r.isError, textOf(r)).toBeFalsy();
       expect(existsSync(join(t.cwd, 'always.txt'))).toBe(true);
-      expect(textOf(r)).toMatch(/\[rein\] "always allow" holds for this MCP connection\. Always allow "default": this raises permissions .*Nothing is changed until a person confirms it in the Rein desktop app/);
+      expect(textOf(r)).toMatch(
+        /\[rein\] "always allow" holds for this MCP connection\. Always allow "default": this raises permissions .*Nothing is changed until a person confirms it: run `REIN_HOME=\S+ rein changes accept chg_[0-9a-f]{16}` in a shell on this machine, or confirm it in the Rein desktop app/,
+      );
       expect(await configText(t)).toBe(before);
       const changes = (await http(t, 'GET', '/changes')).json.changes;
       // The grant the daemon's runtime would save for this call (its shape is grants.ts's).
@@ -220,7 +222,7 @@ describe('rein mcp serve asks the running daemon', () => {
     }
   });
 
-  it('without the desktop app, the result says a person must confirm it there and how to add it by hand', async () => {
+  it('without the desktop app, the change waits for `rein changes accept` in a shell, and the result names that command', async () => {
     const t = await daemon();
     const client = await serve(t);
     const first = client.callTool({ name: 'bash', arguments: { command: 'touch headless.txt' } });
@@ -228,13 +230,16 @@ describe('rein mcp serve asks the running daemon', () => {
     await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'always_allow' } });
     const r = await first;
     expect(r.isError, textOf(r)).toBeFalsy();
-    expect(textOf(r)).toContain('[rein] "always allow" holds for this MCP connection only.');
-    expect(textOf(r)).toContain('a person must confirm it in the Rein desktop app, which is not running. Nothing was changed.');
-    expect(textOf(r)).toMatch(new RegExp(`To make the change yourself, add .*touch headless\\.txt.* to permissions\\.\\w+ in ${join(t.home, 'config.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    const changes = (await http(t, 'GET', '/changes')).json.changes;
+    expect(changes).toEqual([expect.objectContaining({ kind: 'always_allow', requested_by: 'mcp_serve', accept_command: `REIN_HOME=${t.home} rein changes accept ${changes[0].change_id}` })]);
+    expect(textOf(r)).toContain('[rein] "always allow" holds for this MCP connection.');
+    expect(textOf(r)).toContain(`Nothing is changed until a person confirms it: run \`${changes[0].accept_command}\` in a shell on this machine (change`);
+    expect(textOf(r)).not.toContain('desktop app');
     expect(await configText(t)).toBe('(none)');
-    expect((await http(t, 'GET', '/changes')).json.changes).toEqual([]);
     expect((await client.callTool({ name: 'bash', arguments: { command: 'touch headless.txt' } })).isError).toBeFalsy();
     expect((await http(t, 'GET', '/approvals')).json.approvals).toEqual([]);
+    await t.daemon.service.answerChange({ change_id: changes[0].change_id, decision: 'apply' }, 'shell');
+    expect(await configText(t)).toContain('touch headless.txt');
   });
 
   it('"always allow" from a client’s own form goes to the running daemon as a pending change too', async () => {
@@ -250,7 +255,7 @@ describe('rein mcp serve asks the running daemon', () => {
       );
       const r = await client.callTool({ name: 'bash', arguments: { command: 'touch by-form.txt' } });
       expect(r.isError, textOf(r)).toBeFalsy();
-      expect(textOf(r)).toContain('Nothing is changed until a person confirms it in the Rein desktop app');
+      expect(textOf(r)).toMatch(/Nothing is changed until a person confirms it: run `[^`]*rein changes accept chg_[0-9a-f]{16}` in a shell on this machine, or confirm it in the Rein desktop app/);
       expect(await configText(t)).toBe('(none)');
       const changes = (await http(t, 'GET', '/changes')).json.changes;
       expect(changes).toEqual([expect.objectContaining({ kind: 'always_allow', requested_by: 'mcp_serve' })]);
@@ -264,13 +269,14 @@ describe('rein mcp serve asks the running daemon', () => {
 });
 
 describe('POST /changes/always-allow', () => {
-  it('makes a pending change of the grant the runtime would save, with the app attached; 403 with how-to without it', async () => {
+  it('makes a pending change of the grant the runtime would save, with the command that accepts it in a shell; with the app attached too', async () => {
     const t = await daemon();
     const body = { agent: 'default', tool: 'bash', input: { command: 'npm test' }, cwd: t.cwd };
-    const refused = await http(t, 'POST', '/changes/always-allow', { body });
-    expect(refused.status).toBe(403);
-    expect(refused.json).toMatchObject({ code: 'confirmation_required', error: expect.stringMatching(/To make the change yourself, add .*npm test.* to permissions\.\w+ in /) });
-    expect(refused.json.error).toContain(join(t.home, 'config.yaml'));
+    const headless = await http(t, 'POST', '/changes/always-allow', { body });
+    expect(headless.status, headless.text).toBe(202);
+    expect(headless.json).toMatchObject({ pending: true, kind: 'always_allow', accept_command: `REIN_HOME=${t.home} rein changes accept ${headless.json.change_id}` });
+    expect(headless.json.raises).toEqual([{ field: expect.stringMatching(/^permissions\./), change: expect.stringContaining('npm test') }]);
+    expect(await readFile(join(t.home, 'config.yaml'), 'utf8').catch(() => '(none)')).toBe('(none)');
     const app = t.daemon.service.attachClient('desktop');
     try {
       const ok = await http(t, 'POST', '/changes/always-allow', { body: { ...body, tool: 'file_write', input: { path: 'a', content: 'b' } } });

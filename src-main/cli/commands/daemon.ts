@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { reinHome } from '../../core/config/paths.js';
+import { visibleText } from '../../core/api/visibleText.js';
 import { isReinError } from '../../core/errors.js';
 import { daemonInfoFile, newToken, readDaemonInfo, writeToken, type DaemonInfo } from '../../core/daemon/daemonFile.js';
 import { startDaemon } from '../../core/daemon/daemon.js';
@@ -33,7 +34,9 @@ Usage:
   --cwd DIR    working folder for runs whose agent sets none (default: your home folder)
 
 The port and the token are in $REIN_HOME/daemon.json (mode 0600). The daemon also serves the web UI
-(out/renderer, built by \`npm run build\`) and prints its address with the token. See docs/daemon-api.md.
+(out/renderer, built by \`npm run build\`) and prints its address with the token. A change asked over
+the API that raises permissions waits for you: the daemon prints it with the command that accepts it
+(\`rein changes accept ID\`, see rein changes --help). See docs/daemon-api.md.
 `;
 
 export async function daemonCommand(argv: string[], io: CliIo): Promise<number> {
@@ -101,6 +104,16 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`rein daemon: the web UI is not built (no ${join(webUi.dir, 'index.html')}); run \`npm run build\`${webUi.root ? ` in ${webUi.root}` : ''} to build it. The API works without it.\n`);
   }
 
+  // No window shows a change waiting for a person here: say it, with the command that accepts it.
+  const changes = handle.service.subscribe(({ event }) => {
+    if (event.type === 'change_request') {
+      const c = event.change;
+      io.stdout.write(`change ${c.change_id} waits: ${visibleText(c.summary)} — accept with: ${c.accept_command ?? `rein changes accept ${c.change_id}`}\n`);
+    } else if (event.type === 'change_response') {
+      io.stdout.write(`change ${event.change_id} ${event.outcome}${event.by === 'timeout' || event.by === 'overflow' ? '' : ` (by ${event.by})`}${event.error ? `: ${visibleText(event.error)}` : ''}\n`);
+    }
+  });
+
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
@@ -122,6 +135,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    changes.dispose();
   }
   io.stderr.write('rein daemon: stopped\n');
   return 0;

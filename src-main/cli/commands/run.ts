@@ -1,16 +1,17 @@
 /** `rein run [options] PROMPT` */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../core/config/load.js';
 import { reinHome } from '../../core/config/paths.js';
 import { PermissionMode } from '../../core/config/schema.js';
 import { isReinError } from '../../core/errors.js';
-import { createRuntime, startRun } from '../../core/runtime/runtime.js';
+import { closeRuntime, createRuntime, startRun, type Runtime, type StartedRun } from '../../core/runtime/runtime.js';
+import { signalGroup } from '../../core/process/processGroup.js';
 import { pageOpener } from '../../core/mcp/browser.js';
 import { isSourceName } from '../../core/api/patterns.js';
 import { originFor } from '../../core/runtime/runRequest.js';
 import { isSessionId } from '../../core/sessions/id.js';
-import { expandSlashCommand, loadCommands } from '../../core/commands/index.js';
+import { commandPaths, expandSlashCommand, loadCommands } from '../../core/commands/index.js';
 import { readAll, UsageError, type CliIo } from '../io.js';
 import { jsonRenderer, textRenderer } from '../render.js';
 import { ttyFace } from '../ttyFace.js';
@@ -85,6 +86,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   // SIGINT, SIGTERM, SIGHUP cancel the run; the loop saves the session and the command exits (within
   // a few seconds: cli/stopSignals.ts). Only a second Ctrl-C from the person at the terminal quits at once.
   const stop = stopOnSignals({ forceOnSecondInterrupt: true });
+  // Every way out closes the run's own MCP servers (each a process group of its own, which would outlive
+  // the command and, while connected, keep it from exiting): see the finally below and exitGuard.
+  let runtime: Runtime | undefined;
+  let run: StartedRun | undefined;
+  let over = false;
+  let unguard: () => void = () => undefined;
   try {
     const origin = originFor('cli', source);
     const warn = (m: string) => void io.stderr.write(`rein: ${m}\n`);
@@ -96,13 +103,13 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     if (prompt.startsWith('/')) {
       const { commands } = await loadCommands({ home, ...(values.agent ? { agent: values.agent } : {}) });
       const expanded = expandSlashCommand(prompt, commands);
-      if (expanded && 'error' in expanded) return fail(2, expanded.error);
+      if (expanded && 'error' in expanded) return fail(2, `${expanded.error} ${whereCommandsLive(home, values.agent, prompt)}`);
       if (expanded) prompt = expanded.prompt;
     }
     // A person at this terminal, unless the source says nobody is watching (a schedule run through the
     // CLI): then a call that needs approval is denied at once (core/permissions/runPolicy.ts). A prompt
     // on stdin leaves no terminal to answer on; the terminal face then denies.
-    const runtime = await createRuntime({
+    runtime = await createRuntime({
       home,
       cwd,
       env: io.env,
@@ -116,27 +123,59 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       // The agent's MCP servers, started for this run and stopped when it is over.
       mcp: true,
       ...(origin === 'attended' ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })], openUrl: pageOpener(io.env, io.stderr) } : {}),
+      signal: stop.signal,
     });
-    const { events, session } = await startRun(runtime, {
+    unguard = exitGuard(runtime);
+    run = await startRun(runtime, {
       prompt,
       cwd,
       home,
       ...(values.session ? { sessionId: values.session } : {}),
       signal: stop.signal,
     });
+    const { events, session } = run;
     for (;;) {
       const step = await events.next();
       if (step.done) {
+        over = true;
         await indexSession(home, session, io);
         return step.value.stopReason === 'final' ? 0 : 1;
       }
       render.event(step.value);
     }
   } catch (err) {
+    if (stop.signal.aborted && !run) return fail(1, `${stop.stoppedBy ?? 'a signal'}: the run was stopped before it started`);
     if (isReinError(err, 'no_api_key')) return fail(2, err.message);
     if (isReinError(err)) return fail(err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1, err.message);
     return fail(1, err instanceof Error ? (err.stack ?? err.message) : String(err));
   } finally {
+    // A run left before its end (a renderer that threw) is closed, which saves it and ends its events.
+    if (run && !over) await run.events.return(undefined as never).catch(() => undefined);
+    if (runtime) await closeRuntime(runtime);
+    unguard();
     stop.dispose();
   }
+}
+
+/** Where the file of an unknown `/name` would go, so the person can make it. */
+function whereCommandsLive(home: string, agent: string | undefined, prompt: string): string {
+  const name = /^\/(\S+)/.exec(prompt.trimStart())?.[1]?.toLowerCase() ?? 'NAME';
+  const global = join(commandPaths.globalCommandsDir(home), `${name}.md`);
+  const own = agent ? `${join(commandPaths.agentCommandsDir(home, agent), `${name}.md`)} (this agent's only) or ` : '';
+  return `A command is a prompt in a file: create ${own}${global} (every agent's); see docs/skills.md, *Slash commands*.`;
+}
+
+/**
+ * `process.exit` skips every pending await: a closed pipe (closedPipe.ts), the stop deadline and a second
+ * Ctrl-C (stopSignals.ts) end the command there. On the way out the run's connected stdio MCP servers
+ * are signalled, so none is left behind. Returns the undo, for a command that closed them itself.
+ */
+function exitGuard(runtime: Runtime): () => void {
+  const manager = runtime.mcp?.owned ? runtime.mcp.manager : undefined;
+  if (!manager) return () => undefined;
+  const onExit = () => {
+    for (const pid of manager.pids()) signalGroup(pid, 'SIGTERM');
+  };
+  process.on('exit', onExit);
+  return () => void process.off('exit', onExit);
 }

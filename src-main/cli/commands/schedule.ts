@@ -100,10 +100,10 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
   try {
     const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
     const schedules = new Schedules({ home, env: io.env, config, ...(process.argv[1] ? { launcher: process.argv[1] } : {}) });
-    const show = (s: Schedule, count = 3) => {
+    const show = (s: Schedule, count = 3, detail = false) => {
       const view = scheduleView(s, schedules.backend, count);
       if (flags.json) out(JSON.stringify(view));
-      else out(describe(view));
+      else out(detail ? describeInFull(view) : describe(view));
     };
     switch (sub) {
       case 'create': {
@@ -127,7 +127,7 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
         return 0;
       }
       case 'show':
-        show(await schedules.get(needId()), 5);
+        show(await schedules.get(needId()), 5, true);
         return 0;
       case 'update': {
         if (flags.cron === undefined && flags.prompt === undefined && flags.agent === undefined && flags['catch-up'] === undefined) {
@@ -327,6 +327,19 @@ async function indexSession(home: string, agent: string, sessionId: string, io: 
 
 function localTime(d: Date): string {
   return d.toLocaleString('en-GB', { weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
+/** `show`: the list's line, then the whole prompt, every upcoming time (five) and the last run. */
+function describeInFull(s: ReturnType<typeof scheduleView>): string {
+  const lines = [describe(s), `  prompt: ${s.prompt.replace(/\n/g, '\n          ')}`];
+  if (s.next.length > 0) lines.push(`  next ${s.next.length === 1 ? 'run' : `${s.next.length} runs`}:`, ...s.next.map((at) => `    ${localTime(new Date(at))}`));
+  else lines.push(s.enabled ? '  next runs: none (the expression has no upcoming time)' : '  next runs: none while disabled (rein schedule enable ID)');
+  if (s.last_run) {
+    const r = s.last_run;
+    const session = r.session ?? r.session_id;
+    lines.push(`  last run: ${r.status} ${localTime(new Date(r.started_at))}${session ? ` · session ${session}` : ''}${r.error ? ` · ${r.error}` : ''}`);
+  } else lines.push('  last run: never');
+  return lines.join('\n');
 }
 
 function describe(s: ReturnType<typeof scheduleView>): string {

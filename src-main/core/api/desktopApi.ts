@@ -95,8 +95,9 @@ export const desktopOperations = {
   },
   /**
    * A person's answer to a permission-raising change asked for over the daemon's API (GET /changes):
-   * `apply` makes it exactly as it was asked, `reject` drops it. Only the desktop window can answer:
-   * a token holder cannot confirm its own change.
+   * `apply` makes it exactly as it was asked, `reject` drops it. Only faces known to be a person answer —
+   * this window, and `rein changes accept|reject` in a shell on the daemon's machine (which proves itself
+   * with a secret the page never gets): a token holder cannot confirm its own change.
    */
   answerChange: {
     input: z.strictObject({ change_id: ChangeId, decision: z.enum(['apply', 'reject']) }),

@@ -82,8 +82,9 @@ export type PermissionRaise = z.infer<typeof PermissionRaise>;
 
 /**
  * A change that raises an agent's permissions, asked for over the daemon's API (a token holder, not a
- * person known to be there), waiting for a person to confirm it in the desktop app. One shape
- * everywhere: the `change_request` event, `GET /changes`, the app's card.
+ * person known to be there), waiting for a person to confirm it: in a shell on the daemon's machine
+ * (`rein changes accept ID`) or in the desktop app. One shape everywhere: the `change_request` event,
+ * `GET /changes`, `rein changes list --json`, the page's card.
  */
 export const PendingChange = z.object({
   change_id: z.string(),
@@ -106,6 +107,10 @@ export const PendingChange = z.object({
   requested_at: z.string(),
   /** Not confirmed by then: dropped. */
   expires_at: z.string(),
+  /** The command a person runs in a shell on the daemon's machine to confirm it (REIN_HOME included when not the default). */
+  accept_command: z.string().optional(),
+  /** The command that rejects it. */
+  reject_command: z.string().optional(),
 });
 export type PendingChange = z.infer<typeof PendingChange>;
 
@@ -324,7 +329,7 @@ export const DaemonEvent = z.discriminatedUnion('type', [
     agent: z.string(),
     change: z.enum(['created', 'updated', 'deleted', 'activated']),
   }),
-  /** A permission-raising change asked for over the API waits for a person in the desktop app. */
+  /** A permission-raising change asked for over the API waits for a person (a shell on the daemon's machine, the desktop app). */
   z.object({
     ...daemonBase,
     type: z.literal('change_request'),
@@ -336,7 +341,7 @@ export const DaemonEvent = z.discriminatedUnion('type', [
     change_id: z.string(),
     /** applied (confirmed and made), rejected, failed (confirmed, but it could not be made), expired. */
     outcome: z.enum(['applied', 'rejected', 'failed', 'expired']),
-    /** Which face answered (desktop), or `timeout`. */
+    /** Which face answered (`shell`: `rein changes` on the daemon's machine; `desktop`), or `timeout`. */
     by: z.string(),
     error: z.string().optional(),
   }),

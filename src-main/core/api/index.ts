@@ -3,4 +3,5 @@ export * from './events.js';
 export * from './mcpStatus.js';
 export * from './patterns.js';
 export * from './reinApi.js';
+export * from './toolSummary.js';
 export * from './visibleText.js';

@@ -14,7 +14,7 @@ export const SESSION_ID_PATTERN = /^\d{4}-\d{2}-\d{2}-[0-9a-f]{12}$/;
 /** Where a message came from: cli, desktop, http, ws, slack, schedule, heartbeat, watcher… */
 export const SOURCE_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 export const APPROVAL_ID_PATTERN = /^apr_[0-9a-f]{16}$/;
-/** A permission-raising change waiting for a person in the desktop app (core/service/changeDesk.ts). */
+/** A permission-raising change waiting for a person (`rein changes accept`, the desktop app: core/service/changeDesk.ts). */
 export const CHANGE_ID_PATTERN = /^chg_[0-9a-f]{16}$/;
 
 export const AgentName = z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name (lowercase letters, digits, - and _, at most 64)');

@@ -103,10 +103,16 @@ export type WsClientFrame =
   | { type: 'cancel'; ref?: string; body: CancelRequest }
   | { type: 'approval'; ref?: string; body: ApprovalAnswerRequest };
 
-/** Daemon → client WebSocket frames. */
+/**
+ * Daemon → client WebSocket frames. Every client frame gets exactly one `reply` (its `ref` echoed). A
+ * `message` frame whose run started is answered `{accepted: true}`; how that run ends comes later as a
+ * `result` frame (`ok: false` with the error when it could not start), never as a second reply — and the
+ * route hears it as events too (`error` + `session_end`).
+ */
 export type WsServerFrame =
   | { frame: 'event'; id?: string; event: RoutedEvent }
-  | { frame: 'result'; ref?: string; result: unknown }
+  | { frame: 'result'; ref?: string; ok: true; result: unknown }
+  | { frame: 'result'; ref?: string; ok: false; status: number; error: string; code: string }
   | { frame: 'reply'; ref?: string; ok: true; result: unknown }
   | { frame: 'reply'; ref?: string; ok: false; status: number; error: string; code: string };
 

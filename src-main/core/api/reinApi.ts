@@ -218,8 +218,9 @@ export { PendingChange, PermissionRaise };
 
 /**
  * The answer to createAgent, saveAgent or saveSettings over the daemon (HTTP 202) when the change would
- * raise permissions: nothing was written; a person confirms it in the desktop app (docs/daemon-api.md,
- * *Changes that raise permissions*). The desktop window's own changes apply at once.
+ * raise permissions: nothing was written; a person confirms it with `accept_command` in a shell on the
+ * daemon's machine, or in the desktop app (docs/daemon-api.md, *Changes that raise permissions*). The
+ * desktop window's own changes apply at once.
  */
 export const ChangePending = z.looseObject({
   pending: z.literal(true),
@@ -227,6 +228,8 @@ export const ChangePending = z.looseObject({
   kind: z.string(),
   agent: z.string().optional(),
   raises: z.array(PermissionRaise),
+  /** What confirms it in a shell on the daemon's machine (`rein changes accept chg_…`), when that can. */
+  accept_command: z.string().optional(),
   message: z.string(),
 });
 export type ChangePending = z.infer<typeof ChangePending>;
@@ -476,7 +479,7 @@ export const reinOperations = {
   readScheduleLog: { input: z.strictObject({ id: ScheduleId, name: z.string().max(40).optional() }), output: ScheduleLogText },
   /** Desktop only: opens the System Settings pane of a macOS privacy permission. */
   openPermissionSettings: { input: z.strictObject({ permission: MacPermissionName }), output: z.looseObject({ opened: z.boolean() }) },
-  /** GET /changes: permission-raising changes asked for over the API, waiting for a person in the desktop app (confirmed there: reinDesktop.answerChange). */
+  /** GET /changes: permission-raising changes asked for over the API, waiting for a person (confirmed with `rein changes accept` on the daemon's machine, or in the desktop app: reinDesktop.answerChange). */
   listChanges: { input: z.undefined(), output: ChangeList },
   /** GET /mcp/servers?agent=: each agent's MCP servers (state, tools, last error, sign-in); asking starts nothing. */
   mcpServers: { input: z.strictObject({ agent: AgentName.optional() }).optional(), output: McpServersResult },

@@ -11,6 +11,7 @@
  * own windows are never a target, the app a call names is the app acted on, and no line typed into a
  * terminal is one the bash tool would hard-block.
  */
+import { callSummaryOf } from '../api/toolSummary.js';
 import { z } from 'zod';
 import { runProcess } from '../process/subprocess.js';
 import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
@@ -101,7 +102,7 @@ export function accessibilityTool(client: AXClient, guard = new GuiGuard(client)
     isDestructive: () => false,
     traits: { ...GUI, typesText: true },
     approvalSummaryChars: TYPED_SUMMARY_CHARS,
-    summarize: (i) => [i.action, i.ref, i.app && `app ${i.app}`, i.value !== undefined && `value ${JSON.stringify(i.value)}`, i.text !== undefined && `text ${JSON.stringify(i.text)}`, i.keys].filter(Boolean).join(' '),
+    summarize: (i) => callSummaryOf('accessibility', i),
     call: (i, ctx, signal) =>
       guarded(async () => {
         const driver = new AxDriver(client, refsOf(ctx));
@@ -205,7 +206,7 @@ export function waitForTool(client: AXClient, guard = new GuiGuard(client)): Too
     isConcurrencySafe: () => false,
     isDestructive: () => false,
     traits: GUI,
-    summarize: (i) => [i.condition, i.ref, i.role, i.name && JSON.stringify(i.name), i.value !== undefined && JSON.stringify(i.value)].filter(Boolean).join(' '),
+    summarize: (i) => callSummaryOf('wait_for', i),
     call: (i, ctx, signal) =>
       guarded(async () => {
         guard.refuseReinName(i.app, `wait_for ${i.condition}`);
@@ -250,7 +251,7 @@ export function screenshotTool(client: AXClient, guard = new GuiGuard(client)): 
     isConcurrencySafe: () => false,
     isDestructive: () => false,
     traits: { ...GUI, looksAtScreen: true },
-    summarize: (i) => (i.app ? `window of ${i.app}` : 'whole screen'),
+    summarize: (i) => callSummaryOf('screenshot', i),
     call: (i, _ctx, signal) =>
       guarded(async () => {
         const region = await appRegion(client, guard, i.app, signal);
@@ -315,7 +316,7 @@ export function computerTool(client: AXClient, guard = new GuiGuard(client)): To
     isDestructive: () => false,
     traits: { ...GUI, typesText: true },
     approvalSummaryChars: TYPED_SUMMARY_CHARS,
-    summarize: (i) => [i.action, i.coordinate && `at ${i.coordinate.join(',')}`, i.text !== undefined && JSON.stringify(i.text)].filter(Boolean).join(' '),
+    summarize: (i) => callSummaryOf('computer', i),
     call: (i, ctx, signal) =>
       guarded(async () => {
         const s = await scale();
@@ -418,7 +419,7 @@ export function applescriptTool(): Tool<z.infer<typeof applescriptInput>> {
     traits: { ...GUI, repeatable: false, reportsOwnSuccess: true, runsScript: 'applescript' },
     // A person approves what they see: an approval request carries the whole script.
     approvalSummaryChars: APPLESCRIPT_MAX,
-    summarize: (i) => i.script,
+    summarize: (i) => callSummaryOf('applescript', i),
     async call(i, _ctx, signal) {
       const r = await runProcess({ file: '/usr/bin/osascript', args: ['-e', i.script], timeoutMs: Math.round((i.timeout ?? 30) * 1000), signal });
       if (r.kind === 'spawn_failed') return errorResult('business', `osascript could not run: ${r.error.message}`);

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { MessageRequest, type MessageResult } from '../api/protocol.js';
-import { AgentName, ApprovalId, SOURCE_PATTERN } from '../api/patterns.js';
+import { AgentName, ApprovalId, ChangeId, SOURCE_PATTERN } from '../api/patterns.js';
 import { ApprovalRequest } from '../api/events.js';
 import { reinOperations } from '../api/reinApi.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
@@ -15,10 +15,13 @@ import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runt
 import type { BusEntry } from '../service/eventBus.js';
 import { pendingApprovalJson } from '../service/approvalDesk.js';
 import { runHeartbeat } from '../triggers/index.js';
+import { isLoopbackHost } from '../util/loopback.js';
+import { CONFIRM_HEADER } from './confirmSecret.js';
 import type { DaemonContext } from './context.js';
 import { HttpError, errorBody, toHttpError } from './httpError.js';
 import { parseJson, readBody, readBodyJson, snakeCaseBody, validate } from './httpBody.js';
 import { sendJson } from './httpReply.js';
+import { sameSecret } from './security.js';
 import { keepAlive, sseFrame, startSse, writeSse } from './sse.js';
 import { mapWebhookBody, secretOf, verifyWebhook } from './webhooks.js';
 
@@ -113,7 +116,7 @@ export function apiRoutes(): Route[] {
     },
     // Agents.
     { method: 'GET', path: '/agents', handler: json((ctx) => ctx.service.listAgents()) },
-    // A change that raises an agent's permissions waits for a person in the desktop app: 202 with the pending change.
+    // A change that raises an agent's permissions waits for a person (a shell on this machine, the desktop app): 202 with the pending change.
     { method: 'POST', path: '/agents', handler: changeOrPending(async (ctx, req) => ctx.service.createAgent(await body(req, 'createAgent'), 'remote'), 201) },
     { method: 'GET', path: '/agents/{name}', handler: json((ctx, _req, { params }) => ctx.service.getAgent({ name: pathName(params) })) },
     { method: 'PUT', path: '/agents/{name}', handler: changeOrPending(async (ctx, req, { params }) => ctx.service.saveAgent(await agentUpdate(req, pathName(params)), 'remote')) },
@@ -123,8 +126,10 @@ export function apiRoutes(): Route[] {
     // Settings.
     { method: 'GET', path: '/settings', handler: json((ctx) => ctx.service.getSettings()) },
     { method: 'PUT', path: '/settings', handler: changeOrPending(async (ctx, req) => ctx.service.saveSettings(await body(req, 'saveSettings'), 'remote')) },
-    // Read only: a pending change is confirmed in the desktop app, never over HTTP.
+    // Pending changes; confirmed only where a person is known to be: the desktop app's window, or a shell on this machine (below).
     { method: 'GET', path: '/changes', handler: json((ctx) => ctx.service.listChanges()) },
+    // `rein changes accept|reject`: the token and the confirm secret only a local shell of this user can read.
+    { method: 'POST', path: '/changes/{id}/answer', handler: answerChangeFromShell },
     // `rein mcp serve` hands over an "always allow" its client (or this desk) gave: always a pending change (202), or 403.
     { method: 'POST', path: '/changes/always-allow', handler: changeOrPending(async (ctx, req) => ctx.service.proposeAlwaysAllow(validate(AlwaysAllowBody, await readBodyJson(req)))) },
     { method: 'POST', path: '/settings/test', handler: json(async (ctx, req) => ctx.service.testConnection(await body(req, 'testConnection'))) },
@@ -212,6 +217,32 @@ const AlwaysAllowBody = z.strictObject({
   input: z.unknown().refine((v) => v !== undefined, 'expected the call\'s input'),
   cwd: z.string().min(1).max(4_096).refine((p) => p.startsWith('/'), 'expected an absolute path').optional(),
 });
+
+const ChangeAnswerBody = z.strictObject({ decision: z.enum(['apply', 'reject']) });
+
+/**
+ * POST /changes/{id}/answer `{decision: "apply" | "reject"}`: a person's answer to a pending change from
+ * `rein changes accept|reject` in a shell on the daemon's machine. The token is not enough — every token
+ * holder has it: the web page, a relay, a script — so the request must also carry the confirm secret
+ * (`X-Rein-Confirm`, from `$REIN_HOME/secrets/confirm.token`, which only a local process of this user can
+ * read and no tool may), come over loopback, and not come from a browser (no Origin header). Anything
+ * else is 403 `confirm_refused`, checked before the change is looked up, so a refused caller learns
+ * nothing about it. See docs/permissions.md, *Threat model*.
+ */
+async function answerChangeFromShell(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
+  const refuse = (why: string) => {
+    req.resume();
+    return new HttpError(403, 'confirm_refused', `${why}: a permission change is confirmed by a person, with \`rein changes accept ID\` in a shell on the daemon's machine (or in the Rein desktop app)`);
+  };
+  if (req.headers.origin !== undefined) throw refuse('a web page cannot confirm a change');
+  if (!isLoopbackHost(req.socket.remoteAddress ?? '')) throw refuse('only this machine can confirm a change');
+  const presented = req.headers[CONFIRM_HEADER];
+  const secret = Array.isArray(presented) ? presented[0] : presented;
+  if (secret === undefined || !sameSecret(ctx.confirmSecret, secret.trim())) throw refuse('the daemon token alone cannot confirm a change');
+  const { decision } = validate(ChangeAnswerBody, await readBodyJson(req));
+  const change_id = validate(ChangeId, params.id, 'path.id');
+  sendJson(res, 200, await ctx.service.answerChange({ change_id, decision }, 'shell'));
+}
 
 /** `POST /approvals/ask`'s body: one approval request, exactly as the executor builds it. */
 const AskApprovalBody = z.strictObject({ ...ApprovalRequest.shape, request_id: ApprovalId });

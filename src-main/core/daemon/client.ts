@@ -1,6 +1,6 @@
 /**
  * One request to the local daemon from another Rein process (the CLI handing a scheduled run to the
- * running daemon): loopback, the token from daemon.json, JSON both ways. `agent: false`, so no idle
+ * running daemon, `rein changes`): loopback, the token from daemon.json, JSON both ways. `agent: false`, so no idle
  * keep-alive socket keeps the caller alive afterwards.
  */
 import { request } from 'node:http';
@@ -20,7 +20,7 @@ export function daemonRequest(
   method: string,
   path: string,
   body?: unknown,
-  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+  opts: { timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string> } = {},
 ): Promise<DaemonAnswer> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const timeoutMs = opts.timeoutMs ?? 10_000;
@@ -34,6 +34,7 @@ export function daemonRequest(
         agent: false,
         ...(opts.signal ? { signal: opts.signal } : {}),
         headers: {
+          ...opts.headers,
           authorization: `Bearer ${info.token}`,
           accept: 'application/json',
           ...(text !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } : {}),

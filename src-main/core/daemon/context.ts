@@ -10,6 +10,11 @@ export interface DaemonContext {
   service: ReinService;
   /** Mutable: `token` changes on rotation. */
   security: SecurityPolicy;
+  /**
+   * What `rein changes accept|reject` proves itself with besides the token (`$REIN_HOME/secrets/confirm.token`,
+   * made at start): only a local process of this user can read it; the web page never gets it.
+   */
+  confirmSecret: string;
   webhooks: WebhookConfig;
   staticFiles?: StaticHandler;
   /** How long a request's body may take to arrive (default BODY_TIMEOUT_MS, 30 s). */

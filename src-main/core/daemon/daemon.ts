@@ -24,6 +24,7 @@ import type { RunRouter } from '../service/runs/runRouter.js';
 import { agentActivity, startTriggers, type TriggerOptions, type Triggers } from '../triggers/index.js';
 import { isLoopbackHost, WILDCARD_HOSTS } from '../util/loopback.js';
 import type { DaemonContext } from './context.js';
+import { writeConfirmSecret } from './confirmSecret.js';
 import { loadOrCreateToken, newToken, removeDaemonInfo, writeDaemonInfo, writeToken, type DaemonInfo } from './daemonFile.js';
 import { createHttpServer } from './httpServer.js';
 import { acquireInstanceLock } from './instanceLock.js';
@@ -146,6 +147,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     }
     const requestedPort = opts.port ?? config.daemon.port;
     const token = await loadOrCreateToken(home);
+    // After the lock: a second daemon that could not start never replaces the running one's secret.
+    const confirmSecret = await writeConfirmSecret(home);
     const version = opts.version ?? '0.0.0-dev';
 
     const service = await ReinService.create({
@@ -161,6 +164,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       ...(opts.mcpTokenStores ? { mcpTokenStores: opts.mcpTokenStores } : {}),
       ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceMs: opts.shutdownGraceMs } : {}),
       ...(opts.shutdownCancelMs !== undefined ? { shutdownCancelMs: opts.shutdownCancelMs } : {}),
+      // A shell on this machine can confirm raises (`rein changes accept`): it reads the confirm secret.
+      confirmInShell: true,
     });
     store.add({ dispose: () => service.close() });
 
@@ -168,6 +173,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     const ctx: DaemonContext = {
       service,
       security: { port: 0, hostNames: [...LOOPBACK_NAMES], extraOrigins: opts.extraOrigins ?? [], token },
+      confirmSecret,
       webhooks: new WebhookConfig(home),
       ...(opts.staticDir ? { staticFiles: staticFiles(opts.staticDir) } : {}),
       ...(opts.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),

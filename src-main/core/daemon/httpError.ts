@@ -32,7 +32,7 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<ReinErrorCode, number>> = {
   not_running: 404,
   approval_not_found: 404,
   change_not_found: 404,
-  // A change that raises permissions needs a person in the desktop app, and none can be asked.
+  // A change that raises permissions needs a person, and none can confirm it here (no daemon, no desktop app).
   confirmation_required: 403,
   agent_exists: 409,
   approval_already_decided: 409,

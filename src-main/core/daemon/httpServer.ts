@@ -64,7 +64,7 @@ async function handle(ctx: DaemonContext, routes: Route[], req: IncomingMessage,
 }
 
 /** Paths under these prefixes are API paths: a miss there is a 404 even when static files are served. */
-const API_PREFIXES = ['/health', '/status', '/agents', '/skills', '/sessions', '/message', '/cancel', '/approval', '/events', '/ws', '/hooks', '/token', '/shutdown', '/settings', '/schedules', '/active-agent'];
+const API_PREFIXES = ['/health', '/status', '/agents', '/skills', '/sessions', '/message', '/cancel', '/approval', '/events', '/ws', '/hooks', '/token', '/shutdown', '/settings', '/schedules', '/active-agent', '/changes'];
 function isApiPath(p: string): boolean {
   return API_PREFIXES.some((x) => p === x || p.startsWith(`${x}/`));
 }

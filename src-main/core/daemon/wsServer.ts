@@ -4,8 +4,11 @@
  * `rein.v1`, and the daemon answers with `rein.v1` only (the token is never echoed).
  *
  * Server → client: `{frame: "event", id?, event}` for every bus event (after a replay from
- * `?last_event_id=` and the pending approvals), `{frame: "reply", ref, ok, …}` answering each client
- * frame, and `{frame: "result", ref, result}` when a run started by a `message` frame ends.
+ * `?last_event_id=` and the pending approvals), exactly one `{frame: "reply", ref, ok, …}` answering
+ * each client frame, and `{frame: "result", ref, ok, …}` when a run started by a `message` frame ends:
+ * its result, or (`ok: false`) why it could not start. A run that fails after its message was accepted
+ * is never a second reply: the route hears it as `error` + `session_end` events (runDriver.ts), and the
+ * `result` frame carries the error for a client that matches refs.
  * Client → server: `{type: "message" | "cancel" | "approval", ref?, …}` with the HTTP bodies.
  */
 import type { IncomingMessage, Server } from 'node:http';
@@ -116,9 +119,17 @@ type FrameSender = (frame: WsServerFrame) => void;
 
 async function onFrame(ctx: DaemonContext, text: string | undefined, sendFrame: FrameSender): Promise<void> {
   let ref: string | undefined;
-  const fail = (e: unknown) => {
+  // One reply per client frame, whatever happens after it (a client waits on exactly one).
+  let replied = false;
+  const answer = (frame: Extract<WsServerFrame, { frame: 'reply' }>) => {
+    if (replied) return;
+    replied = true;
+    sendFrame(frame);
+  };
+  const refOf = () => (ref !== undefined ? { ref } : {});
+  const failure = (e: unknown) => {
     const h = toHttpError(e);
-    sendFrame({ frame: 'reply', ...(ref !== undefined ? { ref } : {}), ok: false, status: h.status, error: h.message, code: h.code });
+    return { ...refOf(), ok: false as const, status: h.status, error: h.message, code: h.code };
   };
   try {
     if (text === undefined) throw new HttpError(400, 'invalid_json', 'frames are JSON text, not binary');
@@ -130,17 +141,17 @@ async function onFrame(ctx: DaemonContext, text: string | undefined, sendFrame: 
     const renamed = acceptCamelCaseKeys(given);
     if (!renamed.ok) throw new HttpError(400, 'invalid_request', renamed.message, renamed.field);
     const rest = renamed.value;
-    const reply = (result: unknown) => sendFrame({ frame: 'reply', ...(ref !== undefined ? { ref } : {}), ok: true, result });
+    const reply = (result: unknown) => answer({ frame: 'reply', ...refOf(), ok: true, result });
 
     if (envelope.type === 'message') {
       const msg = validate(wsFrameBodies.message, rest, 'frame');
       const outcome = await ctx.service.submit(runRequestFromMessage(msg, 'ws', 'ws'));
       if (outcome.injected) return reply(outcome.result);
       reply({ accepted: true, injected: false, route: outcome.run.key });
-      // The run's events reach this client through the bus; the end result comes as its own frame.
+      // The run's events reach this client through the bus; the end comes as its own frame, never a reply.
       outcome.run.done.then(
-        (result) => sendFrame({ frame: 'result', ...(ref !== undefined ? { ref } : {}), result }),
-        fail,
+        (result) => sendFrame({ frame: 'result', ...refOf(), ok: true, result }),
+        (e: unknown) => sendFrame({ frame: 'result', ...failure(e) }),
       );
       return;
     }
@@ -149,6 +160,6 @@ async function onFrame(ctx: DaemonContext, text: string | undefined, sendFrame: 
     }
     reply(ctx.service.answerApproval(validate(wsFrameBodies.approval, rest, 'frame'), 'daemon'));
   } catch (e) {
-    fail(e);
+    answer({ frame: 'reply', ...failure(e) });
   }
 }

@@ -72,6 +72,8 @@ export interface RunSettings {
   resultBudget: number;
   mode: PermissionMode;
   prices?: Record<string, Price>;
+  /** The model server is on this machine or the local network: a model `prices` does not name costs $0 (pricing.ts). */
+  localModel?: boolean;
   /** Tokens the model can read; compaction keeps requests under 85% of it. */
   contextWindow: number;
   /** Share of the window one tool result may take before it is saved to a file (default 0.1; 0 = no cap). */
@@ -289,14 +291,15 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
   appendUser([...startBlocks, { type: 'text', text: input.prompt }]);
   await save();
 
-  const price = priceFor(settings.model, settings.prices);
+  const local = settings.localModel === true ? { local: true } : {};
+  const price = priceFor(settings.model, settings.prices, local);
   const approvals = new TurnApprovals();
 
   let usage = emptyUsage();
   // Model turns made for a tool outside the loop's own (an MCP server's sampling) count in the run's usage and cap.
   sessionSlots(input.toolContext).seed(RUN_SPENDING, {
     add: (model, u) => {
-      usage = addUsage(usage, u, costOf(u, priceFor(model, settings.prices)));
+      usage = addUsage(usage, u, costOf(u, priceFor(model, settings.prices, local)));
     },
     overBudget: () => overBudget(),
   });

@@ -87,6 +87,35 @@ export interface AnthropicLlmOptions {
 
 export const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504, 529]);
 
+/** Where the SDK sends requests when no base URL is given. */
+export const DEFAULT_API_URL = 'https://api.anthropic.com';
+
+/**
+ * The address a connection error names: the base URL without credentials, query or fragment (a URL
+ * pasted with `user:pass@` must not end up in a log or on screen).
+ */
+export function describeBaseUrl(baseURL: string | undefined): string {
+  if (!baseURL) return DEFAULT_API_URL;
+  try {
+    const u = new URL(baseURL);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return baseURL;
+  }
+}
+
+/** What an error's cause chain says went wrong: a code (ECONNREFUSED), else the innermost message. */
+export function causeDetail(err: unknown): string | undefined {
+  let found: string | undefined;
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+    const message = (e as { message?: unknown }).message;
+    if (depth > 0 && typeof message === 'string' && message !== '') found = message;
+  }
+  return found;
+}
+
 class RetryableFailure extends Error {
   constructor(
     readonly reason: string,
@@ -106,8 +135,11 @@ export class AnthropicLlm implements LlmClient {
   readonly #maxDelayMs: number;
   readonly #idleTimeoutMs: number;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Named in connection errors (describeBaseUrl). */
+  readonly #where: string;
 
   constructor(opts: AnthropicLlmOptions) {
+    this.#where = describeBaseUrl(opts.baseURL);
     this.#clientOptions = {
       apiKey: opts.apiKey,
       ...(opts.baseURL ? { baseURL: opts.baseURL } : {}),
@@ -141,7 +173,7 @@ export class AnthropicLlm implements LlmClient {
         }
       } catch (err) {
         if (signal.aborted) throw new ReinError('llm_cancelled', 'LLM call cancelled', undefined, { cause: err });
-        const failure = classify(err);
+        const failure = classify(err, this.#where);
         if (!(failure instanceof RetryableFailure)) throw failure;
         if (attempt >= this.#maxAttempts) {
           // `network`: an unattended run may wait for the network and try again (networkWait.ts).
@@ -278,7 +310,7 @@ function parseToolInput(json: string): unknown {
   }
 }
 
-function classify(err: unknown): RetryableFailure | ReinError {
+function classify(err: unknown, where: string): RetryableFailure | ReinError {
   if (err instanceof RetryableFailure) return err;
   if (err instanceof ReinError) return err;
   // Without the SDK loaded (its import failed) no error can be one of its classes.
@@ -287,7 +319,9 @@ function classify(err: unknown): RetryableFailure | ReinError {
   if (APIConnectionError && err instanceof APIConnectionError) {
     // A connect timeout is the SDK's APIConnectionTimeoutError, without a cause.
     const network = networkDownCode(err) ?? (APIConnectionTimeoutError && err instanceof APIConnectionTimeoutError ? 'ETIMEDOUT' : undefined);
-    return new RetryableFailure(`connection error: ${err.message}${network ? ` (${network})` : ''}`, undefined, network);
+    // The SDK's own message is only "Connection error.": say which address, and what the socket said.
+    const detail = network ?? causeDetail(err);
+    return new RetryableFailure(`connection error: could not reach ${where}${detail ? ` (${detail})` : ''}`, undefined, network);
   }
   if (APIError && err instanceof APIError && typeof err.status === 'number') {
     if (RETRYABLE_STATUS.has(err.status)) {

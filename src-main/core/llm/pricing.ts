@@ -4,8 +4,13 @@
  * says how many of a request's written tokens went to each TTL (`usage.cache_creation`); a request
  * whose marks were all 1-hour and whose server does not say counts them all as 1-hour writes. Unknown models fall back to the most expensive family we know of a similar name,
  * or to the Sonnet row, so a cost cap errs on the safe side; `prices` in config.yaml can add models.
+ * A model served on this machine or the local network (a base URL on loopback, a private or link-local
+ * address, a `.local` name: isLocalModelServer) costs $0 unless `prices` names it: a local server is
+ * not billed per token, and a proxy there that forwards to a paid API sets `prices` for its models.
  */
+import { isIP } from 'node:net';
 import type { UsageTotals } from '../api/events.js';
+import { isLocalOrWildcard } from '../util/loopback.js';
 
 export interface Price {
   input: number;
@@ -36,12 +41,42 @@ const TABLE: Array<[prefix: string, price: Price]> = [
 const SORTED = [...TABLE].sort((a, b) => b[0].length - a[0].length);
 const FALLBACK: Price = { input: 3, output: 15 };
 
-export function priceFor(model: string, overrides: Record<string, Price> = {}): Price {
+/** What a model on a local server costs when `prices` does not say. */
+export const LOCAL_PRICE: Price = Object.freeze({ input: 0, output: 0, cache_write: 0, cache_write_1h: 0, cache_read: 0 });
+
+/**
+ * `prices.<model>` when config has it; else $0 for a local server (`local`); else the table's row for
+ * the model, or the Sonnet row.
+ */
+export function priceFor(model: string, overrides: Record<string, Price> = {}, o: { local?: boolean } = {}): Price {
   // Own keys only: a model called `constructor` must not find Object.prototype's.
   if (Object.hasOwn(overrides, model) && overrides[model]) return overrides[model];
+  if (o.local) return LOCAL_PRICE;
   const m = model.toLowerCase();
   for (const [prefix, price] of SORTED) if (m.startsWith(prefix)) return price;
   return FALLBACK;
+}
+
+/**
+ * Whether a base URL points at this machine or the local network: loopback (and `localhost`), the
+ * private IPv4 ranges (10/8, 172.16/12, 192.168/16), link-local (169.254/16, fe80::/10), IPv6 unique
+ * local (fc00::/7) and mDNS names (`*.local`). No base URL is the Anthropic API: not local.
+ */
+export function isLocalModelServer(baseURL: string | undefined): boolean {
+  if (!baseURL) return false;
+  let host: string;
+  try {
+    host = new URL(baseURL).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  } catch {
+    return false;
+  }
+  if (isLocalOrWildcard(host) || host.endsWith('.local')) return true;
+  if (isIP(host) === 4) {
+    const [a, b] = host.split('.').map(Number) as [number, number];
+    return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  }
+  if (isIP(host) === 6) return /^f[cd][0-9a-f]{2}:/.test(host) || /^fe[89ab][0-9a-f]:/.test(host);
+  return false;
 }
 
 export interface RequestUsage {

@@ -136,6 +136,19 @@ export class McpManager implements Disposable {
     return this.#handles.map((h) => h.status());
   }
 
+  /**
+   * The process (group) ids of the stdio servers connected now. For a process that exits without awaiting
+   * `dispose` (`process.exit`): it can still signal them on its way out.
+   */
+  pids(): number[] {
+    const out: number[] = [];
+    for (const h of this.#handles) {
+      const pid = h.connection?.pid;
+      if (pid !== undefined) out.push(pid);
+    }
+    return out;
+  }
+
   dispose(): Promise<void> {
     this.#disposing ??= Promise.all(this.#handles.map((h) => h.dispose())).then(() => undefined);
     return this.#disposing;

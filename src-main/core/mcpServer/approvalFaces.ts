@@ -72,7 +72,7 @@ export function approvalForm(req: ApprovalRequest): ElicitRequestFormParams {
           title: 'Run this call?',
           description: once
             ? 'Only this call can be allowed: it changes a place that decides what later runs may do.'
-            : '"Always allow" runs this call and the same call again on this connection without asking; keeping it for later waits for a person to confirm it in the Rein desktop app.',
+            : '"Always allow" runs this call and the same call again on this connection without asking; keeping it for later waits for a person to confirm it (`rein changes accept` in a shell on this machine, or the Rein desktop app).',
           enum: once ? ['allow_once', 'deny'] : Object.keys(ELICIT_CHOICES),
           enumNames: once ? ['Allow once', 'Deny'] : ['Allow once', 'Always allow', 'Deny'],
         },
@@ -153,7 +153,8 @@ function postJson(info: Pick<DaemonInfo, 'port' | 'token'>, path: string, body: 
  * What an "always allow" given to `rein mcp serve` becomes: never a write to config.yaml here — the
  * answer came from the MCP client's form or over the daemon's desk, and neither proves a person at
  * this Mac. The running daemon is handed the call (`POST /changes/always-allow`) and makes it a
- * pending change for the desktop app, exactly as for an API answer to a run's question; the line
+ * pending change for a person (`rein changes accept` in a shell, the desktop app), exactly as for an
+ * API answer to a run's question; the line
  * returned is the daemon's (pending, or refused with how to make the change by hand). `fallback`
  * gives the line when the daemon cannot take it (it is older, or unreachable).
  */

@@ -15,7 +15,7 @@
  * An "always allow" answered here (by the client's form, or over the daemon's desk) is never written to
  * config.yaml by this process: nobody known to be a person gave it. The call runs, the same call runs
  * unasked for the rest of this connection (never another connection's), and keeping it is handed to
- * the running daemon as a pending change for the desktop app, or, without a daemon, the result says
+ * the running daemon as a pending change for a person (`rein changes accept`, the desktop app), or, without a daemon, the result says
  * what to add where by hand (approvalFaces.ts, `proposeToDaemon`).
  */
 import { randomBytes } from 'node:crypto';
@@ -131,7 +131,7 @@ export class ServeHost implements Disposable {
       // Reached only when no running daemon took it (McpConnection's #alwaysAllow): nobody can confirm it.
       remoteGrants: (grant) =>
         `"always allow" for ${grant.describe} holds for this MCP connection only: rein mcp serve does not save a grant that an MCP client ` +
-        `or the daemon's desk answered, and no running Rein daemon took it for a person to confirm in the desktop app. ` +
+        `or the daemon's desk answered, and no running Rein daemon took it for a person to confirm. ` +
         `To keep it, add ${JSON.stringify(grant.entry)} to ${grant.field} in ${grant.file}.`,
     });
   }

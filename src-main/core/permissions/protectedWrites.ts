@@ -194,13 +194,18 @@ function defaultsTarget(cmd: SimpleCommand): string | undefined {
   return domain.endsWith('.plist') ? domain : `${domain}.plist`;
 }
 
-/** Commands of Rein's own CLI that only look (everything else changes Rein's state or runs an agent). */
+/**
+ * Commands of Rein's own CLI that only look (everything else changes Rein's state or runs an agent).
+ * `changes list` only looks; `changes accept|reject` confirm a permission change as the person at this
+ * machine, so they are never here: a run that tries them asks a person in every mode.
+ */
 const REIN_READS: ReadonlyArray<readonly string[]> = [
   ['--version'], ['-v'], ['--help'], ['-h'], ['help'],
   ['sessions', 'list'], ['sessions', 'search'], ['sessions', 'show'],
   ['memory', 'show'], ['permissions', 'check'],
   ['schedule', 'list'], ['schedule', 'show'], ['schedule', 'logs'],
   ['heartbeat', 'status'], ['mcp', 'list'], ['agents', 'list'], ['agents', 'show'], ['trust', '--list'],
+  ['changes', 'list'],
 ];
 
 /** A run of Rein's own CLI (`rein …`, `npx rein …`, `node …/bin/rein.js …`), with its arguments. */

@@ -1,6 +1,6 @@
 /**
  * What "raising an agent's permissions" means, so one rule decides which API changes a person must
- * confirm in the app (docs/permissions.md, *Threat model*; the service's change desk applies it). The
+ * confirm (`rein changes accept`, the desktop app: docs/permissions.md, *Threat model*; the service's change desk applies it). The
  * two postures compared are what the agent (or every agent, for the global settings) runs with before
  * and after the change — the config merged over the global one — so an entry the global config
  * already grants is not a raise, and a list the agent replaces is compared as a whole.

@@ -60,6 +60,7 @@ import type { OriginRules } from '../permissions/runPolicy.js';
 import type { CloudKeyStore } from '../cloud/index.js';
 import { loadGuiProvider } from '../ax/guiProviderLoader.js';
 import { networkWaitMs, waitForNetwork } from '../llm/networkWait.js';
+import { isLocalModelServer } from '../llm/pricing.js';
 import { resolveApiKey, type KeySource } from '../secrets/apiKey.js';
 
 
@@ -171,6 +172,11 @@ export interface RuntimeOptions {
    * they are parsed (nodeFetch's `pace`), so many streaming runs cannot hold up a new message.
    */
   pace?: () => Promise<void> | undefined;
+  /**
+   * A stop asked for while the runtime is being made (Ctrl-C while its MCP servers start): the making
+   * ends at once instead of after every server's first attempt; the servers it started are stopped.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Runtime {
@@ -194,7 +200,7 @@ export interface Runtime {
   /**
    * Saves an "always allow" answer: the exact command (bash) or the tool name, in the agent's config
    * file. One answered over the daemon's API (`by: daemon`, a token holder) raises permissions: it goes
-   * to `remoteGrants` (a person confirms it in the app), or is not saved; the line returned says which.
+   * to `remoteGrants` (a person confirms it: `rein changes accept`, the app), or is not saved; the line returned says which.
    */
   onAlwaysAllow: (tool: Tool, input: unknown, by: string, grant?: GrantEntry) => Promise<string | void>;
   persona?: string;
@@ -262,7 +268,7 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
   // this run. The first run waits for each server's first attempt (its connect timeout at most).
   const mcp = await mcpFor(opts, rc, owned);
   if (mcp) {
-    await mcp.manager.ready();
+    await untilStopped(mcp.manager.ready(), opts.signal);
     warnings.push(...mcp.manager.problems());
     mcp.context = mcp.manager.context();
     mcp.instructions = mcp.manager.instructions();
@@ -311,6 +317,8 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
       resultBudget: config.tools.result_budget,
       mode,
       prices: config.prices,
+      // The address runs send to (resolveModelAccess's): a local server's tokens cost $0 unless `prices` says.
+      ...(isLocalModelServer(config.base_url ?? (opts.env.ANTHROPIC_BASE_URL?.trim() || undefined)) ? { localModel: true } : {}),
       contextWindow: rc.effective.contextWindow,
       smallModel: rc.effective.smallModel,
       ...(opts.overrides?.isolated?.cache_ttl ? { prefixCacheTtl: opts.overrides.isolated.cache_ttl } : {}),
@@ -351,6 +359,28 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
     ...(mcp ? { mcp } : {}),
     elicitation: { yes: opts.yes ?? false, mayAsk: rules.mayAsk, ...(opts.openUrl ? { openUrl: opts.openUrl } : {}) },
   };
+}
+
+/** `work`, or a `llm_cancelled` error as soon as `signal` aborts (the work itself goes on: its owner stops it). */
+async function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  const stopped = () => new ReinError('llm_cancelled', 'the run was stopped before it started');
+  if (signal.aborted) throw stopped();
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(stopped())), { once: true }))]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Stops what the runtime started for its one run (MCP servers of its own: `rein run`); a runtime on a
+ * cache shares the cache's and stops nothing. Resolves once those servers' processes are gone; safe to
+ * call again, and after the run's events have stopped them already.
+ */
+export async function closeRuntime(rt: Runtime): Promise<void> {
+  if (rt.mcp?.owned) await rt.mcp.manager.dispose();
 }
 
 /** The run's MCP manager: the cache's for the agent, one of its own (`mcp: true` without a cache), or none. */
@@ -609,8 +639,15 @@ export interface StartedRun {
 }
 
 export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<StartedRun> {
-  const session =
-    opts.session ?? (opts.sessionId ? await rt.store.load(opts.sessionId) : rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) }));
+  let session: SessionFile;
+  try {
+    session =
+      opts.session ?? (opts.sessionId ? await rt.store.load(opts.sessionId) : rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) }));
+  } catch (err) {
+    // No events will run to stop them: a session that cannot be loaded stops the run's own MCP servers here.
+    await closeRuntime(rt);
+    throw err;
+  }
   const start: RunStart = { session, source: rt.source, agent: rt.agent, origin: rt.origin, route: rt.route, model: rt.settings.model, cwd: opts.cwd, signal: opts.signal };
   const events = runAgentWhenReady(start, async () => loopParts(rt, opts, session));
   // Long-lived processes: once the run is over its session goes back to the store, so the route's next

@@ -1,9 +1,12 @@
 /**
  * Which parts of a session are worth finding again, as rows of searchable text. Only what a person
  * would remember is kept: what the user asked, what the assistant finally answered, which tools ran on
- * what (`bash: git status`), and the start of each tool's output. Per-turn scaffolding (the `<context>`
- * time block), the assistant's narration between tool calls, Rein's own nudges, images and thinking
- * are left out: they would match every session and drown the real hits.
+ * what (`bash: git status`), and the start of each tool's output. What Rein itself put into the
+ * conversation — the per-turn block (`<!-- cache_break -->`, `<context>` with the time, working folder
+ * and model, the `<memory>` copy), SessionStart hook output (`<hook-context>`), its nudges — and the
+ * assistant's narration between tool calls, images and thinking are left out: they would match every
+ * session and drown the real hits. A change here changes what the index holds: bump SCHEMA_VERSION
+ * (schema.ts), so every index built by the old rules is rebuilt when it is next opened.
  */
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { MessageMeta, SessionFile, SessionMessage } from '../sessions/types.js';
@@ -36,8 +39,23 @@ const TOOL_CALL_INDEX_CHARS = 300;
  */
 export const INBOX_PREFIX = '[New message from user]';
 
-// The harness's per-turn time block (harness/prompt.ts `volatileContext`).
-const CONTEXT_BLOCK = /^\s*<context>[\s\S]*?<\/context>\s*/;
+/**
+ * The per-turn block (context/promptAssembly.ts `renderVolatile`): the marker, `<context>…</context>`, and
+ * at times `<memory>…</memory>` (whose own `</memory>` is escaped, so the first one closes it). Spelled
+ * out here rather than imported so the index does not depend on the context module. It is a text
+ * block of its own, but wherever it sits — after a turn's tool results, inside a message merged into
+ * one string — it is taken out.
+ */
+const VOLATILE_BLOCK = /<!-- cache_break -->\s*(?:<context>[\s\S]*?<\/context>)?(?:\s*<memory>[\s\S]*?<\/memory>)?/g;
+// Sessions of older Reins: the `<context>` block first in the message, without the marker.
+const LEADING_CONTEXT = /^\s*<context>[\s\S]*?<\/context>\s*/;
+// SessionStart hooks' output (harness/loop.ts), at the start of a block or line: what a hook printed, not what anyone said.
+const HOOK_CONTEXT = /(?:^|\n)\s*<hook-context>[\s\S]*?<\/hook-context>/g;
+
+/** A text block's words without what Rein put around them (see above). */
+export function withoutReinText(text: string): string {
+  return text.replace(VOLATILE_BLOCK, '').replace(LEADING_CONTEXT, '').replace(HOOK_CONTEXT, '');
+}
 
 // Input fields that say what a tool call was about, most telling first.
 const TELLING_INPUT_FIELDS = ['command', 'pattern', 'query', 'url', 'path', 'file_path', 'name', 'prompt'] as const;
@@ -66,7 +84,7 @@ function userRows(message: SessionMessage, meta: MessageMeta | undefined, push: 
   const texts: string[] = [];
   for (const block of blocksOf(message)) {
     if (block.type === 'text') {
-      const text = block.text.replace(CONTEXT_BLOCK, '');
+      const text = withoutReinText(block.text);
       if (text.trim()) texts.push(text);
     } else if (block.type === 'tool_result') {
       push('tool_result', cut(toolResultText(block.content), TOOL_OUTPUT_INDEX_CHARS));

@@ -5,8 +5,12 @@
  */
 import type Database from 'better-sqlite3';
 
-/** Bump on any change below; every Rein that sees another number rebuilds. */
-export const SCHEMA_VERSION = 2;
+/**
+ * Bump on any change below, or to what search/extract.ts puts in the rows; every Rein that sees another
+ * number rebuilds. 3: Rein's per-turn `<!-- cache_break -->` / `<context>` block and hook output are no
+ * longer indexed (version 2 indexes held them, so "working folder" matched every session).
+ */
+export const SCHEMA_VERSION = 3;
 
 /** The FTS5 tables, in the order searches try them. */
 export const FTS_TABLES = ['conversation_words', 'tool_output_words', 'substrings'] as const;

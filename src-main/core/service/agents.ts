@@ -42,7 +42,7 @@ export interface AgentsDeps {
   evictAgent(name: string): Promise<void>;
   /** The global config runs start with now (an agent's permissions are its config merged over it). */
   globalConfig(): GlobalConfig | Promise<GlobalConfig>;
-  /** A remote change that raises permissions: kept for a person in the desktop app, or refused (changeDesk.ts). */
+  /** A remote change that raises permissions: kept for a person (a shell on the daemon's machine, the desktop app), or refused (changeDesk.ts). */
   confirm(change: ProposedChange): ChangePending;
 }
 
@@ -85,8 +85,9 @@ export async function listAgentSummaries(home: string): Promise<AgentSummary[]> 
 
 /**
  * Creates an agent. Asked for over the API (`from: 'remote'`), an agent whose config would let it do
- * more than the global config does (permissions/raises.ts) is not created: a person confirms it in the
- * desktop app first (the answer is a ChangePending), or it is refused when the app is not running.
+ * more than the global config does (permissions/raises.ts) is not created: a person confirms it first —
+ * `rein changes accept` in a shell on the daemon's machine, or the desktop app — (the answer is a
+ * ChangePending), or it is refused when nobody can (no daemon, no app).
  */
 export async function createAgent(deps: AgentsDeps, body: CreateAgentInput, from: ChangeSource): Promise<AgentDetail | ChangePending> {
   const layout = agentLayout(deps.home, body.name);

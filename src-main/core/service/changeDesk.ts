@@ -2,9 +2,11 @@
  * Changes that raise permissions, asked for over the daemon's API, wait here for a person. A token
  * holder (a script, the web page, a relay — or a run that somehow got the token) may ask for an agent
  * in bypassPermissions, auto_approve, more allowed commands, a new MCP server…; nothing is written
- * until a person confirms it in the desktop app, whose window is the one face known to be a person
- * at this Mac (its IPC sender check). Without the app there is nobody to ask: the change is refused
- * with what to do instead (edit the file, `rein agents`). See docs/permissions.md, *Threat model*.
+ * until a person confirms it where a person is known to be: in a shell on the daemon's machine
+ * (`rein changes accept ID`, which proves itself with a secret only a local process of this user can
+ * read: daemon/confirmSecret.ts), or in the desktop app, whose window is known to be a person at this Mac
+ * (its IPC sender check). A service no daemon runs (a CLI command's own) has neither: the change is
+ * refused with what to do instead (edit the file, `rein agents`). See docs/permissions.md, *Threat model*.
  *
  * A change is kept in memory (a restart forgets it), for CHANGE_TTL_MS, at most MAX_PENDING at once;
  * it is applied exactly as it was asked, through the same operation a person's own change takes.
@@ -13,7 +15,9 @@ import { randomBytes } from 'node:crypto';
 import type { DaemonEvent, PendingChange, PermissionRaise } from '../api/events.js';
 import type { ChangePending } from '../api/reinApi.js';
 import { maskSecretsIn } from '../audit/maskSecrets.js';
-import { paths } from '../config/paths.js';
+import { resolve } from 'node:path';
+import { shellWord } from '../config/folderTrust.js';
+import { paths, reinHome } from '../config/paths.js';
 import { ReinError } from '../errors.js';
 import { describeRaises } from '../permissions/raises.js';
 
@@ -52,8 +56,13 @@ interface Entry {
 export interface ChangeDeskOptions {
   home: string;
   publish(event: DaemonEvent): void;
-  /** Whether a person can confirm it now: the desktop app is attached. */
-  personReachable(): boolean;
+  /** The desktop app is attached: a person can confirm it in its window. */
+  desktopAttached(): boolean;
+  /**
+   * Set when a person can confirm it in a shell on this machine (a daemon made its confirm secret): the
+   * command line that does it, REIN_HOME included when it is not the default.
+   */
+  shellCommand?: (verb: 'accept' | 'reject', changeId: string) => string;
   now?: () => number;
 }
 
@@ -79,17 +88,19 @@ export class ChangeDesk {
   }
 
   /**
-   * A remote request that raises permissions: kept for a person when the desktop app can ask one,
-   * refused (`confirmation_required`) when it cannot.
+   * A remote request that raises permissions: kept for a person when one can confirm it (a shell on the
+   * daemon's machine, the desktop app), refused (`confirmation_required`) when nobody can.
    */
   propose(p: ProposedChange, requestedBy = 'daemon'): ChangePending {
     this.#sweep();
     const what = `${WHAT[p.kind]}${p.agent ? ` "${p.agent}"` : p.subject ? ` ${p.subject}` : ''}`;
     const raised = describeRaises(p.raises);
-    if (!this.#opts.personReachable()) {
+    const desktop = this.#opts.desktopAttached();
+    const shell = this.#opts.shellCommand;
+    if (!desktop && !shell) {
       throw new ReinError(
         'confirmation_required',
-        `${what}: this raises permissions (${raised}), so a person must confirm it in the Rein desktop app, which is not running. ` +
+        `${what}: this raises permissions (${raised}), so a person must confirm it, and nobody can here: no Rein daemon keeps it for \`rein changes accept\`, and the Rein desktop app is not running. ` +
           `Nothing was changed. To make the change yourself, ${this.#howTo(p)}.`,
         { raises: p.raises },
       );
@@ -100,6 +111,8 @@ export class ChangeDesk {
     }
     const now = this.#now();
     const change_id = `chg_${randomBytes(8).toString('hex')}`;
+    const accept = shell?.('accept', change_id);
+    const reject = shell?.('reject', change_id);
     const change: PendingChange = {
       change_id,
       kind: p.kind,
@@ -110,16 +123,22 @@ export class ChangeDesk {
       requested_by: requestedBy,
       requested_at: new Date(now).toISOString(),
       expires_at: new Date(now + CHANGE_TTL_MS).toISOString(),
+      ...(accept ? { accept_command: accept } : {}),
+      ...(reject ? { reject_command: reject } : {}),
     };
     this.#pending.set(change_id, { change, apply: p.apply, expiresAt: now + CHANGE_TTL_MS });
     this.#opts.publish({ type: 'change_request', at: change.requested_at, change });
+    const whereTo = accept
+      ? `run \`${accept}\` in a shell on this machine${desktop ? ', or confirm it in the Rein desktop app' : ''}`
+      : 'confirm it in the Rein desktop app';
     return {
       pending: true,
       change_id,
       kind: p.kind,
       ...(p.agent ? { agent: p.agent } : {}),
       raises: p.raises,
-      message: `${what}: this raises permissions (${raised}). Nothing is changed until a person confirms it in the Rein desktop app (change ${change_id}, for ${CHANGE_TTL_MS / 60_000} minutes).`,
+      ...(accept ? { accept_command: accept } : {}),
+      message: `${what}: this raises permissions (${raised}). Nothing is changed until a person confirms it: ${whereTo} (change ${change_id}, waits ${CHANGE_TTL_MS / 60_000} minutes).`,
     };
   }
 
@@ -128,7 +147,7 @@ export class ChangeDesk {
     return [...this.#pending.values()].map((e) => e.change);
   }
 
-  /** A person's answer (the desktop window). Applying runs the operation; its errors reach the person. */
+  /** A person's answer (the desktop window, a shell on this machine). Applying runs the operation; its errors reach the person. */
   async answer(changeId: string, decision: 'apply' | 'reject', by: string): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
     this.#sweep();
     const entry = this.#pending.get(changeId);
@@ -158,8 +177,8 @@ export class ChangeDesk {
     if (p.kind === 'save_settings') return `edit ${paths.globalConfig(this.#opts.home)}`;
     const file = `${paths.agentDir(this.#opts.home, p.agent ?? 'NAME')}/config.yaml`;
     return p.kind === 'create_agent'
-      ? `run \`rein agents create ${p.agent ?? 'NAME'}\` and edit ${file}, or open the desktop app and try again`
-      : `edit ${file}, or open the desktop app and try again`;
+      ? `run \`rein agents create ${p.agent ?? 'NAME'}\` and edit ${file}, or ask again while \`rein daemon\` (or the desktop app) runs`
+      : `edit ${file}, or ask again while \`rein daemon\` (or the desktop app) runs`;
   }
 
   #sweep(): void {
@@ -179,4 +198,14 @@ export class ChangeDesk {
   #now(): number {
     return (this.#opts.now ?? Date.now)();
   }
+}
+
+/**
+ * The command lines that confirm or reject a change in a shell on this machine: `rein changes accept
+ * chg_…`, with `REIN_HOME=…` in front when the daemon's home is not the default one, so the line works
+ * as it is copied.
+ */
+export function shellChangeCommand(home: string): (verb: 'accept' | 'reject', changeId: string) => string {
+  const prefix = resolve(home) === reinHome({}) ? '' : `REIN_HOME=${shellWord(resolve(home))} `;
+  return (verb, changeId) => `${prefix}rein changes ${verb} ${changeId}`;
 }

@@ -11,6 +11,7 @@
  */
 import type { GlobalConfig } from '../config/schema.js';
 import { errorMessage, fieldError, isReinError } from '../errors.js';
+import { causeDetail, describeBaseUrl } from '../llm/client.js';
 import { nodeFetch } from '../llm/nodeFetch.js';
 import { resolveModelAccess } from '../runtime/runtime.js';
 import { sameBaseUrl } from '../util/baseUrl.js';
@@ -79,7 +80,7 @@ export async function testModelConnection(
     const latency_ms = Math.round(performance.now() - started);
     return { ok: true, model, latency_ms, message: `Connected: ${model} answered through ${where}.` };
   } catch (e) {
-    return { ok: false, model, ...describeFailure(sdk, e, model, where) };
+    return { ok: false, model, ...describeFailure(sdk, e, model, where, describeBaseUrl(access.baseURL ?? ANTHROPIC_API_URL)) };
   }
 }
 
@@ -96,10 +97,14 @@ function withoutStoredKeys(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
-function describeFailure(sdk: typeof import('../llm/anthropicSdk.js'), e: unknown, model: string, where: string): { code: string; message: string } {
+function describeFailure(sdk: typeof import('../llm/anthropicSdk.js'), e: unknown, model: string, where: string, url: string): { code: string; message: string } {
   const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdk;
-  if (e instanceof APIConnectionTimeoutError) return { code: 'timeout', message: `No answer from ${where} in time.` };
-  if (e instanceof APIConnectionError) return { code: 'unreachable', message: `Cannot reach ${where}: ${e.message}` };
+  if (e instanceof APIConnectionTimeoutError) return { code: 'timeout', message: `No answer from ${url} in time.` };
+  if (e instanceof APIConnectionError) {
+    // The SDK says only "Connection error.": the address and what the socket said are what help.
+    const detail = causeDetail(e);
+    return { code: 'unreachable', message: `Cannot reach ${url}${detail ? ` (${detail})` : ''}: is the server running, and is the address right?` };
+  }
   if (e instanceof APIError && typeof e.status === 'number') {
     const body = e.error as { error?: { message?: string; type?: string } } | undefined;
     const detail = body?.error?.message ?? e.message;

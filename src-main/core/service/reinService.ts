@@ -42,7 +42,7 @@ import { RouteTable } from './routeTable.js';
 import { RunRouter, type RouteRun, type RunListener, type SubmitOutcome } from './runs/runRouter.js';
 import { listSessionSummaries, loadSession, searchHits } from './sessions.js';
 import { saveSettings, settingsView, testConnection, type SettingsDeps } from './settings.js';
-import { ChangeDesk, type ChangeSource } from './changeDesk.js';
+import { ChangeDesk, shellChangeCommand, type ChangeSource } from './changeDesk.js';
 import { LiveConfig } from './liveConfig.js';
 import { maskSecretsIn } from '../audit/maskSecrets.js';
 import { pageOpener } from '../mcp/browser.js';
@@ -85,6 +85,11 @@ export interface ReinServiceOptions {
   mcpTokenStores?: McpTokenStores;
   shutdownGraceMs?: number;
   shutdownCancelMs?: number;
+  /**
+   * A person can confirm permission-raising changes in a shell on this machine (`rein changes accept`):
+   * the daemon made its confirm secret (daemon/confirmSecret.ts). Without it only the desktop app can.
+   */
+  confirmInShell?: boolean;
 }
 
 type Op<K extends ReinOperationName> = ReinOperationOutput<K>;
@@ -99,7 +104,7 @@ export class ReinService {
   readonly env: NodeJS.ProcessEnv;
   readonly bus = new EventBus();
   readonly desk = new ApprovalDesk();
-  /** Permission-raising changes asked for over the API, waiting for a person in the desktop app. */
+  /** Permission-raising changes asked for over the API, waiting for a person (a shell on this machine, the desktop app). */
   readonly changes: ChangeDesk;
   readonly router: RunRouter;
   readonly routes: RouteTable;
@@ -171,7 +176,12 @@ export class ReinService {
       changed: mcpStatus,
     });
     this.#store.add(this.#mcp);
-    this.changes = new ChangeDesk({ home: opts.home, publish: (e) => this.publish(e), personReachable: () => this.#clients.desktop > 0 });
+    this.changes = new ChangeDesk({
+      home: opts.home,
+      publish: (e) => this.publish(e),
+      desktopAttached: () => this.#clients.desktop > 0,
+      ...(opts.confirmInShell ? { shellCommand: shellChangeCommand(opts.home) } : {}),
+    });
     this.#store.add(this.changes);
     // The daemon's folder holds an overlay nobody trusted: a person in the app may trust it (trust_folder).
     this.#live.untrusted = (overlay) => this.#offerTrust(overlay);
@@ -266,10 +276,12 @@ export class ReinService {
   }
 
   /**
-   * A person's answer to a pending change: only the desktop window calls this (its IPC sender check is
-   * how Rein knows a person is there); no HTTP or WebSocket route leads here.
+   * A person's answer to a pending change, from a face known to be a person: the desktop window (its IPC
+   * sender check) or `rein changes accept|reject` in a shell on the daemon's machine (`POST
+   * /changes/{id}/answer` with the confirm secret only that shell can read). No other HTTP or WebSocket
+   * route leads here.
    */
-  answerChange(input: { change_id: string; decision: 'apply' | 'reject' }, by: 'desktop'): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
+  answerChange(input: { change_id: string; decision: 'apply' | 'reject' }, by: 'desktop' | 'shell'): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
     return this.changes.answer(input.change_id, input.decision, by);
   }
 
@@ -278,7 +290,7 @@ export class ReinService {
    * through this daemon's desk): the same pending change an API answer to a run's question makes. The
    * grant is the runtime's own (what `onAlwaysAllow` would save for this agent, tool and input), made
    * here as for a run of the agent, so this process and the asker agree on what it is. Throws
-   * `confirmation_required` (with how to make it by hand) when no desktop app can confirm it.
+   * `confirmation_required` (with how to make it by hand) when nobody can confirm it (no daemon, no desktop app).
    */
   async proposeAlwaysAllow(call: { agent: string; tool: string; input: unknown; cwd?: string | undefined }): Promise<ChangePending> {
     if (call.agent !== DEFAULT_AGENT && !(await agentExists(this.home, call.agent))) throw new ReinError('agent_not_found', `no agent named "${call.agent}"`);
@@ -302,7 +314,7 @@ export class ReinService {
     return proposed;
   }
 
-  /** An "always allow" answered over the API, for a person to confirm in the desktop app (changeDesk.ts). */
+  /** An "always allow" answered over the API, for a person to confirm (changeDesk.ts). */
   #proposeGrant(grant: RemoteGrant, requestedBy?: string): ChangePending {
     return this.changes.propose(
       {

@@ -36,7 +36,7 @@ export interface SettingsDeps {
   configState?(): Promise<{ config: GlobalConfig; problem?: ReinError }>;
   /** A saved change: the runs that start from now on use it. */
   setConfig(config: GlobalConfig): void;
-  /** A remote change that raises permissions: kept for a person in the desktop app, or refused (changeDesk.ts). */
+  /** A remote change that raises permissions: kept for a person (a shell on the daemon's machine, the desktop app), or refused (changeDesk.ts). */
   confirm(change: ProposedChange): ChangePending;
 }
 

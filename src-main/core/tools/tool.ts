@@ -3,6 +3,7 @@
  * `bash {command: "ls"}` is read-only and may run beside other reads, `bash {command: "rm x"}` is not.
  * Failures are results the model reads, never throws out of `call`.
  */
+import { SUMMARY_CHARS, summaryLine } from '../api/toolSummary.js';
 import type { z } from 'zod';
 import type { SessionSlots } from './sessionSlots.js';
 import type { ToolTraits } from './traits.js';
@@ -123,9 +124,9 @@ export function concurrencySafe<I>(tool: Tool<I>, input: I): boolean {
   return tool.isConcurrencySafe ? tool.isConcurrencySafe(input) : tool.isReadOnly(input);
 }
 
-export function summarizeCall<I>(tool: Tool<I>, input: I, max = 200): string {
-  const raw = tool.summarize ? tool.summarize(input) : JSON.stringify(input);
-  return raw.length > max ? `${raw.slice(0, max - 1)}…` : raw;
+/** The card line of a call (`tool_call_start.summary`, the audit log); a saved call gets the same from core/api/toolSummary.ts. */
+export function summarizeCall<I>(tool: Tool<I>, input: I, max = SUMMARY_CHARS): string {
+  return summaryLine(tool.summarize ? tool.summarize(input) : JSON.stringify(input), max);
 }
 
 export const APPROVAL_SUMMARY_CHARS = 500;

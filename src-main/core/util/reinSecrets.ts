@@ -10,7 +10,7 @@ import { realpathLoose } from './realpath.js';
  * Rein's own secrets, relative to REIN_HOME: the daemon's token (`daemon.token`, and `daemon.json`, which
  * carries it), the desktop app's former encrypted API key (`api-key.enc`, core/desktop/apiKeyStore.ts), webhook
  * secrets written into `webhooks.yaml`, and the `secrets/` folder, where every credential Rein stores
- * from now on goes (MCP OAuth tokens in `secrets/mcp-oauth/`, `rein mcp serve`'s token in `secrets/mcp-serve.token`,
+ * from now on goes (MCP OAuth tokens in `secrets/mcp-oauth/`, `rein mcp serve`'s token in `secrets/mcp-serve.token`, the confirm secret of `rein changes` in `secrets/confirm.token`,
  * the model API key in `secrets/anthropic-api-key` where the system has no secret store: core/secrets/fileStore.ts). A tool that reads one could act as
  * Rein (approve its own questions, change an agent's permissions), so touching them is a hard block in
  * every mode (docs/permissions.md, *Threat model*). Keep this list and the docs in step.

@@ -11,6 +11,8 @@ export class ApiError extends Error {
     readonly code: string,
     readonly status?: number,
     readonly field?: string,
+    /** `confirmation_pending`: the change that waits for a person, and the command that confirms it in a shell. */
+    readonly pending?: { change_id: string; accept_command?: string },
   ) {
     super(message);
   }

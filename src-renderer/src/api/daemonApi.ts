@@ -99,10 +99,18 @@ export function createDaemonApi(opts: DaemonApiOptions): DaemonApi {
     }
     const toCall = httpCalls[name] as (input: unknown) => HttpCall;
     const answer = await http(toCall(checked));
-    // 202: a change that raises permissions waits for a person in the desktop app; nothing was written.
+    // 202: a change that raises permissions waits for a person (a shell on the daemon's machine, the desktop app); nothing was written.
     if (answer && typeof answer === 'object' && (answer as { pending?: unknown }).pending === true) {
-      const p = answer as { message?: string };
-      throw new ApiError(p.message ?? 'This change waits for confirmation in the Rein desktop app.', 'confirmation_pending', 202);
+      const p = answer as { message?: unknown; change_id?: unknown; accept_command?: unknown };
+      const change_id = typeof p.change_id === 'string' ? p.change_id : undefined;
+      const accept_command = typeof p.accept_command === 'string' ? p.accept_command : undefined;
+      throw new ApiError(
+        typeof p.message === 'string' ? p.message : 'This change raises permissions: it waits for a person to confirm it (`rein changes accept` in a shell on the daemon\'s machine).',
+        'confirmation_pending',
+        202,
+        undefined,
+        change_id ? { change_id, ...(accept_command ? { accept_command } : {}) } : undefined,
+      );
     }
     return checkOutput(name, answer);
   }

@@ -3,12 +3,14 @@
  * `message` frames. A browser cannot set headers on a WebSocket, so the token rides in the
  * subprotocol list (`rein.v1, token.<token>`), as the daemon expects. When the socket drops it comes
  * back by itself, asking for what it missed with `last_event_id`; when the token is refused it stops
- * and says so, since retrying cannot help.
+ * and says so, since retrying cannot help: `unauthorized` when the daemon never took it (a wrong token,
+ * pasted or typed), `rotated` when it took it before and no longer does (`rein daemon rotate-token`,
+ * or the daemon restarted with a new one).
  */
 import type { ApiEvent } from '../../../src-main/core/api/index.js';
 import { ApiError } from './apiError.js';
 
-export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized' | 'closed';
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized' | 'rotated' | 'closed';
 
 /** The part of the browser's WebSocket this file uses (the `ws` package offers the same, for tests). */
 export interface SocketLike {
@@ -46,6 +48,8 @@ export class EventSocket {
   #state: ConnectionState = 'closed';
   #lastEventId: string | undefined;
   #attempt = 0;
+  /** The daemon accepted this token once (a connection opened): a refusal later means it changed. */
+  #accepted = false;
   #stopped = true;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #nextRef = 1;
@@ -101,6 +105,7 @@ export class EventSocket {
     socket.addEventListener('open', () => {
       if (this.#socket !== socket) return;
       this.#attempt = 0;
+      this.#accepted = true;
       this.#setState('open');
       for (const wake of [...this.#openWaiters]) wake();
     });
@@ -114,7 +119,7 @@ export class EventSocket {
       this.#socket = undefined;
       this.#failPending(new ApiError('the connection to Rein dropped before it answered', 'offline'));
       if (ev.code === TOKEN_ROTATED) {
-        this.#setState('unauthorized');
+        this.#setState('rotated');
         this.#stopped = true;
         return;
       }
@@ -134,7 +139,7 @@ export class EventSocket {
         (valid) => {
           if (!valid) {
             this.#stopped = true;
-            this.#setState('unauthorized');
+            this.#setState(this.#accepted ? 'rotated' : 'unauthorized');
           } else this.#connect();
         },
         () => this.#connect(),
@@ -166,7 +171,8 @@ export class EventSocket {
 
   #whenOpen(waitMs: number): Promise<void> {
     if (this.#socket && this.#socket.readyState === OPEN) return Promise.resolve();
-    if (this.#state === 'unauthorized') return Promise.reject(new ApiError('the daemon refused the token; open the link `rein daemon` printed again', 'unauthorized'));
+    if (this.#state === 'unauthorized') return Promise.reject(new ApiError('the daemon did not accept this token: open the address `rein daemon` printed (the token is after #token=)', 'unauthorized'));
+    if (this.#state === 'rotated') return Promise.reject(new ApiError('the daemon no longer accepts this token (it has a new one): open the address `rein daemon` printed again', 'unauthorized'));
     this.start();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

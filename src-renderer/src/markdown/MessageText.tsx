@@ -14,6 +14,7 @@ import { lazy, Suspense } from 'react';
 
 const loadMarkdown = () => import('./markdownText.js');
 const MarkdownText = lazy(loadMarkdown);
+const CodeSpansText = lazy(() => loadMarkdown().then((m) => ({ default: m.CodeSpansText })));
 
 /** Starts fetching the Markdown renderer (once the chat has shown) so the first answer need not wait. */
 export function preloadMarkdown(): void {
@@ -28,6 +29,19 @@ export function MessageText({ text }: { text: string }) {
         <MarkdownText text={text} />
       </Suspense>
     </div>
+  );
+}
+
+/**
+ * One line from the permission policy (an approval's reason, a risk explanation) with its `code spans`
+ * shown as code; nothing else is Markdown there (no emphasis, links, HTML or escapes). The caller passes
+ * the text already made visible (visibleText): escaped first, then rendered.
+ */
+export function CodeSpans({ text }: { text: string }) {
+  return (
+    <Suspense fallback={text}>
+      <CodeSpansText text={text} />
+    </Suspense>
   );
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Element, ElementContent, Root, RootContent } from 'hast';
 import Markdown, { type Components, type UrlTransform } from 'react-markdown';
+import type { Processor } from 'unified';
 import { safeUrl } from './safeUrl.js';
 
 const keepSafeUrls: UrlTransform = (url) => safeUrl(url) ?? '';
@@ -58,6 +59,50 @@ const components: Components = {
 export function MarkdownText({ text }: { text: string }) {
   return (
     <Markdown urlTransform={keepSafeUrls} components={components} rehypePlugins={rehypePlugins}>
+      {text}
+    </Markdown>
+  );
+}
+
+/**
+ * Every Markdown construct but code spans (and the paragraph around them) switched off in the parser:
+ * in a policy's reason or risk explanation, `rm *.txt *.md` must not turn into emphasis, `\*` must keep
+ * its backslash, `<b>` and `[x](y)` stay text. So a person reads exactly the words the policy wrote, with
+ * the names in backticks shown as code.
+ */
+const ALL_BUT_CODE_SPANS = [
+  'attention',
+  'autolink',
+  'blockQuote',
+  'characterEscape',
+  'characterReference',
+  'codeFenced',
+  'codeIndented',
+  'definition',
+  'hardBreakEscape',
+  'headingAtx',
+  'htmlFlow',
+  'htmlText',
+  'labelEnd',
+  'labelStartImage',
+  'labelStartLink',
+  'list',
+  'setextUnderline',
+  'thematicBreak',
+];
+function codeSpansOnly(this: Processor) {
+  // remark-parse hands data.micromarkExtensions to the parser (its documented hook for plugins).
+  const data = this.data() as { micromarkExtensions?: unknown[] };
+  (data.micromarkExtensions ??= []).push({ disable: { null: ALL_BUT_CODE_SPANS } });
+}
+const codeSpanPlugins = [codeSpansOnly];
+const INLINE_ELEMENTS = ['p', 'code'];
+const inline: Components = { p: ({ children }) => <>{children}</> };
+
+/** One line of text with its `code spans` as code and nothing else interpreted (see ALL_BUT_CODE_SPANS). */
+export function CodeSpansText({ text }: { text: string }) {
+  return (
+    <Markdown remarkPlugins={codeSpanPlugins} allowedElements={INLINE_ELEMENTS} unwrapDisallowed components={inline} skipHtml>
       {text}
     </Markdown>
   );

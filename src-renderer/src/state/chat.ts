@@ -79,6 +79,8 @@ export type ChatAction =
   | { type: 'reset' }
   /** Continue a saved session: show its history and send the next message into it. */
   | { type: 'load_session'; session: SessionRecord }
+  /** The conversation a reload comes back to: like load_session, but only into a chat still empty. */
+  | { type: 'restore_session'; session: SessionRecord }
   /** A line from the page itself (command help, a refused command). */
   | { type: 'note'; level: 'info' | 'warning'; text: string };
 
@@ -118,6 +120,10 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         sessionUsage: usage,
       };
     }
+    case 'restore_session':
+      // It arrives after the page showed: a message typed (or a conversation picked) meanwhile wins.
+      if (state.session_id !== undefined || state.items.length > 0 || state.running || state.sending) return state;
+      return chatReducer(state, { type: 'load_session', session: action.session });
     case 'sending': {
       // The user's text shows at once; `sent` later says whether it started a run or was injected.
       const [next, id] = withId(state, 'u');
@@ -141,7 +147,9 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
 }
 
 function applyEvent(state: ChatState, event: ApiEvent): ChatState {
-  if ('seq' in event && typeof event.seq === 'number' && 'session_id' in event) {
+  // A run that could not start (no key, a config that does not load) has no session: its error and
+  // session_end carry session_id "" and are never replays of anything.
+  if ('seq' in event && typeof event.seq === 'number' && 'session_id' in event && event.session_id !== '') {
     const seen = state.lastSeq[event.session_id];
     // seq restarts at 0 with every run of a session, and every run starts with session_start.
     if (event.type !== 'session_start' && seen !== undefined && event.seq <= seen) return state;
@@ -265,8 +273,9 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
       items = items.map((i) => (i.kind === 'tool' && i.status === 'running' ? { ...i, status: 'error', preview: i.preview ?? 'stopped before it finished' } : i));
       const base = addUsage(state.baseUsage, event.usage);
       let next: ChatState = { ...state, items, running: false, sending: false, lastStop: event.stop_reason, runUsage: event.usage, baseUsage: base, sessionUsage: base };
+      // The run's own `error` event already said why it stopped (max_iterations, budget): not twice.
       const why = stopNotice(event.stop_reason);
-      if (why) next = notice(next, why.level, why.text);
+      if (why && !saidSince(items, event.stop_reason)) next = notice(next, why.level, why.text);
       return next;
     }
     case 'run_queued':
@@ -287,6 +296,16 @@ function stopNotice(reason: StopReason): { level: 'info' | 'warning'; text: stri
     default:
       return undefined;
   }
+}
+
+/** An error item with this code after the user's last message (this run's). */
+function saidSince(items: readonly ChatItem[], code: string): boolean {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind === 'user') return false;
+    if (item.kind === 'error' && item.code === code) return true;
+  }
+  return false;
 }
 
 function notice(state: ChatState, level: 'info' | 'warning', text: string): ChatState {

@@ -1,9 +1,10 @@
 /**
  * A saved session as chat items, for reading an old conversation or continuing it. Messages are in
  * the Messages API's own shape: user turns carry text and tool results, assistant turns text and
- * tool calls; a tool result is folded into the card of the call it answers.
+ * tool calls; a tool result is folded into the card of the call it answers, and each card gets the
+ * summary line the live chat showed (core/api/toolSummary.ts).
  */
-import type { SessionRecord } from '../../../src-main/core/api/index.js';
+import { savedCallSummary, type SessionRecord } from '../../../src-main/core/api/index.js';
 import type { ChatItem } from './chat.js';
 
 type Block = { type: string; [k: string]: unknown };
@@ -47,15 +48,10 @@ export function sessionItems(session: SessionRecord): ChatItem[] {
         }
       } else if (block.type === 'tool_use' && message.role === 'assistant') {
         const call_id = typeof block.id === 'string' ? block.id : id('t');
+        const tool = typeof block.name === 'string' ? block.name : 'tool';
         toolAt.set(call_id, items.length);
-        items.push({
-          kind: 'tool',
-          id: call_id,
-          tool: typeof block.name === 'string' ? block.name : 'tool',
-          input: block.input,
-          summary: '',
-          status: 'ok',
-        });
+        // The line the live card had (`$ touch approved.txt`), made from the saved name and input.
+        items.push({ kind: 'tool', id: call_id, tool, input: block.input, summary: savedCallSummary(tool, block.input), status: 'ok' });
       } else if (block.type === 'tool_result') {
         const at = typeof block.tool_use_id === 'string' ? toolAt.get(block.tool_use_id) : undefined;
         if (at === undefined) continue;

@@ -47,23 +47,33 @@ export interface DaemonChild {
   stop(): Promise<void>;
 }
 
+export interface DaemonChildOptions {
+  /** Changes to the daemon's environment; `undefined` removes a variable (a fresh home with no key: `ANTHROPIC_API_KEY: undefined`). */
+  env?: Record<string, string | undefined>;
+}
+
 /** `rein daemon --port 0` as a child process, its model calls going to `fake`; resolves once it prints the web UI's address. */
-export async function startDaemonChild(fake: FakeAnthropic): Promise<DaemonChild> {
+export async function startDaemonChild(fake: FakeAnthropic, opts: DaemonChildOptions = {}): Promise<DaemonChild> {
   const root = await mkdtemp(join(tmpdir(), 'rein-e2e-'));
   const home = join(root, 'home');
   const work = join(root, 'work');
   await mkdir(home, { recursive: true });
   await mkdir(work, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    REIN_HOME: home,
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: 'test-key',
+    REIN_RETRY_BASE_MS: '1',
+    REIN_SCHEDULE_BACKEND: 'daemon',
+    NO_COLOR: '1',
+  };
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
   const proc = spawn(process.execPath, [join(ROOT, 'bin/rein.js'), 'daemon', '--port', '0', '--cwd', work], {
-    env: {
-      ...process.env,
-      REIN_HOME: home,
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'test-key',
-      REIN_RETRY_BASE_MS: '1',
-      REIN_SCHEDULE_BACKEND: 'daemon',
-      NO_COLOR: '1',
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -111,11 +121,11 @@ export interface UiSession {
   close(): Promise<void>;
 }
 
-export async function startUiSession(script?: Script): Promise<UiSession> {
+export async function startUiSession(script?: Script, opts: { viewport?: { width: number; height: number } } & DaemonChildOptions = {}): Promise<UiSession> {
   const fake = await startFakeAnthropic(script ? { script } : {});
-  const daemon = await startDaemonChild(fake);
+  const daemon = await startDaemonChild(fake, opts.env ? { env: opts.env } : {});
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const context = await browser.newContext({ viewport: { width: 1100, height: 720 } });
+  const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1100, height: 720 } });
   const problems: string[] = [];
   const newPage = async () => {
     const page = await context.newPage();

@@ -160,19 +160,22 @@ describe('remote approvals', () => {
     expect(await exists(join(d.cwd, 'note.txt'))).toBe(false);
   });
 
-  it('"always allow" over HTTP allows the call but saves nothing: without the app it says how, with the app it waits there', async () => {
+  it('"always allow" over HTTP allows the call but saves nothing: the grant waits for a person, in a shell on this machine or the app', async () => {
     await setup();
-    // The first run: no desktop app attached.
+    // The first run: no desktop app attached. The grant waits for `rein changes accept` in a shell.
     const events = await sse(d, 'GET', '/events');
     const run = http(d, 'POST', '/message', { body: { text: 'write the note', source: 'slack', channel: 'C1' } });
     const asked = await events.next((f) => f.event === 'approval_request', 'approval_request');
     await http(d, 'POST', '/approval', { body: { request_id: asked.data.request_id, decision: 'always_allow' } });
     expect((await run).json).toMatchObject({ text: 'finished', stop_reason: 'final' });
     expect(await readFile(join(d.cwd, 'note.txt'), 'utf8')).toBe('approved content');
-    const notice = await events.next((f) => f.event === 'notice' && /always allow/.test(f.data.message), 'notice');
-    expect(notice.data.message).toMatch(/confirm it in the Rein desktop app, which is not running/);
-    expect(notice.data.message).toContain('to permissions.grants in');
-    expect(notice.data.message).toContain(`file_write on `);
+    const notice = await events.next((f) => f.event === 'notice' && /always allow/i.test(f.data.message), 'notice');
+    const [first] = (await http(d, 'GET', '/changes')).json.changes;
+    expect(first).toMatchObject({ kind: 'always_allow', agent: 'default', accept_command: `REIN_HOME=${d.home} rein changes accept ${first.change_id}` });
+    expect(notice.data.message).toContain(`Nothing is changed until a person confirms it: run \`${first.accept_command}\` in a shell on this machine (change ${first.change_id}`);
+    expect(notice.data.message).toContain('file_write on ');
+    expect(await exists(join(d.home, 'config.yaml'))).toBe(false);
+    await d.daemon.service.answerChange({ change_id: first.change_id, decision: 'reject' }, 'shell');
     expect(await exists(join(d.home, 'config.yaml'))).toBe(false);
 
     // With the app attached, the grant is a pending change; the person applies it there.

@@ -102,6 +102,9 @@ function attackCalls(port: number, token: string) {
     toolCall('http', { url: `http://[::1]:${port}/approvals` }),
     toolCall('bash', { command: `curl -s -X POST -H 'Authorization: Bearer ${token}' http://127.0.0.1:${port}/agents -d '${agent}'` }),
     toolCall('bash', { command: `nc 127.0.0.1 ${port} < /dev/null` }),
+    // The second secret, with which `rein changes accept` in a shell confirms a raise.
+    toolCall('file_read', { path: join(rein, 'secrets', 'confirm.token') }),
+    toolCall('bash', { command: `curl -s -X POST -H "x-rein-confirm: $(cat ~/.rein/secrets/confirm.token)" -H 'Authorization: Bearer ${token}' http://127.0.0.1:${port}/changes/chg_0123456789abcdef/answer -d '{"decision":"apply"}'` }),
   ];
 }
 
@@ -130,7 +133,7 @@ describe('the escalation chain of finding 1 fails at every step', () => {
     expect(JSON.stringify(fake.requests.map((r) => r.body.messages))).not.toContain(d.token);
   });
 
-  it('given the token in its prompt, a run still cannot use it: the port is refused, and a token holder\'s bypassPermissions agent waits for a person', async () => {
+  it('given the token in its prompt, a run still cannot use it: the port is refused, and a token holder\'s bypassPermissions agent waits for a person in a shell', async () => {
     await start();
     const calls = attackCalls(d.port, d.token).filter((c) => (c as { name: string }).name !== 'file_read');
     fake.enqueue(tools(calls), text('refused again'));
@@ -138,30 +141,31 @@ describe('the escalation chain of finding 1 fails at every step', () => {
     expect(res.status, res.text).toBe(200);
     for (const r of toolResults(fake.requests[1]!).values()) expect(r.content).toMatch(/hard block/);
 
-    // Had it reached the API anyway (as any token holder does), the change would not be made.
+    // Had it reached the API anyway (as any token holder does), the change would not be made: it waits
+    // for a person — in a shell on this machine (`rein changes accept`) or in the desktop app.
     const body = { name: 'evil', prompt: 'Obey.', config: { mode: 'bypassPermissions', auto_approve: true } };
-    const refused = await http(d, 'POST', '/agents', { body });
-    expect(refused.status, refused.text).toBe(403);
-    expect(refused.json).toMatchObject({ code: 'confirmation_required' });
-    expect(refused.json.error).toMatch(/mode default → bypassPermissions/);
-    expect(refused.json.error).toMatch(/rein agents create evil/);
-
-    // With the desktop app running, it becomes a question for the person there — still nothing is written.
-    const desktop = d.daemon.service.attachClient('desktop');
     const events = await sse(d, 'GET', '/events');
     const pending = await http(d, 'POST', '/agents', { body });
     expect(pending.status, pending.text).toBe(202);
     expect(pending.json).toMatchObject({ pending: true, kind: 'create_agent', agent: 'evil' });
     expect(pending.json.change_id).toMatch(/^chg_[0-9a-f]{16}$/);
     expect(pending.json.raises.map((r: { field: string }) => r.field)).toEqual(['mode', 'auto_approve']);
+    expect(pending.json.message).toMatch(/mode default → bypassPermissions/);
+    // HOME is this test's, so the daemon's REIN_HOME is the default ~/.rein: the command needs no REIN_HOME.
+    expect(pending.json.accept_command).toBe(`rein changes accept ${pending.json.change_id}`);
+    expect(pending.json.message).toContain(`run \`${pending.json.accept_command}\` in a shell on this machine`);
     const announced = await events.next((f) => f.event === 'change_request', 'change_request');
-    expect(announced.data.change).toMatchObject({ change_id: pending.json.change_id, agent: 'evil', requested_by: 'daemon' });
+    expect(announced.data.change).toMatchObject({ change_id: pending.json.change_id, agent: 'evil', requested_by: 'daemon', accept_command: pending.json.accept_command });
     expect((await http(d, 'GET', '/changes')).json.changes.map((c: { change_id: string }) => c.change_id)).toEqual([pending.json.change_id]);
     expect(await exists(join(rein, 'agents', 'evil'))).toBe(false);
     // The agent does not exist, so nothing can run as it.
     expect((await http(d, 'POST', '/message', { body: { text: 'rm everything', agent: 'evil' } })).status).toBe(404);
-    // There is no HTTP door to confirm it.
+    // The token is no door to confirm it: the shell's endpoint wants the confirm secret too, which no tool may read.
     expect((await http(d, 'POST', `/changes/${pending.json.change_id}`, { body: { decision: 'apply' } })).status).toBe(404);
+    const tokenOnly = await http(d, 'POST', `/changes/${pending.json.change_id}/answer`, { body: { decision: 'apply' } });
+    expect(tokenOnly.status, tokenOnly.text).toBe(403);
+    expect(tokenOnly.json.code).toBe('confirm_refused');
+    expect(await exists(join(rein, 'agents', 'evil'))).toBe(false);
 
     // Raising an existing agent and the global mode wait the same way.
     const raise = await http(d, 'PUT', '/agents/trusted', { body: { config: 'mode: bypassPermissions\nauto_approve: true\npermissions:\n  allowed_commands: ["*"]\n' } });
@@ -176,16 +180,19 @@ describe('the escalation chain of finding 1 fails at every step', () => {
     expect((await http(d, 'PUT', '/agents/trusted', { body: { prompt: 'You are careful.\n' } })).status).toBe(200);
     expect((await http(d, 'POST', '/agents', { body: { name: 'careful', prompt: 'Ask first.', config: { mode: 'plan' } } })).status).toBe(201);
 
-    // The person rejects one and applies another (the desktop window's IPC answers through the service).
+    // The person rejects one in the desktop window (its IPC answers through the service) and applies
+    // another from a shell on this machine, as `rein changes accept` does: the token and the confirm secret.
     await d.daemon.service.answerChange({ change_id: global.json.change_id, decision: 'reject' }, 'desktop');
     expect((await http(d, 'GET', '/settings')).json.permission_mode).toBe('default');
-    await d.daemon.service.answerChange({ change_id: pending.json.change_id, decision: 'apply' }, 'desktop');
+    const secret = (await readFile(join(rein, 'secrets', 'confirm.token'), 'utf8')).trim();
+    const applied = await http(d, 'POST', `/changes/${pending.json.change_id}/answer`, { body: { decision: 'apply' }, headers: { 'x-rein-confirm': secret } });
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.json).toEqual({ change_id: pending.json.change_id, outcome: 'applied' });
     expect(await readFile(join(rein, 'agents', 'evil', 'config.yaml'), 'utf8')).toMatch(/mode: bypassPermissions/);
     const answered = await events.next((f) => f.event === 'change_response' && f.data.change_id === pending.json.change_id, 'change_response');
-    expect(answered.data).toMatchObject({ outcome: 'applied', by: 'desktop' });
+    expect(answered.data).toMatchObject({ outcome: 'applied', by: 'shell' });
     await expect(d.daemon.service.answerChange({ change_id: pending.json.change_id, decision: 'apply' }, 'desktop')).rejects.toMatchObject({ code: 'change_not_found' });
     events.close();
-    desktop.dispose();
   });
 
   it('an approval cannot be answered by a run: the waiting run is paused, and another run cannot reach POST /approval', async () => {

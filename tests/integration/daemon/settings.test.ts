@@ -85,22 +85,25 @@ describe('PUT /settings', () => {
     expect((await http(d, 'GET', '/settings')).json.model).toBe('claude-opus-4-6');
   });
 
-  it('another base_url is a person\'s decision: refused without the app, a pending change with it; the same one applies', async () => {
+  it('another base_url is a person\'s decision: a pending change that names the command confirming it in a shell; the same one applies', async () => {
     await writeFile(configFile(), 'model: claude-opus-4-6\n');
     // The API key and every conversation would go elsewhere: not on a token holder's word.
-    const refused = await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net', model: 'claude-opus-4-6' } });
-    expect(refused.status, refused.text).toBe(403);
-    expect(refused.json).toMatchObject({ code: 'confirmation_required' });
-    expect(refused.json.error).toContain('base_url (the default) → https://attacker.example.net');
-    expect(await readConfig()).toBe('model: claude-opus-4-6\n');
-
-    const desktop = d.daemon.service.attachClient('desktop');
-    const pending = await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net' } });
+    const pending = await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net', model: 'claude-opus-4-6' } });
     expect(pending.status, pending.text).toBe(202);
     expect(pending.json.raises).toEqual([{ field: 'base_url', change: '(the default) → https://attacker.example.net: the API key and every conversation go there' }]);
+    expect(pending.json.accept_command).toBe(`REIN_HOME=${d.home} rein changes accept ${pending.json.change_id}`);
+    expect(pending.json.message).toContain('base_url (the default) → https://attacker.example.net');
+    expect(pending.json.message).toContain(`run \`${pending.json.accept_command}\` in a shell on this machine`);
+    expect(pending.json.message).not.toContain('desktop app');
     expect(await readConfig()).toBe('model: claude-opus-4-6\n');
-    await d.daemon.service.answerChange({ change_id: pending.json.change_id, decision: 'apply' }, 'desktop');
+    await d.daemon.service.answerChange({ change_id: pending.json.change_id, decision: 'apply' }, 'shell');
     expect(await readConfig()).toBe('model: claude-opus-4-6\nbase_url: https://attacker.example.net\n');
+
+    // With the desktop app attached, the message names it too.
+    const desktop = d.daemon.service.attachClient('desktop');
+    const again = await http(d, 'PUT', '/settings', { body: { base_url: 'https://other.example.net' } });
+    expect(again.status, again.text).toBe(202);
+    expect(again.json.message).toContain('in a shell on this machine, or confirm it in the Rein desktop app');
     desktop.dispose();
 
     // The same server (a trailing slash aside) raises nothing.

@@ -1,16 +1,25 @@
-// The change desk: a permission-raising change asked for over the API is kept for a person in the
-// desktop app (or refused when no app can ask one), listed with secrets masked, applied exactly as
-// asked when confirmed, and dropped when rejected or expired.
+// The change desk: a permission-raising change asked for over the API is kept for a person — in a
+// shell on the daemon's machine (`rein changes accept`) or the desktop app — or refused when nobody can
+// confirm it, listed with secrets masked, applied exactly as asked when confirmed, and dropped when
+// rejected or expired.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DaemonEvent } from '../../../src-main/core/api/events.js';
-import { ChangeDesk, CHANGE_TTL_MS, MAX_PENDING, type ProposedChange } from '../../../src-main/core/service/changeDesk.js';
+import { ChangeDesk, CHANGE_TTL_MS, MAX_PENDING, shellChangeCommand, type ProposedChange } from '../../../src-main/core/service/changeDesk.js';
 
-function desk(opts: { reachable?: boolean } = {}) {
+function desk(opts: { desktop?: boolean; shell?: boolean } = {}) {
   const events: DaemonEvent[] = [];
   let now = 1_000_000;
-  let reachable = opts.reachable ?? true;
-  const d = new ChangeDesk({ home: '/Users/me/.rein', publish: (e) => events.push(e), personReachable: () => reachable, now: () => now });
-  return { d, events, advance: (ms: number) => (now += ms), setReachable: (r: boolean) => (reachable = r) };
+  const desktop = opts.desktop ?? true;
+  const d = new ChangeDesk({
+    home: '/Users/me/.rein',
+    publish: (e) => events.push(e),
+    desktopAttached: () => desktop,
+    ...(opts.shell ? { shellCommand: shellChangeCommand('/Users/me/.rein') } : {}),
+    now: () => now,
+  });
+  return { d, events, advance: (ms: number) => (now += ms) };
 }
 
 const change = (applied: unknown[] = [], extra: Partial<ProposedChange> = {}): ProposedChange => ({
@@ -23,8 +32,8 @@ const change = (applied: unknown[] = [], extra: Partial<ProposedChange> = {}): P
 });
 
 describe('ChangeDesk', () => {
-  it('refuses, saying how to make the change, when no desktop app can ask a person', () => {
-    const { d, events } = desk({ reachable: false });
+  it('refuses, saying how to make the change, when nobody can confirm it (no daemon for a shell, no desktop app)', () => {
+    const { d, events } = desk({ desktop: false });
     let error: unknown;
     try {
       d.propose(change());
@@ -52,6 +61,29 @@ describe('ChangeDesk', () => {
     expect(applied).toEqual(['applied']);
     expect(events.at(-1)).toMatchObject({ type: 'change_response', change_id: pending.change_id, outcome: 'applied', by: 'desktop' });
     await expect(d.answer(pending.change_id, 'apply', 'desktop')).rejects.toMatchObject({ code: 'change_not_found' });
+  });
+
+  it('without the desktop app, keeps the change for a shell on this machine and names the exact command', async () => {
+    const { d, events } = desk({ desktop: false, shell: true });
+    const applied: unknown[] = [];
+    const pending = d.propose(change(applied));
+    const accept = `REIN_HOME=/Users/me/.rein rein changes accept ${pending.change_id}`;
+    expect(pending.accept_command).toBe(accept);
+    expect(pending.message).toBe(
+      `Create agent "evil": this raises permissions (mode default → bypassPermissions). Nothing is changed until a person confirms it: run \`${accept}\` in a shell on this machine (change ${pending.change_id}, waits 30 minutes).`,
+    );
+    expect(d.list()[0]).toMatchObject({ accept_command: accept, reject_command: `REIN_HOME=/Users/me/.rein rein changes reject ${pending.change_id}` });
+    expect(events[0]).toMatchObject({ type: 'change_request', change: { accept_command: accept } });
+    expect(applied).toEqual([]);
+    expect(await d.answer(pending.change_id, 'apply', 'shell')).toEqual({ change_id: pending.change_id, outcome: 'applied' });
+    expect(events.at(-1)).toMatchObject({ type: 'change_response', outcome: 'applied', by: 'shell' });
+    // With the app attached too, the message names both places.
+    expect(desk({ desktop: true, shell: true }).d.propose(change()).message).toMatch(/in a shell on this machine, or confirm it in the Rein desktop app/);
+  });
+
+  it('leaves REIN_HOME out of the command when the daemon uses the default home', () => {
+    expect(shellChangeCommand(join(homedir(), '.rein'))('accept', 'chg_0123456789abcdef')).toBe('rein changes accept chg_0123456789abcdef');
+    expect(shellChangeCommand("/tmp/it's here")('reject', 'chg_0123456789abcdef')).toBe("REIN_HOME='/tmp/it'\\''s here' rein changes reject chg_0123456789abcdef");
   });
 
   it('drops a rejected change without applying it, and reports a failed apply', async () => {

@@ -223,7 +223,8 @@ describe('MCP tools in agent runs', () => {
       return ++calls <= 3 ? tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: `n${calls}` })]) : text('done');
     };
     const rt = await runtime(
-      { mcp_servers: { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) }, budget: { max_usd_per_run: 0.5 } },
+      // Priced: the fake is on loopback, where a model without `prices` costs $0 (llm/pricing.ts).
+      { mcp_servers: { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) }, budget: { max_usd_per_run: 0.5 }, prices: { 'claude-sonnet-5-5': { input: 3, output: 15 }, 'claude-haiku-5-5': { input: 1, output: 5 } } },
       { yes: true },
     );
     const { outcome } = await run(rt);

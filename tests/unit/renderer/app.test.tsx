@@ -19,9 +19,11 @@ describe('first frame', () => {
     expect(html).not.toContain('aria-label="Main"');
   });
 
-  it('opens on the chat with the five views in the sidebar and the message box ready', () => {
+  it('opens on the chat with the views in the sidebar and the message box ready', () => {
     const html = renderToStaticMarkup(<App choice={{ kind: 'ipc', api: idleApi() }} />);
-    for (const v of VIEWS) expect(html).toContain(`>${v.label}</button>`);
+    // Each view's name is text in its button (hidden, with the icon left, when the sidebar is narrow).
+    for (const v of VIEWS) expect(html).toContain(`<span class="nav-label">${v.label}</span></button>`);
+    expect(html).toContain('aria-label="Collapse sidebar"');
     expect(html).toContain('aria-current="page"');
     expect(html).toContain('aria-label="Message"');
     expect(html).toContain('Ask <strong>default</strong> anything');

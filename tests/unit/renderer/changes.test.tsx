@@ -1,5 +1,6 @@
 // Permission-raising changes asked for over the API: the page's queue of them, and their cards, which
-// offer Apply and Reject only in the desktop app (a browser holding the token must not confirm them).
+// offer Apply and Reject only in the desktop app (a browser holding the token must not confirm them):
+// in a browser they show the exact command that confirms them in a shell on the daemon's machine.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
 import type { ApiEvent, PendingChange } from '../../../src-main/core/api/index.js';
@@ -48,13 +49,21 @@ describe('the approvals view', () => {
     expect(html).toContain(`data-change-id="${ID1}"`);
   });
 
-  it('in a browser, says to confirm it in the desktop app and offers no button for it', () => {
-    const html = renderToStaticMarkup(<ApprovalsView pending={[]} onAnswer={vi.fn()} changes={[change(ID1)]} />);
-    expect(html).toContain('Confirm or reject this in the Rein desktop app.');
+  it('in a browser, shows the exact command that confirms it in a shell, and offers no button for it', () => {
+    const command = `REIN_HOME=/tmp/h rein changes accept ${ID1}`;
+    const html = renderToStaticMarkup(
+      <ApprovalsView pending={[]} onAnswer={vi.fn()} changes={[change(ID1, { accept_command: command, reject_command: `REIN_HOME=/tmp/h rein changes reject ${ID1}` })]} />,
+    );
+    expect(html).toContain('run this in a shell on the machine Rein runs on');
+    expect(html).toContain(`<code>${command}</code>`);
+    expect(html).toContain(`<code>REIN_HOME=/tmp/h rein changes reject ${ID1}</code>`);
     expect(html).not.toContain('Apply change');
+    expect(html).not.toContain('Confirm or reject this in the Rein desktop app');
+    // A daemon that did not say the command line: the plain one.
+    expect(renderToStaticMarkup(<ApprovalsView pending={[]} onAnswer={vi.fn()} changes={[change(ID2)]} />)).toContain(`<code>rein changes accept ${ID2}</code>`);
   });
 
-  it('an "Always allow" answered from a browser says it holds for the run and waits for the app; in the app it does not', () => {
+  it('an "Always allow" answered from a browser says it holds for the run and waits for a person in a shell or the app; in the app it does not', () => {
     const approval = {
       request_id: 'apr_0123456789abcdef',
       tool: 'bash',
@@ -67,7 +76,7 @@ describe('the approvals view', () => {
       asked_at: at,
     } as never;
     const browser = renderToStaticMarkup(<ApprovalsView pending={[approval]} onAnswer={vi.fn()} />);
-    expect(browser).toContain('title="From this page, “Always allow” holds for this run; keeping it for later runs waits for confirmation in the Rein desktop app."');
+    expect(browser).toContain('title="From this page, “Always allow” holds for this run; keeping it for later runs waits under Approvals for you to confirm it: run “rein changes accept …” in a shell on the machine Rein runs on (or use the Rein desktop app)."');
     const app = renderToStaticMarkup(<ApprovalsView pending={[approval]} onAnswer={vi.fn()} onChange={vi.fn()} />);
     expect(app).toContain('Always allow');
     // Four answers, in this order.

@@ -123,6 +123,16 @@ describe('daemon client', () => {
     wrong.subscribe(() => undefined);
     await expect(wrong.status()).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
     await eventually(() => seen.includes('unauthorized'));
+    // Never accepted: a wrong token, not a rotated one (the page tells the two apart).
+    expect(seen).not.toContain('rotated');
     wrong.close();
+  });
+
+  it('a token the daemon took and then replaced (rein daemon rotate-token) ends as rotated, not as wrong', async () => {
+    const res = await fetch(`http://127.0.0.1:${d.port}/token/rotate`, { method: 'POST', headers: { authorization: `Bearer ${d.token}` } });
+    expect(res.status).toBe(200);
+    await eventually(() => states.includes('rotated'));
+    expect(states).not.toContain('unauthorized');
+    await expect(api.sendMessage(chatMessage('default', 'hi', undefined))).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringContaining('no longer accepts this token') });
   });
 });

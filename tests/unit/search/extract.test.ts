@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TOOL_OUTPUT_INDEX_CHARS, extractRows, toolCallLine } from '../../../src-main/core/search/extract.js';
 import type { MessageMeta, SessionMessage } from '../../../src-main/core/sessions/types.js';
+import { renderVolatile } from '../../../src-main/core/context/promptAssembly.js';
 
 const meta = (extra: Partial<MessageMeta> = {}): MessageMeta => ({ source: 'cli', timestamp: '2026-03-08T12:00:00.000Z', ...extra });
 
@@ -74,6 +75,37 @@ describe('extractRows', () => {
         [meta({ injected: true }), meta({ injected: true }), meta({ injected: true })],
       ),
     ).toEqual([[0, 'user', 'also do X', true]]);
+  });
+
+  it("leaves out Rein's per-turn block wherever it sits: first, after tool results, inside one string; with its memory", () => {
+    const volatile = renderVolatile({ now: new Date('2026-03-08T10:00:00Z'), timeZone: 'UTC', cwd: '/work/folder', model: 'claude-sonnet-5-5', contextWindow: 200_000, memory: 'likes </memory> tricks and marmalade' });
+    expect(volatile).toMatch(/^<!-- cache_break -->\n<context>\nCurrent local time: .*\nWorking folder: \/work\/folder\n/);
+    expect(volatile).toContain('<memory>');
+    const out = rows([
+      { role: 'user', content: [{ type: 'text', text: volatile }, { type: 'text', text: 'fix the build' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'think', input: { thought: 'x' } }] },
+      // A run stopped after its tools: the next turn's block follows the results in the same user message.
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }, { type: 'text', text: volatile }, { type: 'text', text: 'and the tests' }] },
+      { role: 'assistant', content: 'done' },
+      { role: 'user', content: `${volatile}\nthird question` },
+      { role: 'user', content: [{ type: 'text', text: `before ${volatile} after` }] },
+    ]);
+    expect(out).toEqual([
+      [0, 'user', 'fix the build', true],
+      [1, 'tool_call', 'think: {"thought":"x"}', true],
+      [2, 'tool_result', 'ok', false],
+      [2, 'user', 'and the tests', true],
+      [3, 'assistant', 'done', true],
+      [4, 'user', 'third question', true],
+      [5, 'user', 'before  after', true],
+    ]);
+    expect(JSON.stringify(out)).not.toMatch(/Current local time|Working folder|cache_break|marmalade|context window/i);
+  });
+
+  it("leaves out a SessionStart hook's output, keeping what the person typed", () => {
+    expect(
+      rows([{ role: 'user', content: [{ type: 'text', text: '<hook-context>\nbranch: main\nopen tickets: 3\n</hook-context>' }, { type: 'text', text: 'what changed yesterday?' }] }]),
+    ).toEqual([[0, 'user', 'what changed yesterday?', true]]);
   });
 
   it('summarises tool inputs by their telling fields, else as JSON', () => {

@@ -4,6 +4,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { paths } from '../../../src-main/core/config/paths.js';
+import { renderVolatile } from '../../../src-main/core/context/promptAssembly.js';
 import { SessionStore } from '../../../src-main/core/sessions/store.js';
 import { titleFromPrompt } from '../../../src-main/core/sessions/title.js';
 import type { MessageMeta, SessionFile } from '../../../src-main/core/sessions/types.js';
@@ -72,7 +73,8 @@ export function appendTurn(s: SessionFile, turn: Turn, source: string, at: strin
   s.messages.push({
     role: 'user',
     content: [
-      { type: 'text', text: '<context>Current local time: 2026-03-08 10:00 (Europe/Zurich)</context>' },
+      // The per-turn block exactly as the harness writes it (marker, <context>, <memory>): never indexed.
+      { type: 'text', text: renderVolatile({ now: new Date(at), timeZone: 'Europe/Zurich', cwd: s.cwd, model: 'claude-sonnet-5-5', contextWindow: 200_000, memory: 'The user prefers metric units.' }) },
       { type: 'text', text: turn.user },
     ],
   });

@@ -389,6 +389,43 @@ describe('SessionIndex upsert and remove', () => {
   });
 });
 
+describe("Rein's own text is not indexed", () => {
+  it('"working folder" and "Current local time" match no session; what was said still does', async () => {
+    const a = await t.save({ turns: [{ user: 'saffron risotto for four', answer: 'Toast the rice first.' }] });
+    const b = await t.save({ turns: [{ user: 'plan a glacier hike', answer: 'Start before dawn.' }, { user: 'and the gear?', answer: 'Crampons.' }] });
+    const idx = await indexAll();
+    for (const q of ['working folder', 'Current local time', 'context window', 'cache_break', 'metric units', 'Europe/Zurich', 'claude-sonnet-5-5']) {
+      expect(idx.search(q, { agent: 'default' }), q).toEqual([]);
+    }
+    expect(ids(idx.search('saffron', { agent: 'default' }))).toEqual([a.id]);
+    expect(ids(idx.search('crampons', { agent: 'default' }))).toEqual([b.id]);
+    expect(ids(idx.search('gear', { agent: 'default' }))).toEqual([b.id]);
+  });
+
+  it('an index built while the block was indexed (an older schema version) is rebuilt when opened', async () => {
+    const a = await t.save({ turns: [{ user: 'saffron risotto', answer: 'ok' }] });
+    (await openIndex()).close();
+    // What an older Rein left: the block's words among the rows, under the version it wrote.
+    const raw = new Database(indexFile(t.home));
+    const { key } = raw.prepare('SELECT key FROM sessions').get() as { key: number };
+    raw.prepare("INSERT INTO messages (id, msg_index, role, substrings, content) VALUES (?, 0, 'user', 1, ?)").run(key * 2 ** 24 + 1000, 'Current local time: 2026-03-08 10:00 (UTC)\nWorking folder: /Users/me/project');
+    raw.close();
+    const stale = await openIndex();
+    expect(ids(stale.search('working folder', { agent: 'default' }))).toEqual([a.id]);
+    stale.close();
+    const old = new Database(indexFile(t.home));
+    old.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    old.close();
+
+    const idx = await openIndex();
+    expect(idx.opened.schema).toBe('replaced');
+    expect(idx.opened.reindexed?.sessions).toBe(1);
+    expect(idx.search('working folder', { agent: 'default' })).toEqual([]);
+    expect(idx.search('Current local time', { agent: 'default' })).toEqual([]);
+    expect(ids(idx.search('saffron', { agent: 'default' }))).toEqual([a.id]);
+  });
+});
+
 describe('SessionIndex rebuild', () => {
   it('builds itself from the JSON files of every agent on first open', async () => {
     const a = await t.save({ turns: [{ user: 'lighthouse keeper', answer: 'ok' }] });

@@ -29,7 +29,8 @@ beforeEach(async () => {
     home: dirs.home,
     cwd: dirs.root,
     env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key', REIN_RETRY_BASE_MS: '1' },
-    config: GlobalConfig.parse({}),
+    // The fake Messages API is on loopback, where a model without `prices` costs $0 (llm/pricing.ts): priced as Sonnet here.
+    config: GlobalConfig.parse({ prices: { 'claude-sonnet-5-5': { input: 3, output: 15 } } }),
     version: 'test',
   });
   bus = [];

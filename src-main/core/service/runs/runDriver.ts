@@ -6,9 +6,9 @@
  * event goes to the bus with the run's route, and to the listeners of the request that started it.
  * Messages that arrived after the loop's last look at its inbox become a follow-up run on the lane.
  */
-import type { ReinEvent } from '../../api/events.js';
+import { emptyUsage, type ReinEvent } from '../../api/events.js';
 import type { MessageResult } from '../../api/protocol.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage, isReinError } from '../../errors.js';
 import type { RunOutcome } from '../../harness/loop.js';
 import { startRunWhenReady, type Runtime, type StartedRun } from '../../runtime/runtime.js';
 import type { SessionFile } from '../../sessions/types.js';
@@ -27,6 +27,12 @@ export interface RunDriverDeps {
   /** The session is open: its lane and the route table remember it. */
   opened(run: RouteRun, session: SessionFile): void;
   publish(run: RouteRun, event: ReinEvent): void;
+  /**
+   * Published on the bus only, not to the request's own listeners (they get the error itself): how
+   * everyone following the route — the page or the window that was told "accepted" — hears that the run
+   * could not start.
+   */
+  announce(run: RouteRun, event: ReinEvent): void;
   /** Told about each session a run worked on, as saved (the search index). */
   afterRun?(session: SessionFile): void;
   /** The run is over: free its lane, maybe start a follow-up. */
@@ -41,9 +47,12 @@ export async function driveRun(run: RouteRun, deps: RunDriverDeps): Promise<void
   try {
     opened = await deps.opener.open(run);
   } catch (err) {
-    // Nothing ran (no agent config, no model access, no session): the caller gets the error itself.
+    // Nothing ran (no agent config, no model access, no session): the caller gets the error itself,
+    // and the route hears it as `error` + `session_end`, so no client waits on "Starting…" for a run
+    // that will never start. No session was opened: the events carry an empty session_id.
     run.state = 'done';
     deps.abandoned(run);
+    announceFailure(run, err, deps);
     run.fail(err);
     return;
   }
@@ -114,6 +123,14 @@ function runBase(run: RouteRun, cwd: string, deps: RunDriverDeps) {
     ...(req.sender ? { sender: req.sender } : {}),
   };
   return { prompt: req.text, cwd, home: deps.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts, pace: deps.pace };
+}
+
+function announceFailure(run: RouteRun, err: unknown, deps: RunDriverDeps): void {
+  const at = new Date().toISOString();
+  const code = isReinError(err) ? err.code : 'internal';
+  const message = isReinError(err) ? err.message : `run failed: ${errorMessage(err)}`;
+  deps.announce(run, { type: 'error', session_id: '', seq: 0, at, code, message });
+  deps.announce(run, { type: 'session_end', session_id: '', seq: 1, at, stop_reason: 'error', text: '', usage: emptyUsage(), iterations: 0 });
 }
 
 function publishEvent(run: RouteRun, ev: ReinEvent, deps: RunDriverDeps): void {

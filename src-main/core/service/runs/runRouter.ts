@@ -205,6 +205,7 @@ export class RunRouter {
         if (!r.ephemeral) this.#opts.routes.set(r.key, r.agent, session.id);
       },
       publish: (r, ev) => this.#publishRunEvent(r, ev),
+      announce: (r, ev) => void this.#opts.bus.publish({ ...ev, route: r.key }),
       ...(this.#opts.afterRun ? { afterRun: this.#opts.afterRun } : {}),
       finished: (r, leftover, outcome, sessionId) => {
         this.#lanes.release(r);

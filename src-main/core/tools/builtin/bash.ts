@@ -1,4 +1,5 @@
 /** `bash`: run a shell command in the run's working folder. */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { childEnvironment } from '../../process/childEnv.js';
@@ -46,7 +47,7 @@ export const bashTool: Tool<BashInput> = {
   isReadOnly: (i) => isReadOnlyCommand(i.command),
   isConcurrencySafe: (i) => isConcurrencySafeCommand(i.command),
   isDestructive: (i) => isDestructiveCommand(i.command),
-  summarize: (i) => `$ ${i.command.replace(/\s*\n\s*/g, ' ⏎ ')}`,
+  summarize: (i) => callSummaryOf('bash', i),
 
   async call(i, ctx, signal) {
     if (signal.aborted) return errorResult('transient', 'the command was cancelled before it started');

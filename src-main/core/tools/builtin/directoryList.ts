@@ -1,4 +1,5 @@
 /** `directory_list`: the entries of one folder with their sizes. */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,7 +25,7 @@ export const directoryListTool: Tool<DirectoryListInput> = {
   input,
   isReadOnly: () => true,
   isDestructive: () => false,
-  summarize: (i) => `list ${i.path ?? '.'}`,
+  summarize: (i) => callSummaryOf('directory_list', i),
 
   async call(i, ctx) {
     const dir = resolveToolPath(i.path ?? '.', ctx.cwd);

@@ -1,4 +1,5 @@
 /** `file_edit`: replace an exact piece of text in a file the model has read. */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { writeFileAtomic } from './support/writeFileAtomic.js';
@@ -34,7 +35,7 @@ export const fileEditTool: Tool<FileEditInput> = {
   input,
   isReadOnly: () => false,
   isDestructive: () => false,
-  summarize: (i) => `edit ${i.path}${i.replace_all ? ' (all occurrences)' : ''}`,
+  summarize: (i) => callSummaryOf('file_edit', i),
 
   async call(i, ctx) {
     if (i.old_string === i.new_string) return errorResult('validation', 'old_string and new_string are the same; nothing to change');

@@ -1,4 +1,5 @@
 /** `file_read`: show a text file with line numbers, or an image for the model to look at. */
+import { callSummaryOf, FILE_READ_DEFAULT_LIMIT } from '../../api/toolSummary.js';
 import { createReadStream, type Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -8,7 +9,7 @@ import { imageMediaType, looksBinary, readHead } from './support/fileKind.js';
 import { numberedLine } from './support/numberedLines.js';
 import { canonicalPath, errnoCode, isDevicePath, resolveToolPath } from './support/toolPaths.js';
 
-export const FILE_READ_DEFAULT_LIMIT = 2_000;
+export { FILE_READ_DEFAULT_LIMIT };
 export const FILE_READ_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Counting the lines after the window is cheap for ordinary files; for huge ones the note just says "more". */
 const COUNT_REST_MAX_BYTES = 50 * 1024 * 1024;
@@ -40,10 +41,7 @@ export const fileReadTool: Tool<FileReadInput> = {
   input,
   isReadOnly: () => true,
   isDestructive: () => false,
-  summarize: (i) =>
-    i.offset !== undefined || i.limit !== undefined
-      ? `read ${i.path} (lines ${(i.offset ?? 0) + 1}–${(i.offset ?? 0) + (i.limit ?? FILE_READ_DEFAULT_LIMIT)})`
-      : `read ${i.path}`,
+  summarize: (i) => callSummaryOf('file_read', i),
 
   async call(i, ctx) {
     const abs = resolveToolPath(i.path, ctx.cwd);

@@ -1,4 +1,5 @@
 /** `file_write`: create a file or replace its whole content. */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { existsSync, type Stats } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
@@ -30,7 +31,7 @@ export const fileWriteTool: Tool<FileWriteInput> = {
     const p = expandHome(i.path.trim());
     return isAbsolute(p) ? existsSync(p) : true;
   },
-  summarize: (i) => `write ${i.path} (${Buffer.byteLength(i.content, 'utf8')} bytes)`,
+  summarize: (i) => callSummaryOf('file_write', i),
 
   async call(i, ctx) {
     const abs = resolveToolPath(i.path, ctx.cwd);

@@ -1,4 +1,5 @@
 /** `glob`: find files by name pattern, newest first. */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, sep } from 'node:path';
 import { glob as findFiles, isDynamicPattern } from 'tinyglobby';
@@ -29,7 +30,7 @@ export const globTool: Tool<GlobInput> = {
   input,
   isReadOnly: () => true,
   isDestructive: () => false,
-  summarize: (i) => `glob ${i.pattern}${i.path ? ` in ${i.path}` : ''}`,
+  summarize: (i) => callSummaryOf('glob', i),
 
   async call(i, ctx, signal) {
     let base = resolveToolPath(i.path ?? '.', ctx.cwd);

@@ -1,4 +1,5 @@
 /** `grep`: search file contents with a regular expression (ripgrep when installed, a JS walk otherwise). */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { spawn } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -75,7 +76,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
     input,
     isReadOnly: () => true,
     isDestructive: () => false,
-    summarize: (i) => `grep ${JSON.stringify(i.pattern)}${i.path ? ` in ${i.path}` : ''}${i.glob ? ` (${i.glob})` : ''}`,
+    summarize: (i) => callSummaryOf('grep', i),
 
     async call(i, ctx, signal) {
       const target = resolveToolPath(i.path ?? '.', ctx.cwd);

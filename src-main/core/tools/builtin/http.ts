@@ -1,4 +1,5 @@
 /** `http`: one GET or POST request, with the egress policy asked first. */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
 import { groupDigits } from '../../util/groupDigits.js';
@@ -31,7 +32,7 @@ export const httpTool: Tool<HttpInput> = {
   input,
   isReadOnly: (i) => (i.method ?? 'GET') === 'GET',
   isDestructive: () => false,
-  summarize: (i) => `${i.method ?? 'GET'} ${i.url}`,
+  summarize: (i) => callSummaryOf('http', i),
 
   async call(i, ctx, signal) {
     const method = i.method ?? 'GET';

@@ -3,6 +3,7 @@
  * through BoundedAppend so MEMORY.md stays small and concurrent runs of the same agent cannot clobber
  * each other. Built per agent (the memory folder is the agent's), so it is not in the shared built-in list.
  */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { errorMessage, isReinError } from '../../errors.js';
 import { boundedAppend, memoryFile } from '../../memory/index.js';
@@ -41,7 +42,7 @@ export function createMemoryAppendTool(dir: string): Tool<MemoryAppendInput> {
     // It writes a file, but only adds to the agent's own memory: nothing to approve, nothing lost.
     isReadOnly: () => false,
     isDestructive: () => false,
-    summarize: (i) => `memory_append: ${i.content.trim().split('\n')[0] ?? ''}`,
+    summarize: (i) => callSummaryOf('memory_append', i),
     async call(i) {
       try {
         const r = await boundedAppend(dir, i.content);

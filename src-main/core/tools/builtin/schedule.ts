@@ -4,6 +4,7 @@
  * read; every other call changes what runs on its own later, so it is not read-only and the permission
  * engine asks a person.
  */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { AgentName } from '../../api/patterns.js';
 import type { GlobalConfig } from '../../config/schema.js';
@@ -60,7 +61,7 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
     input: z.strictObject({ cron: Cron, prompt: Prompt, agent: AgentName.optional().describe('A named agent; default: the default agent.'), catch_up: CatchUp.optional() }),
     isReadOnly: () => false,
     isDestructive: () => false,
-    summarize: (i) => `${i.cron} → ${i.agent ?? 'default'}${i.catch_up ? ` (catch up: ${i.catch_up})` : ''}: ${i.prompt}`,
+    summarize: (i) => callSummaryOf('schedule_create', i),
     call: (i, ctx) =>
       guarded(
         async () =>
@@ -107,7 +108,7 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
     input: z.strictObject({ id: Id, cron: Cron.optional(), prompt: Prompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional(), catch_up: CatchUp.optional() }),
     isReadOnly: () => false,
     isDestructive: () => false,
-    summarize: (i) => `${i.id}: ${JSON.stringify({ ...i, id: undefined })}`,
+    summarize: (i) => callSummaryOf('schedule_update', i),
     call: (i, ctx) =>
       guarded(async () => {
         const { id, ...patch } = i;

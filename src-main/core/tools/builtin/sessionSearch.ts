@@ -3,6 +3,7 @@
  * session index `<REIN_HOME>/rein.db`. Read-only for the user's data; opening the index may build it
  * from the session files the first time.
  */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { errorMessage } from '../../errors.js';
 import { SessionIndex, isIndexCorrupt, type SearchHit } from '../../search/sessionIndex.js';
@@ -59,7 +60,7 @@ export function createSessionSearchTool(options: SessionSearchToolOptions = {}):
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     isDestructive: () => false,
-    summarize: (i) => `session_search ${JSON.stringify(i.query)}${i.source ? ` (source ${i.source})` : ''}`,
+    summarize: (i) => callSummaryOf('session_search', i),
 
     async call(i, ctx) {
       const notes: string[] = [];

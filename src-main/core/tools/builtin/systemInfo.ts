@@ -1,4 +1,5 @@
 /** `system_info`: facts about this machine the model cannot see otherwise. */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { statfs } from 'node:fs/promises';
 import os from 'node:os';
 import { z } from 'zod';
@@ -29,7 +30,7 @@ export const systemInfoTool: Tool<SystemInfoInput> = {
   input,
   isReadOnly: () => true,
   isDestructive: () => false,
-  summarize: () => 'system info',
+  summarize: (i) => callSummaryOf('system_info', i),
 
   async call(_i, ctx) {
     const cpus = os.cpus();

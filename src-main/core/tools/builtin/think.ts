@@ -1,4 +1,5 @@
 /** `think`: a place for the model to reason between steps; it changes nothing. */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { okResult, type Tool } from '../tool.js';
 
@@ -16,7 +17,7 @@ export const thinkTool: Tool<ThinkInput> = {
   input,
   isReadOnly: () => true,
   isDestructive: () => false,
-  summarize: (i) => `think: ${i.thought.replace(/\s+/g, ' ')}`,
+  summarize: (i) => callSummaryOf('think', i),
   // The thought is already in the transcript as the call's input; echoing it would only cost tokens.
   call: async () => okResult('Thought noted. Continue with the next step.'),
 };

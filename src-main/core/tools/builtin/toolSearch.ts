@@ -4,6 +4,7 @@
  * later request of the session. Built per runtime; the working set is per session: the context's
  * session slot (DEFERRED_TOOLS_SLOT, seeded by the loop from the session file) unless `stateFor` says otherwise.
  */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import {
@@ -55,7 +56,7 @@ export function createToolSearchTool(opts: ToolSearchOptions): Tool<ToolSearchIn
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     isDestructive: () => false,
-    summarize: (i) => `tool search: ${i.query}`,
+    summarize: (i) => callSummaryOf('tool_search', i),
 
     async call(i, ctx) {
       const all = opts.tools();

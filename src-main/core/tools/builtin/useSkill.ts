@@ -4,6 +4,7 @@
  * absolute so the model can run `scripts/…` from any working folder. Built per agent from that
  * agent's loaded skills, so it can only return skills the agent may use.
  */
+import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { rewriteSkillPaths } from '../../skills/rewritePaths.js';
 import type { Skill } from '../../skills/types.js';
@@ -33,7 +34,7 @@ export function createUseSkillTool(skills: readonly Skill[]): Tool<UseSkillInput
     input,
     isReadOnly: () => true,
     isDestructive: () => false,
-    summarize: (i) => `use skill ${i.skill_name}`,
+    summarize: (i) => callSummaryOf('use_skill', i),
 
     async call(i) {
       if (byName.size === 0) return errorResult('validation', 'no skills are available to this agent');

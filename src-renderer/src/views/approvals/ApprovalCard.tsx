@@ -21,6 +21,7 @@ import {
   type FormValues,
 } from '../../../../src-main/core/api/index.js';
 import { errorText, toApiError } from '../../api/apiError.js';
+import { CodeSpans } from '../../markdown/MessageText.js';
 import { formatArgs } from '../../util/format.js';
 
 export interface ApprovalCardProps {
@@ -38,7 +39,7 @@ export interface ApprovalCardProps {
   /** Set once decided (the chat keeps decided cards as a record). */
   decision?: ApprovalDecisionKind;
   by?: string;
-  /** Said on "Always allow" where it is not saved at once (a browser: the grant waits for the desktop app). */
+  /** Said on "Always allow" where it is not saved at once (a browser: the grant waits for a person, in a shell on the daemon's machine or the desktop app). */
   alwaysNote?: string;
   /** What a wider answer covers (the engine's words); null: only this call may be allowed, so only Allow once and Deny. */
   grant?: { covers: string } | null;
@@ -92,8 +93,15 @@ export function ApprovalCard(p: ApprovalCardProps) {
         {p.origin && <span className="approval-origin">{v(p.origin)}</span>}
       </header>
       <pre className="approval-summary">{block(p.summary)}</pre>
-      <p className="approval-reason">{v(p.reason)}</p>
-      {p.risk_explanation && <p className="approval-risk-text">{v(p.risk_explanation)}</p>}
+      {/* Escaped first, then only its `code spans` rendered (markdown/CodeSpans). */}
+      <p className="approval-reason">
+        <CodeSpans text={v(p.reason)} />
+      </p>
+      {p.risk_explanation && (
+        <p className="approval-risk-text">
+          <CodeSpans text={v(p.risk_explanation)} />
+        </p>
+      )}
       {p.input !== undefined && (
         <details className="approval-args">
           <summary>Arguments</summary>

@@ -10,12 +10,13 @@ export interface ApprovalsViewProps {
   onAnswer(id: string, d: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
   /** Permission-raising changes asked for over the API. */
   changes?: PendingChange[];
-  /** Only in the desktop app: a browser holding the token must not be able to confirm them. */
+  /** Only in the desktop app: a browser holding the token must not be able to confirm them (a shell on the daemon's machine can). */
   onChange?: (id: string, decision: 'apply' | 'reject') => Promise<unknown>;
 }
 
-/** A grant answered over the daemon's API raises permissions: a person confirms it in the app (docs/permissions.md). */
-const REMOTE_ALWAYS = 'From this page, “Always allow” holds for this run; keeping it for later runs waits for confirmation in the Rein desktop app.';
+/** A grant answered over the daemon's API raises permissions: a person confirms it in a shell on the daemon's machine or in the app (docs/permissions.md). */
+const REMOTE_ALWAYS =
+  'From this page, “Always allow” holds for this run; keeping it for later runs waits under Approvals for you to confirm it: run “rein changes accept …” in a shell on the machine Rein runs on (or use the Rein desktop app).';
 
 export function ApprovalsView({ pending, onAnswer, changes = [], onChange }: ApprovalsViewProps) {
   const waiting = pending.length + changes.length;

@@ -1,9 +1,10 @@
 /**
  * A change to Rein's permissions that something asked for over the daemon's API (a script, the web
  * page, a relay holding the token): what it would raise, the request itself, and — in the desktop app
- * only — Apply and Reject. Nothing was changed yet. In a browser the card says where to confirm it:
- * the token that page holds is exactly what must not be enough. What the change adds (a command line, a
- * tool) came from the caller: it goes through visibleText, so a CR or bidi override in it is seen.
+ * only — Apply and Reject. Nothing was changed yet. In a browser the card says where to confirm it, with
+ * the exact command (`rein changes accept chg_…` in a shell on the daemon's machine): the token that page
+ * holds is exactly what must not be enough. What the change adds (a command line, a tool) came from the
+ * caller: it goes through visibleText, so a CR or bidi override in it is seen.
  */
 import { useState } from 'react';
 import { visibleText, type PendingChange } from '../../../../src-main/core/api/index.js';
@@ -89,9 +90,16 @@ export function ChangeCard({ change, onAnswer }: { change: PendingChange; onAnsw
           </button>
         </div>
       ) : (
-        <p className="approval-decision" role="note">
-          Confirm or reject this in the Rein desktop app.
-        </p>
+        <div className="change-confirm" role="note">
+          <p className="approval-decision">To confirm it, run this in a shell on the machine Rein runs on:</p>
+          <pre className="change-command">
+            <code>{change.accept_command ?? `rein changes accept ${change.change_id}`}</code>
+          </pre>
+          <p className="muted">
+            Or reject it with <code>{change.reject_command ?? `rein changes reject ${change.change_id}`}</code> — or answer it in the Rein desktop app. It waits until{' '}
+            {formatWhen(change.expires_at)}.
+          </p>
+        </div>
       )}
       {problem && (
         <p className="form-error" role="alert">

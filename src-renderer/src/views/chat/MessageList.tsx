@@ -1,6 +1,7 @@
 /** The conversation: messages, tool cards, approval cards and notices, newest at the bottom. */
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { ApprovalDecisionKind, FormValues } from '../../../../src-main/core/api/index.js';
+import { explainError, type ErrorContext } from '../../../../src-main/core/api/errorText.js';
 import { MessageText, PlainText } from '../../markdown/MessageText.js';
 import type { ChatItem } from '../../state/chat.js';
 import { ApprovalCard } from '../approvals/ApprovalCard.js';
@@ -11,9 +12,11 @@ export interface MessageListProps {
   /** Absent for a read-only transcript. */
   onAnswer?(request_id: string, decision: ApprovalDecisionKind, values?: FormValues): Promise<unknown>;
   empty?: ReactNode;
+  /** What error sentences may name (the base URL model calls go to). */
+  errorContext?: ErrorContext;
 }
 
-export function MessageList({ items, onAnswer, empty }: MessageListProps) {
+export function MessageList({ items, onAnswer, empty, errorContext }: MessageListProps) {
   const ref = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
@@ -78,13 +81,36 @@ export function MessageList({ items, onAnswer, empty }: MessageListProps) {
               </p>
             );
           case 'error':
-            return (
-              <p key={item.id} className="notice notice-error" role="alert">
-                <strong>{item.code}</strong> {item.message}
-              </p>
-            );
+            return <ErrorNotice key={item.id} code={item.code} message={item.message} {...(errorContext ? { context: errorContext } : {})} />;
         }
       })}
     </div>
+  );
+}
+
+/** A failure in words, with what to do (core/api/errorText.ts); the code is kept for programs, not shown alone. */
+export function ErrorNotice({ code, message, context }: { code: string; message: string; context?: ErrorContext }) {
+  const said = explainError(code, message, context);
+  return (
+    <div className="notice notice-error" role="alert" data-code={code}>
+      <p className="notice-text">
+        <WithCode text={said.text} />
+      </p>
+      {said.detail && (
+        <p className="notice-detail">
+          <WithCode text={said.detail} />
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** `a command` in backticks as code, the rest as text. */
+function WithCode({ text }: { text: string }) {
+  const parts = text.split(/(`[^`\n]+`)/);
+  return (
+    <>
+      {parts.map((p, i) => (p.length > 2 && p.startsWith('`') && p.endsWith('`') ? <code key={i}>{p.slice(1, -1)}</code> : p))}
+    </>
   );
 }

@@ -1,13 +1,27 @@
 /**
- * Schedules: every schedule with its cron, agent, next runs and last result; enable/disable, run now,
- * remove, a form for a new one, and the last run's log. The list follows `schedule_run` events (a run
- * started, finished, failed or was skipped), so a run started here or by launchd shows up as it goes.
+ * Schedules: every schedule with its cron (and the cron in words), agent, next time and last run;
+ * enable/disable, run now, remove, a form for a new one, and the last run's log. The form reads the
+ * expression as it is typed — in words, with its next fire times, or the parser's message naming the
+ * wrong field — with the same parser and fire times as the backends (core/api/cron.ts). The list
+ * follows `schedule_run` events (a run started, finished, failed or was skipped), so a run started here
+ * or by launchd shows up as it goes.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { previewCron } from '../../../../src-main/core/api/cronWords.js';
 import type { ReinApi, ScheduleInfo } from '../../../../src-main/core/api/index.js';
 import { errorText, toApiError } from '../../api/apiError.js';
-import { formatWhen } from '../../util/format.js';
 import { useAsync } from '../../util/useAsync.js';
+import { catchUpWords, cronWords, lastRunWords, nextWords, upcomingWords } from './scheduleWords.js';
+
+/** The current time, renewed every half minute, so "next …" and "2 h ago" stay true while the view is open. */
+function useNow(everyMs = 30_000): Date {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(new Date()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}
 
 export interface SchedulesViewProps {
   api: ReinApi;
@@ -18,6 +32,7 @@ export function SchedulesView({ api, agents }: SchedulesViewProps) {
   const [list, reload] = useAsync(() => api.listSchedules(), [api]);
   const [open, setOpen] = useState<string | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
+  const now = useNow();
 
   useEffect(
     () =>
@@ -57,24 +72,12 @@ export function SchedulesView({ api, agents }: SchedulesViewProps) {
           {problem}
         </p>
       )}
-      <NewSchedule api={api} agents={agents} onCreated={reload} />
+      <NewSchedule api={api} agents={agents} onCreated={reload} now={now} />
       {list.value && schedules.length === 0 && <p className="muted">No schedules yet.</p>}
       <ul className="schedule-list">
         {schedules.map((s) => (
           <li key={s.id} className={`schedule-item${s.enabled ? '' : ' disabled'}`} data-schedule-id={s.id}>
-            <div className="schedule-head">
-              <code className="schedule-cron">{s.cron}</code>
-              <span className="schedule-agent">{s.agent}</span>
-              <span className="muted">{s.enabled ? (s.next[0] ? `next ${formatWhen(s.next[0])}` : 'no upcoming time') : 'disabled'}</span>
-              {s.catch_up && s.catch_up !== 'once' && <span className="muted schedule-catch-up">missed runs: {s.catch_up === 'skip' ? 'skipped' : `caught up ${s.catch_up}`}</span>}
-            </div>
-            <p className="schedule-prompt">{s.prompt}</p>
-            {s.last_run && (
-              <p className={`schedule-last status-${s.last_run.status}`}>
-                Last run {formatWhen(s.last_run.at)}: {s.last_run.status}
-                {(s.last_run.error ?? s.last_run.message) ? ` — ${s.last_run.error ?? s.last_run.message}` : ''}
-              </p>
-            )}
+            <ScheduleSummary schedule={s} now={now} />
             <div className="schedule-actions">
               <button type="button" onClick={() => void act(() => api.updateSchedule({ id: s.id, enabled: !s.enabled }))}>
                 {s.enabled ? 'Disable' : 'Enable'}
@@ -94,6 +97,28 @@ export function SchedulesView({ api, agents }: SchedulesViewProps) {
         ))}
       </ul>
     </div>
+  );
+}
+
+function ScheduleSummary({ schedule: s, now }: { schedule: ScheduleInfo; now: Date }) {
+  const words = cronWords(s.cron);
+  const catchUp = catchUpWords(s.catch_up);
+  return (
+    <>
+      <div className="schedule-head">
+        <code className="schedule-cron">{s.cron}</code>
+        {words && <span className="schedule-words">{words}</span>}
+        <span className="schedule-agent">{s.agent}</span>
+      </div>
+      <p className="schedule-prompt">{s.prompt}</p>
+      <p className="schedule-when">
+        <span className="schedule-next" title={s.enabled && s.next.length > 1 ? `Next times: ${upcomingWords(s, { now })}` : undefined}>
+          {nextWords(s, { now })}
+        </span>
+        <span className={`schedule-last status-${s.last_run?.status ?? 'none'}`}>Last run: {s.last_run ? lastRunWords(s.last_run, { now }) : 'none yet'}</span>
+        {catchUp && <span className="schedule-catch-up">{catchUp}</span>}
+      </p>
+    </>
   );
 }
 
@@ -121,13 +146,16 @@ const CATCH_UP_CHOICES: ReadonlyArray<readonly [string, string]> = [
   ['skip', 'is skipped'],
 ];
 
-function NewSchedule({ api, agents, onCreated }: { api: ReinApi; agents: string[]; onCreated(): void }) {
+function NewSchedule({ api, agents, onCreated, now }: { api: ReinApi; agents: string[]; onCreated(): void; now: Date }) {
   const [cron, setCron] = useState('0 9 * * 1-5');
   const [prompt, setPrompt] = useState('');
   const [agent, setAgent] = useState('default');
   const [catchUp, setCatchUp] = useState('once');
   const [problem, setProblem] = useState<{ field?: string; text: string } | undefined>();
   const [busy, setBusy] = useState(false);
+  const preview = useMemo(() => (cron.trim() ? previewCron(cron, { now }) : undefined), [cron, now]);
+  // The server's refusal of the expression says what the live reading already says: show it once.
+  const shownProblem = problem && !(problem.field === 'cron' && preview && !preview.ok) ? problem : undefined;
   return (
     <form
       className="new-schedule"
@@ -151,7 +179,18 @@ function NewSchedule({ api, agents, onCreated }: { api: ReinApi; agents: string[
     >
       <label>
         <span className="field-label">When (cron, local time)</span>
-        <input value={cron} onChange={(e) => setCron(e.target.value)} aria-invalid={problem?.field === 'cron'} spellCheck={false} />
+        <input
+          className="cron-input"
+          value={cron}
+          onChange={(e) => {
+            setCron(e.target.value);
+            // A refusal of the old expression no longer applies; the reading below judges the new one.
+            if (problem?.field === 'cron') setProblem(undefined);
+          }}
+          aria-invalid={problem?.field === 'cron' || preview?.ok === false}
+          aria-describedby="new-schedule-cron-reading"
+          spellCheck={false}
+        />
       </label>
       <label>
         <span className="field-label">Agent</span>
@@ -178,9 +217,18 @@ function NewSchedule({ api, agents, onCreated }: { api: ReinApi; agents: string[
       <button type="submit" className="primary" disabled={busy || !prompt.trim() || !cron.trim()}>
         {busy ? 'Adding…' : 'Add schedule'}
       </button>
-      {problem && (
+      <p className="cron-reading" id="new-schedule-cron-reading" aria-live="polite">
+        {preview?.ok === true && (
+          <>
+            <span className="cron-words">{preview.words}</span>
+            <span className="cron-next">{preview.next.length > 0 ? `next ${preview.nextText}` : 'no upcoming time'}</span>
+          </>
+        )}
+        {preview?.ok === false && <span className="form-error cron-problem">{preview.message}</span>}
+      </p>
+      {shownProblem && (
         <p className="form-error" role="alert">
-          {problem.text}
+          {shownProblem.text}
         </p>
       )}
     </form>

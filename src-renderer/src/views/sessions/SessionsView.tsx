@@ -4,11 +4,10 @@
  */
 import { useState } from 'react';
 import type { ReinApi, SessionRecord } from '../../../../src-main/core/api/index.js';
-import { errorText } from '../../api/apiError.js';
 import { sessionItems } from '../../state/transcript.js';
 import { formatCost, formatWhen } from '../../util/format.js';
 import { useAsync } from '../../util/useAsync.js';
-import { MessageList } from '../chat/MessageList.js';
+import { ErrorNotice, MessageList } from '../chat/MessageList.js';
 import { Highlighted } from './Highlighted.js';
 
 const SOURCES = ['chat', 'http', 'ws', 'local', 'schedule', 'heartbeat', 'watcher', 'webhook', 'slack', 'telegram'];
@@ -124,7 +123,8 @@ export function SessionsView({ api, agents, onContinue }: SessionsViewProps) {
 
 function SessionReader({ api, id, agent, onContinue }: { api: ReinApi; id: string; agent: string; onContinue(agent: string, s: SessionRecord): void }) {
   const [session] = useAsync(() => api.getSession({ id, agent }), [api, id, agent]);
-  if (session.status === 'failed') return <p className="form-error" role="alert">{errorText(session.error)}</p>;
+  // In words (core/api/errorText.ts), as the chat says it: "That conversation is not there any more…".
+  if (session.status === 'failed') return <ErrorNotice code={session.error.code} message={session.error.message} />;
   if (!session.value) return <p className="muted">Loading…</p>;
   const s = session.value;
   return (

@@ -4,10 +4,10 @@
  * with buttons to the right System Settings pane. The first run shows the connection part alone as
  * onboarding.
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { MacPermissionName, ReinApi, ReinSettings, SaveSettingsInput, TestConnectionResult } from '../../../../src-main/core/api/index.js';
 import type { ReinDesktopApi } from '../../../../src-main/core/api/desktopApi.js';
-import { errorText, isUnsupported } from '../../api/apiError.js';
+import { errorText, isUnsupported, toApiError } from '../../api/apiError.js';
 import { formatDuration } from '../../util/format.js';
 import type { AsyncState } from '../../util/useAsync.js';
 import { DesktopSettingsSection } from './DesktopSettingsSection.js';
@@ -180,6 +180,30 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
   const [testing, setTesting] = useState(false);
   const [saving, setSaving] = useState(false);
   const [problem, setProblem] = useState<string | undefined>();
+  // Another base URL raises permissions (the key and every conversation go there): over the daemon it
+  // waits for a person, in a shell on its machine (or the desktop app). The page follows the answer.
+  const [waiting, setWaiting] = useState<{ change_id: string; command?: string; message: string } | undefined>();
+  const saved = useRef(onSaved);
+  saved.current = onSaved;
+
+  useEffect(() => {
+    if (!waiting) return;
+    return api.subscribe((e) => {
+      if (e.type !== 'change_response' || e.change_id !== waiting.change_id) return;
+      setWaiting(undefined);
+      if (e.outcome === 'applied') {
+        api.getSettings().then((next) => saved.current(next), (err: unknown) => setProblem(errorText(err)));
+      } else {
+        setProblem(
+          e.outcome === 'rejected'
+            ? 'The change was rejected: nothing was saved.'
+            : e.outcome === 'expired'
+              ? 'Nobody confirmed the change within 30 minutes: nothing was saved. Save again to ask again.'
+              : `The change was confirmed but could not be made${e.error ? `: ${e.error}` : ''}.`,
+        );
+      }
+    });
+  }, [api, waiting]);
 
   // In a browser the daemon keeps no key (it says so in `note`); only the desktop app stores one.
   const keyWritable = settings.api_key.writable !== false;
@@ -201,12 +225,16 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
   async function save() {
     setSaving(true);
     setProblem(undefined);
+    setWaiting(undefined);
     try {
       const next = await api.saveSettings({ ...(typedKey ? { api_key: typedKey } : {}), base_url: baseUrl.trim() || null });
       setKey('');
       onSaved(next);
     } catch (e) {
-      setProblem(errorText(e));
+      const err = toApiError(e);
+      if (err.code === 'confirmation_pending' && err.pending) {
+        setWaiting({ change_id: err.pending.change_id, ...(err.pending.accept_command ? { command: err.pending.accept_command } : {}), message: err.message });
+      } else setProblem(err.message);
     } finally {
       setSaving(false);
     }
@@ -262,12 +290,36 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
           {'latency_ms' in test && test.latency_ms !== undefined ? ` (${formatDuration(test.latency_ms)})` : ''}
         </p>
       )}
+      {waiting && <ChangeWaiting waiting={waiting} />}
       {problem && (
         <p className="form-error" role="alert">
           {problem}
         </p>
       )}
     </form>
+  );
+}
+
+/** A saved change that waits for a person: the exact command that confirms it, in a shell on the daemon's machine. */
+function ChangeWaiting({ waiting }: { waiting: { change_id: string; command?: string; message: string } }) {
+  if (!waiting.command) {
+    return (
+      <p className="change-waiting" role="status" data-change-id={waiting.change_id}>
+        {waiting.message}
+      </p>
+    );
+  }
+  return (
+    <div className="change-waiting" role="status" data-change-id={waiting.change_id}>
+      <p>
+        Another base URL raises permissions (the API key and every conversation go there), so nothing is saved until you confirm it. In a shell on the
+        machine Rein runs on, run:
+      </p>
+      <pre className="change-command">
+        <code>{waiting.command}</code>
+      </pre>
+      <p className="muted">Or confirm it in the Rein desktop app. This page goes on by itself once it is confirmed.</p>
+    </div>
   );
 }
 
