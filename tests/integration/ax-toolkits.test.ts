@@ -49,6 +49,9 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
     };
 
     beforeAll(async () => {
+      // The helper turns the desktop's accessibility switch on when it starts: start it first, so the
+      // Qt app finds the switch on at its own start instead of racing a change it may not see yet.
+      await client.call('list_apps', {});
       const app = await desktop.startApp('/usr/bin/python3', [QT_FIXTURE]);
       pid = app.pid;
       let buf = '';
@@ -58,8 +61,7 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
         buf = lines.pop()!;
         said.push(...lines);
       });
-      // Qt registers only once the helper has turned the desktop's accessibility switch on; a Qt start on a
-      // loaded machine (PyQt's import alone) can take longer than the default wait.
+      // A Qt start on a loaded machine (PyQt's import alone) can take longer than the default wait.
       await desktop.waitForApp(client, pid, 50_000);
     }, 60_000);
 
