@@ -41,7 +41,7 @@ const IDLE_MS = Number(process.env.REIN_BENCH_IDLE_MS ?? 3000);
 /** Issue 18's figure for Claude Code's one-request run, for when it cannot be run here. */
 const RECORDED_CLAUDE_ONE_REQUEST_CPU_MS = 1470;
 
-interface Sample {
+export interface Sample {
   cpuMs: number;
   rssMb: number;
   wallMs: number;
@@ -82,7 +82,8 @@ const METER_NOTE: Record<Meter, string> = {
   proc: '/proc polling (approximate: the last tick and VmHWM read before exit)',
 };
 
-async function measure(cmd: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string }): Promise<Sample> {
+/** One run of a command: its CPU, peak RSS and wall time (also used by bench/sessions.ts). */
+export async function measure(cmd: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string }): Promise<Sample> {
   const out = join(tmpdir(), `rein-bench-rusage-${process.pid}-${Math.random().toString(16).slice(2)}.json`);
   let argv: string[];
   if (METER === 'wait4') argv = ['python3', '-c', WAIT4, cmd, ...args];

@@ -11,6 +11,12 @@ export type ReinErrorCode =
   | 'llm_cancelled'
   | 'session_not_found'
   | 'session_corrupt'
+  /** A write failed because the disk (or the user's quota) is full; `details.file` names the file (util/diskErrors.ts). */
+  | 'disk_full'
+  /** A write failed for another input/output reason (EIO, a read-only file system…); `details.file` names the file. */
+  | 'io_error'
+  /** Another process (or run) is writing the session and did not let go in time (sessions/sessionLock.ts). */
+  | 'session_busy'
   | 'tool_failed'
   | 'not_found'
   | 'invalid_input'

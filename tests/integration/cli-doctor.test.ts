@@ -8,7 +8,7 @@ import { ScheduleStore } from '../../src-main/core/schedule/store.js';
 import { startFakeAnthropic, text } from '../support/fakeAnthropic.js';
 import { EVERYTHING_BIN } from '../support/mcpPeers.js';
 
-const NAMES = ['home', 'config', 'model', 'agents', 'mcp', 'watchers', 'schedules', 'daemon', 'accessibility', 'notifications', 'search'];
+const NAMES = ['home', 'config', 'model', 'agents', 'mcp', 'watchers', 'schedules', 'daemon', 'accessibility', 'notifications', 'search', 'leftovers'];
 
 async function world(extra: Record<string, string> = {}) {
   const { home, cwd } = await tempHome();

@@ -15,6 +15,7 @@ import { isReinError } from '../../core/errors.js';
 import { daemonInfoFile, newToken, readDaemonInfo, writeToken, type DaemonInfo } from '../../core/daemon/daemonFile.js';
 import { startDaemon } from '../../core/daemon/daemon.js';
 import { DaemonAlreadyRunning, isAlive, lockOwner } from '../../core/daemon/instanceLock.js';
+import { keepServingOnUnhandledRejections } from '../../core/daemon/lastResort.js';
 import { findPackageRoot } from '../../core/skills/bundledDir.js';
 import { UsageError, type CliIo } from '../io.js';
 
@@ -126,6 +127,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A rejection nobody handled (a full disk somewhere no one catches it yet) is said, never fatal.
+  const unguard = keepServingOnUnhandledRejections((m) => void io.stderr.write(`rein daemon: ${m}\n`));
   handle.onShutdownRequested(() => {
     io.stderr.write('rein daemon: stop requested; finishing runs (up to 5 s), then stopping\n');
     void handle.close();
@@ -135,6 +138,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    unguard();
     changes.dispose();
   }
   io.stderr.write('rein daemon: stopped\n');

@@ -12,8 +12,8 @@ export const DOCTOR_HELP = `Usage:
   rein doctor [--online] [--json]
 
 Checks Rein's folder, config.yaml, the model's key and address, the agents and their MCP server
-entries, the schedules' launchd jobs, the daemon, the accessibility helper, system notifications and
-the search index. Local only: no model call, no MCP connection, nothing changed. With --online, also
+entries, the schedules' launchd jobs, the daemon, the accessibility helper, system notifications,
+the search index and what interrupted saves left behind. Local only: no model call, no MCP connection, nothing changed. With --online, also
 one request of one token to the model and one connection to each enabled MCP server.
 Each line: ✓ ok, ! works but worth a look, ✗ will not work (with what to do).
 Exit code: 0 when nothing failed, 1 when a check failed, 2 for bad usage.

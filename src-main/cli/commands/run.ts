@@ -11,12 +11,14 @@ import { pageOpener } from '../../core/mcp/browser.js';
 import { isSourceName } from '../../core/api/patterns.js';
 import { originFor } from '../../core/runtime/runRequest.js';
 import { isSessionId } from '../../core/sessions/id.js';
+import { sessionWaitMs } from '../../core/sessions/sessionLock.js';
+import { setLockHolderName } from '../../core/util/ownedLock.js';
 import { commandPaths, expandSlashCommand, loadCommands } from '../../core/commands/index.js';
 import { readAll, UsageError, type CliIo } from '../io.js';
 import { jsonRenderer, textRenderer } from '../render.js';
 import { ttyFace } from '../ttyFace.js';
 import { terminalTrust } from '../folderTrust.js';
-import { notePendingIndex } from '../../core/search/pendingIndex.js';
+import { noteSavedSession } from '../../core/search/pendingIndex.js';
 import type { SessionFile } from '../../core/sessions/types.js';
 import { errorMessage } from '../../core/errors.js';
 import { stopOnSignals } from '../stopSignals.js';
@@ -27,9 +29,9 @@ import { stopOnSignals } from '../stopSignals.js';
  */
 async function indexSession(home: string, session: SessionFile, io: CliIo): Promise<void> {
   try {
-    await notePendingIndex(home, { agent: session.agent, id: session.id });
+    await noteSavedSession(home, { agent: session.agent, id: session.id });
   } catch (err) {
-    io.stderr.write(`rein: warning: the session was saved but the search index was not told (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
+    io.stderr.write(`rein: warning: the search index was not told about session ${session.id} (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
   }
 }
 
@@ -126,12 +128,17 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       signal: stop.signal,
     });
     unguard = exitGuard(runtime);
+    // What another process waiting for this session is told holds it.
+    setLockHolderName('rein run');
     run = await startRun(runtime, {
       prompt,
       cwd,
       home,
       ...(values.session ? { sessionId: values.session } : {}),
       signal: stop.signal,
+      // The daemon or the app may be running a turn of the session: wait for it, then go on from there.
+      sessionWaitMs: sessionWaitMs(io.env),
+      onSessionWait: warn,
     });
     const { events, session } = run;
     for (;;) {

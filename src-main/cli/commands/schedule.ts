@@ -18,7 +18,7 @@ import { Schedules } from '../../core/schedule/schedules.js';
 import { launchdLogPaths } from '../../core/schedule/launchdPlist.js';
 import { rotateLaunchdLogs, writeRunLog } from '../../core/schedule/runLogs.js';
 import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleLogsDir, type Schedule } from '../../core/schedule/store.js';
-import { notePendingIndex } from '../../core/search/pendingIndex.js';
+import { noteSavedSession } from '../../core/search/pendingIndex.js';
 import { isNotifier, systemNotifier } from '../../core/notify/systemNotifier.js';
 import { windowlessNotice } from '../../core/notify/windowlessNotices.js';
 import { ReinService } from '../../core/service/reinService.js';
@@ -319,7 +319,7 @@ async function notifyOutcome(agent: string, id: string, outcome: ScheduleRunOutc
 /** Keeps the search index current for a run made here (search/pendingIndex.ts; a failure only warns). */
 async function indexSession(home: string, agent: string, sessionId: string, io: CliIo): Promise<void> {
   try {
-    await notePendingIndex(home, { agent, id: sessionId });
+    await noteSavedSession(home, { agent, id: sessionId });
   } catch (err) {
     io.stderr.write(`rein: warning: the run's session was saved but the search index was not told (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
   }

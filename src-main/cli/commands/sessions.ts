@@ -9,6 +9,7 @@ import { AGENT_NAME_RE, DEFAULT_AGENT, paths, reinHome } from '../../core/config
 import { isReinError } from '../../core/errors.js';
 import { cacheHitRatio } from '../../core/llm/pricing.js';
 import { searchHits } from '../../core/service/sessions.js';
+import { notePendingIndex } from '../../core/search/pendingIndex.js';
 import { listAgentSessionFiles } from '../../core/search/sessionFiles.js';
 import { SessionIndex } from '../../core/search/sessionIndex.js';
 import { isSessionId } from '../../core/sessions/id.js';
@@ -66,6 +67,7 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
         try {
           rows = await listedSessions(home, index, { ...(values.agent ? { agent: values.agent } : {}), ...(values.source ? { source: values.source } : {}), limit: limit ?? 50 });
         } finally {
+          tellIndexState(index, io);
           index.close();
         }
         if (values.json) out(JSON.stringify(rows));
@@ -78,11 +80,12 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
         if (!query) throw new UsageError('search needs a QUERY');
         const index = await SessionIndex.open(home);
         try {
-          const hits = searchHits(index, { q: query, agent: values.agent ?? DEFAULT_AGENT, ...(values.source ? { source: values.source } : {}), ...(limit ? { limit } : {}) });
+          const hits = await index.withRepair(() => searchHits(index, { q: query, agent: values.agent ?? DEFAULT_AGENT, ...(values.source ? { source: values.source } : {}), ...(limit ? { limit } : {}) }));
           if (values.json) out(JSON.stringify(hits));
           else if (hits.length === 0) out('No matching sessions found.');
           else for (const h of hits) out(`${h.session_id}  ${(h.updated_at ?? '').slice(0, 10)}  [${h.source}] ${h.title}\n    ${h.snippet}`);
         } finally {
+          tellIndexState(index, io);
           index.close();
         }
         return 0;
@@ -94,6 +97,7 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
           out(`Indexed ${report.sessions} session(s) of ${report.agents.length} agent(s); removed ${report.removed} stale entr${report.removed === 1 ? 'y' : 'ies'}.`);
           for (const p of report.problems) io.stderr.write(`skipped ${p.file}: ${p.error.message}\n`);
         } finally {
+          tellIndexState(index, io);
           index.close();
         }
         return 0;
@@ -119,6 +123,30 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
 }
 
 /**
+ * What a listing or a search had to do with the index, said once on stderr: a damaged file moved aside
+ * and rebuilt, or an index that could not be updated (a full disk: it was read as it is, or built in
+ * memory from the session files).
+ */
+function tellIndexState(index: SessionIndex, io: CliIo): void {
+  if (index.opened.movedAside) io.stderr.write(`rein: the search index was damaged: kept as ${index.opened.movedAside}, and rebuilt from the session files\n`);
+  if (index.opened.notUpdated) io.stderr.write(`rein: warning: ${index.opened.notUpdated}\n`);
+}
+
+/**
+ * Interrupted saves of killed writers first (sessions/leftovers.ts), said on stderr: one may hold the
+ * newest version of a session, or its only copy. A recovered session is noted for the index, which
+ * knows an older version of it (the next command that opens the index takes the note).
+ */
+async function settleLeftovers(home: string, agent: string | undefined): Promise<void> {
+  for (const f of await listAgentSessionFiles(home)) {
+    if (agent !== undefined && f.agent !== agent) continue;
+    for (const n of await new SessionStore(f.dir).settleLeftovers()) {
+      if (n.kind === 'recovered') await notePendingIndex(home, { agent: f.agent, id: n.id }).catch(() => undefined);
+    }
+  }
+}
+
+/**
  * The listing: the index says which sessions there are and in what order (fast, every agent at
  * once), and the files, which are the truth, have the last word. Entries whose file is gone are
  * dropped; files the index does not know are read (a session it missed, or a damaged file it skipped);
@@ -126,10 +154,11 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
  * indexed is shown as damaged, with its problem, instead of as the whole session it once was.
  */
 async function listedSessions(home: string, index: SessionIndex, q: { agent?: string; source?: string; limit: number }): Promise<ListedSession[]> {
+  await settleLeftovers(home, q.agent);
   const folders = (await listAgentSessionFiles(home)).filter((f) => q.agent === undefined || f.agent === q.agent);
   const stores = new Map(folders.map((f) => [f.agent, new SessionStore(f.dir)]));
   const onDisk = new Set(folders.flatMap((f) => f.ids.map((id) => `${f.agent}/${id}`)));
-  const indexed = index.list({ ...(q.agent ? { agent: q.agent } : {}), limit: Number.MAX_SAFE_INTEGER });
+  const indexed = await index.withRepair(() => index.list({ ...(q.agent ? { agent: q.agent } : {}), limit: Number.MAX_SAFE_INTEGER }));
   const known = new Set(indexed.map((r) => `${r.agent}/${r.id}`));
   const wanted = (s: ListedSession) => q.source === undefined || s.source === q.source;
 

@@ -39,7 +39,12 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<ReinErrorCode, number>> = {
   // A file on disk is broken: the request cannot be done until a person fixes it.
   config_invalid: 409,
   session_corrupt: 409,
+  // Another process is writing the session (a `rein run --session`): try again when its turn is over.
+  session_busy: 409,
   config_io: 500,
+  // 507 Insufficient Storage: the disk is full; the daemon itself stays up.
+  disk_full: 507,
+  io_error: 500,
   agent_write_failed: 500,
   settings_write_failed: 500,
   tool_failed: 500,

@@ -29,6 +29,7 @@ import { scheduleJobChecks } from './launchdChecks.js';
 import { pendingFile } from '../search/pendingIndex.js';
 import { testModelConnection } from '../service/connectionTest.js';
 import { watchCheck } from './watchCheck.js';
+import { leftoversChecks } from './leftoversCheck.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -88,6 +89,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   checks.push(axCheck(o.env, platform));
   checks.push(notificationCheck(o.env, platform, config));
   checks.push(await indexCheck(o.home));
+  checks.push(...(await leftoversChecks(o.home)));
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }
 

@@ -25,7 +25,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from '../tools/tool.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, isReinError } from '../errors.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import { runHooks, type HookEntry } from '../hooks/runHooks.js';
 import type { LoopDetector } from './loopDetector.js';
@@ -91,7 +91,7 @@ export interface ExecutorDeps {
   audit?: AuditLog;
   /** Every finished call (run or refused) is recorded here, in call order. */
   detector?: LoopDetector;
-  /** Work that must finish before the run ends but need not hold up the loop (PostToolUse hooks, audit lines). */
+  /** Work that must finish before the run ends but need not hold up the loop (PostToolUse hooks). */
   background?: Promise<unknown>[];
   /** Where hook and audit failures are reported. */
   warn?: (message: string) => void;
@@ -138,10 +138,17 @@ export async function* executeToolCalls(
   const duplicates: Array<{ index: number; of: number }> = [];
   const admitted: Admitted[] = [];
   let deniedAny = false;
+  // Each call's audit line is written while the batch goes on, and all of them are on disk before the
+  // outcome is returned: the loop saves the results right after, so no saved call lacks its line.
+  const audits: Promise<void>[] = [];
+  const audit: Auditor = (e) => {
+    const line = record(deps, e);
+    if (line) audits.push(line);
+  };
 
-  const refuse = (index: number, result: ToolResult, tool?: Tool, input?: unknown, audit?: { layer: string; by: string | null }) => {
+  const refuse = (index: number, result: ToolResult, tool?: Tool, input?: unknown, denial?: { layer: string; by: string | null }) => {
     outcomes[index] = { call: calls[index]!, tool, input, result, durationMs: 0, ran: false };
-    if (audit) record(deps, { tool: calls[index]!.name, input: input ?? calls[index]!.input, decision: 'deny', layer: audit.layer, by: audit.by, durationMs: null });
+    if (denial) audit({ tool: calls[index]!.name, input: input ?? calls[index]!.input, decision: 'deny', layer: denial.layer, by: denial.by, durationMs: null });
   };
   /** A call refused for a permission reason is told as `tool_call_denied` (it gets no tool_call_start/end). */
   const denied = (index: number, tool: Tool, input: unknown, layer: string, reason: string, by?: string): ReinEventBody => ({
@@ -320,7 +327,7 @@ export async function* executeToolCalls(
       for (const a of batch) refuse(a.index, errorResult('transient', 'not run: the run was cancelled'), a.tool, a.input);
       continue;
     }
-    yield* runBatch(batch, deps, signal, outcomes, approvedBy);
+    yield* runBatch(batch, deps, signal, outcomes, approvedBy, audit);
     if (batch.some((a) => drivesGui(a.tool.traits))) guiUsed = true;
   }
 
@@ -348,14 +355,24 @@ export async function* executeToolCalls(
     });
   }
   const results = executed.map((o) => toResultBlock(o));
+  await Promise.all(audits);
   return { results, executed, guiUsed, deniedAny };
 }
 
-function record(
-  deps: ExecutorDeps,
-  e: { tool: string; input: unknown; decision: 'allow' | 'deny'; layer: string; by: string | null; durationMs: number | null; ok?: boolean },
-): void {
-  if (!deps.audit) return;
+interface AuditFacts {
+  tool: string;
+  input: unknown;
+  decision: 'allow' | 'deny';
+  layer: string;
+  by: string | null;
+  durationMs: number | null;
+  ok?: boolean;
+}
+type Auditor = (e: AuditFacts) => void;
+
+/** Starts the call's audit line; the promise never rejects (a failure is a warning). */
+function record(deps: ExecutorDeps, e: AuditFacts): Promise<void> | undefined {
+  if (!deps.audit) return undefined;
   const line = deps.audit
     .append({
       session: deps.ctx.sessionId,
@@ -369,8 +386,11 @@ function record(
       duration_ms: e.durationMs,
       ...(e.ok !== undefined ? { ok: e.ok } : {}),
     })
-    .catch((err: unknown) => deps.warn?.(`could not write the audit log: ${errorMessage(err)}`));
+    // AuditLog's own errors already say "could not write the audit log FILE: …".
+    .catch((err: unknown) => void deps.warn?.(isReinError(err) ? err.message : `could not write the audit log: ${errorMessage(err)}`));
+  // Also awaited by the run's end, should the batch be abandoned before it returns.
   deps.background?.push(line);
+  return line;
 }
 
 /** Consecutive concurrency-safe calls share a batch; every other call is a batch of one. */
@@ -408,6 +428,7 @@ async function* runBatch(
   signal: AbortSignal,
   outcomes: (ExecutedCall | undefined)[],
   approvedBy: ReadonlyMap<number, { layer: string; by: string }>,
+  audit: Auditor,
 ): AsyncGenerator<ReinEventBody, void> {
   const queue: ReinEventBody[] = [];
   let wake: (() => void) | undefined;
@@ -462,7 +483,7 @@ async function* runBatch(
     const durationMs = Date.now() - started;
     outcomes[a.index] = { call: a.call, tool: a.tool, input: a.input, result, durationMs, savedTo, ran: true, ...(answer !== undefined ? { answer } : {}) };
     const approval = approvedBy.get(a.index);
-    record(deps, { tool: a.tool.name, input: a.input, decision: 'allow', layer: approval?.layer ?? 'policy', by: approval?.by ?? 'policy', durationMs, ok: result.ok });
+    audit({ tool: a.tool.name, input: a.input, decision: 'allow', layer: approval?.layer ?? 'policy', by: approval?.by ?? 'policy', durationMs, ok: result.ok });
     if (deps.hooks && deps.hooks.post.length > 0) {
       const post = runHooks(
         'PostToolUse',

@@ -276,9 +276,17 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
       requestHistory(session),
     ),
   });
+  // A save that failed stops the run at its next step: nothing it did after would be kept. The failure
+  // is a value here, never a rejection out of the generator (which a daemon would not survive).
+  let saveFailure: { code: string; message: string } | undefined;
   const save = async () => {
     session.context = ctx;
-    await input.save(session);
+    try {
+      await input.save(session);
+      saveFailure = undefined;
+    } catch (err) {
+      saveFailure = saveFailureOf(session.id, err);
+    }
   };
 
   // The first turn's system blocks are built up front, so a bad prompt part fails before anything is saved.
@@ -319,14 +327,16 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
     await Promise.allSettled(background);
     yield* flushWarnings();
     session.usage = addTotals(session.usage, usage);
-    try {
-      await save();
-    } catch (err) {
-      yield stamp({ type: 'error', code: 'session_save_failed', message: `could not save session ${session.id}: ${errorMessage(err)}` });
-    }
+    await save();
+    // A run stopped by a failed save tried once more here; failing the same way, it is that one error.
+    const unsaved = saveFailure;
+    if (unsaved && unsaved.message !== error?.message) yield stamp({ type: 'error', ...unsaved });
     if (error) yield stamp({ type: 'error', code: error.code, message: error.message });
-    yield stamp({ type: 'session_end', stop_reason: stopReason, text, usage, iterations });
-    return { stopReason, text, usage, iterations, ...(error ? { error } : {}), started: true };
+    // An answer that could not be kept is no `final`: the caller (a CLI exit code, a client) must know.
+    const reason: StopReason = unsaved ? 'error' : stopReason;
+    const failure = error ?? unsaved;
+    yield stamp({ type: 'session_end', stop_reason: reason, text, usage, iterations });
+    return { stopReason: reason, text, usage, iterations, ...(failure ? { error: failure } : {}), started: true };
   };
   const overBudget = () => settings.maxUsdPerRun > 0 && usage.cost_usd >= settings.maxUsdPerRun;
   const budgetMessage = () =>
@@ -334,6 +344,7 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
 
   for (;;) {
     const cap = guiUsed ? Math.max(settings.maxIterations, GUI_ITERATION_FLOOR) : settings.maxIterations;
+    if (saveFailure) return yield* finish('error', carried + lastText, saveFailure);
     if (signal.aborted) return yield* finish('cancelled', carried + lastText);
     if (iterations >= cap) {
       const partial = carried + lastText;
@@ -354,6 +365,7 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
     iterations++;
     const compaction = await compactBeforeRequest();
     if (compaction) yield stamp(compactionEvent(compaction));
+    if (saveFailure) return yield* finish('error', carried + lastText, saveFailure);
     let response: ModelResponse;
     let streamed = '';
     let retriedTooLong = false;
@@ -378,6 +390,7 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
             yield stamp(compactionEvent(hard.compaction));
           }
           await save();
+          if (saveFailure) return yield* finish('error', carried + lastText, saveFailure);
           continue;
         }
         const code = isReinError(err) ? err.code : 'llm_failed';
@@ -513,6 +526,7 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
       yield stamp({ type: 'loop_nudge', detector: verdict.detector ?? 'loop', action: 'nudge', message: verdict.message });
     }
     await save();
+    if (saveFailure) return yield* finish('error', carried + lastText, saveFailure);
     if (verdict.action === 'force_stop') {
       const message = verdict.message ?? 'You are going in circles. Stop calling tools and answer now with what you have.';
       appendUser([{ type: 'text', text: message }], true);
@@ -635,6 +649,15 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
       return yield* finish('error', carried + lastText, { code: isReinError(err) ? err.code : 'llm_failed', message: errorMessage(err) });
     }
   }
+}
+
+/**
+ * A failed save as the run's error: a ReinError as the store words it (a full disk: `disk_full`, "cannot
+ * save session S to FILE: no space left on device"), anything else as `session_save_failed`.
+ */
+function saveFailureOf(sessionId: string, err: unknown): { code: string; message: string } {
+  if (isReinError(err)) return { code: err.code, message: err.message };
+  return { code: 'session_save_failed', message: `could not save session ${sessionId}: ${errorMessage(err)}` };
 }
 
 const DENIAL_NUDGE =

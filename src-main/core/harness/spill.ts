@@ -2,8 +2,9 @@
  * A tool result over its budget is saved whole to a file in the session folder; the model gets the
  * head and tail plus the path, and can page through the file with file_read or grep.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeWriteError } from '../util/diskErrors.js';
 
 const HEAD = 2_000;
 const TAIL = 1_000;
@@ -15,10 +16,16 @@ export async function spillIfOverBudget(
 ): Promise<{ content: string; savedTo?: string }> {
   if (content.length <= budget) return { content };
   const dir = join(where.sessionDir, 'tool-results');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
   const safeId = where.callId.replace(/[^A-Za-z0-9_-]/g, '_');
   const file = join(dir, `${where.tool}-${safeId}.txt`);
-  await writeFile(file, content, { mode: 0o600 });
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(file, content, { mode: 0o600 });
+  } catch (e) {
+    // A full disk leaves a partial file that no result would point to: gone, and the error names it.
+    await rm(file, { force: true }).catch(() => undefined);
+    throw describeWriteError(e, file, `save the tool result to ${file}`);
+  }
   const head = content.slice(0, Math.min(HEAD, budget));
   // slice(-0) would be the whole content: a budget too small for a tail gets none.
   const tailLength = Math.min(TAIL, Math.max(0, budget - HEAD));

@@ -13,6 +13,7 @@ import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReinError } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
+import { describeWriteError } from '../util/diskErrors.js';
 import { withFileLock } from '../util/fileLock.js';
 import { autoFileName, countLines, localDate, memoryFile, pointerLine } from './files.js';
 
@@ -100,7 +101,7 @@ async function writeOverflowFile(
       handle = await open(path, 'wx', 0o600);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw e;
+      throw describeWriteError(e, path);
     }
     try {
       await handle.writeFile(text, 'utf8');
@@ -109,7 +110,7 @@ async function writeOverflowFile(
       await handle.close().catch(() => undefined);
       // No pointer will name it; a half-written file would only be swept up by consolidation later.
       await unlink(path).catch(() => undefined);
-      throw e;
+      throw describeWriteError(e, path);
     }
     await handle.close();
     return { name, path };

@@ -18,10 +18,12 @@
  * canonical JSON, so an entry matches only a call that would produce the same entry.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GrantEntry } from '../config/schema.js';
 import { canonicalJson } from '../util/canonicalJson.js';
+import { describeWriteError } from '../util/diskErrors.js';
+import { ReinError } from '../errors.js';
 import { realpathLoose } from '../util/realpath.js';
 import { REIN_SECRETS_DIR } from '../util/reinSecrets.js';
 import { codeFamily, inlineCodeArgs, scriptFileRun } from './shell/commandKinds.js';
@@ -166,8 +168,14 @@ export class GrantSigner {
       // `wx`: of two processes making it at once, one wins and both use its key.
       writeFileSync(this.#file, fresh, { mode: 0o600, flag: 'wx' });
       this.#key = fresh;
-    } catch {
-      this.#key = readFileSync(this.#file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+        // A full disk leaves the new file empty or short: never a key (an empty key signs what anyone
+        // can forge). Removed, so the next try makes it whole.
+        rmSync(this.#file, { force: true });
+        throw describeWriteError(e, this.#file);
+      }
+      this.#key = readWholeKey(this.#file);
     }
     return this.#key;
   }
@@ -211,4 +219,18 @@ export function grantSigner(reinHome: string): GrantSigner {
     signers.set(home, s);
   }
   return s;
+}
+
+/**
+ * The key another process just made: it creates the file and then writes the 32 bytes, so a reader
+ * between the two sees it short. Waits for it briefly; a key that stays short is an error, never used.
+ */
+function readWholeKey(file: string): Buffer {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; ; i++) {
+    const key = readFileSync(file);
+    if (key.length >= 32) return key;
+    if (i >= 100) throw new ReinError('io_error', `${file}: the grant signing key is incomplete (${key.length} bytes); remove the file and Rein makes a new one`, { file });
+    Atomics.wait(pause, 0, 0, 5);
+  }
 }

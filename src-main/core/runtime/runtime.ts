@@ -32,6 +32,8 @@ import { SessionReadTracker } from '../tools/readTracker.js';
 import type { EgressCheck, Tool, ToolContext } from '../tools/tool.js';
 import { SessionStore } from '../sessions/store.js';
 import type { SessionFile } from '../sessions/types.js';
+import type { HeldLock } from '../util/ownedLock.js';
+import { noteSavedSession } from '../sessions/indexNotes.js';
 import { titleFromPrompt } from '../sessions/title.js';
 import { Inbox } from '../harness/inbox.js';
 import { RUN_SPENDING, runAgentWhenReady, type PreparedParts, type RunOutcome, type RunSettings, type RunSetup, type RunSpending, type RunStart } from '../harness/loop.js';
@@ -619,6 +621,12 @@ export interface StartRunOptions {
    * message.
    */
   pace?: () => Promise<void> | undefined;
+  /**
+   * How long to wait for another process that writes the session (sessions/sessionLock.ts; default
+   * 30 s), and where to say that it waits ("session S is in use by the Rein daemon (pid N); waiting…").
+   */
+  sessionWaitMs?: number;
+  onSessionWait?: (message: string) => void;
 }
 
 /**
@@ -640,21 +648,52 @@ export interface StartedRun {
 
 export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<StartedRun> {
   let session: SessionFile;
+  // One writer per session across processes, from the load (or the first save) to the last save; an
+  // isolated run saves nothing and takes none. A session handed in is its caller's to lock.
+  let lock: HeldLock | undefined;
+  const lockOpts = {
+    ...(opts.sessionWaitMs !== undefined ? { waitMs: opts.sessionWaitMs } : {}),
+    ...(opts.onSessionWait ? { onWait: opts.onSessionWait } : {}),
+    signal: opts.signal,
+  };
   try {
-    session =
-      opts.session ?? (opts.sessionId ? await rt.store.load(opts.sessionId) : rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) }));
+    if (opts.session) session = opts.session;
+    else if (opts.sessionId) {
+      if (!rt.isolated) lock = await rt.store.lock(opts.sessionId, lockOpts);
+      session = await rt.store.load(opts.sessionId);
+    } else {
+      session = rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) });
+      if (!rt.isolated) lock = await rt.store.lock(session.id, { ...lockOpts, newSession: true });
+    }
   } catch (err) {
+    await lock?.release();
     // No events will run to stop them: a session that cannot be loaded stops the run's own MCP servers here.
     await closeRuntime(rt);
     throw err;
   }
+  const unlock = () => void lock?.release();
   const start: RunStart = { session, source: rt.source, agent: rt.agent, origin: rt.origin, route: rt.route, model: rt.settings.model, cwd: opts.cwd, signal: opts.signal };
   const events = runAgentWhenReady(start, async () => loopParts(rt, opts, session));
   // Long-lived processes: once the run is over its session goes back to the store, so the route's next
   // message continues this very object instead of parsing the file again (SessionStore.release).
   // A run's own MCP servers stop when its events are over.
-  if (!rt.cache) return rt.mcp?.owned ? { session, ...releasedWhenOver(events, () => void rt.mcp!.manager.dispose()) } : { session, events, release: () => undefined };
-  return { session, ...releasedWhenOver(events, () => rt.store.release(session)) };
+  // The session's lock goes once the events are over (the last save is done by then).
+  if (!rt.cache) {
+    return {
+      session,
+      ...releasedWhenOver(events, () => {
+        unlock();
+        if (rt.mcp?.owned) void rt.mcp.manager.dispose();
+      }),
+    };
+  }
+  return {
+    session,
+    ...releasedWhenOver(events, () => {
+      rt.store.release(session);
+      unlock();
+    }),
+  };
 }
 
 /** What the daemon knows before a run's runtime is built: enough for its `session_start`. */
@@ -678,6 +717,16 @@ export function startRunWhenReady(opts: EarlyRunStart, build: () => Promise<Runt
   const start: RunStart = { session, source: opts.source, agent: opts.agent, origin: opts.origin, route: opts.route, model: opts.model, cwd: opts.cwd, signal: opts.signal };
   const events = runAgentWhenReady(start, async () => loopParts(await build(), opts, session));
   return { session, ...releasedWhenOver(events, release) };
+}
+
+/**
+ * Saves the run's session and notes it for the search index (search/pendingIndex.ts: an append at its
+ * first save, else a stat), so a run killed at any moment after that is found by the next search. A note
+ * that cannot be written only costs time: the index checks the session folders when it opens.
+ */
+async function saveAndNote(rt: Runtime, home: string, s: SessionFile): Promise<void> {
+  await rt.store.save(s);
+  await noteSavedSession(home, { agent: rt.agent, id: s.id }).catch(() => undefined);
 }
 
 /** The run's loop input and dependencies from its runtime. */
@@ -736,10 +785,10 @@ function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | 'session
       prompt: opts.prompt,
       save: pace
         ? async (s) => {
-            if (!isolated) await rt.store.save(s);
+            if (!isolated) await saveAndNote(rt, opts.home, s);
             await pace();
           }
-        : (s) => (isolated ? Promise.resolve() : rt.store.save(s)),
+        : (s) => (isolated ? Promise.resolve() : saveAndNote(rt, opts.home, s)),
       ...(rt.persona ? { persona: rt.persona } : {}),
       // The same array while the skills on disk are unchanged (RuntimeCache), so the catalogue text is rendered once.
       skills: isolated ? [] : rt.skills,

@@ -3,13 +3,15 @@
  * may all have it open), a busy timeout for the moments two writers meet, and recovery from a file
  * that is not a usable database: it is moved aside as `rein.db.corrupt-<time>` (kept for a post-mortem,
  * never deleted) and a new, empty one takes its place. The caller then refills it from the JSON files.
+ * When the disk cannot take a write (full, failing, read-only), the index can still be read: opened
+ * read-only, or built in memory from the JSON files (sessionIndex.ts decides).
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ReinError, errorMessage } from '../errors.js';
-import { ensureSchema, type SchemaOutcome } from './schema.js';
+import { META_INDEXED_AT, SCHEMA_VERSION, ensureSchema, type SchemaOutcome } from './schema.js';
 
 /** How long a writer waits for another process's write transaction before giving up. */
 export const BUSY_TIMEOUT_MS = 5_000;
@@ -27,17 +29,57 @@ export const DATABASE_FILE_MODE = 0o600;
 export function openDatabase(file: string): OpenedDatabase {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   ownerOnly(file);
+  const seen = fileIdentity(file);
   try {
     return openChecked(file);
   } catch (e) {
     if (!isCorruptionError(e)) throw wrapOpenError(file, e);
   }
-  const movedAside = moveAside(file);
+  const movedAside = moveAside(file, seen);
   ownerOnly(file);
   try {
-    return { ...openChecked(file), movedAside };
+    return { ...openChecked(file), ...(movedAside ? { movedAside } : {}) };
   } catch (e) {
     throw wrapOpenError(file, e);
+  }
+}
+
+/**
+ * The existing index as it is, for reading only: nothing is written (no schema, no journal mode), so
+ * it opens on a full or read-only disk. Undefined when there is none this version can use (absent,
+ * another schema version, never completely built, damaged) — the caller then builds one in memory.
+ */
+export function openReadOnly(file: string): Database.Database | undefined {
+  if (!existsSync(file)) return undefined;
+  let db: Database.Database | undefined;
+  try {
+    db = new (sqliteClass())(file, { readonly: true, fileMustExist: true });
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const usable =
+      db.pragma('user_version', { simple: true }) === SCHEMA_VERSION &&
+      db.prepare(`SELECT 1 FROM meta WHERE key = ?`).get(META_INDEXED_AT) !== undefined;
+    if (usable) return db;
+  } catch {
+    // Not readable as it is (a WAL index whose -shm cannot be made on this disk, damage): not usable.
+  }
+  db?.close();
+  return undefined;
+}
+
+/** An empty index in memory, with this version's schema: a search that cannot use the file at all. */
+export function openInMemory(): Database.Database {
+  const db = new (sqliteClass())(':memory:');
+  ensureSchema(db);
+  return db;
+}
+
+/** Which file a path names now (device and inode), to tell whether another process replaced it. */
+export function fileIdentity(file: string): string | undefined {
+  try {
+    const st = statSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
   }
 }
 
@@ -97,15 +139,30 @@ export function isCorruptionError(e: unknown): boolean {
 }
 
 /**
- * Renames the damaged file and its WAL out of the way. The WAL must go too: left behind, SQLite could
- * replay its pages into the new file.
+ * Renames the damaged file and its WAL and shared-memory file out of the way, keeping all three for a
+ * post-mortem. The WAL must go: left behind, SQLite could replay its pages into the new file.
+ *
+ * With `expected` (fileIdentity of the damaged file as it was opened), only that file is moved: when
+ * another process has already moved it and built a new index at the path, that new one stays, and
+ * undefined is returned.
  */
-export function moveAside(file: string): string {
+export function moveAside(file: string, expected?: string): string | undefined {
+  if (expected !== undefined && fileIdentity(file) !== expected) return undefined;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const target = `${file}.corrupt-${stamp}`;
-  renameSync(file, target);
-  if (existsSync(`${file}-wal`)) renameSync(`${file}-wal`, `${target}-wal`);
-  rmSync(`${file}-shm`, { force: true });
+  try {
+    renameSync(file, target);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // moved by another process meanwhile
+    throw new ReinError('internal', `cannot move the damaged session index ${file} aside: ${errorMessage(e)}`, { file }, { cause: e });
+  }
+  for (const companion of ['-wal', '-shm']) {
+    try {
+      renameSync(`${file}${companion}`, `${target}${companion}`);
+    } catch {
+      // Absent (no WAL yet), or taken along by another process.
+    }
+  }
   return target;
 }
 

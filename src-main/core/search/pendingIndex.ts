@@ -1,38 +1,26 @@
 /**
- * Sessions saved by processes that do not keep the search index open (`rein run`, a launchd schedule run)
- * are not indexed by them: each appends one line naming the session to `<home>/rein.db.pending`, and the
- * next process that opens the index (a search, `rein sessions …`, the daemon or the app before a search)
- * indexes them first. A run then never loads SQLite, and a search still finds every finished run.
+ * Sessions are not indexed by the processes that save them (`rein run`, a launchd schedule run, the
+ * daemon and the app until something searched): as a run saves its session it appends one line naming
+ * it to `<home>/rein.db.pending` (noteSavedSession, at the session's first save and again after the notes
+ * were taken), and the next process that opens the index (a search, `rein sessions …`, the daemon or the
+ * app before a search) indexes them first, reading each session's file as it is then. A run never loads
+ * SQLite, and a search finds every run — finished, failed or killed at any moment after its first save.
  *
  * Taking the notes is crash-safe: the file is renamed (atomic) to a name of the taker's own before it is
  * read, and deleted only once its sessions are in the index; a taken file left by a taker that died is
  * taken again by the next one. Indexing a session twice changes nothing, so two takers at once are
- * harmless. The JSON files stay the truth: a lost note only delays a session until `rein sessions reindex`.
+ * harmless. The JSON files stay the truth: a lost note only delays a session until the index is next
+ * opened, which checks the session folders for what the notes missed (SessionIndex.checkDisk).
  */
-import { appendFile, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { readFile, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
-import { AGENT_NAME_RE } from '../config/paths.js';
-import { isSessionId } from '../sessions/id.js';
 
-/** Beside the index (`rein.db`, sessionIndex.ts), which this module must not import: it loads SQLite. */
-export const PENDING_FILE_NAME = 'rein.db.pending';
+import { PENDING_FILE_NAME, pendingFile, PendingNote } from '../sessions/indexNotes.js';
+
+// The writing half lives beside the session store (sessions/indexNotes.ts): re-exported for the taker's callers.
+export { notePendingIndex, noteSavedSession, PENDING_FILE_NAME, pendingFile, PendingNote } from '../sessions/indexNotes.js';
+
 const TAKEN_MARK = '.taken-';
-
-export const pendingFile = (home: string): string => join(home, PENDING_FILE_NAME);
-
-const PendingNote = z.strictObject({
-  agent: z.string().regex(AGENT_NAME_RE),
-  id: z.string().refine(isSessionId, 'not a session id'),
-});
-export type PendingNote = z.infer<typeof PendingNote>;
-
-/** Notes that `agent`'s session `id` is to be indexed: one append, no database. */
-export async function notePendingIndex(home: string, note: PendingNote): Promise<void> {
-  const line = JSON.stringify(PendingNote.parse(note));
-  // One write of a short line with O_APPEND: lines of processes appending at once never interleave.
-  await appendFile(pendingFile(home), `${line}\n`, { mode: 0o600 });
-}
 
 export interface TakenNotes {
   /** Each session once, in the order first noted. */

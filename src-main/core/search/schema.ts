@@ -8,9 +8,10 @@ import type Database from 'better-sqlite3';
 /**
  * Bump on any change below, or to what search/extract.ts puts in the rows; every Rein that sees another
  * number rebuilds. 3: Rein's per-turn `<!-- cache_break -->` / `<context>` block and hook output are no
- * longer indexed (version 2 indexes held them, so "working folder" matched every session).
+ * longer indexed (version 2 indexes held them, so "working folder" matched every session). 4: each
+ * session's file stamp (`file_stamp`), so what is unchanged on disk is not read again.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The FTS5 tables, in the order searches try them. */
 export const FTS_TABLES = ['conversation_words', 'tool_output_words', 'substrings'] as const;
@@ -42,6 +43,9 @@ CREATE TABLE sessions (
   created_at TEXT NOT NULL,   -- ISO-8601 UTC (toISOString), so text order is time order
   updated_at TEXT NOT NULL,
   msg_count  INTEGER NOT NULL,
+  -- The JSON file as it was when these rows were read from it (size, mtime, ctime, inode: sessionIndex.ts
+  -- fileStamp); NULL when indexed from a session in memory. The same stamp on disk: nothing to read.
+  file_stamp TEXT,
   UNIQUE (agent, id)
 );
 CREATE INDEX sessions_by_agent_updated ON sessions (agent, updated_at DESC);

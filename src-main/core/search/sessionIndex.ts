@@ -4,7 +4,8 @@
  * rebuilt from the JSON, and every search is scoped to one agent so agents never see each other's
  * sessions. How a query is matched is described in query.ts; what is indexed in extract.ts.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync, type BigIntStats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { paths } from '../config/paths.js';
@@ -12,7 +13,8 @@ import { ReinError, errorMessage, isReinError } from '../errors.js';
 import { SessionStore, type SessionProblem } from '../sessions/store.js';
 import { SessionFile, type SessionSummary } from '../sessions/types.js';
 import { describeIssues } from '../util/zodIssues.js';
-import { isCorruptionError, moveAside, openDatabase } from './database.js';
+import { describeWriteError, isStorageFailure, writeErrorReason } from '../util/diskErrors.js';
+import { fileIdentity, isCorruptionError, moveAside, openDatabase, openInMemory, openReadOnly } from './database.js';
 import { extractRows, type IndexRow, type IndexedRole } from './extract.js';
 import { planQuery, type QueryPlan } from './query.js';
 import { FTS_TABLES, META_INDEXED_AT, ROW_BITS, ROWS_PER_SESSION, type FtsTable, type SchemaOutcome } from './schema.js';
@@ -75,12 +77,35 @@ export interface ReindexReport {
   agents: string[];
 }
 
+/** What the check of the session folders against the index found (SessionIndex.checkDisk). */
+export interface DiskCheckReport {
+  /** Session files looked at. */
+  files: number;
+  /** Of them, read and indexed because the index did not have them as they are on disk. */
+  indexed: number;
+  /** Index entries dropped because their file is gone. */
+  removed: number;
+  problems: SessionProblem[];
+}
+
 export interface OpenReport {
   schema: SchemaOutcome;
   /** Where a damaged database was moved before a new one was built. */
   movedAside?: string;
   /** Present when opening had to (re)build the index from the JSON files. */
   reindexed?: ReindexReport;
+  /** Present when opening checked the session folders against the index (the usual case). */
+  checked?: DiskCheckReport;
+  /**
+   * The index file could not be updated (a full, failing or read-only disk): what happened, naming the
+   * file, in words a person reads once. Searches still work — on the file as it was (`readOnly`), or on
+   * an index built in memory from the session files (`inMemory`) — and nothing is written.
+   */
+  notUpdated?: string;
+  /** Opened read-only: sessions noted since the last update are not in it. */
+  readOnly?: boolean;
+  /** Built in memory from the session files for this process only; the file was left as it is. */
+  inMemory?: boolean;
 }
 
 export interface SessionIndexOpenOptions {
@@ -115,6 +140,12 @@ interface SessionRow {
  * that other processes saving sessions meanwhile wait well under the busy timeout.
  */
 const REINDEX_BATCH = 32;
+/**
+ * Session files stat'ed in one go when checking the folders against the index: synchronously (three
+ * times faster than through libuv's thread pool, which costs more than the stat itself), with a turn of
+ * the event loop between batches so a daemon opening its index stays responsive.
+ */
+const STAT_BATCH = 256;
 /** Pages of FTS segment merging per transaction after a reindex. */
 const MERGE_STEP_PAGES = 2_000;
 /** Matching messages ranked per search stage (see #ranked), and at least this many per wanted hit. */
@@ -133,28 +164,94 @@ export class SessionIndex {
   readonly opened: OpenReport;
   #db: Database.Database;
   #statements = new Map<string, Database.Statement>();
+  /** Which file the connection has open (fileIdentity), so a repair never moves another process's new index. */
+  #identity: string | undefined;
 
   private constructor(home: string, file: string, db: Database.Database, opened: OpenReport) {
     this.home = home;
     this.file = file;
     this.#db = db;
     this.opened = opened;
+    this.#identity = opened.inMemory ? undefined : fileIdentity(file);
   }
 
-  /** Opens (creating, replacing or recovering as needed) the index of the sessions under `home`. */
+  /**
+   * Opens (creating, replacing or recovering as needed) the index of the sessions under `home`. A
+   * damaged file (SQLITE_CORRUPT, SQLITE_NOTADB, found at open or by the first reads) is moved aside
+   * and rebuilt. On a disk that cannot take a write the index is opened for reading instead (see
+   * OpenReport.notUpdated): a search or a listing never fails because nothing could be written.
+   */
   static async open(home: string, opts: SessionIndexOpenOptions = {}): Promise<SessionIndex> {
     const file = indexFile(home);
-    const { db, schema, movedAside } = openDatabase(file);
-    const index = new SessionIndex(home, file, db, { schema, ...(movedAside ? { movedAside } : {}) });
+    let index: SessionIndex;
     try {
-      if ((opts.rebuild ?? 'auto') === 'auto' && !index.isComplete()) index.opened.reindexed = await index.reindex();
-      // Sessions that `rein run` and schedule runs noted instead of indexing (pendingIndex.ts).
-      await index.catchUp();
+      const { db, schema, movedAside } = openDatabase(file);
+      index = new SessionIndex(home, file, db, { schema, ...(movedAside ? { movedAside } : {}) });
+    } catch (e) {
+      if (!isStorageFailure(e)) throw e;
+      return SessionIndex.#forReading(home, file, e);
+    }
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          if ((opts.rebuild ?? 'auto') === 'auto' && !index.isComplete()) index.opened.reindexed = await index.reindex();
+          // Sessions that `rein run` and schedule runs noted instead of indexing (pendingIndex.ts).
+          // With the safety net (checkDisk) unless the files were all just read.
+          const caught = await index.catchUp({ checkDisk: (opts.rebuild ?? 'auto') === 'auto' && !index.opened.reindexed });
+          if (caught.notUpdated) index.opened.notUpdated = caught.notUpdated;
+          break;
+        } catch (e) {
+          // Damage the first reads or writes found (a page deep in the file): moved aside, built again.
+          if (attempt > 0 || !isIndexCorrupt(e)) throw e;
+          index.#replaceDamaged();
+        }
+      }
     } catch (e) {
       index.close();
-      throw e;
+      if (!isStorageFailure(e)) throw e;
+      return SessionIndex.#forReading(home, file, e);
     }
     return index;
+  }
+
+  /**
+   * The index when its file cannot be written: the file itself, read-only, when it is complete and of
+   * this version; otherwise one built in memory from the session files. Either way nothing is written,
+   * and `opened.notUpdated` says so once.
+   */
+  static async #forReading(home: string, file: string, cause: unknown): Promise<SessionIndex> {
+    const reason = writeErrorReason(cause, file);
+    const db = openReadOnly(file);
+    if (db) {
+      return new SessionIndex(home, file, db, {
+        schema: 'current',
+        readOnly: true,
+        notUpdated: `the search index ${file} could not be updated (${reason}); it was read as it was, without the sessions saved since`,
+      });
+    }
+    const index = new SessionIndex(home, file, openInMemory(), {
+      schema: 'created',
+      inMemory: true,
+      notUpdated: `the search index ${file} could not be written (${reason}); it was built in memory from the session files for now`,
+    });
+    index.opened.reindexed = await index.reindex();
+    return index;
+  }
+
+  /**
+   * Runs a read of the index (a search, a listing); when it finds the file damaged, moves the file
+   * aside, rebuilds the index from the session files and runs it once more. The index is only a copy
+   * of the files: damage never costs more than the rebuild.
+   */
+  async withRepair<T>(read: () => T): Promise<T> {
+    try {
+      return read();
+    } catch (e) {
+      if (!isIndexCorrupt(e)) throw e;
+      this.#replaceDamaged();
+      this.opened.reindexed = await this.reindex();
+      return read();
+    }
   }
 
   /**
@@ -162,12 +259,47 @@ export class SessionIndex {
    * drops the notes. A noted session whose file is gone is taken out of the index; one that cannot be
    * read is left for `rein sessions reindex` (its problem is returned). Returns how many were indexed.
    */
-  async catchUp(): Promise<{ indexed: number; problems: SessionProblem[] }> {
+  async catchUp(opts: { checkDisk?: boolean } = {}): Promise<{ indexed: number; problems: SessionProblem[]; notUpdated?: string; disk?: DiskCheckReport }> {
+    // Nothing can be written to a read-only or in-memory index: the notes wait for one that can.
+    if (this.opened.readOnly || this.opened.inMemory) return { indexed: 0, problems: [] };
+    try {
+      const caught = await this.#catchUp();
+      if (!opts.checkDisk) return caught;
+      const disk = await this.checkDisk();
+      this.opened.checked = disk;
+      return { indexed: caught.indexed + disk.indexed, problems: [...caught.problems, ...disk.problems], disk };
+    } catch (e) {
+      if (!isStorageFailure(e)) throw e;
+      // A full disk: the notes stay (a taken file is taken again by the next one), searches go on with
+      // what the index has.
+      return {
+        indexed: 0,
+        problems: [],
+        notUpdated: `the search index ${this.file} could not be updated (${writeErrorReason(e, this.file)}); sessions saved since are not in the results yet`,
+      };
+    }
+  }
+
+  async #catchUp(): Promise<{ indexed: number; problems: SessionProblem[] }> {
     const taken = await takePendingNotes(this.home);
     const problems: SessionProblem[] = [];
     let indexed = 0;
     for (const { agent, id } of taken.notes) {
       const dir = paths.sessionsDir(this.home, agent);
+      const file = join(dir, `${id}.json`);
+      let stamp: string | null;
+      try {
+        stamp = await fileStamp(file);
+      } catch (e) {
+        problems.push(toProblem(dir, id, e));
+        continue;
+      }
+      if (stamp === null) {
+        this.remove(id, agent);
+        continue;
+      }
+      // Noted again by every save after a take: a file unchanged since it was indexed is not read again.
+      if (this.#storedStamp(agent, id) === stamp) continue;
       let session: SessionFile;
       try {
         session = await new SessionStore(dir).load(id);
@@ -177,11 +309,88 @@ export class SessionIndex {
         continue;
       }
       // The folder decides the agent, as in reindex().
-      this.#guard(() => this.#db.transaction(() => this.#write(session, agent)).immediate());
+      this.#guard(() => this.#db.transaction(() => this.#write(session, agent, stamp)).immediate());
       indexed++;
     }
     await taken.done();
     return { indexed, problems };
+  }
+
+  /**
+   * The safety net behind the notes: compares every agent's session files with what the index holds, by
+   * file stamp (a readdir per agent folder and a stat per file), indexes what is missing or changed and
+   * drops what is gone. A session is then found even when no note was left for it: saved by an older
+   * Rein, by a process killed before its first note, or with its note lost to a full disk. Run when the
+   * index opens: about 7 ms for 1,000 unchanged sessions (`npm run bench -- index-check`).
+   */
+  async checkDisk(): Promise<DiskCheckReport> {
+    const stored = new Map(
+      this.#guard(() => this.#stmt(`SELECT agent, id, file_stamp FROM sessions`).all() as Array<{ agent: string; id: string; file_stamp: string | null }>).map((r) => [
+        sessionKeyOf(r.agent, r.id),
+        r.file_stamp,
+      ]),
+    );
+    const found = new Set<string>();
+    const problems: SessionProblem[] = [];
+    let files = 0;
+    let indexed = 0;
+    for (const { agent, dir, ids } of await listAgentSessionFiles(this.home)) {
+      const changed: Array<{ id: string; stamp: string }> = [];
+      const stamps = await stampsOf(dir, ids, (id, e) => problems.push(toProblem(dir, id, e)));
+      ids.forEach((id, j) => {
+        const stamp = stamps[j];
+        const key = sessionKeyOf(agent, id);
+        if (stamp === undefined) found.add(key); // there, but cannot be looked at: kept as it was
+        if (typeof stamp !== 'string') return; // null: gone since the readdir
+        found.add(key);
+        files++;
+        if (stored.get(key) !== stamp) changed.push({ id, stamp });
+      });
+      indexed += (await this.#indexFiles(agent, dir, changed, problems)).length;
+    }
+    const removed = this.#dropVanished(found);
+    return { files, indexed, removed, problems };
+  }
+
+  /** The file stamp the index holds for a session: undefined when not indexed, null when indexed from memory. */
+  #storedStamp(agent: string, id: string): string | null | undefined {
+    const row = this.#guard(() => this.#stmt(`SELECT file_stamp FROM sessions WHERE agent = ? AND id = ?`).get(agent, id)) as { file_stamp: string | null } | undefined;
+    return row?.file_stamp;
+  }
+
+  /**
+   * Reads and indexes session files of one agent folder, REINDEX_BATCH at a time, each batch in one
+   * transaction; `stamp` is each file's stamp taken before it was read (so a save in between only makes
+   * the next check read it again). Problems are added to `problems`; returns the ids indexed.
+   */
+  async #indexFiles(agent: string, dir: string, files: ReadonlyArray<{ id: string; stamp: string | null }>, problems: SessionProblem[]): Promise<string[]> {
+    const store = new SessionStore(dir);
+    const done: string[] = [];
+    for (let i = 0; i < files.length; i += REINDEX_BATCH) {
+      const loaded = await Promise.all(
+        files.slice(i, i + REINDEX_BATCH).map(({ id, stamp }) =>
+          store.load(id).then(
+            (s): { s: SessionFile; stamp: string | null } | { problem: SessionProblem } | undefined => ({ s, stamp }),
+            (e: unknown) => (isReinError(e, 'session_not_found') ? undefined : { problem: toProblem(dir, id, e) }),
+          ),
+        ),
+      );
+      const good: Array<{ s: SessionFile; stamp: string | null }> = [];
+      for (const r of loaded) {
+        if (r && 's' in r) good.push(r);
+        else if (r) problems.push(r.problem);
+      }
+      this.#guard(() =>
+        this.#db
+          .transaction(() => {
+            // The folder decides the agent: it is where the session store of that agent reads from.
+            for (const g of good) this.#write(g.s, agent, g.stamp);
+          })
+          .immediate(),
+      );
+      for (const g of good) done.push(g.s.id);
+    }
+    return done;
   }
 
   /** Whether a full build from the JSON files has ever completed for this database file. */
@@ -298,37 +507,27 @@ export class SessionIndex {
    */
   async reindex(): Promise<ReindexReport> {
     this.#replaceIfDamaged();
+    try {
+      return await this.#reindex();
+    } catch (e) {
+      // Damage that the quick check does not see (an FTS5 segment of garbage) shows when it is written.
+      if (!isIndexCorrupt(e)) throw e;
+      this.#replaceDamaged();
+      return this.#reindex();
+    }
+  }
+
+  async #reindex(): Promise<ReindexReport> {
     const problems: SessionProblem[] = [];
     const found = new Set<string>();
     let sessions = 0;
     const folders = await listAgentSessionFiles(this.home);
     for (const { agent, dir, ids } of folders) {
-      const store = new SessionStore(dir);
-      for (let i = 0; i < ids.length; i += REINDEX_BATCH) {
-        const loaded = await Promise.all(
-          ids.slice(i, i + REINDEX_BATCH).map((id) =>
-            store.load(id).then(
-              (s): { s: SessionFile } | { problem: SessionProblem } | undefined => ({ s }),
-              (e: unknown) => (isReinError(e, 'session_not_found') ? undefined : { problem: toProblem(dir, id, e) }),
-            ),
-          ),
-        );
-        const good: SessionFile[] = [];
-        for (const r of loaded) {
-          if (r && 's' in r) good.push(r.s);
-          else if (r) problems.push(r.problem);
-        }
-        this.#guard(() =>
-          this.#db
-            .transaction(() => {
-              // The folder decides the agent: it is where the session store of that agent reads from.
-              for (const s of good) this.#write(s, agent);
-            })
-            .immediate(),
-        );
-        for (const s of good) found.add(sessionKeyOf(agent, s.id));
-        sessions += good.length;
-      }
+      // Each file's stamp first (see #indexFiles), so the next open's check knows what it read.
+      const stamps = await stampsOf(dir, ids, () => undefined);
+      const files = ids.map((id, j) => ({ id, stamp: stamps[j] ?? null }));
+      for (const id of await this.#indexFiles(agent, dir, files, problems)) found.add(sessionKeyOf(agent, id));
+      sessions = found.size;
     }
     const removed = this.#dropVanished(found);
     for (const table of FTS_TABLES) await this.#mergeSegments(table);
@@ -376,13 +575,14 @@ export class SessionIndex {
 
   // --- writing ---------------------------------------------------------------------------------
 
-  #write(s: SessionFile, agent: string): void {
+  #write(s: SessionFile, agent: string, stamp: string | null = null): void {
     const { key } = this.#stmt(
-      `INSERT INTO sessions (id, agent, source, channel, title, cwd, created_at, updated_at, msg_count)
-       VALUES (@id, @agent, @source, @channel, @title, @cwd, @created_at, @updated_at, @msg_count)
+      `INSERT INTO sessions (id, agent, source, channel, title, cwd, created_at, updated_at, msg_count, file_stamp)
+       VALUES (@id, @agent, @source, @channel, @title, @cwd, @created_at, @updated_at, @msg_count, @file_stamp)
        ON CONFLICT (agent, id) DO UPDATE SET
          source = excluded.source, channel = excluded.channel, title = excluded.title, cwd = excluded.cwd,
-         created_at = excluded.created_at, updated_at = excluded.updated_at, msg_count = excluded.msg_count
+         created_at = excluded.created_at, updated_at = excluded.updated_at, msg_count = excluded.msg_count,
+         file_stamp = excluded.file_stamp
        RETURNING key`,
     ).get({
       id: s.id,
@@ -394,6 +594,7 @@ export class SessionIndex {
       created_at: utcIso(s.created_at),
       updated_at: utcIso(s.updated_at),
       msg_count: s.messages.length,
+      file_stamp: stamp,
     }) as { key: number };
 
     // Rows past the id range of a session are not indexed; 16 million is far beyond any real session.
@@ -437,6 +638,7 @@ export class SessionIndex {
   }
 
   #replaceIfDamaged(): void {
+    if (this.opened.inMemory) return;
     let healthy: boolean;
     try {
       healthy = this.#db.pragma('quick_check(1)', { simple: true }) === 'ok';
@@ -444,10 +646,26 @@ export class SessionIndex {
       if (!isCorruptionError(e)) throw e;
       healthy = false;
     }
-    if (healthy) return;
+    if (!healthy) this.#replaceDamaged();
+  }
+
+  /**
+   * The file is damaged: it moves aside as `rein.db.corrupt-<time>` (with its -wal and -shm, kept), and
+   * a new, empty index takes its place, to be filled from the session files. When another process has
+   * already done so, its new index is opened instead.
+   */
+  #replaceDamaged(): void {
     this.close();
-    this.opened.movedAside = moveAside(this.file);
-    this.#db = openDatabase(this.file).db;
+    if (this.opened.inMemory) {
+      this.#db = openInMemory();
+      return;
+    }
+    const moved = moveAside(this.file, this.#identity);
+    if (moved) this.opened.movedAside = moved;
+    const reopened = openDatabase(this.file);
+    if (reopened.movedAside) this.opened.movedAside = reopened.movedAside;
+    this.#db = reopened.db;
+    this.#identity = fileIdentity(this.file);
   }
 
   // --- searching -------------------------------------------------------------------------------
@@ -562,11 +780,15 @@ export class SessionIndex {
     return s;
   }
 
-  /** SQLite's corruption errors become one ReinError that says how to repair. */
+  /**
+   * SQLite's corruption errors become one ReinError that says how to repair (`withRepair` does it);
+   * a write the disk cannot take becomes `disk_full` / `io_error` naming the file.
+   */
   #guard<T>(fn: () => T): T {
     try {
       return fn();
     } catch (e) {
+      if (isStorageFailure(e)) throw describeWriteError(e, this.file, `update the search index ${this.file}`);
       if (isCorruptionError(e)) {
         throw new ReinError(
           'internal',
@@ -626,6 +848,56 @@ function toSummary(r: SessionRow): SessionSummary {
     updated_at: r.updated_at,
     messageCount: r.msg_count,
   };
+}
+
+/**
+ * What a session file is on disk now — size, mtime, ctime and inode (each save writes a new file, and the
+ * inode alone may be reused) — or null when there is none. A stamp equal to the one indexed: nothing to read.
+ */
+async function fileStamp(file: string): Promise<string | null> {
+  try {
+    return stampOf(await stat(file, { bigint: true }));
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+}
+
+/**
+ * The files' stamps, read in batches with a turn of the event loop between them (a large folder does not
+ * hold the daemon up): `null` where the file is gone since the readdir, `undefined` where it could not be
+ * looked at (`onError` is told why).
+ */
+async function stampsOf(dir: string, ids: string[], onError: (id: string, e: unknown) => void): Promise<Array<string | null | undefined>> {
+  const out: Array<string | null | undefined> = [];
+  for (let i = 0; i < ids.length; i += STAT_BATCH) {
+    if (i > 0) await new Promise((r) => setImmediate(r));
+    for (const id of ids.slice(i, i + STAT_BATCH)) {
+      try {
+        out.push(fileStampSync(join(dir, `${id}.json`)));
+      } catch (e) {
+        onError(id, e);
+        out.push(undefined);
+      }
+    }
+  }
+  return out;
+}
+
+function fileStampSync(file: string): string | null {
+  try {
+    return stampOf(statSync(file, { bigint: true }));
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+}
+
+const stampOf = (s: BigIntStats) => `${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}`;
+
+function isMissing(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 function toProblem(dir: string, id: string, e: unknown): SessionProblem {

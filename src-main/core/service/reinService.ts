@@ -34,6 +34,7 @@ import { createRuntime, REMOTE_FACE, type RemoteGrant, type RuntimeOptions } fro
 import { RuntimeCache, type McpTokenStores } from '../runtime/runtimeCache.js';
 import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runtime/runRequest.js';
 import { SessionIndex } from '../search/sessionIndex.js';
+import { sessionSnapshot } from '../sessions/snapshot.js';
 import { bundledSkillsDir, loadSkills } from '../skills/index.js';
 import { createAgent, listAgentSummaries, removeAgent, saveAgent, view, type AgentsDeps } from './agents.js';
 import { ApprovalDesk } from './approvalDesk.js';
@@ -153,11 +154,13 @@ export class ReinService {
       remoteGrants: (grant) => this.#proposeGrant(grant).message,
       afterRun: (session) => {
         // Only once something searched: opening the index builds it from every file, which is the
-        // search's job to pay for, not every run's. The router hands `session` back to the store right
+        // search's job to pay for, not every run's. Until then the run's own saves noted the session for
+        // whatever opens the index next (runtime.ts, search/pendingIndex.ts). The router hands `session` back to the store right
         // after this returns, for the route's next run to continue: an open index reads it before any
-        // such run can start (the upsert is a microtask), one still opening gets a copy.
-        const s = this.#indexOpen || !this.#index ? session : structuredClone(session);
-        void this.#index?.then((i) => i.upsert(s)).catch((e: unknown) => this.#warn(`search index: ${errorMessage(e)}`));
+        // such run can start (the upsert is a microtask), one still opening gets a copy (sharing its strings).
+        const s = this.#indexOpen || !this.#index ? session : sessionSnapshot(session);
+        // A damaged index is moved aside and rebuilt (the rebuild reads this session's file too).
+        void this.#index?.then((i) => i.withRepair(() => i.upsert(s))).catch((e: unknown) => this.#warn(`search index: ${errorMessage(e)}`));
       },
     });
     this.#store.add(this.cache);
@@ -424,7 +427,9 @@ export class ReinService {
   }
 
   async searchSessions(input: { q: string; agent?: string; source?: string; limit?: number }): Promise<Op<'searchSessions'>> {
-    return { results: searchHits(await this.sessionIndex(), input) };
+    const index = await this.sessionIndex();
+    // A damaged file found by the search is moved aside and rebuilt, and the search runs again.
+    return { results: await index.withRepair(() => searchHits(index, input)) };
   }
 
   /**
@@ -442,16 +447,35 @@ export class ReinService {
    */
   async sessionIndex(): Promise<SessionIndex> {
     const index = await this.#openIndex();
-    await index.catchUp();
+    const caught = await index.catchUp();
+    // Said once while it lasts (a full disk), not at every search.
+    const note = caught.notUpdated ?? index.opened.notUpdated;
+    if (note !== this.#indexNote && note !== undefined) this.#warn(note);
+    this.#indexNote = note;
     return index;
   }
+
+  /** What was last said about an index that could not be updated. */
+  #indexNote: string | undefined;
 
   #openIndex(): Promise<SessionIndex> {
     if (!this.#index) {
       const opening = SessionIndex.open(this.home);
       this.#index = opening;
       opening.then(
-        () => (this.#indexOpen = true),
+        (index) => {
+          this.#indexOpen = true;
+          // Opened only for reading (the disk could not take a write): used for now, opened again in a
+          // minute, by when the disk may have room. Closed after, once searches using it are done.
+          if (index.opened.readOnly || index.opened.inMemory) {
+            setTimeout(() => {
+              if (this.#index !== opening) return;
+              this.#index = undefined;
+              this.#indexOpen = false;
+              setTimeout(() => index.close(), 60_000).unref();
+            }, 60_000).unref();
+          }
+        },
         () => {
           if (this.#index === opening) this.#index = undefined;
         },

@@ -5,6 +5,8 @@
 import type { SearchHit, SessionSummary } from '../api/reinApi.js';
 import { DEFAULT_AGENT, paths } from '../config/paths.js';
 import type { SessionIndex } from '../search/sessionIndex.js';
+import type { LeftoverNote } from '../sessions/leftovers.js';
+import { notePendingIndex } from '../search/pendingIndex.js';
 import { SessionStore } from '../sessions/store.js';
 import { isDamaged, type SessionFile } from '../sessions/types.js';
 
@@ -13,7 +15,13 @@ export const SESSION_SEARCH_DEFAULT = 20;
 
 export async function listSessionSummaries(home: string, q: { agent?: string; source?: string; limit?: number } = {}): Promise<SessionSummary[]> {
   const agent = q.agent ?? DEFAULT_AGENT;
-  const all = await new SessionStore(paths.sessionsDir(home, agent)).listWithDamaged();
+  // Interrupted saves of killed writers are settled by the listing; a recovered session is noted for the
+  // index, which knows an older version of it.
+  const onLeftover = (n: LeftoverNote) => {
+    console.warn(`rein: ${n.message}`);
+    if (n.kind === 'recovered') void notePendingIndex(home, { agent, id: n.id }).catch(() => undefined);
+  };
+  const all = await new SessionStore(paths.sessionsDir(home, agent), { onLeftover }).listWithDamaged();
   return all
     .filter((s) => q.source === undefined || s.source === q.source)
     .slice(0, q.limit ?? SESSION_LIST_DEFAULT)

@@ -14,6 +14,12 @@
  *    the cache holds the object only between a release and a load, and only while it is, field for
  *    field, what that save wrote (`SavedForm`), checked when released and again when taken.
  * A held object counts toward the size bound as many bytes again as its save wrote.
+ *
+ * A session too large for the bound (a long one: tens of megabytes) keeps neither: its entry holds only
+ * the stamp and, once released, a weak reference to the object. The process holds no copy of it between
+ * runs, yet while the collector has not taken the object back the next load takes it as above — the
+ * same checks — instead of reading a second copy into a heap that still holds the first. Once
+ * collected, the next load reads the file.
  */
 import { stampOf } from '../util/stampCache.js';
 import { SESSION_FILE_KEYS, type SessionFile } from './types.js';
@@ -70,12 +76,24 @@ function sameEnvelope(s: SessionFile, envelope: string): boolean {
 
 interface Entry {
   stamp: string;
-  bytes: Buffer;
+  /** Absent for a file too large to keep. */
+  bytes: Buffer | undefined;
   /** The object of the last save, if it may be handed over. */
   saved: SavedForm | undefined;
   /** That object, released by its run and not yet taken. */
   held: SessionFile | undefined;
+  /** A file too large to keep: that object, released, for as long as the collector leaves it. */
+  weak: WeakRef<SessionFile> | undefined;
 }
+
+/**
+ * The save of a weakly held object, held as long as the object is (an entry holding it would keep its
+ * whole history alive through `SavedForm.messages`).
+ */
+const weakSaves = new WeakMap<SessionFile, SavedForm>();
+
+/** Entries of files too large to keep, most recent first: a few stamps, never their contents. */
+const MAX_WEAK_ENTRIES = 8;
 
 export class SessionCache {
   readonly #entries = new Map<string, Entry>();
@@ -87,22 +105,45 @@ export class SessionCache {
   }
 
   /**
-   * Called right after the file was written with `data` (UTF-8 bytes, or the text they encode). With
-   * `saved`, the object written may be handed over once released. Drops whatever an earlier save left.
+   * The most bytes one file may have to be kept. Of a larger session neither its bytes nor its object
+   * are kept: only a weak reference to the object, once released (see above).
    */
-  remember(file: string, data: Uint8Array | string, saved?: SavedForm): void {
+  get entryLimit(): number {
+    return Math.floor(this.#maxBytes / 4);
+  }
+
+  /**
+   * Called right after the file was written with `data` (UTF-8 bytes, or the text they encode; undefined
+   * when they were more than `entryLimit`). With `saved`, the object written may be handed over once
+   * released. Drops whatever an earlier save left.
+   */
+  remember(file: string, data: Uint8Array | string | undefined, saved?: SavedForm): void {
     this.forget(file);
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    if (bytes.byteLength > this.#maxBytes / 4) return;
-    this.#entries.set(file, { stamp: stampOf([file]), bytes, saved, held: undefined });
+    const bytes =
+      data === undefined ? undefined : typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    if (bytes === undefined || bytes.byteLength > this.entryLimit) {
+      this.#entries.set(file, { stamp: stampOf([file]), bytes: undefined, saved, held: undefined, weak: undefined });
+      this.#evict();
+      return;
+    }
+    this.#entries.set(file, { stamp: stampOf([file]), bytes, saved, held: undefined, weak: undefined });
     this.#bytes += bytes.byteLength;
     this.#evict();
+  }
+
+  /**
+   * Whether the next save of `file` should gather its bytes for `remember`: not when its last save here
+   * wrote more than `entryLimit` (sessions rarely shrink), so a long session's saves copy nothing.
+   */
+  wantsBytes(file: string): boolean {
+    const hit = this.#entries.get(file);
+    return hit === undefined || hit.bytes !== undefined;
   }
 
   /** The text last written to `file`, if the file on disk is still that write. */
   recall(file: string): string | undefined {
     const hit = this.#current(file);
-    if (!hit) return undefined;
+    if (!hit?.bytes) return undefined;
     this.#touch(file, hit);
     return hit.bytes.toString('utf8');
   }
@@ -120,6 +161,13 @@ export class SessionCache {
       hit.saved = undefined;
       return;
     }
+    if (!hit.bytes) {
+      weakSaves.set(s, hit.saved);
+      hit.weak = new WeakRef(s);
+      hit.saved = undefined;
+      this.#touch(file, hit);
+      return;
+    }
     hit.held = s;
     this.#bytes += hit.bytes.byteLength;
     this.#touch(file, hit);
@@ -129,8 +177,9 @@ export class SessionCache {
   /** The released object of `file`'s last save, now the caller's; undefined when there is none. */
   take(file: string): SessionFile | undefined {
     const hit = this.#current(file);
+    if (hit?.weak) return this.#takeWeak(file, hit, hit.weak);
     const s = hit?.held;
-    if (!hit || !s) return undefined;
+    if (!hit?.bytes || !s) return undefined;
     hit.held = undefined;
     this.#bytes -= hit.bytes.byteLength;
     // Checked again: whoever released it might have held on to it after all.
@@ -138,6 +187,19 @@ export class SessionCache {
       hit.saved = undefined;
       return undefined;
     }
+    this.#touch(file, hit);
+    return s;
+  }
+
+  #takeWeak(file: string, hit: Entry, weak: WeakRef<SessionFile>): SessionFile | undefined {
+    hit.weak = undefined;
+    const s = weak.deref();
+    const saved = s && weakSaves.get(s);
+    if (!s || !saved) return undefined;
+    weakSaves.delete(s);
+    if (!isAsSaved(s, saved)) return undefined;
+    // The caller's now, and again what the last save wrote: a release without a save holds it again.
+    hit.saved = saved;
     this.#touch(file, hit);
     return s;
   }
@@ -168,14 +230,19 @@ export class SessionCache {
   }
 
   #size(e: Entry): number {
+    if (!e.bytes) return 0;
     return e.held === undefined ? e.bytes.byteLength : 2 * e.bytes.byteLength;
   }
 
   #evict(): void {
+    let weak = 0;
+    for (const v of this.#entries.values()) if (!v.bytes) weak++;
     for (const [k, v] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
+      if (this.#bytes <= this.#maxBytes && weak <= MAX_WEAK_ENTRIES) break;
+      if (v.bytes ? this.#bytes <= this.#maxBytes : weak <= MAX_WEAK_ENTRIES) continue;
       this.#entries.delete(k);
       this.#bytes -= this.#size(v);
+      if (!v.bytes) weak--;
     }
   }
 }

@@ -3,17 +3,22 @@
  * written atomically, validated on load and on save, and never modified by a failed load. Large tool
  * results of a session may be spilled into its side folder `<dir>/<id>/`.
  */
-import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ReinError, errorMessage, isReinError } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
+import { describeWriteError } from '../util/diskErrors.js';
 import { describeIssues } from '../util/zodIssues.js';
 import { isSessionId, newSessionId } from './id.js';
 import { DEFAULT_SESSION_TITLE } from './title.js';
 import { SessionFile, emptyUsage, type DamagedSessionSummary, type ListedSession, type SessionSummary } from './types.js';
 import { checkSessionForSave, markValidated } from './validatedHistory.js';
 import { envelopeText, type SavedForm, type SessionCache } from './sessionCache.js';
+import { readSessionFile, sessionJsonPieces } from './sessionJson.js';
+import { deadWritersTemps, settleLeftover, type LeftoverNote, type LeftoverTemp } from './leftovers.js';
+import { lockSessionFile, sessionLockFile, type SessionLockOptions } from './sessionLock.js';
+import { readLockOwner, type HeldLock } from '../util/ownedLock.js';
 
 export interface SessionProblem {
   /** The file that was skipped. */
@@ -34,6 +39,11 @@ export interface SessionStoreOptions {
    * finished run released when nothing changed it since its save (long-lived processes).
    */
   cache?: SessionCache;
+  /**
+   * Told about each temp file of an interrupted save that was settled — recovered as the session or
+   * kept in leftovers/ (sessions/leftovers.ts). Default: a `rein: …` line on stderr.
+   */
+  onLeftover?: (note: LeftoverNote) => void;
 }
 
 const CreateInit = z.object({
@@ -46,6 +56,8 @@ const CreateInit = z.object({
 export type CreateSessionInit = z.infer<typeof CreateInit>;
 
 const DIR_MODE = 0o700;
+/** Session folders this process has looked through for interrupted saves (SessionStore.lock). */
+const scannedDirs = new Set<string>();
 const FILE_MODE = 0o600;
 /** Files read at once by list(): enough for speed, few enough never to run out of descriptors. */
 const LIST_CONCURRENCY = 16;
@@ -55,6 +67,7 @@ export class SessionStore {
   readonly #onProblem: ((p: SessionProblem) => void) | undefined;
   readonly #now: () => Date;
   readonly #cache: SessionCache | undefined;
+  readonly #onLeftover: (note: LeftoverNote) => void;
   /** Sessions this store has written: their names are already durable in the folder. */
   readonly #written = new Set<string>();
 
@@ -62,6 +75,7 @@ export class SessionStore {
     this.dir = dir;
     this.#cache = opts.cache;
     this.#onProblem = opts.onProblem;
+    this.#onLeftover = opts.onLeftover ?? ((note) => console.warn(`rein: ${note.message}`));
     this.#now = opts.now ?? (() => new Date());
   }
 
@@ -89,6 +103,97 @@ export class SessionStore {
       message_meta: [],
       usage: emptyUsage(),
     };
+  }
+
+  /**
+   * The session's writer lock (sessionLock.ts), held by a run from before it loads (or first saves) the
+   * session until its last save: another process's writer waits for it or is refused (`session_busy`).
+   * Once it is held, an interrupted save a killed writer left of this session is settled, so the load
+   * that follows reads the latest complete version. The folder is read for them (one readdir) unless the
+   * session is new, or the lock was free and this process has read the folder before: every writer holds
+   * the lock while it saves, so a writer killed mid-save leaves its lock, which the next one finds.
+   */
+  async lock(id: string, opts: SessionLockOptions & { newSession?: boolean } = {}): Promise<HeldLock> {
+    const file = this.#fileOf(id);
+    // A new session's folder may not exist yet; the lock lives beside the file.
+    await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
+    // Held (or left behind by a writer that was killed) when this process came for it: another process
+    // wrote or is writing the session, so what this one remembers of it may be out of date (the file's
+    // stamp says so too; this does not depend on the file system's timestamps).
+    const lockFile = sessionLockFile(this.dir, id);
+    const found = await stat(lockFile).then(
+      () => true,
+      () => false,
+    );
+    const before = found ? await readLockOwner(lockFile) : undefined;
+    const lock = await lockSessionFile(this.dir, id, opts);
+    if (found && before?.pid !== process.pid) this.#cache?.forget(file);
+    if (opts.newSession || (!found && scannedDirs.has(this.dir))) return lock;
+    try {
+      const names = await readdir(this.dir);
+      scannedDirs.add(this.dir);
+      for (const t of deadWritersTemps(names, id)) await this.#settle(t);
+    } catch (e) {
+      this.#onLeftover({ id, kind: 'unsettled', file, message: `could not look for interrupted saves of session ${id}: ${errorMessage(e)}` });
+    }
+    return lock;
+  }
+
+  /**
+   * Settles the interrupted saves of dead writers in this folder (or of one session): each is
+   * recovered or kept in leftovers/ and told to `onLeftover`. A session another process is writing is
+   * skipped (its writer settles them when it takes the lock). Returns the notes.
+   */
+  async settleLeftovers(names?: readonly string[]): Promise<LeftoverNote[]> {
+    let all: readonly string[];
+    try {
+      all = names ?? (await readdir(this.dir));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const temps = deadWritersTemps(all);
+    const notes: LeftoverNote[] = [];
+    for (const t of temps) {
+      let lock: HeldLock;
+      try {
+        lock = await lockSessionFile(this.dir, t.id, { waitMs: 0 });
+      } catch (e) {
+        if (isReinError(e, 'session_busy')) continue;
+        // A full or read-only disk: the listing goes on, the temp file stays, and this is said.
+        const note = this.#unsettled(t, e);
+        this.#onLeftover(note);
+        notes.push(note);
+        continue;
+      }
+      try {
+        const note = await this.#settle(t);
+        if (note) notes.push(note);
+      } finally {
+        await lock.release();
+      }
+    }
+    return notes;
+  }
+
+  /** Settles one temp file; the caller holds the session's lock (so no other settle or save of it runs). */
+  async #settle(t: LeftoverTemp): Promise<LeftoverNote | undefined> {
+    let note: LeftoverNote;
+    try {
+      note = await settleLeftover(this.dir, t);
+    } catch (e) {
+      // Settled meanwhile by another process (which held the lock before this one): nothing left to tell.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      note = this.#unsettled(t, e);
+    }
+    if (note.kind === 'recovered') this.#cache?.forget(this.#fileOf(t.id));
+    this.#onLeftover(note);
+    return note;
+  }
+
+  #unsettled(t: LeftoverTemp, e: unknown): LeftoverNote {
+    const file = join(this.dir, t.name);
+    return { id: t.id, kind: 'unsettled', file, message: `could not settle ${file}, left by an interrupted save of session ${t.id}: ${errorMessage(e)}` };
   }
 
   /** The session, the caller's until it calls `release` (with a cache; without one, simply the caller's). */
@@ -119,16 +224,20 @@ export class SessionStore {
     const known = this.#cache?.recall(file);
     // Written by this process from a validated object and unchanged since: only the parse is needed.
     if (known !== undefined) return JSON.parse(known) as SessionFile;
-    let text: string;
+    // A large file is read and parsed a message at a time (sessionJson.ts); anything that reader does not
+    // take — a small file, or one that is not what it looks for — comes as its bytes, and their
+    // whole-text reading's value or error is the one that counts.
+    let read: { value: unknown } | { bytes: Buffer };
     try {
-      text = await readFile(file, 'utf8');
+      read = await readSessionFile(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new ReinError('session_not_found', `no session ${id} in ${this.dir}`, { id, file });
       }
       throw new ReinError('session_corrupt', `${file}: cannot read: ${errorMessage(e)}`, { id, file }, { cause: e });
     }
-    return parseSessionText(file, id, text);
+    if ('value' in read) return sessionFromJson(file, id, read.value);
+    return parseSessionText(file, id, decodeSessionBytes(file, id, read.bytes));
   }
 
   /**
@@ -158,18 +267,35 @@ export class SessionStore {
         { id: s.id, field: problems[0]?.field, problems },
       );
     }
-    // Serialise before touching the disk, so a value JSON cannot hold fails here and not mid-write,
-    // and before any await: the checked data shares objects with `s`, which the caller may edit next.
-    let text: string;
+    // The file's text in pieces (sessionJson.ts): the envelope serialised now, before anything touches
+    // the disk (a value JSON cannot hold fails here, not mid-write) and before any await (the checked
+    // data shares objects with `s`, which the caller may edit next), the history a message at a time as
+    // the file is written. A long session's history is never one string, nor one buffer, on top of the
+    // session itself; the loop awaits the save before it changes a message again.
+    let text: Iterable<Buffer>;
     try {
-      text = `${JSON.stringify(parsed.data, null, 2)}\n`;
+      text = sessionJsonPieces(parsed.data);
     } catch (e) {
-      throw new ReinError('invalid_input', `session ${s.id}: cannot serialise: ${errorMessage(e)}`, { id: s.id }, {
-        cause: e,
-      });
+      throw notSerialisable(s.id, e);
     }
-    // Encoded once, for the file and for the cache (which keeps bytes outside the JS heap).
-    const bytes = Buffer.from(text, 'utf8');
+    // A copy of the bytes written, for the cache (which keeps them outside the JS heap), while there are
+    // few enough for it to keep (each piece is only good until the next is made).
+    const limit = this.#cache?.wantsBytes(file) ? this.#cache.entryLimit : undefined;
+    const written: { chunks: Buffer[] | undefined; bytes: number } = { chunks: undefined, bytes: 0 };
+    const pieces = function* (): Generator<Buffer> {
+      written.chunks = limit === undefined ? undefined : [];
+      written.bytes = 0;
+      try {
+        for (const bytes of text) {
+          written.bytes += bytes.byteLength;
+          if (limit !== undefined && written.bytes <= limit) written.chunks?.push(Buffer.from(bytes));
+          else written.chunks = undefined;
+          yield bytes;
+        }
+      } catch (e) {
+        throw notSerialisable(s.id, e);
+      }
+    };
     // What was written, to hand `s` itself to the next load once released: only when the history went
     // out as it is (no item replaced by its parsed copy), and taken now, before `s` can change.
     const saved: SavedForm | undefined =
@@ -183,18 +309,28 @@ export class SessionStore {
             check: parsed.check,
           }
         : undefined;
-    const write = () => atomicWriteFile(file, bytes, { mode: FILE_MODE, followSymlinks: false, syncDir: !this.#written.has(s.id) });
+    // A new pass over the pieces for each attempt: one that failed midway leaves nothing behind.
+    const write = () => atomicWriteFile(file, pieces(), { mode: FILE_MODE, followSymlinks: false, syncDir: !this.#written.has(s.id) });
     try {
-      await write();
+      try {
+        await write();
+      } catch (e) {
+        // The folder is made on the first save (or again, if it was removed meanwhile).
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
+        await write();
+      }
     } catch (e) {
-      // The folder is made on the first save (or again, if it was removed meanwhile).
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
-      await write();
+      // A message JSON cannot hold is the session's fault, not the disk's (the old file is untouched).
+      if (isReinError(e, 'invalid_input')) throw e;
+      // A full disk or a failing one: said with the session and the file (the old file is untouched).
+      throw describeWriteError(e, file, `save session ${s.id} to ${file}`);
     }
     this.#written.add(s.id);
     s.updated_at = updatedAt;
-    this.#cache?.remember(file, bytes, saved);
+    // Too many bytes to keep: only the object may be handed over, while it lives (sessionCache.ts).
+    const { chunks } = written;
+    this.#cache?.remember(file, chunks && (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, written.bytes)), saved);
   }
 
   /** Every readable session, most recently updated first. Unreadable files go to `onProblem`. */
@@ -232,8 +368,10 @@ export class SessionStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw e;
     }
+    // Interrupted saves of killed writers first: one may be the newest version of a session, or its only file.
+    const recovered = (await this.settleLeftovers(names)).filter((n) => n.kind === 'recovered').map((n) => `${n.id}.json`);
     // Only `<id>.json`: the folder also holds side folders, the search index and write temp files.
-    const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId);
+    const ids = [...new Set([...names, ...recovered])].filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId);
     const summaries: ListedSession[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
       const batch = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map(summary));
@@ -367,6 +505,56 @@ function assertSessionId(id: string): void {
   }
 }
 
+/** Decodes without replacement characters: a byte that is not UTF-8 would be lost by the next save. */
+// ignoreBOM: a byte-order mark stays in the text (and fails the JSON parse, as before), never silently dropped.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The file's text, or `session_corrupt` naming the file and the byte offset of the first sequence that
+ * is not UTF-8. Decoding with U+FFFD instead would let the next turn rewrite the file without the
+ * original bytes; refused here, the file is listed as damaged and never written.
+ */
+function decodeSessionBytes(file: string, id: string, bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    throw new ReinError('session_corrupt', `${file}: not valid UTF-8 at byte ${offset}`, { id, file, offset });
+  }
+}
+
+/** Offset of the first byte that does not start (or continue) a well-formed UTF-8 sequence. */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    // Lead byte: length and the allowed range of the second byte (no overlongs, no surrogates, ≤ U+10FFFF).
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c === 0xe0) lo = 0xa0;
+      if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c === 0xf0) lo = 0x90;
+      if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= n; k++) {
+      const x = b[i + k];
+      if (x === undefined || x < (k === 1 ? lo : 0x80) || x > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += n + 1;
+  }
+  return b.length;
+}
+
 function parseSessionText(file: string, id: string, text: string): SessionFile {
   let json: unknown;
   try {
@@ -374,6 +562,11 @@ function parseSessionText(file: string, id: string, text: string): SessionFile {
   } catch (e) {
     throw new ReinError('session_corrupt', `${file}: not valid JSON: ${errorMessage(e)}`, { id, file });
   }
+  return sessionFromJson(file, id, json);
+}
+
+/** The session a file's parsed JSON holds, or `session_corrupt` naming the file and each field that is wrong. */
+function sessionFromJson(file: string, id: string, json: unknown): SessionFile {
   const parsed = SessionFile.safeParse(json);
   if (!parsed.success) {
     const problems = describeIssues(parsed.error.issues, json);
@@ -406,4 +599,8 @@ function summarize(s: SessionFile): SessionSummary {
     updated_at: s.updated_at,
     messageCount: s.messages.length,
   };
+}
+
+function notSerialisable(id: string, e: unknown): ReinError {
+  return isReinError(e, 'invalid_input') ? e : new ReinError('invalid_input', `session ${id}: cannot serialise: ${errorMessage(e)}`, { id }, { cause: e });
 }

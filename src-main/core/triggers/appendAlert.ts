@@ -6,16 +6,16 @@
  * message written beside it would be lost at its next save. So the alert waits until no run of this
  * process works on the conversation (up to `waitMs`, 10 minutes by default), and is dropped with a
  * note in the beat's record if the conversation stays busy that long. The write is a load, an append
- * and an atomic save under the session file's lock; should a run start on the conversation while the
- * file is written (it may have read the previous version), the alert waits for that run too and is
- * written again if its save dropped it.
+ * and an atomic save under the session's writer lock (sessions/sessionLock.ts, which the runs of every
+ * process hold too); should a run start on the conversation while the file is written (it may have
+ * read the previous version), the alert waits for that run too and is written again if its save
+ * dropped it.
  */
-import { join } from 'node:path';
-import { errorMessage } from '../errors.js';
+import { errorMessage, isReinError } from '../errors.js';
 import type { AgentRuntimeConfig } from '../agents/index.js';
 import { SessionStore } from '../sessions/store.js';
+import { noteSavedSession } from '../sessions/indexNotes.js';
 import type { SessionFile } from '../sessions/types.js';
-import { withFileLock } from '../util/fileLock.js';
 import { latestConversation } from './heartbeatPrompt.js';
 import { runsOn, type TriggerHost } from './host.js';
 
@@ -43,7 +43,6 @@ export async function appendAlert(host: TriggerHost, rc: AgentRuntimeConfig, tex
   const id = latest.id;
   const timestamp = now().toISOString();
   const store = new SessionStore(rc.sessionsDir, host.cache ? { cache: host.cache.sessions } : {});
-  const file = join(rc.sessionsDir, `${id}.json`);
 
   for (let attempt = 0; attempt < 3; attempt++) {
     if (!(await idle(host, rc.name, id, deadline, opts.signal))) {
@@ -51,22 +50,32 @@ export async function appendAlert(host: TriggerHost, rc: AgentRuntimeConfig, tex
     }
     let written = false;
     try {
-      written = await withFileLock(file, async () => {
+      // The session's writer lock (sessions/sessionLock.ts): a `rein run --session` of another process
+      // writing the conversation is waited for like a run of this one.
+      const lock = await store.lock(id, { ...(opts.signal ? { signal: opts.signal } : {}) });
+      try {
         const s = await store.load(id);
         try {
-          if (hasAlert(s, timestamp)) return true;
+          if (hasAlert(s, timestamp)) written = true;
           // A run may have taken the conversation while we waited for the lock or the read.
-          if (runsOn(host, rc.name, id).length > 0) return false;
-          s.messages.push({ role: 'assistant', content: [{ type: 'text', text }] });
-          s.message_meta.push({ source: 'heartbeat', timestamp });
-          await store.save(s);
-          return true;
+          else if (runsOn(host, rc.name, id).length === 0) {
+            s.messages.push({ role: 'assistant', content: [{ type: 'text', text }] });
+            s.message_meta.push({ source: 'heartbeat', timestamp });
+            await store.save(s);
+            // Found by the next search, as a run's saves are (search/pendingIndex.ts); a lost note only waits for the index's folder check.
+            await noteSavedSession(host.home, { agent: rc.name, id }).catch(() => undefined);
+            written = true;
+          }
         } finally {
           // Handed back as saved, so the conversation's next message continues this very object.
           store.release(s);
         }
-      });
+      } finally {
+        await lock.release();
+      }
     } catch (err) {
+      // Another process kept writing it through the lock's wait: try again, as for a run of this one.
+      if (isReinError(err, 'session_busy')) continue;
       return { note: `could not add it to conversation ${id}: ${errorMessage(err)}` };
     }
     if (!written) continue;

@@ -8,10 +8,11 @@
  * Next to it, `heartbeat.state.json` says which process keeps the agent's timer and when it started,
  * so the status can tell when the next beat is due.
  */
-import { appendFile, readFile, stat } from 'node:fs/promises';
+import { appendFile, readFile, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentLayout } from '../agents/index.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
+import { describeWriteError } from '../util/diskErrors.js';
 import { withFileLock } from '../util/fileLock.js';
 
 export type BeatOutcome = 'ok' | 'alert' | 'skipped' | 'error';
@@ -86,7 +87,18 @@ export function emptyBeat(base: Pick<BeatRecord, 'at' | 'day' | 'agent' | 'trigg
 export async function appendBeat(home: string, record: BeatRecord): Promise<void> {
   const file = heartbeatLogFile(home, record.agent);
   await withFileLock(file, async () => {
-    await appendFile(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+    const before = await stat(file).then(
+      (st) => st.size,
+      () => 0,
+    );
+    try {
+      await appendFile(file, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+    } catch (e) {
+      // A full disk may have taken part of the line: cut it off (under the lock, so only ours), or the
+      // next record would be glued to it and both be lost.
+      await truncate(file, before).catch(() => undefined);
+      throw describeWriteError(e, file);
+    }
     const size = (await stat(file)).size;
     if (size <= TRIM_AT_BYTES) return;
     // The newest lines, at most MAX_RECORDS and half the trigger size, so the next trim is far off.

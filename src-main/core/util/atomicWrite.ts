@@ -13,6 +13,7 @@
 import * as fs from 'node:fs';
 import { realpath, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { describeWriteError, errnoOf } from './diskErrors.js';
 
 export interface AtomicWriteOptions {
   /**
@@ -43,31 +44,52 @@ let tmpCounter = 0;
 /** The write in progress (or queued last) per path: a new write for the path starts after it. */
 const tails = new Map<string, Promise<unknown>>();
 
-export async function atomicWriteFile(path: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
+/**
+ * What to write: text (as UTF-8), bytes, or pieces of them, each written before the next is asked for
+ * (a large session is serialised that way, never held whole; sessions/sessionJson.ts). A piece that
+ * throws ends the write: the temp file goes and the target stays as it was.
+ */
+export type AtomicWriteData = string | Uint8Array | Iterable<string | Uint8Array>;
+
+export async function atomicWriteFile(path: string, data: AtomicWriteData, opts: AtomicWriteOptions = {}): Promise<void> {
   const previous = tails.get(path);
   const mine = (previous ? previous.catch(() => undefined) : Promise.resolve()).then(() => writeNow(path, data, opts));
   tails.set(path, mine);
   try {
     await mine;
+  } catch (e) {
+    throw asWriteError(e, path);
   } finally {
     if (tails.get(path) === mine) tails.delete(path);
   }
 }
 
-async function writeNow(link: string, data: string | Uint8Array, opts: AtomicWriteOptions): Promise<void> {
+/**
+ * Node's errors of write(2), fsync(2) and rename(2) name no file ("ENOSPC: no space left on device,
+ * write"), or the temp file: they become a ReinError naming the file asked for (`disk_full`, `io_error`).
+ * A missing folder stays ENOENT, which callers answer by making it.
+ */
+function asWriteError(e: unknown, path: string): unknown {
+  const code = errnoOf(e);
+  if (code === undefined || code === 'ENOENT' || code === 'ENOTDIR' || !code.startsWith('E')) return e;
+  return describeWriteError(e, path);
+}
+
+async function writeNow(link: string, data: AtomicWriteData, opts: AtomicWriteOptions): Promise<void> {
   const path = opts.followSymlinks === false ? link : await realpath(link).catch(() => link);
   // An explicit mode, else the existing file's; a new file is the owner's alone.
   const kept = opts.mode ?? (await stat(path).then((s) => s.mode & 0o7777, () => undefined));
   const mode = kept ?? NEW_FILE_MODE;
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${(tmpCounter++).toString(36)}.tmp`);
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data instanceof Uint8Array ? data : undefined;
   // Plain descriptors rather than FileHandle objects: each FileHandle costs the main thread far more
   // than the system call it wraps, and a daemon under load saves sessions hundreds of times a second.
   const fd = await fdCall<number>((cb) => fs.open(tmp, 'wx', mode, cb));
   let renamed = false;
   try {
     try {
-      await writeAll(fd, bytes);
+      if (bytes) await writeAll(fd, bytes);
+      else for (const piece of data as Iterable<string | Uint8Array>) await writeAll(fd, typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
       // open() applies the umask, which may take group/other bits the mode asks for; an owner-only mode
       // (0o600, Rein's usual) cannot be changed by it, so only other modes cost a chmod.
       if (kept !== undefined && (kept & 0o077) !== 0) await fdCall<void>((cb) => fs.fchmod(fd, kept, cb));

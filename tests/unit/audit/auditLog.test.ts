@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, utimesSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog, maskSecrets, summarizeArgs, type AuditEntryInput } from '../../../src-main/core/audit/index.js';
@@ -178,6 +179,131 @@ describe('AuditLog', () => {
       expect(size).toBeLessThanOrEqual(4096);
       if (name !== 'audit.jsonl') expect(size).toBeGreaterThan(4096 - longestLine);
     }
+  });
+});
+
+describe('AuditLog under crashes', () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+  });
+
+  /** The pid of a process that has exited (and been reaped). */
+  async function deadPid(): Promise<number> {
+    const child = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => child.on('exit', r));
+    return child.pid!;
+  }
+  /** A process that stays alive until the test ends. */
+  function livePid(): number {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    children.push(child);
+    return child.pid!;
+  }
+  async function plantLock(file: string, owner: Record<string, unknown> | undefined): Promise<string> {
+    const lock = `${file}.lock`;
+    await mkdir(lock, { recursive: true });
+    if (owner) await writeFile(join(lock, 'owner.json'), JSON.stringify({ host: hostname(), nonce: 'planted', since: new Date().toISOString(), holder: 'rein run', ...owner }));
+    return lock;
+  }
+  /** A clock that only the lock's pauses move on: what a wait would cost, without waiting. */
+  function fakeTime() {
+    const clock = { at: Date.now(), slept: 0, pauses: 0 };
+    return {
+      clock,
+      lock: {
+        now: () => clock.at,
+        sleep: async (ms: number) => {
+          clock.at += ms;
+          clock.slept += ms;
+          clock.pauses++;
+        },
+      },
+    };
+  }
+
+  it('takes a lock left by a process that died at once: no pause, no 10 s wait', async () => {
+    const file = paths.auditLog(home);
+    await mkdir(dirname(file), { recursive: true });
+    const lock = await plantLock(file, { pid: await deadPid() });
+    const t = fakeTime();
+    await new AuditLog(file, { lock: t.lock }).append(entry({ session: 'after-the-crash' }));
+    expect(t.clock.pauses).toBe(0);
+    expect((await readLines(file)).map((l) => l.session)).toEqual(['after-the-crash']);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('waits for a live holder and then names it and the file', async () => {
+    const file = paths.auditLog(home);
+    await mkdir(dirname(file), { recursive: true });
+    const pid = livePid();
+    await plantLock(file, { pid });
+    const t = fakeTime();
+    const err = await new AuditLog(file, { lock: { ...t.lock, waitMs: 5_000 } }).append(entry()).catch((e: unknown) => e);
+    expect(isReinError(err)).toBe(true);
+    expect((err as Error).message).toBe(`could not write the audit log ${file}: the lock ${file}.lock is held by rein run (pid ${pid})`);
+    expect(t.clock.slept).toBeGreaterThanOrEqual(5_000);
+    await expect(stat(file)).rejects.toThrow();
+  });
+
+  it('takes a live pid’s lock held far longer than an append takes (a reused pid), and a reused pid by its start time', async () => {
+    const file = paths.auditLog(home);
+    await mkdir(dirname(file), { recursive: true });
+    const lock = await plantLock(file, { pid: livePid() });
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(lock, old, old);
+    const t = fakeTime();
+    await new AuditLog(file, { lock: t.lock }).append(entry({ session: 'old-lock' }));
+    expect(t.clock.pauses).toBe(0);
+    if (process.platform === 'linux') {
+      await plantLock(file, { pid: livePid(), start: '1' }); // the pid's process started at another time
+      await new AuditLog(file, { lock: t.lock }).append(entry({ session: 'reused-pid' }));
+      expect(t.clock.pauses).toBe(0);
+    }
+    expect((await readLines(file)).map((l) => l.session)).toEqual(['old-lock', ...(process.platform === 'linux' ? ['reused-pid'] : [])]);
+  });
+
+  it('treats a lock naming nobody (an older Rein’s) as proper-lockfile did: stale after 10 s', async () => {
+    const file = paths.auditLog(home);
+    await mkdir(dirname(file), { recursive: true });
+    await plantLock(file, undefined);
+    const t = fakeTime();
+    await new AuditLog(file, { lock: t.lock }).append(entry({ session: 'legacy' }));
+    // About 10 s of the fake clock (less the moments between making the lock and the first look).
+    expect(t.clock.slept).toBeGreaterThan(9_000);
+    expect((await readLines(file)).map((l) => l.session)).toEqual(['legacy']);
+  });
+
+  it('ends a torn last line before the next append: the torn line stays as it was, the new one parses', async () => {
+    const file = paths.auditLog(home);
+    await mkdir(dirname(file), { recursive: true });
+    const whole = JSON.stringify({ session: 'before' });
+    const torn = '{"time":"2026-03-08T09:00:00.000Z","session":"cut-sh';
+    await writeFile(file, `${whole}\n${torn}`);
+    await new AuditLog(file).append(entry({ session: 'next' }));
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines.slice(0, 2)).toEqual([whole, torn]);
+    expect(JSON.parse(lines[2]!)).toMatchObject({ session: 'next' });
+    expect(lines).toHaveLength(4);
+  });
+
+  it('ends a torn last line before rotating the file away', async () => {
+    const file = paths.auditLog(home);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, `${'x'.repeat(500)}`);
+    const log = new AuditLog(file, { maxBytes: 600 });
+    await log.append(entry({ session: 'rotated-in' }));
+    expect(await readFile(log.files()[1]!, 'utf8')).toBe(`${'x'.repeat(500)}\n`);
+    expect((await readLines(file)).map((l) => l.session)).toEqual(['rotated-in']);
+  });
+
+  it('names the file when the append fails', async () => {
+    await writeFile(join(home, 'logs'), 'a file where the folder should be');
+    const file = paths.auditLog(home);
+    const err = await new AuditLog(file).append(entry()).catch((e: unknown) => e);
+    expect(isReinError(err)).toBe(true);
+    expect((err as Error).message).toContain(`could not write the audit log ${file}: `);
   });
 });
 

@@ -1,13 +1,13 @@
 // Sessions that `rein run` and schedule runs note instead of indexing: the next process that opens the
 // index indexes them first, so a search still finds every finished run and a run never loads SQLite.
 import { existsSync } from 'node:fs';
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { paths } from '../../../src-main/core/config/paths.js';
-import { notePendingIndex, pendingFile, PENDING_FILE_NAME, takePendingNotes } from '../../../src-main/core/search/pendingIndex.js';
+import { noteSavedSession, notePendingIndex, pendingFile, PENDING_FILE_NAME, takePendingNotes } from '../../../src-main/core/search/pendingIndex.js';
 import { SessionIndex } from '../../../src-main/core/search/sessionIndex.js';
-import { makeTempHome, type TempHome } from './sessionFixtures.js';
+import { appendTurn, makeTempHome, type TempHome } from './sessionFixtures.js';
 
 let t: TempHome;
 const open: SessionIndex[] = [];
@@ -88,5 +88,95 @@ describe('sessions noted for the index', () => {
   it('refuses to note a session under a name that is not an agent name', async () => {
     await expect(notePendingIndex(t.home, { agent: '../x', id: '2026-03-08-abcdef012345' })).rejects.toThrow(/agent/);
     expect(existsSync(pendingFile(t.home))).toBe(false);
+  });
+});
+
+describe('sessions noted as they are saved (noteSavedSession)', () => {
+  const noteLines = async () => (existsSync(pendingFile(t.home)) ? (await readFile(pendingFile(t.home), 'utf8')).split('\n').filter(Boolean) : []);
+
+  it('notes a session once, at its first save; a taker then reads what later saves wrote', async () => {
+    (await openIndex()).close();
+    open.length = 0;
+    const s = await t.save({ turns: [{ user: 'Plan the lighthouse trip', answer: 'Planned.' }] });
+    for (let i = 0; i < 3; i++) await noteSavedSession(t.home, { agent: 'default', id: s.id });
+    expect(await noteLines()).toEqual([JSON.stringify({ agent: 'default', id: s.id })]);
+    // A later save, with no note of its own (the run was killed after it): the taker reads the file as it is.
+    appendTurn(s, { user: 'Add the ferry timetable', answer: 'Added.' }, 'cli', new Date().toISOString());
+    await t.store().save(s);
+    const idx = await openIndex();
+    expect(ids(idx, 'ferry')).toEqual([s.id]);
+  });
+
+  it('notes a session again once its notes were taken, so a long-lived index reads what came after', async () => {
+    const idx = await openIndex();
+    const s = await t.save({ turns: [{ user: 'Compare the tandem bikes', answer: 'Compared.' }] });
+    await noteSavedSession(t.home, { agent: 'default', id: s.id });
+    expect(await idx.catchUp()).toMatchObject({ indexed: 1 });
+    appendTurn(s, { user: 'And the folding recumbents', answer: 'Listed.' }, 'cli', new Date().toISOString());
+    await t.store().save(s);
+    await noteSavedSession(t.home, { agent: 'default', id: s.id });
+    expect(await noteLines()).toHaveLength(1); // the taken file was removed; this is a new note
+    expect(await idx.catchUp()).toMatchObject({ indexed: 1 });
+    expect(ids(idx, 'recumbents')).toEqual([s.id]);
+  });
+
+  it('notes again when the notes were taken and a new file took the old one’s inode number', async () => {
+    const s = await t.save({ turns: [{ user: 'x', answer: 'y' }] });
+    await noteSavedSession(t.home, { agent: 'default', id: s.id });
+    // Taken and replaced by another process's notes (file systems reuse a freed inode number at once).
+    await rename(pendingFile(t.home), `${pendingFile(t.home)}.gone`);
+    await rm(`${pendingFile(t.home)}.gone`);
+    await writeFile(pendingFile(t.home), `${JSON.stringify({ agent: 'ops', id: s.id })}\n`);
+    await noteSavedSession(t.home, { agent: 'default', id: s.id });
+    expect(await noteLines()).toEqual([JSON.stringify({ agent: 'ops', id: s.id }), JSON.stringify({ agent: 'default', id: s.id })]);
+  });
+
+  it('skips a noted session whose file has not changed since it was indexed', async () => {
+    const idx = await openIndex();
+    const s = await t.save({ turns: [{ user: 'Water the basil', answer: 'Watered.' }] });
+    await notePendingIndex(t.home, { agent: 'default', id: s.id });
+    expect(await idx.catchUp()).toMatchObject({ indexed: 1 });
+    await notePendingIndex(t.home, { agent: 'default', id: s.id });
+    expect(await idx.catchUp()).toEqual({ indexed: 0, problems: [] });
+    expect(await leftovers()).toEqual([]);
+  });
+});
+
+describe('the folder check when the index opens (the safety net behind the notes)', () => {
+  it('finds a session saved with no note at all (an older Rein, a process killed before its note)', async () => {
+    (await openIndex()).close();
+    open.length = 0;
+    const s = await t.save({ turns: [{ user: 'Renew the passport', answer: 'Form filled.' }] });
+    const o = await t.save({ agent: 'ops', turns: [{ user: 'Renew the TLS passport cert', answer: 'Renewed.' }] });
+    const idx = await openIndex();
+    expect(idx.opened.checked).toEqual({ files: 2, indexed: 2, removed: 0, problems: [] });
+    expect(ids(idx, 'passport')).toEqual([s.id]);
+    expect(ids(idx, 'passport', 'ops')).toEqual([o.id]);
+  });
+
+  it('reads a file that changed since it was indexed, drops one that is gone, and leaves the rest unread', async () => {
+    const a = await t.save({ turns: [{ user: 'Prune the apple tree', answer: 'Pruned.' }] });
+    const b = await t.save({ turns: [{ user: 'Sharpen the apple peeler', answer: 'Sharp.' }] });
+    await t.save({ turns: [{ user: 'Unrelated', answer: 'Fine.' }] });
+    (await openIndex()).close();
+    open.length = 0;
+    appendTurn(a, { user: 'Then mulch around the quince', answer: 'Mulched.' }, 'cli', new Date().toISOString());
+    await t.store().save(a);
+    await rm(join(paths.sessionsDir(t.home), `${b.id}.json`));
+    const idx = await openIndex();
+    expect(idx.opened.checked).toEqual({ files: 2, indexed: 1, removed: 1, problems: [] });
+    expect(ids(idx, 'quince')).toEqual([a.id]);
+    expect(ids(idx, 'apple')).toEqual([a.id]);
+  });
+
+  it('reports a damaged file and keeps what the index had of it', async () => {
+    const a = await t.save({ turns: [{ user: 'Tune the cello', answer: 'Tuned.' }] });
+    (await openIndex()).close();
+    open.length = 0;
+    await writeFile(join(paths.sessionsDir(t.home), `${a.id}.json`), '{"version": 1, "id": "cut sh');
+    const idx = await openIndex();
+    expect(idx.opened.checked).toMatchObject({ files: 1, indexed: 0, removed: 0 });
+    expect(idx.opened.checked?.problems.map((p) => p.file)).toEqual([join(paths.sessionsDir(t.home), `${a.id}.json`)]);
+    expect(ids(idx, 'cello')).toEqual([a.id]);
   });
 });

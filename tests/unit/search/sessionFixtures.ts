@@ -38,8 +38,9 @@ export interface TempHome {
   cleanup(): Promise<void>;
 }
 
-export async function makeTempHome(): Promise<TempHome> {
-  const home = await realpath(await mkdtemp(join(tmpdir(), 'rein-search-')));
+/** `root`: the folder to make the home in (default the system's temp folder; a small disk's mount point). */
+export async function makeTempHome(root: string = tmpdir()): Promise<TempHome> {
+  const home = await realpath(await mkdtemp(join(root, 'rein-search-')));
   let clock = Date.UTC(2026, 2, 8, 9, 0, 0);
   const now = () => new Date(clock);
   const store = (agent = 'default') => new SessionStore(paths.sessionsDir(home, agent), { now });

@@ -529,11 +529,12 @@ describe('SessionIndex rebuild', () => {
     check.close();
   });
 
-  it('does not rebuild on a later open', async () => {
+  it('does not rebuild on a later open, and reads no unchanged file again', async () => {
     await t.save({ turns: [{ user: 'x', answer: 'y' }] });
     (await openIndex()).close();
     const idx = await openIndex();
-    expect(idx.opened).toEqual({ schema: 'current' });
+    // The folder check looked at the one file and found it as indexed.
+    expect(idx.opened).toEqual({ schema: 'current', checked: { files: 1, indexed: 0, removed: 0, problems: [] } });
   });
 });
 

@@ -4,6 +4,7 @@
  * the last save wrote and the file is still that save. Whether the object path was taken is seen
  * through identity and through JSON.parse calls, never through timing.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -296,15 +297,15 @@ describe('startRun releases the session when its events are over', () => {
     expect(onDisk).toEqual(JSON.parse(JSON.stringify(session)));
   });
 
-  it('on a throw from the loop: the error reaches the consumer, and the session is released', async () => {
+  it('on a failed save: the run ends with its error (a value, never a throw), and the session is released', async () => {
     const rt = await runtime(new RuntimeCache());
     const release = vi.spyOn(rt.store, 'release');
     vi.spyOn(rt.store, 'save').mockRejectedValueOnce(new Error('disk full'));
     const { session, events } = await start(rt);
-    const collect = async () => {
-      for await (const _ of events) void _;
-    };
-    await expect(collect()).rejects.toThrow('disk full');
+    const seen: Array<{ type: string; code?: string; message?: string; stop_reason?: string }> = [];
+    for await (const e of events) seen.push(e as (typeof seen)[number]);
+    expect(seen.filter((e) => e.type === 'error')).toEqual([expect.objectContaining({ code: 'session_save_failed', message: expect.stringContaining('disk full') })]);
+    expect(seen.at(-1)).toMatchObject({ type: 'session_end', stop_reason: 'error' });
     await nextTurn();
     expect(release).toHaveBeenCalledExactlyOnceWith(session);
   });
@@ -364,14 +365,16 @@ describe('startRun releases the session when its events are over', () => {
     for await (const _ of next.events) void _;
   });
 
-  it('without a cache (`rein run`), the events are the loop\'s own and nothing is released', async () => {
+  it('without a cache (`rein run`), nothing is handed back to the store; only the session\'s writer lock goes', async () => {
     const rt = await runtime(undefined);
     const release = vi.spyOn(rt.store, 'release');
-    const { events, release: releaseNow } = await start(rt);
-    expect(Object.prototype.toString.call(events)).toBe('[object AsyncGenerator]');
+    const { session, events, release: releaseNow } = await start(rt);
+    const lock = join(rt.store.dir, `${session.id}.json.lock`);
+    // Held from the start of the run (sessions/sessionLock.ts) to its last save.
+    expect(existsSync(lock)).toBe(true);
     for await (const _ of events) void _;
     releaseNow();
-    await nextTurn();
+    await vi.waitFor(() => expect(existsSync(lock)).toBe(false));
     expect(release).not.toHaveBeenCalled();
   });
 });

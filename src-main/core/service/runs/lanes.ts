@@ -123,10 +123,19 @@ export class Lanes {
     run.state = 'running';
     run.startedAt = new Date().toISOString();
     this.#running.add(run);
-    void this.#opts.execute(run).finally(() => {
-      this.#running.delete(run);
-      this.#next();
-    });
+    void this.#opts
+      .execute(run)
+      .catch((err: unknown) => {
+        // driveRun settles every run itself; a failure past that must still free the lane and reach the
+        // caller, never become a rejection nobody handles (which would end the daemon).
+        run.state = 'done';
+        this.release(run);
+        run.fail(err);
+      })
+      .finally(() => {
+        this.#running.delete(run);
+        this.#next();
+      });
   }
 
   #next(): void {

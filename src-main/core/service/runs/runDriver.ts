@@ -56,7 +56,7 @@ export async function driveRun(run: RouteRun, deps: RunDriverDeps): Promise<void
     run.fail(err);
     return;
   }
-  const { session, store, cwd, model } = opened;
+  const { session, store, lock, cwd, model } = opened;
   run.sessionId = session.id;
   deps.opened(run, session);
 
@@ -71,20 +71,37 @@ export async function driveRun(run: RouteRun, deps: RunDriverDeps): Promise<void
       model,
     },
     () => deps.runtimeFor(run),
-    () => store.release(session),
+    () => {
+      store.release(session);
+      // The last save is done: another process may write the session now.
+      void lock.release();
+    },
   );
   let outcome: RunOutcome;
-  for (;;) {
-    const step = await started.events.next();
-    if (step.done) {
-      outcome = step.value;
-      break;
+  let seq = 0;
+  try {
+    for (;;) {
+      const step = await started.events.next();
+      if (step.done) {
+        outcome = step.value;
+        break;
+      }
+      seq = step.value.seq + 1;
+      publishEvent(run, step.value, deps);
+      // Right after session_start the run gives way: fifty messages arriving together all get their
+      // session_start before any of them goes on. From then on runs take turns (see Turnstile).
+      if (step.value.type === 'session_start') await deps.turnstile.yieldTurn();
+      else await deps.turnstile.pass();
     }
-    publishEvent(run, step.value, deps);
-    // Right after session_start the run gives way: fifty messages arriving together all get their
-    // session_start before any of them goes on. From then on runs take turns (see Turnstile).
-    if (step.value.type === 'session_start') await deps.turnstile.yieldTurn();
-    else await deps.turnstile.pass();
+  } catch (err) {
+    // The loop ends every run with a value, a failed save included; should anything still throw out of
+    // it, the run ends with an error like any other (its caller gets a result, the route hears the end)
+    // instead of a rejection nobody handles, which would take the daemon down.
+    outcome = thrownOutcome(err);
+    deps.warn(`run on ${run.key} failed: ${outcome.error!.message}`);
+    const at = new Date().toISOString();
+    publishEvent(run, { type: 'error', session_id: session.id, seq, at, code: outcome.error!.code, message: outcome.error!.message }, deps);
+    publishEvent(run, { type: 'session_end', session_id: session.id, seq: seq + 1, at, stop_reason: 'error', text: '', usage: outcome.usage, iterations: 0 }, deps);
   }
   run.state = 'done';
   // Only a session the loop worked on (and saved) is worth indexing.
@@ -111,6 +128,11 @@ export async function driveRun(run: RouteRun, deps: RunDriverDeps): Promise<void
   };
   deps.finished(run, leftover, outcome, session.id);
   run.settle(result);
+}
+
+function thrownOutcome(err: unknown): RunOutcome {
+  const error = { code: isReinError(err) ? err.code : 'internal', message: isReinError(err) ? err.message : `run failed: ${errorMessage(err)}` };
+  return { stopReason: 'error', text: '', usage: emptyUsage(), iterations: 0, error, started: true };
 }
 
 function runBase(run: RouteRun, cwd: string, deps: RunDriverDeps) {

@@ -14,9 +14,11 @@ import { ReinError, errorMessage, isReinError } from '../../errors.js';
 import { resolveModelAccess } from '../../runtime/runtime.js';
 import type { RuntimeCache } from '../../runtime/runtimeCache.js';
 import type { RunRequest } from '../../runtime/runRequest.js';
+import { sessionWaitMs } from '../../sessions/sessionLock.js';
 import { SessionStore } from '../../sessions/store.js';
 import { titleFromPrompt } from '../../sessions/title.js';
 import type { SessionFile } from '../../sessions/types.js';
+import type { HeldLock, LockOwner } from '../../util/ownedLock.js';
 import type { RouteTable } from '../routeTable.js';
 import { sessionChannel } from '../routing.js';
 import type { Lanes } from './lanes.js';
@@ -26,6 +28,8 @@ export interface OpenedSession {
   session: SessionFile;
   /** The store it was opened from (the run hands the session back to it when it is over). */
   store: SessionStore;
+  /** The session's writer lock (sessions/sessionLock.ts), held until the run is over. */
+  lock: HeldLock;
   cwd: string;
   model: string;
 }
@@ -76,12 +80,30 @@ export class SessionOpener {
     if (o.checkModelAccess) await resolveModelAccess(o.env, rc.effective.config, o.home);
     const cwd = rc.cwd ?? o.cwd;
     const model = req.overrides?.model ?? rc.effective.model;
-    const store = new SessionStore(rc.sessionsDir, { cache: o.cache.sessions });
-    if (req.session.kind === 'session') return { session: await store.load(req.session.id), store, cwd, model };
+    const store = new SessionStore(rc.sessionsDir, { cache: o.cache.sessions, onLeftover: (n) => o.warn(n.message) });
+    // One writer per session across processes: a turn that `rein run --session` (or the app, or another
+    // daemon route) is writing is waited for on this lane, then continued from the file as it left it;
+    // still busy after the wait, the message is refused with `session_busy` naming the process.
+    const lockOpts = {
+      waitMs: sessionWaitMs(o.env),
+      signal: run.controller.signal,
+      // Another process, said in the log; a run of this one (a route's follow-up, just letting go) is no news.
+      onWait: (m: string, owner: LockOwner | undefined) => owner?.pid !== process.pid && o.warn(`route ${run.key}: ${m}`),
+    };
+    const continued = async (id: string): Promise<OpenedSession> => {
+      const lock = await store.lock(id, lockOpts);
+      try {
+        return { session: await store.load(id), store, lock, cwd, model };
+      } catch (err) {
+        await lock.release();
+        throw err;
+      }
+    };
+    if (req.session.kind === 'session') return continued(req.session.id);
     const remembered = req.session.kind === 'new' || run.ephemeral ? undefined : await this.#remembered(run, store);
     if (remembered) {
       try {
-        return { session: await store.load(remembered), store, cwd, model };
+        return await continued(remembered);
       } catch (err) {
         if (!isReinError(err, 'session_not_found') && !isReinError(err, 'session_corrupt')) throw err;
         o.warn(`route ${run.key}: session ${remembered} cannot be continued (${errorMessage(err)}); starting a new one`);
@@ -91,7 +113,8 @@ export class SessionOpener {
     const channel = sessionChannel(req);
     // The loop saves this object on its first step, so the channel lands in the file with no extra write.
     if (channel !== undefined) session.channel = channel;
-    return { session, store, cwd, model };
+    const lock = await store.lock(session.id, { ...lockOpts, newSession: true });
+    return { session, store, lock, cwd, model };
   }
 
   async #remembered(run: RouteRun, store: SessionStore): Promise<string | undefined> {

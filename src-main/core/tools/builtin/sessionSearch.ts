@@ -6,7 +6,7 @@
 import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { errorMessage } from '../../errors.js';
-import { SessionIndex, isIndexCorrupt, type SearchHit } from '../../search/sessionIndex.js';
+import { SessionIndex, type SearchHit } from '../../search/sessionIndex.js';
 import { MATCH_CLOSE, MATCH_OPEN } from '../../search/snippet.js';
 import { errorResult, okResult, type Tool } from '../tool.js';
 
@@ -82,15 +82,10 @@ export function createSessionSearchTool(options: SessionSearchToolOptions = {}):
             .search(i.query, { agent: ctx.agent, limit: limit + 1, ...(i.source !== undefined ? { source: i.source } : {}) })
             .filter((h) => h.sessionId !== ctx.sessionId)
             .slice(0, limit);
-        let hits: SearchHit[];
-        try {
-          hits = search();
-        } catch (e) {
-          if (!isIndexCorrupt(e)) throw e;
-          // The index is only a cache of the session files: rebuild it and try once more.
-          await handle.index.reindex();
-          hits = search();
-        }
+        // The index is only a cache of the session files: a damaged one is moved aside, rebuilt, and
+        // searched again.
+        const hits: SearchHit[] = await handle.index.withRepair(search);
+        if (handle.index.opened.notUpdated) notes.push(`(${handle.index.opened.notUpdated})`);
         if (hits.length === 0) return okResult([...notes, NO_SESSIONS_FOUND].join('\n'));
         return okResult([...notes, formatHits(i.query, hits)].join('\n'));
       } catch (e) {
