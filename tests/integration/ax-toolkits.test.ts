@@ -1,7 +1,7 @@
 // The Linux helper beyond GTK 3: a Qt 5 window (tests/fixtures/ax/qt_fixture.py, PyQt5) and a GTK 4 app
 // (gnome-calculator, GTK 4.8). Each toolkit has its quirks (../shared/reference/atspi-facts.md): Qt
-// registers only while the desktop's accessibility switch is on, and merges clicks less than 100 ms
-// apart; GTK 4.8 leaves `showing` off everything below the window, names buttons twice ("4 4") and
+// registers only when the desktop's accessibility switch was on as the bus launcher started, and
+// merges clicks less than 100 ms apart; GTK 4.8 leaves `showing` off everything below the window, names buttons twice ("4 4") and
 // unnamed widgets after their class, and its effects come 0.3–0.5 s after the action.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ const QT_FIXTURE = join(__dirname, '../fixtures/ax/qt_fixture.py');
 const missing = desktopParts();
 if (!existsSync('/usr/lib/python3/dist-packages/PyQt5')) missing.push('python3-pyqt5');
 if (!existsSync('/usr/bin/gnome-calculator')) missing.push('gnome-calculator');
+if (!existsSync('/usr/share/glib-2.0/schemas/org.gnome.desktop.interface.gschema.xml')) missing.push('gsettings-desktop-schemas');
 
 describe.runIf(missing.length > 0 && inCi)('the Linux helper with Qt 5 and GTK 4', () => {
   it('needs the desktop test packages under CI', () => {
@@ -49,9 +50,8 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
     };
 
     beforeAll(async () => {
-      // The helper turns the desktop's accessibility switch on when it starts: start it first, so the
-      // Qt app finds the switch on at its own start instead of racing a change it may not see yet.
-      await client.call('list_apps', {});
+      // The desktop's switch is on from the bus launcher's start (startDesktop): Qt 5 registers then,
+      // and never when the switch is flipped at run time.
       const app = await desktop.startApp('/usr/bin/python3', [QT_FIXTURE]);
       pid = app.pid;
       let buf = '';
