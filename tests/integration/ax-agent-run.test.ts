@@ -67,6 +67,7 @@ describe.skipIf(missing.length > 0)(missing.length ? `an agent run that clicks b
       cwd: d.cwd,
       env: { ...desktop.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, REIN_RETRY_BASE_MS: '5' },
       config: GlobalConfig.parse({}),
+      origin: 'attended',
       bundledSkillsDir: join(d.root, 'none'),
       ...over,
     });

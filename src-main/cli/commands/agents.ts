@@ -23,6 +23,7 @@ import { storedTrust } from '../folderTrust.js';
 import { DEFAULT_AGENT, reinHome } from '../../core/config/paths.js';
 import { isReinError } from '../../core/errors.js';
 import { isSessionId } from '../../core/sessions/id.js';
+import { defaultIterationsText } from '../../core/permissions/runPolicy.js';
 import { UsageError, type CliIo } from '../io.js';
 
 export const AGENTS_HELP = `Usage:
@@ -206,7 +207,7 @@ function effectiveForDisplay(rt: AgentRuntimeConfig): Record<string, unknown> {
   return {
     model: e.model,
     small_model: e.smallModel,
-    max_iterations: e.maxIterations ?? 'origin default (attended 200, remote and unattended 25)',
+    max_iterations: e.maxIterations ?? `origin default (${defaultIterationsText()})`,
     unattended_approvals: e.unattendedApprovals,
     max_tokens: e.maxTokens,
     context_window: e.contextWindow,

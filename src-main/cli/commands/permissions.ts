@@ -20,7 +20,7 @@ import { PermissionMode, type GlobalConfig } from '../../core/config/schema.js';
 import { errorMessage, isReinError } from '../../core/errors.js';
 import { explainDecision, toolByName } from '../../core/permissions/engine.js';
 import type { PermissionDecision } from '../../core/permissions/types.js';
-import { originFor } from '../../core/runtime/runRequest.js';
+import { originOfSource } from '../../core/permissions/runPolicy.js';
 import { createRuntime, type Runtime } from '../../core/runtime/runtime.js';
 import type { LlmClient } from '../../core/llm/client.js';
 import { describeIssues } from '../../core/util/zodIssues.js';
@@ -134,7 +134,7 @@ function checkRuntime(base: CheckBase, who: { agent?: string | undefined; mode?:
     ...base,
     ...(who.agent ? { agent: who.agent } : {}),
     source,
-    origin: source === 'cli' || source === 'desktop' ? 'attended' : originFor('http', source),
+    origin: originOfSource(source),
     ...(who.mode ? { mode: who.mode } : {}),
     faces: [],
     llm: noModel,

@@ -10,6 +10,7 @@ import { signalGroup } from '../../core/process/processGroup.js';
 import { pageOpener } from '../../core/mcp/browser.js';
 import { isSourceName } from '../../core/api/patterns.js';
 import { originFor } from '../../core/runtime/runRequest.js';
+import { originTraits } from '../../core/permissions/runPolicy.js';
 import { isSessionId } from '../../core/sessions/id.js';
 import { sessionWaitMs } from '../../core/sessions/sessionLock.js';
 import { setLockHolderName } from '../../core/util/ownedLock.js';
@@ -99,7 +100,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     const warn = (m: string) => void io.stderr.write(`rein: ${m}\n`);
     // A project overlay's hooks, MCP servers, base_url and wider permissions wait for the person to
     // trust the folder: asked here when someone is at the terminal, else left out with a warning.
-    const trust = terminalTrust({ home, ask: origin === 'attended' && io.stdin.isTTY === true && io.stdout.isTTY === true, input: io.stdin, output: io.stderr, warn });
+    const present = originTraits(origin).personPresent;
+    const trust = terminalTrust({ home, ask: present && io.stdin.isTTY === true && io.stdout.isTTY === true, input: io.stdin, output: io.stderr, warn });
     const { config } = await loadConfig({ home, cwd, trust, warn });
     if (trust.interrupted) return 130;
     if (prompt.startsWith('/')) {
@@ -124,7 +126,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       yes: values.yes ?? false,
       // The agent's MCP servers, started for this run and stopped when it is over.
       mcp: true,
-      ...(origin === 'attended' ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })], openUrl: pageOpener(io.env, io.stderr) } : {}),
+      ...(present ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })], openUrl: pageOpener(io.env, io.stderr) } : {}),
       signal: stop.signal,
     });
     unguard = exitGuard(runtime);

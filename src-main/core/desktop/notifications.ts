@@ -8,6 +8,7 @@
  * raises permissions, asked for over the daemon's API, always notifies: it waits for this person.
  */
 import { visibleText } from '../api/visibleText.js';
+import { originTraits } from '../permissions/runPolicy.js';
 import type { ActivityNote } from './activity.js';
 import { oneLine } from './trayState.js';
 
@@ -41,7 +42,7 @@ export function notificationFor(note: ActivityNote, context: { chatFocused: bool
         opens: 'sessions',
       };
     case 'approval_requested':
-      if (note.origin === 'attended' || context.chatFocused) return undefined;
+      if (!originTraits(note.origin).notifiesApprovals || context.chatFocused) return undefined;
       return approvalNotification(note);
     case 'change_requested':
       // Always: nothing is changed until the person answers the card, and the chat does not show it.

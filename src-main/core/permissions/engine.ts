@@ -8,7 +8,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { PermissionsConfig, type GrantEntry, type PermissionMode } from '../config/schema.js';
 import { ReinError } from '../errors.js';
-import { UNATTENDED_SOURCES, type RunOrigin } from '../api/patterns.js';
+import type { RunOrigin } from '../api/patterns.js';
+import { originOfSource } from './runPolicy.js';
 import type { Tool } from '../tools/tool.js';
 import { checkCommandLine, plantedPayload } from './commandRules.js';
 import { classifyUrl } from './egress.js';
@@ -508,7 +509,7 @@ export async function checkToolCall(q: ToolCallQuery): Promise<PermissionDecisio
     cwd: path.resolve(q.cwd ?? process.cwd()),
     mode: q.mode ?? engine.settings.permissions.mode,
     source: q.source ?? 'cli',
-    origin: q.origin ?? (UNATTENDED_SOURCES.has(q.source ?? 'cli') ? 'unattended' : 'attended'),
+    origin: q.origin ?? originOfSource(q.source ?? 'cli'),
     agent: q.agent ?? 'default',
   });
 }

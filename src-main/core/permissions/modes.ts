@@ -5,6 +5,7 @@
  * always_allow_tools, acceptEdits, --yes/auto_approve, bypassPermissions or dontAsk, in that order.
  */
 import type { PermissionMode, RunOrigin } from '../api/patterns.js';
+import { originTraits } from './runPolicy.js';
 import type { GrantEntry } from '../config/schema.js';
 import type { Risk } from './risk.js';
 import type { PermissionDecision, Verdict } from './types.js';
@@ -57,7 +58,7 @@ const decide = (v: LayerVerdict, decision: Verdict, layer: string, reason: strin
 export function applyMode(v: LayerVerdict, f: ModeFacts): PermissionDecision {
   if (v.decision === 'deny') return decide(v, 'deny', v.layer, v.reason);
 
-  if (f.gui && f.origin === 'unattended' && !f.guiUnattended.includes(f.tool)) {
+  if (f.gui && originTraits(f.origin).nobodyWatching && !f.guiUnattended.includes(f.tool)) {
     return decide(
       v,
       'deny',

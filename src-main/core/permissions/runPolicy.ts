@@ -14,15 +14,67 @@
  *   or web client is connected, does the question go to the desk (with a notification) instead.
  *   GUI tools stay denied unless `permissions.gui_unattended` lists them (modes.ts).
  */
-import type { RunOrigin } from '../api/patterns.js';
+import { UNATTENDED_SOURCES, type RunOrigin } from '../api/patterns.js';
 import type { ApprovalFace, PermissionDecision, PermissionPolicy } from './types.js';
 
-export const DEFAULT_MAX_ITERATIONS: Readonly<Record<RunOrigin, number>> = {
-  // A person watches an attended run: the dollar cap and the loop detectors guard it.
-  attended: 200,
-  remote: 25,
-  unattended: 25,
+/** The door a request came in by. */
+export type EntryPoint = 'cli' | 'desktop' | 'http' | 'ws' | 'webhook' | 'schedule' | 'heartbeat' | 'watcher' | 'mcp';
+
+/**
+ * The origin of a request that came in by `entry` from `source`. A schedule, heartbeat or watcher
+ * source is unattended whichever door it used (a heartbeat posted to the daemon's HTTP API has
+ * nobody watching either); the terminal and the desktop window have a person present; everything
+ * else (HTTP, WebSocket, webhooks, the MCP server) is a person behind a channel or a program.
+ */
+export function originFor(entry: EntryPoint, source: string): RunOrigin {
+  if (entry === 'schedule' || entry === 'heartbeat' || entry === 'watcher' || UNATTENDED_SOURCES.has(source)) return 'unattended';
+  if (entry === 'cli' || entry === 'desktop') return 'attended';
+  return 'remote';
+}
+
+/**
+ * The origin a run from `source` alone would have (`rein permissions check --source S`, the agents'
+ * summaries): `cli` and `desktop` came by their own doors, any other source by the daemon's.
+ */
+export function originOfSource(source: string): RunOrigin {
+  return originFor(source === 'cli' || source === 'desktop' ? source : 'http', source);
+}
+
+/**
+ * Everything that differs by origin outside the approval faces, in one table: adding an origin to
+ * RunOrigin is a compile error here until it says how each of these goes.
+ */
+export interface OriginTraits {
+  /** A person is at this terminal or window (their own faces may ask; folder trust may be asked there). */
+  personPresent: boolean;
+  /** Nobody at all: the model call waits for the network first (a Mac just awake), GUI tools are denied unless listed. */
+  nobodyWatching: boolean;
+  /** An approval it asks for is worth a system notification (the person is not looking at the run). */
+  notifiesApprovals: boolean;
+  /** The iteration cap when the agent sets none. A person watches an attended run: the dollar cap and the loop detectors guard it. */
+  defaultMaxIterations: number;
+}
+
+export const ORIGIN_TRAITS: Readonly<Record<RunOrigin, OriginTraits>> = {
+  attended: { personPresent: true, nobodyWatching: false, notifiesApprovals: false, defaultMaxIterations: 200 },
+  remote: { personPresent: false, nobodyWatching: false, notifiesApprovals: true, defaultMaxIterations: 25 },
+  unattended: { personPresent: false, nobodyWatching: true, notifiesApprovals: true, defaultMaxIterations: 25 },
 };
+
+export const originTraits = (origin: RunOrigin): OriginTraits => ORIGIN_TRAITS[origin];
+
+export const DEFAULT_MAX_ITERATIONS: Readonly<Record<RunOrigin, number>> = {
+  attended: ORIGIN_TRAITS.attended.defaultMaxIterations,
+  remote: ORIGIN_TRAITS.remote.defaultMaxIterations,
+  unattended: ORIGIN_TRAITS.unattended.defaultMaxIterations,
+};
+
+/** The default caps in words, for summaries ("attended 200, remote and unattended 25"), from the table. */
+export function defaultIterationsText(): string {
+  const by = new Map<number, RunOrigin[]>();
+  for (const [origin, t] of Object.entries(ORIGIN_TRAITS) as Array<[RunOrigin, OriginTraits]>) by.set(t.defaultMaxIterations, [...(by.get(t.defaultMaxIterations) ?? []), origin]);
+  return [...by].map(([n, origins]) => `${origins.join(' and ')} ${n}`).join(', ');
+}
 
 export type UnattendedApprovals = 'deny' | 'ask';
 
@@ -77,7 +129,14 @@ export function rulesForOrigin(origin: RunOrigin, kit: FaceKit, opts: OriginOpti
         defaultMaxIterations: DEFAULT_MAX_ITERATIONS.unattended,
       };
     }
+    default:
+      return unknownOrigin(origin);
   }
+}
+
+/** A new origin must be given its faces above before anything compiles. */
+function unknownOrigin(origin: never): never {
+  throw new Error(`no approval rules for the run origin ${String(origin)}`);
 }
 
 /**

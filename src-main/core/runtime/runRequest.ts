@@ -6,11 +6,12 @@
  * for this one run (overrides).
  */
 import type { MessageRequest } from '../api/protocol.js';
-import { UNATTENDED_SOURCES, type PermissionMode, type RunOrigin } from '../api/patterns.js';
+import type { PermissionMode, RunOrigin } from '../api/patterns.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
+import { originFor, type EntryPoint } from '../permissions/runPolicy.js';
 
-/** The door a request came in by. */
-export type EntryPoint = 'cli' | 'desktop' | 'http' | 'ws' | 'webhook' | 'schedule' | 'heartbeat' | 'watcher' | 'mcp';
+// Origins are derived in one place (permissions/runPolicy.ts); the entry points import them from here too.
+export { originFor, type EntryPoint };
 
 /**
  * Which session the run works on:
@@ -59,18 +60,6 @@ export interface RunRequest {
   sender?: string;
   session: SessionPolicy;
   overrides?: RunOverrides;
-}
-
-/**
- * The origin of a request that came in by `entry` from `source`. A schedule, heartbeat or watcher
- * source is unattended whichever door it used (a heartbeat posted to the daemon's HTTP API has
- * nobody watching either); the terminal and the desktop window have a person present; everything
- * else (HTTP, WebSocket, webhooks, the MCP server) is a person behind a channel or a program.
- */
-export function originFor(entry: EntryPoint, source: string): RunOrigin {
-  if (entry === 'schedule' || entry === 'heartbeat' || entry === 'watcher' || UNATTENDED_SOURCES.has(source)) return 'unattended';
-  if (entry === 'cli' || entry === 'desktop') return 'attended';
-  return 'remote';
 }
 
 /** The run request for a message that arrived over HTTP, the WebSocket, a webhook or the desktop IPC. */

@@ -17,7 +17,7 @@ import { egressCheck } from '../permissions/egress.js';
 import { reinPorts } from '../permissions/reinGuards.js';
 import { homedir } from 'node:os';
 import type { ApprovalFace, PermissionPolicy } from '../permissions/types.js';
-import { rulesForOrigin, withOriginRules } from '../permissions/runPolicy.js';
+import { originTraits, rulesForOrigin, withOriginRules } from '../permissions/runPolicy.js';
 import type { RunOrigin } from '../api/patterns.js';
 import type { IsolatedContext, RunOverrides } from './runRequest.js';
 import { persistAlwaysAllow } from '../permissions/alwaysAllow.js';
@@ -127,8 +127,11 @@ export interface RuntimeOptions {
   config: GlobalConfig;
   agent?: string;
   source?: string;
-  /** Who is behind the run (default attended): decides the faces, what may be asked and the iteration cap. */
-  origin?: RunOrigin;
+  /**
+   * Who is behind the run: decides the faces, what may be asked and the iteration cap. Required, so no
+   * entry point falls back to the most permissive one by forgetting it (permissions/runPolicy.ts `originFor`).
+   */
+  origin: RunOrigin;
   /** The run's lane, carried on its approval requests (default: the source). */
   route?: string;
   mode?: PermissionMode;
@@ -254,7 +257,7 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
 
   const client = opts.llm ?? (await modelClient(opts.env, config, opts.home, cache, opts.pace));
   // A run nobody watches waits for the network before it fails (a Mac just awake: llm/networkWait.ts).
-  const waitMs = opts.origin === 'unattended' ? networkWaitMs(opts.env) : 0;
+  const waitMs = originTraits(opts.origin).nobodyWatching ? networkWaitMs(opts.env) : 0;
   const llm = waitMs > 0 ? waitForNetwork(client, { totalMs: waitMs }) : client;
 
   // cloud.enabled: cloud_delegate, from one provider per configuration (so a RuntimeCache keeps its registry).
@@ -282,7 +285,7 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
   // Without a cache the runtime keeps this registry for its one run: nothing needs to hear of later changes.
   if (!cache) toolSet.dispose();
   const mode = opts.overrides?.mode ?? opts.mode ?? rc.effective.mode;
-  const origin = opts.origin ?? 'attended';
+  const origin = opts.origin;
   const source = opts.source ?? 'cli';
   const rules = rulesForOrigin(
     origin,

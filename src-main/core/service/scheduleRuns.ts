@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { DaemonEvent, ReinEvent } from '../api/events.js';
 import type { MessageResult } from '../api/protocol.js';
 import { errorMessage } from '../errors.js';
-import type { RunRequest } from '../runtime/runRequest.js';
+import { originFor, type RunRequest } from '../runtime/runRequest.js';
 import { createRunLog, writeRunLog } from '../schedule/runLogs.js';
 import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleDir, scheduleLogsDir, type LastRun, type Schedule, type ScheduleStore } from '../schedule/store.js';
 import type { BusEntry } from './eventBus.js';
@@ -164,7 +164,7 @@ export async function runSchedule(schedule: Schedule, trigger: ScheduleTrigger, 
       agent: schedule.agent,
       text: schedule.prompt,
       source: 'schedule',
-      origin: 'unattended',
+      origin: originFor('schedule', 'schedule'),
       entry: 'schedule',
       channel: `schedule-${schedule.id}`,
       sender: 'scheduler',

@@ -36,7 +36,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import picomatch from 'picomatch';
 import type { AsyncDisposable, Disposable } from '../base/lifecycle.js';
 import { errorMessage, isReinError } from '../errors.js';
-import type { RunRequest } from '../runtime/runRequest.js';
+import { originFor, type RunRequest } from '../runtime/runRequest.js';
 import { folderAccess, unreadableHint } from '../util/folderAccess.js';
 import { followAgents, Serial } from './followAgents.js';
 import { agentConfigOf, agentsToRefresh, type TriggerHost } from './host.js';
@@ -431,7 +431,7 @@ export class WatcherManager implements AsyncDisposable {
       agent: batch.entry.agent,
       text: watchPrompt(batch.entry.prompt, batch.changes),
       source: WATCHER_SOURCE,
-      origin: 'unattended',
+      origin: originFor('watcher', WATCHER_SOURCE),
       entry: 'watcher',
       // Each batch is a run in a session of its own: it never lands in (or cancels) a person's conversation.
       session: { kind: 'ephemeral' },

@@ -28,7 +28,7 @@ import type { ReinEvent, UsageTotals } from '../api/events.js';
 import type { MessageResult } from '../api/protocol.js';
 import { agentLayout, type AgentRuntimeConfig } from '../agents/index.js';
 import { errorMessage, isReinError } from '../errors.js';
-import type { RunRequest } from '../runtime/runRequest.js';
+import { originFor, type RunRequest } from '../runtime/runRequest.js';
 import { isSessionId } from '../sessions/id.js';
 import { appendAlert } from './appendAlert.js';
 import {
@@ -140,7 +140,7 @@ export async function runHeartbeat(host: TriggerHost, agent: string, opts: BeatO
       agent,
       text: heartbeatPrompt(latest),
       source: HEARTBEAT_SOURCE,
-      origin: 'unattended',
+      origin: originFor('heartbeat', HEARTBEAT_SOURCE),
       entry: 'heartbeat',
       // A lane of its own: a beat never waits behind, injects into or cancels a person's run.
       session: { kind: 'ephemeral' },

@@ -24,7 +24,7 @@ const llm: LlmClient = {
 };
 
 async function runCost(env: NodeJS.ProcessEnv, config: GlobalConfigInput = {}): Promise<{ cost: number; usageEvent: number }> {
-  const rt = await createRuntime({ home: d.home, cwd: d.cwd, env, config: GlobalConfig.parse(config), faces: [], llm, bundledSkillsDir: join(d.root, 'none') });
+  const rt = await createRuntime({ home: d.home, cwd: d.cwd, env, config: GlobalConfig.parse(config), origin: 'attended', faces: [], llm, bundledSkillsDir: join(d.root, 'none') });
   const { events, outcome } = await drainRun((await startRun(rt, { prompt: 'hi', cwd: d.cwd, home: d.home, signal: new AbortController().signal })).events);
   const usage = events.find((e) => e.type === 'usage');
   return { cost: outcome.usage.cost_usd, usageEvent: usage && usage.type === 'usage' ? usage.run.cost_usd : NaN };

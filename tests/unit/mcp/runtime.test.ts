@@ -35,7 +35,7 @@ afterEach(async () => {
 const env = () => ({ ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test', PATH: process.env.PATH ?? '' });
 
 function runtime(config: GlobalConfigInput, over: Partial<RuntimeOptions> = {}): Promise<Runtime> {
-  return createRuntime({ home: d.home, cwd: d.cwd, env: env(), config: GlobalConfig.parse(config), faces: [], bundledSkillsDir: join(d.root, 'none'), mcp: true, ...over });
+  return createRuntime({ home: d.home, cwd: d.cwd, env: env(), config: GlobalConfig.parse(config), origin: 'attended', faces: [], bundledSkillsDir: join(d.root, 'none'), mcp: true, ...over });
 }
 
 async function run(rt: Runtime, prompt = 'go') {
@@ -298,15 +298,15 @@ describe('MCP servers in a long-lived process (RuntimeCache)', () => {
     const config = GlobalConfig.parse({});
     await agent('alpha', `mcp_servers:\n  mine:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(everythingStdio().args[0])}, stdio]\n    always_allow: [echo]\n`);
     await agent('beta', 'mcp_servers: {}\n');
-    const a1 = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'alpha', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
-    const b = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'beta', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
+    const a1 = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'alpha', origin: 'attended', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
+    const b = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'beta', origin: 'attended', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
     expect(a1.registry.names()).toContain('mcp__mine__echo');
     expect(b.registry.names().some((n) => n.startsWith('mcp__'))).toBe(false);
     expect(b.mcp).toBeUndefined();
 
     fake.enqueue(tools([toolCall('mcp__mine__echo', { message: 'a' })]), text('one'));
     await run(a1);
-    const a2 = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'alpha', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
+    const a2 = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'alpha', origin: 'attended', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
     expect(a2.mcp!.manager).toBe(a1.mcp!.manager);
     // The run wrote the agent's sessions folder, so its config was resolved again; the servers' tools are the same objects.
     expect(a2.registry.get('mcp__mine__echo')).toBe(a1.registry.get('mcp__mine__echo'));

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
 import type { RunOrigin } from '../../../src-main/core/api/patterns.js';
 import { GlobalConfig } from '../../../src-main/core/config/schema.js';
-import { DEFAULT_MAX_ITERATIONS, rulesForOrigin } from '../../../src-main/core/permissions/runPolicy.js';
+import { DEFAULT_MAX_ITERATIONS, defaultIterationsText, originOfSource, originTraits, rulesForOrigin } from '../../../src-main/core/permissions/runPolicy.js';
 import type { ApprovalFace, PermissionPolicy } from '../../../src-main/core/permissions/types.js';
 import { createRuntime, startRun } from '../../../src-main/core/runtime/runtime.js';
 import { originFor, runRequestFromMessage, type EntryPoint } from '../../../src-main/core/runtime/runRequest.js';
@@ -48,6 +48,20 @@ describe('origin of each entry point', () => {
 
   it.each(entries)('%s with a schedule, heartbeat or watcher source is unattended whichever door it came in by', (entry) => {
     for (const source of ['schedule', 'heartbeat', 'watcher']) expect(originFor(entry, source)).toBe('unattended');
+  });
+
+  it('a source alone (rein permissions check --source S) gets the origin of the door that source comes by', () => {
+    expect(originOfSource('cli')).toBe('attended');
+    expect(originOfSource('desktop')).toBe('attended');
+    expect(originOfSource('slack')).toBe('remote');
+    for (const source of ['schedule', 'heartbeat', 'watcher']) expect(originOfSource(source)).toBe('unattended');
+  });
+
+  it('says what differs by origin from one table: who is present, who is notified, what waits for the network', () => {
+    expect(originTraits('attended')).toMatchObject({ personPresent: true, nobodyWatching: false, notifiesApprovals: false });
+    expect(originTraits('remote')).toMatchObject({ personPresent: false, nobodyWatching: false, notifiesApprovals: true });
+    expect(originTraits('unattended')).toMatchObject({ personPresent: false, nobodyWatching: true, notifiesApprovals: true });
+    expect(defaultIterationsText()).toBe('attended 200, remote and unattended 25');
   });
 
   it('turns a daemon message into a run request with its origin and session policy', () => {

@@ -92,7 +92,7 @@ describe('RuntimeCache', () => {
     const cache = new RuntimeCache();
     const config = GlobalConfig.parse({});
     const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
-    const make = () => createRuntime({ home: d.home, cwd: d.cwd, env, config, faces: [], cache, bundledSkillsDir: join(d.root, 'no-bundled') });
+    const make = () => createRuntime({ home: d.home, cwd: d.cwd, env, config, origin: 'attended', faces: [], cache, bundledSkillsDir: join(d.root, 'no-bundled') });
     const a = await make();
     await nextTurn();
     const b = await make();
@@ -116,7 +116,7 @@ describe('RuntimeCache', () => {
         return { content: [{ type: 'text', text: 'ok' }], stopReason: 'end_turn', model: 'm', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 } };
       },
     };
-    const rt = await createRuntime({ home: d.home, cwd: d.cwd, env: {}, config, faces: [], cache, llm, bundledSkillsDir: join(d.root, 'none') });
+    const rt = await createRuntime({ home: d.home, cwd: d.cwd, env: {}, config, origin: 'attended', faces: [], cache, llm, bundledSkillsDir: join(d.root, 'none') });
     const { session, events } = await startRun(rt, { prompt: 'hello', cwd: d.cwd, home: d.home, signal: new AbortController().signal });
     for await (const _ of events) void _;
     const file = join(rt.store.dir, `${session.id}.json`);

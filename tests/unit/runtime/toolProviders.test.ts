@@ -66,7 +66,7 @@ class FakeProvider implements ToolProvider {
 
 const settled = () => new Promise<void>((ok) => setImmediate(ok));
 const runtime = (over: Partial<RuntimeOptions> = {}) =>
-  createRuntime({ home: d.home, cwd: d.cwd, env: {}, config: GlobalConfig.parse({}), faces: [], llm: noModel, bundledSkillsDir: join(d.root, 'none'), ...over });
+  createRuntime({ home: d.home, cwd: d.cwd, env: {}, config: GlobalConfig.parse({}), origin: 'attended', faces: [], llm: noModel, bundledSkillsDir: join(d.root, 'none'), ...over });
 
 describe('runtime tool providers', () => {
   it('puts the providers’ tools after the built-ins, by source and name, and leaves the built-ins’ bytes alone', async () => {

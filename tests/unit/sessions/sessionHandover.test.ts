@@ -262,7 +262,7 @@ describe('startRun releases the session when its events are over', () => {
     const cwd = join(root, 'work');
     await mkdir(cwd, { recursive: true });
     await mkdir(home, { recursive: true });
-    return createRuntime({ home, cwd, env: {}, config: GlobalConfig.parse({}), faces: [], llm, bundledSkillsDir: join(root, 'none'), ...(cache ? { cache } : {}) });
+    return createRuntime({ home, cwd, env: {}, config: GlobalConfig.parse({}), origin: 'attended', faces: [], llm, bundledSkillsDir: join(root, 'none'), ...(cache ? { cache } : {}) });
   }
   const start = (rt: Runtime, sessionId?: string) =>
     startRun(rt, { prompt: 'hello', cwd: join(root, 'work'), home: join(root, 'home'), signal: new AbortController().signal, ...(sessionId ? { sessionId } : {}) });

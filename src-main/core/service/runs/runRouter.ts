@@ -14,6 +14,7 @@ import type { ApprovalFace } from '../../permissions/types.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../runtime/runtime.js';
 import { RuntimeCache } from '../../runtime/runtimeCache.js';
 import type { RunRequest } from '../../runtime/runRequest.js';
+import { originTraits } from '../../permissions/runPolicy.js';
 import type { SessionFile } from '../../sessions/types.js';
 import { Turnstile } from '../../util/turnstile.js';
 import type { ApprovalDesk } from '../approvalDesk.js';
@@ -237,7 +238,7 @@ export class RunRouter {
       route: run.key,
       ...(req.overrides ? { overrides: req.overrides } : {}),
       desk: o.desk.face(),
-      ...(req.origin === 'attended' && o.presentFaces ? { faces: o.presentFaces(run) } : {}),
+      ...(originTraits(req.origin).personPresent && o.presentFaces ? { faces: o.presentFaces(run) } : {}),
       ...(o.clientConnected ? { clientConnected: o.clientConnected } : {}),
       cache: this.#cache,
       pace: this.#pace,
