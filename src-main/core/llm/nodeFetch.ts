@@ -375,7 +375,7 @@ function decodingChain(res: http.IncomingMessage, contentEncoding: string | null
   return chain;
 }
 
-function requestHeaders(init: HeadersInit | undefined): Record<string, string> {
+function requestHeaders(init: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   if (!init) return out;
   const add = (name: string, value: string) => {

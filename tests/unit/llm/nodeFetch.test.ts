@@ -330,7 +330,7 @@ describe('nodeFetch against loopback servers', () => {
     });
     let body: Uint8Array | undefined = new TextEncoder().encode(JSON.stringify({ padding: 'x'.repeat(200_000) }));
     const held = new WeakRef(body.buffer);
-    const init: RequestInit = { method: 'POST', body: body as unknown as BodyInit };
+    const init: RequestInit = { method: 'POST', body: body as unknown as RequestInit['body'] };
     const res = await transport(lb.url, init);
     const reader = res.body!.getReader();
     await reader.read();
