@@ -12,6 +12,7 @@ let package = Package(
             path: "Sources/ax_server",
             linkerSettings: [
                 .linkedFramework("ApplicationServices"),
+                .linkedFramework("Carbon"), // Text Input Sources and UCKeyTranslate: key codes of the current layout
                 .linkedFramework("AppKit"),
                 .linkedFramework("ImageIO"),
             ]

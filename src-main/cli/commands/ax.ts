@@ -1,6 +1,7 @@
 /**
- * `rein ax …`: the accessibility bridge for people and scripts. Each command starts the helper, does one
- * thing and stops it. Snapshots (and find results) are saved under REIN_HOME/ax/snapshots, so a ref
+ * `rein ax …`: the accessibility bridge for people and scripts. Commands share a warm helper
+ * (core/ax/warmHelper.ts): the first starts it, the next ones reuse it, and it ends after 60 s without a
+ * call; with REIN_AX_WARM=0 each command starts its own helper and stops it. Snapshots (and find results) are saved under REIN_HOME/ax/snapshots, so a ref
  * printed by one command works in the next: the latest snapshot by default, `--snapshot ID` for another.
  * With --json a snapshot prints {snapshot, app, elements: [{ref, role, name, …}]}, an action {ok: true, …};
  * a refused or failed action exits 1 with {ok: false, code, message, hint}.
@@ -16,6 +17,8 @@ import { AxRole, type AxResult } from '../../core/ax/protocol.js';
 import { REF_RE, RefTable, type RefElement } from '../../core/ax/refs.js';
 import { renderFound, renderSnapshot } from '../../core/ax/render.js';
 import { newSnapshotId, SnapshotStore } from '../../core/ax/snapshotStore.js';
+import { launchHelper, locateHelper, type HelperConnection } from '../../core/ax/helperProcess.js';
+import { connectWarm, stopWarm, warmEnabled, warmIdleMs, warmPathsFor, warmStatus } from '../../core/ax/warmHelper.js';
 import { UsageError, type CliIo } from '../io.js';
 
 export const AX_HELP = `Usage:
@@ -31,9 +34,13 @@ export const AX_HELP = `Usage:
                    [--role R] [--name TEXT] [--value TEXT] [--timeout SECONDS] [--app A]
   rein ax annotate --out FILE.png [--app A]     a screenshot with numbered boxes, and the refs they are
   rein ax permissions                           can the helper read apps and the screen?
+  rein ax helper [stop]                         the warm helper the commands share: is it running, or end it
 
 Options for every command: --json (machine-readable output), --snapshot ID (the snapshot whose refs
 are meant; default the latest), --wait-ms N (how long an action waits for the app to react).
+
+The commands share one helper, kept warm between them and ended after 60 s without a call
+(REIN_AX_WARM_IDLE_MS sets the time). REIN_AX_WARM=0 starts a helper for each command instead.
 
 A ref names the element as it was in its snapshot. If it has since changed label or role, is hidden,
 disabled, or can no longer be told apart from another, the action is refused (STALE_REF, NOT_VISIBLE,
@@ -85,9 +92,11 @@ export async function axCommand(argv: string[], io: CliIo, deps: AxCommandDeps =
     io.stdout.write(AX_HELP);
     return values.help ? 0 : 2;
   }
-  const store = new SnapshotStore(join(reinHome(io.env), 'ax', 'snapshots'));
-  const client = deps.client ?? new AXClient({ clientName: 'rein-cli', idleMs: 0 }, { env: io.env });
   const json = values.json === true;
+  if (sub === '__warm-serve') return warmServe(args[0], io);
+  if (sub === 'helper') return helperCommand(args, io, json);
+  const store = new SnapshotStore(join(reinHome(io.env), 'ax', 'snapshots'));
+  const client = deps.client ?? new AXClient({ clientName: 'rein-cli', idleMs: 0, connect: () => connectHelper(warmDir(io.env), io.env) });
   try {
     return await run(sub, args, values, { io, store, client, json });
   } catch (err) {
@@ -96,6 +105,58 @@ export async function axCommand(argv: string[], io: CliIo, deps: AxCommandDeps =
   } finally {
     if (!deps.client) await client.disposeAsync();
   }
+}
+
+const warmDir = (env: NodeJS.ProcessEnv) => join(reinHome(env), 'ax', 'warm');
+
+/** The warm helper unless it is turned off (or its socket path would be too long); else one of our own. */
+async function connectHelper(dir: string, env: NodeJS.ProcessEnv): Promise<HelperConnection> {
+  if (warmEnabled(env)) {
+    const warm = await connectWarm(dir, env);
+    if (warm) return warm;
+  }
+  const found = locateHelper({ env });
+  if (!found.ok) throw new AxError('HELPER_UNAVAILABLE', found.reason);
+  return launchHelper(found.spec);
+}
+
+/** The hidden command the warm helper runs as (started detached by connectWarm). */
+async function warmServe(key: string | undefined, io: CliIo): Promise<number> {
+  if (!key) throw new UsageError('rein ax __warm-serve needs its key');
+  const paths = warmPathsFor(warmDir(io.env), key);
+  // The starting command reads the ready line and closes the pipe: nothing more goes there.
+  process.stdout.on('error', () => undefined);
+  const { serveWarm } = await import('../../core/ax/warmServer.js');
+  return serveWarm({
+    socket: paths.socket,
+    info: paths.info,
+    idleMs: warmIdleMs(io.env),
+    env: io.env,
+    ready: (line) => process.stdout.write(`${line}\n`),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+}
+
+/** `rein ax helper`: the warm helper's state; `rein ax helper stop` ends it. */
+async function helperCommand(args: string[], io: CliIo, json: boolean): Promise<number> {
+  const what = args[0] ?? 'status';
+  if (what === 'stop') {
+    const stopped = await stopWarm(warmDir(io.env), io.env);
+    if (json) print(io, { ok: true, stopped });
+    else io.stdout.write(stopped ? 'The warm accessibility helper was stopped.\n' : 'No warm accessibility helper was running.\n');
+    return 0;
+  }
+  if (what !== 'status') throw new UsageError('rein ax helper takes no argument, or stop');
+  const enabled = warmEnabled(io.env);
+  const s = await warmStatus(warmDir(io.env), io.env);
+  if (json) print(io, { ok: true, warm: enabled, idle_ms: warmIdleMs(io.env), ...s });
+  else if (!enabled) io.stdout.write('The warm helper is off (REIN_AX_WARM=0): each rein ax command starts its own helper.\n');
+  else if (!s.running) io.stdout.write(`No warm accessibility helper is running; the next rein ax command starts one (${s.socket}).\n`);
+  else {
+    io.stdout.write(`warm helper: relay pid ${s.pid}, helper pid ${s.helper_pid ?? '?'}, since ${s.started_at}\n`);
+    io.stdout.write(`socket: ${s.socket}\nidle: ${Math.round((s.idle_for_ms ?? 0) / 1000)} s of ${Math.round((s.idle_ms ?? 0) / 1000)} s, ${s.calls ?? 0} calls served\n`);
+  }
+  return 0;
 }
 
 interface Ctx {

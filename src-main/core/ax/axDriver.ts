@@ -146,11 +146,11 @@ export class AxDriver {
         break;
       case 'key':
         if (!req.keys) throw new AxError('INVALID', 'key needs keys (Return, ctrl+a, …)', method);
-        result = await this.client.call('key', defined({ keys: req.keys, target, ...wait }), opts);
+        result = await this.client.call('key', defined({ keys: req.keys, target, ...(target ? {} : appParams(req)), ...wait }), opts);
         break;
       case 'type_text':
         if (!req.text) throw new AxError('INVALID', 'type_text needs text', method);
-        result = await this.client.call('type_text', defined({ text: req.text, target, ...wait }), opts);
+        result = await this.client.call('type_text', defined({ text: req.text, target, ...(target ? {} : appParams(req)), ...wait }), opts);
         break;
     }
     const actedOn = result.acted_on as ActedOn | undefined;

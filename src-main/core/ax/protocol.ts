@@ -18,7 +18,7 @@ export const AX_PROTOCOL_VERSION = 1;
 /** The one role vocabulary of both platforms (AX roles and AT-SPI roles map onto it). */
 export const AX_ROLES = [
   'button', 'checkbox', 'radio', 'switch', 'textfield', 'textarea', 'slider', 'spinbutton', 'combobox', 'menuitem', 'menu',
-  'menubar', 'link', 'tab', 'tablist', 'row', 'cell', 'header', 'list', 'table', 'window', 'dialog', 'text', 'heading',
+  'menubar', 'link', 'tab', 'tablist', 'row', 'cell', 'header', 'list', 'table', 'calendar', 'window', 'dialog', 'text', 'heading',
   'image', 'scrollbar', 'progressbar', 'toolbar', 'statusbar', 'separator', 'tooltip', 'document', 'application', 'group',
   'unknown',
 ] as const;
@@ -27,7 +27,7 @@ export type AxRole = z.infer<typeof AxRole>;
 
 /** What a person operates; `filter: interactive` keeps these (and the windows and named containers around them). */
 export const INTERACTIVE_ROLES: ReadonlySet<AxRole> = new Set<AxRole>([
-  'button', 'checkbox', 'radio', 'switch', 'textfield', 'textarea', 'slider', 'spinbutton', 'combobox', 'menuitem', 'link', 'tab', 'row',
+  'button', 'checkbox', 'radio', 'switch', 'textfield', 'textarea', 'slider', 'spinbutton', 'combobox', 'menuitem', 'link', 'tab', 'row', 'cell',
 ]);
 
 export const AX_STATES = ['disabled', 'focused', 'checked', 'mixed', 'pressed', 'selected', 'expanded', 'collapsed', 'modal', 'readonly', 'hidden'] as const;
@@ -261,13 +261,14 @@ export const METHODS = {
     timeoutMs: 4_000,
   },
   key: {
-    params: z.object({ keys: z.union([z.string(), z.array(z.string()).max(50)]), target: Target.optional(), ...WaitParam }),
+    /** Without a target, `pid`/`app` names the app the keys are for (else: the app holding the keyboard focus). */
+    params: z.object({ keys: z.union([z.string(), z.array(z.string()).max(50)]), target: Target.optional(), ...AppParams, ...WaitParam }),
     result: ActionResult,
     mutation: true,
     timeoutMs: 4_000,
   },
   type_text: {
-    params: z.object({ text: z.string().min(1).max(10_000), target: Target.optional(), ...WaitParam }),
+    params: z.object({ text: z.string().min(1).max(10_000), target: Target.optional(), ...AppParams, ...WaitParam }),
     result: ActionResult,
     mutation: true,
     timeoutMs: 15_000,

@@ -3,12 +3,14 @@
 from gi.repository import Atspi, GLib
 
 from . import desktop, roles
-from .desktop import S, AxFail, safe, bounds_of
+from .desktop import S, AxFail, safe, bounds_of, extents
 from .errors import SNAPSHOT_HINT
 
 # Action names by preference: GTK3 click/press/activate/toggle, Qt Press/Toggle, links jump.
-CLICK_ACTIONS = ['click', 'press', 'activate', 'toggle', 'jump', 'open', 'select', 'Press', 'Toggle', 'SetFocus']
-PRESS_ACTIONS = ['press', 'click', 'activate', 'Press', 'toggle', 'Toggle', 'jump']
+# Gecko names a check box's action after what it will do: `check` or `uncheck`.
+CLICK_ACTIONS = ['click', 'press', 'activate', 'toggle', 'check', 'uncheck', 'jump', 'open', 'select', 'Press', 'Toggle', 'SetFocus']
+PRESS_ACTIONS = ['press', 'click', 'activate', 'Press', 'toggle', 'Toggle', 'check', 'uncheck', 'jump']
+TOGGLE_ACTIONS = ['toggle', 'click', 'press', 'activate', 'check', 'uncheck', 'Toggle', 'Press']
 DEFAULT_WAIT_MS = 800
 
 
@@ -43,7 +45,8 @@ def _bus(node):
 
 
 def deepest_at(root, x, y):
-    """The innermost element at a screen point below `root`."""
+    """The innermost element at a point below `root` (a window), in that window's coordinates as its
+    toolkit reports them (screen coordinates, or window-relative ones on GTK 4)."""
     cur = root
     for _ in range(64):
         nxt = safe(lambda: Atspi.Component.get_accessible_at_point(cur, x, y, Atspi.CoordType.SCREEN))
@@ -54,15 +57,7 @@ def deepest_at(root, x, y):
 
 
 def window_of(acc):
-    cur = acc
-    last = acc
-    for _ in range(200):
-        parent = safe(lambda: cur.get_parent())
-        if parent is None or safe(lambda: parent.get_role()) == Atspi.Role.APPLICATION:
-            return cur
-        last = cur
-        cur = parent
-    return last
+    return desktop.top_window(acc)
 
 
 def is_within(acc, ancestor_path):
@@ -80,21 +75,100 @@ def centre(b):
     return b[0] + b[2] // 2, b[1] + b[3] // 2
 
 
+def _label(node):
+    return '%s "%s"' % (node.role, node.name)
+
+
+def _covered(node, by):
+    return AxFail('NOT_VISIBLE', '%s is covered at its centre by %s; nothing was clicked' % (_label(node), by),
+                  hint='close or move what covers it (or scroll it into view), then take a new snapshot')
+
+
+def check_point_shows(node, x, y):
+    """Refuses unless the screen point shows the target, across all windows and apps: the X window on top
+    at the point is the target's own window (not another app's, not a dialog of the same app), and within
+    it the innermost accessible at the point is the target or inside it."""
+    from . import xwin
+    win = window_of(node.acc)
+    pid = safe(lambda: node.acc.get_process_id())
+    wname = desktop.norm(safe(lambda: win.get_name(), ''))
+    wext = desktop.extents(win)
+    top = xwin.topmost_at(x, y)
+    if top is None:
+        # No X server to ask for the stacking order: only a point that no other window contains is safe.
+        for app, apid in desktop.desktop_apps():
+            for w in desktop.children(app):
+                if w.path == win.path and (w.app is None or win.app is None or w.app.bus_name == win.app.bus_name):
+                    continue
+                st = safe(lambda: desktop.states_of(w), set())
+                b = desktop.bounds_of(w, w) if S.SHOWING in st else None
+                if b is not None and b[0] <= x < b[0] + b[2] and b[1] <= y < b[1] + b[3]:
+                    raise _covered(node, 'the window "%s" (pid %s), or it may be: the order of windows is unknown' % (
+                        desktop.norm(safe(lambda: w.get_name(), '')), apid))
+    elif not top:
+        raise _covered(node, 'no window at all (the point is outside every window)')
+    else:
+        if top['pid'] != pid:
+            raise _covered(node, 'the window "%s" of another app (pid %s)' % (top['name'], top['pid']))
+        mine = xwin.window_for(pid, wname, (wext[2], wext[3]) if wext else None)
+        if mine is None or mine['xid'] != top['xid']:
+            raise _covered(node, 'another window of the app ("%s")' % top['name'])
+    px, py = x, y
+    if desktop._is_gtk4(node.acc):
+        origin = desktop.window_origin(win)
+        if origin is None:
+            raise AxFail('NOT_VISIBLE', '%s: where its window is on the screen cannot be known, so no point is known to show it' % _label(node),
+                         hint='use an action that needs no pointer (press, set_value, focus and key)')
+        px, py = x - origin[0], y - origin[1]
+    hit = deepest_at(win, px, py)
+    if hit is None or not is_within(hit, node.acc.path):
+        covering = safe(lambda: desktop.Node(hit)) if hit is not None else None
+        raise _covered(node, _label(covering) if covering else 'nothing of its window')
+
+
 def mouse_on_element(node, hub, kind, params):
     """A synthetic click at the element's centre, only when the point really shows that element."""
     b = bounds_of(node.acc)
     if b is None:
-        raise AxFail('NOT_VISIBLE', '%s "%s" has no bounds to click' % (node.role, node.name), hint=SNAPSHOT_HINT)
+        raise AxFail('NOT_VISIBLE', '%s has no reliable screen bounds to click' % _label(node), hint=SNAPSHOT_HINT)
     x, y = centre(b)
-    hit = deepest_at(window_of(node.acc), x, y)
-    if hit is None or not is_within(hit, node.acc.path):
-        covering = desktop.Node(hit) if hit is not None else None
-        raise AxFail('NOT_VISIBLE', '%s "%s" is covered at its centre by %s' % (
-            node.role, node.name, '%s "%s"' % (covering.role, covering.name) if covering else 'nothing of its window'),
-            hint='close what covers it or scroll it into view, then take a new snapshot')
+    check_point_shows(node, x, y)
     seq = hub.seq
     Atspi.generate_mouse_event(x, y, kind)
     return {'method': 'mouse', 'point': [x, y], 'effect': hub.wait_effect(seq, _bus(node), wait_ms(params))}
+
+
+def _is_toggle(node):
+    return node.role in ('checkbox', 'radio', 'switch') or node.raw in (Atspi.Role.TOGGLE_BUTTON, Atspi.Role.CHECK_MENU_ITEM, Atspi.Role.RADIO_MENU_ITEM)
+
+
+def _is_on(states):
+    return S.CHECKED in states or S.PRESSED in states
+
+
+def _selection_container(node):
+    """A row's or cell's container that selects its children (Selection), and the child's index in it."""
+    if node.role not in ('row', 'cell'):
+        return None, None
+    parent = safe(lambda: node.acc.get_parent())
+    if parent is not None and 'Selection' in desktop.interfaces_of(parent):
+        return parent, safe(lambda: node.acc.get_index_in_parent())
+    return None, None
+
+
+def _verify_click(node, before, hub, params):
+    """What a click should have done, read back: a toggle flipped (a radio on), a row selected. True when
+    it did, None when there is nothing to read back, False when it did not."""
+    acc = node.acc
+    if _is_toggle(node):
+        want = True if node.role == 'radio' or node.raw == Atspi.Role.RADIO_MENU_ITEM else not _is_on(before)
+        ok, _ = hub.wait_until(lambda: _is_on(safe(lambda: _fresh_states(acc), set())) == want, wait_ms(params, 1000), 50)
+        return bool(ok)
+    container, _ = _selection_container(node)
+    if container is not None and S.SELECTABLE in before:
+        ok, _ = hub.wait_until(lambda: S.SELECTED in safe(lambda: _fresh_states(acc), set()), wait_ms(params, 600), 50)
+        return bool(ok)
+    return None
 
 
 def click(params, hub, own_pid, press_only=False):
@@ -107,22 +181,76 @@ def click(params, hub, own_pid, press_only=False):
     button = params.get('button') or 'left'
     count = int(params.get('count') or 1)
     out = {'acted_on': desktop.acted_on(node, how)}
+    before = set(node.states)
     if button == 'left' and count == 1:
         idx, name = pick_action(node.acc, PRESS_ACTIONS if press_only else CLICK_ACTIONS)
+        container, index = _selection_container(node)
+        if idx is None and container is not None and index is not None and S.SELECTABLE in before:
+            idx, name = -1, None
         if idx is not None:
             seq = hub.seq
-            ok = safe(lambda: Atspi.Action.do_action(node.acc, idx), False)
-            if not ok:
-                raise AxFail('FAILED', '%s "%s" refused its %s action' % (node.role, node.name, name))
-            out.update({'method': 'action:%s' % name, 'effect': hub.wait_effect(seq, _bus(node), wait_ms(params))})
+            if idx >= 0:
+                ok = safe(lambda: Atspi.Action.do_action(node.acc, idx), False)
+                if not ok:
+                    raise AxFail('FAILED', '%s refused its %s action' % (_label(node), name))
+                method = 'action:%s' % name
+                verified = _verify_click(node, before, hub, params)
+            else:
+                verified, method = False, None
+            if verified is False and container is not None and index is not None and S.SELECTED not in safe(lambda: _fresh_states(node.acc), set()):
+                # A row whose action does nothing (Thunar's `activate`): click it as a person would, with
+                # the pointer (the point checked to show it), else select it through its container.
+                b = bounds_of(node.acc)
+                if b is not None:
+                    x, y = centre(b)
+                    check_point_shows(node, x, y)
+                    Atspi.generate_mouse_event(x, y, 'b1c')
+                    method = 'mouse'
+                    out['point'] = [x, y]
+                    verified = _verify_click(node, before, hub, params)
+                if verified is False and safe(lambda: Atspi.Selection.select_child(container, index), False):
+                    method = 'select'
+                    verified = _verify_click(node, before, hub, params)
+            if verified is False:
+                what = 'toggle' if _is_toggle(node) else 'become selected'
+                raise AxFail('FAILED', '%s did not %s: the %s was done and nothing changed' % (_label(node), what, method or 'click'),
+                             hint='take a new snapshot to see its state; it may need another way (keys, or the mouse)')
+            # Verified or not, the app's own event is waited for (it returns at once when it has come).
+            out.update({'method': method, 'effect': hub.wait_effect(seq, _bus(node), wait_ms(params))})
+            if verified:
+                out['verified'] = True
             return out
         if press_only:
-            raise AxFail('UNSUPPORTED', '%s "%s" has no press action' % (node.role, node.name), hint='use click, which falls back to the mouse')
+            raise AxFail('UNSUPPORTED', '%s has no press action' % _label(node), hint='use click, which falls back to the mouse')
     kind = {('left', 1): 'b1c', ('left', 2): 'b1d', ('right', 1): 'b3c', ('middle', 1): 'b2c'}.get((button, count))
     if kind is None:
         kind = 'b1c'
     out.update(mouse_on_element(node, hub, kind, params))
+    if button == 'left' and count == 1:
+        v = _verify_click(node, before, hub, params)
+        if v is False:
+            raise AxFail('FAILED', 'the mouse click on %s did not change it' % _label(node))
+        if v:
+            out['verified'] = True
     return out
+
+
+def combo_selection(acc):
+    """The name of a combo box's chosen item: its Selection, else a checked or selected item inside it."""
+    if 'Selection' in desktop.interfaces_of(acc):
+        child = safe(lambda: Atspi.Selection.get_selected_child(acc, 0))
+        if child is not None:
+            n = desktop.name_of(child)
+            if n:
+                return n
+    for item in desktop.walk_matches(acc, lambda a: safe(lambda: a.get_role()) in (Atspi.Role.MENU_ITEM, Atspi.Role.LIST_ITEM,
+                                                                                    Atspi.Role.CHECK_MENU_ITEM, Atspi.Role.RADIO_MENU_ITEM), 500):
+        st = safe(lambda: item.get_state_set().get_states(), []) or []
+        if S.SELECTED in st or S.CHECKED in st:
+            n = desktop.name_of(item)
+            if n:
+                return n
+    return None
 
 
 def get_value(params, own_pid):
@@ -132,11 +260,16 @@ def get_value(params, own_pid):
     ifaces = desktop.interfaces_of(acc)
     if roles.is_secret(node.raw, node.states):
         out.update({'value': None, 'kind': 'text', 'secure': True})
+        n = _text_len(acc)
+        if n is not None:
+            out['length'] = n
         return out
     if 'Value' in ifaces and node.role in roles.NUMBER_VALUE_ROLES:
         out.update({'value': '%g' % Atspi.Value.get_current_value(acc), 'kind': 'number',
                     'min': safe(lambda: Atspi.Value.get_minimum_value(acc)), 'max': safe(lambda: Atspi.Value.get_maximum_value(acc))})
-    elif 'Text' in ifaces and node.role in ('textfield', 'textarea', 'combobox', 'text', 'spinbutton'):
+    elif node.role == 'combobox' and not ('Text' in ifaces and S.EDITABLE in node.states) and combo_selection(acc) is not None:
+        out.update({'value': combo_selection(acc), 'kind': 'text'})
+    elif 'Text' in ifaces and node.role in roles.TEXT_READ_ROLES:
         out.update({'value': desktop.text_of(acc), 'kind': 'text'})
     elif node.role in ('checkbox', 'radio', 'switch') or S.CHECKABLE in node.states or node.raw == Atspi.Role.TOGGLE_BUTTON:
         out.update({'value': 'true' if S.CHECKED in node.states or S.PRESSED in node.states else 'false', 'kind': 'state'})
@@ -151,6 +284,15 @@ TRUE_WORDS = {'true', 'on', 'yes', '1', 'checked'}
 FALSE_WORDS = {'false', 'off', 'no', '0', 'unchecked'}
 
 
+def _text_is(acc, value, secret):
+    def check():
+        safe(lambda: acc.clear_cache())
+        if secret:
+            return _text_len(acc) == desktop.text_units(acc, value)
+        return safe(lambda: desktop.text_of(acc)) == value
+    return check
+
+
 def set_value(params, hub, own_pid):
     node, how = desktop.resolve(params.get('target'), own_pid, 'act')
     acc = node.acc
@@ -162,19 +304,21 @@ def set_value(params, hub, own_pid):
     bus = _bus(node)
     seq = hub.seq
     secret = roles.is_secret(node.raw, node.states)
-    if node.role in ('checkbox', 'radio', 'switch') or node.raw == Atspi.Role.TOGGLE_BUTTON:
+    if _is_toggle(node):
         want = value.strip().lower()
         if want not in TRUE_WORDS | FALSE_WORDS:
             raise AxFail('INVALID', '%s takes true or false, not %r' % (node.role, value))
         on = want in TRUE_WORDS
-        is_on = S.CHECKED in node.states or S.PRESSED in node.states
-        if on == is_on:
-            out.update({'method': 'none', 'value': 'true' if on else 'false', 'effect': {'observed': True, 'events': [], 'waited_ms': 0}})
+        if on == _is_on(node.states):
+            out.update({'method': 'none', 'value': 'true' if on else 'false', 'verified': True, 'effect': {'observed': True, 'events': [], 'waited_ms': 0}})
             return out
-        idx, name = pick_action(acc, ['toggle', 'click', 'press', 'activate', 'Toggle', 'Press'])
+        idx, name = pick_action(acc, TOGGLE_ACTIONS)
         if idx is None or not safe(lambda: Atspi.Action.do_action(acc, idx), False):
-            raise AxFail('FAILED', 'could not toggle %s "%s"' % (node.role, node.name))
-        out.update({'method': 'action:%s' % name, 'value': 'true' if on else 'false', 'effect': hub.wait_effect(seq, bus, wait_ms(params))})
+            raise AxFail('FAILED', 'could not toggle %s' % _label(node))
+        ok, _ = hub.wait_until(lambda: _is_on(safe(lambda: _fresh_states(acc), set())) == on, wait_ms(params, 1000), 50)
+        if not ok:
+            raise AxFail('FAILED', '%s did not become %s after its %s action' % (_label(node), 'checked' if on else 'unchecked', name))
+        out.update({'method': 'action:%s' % name, 'value': 'true' if on else 'false', 'verified': True, 'effect': hub.wait_effect(seq, bus, wait_ms(params))})
         return out
     if 'Value' in ifaces and node.role in ('slider', 'spinbutton', 'scrollbar'):
         try:
@@ -184,58 +328,93 @@ def set_value(params, hub, own_pid):
         lo = safe(lambda: Atspi.Value.get_minimum_value(acc))
         hi = safe(lambda: Atspi.Value.get_maximum_value(acc))
         if lo is not None and hi is not None and hi > lo and not (lo <= number <= hi):
-            raise AxFail('INVALID', '%g is outside %s "%s"’s range %g–%g' % (number, node.role, node.name, lo, hi))
+            raise AxFail('INVALID', '%g is outside %s’s range %g–%g' % (number, _label(node), lo, hi))
         if not safe(lambda: Atspi.Value.set_current_value(acc, number), False):
-            raise AxFail('FAILED', '%s "%s" refused the value %g' % (node.role, node.name, number))
-        effect = hub.wait_effect(seq, bus, wait_ms(params))
+            raise AxFail('FAILED', '%s refused the value %g' % (_label(node), number))
+        step = safe(lambda: Atspi.Value.get_minimum_increment(acc)) or 0
+
+        def near():
+            safe(lambda: acc.clear_cache())
+            now = safe(lambda: Atspi.Value.get_current_value(acc))
+            return now is not None and abs(now - number) <= max(step / 2, 1e-9 * max(1, abs(number)))
+        ok, _ = hub.wait_until(near, wait_ms(params, 1000), 50)
         now = safe(lambda: Atspi.Value.get_current_value(acc))
-        out.update({'method': 'value', 'value': None if now is None else '%g' % now, 'effect': effect})
+        if not ok:
+            raise AxFail('FAILED', '%s is %s, not the value %g that was set' % (_label(node), '?' if now is None else '%g' % now, number))
+        out.update({'method': 'value', 'value': None if now is None else '%g' % now, 'verified': True, 'effect': hub.wait_effect(seq, bus, 0)})
         return out
     if 'EditableText' in ifaces:
         if S.EDITABLE not in node.states or S.READ_ONLY in node.states:
-            raise AxFail('DISABLED', '%s "%s" is read-only' % (node.role, node.name))
-        if not safe(lambda: Atspi.EditableText.set_text_contents(acc, value), False):
-            raise AxFail('FAILED', '%s "%s" refused the text' % (node.role, node.name))
-
-        def landed():
-            t = safe(lambda: desktop.text_of(acc))
-            return t == value
-
-        ok, _ = hub.wait_until(landed, wait_ms(params, 1000)) if not secret else (True, 0)
-        effect = hub.wait_effect(seq, bus, 0)
-        effect['observed'] = bool(ok) or effect['observed']
-        out.update({'method': 'editable_text', 'value': None if secret else desktop.clip(value), 'effect': effect})
+            raise AxFail('DISABLED', '%s is read-only' % _label(node))
+        before = safe(lambda: desktop.text_of(acc), '') or ''
+        said = safe(lambda: Atspi.EditableText.set_text_contents(acc, value), False)
+        ok, _ = hub.wait_until(_text_is(acc, value, secret), wait_ms(params, 1000), 50) if said else (False, 0)
+        method = 'editable_text'
+        if not ok:
+            safe(lambda: acc.clear_cache())
+            now = safe(lambda: desktop.text_of(acc), '') or ''
+            if now != before and not secret:
+                raise AxFail('FAILED', 'the text of %s did not become the value that was set: it reads %r' % (_label(node), desktop.clip(now, 80)))
+            # The text interface did nothing (Gecko's answers true and ignores it; a password field of
+            # any toolkit is checked by its length): select all and type the value, into this app only.
+            root = desktop.app_of(acc)
+            pid = safe(lambda: acc.get_process_id())
+            focus_app_window(root, pid, hub, window_of(acc))
+            if not _focus_node(node, hub):
+                raise AxFail('FAILED', '%s ignored the new text and did not take the keyboard focus; nothing was typed' % _label(node))
+            send_combo(1 << 2, keysym('a'))
+            if value:
+                _type_keys(value, pid, hub, bus)
+            else:
+                send_combo(0, keysym('BackSpace'))
+            ok, _ = hub.wait_until(_text_is(acc, value, secret), wait_ms(params, 1500), 50)
+            method = 'keys'
+            if not ok:
+                n = _text_len(acc)
+                raise AxFail('FAILED', '%s did not take the value: it has %s character%s, not %d' % (
+                    _label(node), n, '' if n == 1 else 's', len(value)) if secret else
+                    'the text of %s did not become the value that was set (neither through its text interface nor typed)' % _label(node))
+        out.update({'method': method, 'value': None if secret else desktop.clip(value), 'verified': True, 'effect': hub.wait_effect(seq, bus, 0)})
         if secret:
             out['secure'] = True
-        if not ok:
-            raise AxFail('FAILED', 'the text of %s "%s" did not become the value that was set' % (node.role, node.name))
         return out
     if node.role == 'combobox':
         return _choose_in_combo(node, value, hub, params, out)
-    raise AxFail('UNSUPPORTED', '%s "%s" has no value to set (no text, number or check state)' % (node.role, node.name))
+    raise AxFail('UNSUPPORTED', '%s has no value to set (no text, number or check state)' % _label(node))
 
 
 def _choose_in_combo(node, value, hub, params, out):
-    items = desktop.walk_matches(node.acc, lambda a: safe(lambda: a.get_role()) in (Atspi.Role.MENU_ITEM, Atspi.Role.LIST_ITEM), 500)
+    acc = node.acc
+    items = desktop.walk_matches(acc, lambda a: safe(lambda: a.get_role()) in (Atspi.Role.MENU_ITEM, Atspi.Role.LIST_ITEM,
+                                                                                Atspi.Role.CHECK_MENU_ITEM, Atspi.Role.RADIO_MENU_ITEM), 500)
     named = [a for a in items if desktop.name_of(a) == desktop.norm(value)]
     if not named:
         raise AxFail('NOT_FOUND', 'combobox "%s" has no item called %r' % (node.name, value))
     if len(named) > 1:
         raise AxFail('AMBIGUOUS', 'combobox "%s" has %d items called %r' % (node.name, len(named), value))
     item = named[0]
-    parent = safe(lambda: item.get_parent())
+    want = desktop.norm(value)
     seq = hub.seq
+
+    def chosen():
+        safe(lambda: acc.clear_cache())
+        return combo_selection(acc) == want or desktop.name_of(acc) == want
+
     index = safe(lambda: item.get_index_in_parent())
-    done = False
-    if parent is not None and index is not None and 'Selection' in desktop.interfaces_of(parent):
-        done = bool(safe(lambda: Atspi.Selection.select_child(parent, index), False))
-    if not done:
-        idx, _ = pick_action(item, CLICK_ACTIONS)
-        done = idx is not None and bool(safe(lambda: Atspi.Action.do_action(item, idx), False))
-    if not done:
-        raise AxFail('FAILED', 'could not choose %r in combobox "%s"' % (value, node.name))
-    effect = hub.wait_effect(seq, _bus(node), wait_ms(params))
-    out.update({'method': 'select', 'value': desktop.norm(value), 'effect': effect})
+    method = None
+    # On the combo itself (GTK 3's combo sets its active item); selecting on the popup menu only
+    # highlights the item and leaves the combo blank.
+    if index is not None and 'Selection' in desktop.interfaces_of(acc) and safe(lambda: Atspi.Selection.select_child(acc, index), False):
+        ok, _ = hub.wait_until(chosen, wait_ms(params, 800), 50)
+        method = 'select' if ok else None
+    if method is None:
+        idx, name = pick_action(item, CLICK_ACTIONS)
+        if idx is not None and safe(lambda: Atspi.Action.do_action(item, idx), False):
+            ok, _ = hub.wait_until(chosen, wait_ms(params, 1000), 50)
+            method = 'action:%s' % name if ok else None
+    if method is None:
+        raise AxFail('FAILED', 'could not choose %r in combobox "%s": it shows %r' % (value, node.name, combo_selection(acc) or desktop.name_of(acc)))
+    out.update({'method': method, 'value': want, 'verified': True, 'effect': hub.wait_effect(seq, _bus(node), 0)})
     return out
 
 
@@ -269,11 +448,6 @@ def _focus_node(node, hub):
     safe(lambda: Atspi.Component.grab_focus(node.acc), False)
     ok, _ = hub.wait_until(lambda: S.FOCUSED in safe(lambda: _fresh_states(node.acc), set()), 1000, 50)
     return bool(ok)
-
-
-def _window_active(node):
-    w = window_of(node.acc)
-    return S.ACTIVE in safe(lambda: _fresh_states(w), set())
 
 
 # ---------------------------------------------------------------------------------------------- keys
@@ -336,30 +510,177 @@ def send_combo(mods, sym):
             Atspi.generate_keyboard_event(mods, None, Atspi.KeySynthType.UNLOCKMODIFIERS)
 
 
+def _app_of_pid(pid, own_pid):
+    for a, p in desktop.desktop_apps():
+        if p == pid and p != own_pid:
+            return a, p
+    return None, None
+
+
+def keyboard_app(params, own_pid):
+    """The app keys without a target are for: the one `pid`/`app` names, else the one whose window holds
+    the X keyboard focus (the app they would reach anyway), else the one with the active window."""
+    from . import xwin
+    if params.get('pid') is not None or params.get('app'):
+        return desktop.find_app(params, own_pid)
+    fp = xwin.focus_pid()
+    if fp:
+        root, pid = _app_of_pid(fp, own_pid)
+        if root is None:
+            raise AxFail('NOT_FOUND', 'the keyboard focus is in a window of pid %d, which is not on the accessibility bus; no keys were sent' % fp,
+                         hint='name the app the keys are for (app or pid), or focus it first')
+        return root, pid
+    return desktop.find_app({}, own_pid)
+
+
+def _showing_windows(root):
+    out = []
+    for w in desktop.children(root):
+        st = safe(lambda: _fresh_states(w), set())
+        if S.SHOWING in st or not desktop.states_known(w, st):
+            out.append((w, st))
+    return out
+
+
+def _holds_keyboard(win, pid):
+    """The app's window is active and (when there is an X server to ask) its app holds the X input focus."""
+    from . import xwin
+    if S.ACTIVE not in safe(lambda: _fresh_states(win), set()):
+        return False
+    return not xwin.available() or xwin.focus_pid() == pid
+
+
+def focus_app_window(root, pid, hub, win=None):
+    """Gives the keyboard focus to the app's window (`win`, else its active or first window) and checks it
+    with the X server, so keystrokes reach this app and no other. Refuses otherwise: no key is sent."""
+    from . import xwin
+    if win is None:
+        wins = _showing_windows(root)
+        if not wins:
+            raise AxFail('NOT_VISIBLE', 'the app (pid %d) has no window on screen; no keys were sent' % pid)
+        active = [w for w, st in wins if S.ACTIVE in st]
+        win = active[0] if active else wins[0][0]
+    if _holds_keyboard(win, pid):
+        return win
+    safe(lambda: Atspi.Component.grab_focus(win))
+    ok, _ = hub.wait_until(lambda: _holds_keyboard(win, pid), 700, 50)
+    if not ok and xwin.available():
+        ext = desktop.extents(win)
+        xw = xwin.window_for(pid, desktop.norm(safe(lambda: win.get_name(), '')), (ext[2], ext[3]) if ext else None)
+        if xw is not None:
+            xwin.activate(xw['xid'])
+            ok, _ = hub.wait_until(lambda: _holds_keyboard(win, pid), 1000, 50)
+    if not ok:
+        other = xwin.focus_pid()
+        raise AxFail('NOT_VISIBLE', 'could not give the keyboard focus to the window "%s" (pid %d)%s; no keys were sent' % (
+            desktop.norm(safe(lambda: win.get_name(), '')), pid, ', it stays with pid %s' % other if other and other != pid else ''),
+            hint='bring the app to the front (accessibility focus with app), then try again')
+    return win
+
+
 def _prepare_keyboard(params, own_pid, hub):
-    """With a target: focus it and make sure its window is the active one, so keystrokes cannot land in
-    another app. Returns (node, how, bus) or (None, None, None)."""
-    if not params.get('target'):
-        return None, None, None
-    node, how = desktop.resolve(params['target'], own_pid, 'act')
-    if not _window_active(node):
-        raise AxFail('NOT_VISIBLE', 'the window of %s "%s" is not the active window: keystrokes would go to another app' % (node.role, node.name),
-                     hint='focus the app first (accessibility focus with app)')
-    if not _focus_node(node, hub):
-        raise AxFail('FAILED', '%s "%s" did not take the keyboard focus; no keys were sent' % (node.role, node.name))
-    return node, how, _bus(node)
+    """Keys always go to a named app: the target's (focused first), or the app `keyboard_app` picks. Its
+    window gets the keyboard focus, checked with the X server, so keystrokes cannot land in another app.
+    Returns (node or None, how, bus, root, pid)."""
+    if params.get('target'):
+        node, how = desktop.resolve(params['target'], own_pid, 'act')
+        root = desktop.app_of(node.acc)
+        pid = safe(lambda: node.acc.get_process_id())
+        focus_app_window(root, pid, hub, window_of(node.acc))
+        if not _focus_node(node, hub):
+            raise AxFail('FAILED', '%s did not take the keyboard focus; no keys were sent' % _label(node))
+        return node, how, _bus(node), root, pid
+    root, pid = keyboard_app(params, own_pid)
+    focus_app_window(root, pid, hub)
+    return None, None, (root.app.bus_name if root.app is not None else None), root, pid
+
+
+def _app_result(out, node, how, root, pid):
+    if node is not None:
+        out['acted_on'] = desktop.acted_on(node, how)
+    else:
+        out['app'] = desktop.app_info(root, pid, windows=False)
+    return out
 
 
 def key(params, hub, own_pid):
     combos = [parse_combo(k) for k in (params.get('keys') if isinstance(params.get('keys'), list) else [params.get('keys')])]
-    node, how, bus = _prepare_keyboard(params, own_pid, hub)
+    node, how, bus, root, pid = _prepare_keyboard(params, own_pid, hub)
+    from . import xwin
     seq = hub.seq
-    for mods, sym in combos:
+    for i, (mods, sym) in enumerate(combos):
+        if i and xwin.available() and xwin.focus_pid() != pid:
+            raise AxFail('FAILED', 'the keyboard focus left the app (pid %d) after %d of %d keys; the rest were not sent' % (pid, i, len(combos)))
         send_combo(mods, sym)
-    out = {'method': 'keys', 'effect': hub.wait_effect(seq, bus, wait_ms(params, 400))}
-    if node is not None:
-        out['acted_on'] = desktop.acted_on(node, how)
-    return out
+    # Only the app's own events count as its reaction.
+    return _app_result({'method': 'keys', 'effect': hub.wait_effect(seq, bus, wait_ms(params, 400))}, node, how, root, pid)
+
+
+def _text_len(acc):
+    return safe(lambda: Atspi.Text.get_character_count(acc))
+
+
+def _focused_text(root):
+    """The app's focused element when it shows text (where typed characters go), else None."""
+    found = desktop.collection_matches(root, states=[S.FOCUSED]) or []
+    if not found:
+        # GTK 4 answers no Collection match for states: walk the showing part of the tree.
+        found = desktop.walk_matches(root, lambda a: S.FOCUSED in safe(lambda: a.get_state_set().get_states(), []), 5000)
+    for acc in reversed(found):
+        if 'Text' in desktop.interfaces_of(acc):
+            return acc
+    return None
+
+
+def _expect_inserted(acc, before, caret, text, secret):
+    """A check that the text now reads `before` with `text` inserted at `caret` (the count only, for secret
+    text; a selection the typing replaced is allowed for)."""
+    def check():
+        safe(lambda: acc.clear_cache())
+        if secret:
+            n = _text_len(acc)
+            return n is not None and n == len(before) + desktop.text_units(acc, text)
+        now = safe(lambda: desktop.text_of(acc))
+        if now is None:
+            return False
+        if now == before[:caret] + text + before[caret:]:
+            return True
+        return now.count(text) > before.count(text) and len(now) <= len(before) + len(text)
+    return check
+
+
+def _type_keys(text, pid, hub, bus=None):
+    """Each character as a key, the X focus checked before each: a focus that moves stops the typing.
+
+    A character the keyboard map lacks (ë, 日) is typed by the registry through a spare key code that it
+    remaps for that character. The app reads the map when it handles the key, so a second such character
+    sent before the app handled the first re-maps the code under it: "Zoë 日本" arrived as "Zo本 本本" in
+    Firefox. After each of them the app's event inserting that character is awaited (bounded) before the
+    next key goes."""
+    from . import xwin
+    for i, ch in enumerate(text):
+        if xwin.available() and xwin.focus_pid() != pid:
+            raise AxFail('FAILED', 'the keyboard focus left the app (pid %d) after %d of %d characters; the rest was not typed' % (pid, i, len(text)))
+        if ch == '\n':
+            send_combo(0, keysym('Return'))
+        elif ch == '\t':
+            send_combo(0, keysym('Tab'))
+        elif ord(ch) < 0x80:
+            send_combo(0, keysym(ch))
+        else:
+            seq = hub.seq
+            send_combo(0, keysym(ch))
+            # Its own insertion, not that of a character typed just before it (a secret field's text is
+            # masked: there the wait runs out, which leaves the app the time all the same).
+            hub.wait_until(lambda: any(e[2].startswith('object:text-changed:insert') and e[5] and ch in e[5] for e in hub.since(seq, bus)), 600, 20)
+
+
+def _byte_length(acc, text):
+    """The length AT-SPI's InsertText wants: bytes of UTF-8 for ATK and GTK 4 (GtkEditable's length), UTF-16
+    units for Qt (a QString's length). Passing code points cut "ÄÖ 日本" short."""
+    if desktop.is_qt(acc):
+        return len(text.encode('utf-16-le')) // 2
+    return len(text.encode('utf-8'))
 
 
 def type_text(params, hub, own_pid):
@@ -368,32 +689,73 @@ def type_text(params, hub, own_pid):
         raise AxFail('INVALID', 'text must be a non-empty string')
     if params.get('target'):
         node, how = desktop.resolve(params['target'], own_pid, 'act')
-        ifaces = desktop.interfaces_of(node.acc)
+        acc = node.acc
+        ifaces = desktop.interfaces_of(acc)
+        secret = roles.is_secret(node.raw, node.states)
         if 'EditableText' in ifaces and S.EDITABLE in node.states:
-            # Inserted at the caret through the toolkit: no keyboard focus involved, nothing lands elsewhere.
+            # Inserted at the caret through the toolkit: no keyboard involved, nothing lands elsewhere.
+            before = safe(lambda: desktop.text_of(acc), '') or ''
+            caret = safe(lambda: Atspi.Text.get_caret_offset(acc), -1)
+            if caret is None or caret < 0 or caret > len(before):
+                caret = len(before)
             seq = hub.seq
-            caret = safe(lambda: Atspi.Text.get_caret_offset(node.acc), -1)
-            if caret is None or caret < 0:
-                caret = safe(lambda: Atspi.Text.get_character_count(node.acc), 0)
-            ok = safe(lambda: Atspi.EditableText.insert_text(node.acc, caret, text, len(text)), False)
-            if not ok:
-                raise AxFail('FAILED', '%s "%s" refused the text' % (node.role, node.name))
-            return {'acted_on': desktop.acted_on(node, how), 'method': 'insert_text', 'effect': hub.wait_effect(seq, _bus(node), wait_ms(params, 400))}
-        node, how, bus = _prepare_keyboard(params, own_pid, hub)
-    else:
-        node, how, bus = None, None, None
-    seq = hub.seq
-    for ch in text:
-        if ch == '\n':
-            send_combo(0, keysym('Return'))
-        elif ch == '\t':
-            send_combo(0, keysym('Tab'))
-        else:
-            send_combo(0, keysym(ch))
-    out = {'method': 'keys', 'effect': hub.wait_effect(seq, bus, wait_ms(params, 400))}
+            ok = safe(lambda: Atspi.EditableText.insert_text(acc, caret, text, _byte_length(acc, text)), False)
+            landed = _expect_inserted(acc, before, caret, text, secret)
+            done, _ = hub.wait_until(landed, wait_ms(params, 1000), 50) if ok else (False, 0)
+            out = {'acted_on': desktop.acted_on(node, how), 'method': 'insert_text'}
+            if done:
+                out.update({'effect': hub.wait_effect(seq, _bus(node), 0), 'verified': True})
+                return out
+            safe(lambda: acc.clear_cache())
+            now = safe(lambda: desktop.text_of(acc), '') or ''
+            if now != before:
+                raise AxFail('FAILED', '%s did not get the text: it reads %r now' % (_label(node), '…' if secret else desktop.clip(now, 80)))
+            # The text interface said yes and did nothing (Gecko): type it, through the app's focus.
+            root = desktop.app_of(acc)
+            pid = safe(lambda: acc.get_process_id())
+            focus_app_window(root, pid, hub, window_of(acc))
+            if not _focus_node(node, hub):
+                raise AxFail('FAILED', '%s ignored the inserted text and did not take the keyboard focus; nothing was typed' % _label(node))
+            safe(lambda: acc.clear_cache())
+            before = safe(lambda: desktop.text_of(acc), '') or ''
+            safe(lambda: Atspi.Text.set_caret_offset(acc, min(caret, len(before))))
+            caret = safe(lambda: Atspi.Text.get_caret_offset(acc), len(before))
+            seq = hub.seq
+            _type_keys(text, pid, hub, _bus(node))
+            done, _ = hub.wait_until(_expect_inserted(acc, before, caret if 0 <= caret <= len(before) else len(before), text, secret),
+                                     wait_ms(params, 1500), 50)
+            if not done:
+                raise AxFail('FAILED', '%s did not get the typed text (its text interface ignores insertions, and typing did not land either)' % _label(node))
+            out.update({'method': 'keys', 'effect': hub.wait_effect(seq, _bus(node), 0), 'verified': True})
+            return out
+    node, how, bus, root, pid = _prepare_keyboard(params, own_pid, hub)
     if node is not None:
-        out['acted_on'] = desktop.acted_on(node, how)
-    return out
+        acc = node.acc
+    else:
+        # The focus event of a window just activated may still be on its way.
+        acc, _ = hub.wait_until(lambda: _focused_text(root), 300, 30)
+    secret = node is not None and roles.is_secret(node.raw, node.states)
+    before = caret = None
+    if acc is not None:
+        safe(lambda: acc.clear_cache())
+        before = safe(lambda: desktop.text_of(acc))
+        caret = safe(lambda: Atspi.Text.get_caret_offset(acc), -1)
+        if before is not None and (caret is None or not 0 <= caret <= len(before)):
+            caret = len(before)
+    seq = hub.seq
+    _type_keys(text, pid, hub, bus)
+    out = {'method': 'keys'}
+    if before is not None and S.EDITABLE in safe(lambda: _fresh_states(acc), set()):
+        done, _ = hub.wait_until(_expect_inserted(acc, before, caret, text, secret), wait_ms(params, 1000), 50)
+        if not done:
+            raise AxFail('FAILED', 'the typed text did not appear in the focused %s of the app (pid %d)' % (
+                desktop.Node(acc).role if acc is not None else 'element', pid))
+        out['verified'] = True
+    else:
+        # Nothing editable has the focus (shortcuts, a canvas): what the keys did cannot be read back.
+        out['verified'] = False
+    out['effect'] = hub.wait_effect(seq, bus, wait_ms(params, 400))
+    return _app_result(out, node, how, root, pid)
 
 
 # ---------------------------------------------------------------------------------------------- mouse
@@ -494,7 +856,7 @@ def scroll(params, hub, own_pid):
         bars = _scrollbars(pane)
         bar = bars.get('v' if direction in ('up', 'down') else 'h')
         if bar is not None:
-            page = safe(lambda: bounds_of(pane), None)
+            page = safe(lambda: extents(pane), None)
             step = max(20, int((page[3] if direction in ('up', 'down') else page[2]) * 0.15)) if page else 60
             sign = -1 if direction in ('up', 'left') else 1
             before, after = _adjust(bar, sign * step * amount)
@@ -517,7 +879,7 @@ def _into_view(node, hub, out, params):
     bus = _bus(node)
 
     def visible():
-        b = bounds_of(acc)
+        b = extents(acc)
         return b is not None and desktop.on_screen(acc, b)
 
     if visible():
@@ -531,9 +893,9 @@ def _into_view(node, hub, out, params):
     pane = _scroll_pane_of(acc)
     if pane is not None:
         bars = _scrollbars(pane)
-        pb = bounds_of(pane)
+        pb = extents(pane)
         for _ in range(4):
-            b = bounds_of(acc)
+            b = extents(acc)
             if b is None or pb is None:
                 break
             moved = False

@@ -30,6 +30,7 @@ def drain_events():
     while ctx.pending() and n < 10000:
         ctx.iteration(False)
         n += 1
+    _origins.clear()
 
 
 # ---------------------------------------------------------------------------------------------- elements
@@ -45,20 +46,56 @@ def parse_ident(value):
     return bus, path
 
 
-_gtk4_apps = {}
+_toolkits = {}
+
+
+def app_of(acc):
+    """The element's application object (the app root on the bus)."""
+    return safe(lambda: acc.get_application())
+
+
+def toolkit_of(acc):
+    """(toolkit name upper-cased, version) of the element's app, asked of the application object — GTK 4
+    answers None when an element other than the app root is asked first — and cached per app: its unique
+    bus name, which the bus never gives to another connection."""
+    bus = acc.app.bus_name if acc.app is not None else ''
+    hit = _toolkits.get(bus)
+    if hit is None:
+        app = app_of(acc) or acc
+        name = safe(lambda: app.get_toolkit_name(), '') or ''
+        version = safe(lambda: app.get_toolkit_version(), '') or ''
+        hit = (name.upper(), version)
+        if name and bus:
+            # An app that did not answer yet is asked again next time, not remembered as "no toolkit".
+            _toolkits[bus] = hit
+    return hit
 
 
 def _is_gtk4(acc):
-    """Whether the element's app is GTK 4 (by bus name: one question per app)."""
-    bus = acc.app.bus_name if acc.app is not None else ''
-    if bus not in _gtk4_apps:
-        name = safe(lambda: acc.get_toolkit_name(), '') or ''
-        version = safe(lambda: acc.get_toolkit_version(), '') or ''
-        _gtk4_apps[bus] = name.upper() == 'GTK' and version.startswith('4.')
-    return _gtk4_apps[bus]
+    name, version = toolkit_of(acc)
+    return name == 'GTK' and version.startswith('4.')
 
 
-_WIDGET_CLASS = re.compile(r'^(Gtk|Adw)[A-Z][A-Za-z]*$')
+def is_qt(acc):
+    return toolkit_of(acc)[0] == 'QT'
+
+
+def is_gecko(acc):
+    return toolkit_of(acc)[0] == 'GECKO'
+
+
+def states_known(acc, states):
+    """Whether an element's state set can be trusted when it lacks showing/enabled. GTK 4.8 leaves many
+    nodes without any states: there no states says nothing. Everywhere else (Qt's disabled items in a
+    closed menu have an empty set) no states means not showing and not enabled."""
+    return roles._has_any_state(states) or not _is_gtk4(acc)
+
+
+_WIDGET_CLASS = re.compile(r'^(Gtk|Adw|Gsk|Gdk)[A-Z][A-Za-z]*$')
+# An app's own widget class (EditorPage, EditorSourceView): CamelCase with a widget-like last part.
+_APP_CLASS = re.compile(r'^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*(View|Page|Bar|Box|Button|Label|Widget|Window|Grid|Stack|Row|'
+                        r'Child|Gutter|Overlay|Icon|Image|Area|Entry|Popover|Switcher|Paned|Revealer|Frame|Gizmo|Tab|'
+                        r'Indicator|Sidebar|Panel|Item|Bin|Container|Map|Toolbar|Statusbar)$')
 
 
 def _is_top_level(acc):
@@ -68,15 +105,17 @@ def _is_top_level(acc):
 
 def name_of(acc):
     """The element's name, whitespace collapsed. GTK 4.8 names an unnamed widget after its class
-    (`GtkMenuButton`, `AdwGizmo`) and a button after its label twice (`4 4`): such names are cleaned up,
-    so "4" finds the button and a class name is not taken for a label."""
+    (`GtkMenuButton`, `AdwGizmo`, an app's `EditorSourceView`) and a button after its label twice (`4 4`,
+    `_Retry Retry` with the mnemonic): such names are cleaned up, so "4" finds the button and a class
+    name is not taken for a label."""
     name = norm(safe(lambda: acc.get_name(), ''))
     if name and _is_gtk4(acc):
-        if _WIDGET_CLASS.match(name):
+        if _WIDGET_CLASS.match(name) or (_APP_CLASS.match(name) and len(re.findall('[A-Z]', name)) >= 2):
             return ''
         half = name.split(' ')
-        if len(half) % 2 == 0 and half[:len(half) // 2] == half[len(half) // 2:]:
-            return ' '.join(half[:len(half) // 2])
+        n = len(half) // 2
+        if len(half) % 2 == 0 and [w.replace('_', '') for w in half[:n]] == [w.replace('_', '') for w in half[n:]]:
+            return ' '.join(half[n:])
     return name
 
 
@@ -84,12 +123,19 @@ def states_of(acc):
     st = set(acc.get_state_set().get_states())
     # GTK 4 (4.8 at least) sets `showing` on windows only; below them a mapped widget is `visible` with a
     # size on screen. Judge those by that, so they are not all taken for hidden.
-    if S.SHOWING not in st and S.VISIBLE in st and _is_gtk4(acc) and bounds_of(acc) is not None:
-        st.add(S.SHOWING)
+    if S.SHOWING not in st and S.VISIBLE in st and _is_gtk4(acc):
+        if extents(acc) is not None:
+            st.add(S.SHOWING)
+        elif 'Component' not in interfaces_of(acc):
+            # A GtkStackPage has no geometry of its own: it is passed through, and its child, shown only
+            # while it is the visible page (the others have no size), is judged on its own.
+            st.add(S.SHOWING)
     return st
 
 
-def bounds_of(acc):
+def extents(acc):
+    """The element's extents as the toolkit reports them: screen coordinates, except on GTK 4.8, whose
+    "screen" extents are relative to the element's window ("Screen coordinates not supported")."""
     try:
         r = Atspi.Component.get_extents(acc, SCREEN)
     except GLib.Error:
@@ -97,6 +143,54 @@ def bounds_of(acc):
     if r.x <= OFFSCREEN or r.y <= OFFSCREEN or r.width <= 0 or r.height <= 0:
         return None
     return [r.x, r.y, r.width, r.height]
+
+
+# The screen origin of a GTK 4 window's coordinates, per window, for the current request (cleared by
+# drain_events at the start of every read or action, since windows move).
+_origins = {}
+
+
+def top_window(acc):
+    """The element's top-level window (the child of the application)."""
+    cur = acc
+    for _ in range(200):
+        parent = safe(lambda: cur.get_parent())
+        if parent is None or safe(lambda: parent.get_role()) == Atspi.Role.APPLICATION:
+            return cur
+        cur = parent
+    return cur
+
+
+def window_origin(win):
+    """Where a GTK 4 window's (0, 0) is on the screen, from the X server (xwin): its X window, matched by
+    pid and title, plus the margin of its client-side decorations. None when that cannot be known."""
+    key = ident(win)
+    if key in _origins:
+        return _origins[key]
+    from . import xwin
+    origin = None
+    size = extents(win)
+    pid = safe(lambda: win.get_process_id())
+    if size is not None and pid:
+        w = xwin.window_for(pid, norm(safe(lambda: win.get_name(), '')), (size[2], size[3]))
+        if w is not None:
+            off = xwin.frame_offset(w, (size[2], size[3]))
+            if off is not None:
+                origin = (w['bounds'][0] + off[0] - size[0], w['bounds'][1] + off[1] - size[1])
+    _origins[key] = origin
+    return origin
+
+
+def bounds_of(acc, win=None):
+    """The element's bounds in screen coordinates, or None (off-screen, no extents, or — GTK 4 — a window
+    whose place on the screen cannot be known: then no point on the screen is known to show it)."""
+    b = extents(acc)
+    if b is None or not _is_gtk4(acc):
+        return b
+    origin = window_origin(win if win is not None else top_window(acc))
+    if origin is None:
+        return None
+    return [b[0] + origin[0], b[1] + origin[1], b[2], b[3]]
 
 
 def interfaces_of(acc):
@@ -113,9 +207,25 @@ def safe(fn, default=None):
         return default
 
 
+# Gecko counts text in UTF-16 units and gives a character outside the BMP (🙂) as the character plus a
+# U+FEFF filler for its second unit: "abc 🙂" has 6 characters and reads "abc 🙂\ufeff".
+_GECKO_FILLER = re.compile('([\U00010000-\U0010FFFF])\ufeff')
+
+
 def text_of(acc):
     n = Atspi.Text.get_character_count(acc)
-    return Atspi.Text.get_text(acc, 0, n)
+    text = Atspi.Text.get_text(acc, 0, n)
+    if text and '\ufeff' in text and is_gecko(acc):
+        text = _GECKO_FILLER.sub(r'\1', text)
+    return text
+
+
+def text_units(acc, text):
+    """How many characters the toolkit counts in `text` (Text.GetCharacterCount): UTF-16 units on Gecko,
+    code points elsewhere."""
+    if is_gecko(acc):
+        return len(text.encode('utf-16-le')) // 2
+    return len(text)
 
 
 def value_of(acc, role, raw, states, ifaces=None):
@@ -149,7 +259,7 @@ def derived_name(acc, depth=0, parts=None):
             n = name_of(c)
             if not n and raw == Atspi.Role.TEXT:
                 n = norm(safe(lambda: text_of(c), '') or '')
-            if n:
+            if n and (not parts or parts[-1] != clip(n, 80)):
                 parts.append(clip(n, 80))
         if len(parts) >= 3:
             break
@@ -160,37 +270,44 @@ def derived_name(acc, depth=0, parts=None):
 class Node:
     """One element read once: what a snapshot, find or action reports about it."""
 
-    __slots__ = ('acc', 'raw', 'states', 'role', 'name', 'id')
+    __slots__ = ('acc', 'raw', 'states', 'known', 'role', 'name', 'id')
 
     def __init__(self, acc):
         self.acc = acc
         self.raw = acc.get_role()
         self.states = states_of(acc)
+        self.known = states_known(acc, self.states)
         self.role = roles.normalize_role(self.raw, self.states)
         if self.role == 'group' and _is_top_level(acc):
             # Qt exposes a top-level widget as a filler or panel: to a person it is the window.
             self.role = 'window'
         self.name = name_of(acc)
+        if self.name and self.role == 'combobox' and self.raw == Atspi.Role.COMBO_BOX and 'Selection' in interfaces_of(acc):
+            # GTK 3 names an unlabelled combo after its chosen item: that is its value, not its name (a
+            # name that changed with every choice would make its ref stale).
+            chosen = safe(lambda: Atspi.Selection.get_selected_child(acc, 0))
+            if chosen is not None and name_of(chosen) == self.name:
+                self.name = ''
         if not self.name and self.role in DERIVED_NAME_ROLES:
             self.name = derived_name(acc)
         self.id = ident(acc)
 
     @property
     def showing(self):
-        return S.SHOWING in self.states or not roles._has_any_state(self.states)
+        return S.SHOWING in self.states or not self.known
 
     @property
     def enabled(self):
-        return S.SENSITIVE in self.states or S.ENABLED in self.states or not roles._has_any_state(self.states)
+        return S.SENSITIVE in self.states or S.ENABLED in self.states or not self.known
 
-    def describe(self, full=True):
+    def describe(self, full=True, win=None):
         out = {'id': self.id, 'role': self.role, 'name': self.name}
         if self.role == 'unknown' or full:
             out['raw_role'] = roles.raw_role_name(self.raw)
-        st = roles.public_states(self.role, self.states)
+        st = roles.public_states(self.role, self.states, self.known)
         if st:
             out['states'] = st
-        b = bounds_of(self.acc) if self.showing else None
+        b = bounds_of(self.acc, win) if self.showing else None
         out['bounds'] = b
         if roles.is_secret(self.raw, self.states):
             out['secure'] = True
@@ -261,11 +378,11 @@ def app_info(app, pid, windows=True):
         active = False
         for w in children(app):
             st = safe(lambda: states_of(w), set())
-            if S.SHOWING not in st and roles._has_any_state(st):
+            if S.SHOWING not in st and states_known(w, st):
                 continue
             is_active = S.ACTIVE in st
             active = active or is_active
-            wins.append({'id': ident(w), 'name': norm(safe(lambda: w.get_name(), '')), 'bounds': bounds_of(w), 'active': is_active})
+            wins.append({'id': ident(w), 'name': norm(safe(lambda: w.get_name(), '')), 'bounds': bounds_of(w, w), 'active': is_active})
         info['windows'] = wins
         info['active'] = active
     return info
@@ -439,12 +556,13 @@ def snapshot(params, own_pid):
     visited = [0]
     truncated = [False]
     visit_cap = max(max_nodes * 20, 5000)
+    current = [None]  # the window being read: GTK 4's bounds are relative to it
 
     def emit(node, parent, depth):
         if len(out) >= max_nodes:
             truncated[0] = True
             return None
-        d = node.describe(full=False)
+        d = node.describe(full=False, win=current[0])
         d['parent'] = parent
         d['depth'] = depth
         out.append(d)
@@ -466,6 +584,9 @@ def snapshot(params, own_pid):
         if not include_hidden and not node.showing:
             return
         here = parent
+        if node.role == 'cell' and parent >= 0 and out[parent]['role'] == 'cell':
+            # GTK 3 puts a tree row's renderers as cells inside its cell: the outer one is what a person sees.
+            return
         if interactive:
             keep = node.role in roles.INTERACTIVE or node.role in ('window', 'dialog')
             if keep:
@@ -500,12 +621,13 @@ def snapshot(params, own_pid):
     windows = []
     for w in children(root):
         st = safe(lambda: states_of(w), set())
-        if not include_hidden and S.SHOWING not in st and roles._has_any_state(st):
+        if not include_hidden and S.SHOWING not in st and states_known(w, st):
             continue
         wname = norm(safe(lambda: w.get_name(), ''))
         if window_name and norm(window_name).lower() not in wname.lower():
             continue
         windows.append({'id': ident(w), 'name': wname})
+        current[0] = w
         visit(w, -1, 0)
     if window_name and not windows:
         raise AxFail('NOT_FOUND', 'no window of this app is called %r' % window_name)
@@ -604,9 +726,9 @@ def resolve(target, own_pid, purpose='act'):
 
     if purpose in ('act', 'scroll', 'read'):
         if purpose == 'act':
-            if not node.showing or (S.VISIBLE not in node.states and roles._has_any_state(node.states)):
+            if not node.showing or (S.VISIBLE not in node.states and node.known):
                 raise AxFail('NOT_VISIBLE', '%s is hidden' % label, hint='make it visible first (open its page or menu), then take a new snapshot')
-            b = bounds_of(node.acc)
+            b = extents(node.acc)
             if b is None or not on_screen(node.acc, b):
                 raise AxFail('NOT_VISIBLE', '%s is off-screen' % label, hint='scroll it into view (accessibility scroll with into_view) first')
             if not node.enabled:
@@ -650,7 +772,7 @@ def on_screen(acc, b):
         if raw is None or raw == Atspi.Role.APPLICATION:
             break
         if raw in (Atspi.Role.VIEWPORT, Atspi.Role.SCROLL_PANE, Atspi.Role.FRAME, Atspi.Role.WINDOW, Atspi.Role.DIALOG):
-            pb = bounds_of(cur)
+            pb = extents(cur)
             if pb is not None and not _intersects(b, pb):
                 return False
         cur = safe(lambda: cur.get_parent())

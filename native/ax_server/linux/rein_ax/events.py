@@ -19,7 +19,7 @@ EVENT_TYPES = [
 class EventHub:
     def __init__(self):
         self.seq = 0
-        self.recent = []  # (seq, monotonic time, type, bus name, path)
+        self.recent = []  # (seq, monotonic time, type, bus name, path, text of a text-changed event or None)
         self._listener = None
 
     def start(self):
@@ -37,7 +37,15 @@ class EventHub:
         src = ev.source
         bus = src.app.bus_name if src is not None and src.app is not None else ''
         path = src.path if src is not None else ''
-        self.recent.append((self.seq, time.monotonic(), ev.type, bus, path))
+        data = None
+        if ev.type.startswith('object:text-changed'):
+            # The text inserted or deleted: typing waits for its own characters (actions._type_keys).
+            try:
+                v = ev.any_data
+                data = v.get_value() if hasattr(v, 'get_value') else v
+            except Exception:  # noqa: BLE001 (a toolkit that sends no text)
+                data = None
+        self.recent.append((self.seq, time.monotonic(), ev.type, bus, path, data if isinstance(data, str) else None))
         if len(self.recent) > 2000:
             del self.recent[:1000]
 

@@ -26,6 +26,7 @@ _ROLE_NAMES = {
     'header': ['TABLE_COLUMN_HEADER', 'TABLE_ROW_HEADER', 'COLUMN_HEADER', 'ROW_HEADER'],
     'list': ['LIST', 'LIST_BOX'],
     'table': ['TABLE', 'TREE_TABLE', 'TREE'],
+    'calendar': ['CALENDAR'],
     'window': ['FRAME', 'WINDOW'],
     'dialog': ['DIALOG', 'ALERT', 'FILE_CHOOSER', 'COLOR_CHOOSER', 'FONT_CHOOSER'],
     'text': ['LABEL', 'STATIC', 'CAPTION'],
@@ -54,10 +55,15 @@ _TEXT_RAW = [getattr(R, n) for n in ('TEXT', 'ENTRY', 'TERMINAL') if hasattr(R, 
 
 # Elements a person operates; `filter: interactive` keeps these and what contains them.
 INTERACTIVE = {'button', 'checkbox', 'radio', 'switch', 'textfield', 'textarea', 'slider', 'spinbutton', 'combobox',
-               'menuitem', 'link', 'tab', 'row'}
+               'menuitem', 'link', 'tab', 'row', 'cell'}
 
 # Roles whose text content is their value.
-TEXT_VALUE_ROLES = {'textfield', 'textarea', 'combobox', 'spinbutton'}
+TEXT_VALUE_ROLES = {'textfield', 'textarea', 'combobox', 'spinbutton', 'document'}
+# Roles whose text get_value reads.
+TEXT_READ_ROLES = TEXT_VALUE_ROLES | {'text', 'cell', 'heading'}
+# Containers of text that become a text area when editable: LibreOffice's paragraphs, a web page's
+# contenteditable sections.
+_EDITABLE_BLOCKS = [getattr(R, n) for n in ('PARAGRAPH', 'SECTION', 'HEADING', 'BLOCK_QUOTE') if hasattr(R, n)]
 NUMBER_VALUE_ROLES = {'slider', 'spinbutton', 'progressbar', 'scrollbar'}
 
 S = Atspi.StateType
@@ -65,6 +71,8 @@ S = Atspi.StateType
 
 def normalize_role(raw, states):
     """The protocol role of an AT-SPI role with its state set (a set of Atspi.StateType)."""
+    if raw in _EDITABLE_BLOCKS and S.EDITABLE in states:
+        return 'textarea'
     if raw in _TEXT_RAW:
         if S.EDITABLE in states:
             return 'textarea' if S.MULTI_LINE in states else 'textfield'
@@ -82,7 +90,9 @@ def raw_role_name(raw):
 def raw_roles_for(role):
     """The AT-SPI roles that normalise to `role` (for Collection.GetMatches)."""
     mapped = [raw for raw, r in _ROLE_MAP.items() if r == role]
-    if role in ('textfield', 'textarea', 'text'):
+    if role == 'textarea':
+        return _TEXT_RAW + mapped + [r for r in _EDITABLE_BLOCKS if r not in mapped]
+    if role in ('textfield', 'text'):
         return _TEXT_RAW + mapped
     return mapped
 
@@ -91,10 +101,13 @@ def is_secret(raw, states):
     return raw == R.PASSWORD_TEXT
 
 
-def public_states(role, states):
-    """The protocol's state words for an element (docs/ax-protocol.md, States)."""
+def public_states(role, states, known=None):
+    """The protocol's state words for an element (docs/ax-protocol.md, States). `known` says whether a
+    missing showing/enabled state means hidden/disabled (not on GTK 4.8, which leaves many nodes without
+    states; desktop.states_known)."""
+    known = _has_any_state(states) if known is None else known
     out = []
-    if not (S.SENSITIVE in states or S.ENABLED in states) and _has_any_state(states):
+    if not (S.SENSITIVE in states or S.ENABLED in states) and known:
         out.append('disabled')
     if S.FOCUSED in states:
         out.append('focused')
@@ -112,7 +125,7 @@ def public_states(role, states):
         out.append('modal')
     if role in ('textfield', 'textarea') and (S.READ_ONLY in states or S.EDITABLE not in states):
         out.append('readonly')
-    if not (S.SHOWING in states and S.VISIBLE in states) and _has_any_state(states):
+    if not (S.SHOWING in states and S.VISIBLE in states) and known:
         out.append('hidden')
     return out
 

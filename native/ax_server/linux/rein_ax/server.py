@@ -19,8 +19,13 @@ MAX_LINE = 16 * 1024 * 1024
 
 
 def log(msg):
-    sys.stderr.write('ax_server: %s\n' % msg)
-    sys.stderr.flush()
+    # Our stderr is a pipe to the parent: when the parent was killed it is broken, and a failed log line
+    # must not keep stop() from quitting the loop (an orphaned helper would then run on forever).
+    try:
+        sys.stderr.write('ax_server: %s\n' % msg)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 class Peer:

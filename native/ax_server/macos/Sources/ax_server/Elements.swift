@@ -10,7 +10,56 @@ import Foundation
 func attr(_ el: AXUIElement, _ name: String) -> AnyObject? {
     var value: AnyObject?
     let err = AXUIElementCopyAttributeValue(el, name as CFString, &value)
+    if err == .cannotComplete { Apps.noteTimeout(el) }
     return err == .success ? value : nil
+}
+
+// MARK: - apps and their messaging timeout
+
+/// Every AX call to an app waits at most `messagingTimeout` for its answer (Apple's default is 6 s): a hung
+/// app costs one bounded wait, then it is marked unresponsive for a few seconds and calls for it fail fast
+/// with FAILED instead of stalling the helper (requests are handled one at a time). REIN_AX_MESSAGING_TIMEOUT
+/// (seconds) overrides it.
+let messagingTimeout: Float = {
+    if let v = ProcessInfo.processInfo.environment["REIN_AX_MESSAGING_TIMEOUT"].flatMap(Float.init), v > 0 { return v }
+    return 1.5
+}()
+
+enum Apps {
+    private static var elements: [pid_t: AXUIElement] = [:]
+    private static var unresponsiveUntil: [pid_t: Date] = [:]
+
+    /// The app's element, with the messaging timeout set on it. (A timeout set on an element holds for
+    /// that element only; the system-wide one, set at start, covers the elements reached from it.)
+    static func element(_ pid: pid_t) -> AXUIElement {
+        if let el = elements[pid] { return el }
+        let el = AXUIElementCreateApplication(pid)
+        AXUIElementSetMessagingTimeout(el, messagingTimeout)
+        elements[pid] = el
+        return el
+    }
+
+    static func noteTimeout(_ el: AXUIElement) {
+        var pid: pid_t = 0
+        guard AXUIElementGetPid(el, &pid) == .success else { return }
+        unresponsiveUntil[pid] = Date().addingTimeInterval(3)
+        log("pid \(pid) did not answer within \(messagingTimeout) s; treating it as unresponsive for 3 s")
+    }
+
+    static func isUnresponsive(_ pid: pid_t) -> Bool {
+        guard let until = unresponsiveUntil[pid] else { return false }
+        if until > Date() { return true }
+        unresponsiveUntil[pid] = nil
+        return false
+    }
+
+    static func ensureResponsive(_ pid: pid_t, _ name: String) throws {
+        if isUnresponsive(pid) {
+            throw AxFail(code: .failed, message: "\(name) (pid \(pid)) is not responding: it did not answer within \(messagingTimeout) s", hint: "wait until the app responds again, then retry")
+        }
+    }
+
+    static func forget(_ pid: pid_t) { elements[pid] = nil }
 }
 
 func attrString(_ el: AXUIElement, _ name: String) -> String? {
@@ -51,36 +100,144 @@ func bounds(_ el: AXUIElement) -> [Int]? {
     return [Int(point.x.rounded()), Int(point.y.rounded()), Int(size.width.rounded()), Int(size.height.rounded())]
 }
 
-// MARK: - handles (the identity of an element in this helper's lifetime)
+// MARK: - element ids (stable across helpers)
 
-/// A random session per helper process: an id from an earlier helper is unknown here and is re-matched.
-let session = String(UInt32.random(in: 0 ..< UInt32.max), radix: 16)
+/// The window's CGWindowID, stable for the window's life. `_AXUIElementGetWindow` is not in the public
+/// headers but has been in ApplicationServices since 10.x and is what window managers use; when it fails
+/// the window is named by its place in AXWindows instead.
+@_silgen_name("_AXUIElementGetWindow")
+func _AXUIElementGetWindow(_ element: AXUIElement, _ id: UnsafeMutablePointer<CGWindowID>) -> AXError
 
-final class Handles {
-    private var byNumber: [Int: AXUIElement] = [:]
-    private var byHash: [CFHashCode: [(AXUIElement, Int)]] = [:]
-    private var next = 1
+func windowNumber(_ w: AXUIElement) -> CGWindowID? {
+    var n: CGWindowID = 0
+    return _AXUIElementGetWindow(w, &n) == .success && n != 0 ? n : nil
+}
 
-    func id(for el: AXUIElement) -> String {
-        let h = CFHash(el)
-        if let list = byHash[h], let hit = list.first(where: { CFEqual($0.0, el) }) {
-            return "\(session):\(hit.1)"
+func appWindows(_ pid: pid_t) -> [AXUIElement] {
+    (attr(Apps.element(pid), kAXWindowsAttribute) as? [AXUIElement]) ?? []
+}
+
+/// An element id: `<pid>:<window>:<path>`, where window is `w<CGWindowID>` (or `i<index in AXWindows>`) and
+/// path the child indices from the window down (`0.3.1`; empty for the window). It means the same element
+/// to a helper started later (`rein ax` commands persist ids with their snapshots): that helper walks the
+/// path, and the client's role and name check (then the re-match) decides whether it is still the element.
+/// Within one helper, ids seen before map to the very AXUIElement (CFEqual), so a sibling inserted since
+/// does not matter. Two elements never share an id: a collision gets a `~k` suffix, ignored by the walk.
+struct ElementPath {
+    let pid: pid_t
+    let window: String
+    let path: [Int]
+
+    init?(_ id: String) {
+        let core = id.split(separator: "~", maxSplits: 1).first.map(String.init) ?? id
+        let parts = core.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, let pid = pid_t(parts[0]), parts[1].count > 1, parts[1].first == "w" || parts[1].first == "i" else { return nil }
+        var path: [Int] = []
+        if !parts[2].isEmpty {
+            for comp in parts[2].split(separator: ".") {
+                guard let i = Int(comp), i >= 0 else { return nil }
+                path.append(i)
+            }
         }
-        let n = next
-        next += 1
-        byNumber[n] = el
-        byHash[h, default: []].append((el, n))
-        return "\(session):\(n)"
+        self.pid = pid
+        self.window = parts[1]
+        self.path = path
     }
 
-    func element(for id: String) -> AXUIElement? {
-        let parts = id.split(separator: ":")
-        guard parts.count == 2, String(parts[0]) == session, let n = Int(parts[1]) else { return nil }
-        return byNumber[n]
+    static func make(pid: pid_t, window: String, path: [Int]) -> String {
+        "\(pid):\(window):\(path.map(String.init).joined(separator: "."))"
+    }
+
+    func windowElement() -> AXUIElement? {
+        let wins = appWindows(pid)
+        if window.first == "w", let n = CGWindowID(window.dropFirst()) { return wins.first { windowNumber($0) == n } }
+        if window.first == "i", let i = Int(window.dropFirst()), i < wins.count { return wins[i] }
+        return nil
+    }
+
+    /// The elements along the path: [window, child, grandchild, …]; shorter when the path breaks off.
+    func walk() -> [AXUIElement] {
+        guard let w = windowElement() else { return [] }
+        var chain = [w]
+        for i in path {
+            let kids = children(chain[chain.count - 1])
+            guard i < kids.count else { break }
+            chain.append(kids[i])
+        }
+        return chain
     }
 }
 
-let handles = Handles()
+func windowKey(_ w: AXUIElement, index: Int) -> String {
+    windowNumber(w).map { "w\($0)" } ?? "i\(index)"
+}
+
+final class ElementIds {
+    private var byId: [String: AXUIElement] = [:]
+    private var byHash: [CFHashCode: [(AXUIElement, String)]] = [:]
+    private static let cap = 50_000
+
+    /// The id of `el`; `place` is where the caller found it (pid, window key, path), else it is worked out
+    /// by walking up (a few AX calls per level).
+    func id(for el: AXUIElement, place: (pid_t, String, [Int])? = nil) -> String {
+        let h = CFHash(el)
+        if let hit = byHash[h]?.first(where: { CFEqual($0.0, el) }) { return hit.1 }
+        if byId.count > ElementIds.cap { byId.removeAll(); byHash.removeAll() }
+        guard let where_ = place ?? locate(el) else {
+            // Not under a window (the menu bar, a detached popover): an id this helper alone knows.
+            let id = "0:i0:~\(byId.count + 1)"
+            store(el, id, h)
+            return id
+        }
+        let (pid, window, path) = where_
+        let base = ElementPath.make(pid: pid, window: window, path: path)
+        var id = base
+        var k = 1
+        while let other = byId[id], !CFEqual(other, el), isAlive(other) {
+            k += 1
+            id = "\(base)~\(k)"
+        }
+        store(el, id, h)
+        return id
+    }
+
+    private func store(_ el: AXUIElement, _ id: String, _ h: CFHashCode) {
+        if let old = byId[id] {
+            let oh = CFHash(old)
+            byHash[oh]?.removeAll { CFEqual($0.0, old) }
+        }
+        byId[id] = el
+        byHash[h, default: []].append((el, id))
+    }
+
+    /// The element this helper handed out under `id`, if it did.
+    func known(_ id: String) -> AXUIElement? { byId[id] }
+
+    func remember(_ el: AXUIElement, as id: String) { store(el, id, CFHash(el)) }
+
+    /// Where an element is: its window and the child indices from there, found by walking up.
+    private func locate(_ el: AXUIElement) -> (pid_t, String, [Int])? {
+        var pid: pid_t = 0
+        guard AXUIElementGetPid(el, &pid) == .success else { return nil }
+        var path: [Int] = []
+        var cur = el
+        for _ in 0 ..< 200 {
+            let raw = attrString(cur, kAXRoleAttribute) ?? ""
+            if raw == "AXWindow" {
+                let wins = appWindows(pid)
+                guard let i = wins.firstIndex(where: { CFEqual($0, cur) }) else { return nil }
+                return (pid, windowKey(cur, index: i), path.reversed())
+            }
+            guard let p = parent(cur) else { return nil }
+            guard let i = children(p).firstIndex(where: { CFEqual($0, cur) }) else { return nil }
+            path.append(i)
+            cur = p
+        }
+        return nil
+    }
+}
+
+let ids = ElementIds()
 
 // MARK: - nodes
 
@@ -91,18 +248,12 @@ struct Node {
     let name: String
     let id: String
 
-    init(_ el: AXUIElement) {
+    init(_ el: AXUIElement, place: (pid_t, String, [Int])? = nil, id knownId: String? = nil) {
         self.el = el
         raw = attrString(el, kAXRoleAttribute) ?? "AXUnknown"
         role = normalizeRole(raw, subrole: attrString(el, kAXSubroleAttribute))
-        var n = norm(attrString(el, kAXTitleAttribute))
-        if n.isEmpty { n = norm(attrString(el, kAXDescriptionAttribute)) }
-        if n.isEmpty, role == "row" || role == "cell" { n = derivedName(el) }
-        if n.isEmpty, let labelled = attr(el, "AXTitleUIElement") {
-            n = norm(attrString(labelled as! AXUIElement, kAXValueAttribute))
-        }
-        name = n
-        id = handles.id(for: el)
+        name = nameOf(el, raw: raw, role: role)
+        id = knownId ?? ids.id(for: el, place: place)
     }
 
     var secure: Bool { raw == "AXSecureTextField" || attrString(el, kAXSubroleAttribute) == "AXSecureTextField" }
@@ -125,7 +276,8 @@ struct Node {
     }
 
     func value() -> String? {
-        if secure { return nil }
+        // A static text's value is its text, which is already its name.
+        if secure || raw == "AXStaticText" { return nil }
         guard let v = attr(el, kAXValueAttribute) else { return nil }
         if let s = v as? String { return clip(s) }
         if let n = v as? NSNumber, role != "checkbox", role != "radio" { return String(format: "%g", n.doubleValue) }
@@ -162,7 +314,25 @@ func derivedName(_ el: AXUIElement, depth: Int = 0) -> String {
     return parts.joined(separator: " ")
 }
 
-/// The named ancestors from the window down to the parent.
+/// The accessible name, the same way for an element and for the ancestors of one (the client compares
+/// ancestries it stored from a snapshot with those the helper computes when it re-matches). A static text
+/// is named by its AXValue (its text; its title and description are usually empty); other elements by
+/// their title, then description, then (rows and cells) the texts they show, then their title element.
+func nameOf(_ el: AXUIElement, raw: String, role: String) -> String {
+    if raw == "AXStaticText" {
+        let v = norm(attrString(el, kAXValueAttribute))
+        if !v.isEmpty { return clip(v) }
+    }
+    var n = norm(attrString(el, kAXTitleAttribute))
+    if n.isEmpty { n = norm(attrString(el, kAXDescriptionAttribute)) }
+    if n.isEmpty, role == "row" || role == "cell" { n = derivedName(el) }
+    if n.isEmpty, let labelled = attr(el, "AXTitleUIElement") {
+        n = norm(attrString(labelled as! AXUIElement, kAXValueAttribute))
+    }
+    return n
+}
+
+/// The named ancestors (and windows and dialogs) from the window down to the parent.
 func ancestry(_ el: AXUIElement) -> [JSON] {
     var chain: [JSON] = []
     var cur = parent(el)
@@ -172,8 +342,7 @@ func ancestry(_ el: AXUIElement) -> [JSON] {
         let raw = attrString(c, kAXRoleAttribute) ?? ""
         if raw == "AXApplication" { break }
         let role = normalizeRole(raw, subrole: attrString(c, kAXSubroleAttribute))
-        var name = norm(attrString(c, kAXTitleAttribute))
-        if name.isEmpty { name = norm(attrString(c, kAXDescriptionAttribute)) }
+        let name = nameOf(c, raw: raw, role: role)
         if !name.isEmpty || role == "window" || role == "dialog" { chain.append(["role": role, "name": name]) }
         cur = parent(c)
     }
@@ -198,10 +367,11 @@ func appInfo(_ app: NSRunningApplication, windows: Bool) -> JSON {
     var out: JSON = ["name": app.localizedName ?? app.bundleIdentifier ?? "?", "pid": Int(app.processIdentifier)]
     if let b = app.bundleIdentifier { out["bundle_id"] = b }
     if windows {
-        let ax = AXUIElementCreateApplication(app.processIdentifier)
-        let wins = (attr(ax, kAXWindowsAttribute) as? [AXUIElement]) ?? []
-        out["windows"] = wins.map { w -> JSON in
-            ["id": handles.id(for: w), "name": norm(attrString(w, kAXTitleAttribute)), "bounds": bounds(w) ?? NSNull(), "active": attrBool(w, kAXMainAttribute) ?? false]
+        let pid = app.processIdentifier
+        out["windows"] = appWindows(pid).enumerated().map { i, w -> JSON in
+            let key = windowKey(w, index: i)
+            return ["id": ids.id(for: w, place: (pid, key, [])), "name": norm(attrString(w, kAXTitleAttribute)), "bounds": bounds(w) ?? NSNull(),
+                    "active": attrBool(w, kAXMainAttribute) ?? false]
         }
         out["active"] = app.isActive
     }
@@ -213,25 +383,28 @@ func findApp(_ p: Params) throws -> NSRunningApplication {
     var name = p.str("app")?.trimmingCharacters(in: .whitespaces)
     if pid == nil, let n = name, let asPid = Int(n) { pid = asPid; name = nil }
     let apps = runningApps()
+    let found: NSRunningApplication
     if let pid = pid {
         guard let a = apps.first(where: { Int($0.processIdentifier) == pid }) else {
             throw AxFail(code: .appGone, message: "no application with pid \(pid) is running", hint: "list the apps and pick one that is running")
         }
-        return a
-    }
-    if let want = name?.lowercased(), !want.isEmpty {
+        found = a
+    } else if let want = name?.lowercased(), !want.isEmpty {
         let exact = apps.filter { ($0.localizedName ?? "").lowercased() == want || ($0.bundleIdentifier ?? "").lowercased() == want }
-        if exact.count == 1 { return exact[0] }
-        if exact.count > 1 { throw AxFail(code: .ambiguous, message: "\(exact.count) applications are called \(want); name one by pid") }
         let part = apps.filter { ($0.localizedName ?? "").lowercased().contains(want) }
-        if part.count == 1 { return part[0] }
-        if part.count > 1 { throw AxFail(code: .ambiguous, message: "several applications match \(want)") }
-        throw AxFail(code: .notFound, message: "no application called \(want) is running", hint: "list the apps to see their names")
+        if exact.count == 1 { found = exact[0] }
+        else if exact.count > 1 { throw AxFail(code: .ambiguous, message: "\(exact.count) applications are called \(want); name one by pid") }
+        else if part.count == 1 { found = part[0] }
+        else if part.count > 1 { throw AxFail(code: .ambiguous, message: "several applications match \(want)") }
+        else { throw AxFail(code: .notFound, message: "no application called \(want) is running", hint: "list the apps to see their names") }
+    } else {
+        guard let front = NSWorkspace.shared.frontmostApplication else {
+            throw AxFail(code: .notFound, message: "no application is frontmost; name one")
+        }
+        found = front
     }
-    guard let front = NSWorkspace.shared.frontmostApplication else {
-        throw AxFail(code: .notFound, message: "no application is frontmost; name one")
-    }
-    return front
+    try Apps.ensureResponsive(found.processIdentifier, found.localizedName ?? "the app")
+    return found
 }
 
 // MARK: - snapshot and find
@@ -239,7 +412,7 @@ func findApp(_ p: Params) throws -> NSRunningApplication {
 func snapshot(_ p: Params) throws -> JSON {
     let started = Date()
     let app = try findApp(p)
-    let root = AXUIElementCreateApplication(app.processIdentifier)
+    let pid = app.processIdentifier
     let interactive = p.str("filter") == "interactive"
     let maxNodes = max(1, min(p.int("max_nodes") ?? 400, 5000))
     let maxDepth = max(1, min(p.int("max_depth") ?? 64, 200))
@@ -258,13 +431,17 @@ func snapshot(_ p: Params) throws -> JSON {
         return out.count - 1
     }
 
-    func visit(_ el: AXUIElement, _ parentIndex: Int, _ depth: Int) {
-        if truncated { return }
+    // `key` and `path` say where the element is, so its id needs no walk up.
+    func visit(_ el: AXUIElement, _ key: String, _ path: [Int], _ parentIndex: Int, _ depth: Int) {
+        if truncated || Apps.isUnresponsive(pid) { return }
         visited += 1
         if visited > maxNodes * 20 { truncated = true; return }
-        let n = Node(el)
+        let n = Node(el, place: (pid, key, path))
         if !includeHidden && n.hidden { return }
         var here = parentIndex
+        func visitChildren(_ under: Int, _ d: Int) {
+            for (i, c) in children(el).enumerated() { visit(c, key, path + [i], under, d) }
+        }
         if interactive {
             if interactiveRoles.contains(n.role) || n.role == "window" || n.role == "dialog" {
                 guard let i = emit(n, parentIndex, depth) else { return }
@@ -272,7 +449,7 @@ func snapshot(_ p: Params) throws -> JSON {
             } else if !n.name.isEmpty && n.role != "text" && n.role != "image" {
                 let mark = out.count
                 guard let i = emit(n, parentIndex, depth) else { return }
-                if depth < maxDepth { for c in children(el) { visit(c, i, depth + 1) } }
+                if depth < maxDepth { visitChildren(i, depth + 1) }
                 if out.count == mark + 1 { out.removeLast() }
                 return
             }
@@ -282,16 +459,18 @@ func snapshot(_ p: Params) throws -> JSON {
             here = i
         }
         if depth >= maxDepth { return }
-        for c in children(el) { visit(c, here, here == parentIndex ? depth : depth + 1) }
+        visitChildren(here, here == parentIndex ? depth : depth + 1)
     }
 
     var windows: [JSON] = []
-    for w in (attr(root, kAXWindowsAttribute) as? [AXUIElement]) ?? [] {
+    for (wi, w) in appWindows(pid).enumerated() {
         let name = norm(attrString(w, kAXTitleAttribute))
         if let want = windowName, !name.lowercased().contains(want) { continue }
-        windows.append(["id": handles.id(for: w), "name": name])
-        visit(w, -1, 0)
+        let key = windowKey(w, index: wi)
+        windows.append(["id": ids.id(for: w, place: (pid, key, [])), "name": name])
+        visit(w, key, [], -1, 0)
     }
+    try Apps.ensureResponsive(pid, app.localizedName ?? "the app")
     if windowName != nil && windows.isEmpty { throw AxFail(code: .notFound, message: "no window of this app matches the title") }
     if interactive {
         for i in out.indices {
@@ -303,21 +482,45 @@ func snapshot(_ p: Params) throws -> JSON {
             "took_ms": Int(Date().timeIntervalSince(started) * 1000)]
 }
 
-/// Every element of the app (pre-order), bounded.
-func allElements(_ root: AXUIElement, limit: Int = 20000) -> [AXUIElement] {
-    var out: [AXUIElement] = []
-    var stack = (attr(root, kAXWindowsAttribute) as? [AXUIElement]) ?? []
-    stack.reverse()
-    while let el = stack.popLast(), out.count < limit {
-        out.append(el)
-        stack.append(contentsOf: children(el).reversed())
+/// An element and where it is (its window key and the child indices from the window).
+struct Placed {
+    let el: AXUIElement
+    let key: String
+    let path: [Int]
+}
+
+/// The elements under `root` (itself included), pre-order, bounded by count and by a deadline.
+/// `skip` names subtrees already searched (`key:path`), left out with everything under them.
+func subtree(_ root: Placed, limit: Int, deadline: Date, budget: inout Int, skip: Set<String> = []) -> (elements: [Placed], complete: Bool) {
+    var out: [Placed] = []
+    var stack = [root]
+    while let cur = stack.popLast() {
+        if !skip.isEmpty && skip.contains(placeKey(cur)) { continue }
+        if out.count >= limit || budget <= 0 || Date() > deadline { return (out, false) }
+        budget -= 1
+        out.append(cur)
+        let kids = children(cur.el)
+        for i in stride(from: kids.count - 1, through: 0, by: -1) { stack.append(Placed(el: kids[i], key: cur.key, path: cur.path + [i])) }
+    }
+    return (out, true)
+}
+
+func placeKey(_ p: Placed) -> String { "\(p.key):\(p.path.map(String.init).joined(separator: "."))" }
+
+/// Every element of the app's windows (pre-order), bounded.
+func allElements(_ pid: pid_t, limit: Int = 20000) -> [Placed] {
+    var budget = limit
+    var out: [Placed] = []
+    let deadline = Date().addingTimeInterval(10)
+    for (i, w) in appWindows(pid).enumerated() {
+        out += subtree(Placed(el: w, key: windowKey(w, index: i), path: []), limit: limit - out.count, deadline: deadline, budget: &budget).elements
     }
     return out
 }
 
 func find(_ p: Params) throws -> JSON {
     let app = try findApp(p)
-    let root = AXUIElementCreateApplication(app.processIdentifier)
+    let pid = app.processIdentifier
     let role = p.str("role")
     let name = p.str("name").map { norm($0).lowercased() }
     let value = p.str("value").map { norm($0).lowercased() }
@@ -329,18 +532,19 @@ func find(_ p: Params) throws -> JSON {
         return exact ? norm(have).lowercased() == w : norm(have).lowercased().contains(w)
     }
     var out: [JSON] = []
-    for el in allElements(root) {
-        let n = Node(el)
+    for placed in allElements(pid) {
+        let n = Node(placed.el, place: (pid, placed.key, placed.path))
         if let r = role, n.role != r { continue }
         if !p.bool("include_hidden") && n.hidden { continue }
         if !ok(name, n.name) { continue }
         var d = n.describe()
         if value != nil && !ok(value, d.str("value") ?? "") { continue }
         if let i = identifier, d.str("identifier") != i { continue }
-        d["ancestry"] = ancestry(el)
+        d["ancestry"] = ancestry(placed.el)
         out.append(d)
         if out.count >= limit { break }
     }
+    try Apps.ensureResponsive(pid, app.localizedName ?? "the app")
     return ["app": appInfo(app, windows: false), "elements": out, "truncated": out.count >= limit]
 }
 
@@ -348,43 +552,54 @@ func find(_ p: Params) throws -> JSON {
 
 enum Purpose { case act, scroll, read }
 
+/// How long a re-match may search, and how many elements: inside the client's 4 s action timeout.
+let rematchBudgetMs = 2500
+let rematchBudgetNodes = 20000
+
 func resolve(_ target: JSON?, _ purpose: Purpose) throws -> (Node, String) {
     guard let t = target, let id = t.str("id"), let app = t.dict("app"), let pid = app.int("pid") else {
         throw AxFail(code: .invalid, message: "target needs id, role, name and app")
     }
-    guard runningApps().contains(where: { Int($0.processIdentifier) == pid }) else {
+    guard let running = runningApps().first(where: { Int($0.processIdentifier) == pid }) else {
         throw AxFail(code: .appGone, message: "\(app.str("name") ?? "the app") (pid \(pid)) is not running any more", hint: snapshotHint)
     }
+    // A pid reused by another app is another app.
+    if let was = app.str("name"), !was.isEmpty, let now = running.localizedName, now != was, running.bundleIdentifier != was {
+        throw AxFail(code: .appGone, message: "\(was) (pid \(pid)) is not running any more; that pid is now \(now)", hint: snapshotHint)
+    }
+    try Apps.ensureResponsive(pid_t(pid), running.localizedName ?? "the app")
     let wantRole = t.str("role") ?? ""
     let wantName = norm(t.str("name"))
     let label = "\(wantRole) \"\(wantName)\""
-    var node: Node
+    var found: Node?
     var how = "identity"
-    if let el = handles.element(for: id), isAlive(el) {
-        node = Node(el)
-        if node.role != wantRole || node.name != wantName {
-            throw AxFail(code: .staleRef, message: "the element changed: it was \(label) and is now \(node.role) \"\(node.name)\"", hint: snapshotHint)
+    if let el = ids.known(id), isAlive(el) {
+        // This helper handed the id out: it is that very element, so a change is a change.
+        let n = Node(el, id: id)
+        if n.role != wantRole || n.name != wantName {
+            throw AxFail(code: .staleRef, message: "the element changed: it was \(label) and is now \(n.role) \"\(n.name)\"", hint: snapshotHint)
         }
-    } else {
-        how = "rematch"
-        let stored = (t["ancestry"] as? [JSON]) ?? []
-        let root = AXUIElementCreateApplication(pid_t(pid))
-        var candidates: [Node] = []
-        for el in allElements(root) {
-            let n = Node(el)
-            guard n.role == wantRole, n.name == wantName else { continue }
-            if let i = t.str("identifier"), attrString(el, kAXIdentifierAttribute) != i { continue }
-            guard ancestryMatches(stored, ancestry(el)) else { continue }
-            candidates.append(n)
+        found = n
+    } else if let place = ElementPath(id), place.pid == pid_t(pid) {
+        // An id from an earlier helper (or of an element this helper saw die): the element at that place,
+        // if it is still what it was, there. One this helper saw die was recreated: that is a re-match.
+        if ids.known(id) != nil { how = "rematch" }
+        let chain = place.walk()
+        if chain.count == place.path.count + 1, let el = chain.last {
+            let n = Node(el, id: id)
+            if n.role == wantRole && n.name == wantName && ancestryMatches((t["ancestry"] as? [JSON]) ?? [], ancestry(el)) {
+                ids.remember(el, as: id)
+                found = n
+            }
         }
-        if candidates.isEmpty {
-            throw AxFail(code: .staleRef, message: "\(label) is gone and no element with the same role, name and place replaces it", hint: snapshotHint)
-        }
-        if candidates.count > 1 {
-            throw AxFail(code: .ambiguous, message: "\(label) is gone and \(candidates.count) elements now match it; refusing to guess", hint: snapshotHint)
-        }
-        node = candidates[0]
+        if found == nil { how = "rematch"; found = try rematch(t, place: place, chain: chain, label: label) }
     }
+    if found == nil {
+        how = "rematch"
+        found = try rematch(t, place: nil, chain: [], label: label)
+    }
+    let node = found!
+    try Apps.ensureResponsive(pid_t(pid), running.localizedName ?? "the app")
     if purpose == .act {
         if node.hidden { throw AxFail(code: .notVisible, message: "\(label) is hidden", hint: "make it visible first, then take a new snapshot") }
         guard let b = bounds(node.el), onScreen(node.el, b) else {
@@ -395,6 +610,63 @@ func resolve(_ target: JSON?, _ purpose: Purpose) throws -> (Node, String) {
         throw AxFail(code: .disabled, message: "\(label) is disabled")
     }
     return (node, how)
+}
+
+/// The element was recreated (or this helper never saw it): look for the one element with the same role,
+/// name, identifier and named ancestry — first under its last known parent, then under each ancestor up to
+/// its window, then in all the app's windows (a reopened dialog is a new window). The first level with any
+/// match decides: one is acted on, several are AMBIGUOUS. Searching near where it was keeps a duplicate
+/// elsewhere (a second "Close tab") from making it ambiguous, and keeps the search small: each element
+/// costs AX calls to the app. A search that runs out of its budget refuses.
+func rematch(_ t: JSON, place: ElementPath?, chain: [AXUIElement], label: String) throws -> Node {
+    guard let pidN = t.dict("app")?.int("pid") else { throw AxFail(code: .invalid, message: "target needs app.pid") }
+    let pid = pid_t(pidN)
+    let wantRole = t.str("role") ?? ""
+    let wantName = norm(t.str("name"))
+    let stored = (t["ancestry"] as? [JSON]) ?? []
+    let identifier = t.str("identifier")
+    let deadline = Date().addingTimeInterval(Double(rematchBudgetMs) / 1000)
+    var budget = rematchBudgetNodes
+
+    var levels: [[Placed]] = []
+    if let place = place, !chain.isEmpty {
+        // chain[k] sits at path[0..<k]; the last known parent is at path.count - 1 (or what is left of it).
+        let parentDepth = min(place.path.count - 1, chain.count - 1)
+        if parentDepth >= 0 {
+            for k in stride(from: parentDepth, through: 0, by: -1) { levels.append([Placed(el: chain[k], key: place.window, path: Array(place.path.prefix(k)))]) }
+        }
+    }
+    levels.append(appWindows(pid).enumerated().map { i, w in Placed(el: w, key: windowKey(w, index: i), path: []) })
+
+    var searched = Set<String>()
+    for roots in levels {
+        var candidates: [Node] = []
+        var complete = true
+        for root in roots {
+            let (elements, done) = subtree(root, limit: rematchBudgetNodes, deadline: deadline, budget: &budget, skip: searched)
+            complete = complete && done
+            for placed in elements {
+                // The cheap checks first: one AX call for the role.
+                let raw = attrString(placed.el, kAXRoleAttribute) ?? "AXUnknown"
+                guard normalizeRole(raw, subrole: attrString(placed.el, kAXSubroleAttribute)) == wantRole else { continue }
+                guard nameOf(placed.el, raw: raw, role: wantRole) == wantName else { continue }
+                if let i = identifier, attrString(placed.el, kAXIdentifierAttribute) != i { continue }
+                guard ancestryMatches(stored, ancestry(placed.el)) else { continue }
+                candidates.append(Node(placed.el, place: (pid, placed.key, placed.path)))
+            }
+        }
+        if Apps.isUnresponsive(pid) { try Apps.ensureResponsive(pid, t.dict("app")?.str("name") ?? "the app") }
+        if candidates.count > 1 {
+            throw AxFail(code: .ambiguous, message: "\(label) is gone and \(candidates.count) elements now match it; refusing to guess", hint: snapshotHint)
+        }
+        if !complete {
+            throw AxFail(code: .staleRef, message: "\(label) is gone and the search for its replacement ran out of time (\(rematchBudgetNodes - budget) elements looked at)", hint: snapshotHint)
+        }
+        if let only = candidates.first { return only }
+        // Nothing under this root: the next level leaves it out.
+        for root in roots { searched.insert(placeKey(root)) }
+    }
+    throw AxFail(code: .staleRef, message: "\(label) is gone and no element with the same role, name and place replaces it", hint: snapshotHint)
 }
 
 func intersects(_ a: [Int], _ b: [Int]) -> Bool {

@@ -93,7 +93,11 @@ func click(_ p: Params, pressOnly: Bool) throws -> JSON {
 func getValue(_ p: Params) throws -> JSON {
     let (n, how) = try resolve(p.dict("target"), .read)
     var out: JSON = ["acted_on": actedOn(n, how)]
-    if n.secure { out["value"] = NSNull(); out["kind"] = "text"; out["secure"] = true; return out }
+    if n.secure {
+        out["value"] = NSNull(); out["kind"] = "text"; out["secure"] = true
+        if let len = secureLength(n.el) { out["length"] = len }
+        return out
+    }
     let v = attr(n.el, kAXValueAttribute)
     if ["checkbox", "radio", "switch"].contains(n.role) {
         out["value"] = ((v as? NSNumber)?.intValue ?? 0) == 1 ? "true" : "false"
@@ -127,6 +131,11 @@ func setValue(_ p: Params) throws -> JSON {
         out["method"] = want == isOn ? "none" : "action:AXPress"
         out["value"] = want ? "true" : "false"
         out["effect"] = watch.wait(maxMs: want == isOn ? 0 : waitMs(p))
+        let nowOn = ((attr(n.el, kAXValueAttribute) as? NSNumber)?.intValue ?? 0) == 1
+        guard nowOn == want else {
+            throw AxFail(code: .failed, message: "\(n.role) \"\(n.name)\" is still \(nowOn ? "checked" : "unchecked") after pressing it")
+        }
+        out["verified"] = true
         return out
     }
     var settable = DarwinBoolean(false)
@@ -146,11 +155,70 @@ func setValue(_ p: Params) throws -> JSON {
     }
     AXUIElementSetAttributeValue(n.el, kAXFocusedAttribute as CFString, kCFBooleanTrue)
     let err = AXUIElementSetAttributeValue(n.el, kAXValueAttribute as CFString, newValue)
+    if n.secure {
+        // A secure field never shows its value, but it tells its length: the set value is verified by
+        // AXNumberOfCharacters (UTF-16 units, as NSString counts). When setting AXValue was refused or did
+        // not take, the text is typed into the focused field instead, and verified the same way.
+        let want = (value as NSString).length
+        var method = "value"
+        if err != .success || secureLength(n.el) != want {
+            method = "keys"
+            do { try retypeSecure(n, value) } catch { watch.stop(); throw error }
+        }
+        out["effect"] = watch.wait(maxMs: waitMs(p))
+        let have = secureLength(n.el)
+        guard have == want else {
+            throw AxFail(code: .failed, message: "the secure field \"\(n.name)\" holds \(have.map(String.init) ?? "an unknown number of") characters after setting \(want); it was not set", hint: "focus the field and type the text")
+        }
+        out["method"] = method
+        out["value"] = NSNull()
+        out["secure"] = true
+        out["verified"] = true
+        return out
+    }
     guard err == .success else { watch.stop(); throw AxFail(code: .failed, message: "\(n.role) \"\(n.name)\" refused the value (AX error \(err.rawValue))") }
     out["method"] = "value"
     out["effect"] = watch.wait(maxMs: waitMs(p))
-    if n.secure { out["value"] = NSNull(); out["secure"] = true } else { out["value"] = Node(n.el).value() ?? value }
+    // Read back: a text field that shows something else was not set (the app refused or rewrote it).
+    if newValue is NSString, n.role == "textfield" || n.role == "textarea" {
+        let shown = attrString(n.el, kAXValueAttribute)
+        if shown != value {
+            throw AxFail(code: .failed, message: "\(n.role) \"\(n.name)\" shows \(shown.map { "\"\(clip($0, 80))\"" } ?? "nothing") after setting \"\(clip(value, 80))\"", hint: "read its value, or type the text into it")
+        }
+    }
+    if let want = newValue as? NSNumber {
+        // A slider or stepper may round to its step: within half a step (or 0.5 %) of the number is set.
+        let have = (attr(n.el, kAXValueAttribute) as? NSNumber)?.doubleValue
+        let lo = (attr(n.el, kAXMinValueAttribute) as? NSNumber)?.doubleValue ?? 0
+        let hi = (attr(n.el, kAXMaxValueAttribute) as? NSNumber)?.doubleValue ?? 0
+        let tolerance = max(abs(hi - lo) * 0.005, 1e-9)
+        guard let h = have, abs(h - want.doubleValue) <= tolerance else {
+            throw AxFail(code: .failed, message: "\(n.role) \"\(n.name)\" shows \(have.map { String(format: "%g", $0) } ?? "no value") after setting \(want)")
+        }
+    }
+    out["verified"] = true
+    out["value"] = Node(n.el).value() ?? value
     return out
+}
+
+/// A secure field's length: AXNumberOfCharacters (it never gives its value).
+func secureLength(_ el: AXUIElement) -> Int? {
+    (attr(el, kAXNumberOfCharactersAttribute) as? NSNumber)?.intValue
+}
+
+/// Types `value` into a secure field in the frontmost app: focus it, select what it holds, type over it.
+func retypeSecure(_ n: Node, _ value: String) throws {
+    guard frontPid() == pidOf(n) else {
+        throw AxFail(code: .failed, message: "the secure field \"\(n.name)\" did not take the value, and its app is not frontmost to type it", hint: "focus the app first (accessibility focus with app)")
+    }
+    AXUIElementSetAttributeValue(n.el, kAXFocusedAttribute as CFString, kCFBooleanTrue)
+    let (focused, _) = waitUntil(timeoutMs: 1000) { attrBool(n.el, kAXFocusedAttribute) == true ? true : nil }
+    guard focused == true else { throw AxFail(code: .failed, message: "the secure field \"\(n.name)\" did not take the keyboard focus; nothing was typed") }
+    if let combo = try? parseCombo("cmd+a") { postKey(combo.1, flags: combo.0) }
+    postKey(51, flags: []) // delete the selection
+    if !value.isEmpty { postText(value) }
+    // Let the field take the keys before it is read back.
+    _ = waitUntil(timeoutMs: 500) { secureLength(n.el) == (value as NSString).length ? true : nil }
 }
 
 func focus(_ p: Params) throws -> JSON {
@@ -169,7 +237,20 @@ func focus(_ p: Params) throws -> JSON {
 
 /// With a target: it must be in the frontmost app and take the focus, or no key is sent (no keys land in another app).
 func prepareKeyboard(_ p: Params) throws -> (Node, String)? {
-    guard let t = p.dict("target") else { return nil }
+    guard let t = p.dict("target") else {
+        // No target: the keys are for the app `pid`/`app` names, brought to the front and checked there.
+        if p["pid"] != nil || p["app"] != nil {
+            let app = try findApp(p)
+            if frontPid() != app.processIdentifier {
+                app.activate()
+                let (ok, _) = waitUntil(timeoutMs: 1500) { frontPid() == app.processIdentifier ? true : nil }
+                guard ok == true else {
+                    throw AxFail(code: .failed, message: "\(app.localizedName ?? "the app") did not come to the front; no keys were sent", hint: "focus the app first (accessibility focus with app)")
+                }
+            }
+        }
+        return nil
+    }
     let (n, how) = try resolve(t, .act)
     guard NSWorkspace.shared.frontmostApplication?.processIdentifier == pidOf(n) else {
         throw AxFail(code: .notVisible, message: "the app of \(n.role) \"\(n.name)\" is not frontmost: keystrokes would go to another app", hint: "focus the app first (accessibility focus with app)")
@@ -182,13 +263,24 @@ func prepareKeyboard(_ p: Params) throws -> (Node, String)? {
 
 func frontPid() -> pid_t { NSWorkspace.shared.frontmostApplication?.processIdentifier ?? 0 }
 
+/// `{name, pid}` of the app keys went to (the answer's `app`).
+func appSummary(_ pid: pid_t) -> JSON {
+    let app = NSRunningApplication(processIdentifier: pid)
+    return ["name": app?.localizedName ?? app?.bundleIdentifier ?? "?", "pid": Int(pid)]
+}
+
 func key(_ p: Params) throws -> JSON {
     let list: [String] = (p["keys"] as? [String]) ?? [p.str("keys") ?? ""]
     let combos = try list.map(parseCombo)
     let target = try prepareKeyboard(p)
-    let watch = EffectWatch(pid: target.map { pidOf($0.0) } ?? frontPid())
-    for (flags, code) in combos { postKey(code, flags: flags) }
-    var out: JSON = ["method": "keys", "effect": watch.wait(maxMs: waitMs(p, 400))]
+    // Only the events of the app the keys went to count as their effect.
+    let pid = target.map { pidOf($0.0) } ?? frontPid()
+    let watch = EffectWatch(pid: pid)
+    for (flags, code) in combos {
+        guard frontPid() == pid else { watch.stop(); throw AxFail(code: .failed, message: "the keyboard focus moved to another app; the keys after that were not sent") }
+        postKey(code, flags: flags)
+    }
+    var out: JSON = ["method": "keys", "effect": watch.wait(maxMs: waitMs(p, 400)), "app": appSummary(pid)]
     if let t = target { out["acted_on"] = actedOn(t.0, t.1) }
     return out
 }
@@ -202,15 +294,36 @@ func typeText(_ p: Params) throws -> JSON {
         if settable.boolValue {
             // Replaces the selection (the caret: an empty selection) through the app, not the keyboard.
             let watch = EffectWatch(pid: pidOf(n))
+            let before = n.secure ? nil : attrString(n.el, kAXValueAttribute)
+            let lengthBefore = n.secure ? secureLength(n.el) : nil
             let err = AXUIElementSetAttributeValue(n.el, kAXSelectedTextAttribute as CFString, text as CFString)
             guard err == .success else { watch.stop(); throw AxFail(code: .failed, message: "\(n.role) \"\(n.name)\" refused the text") }
-            return ["acted_on": actedOn(n, how), "method": "insert_text", "effect": watch.wait(maxMs: waitMs(p, 400))]
+            var out: JSON = ["acted_on": actedOn(n, how), "method": "insert_text", "effect": watch.wait(maxMs: waitMs(p, 400)), "app": appSummary(pidOf(n))]
+            // Read back: the text holds what was inserted (a secure field: its length grew by it).
+            if n.secure, let l0 = lengthBefore, let l1 = secureLength(n.el) {
+                // Inserted at the caret, or over a selection: at least the text's length, and more than before unless it replaced one.
+                guard l1 >= (text as NSString).length, l1 != l0 || (text as NSString).length == 0 else {
+                    throw AxFail(code: .failed, message: "the secure field \"\(n.name)\" did not take the text (\(l1) characters)")
+                }
+                out["verified"] = true
+            } else if let after = attrString(n.el, kAXValueAttribute), before != nil {
+                guard after.contains(text) else {
+                    throw AxFail(code: .failed, message: "\(n.role) \"\(n.name)\" does not hold the inserted text", hint: "read its value, or type the text with the keyboard")
+                }
+                out["verified"] = true
+            } else {
+                out["verified"] = false
+            }
+            return out
         }
     }
     let target = try prepareKeyboard(p)
-    let watch = EffectWatch(pid: target.map { pidOf($0.0) } ?? frontPid())
+    let pid = target.map { pidOf($0.0) } ?? frontPid()
+    let watch = EffectWatch(pid: pid)
+    guard frontPid() == pid else { watch.stop(); throw AxFail(code: .failed, message: "the keyboard focus is in another app; nothing was typed") }
     postText(text)
-    var out: JSON = ["method": "keys", "effect": watch.wait(maxMs: waitMs(p, 400))]
+    // Typed through the keyboard: nothing to read back reliably (a shortcut, a canvas).
+    var out: JSON = ["method": "keys", "effect": watch.wait(maxMs: waitMs(p, 400)), "app": appSummary(pid), "verified": false]
     if let t = target { out["acted_on"] = actedOn(t.0, t.1) }
     return out
 }

@@ -36,6 +36,9 @@ if let which = option("--request-permission") {
     exit(0)
 }
 
+// A hung app must not stall the helper: every AX call waits at most this long (Elements.swift, Apps).
+AXUIElementSetMessagingTimeout(AXUIElementCreateSystemWide(), messagingTimeout)
+
 // MARK: - connections and the request queue
 
 final class Connection {
@@ -143,11 +146,11 @@ func serveSocket(_ path: String) {
         while true {
             let conn = accept(fd, nil, nil)
             if conn < 0 { continue }
-            // Only our own user: LOCAL_PEERCRED gives the peer's uid.
-            var cred = xucred()
-            var len = socklen_t(MemoryLayout<xucred>.size)
-            guard getsockopt(conn, SOL_LOCAL, LOCAL_PEERCRED, &cred, &len) == 0, cred.cr_uid == getuid() else {
-                log("refused a connection from uid \(cred.cr_uid)")
+            // Only our own user: getpeereid(2) gives the peer's effective uid (LOCAL_PEERCRED underneath).
+            var peerUid: uid_t = 0
+            var peerGid: gid_t = 0
+            guard getpeereid(conn, &peerUid, &peerGid) == 0, peerUid == getuid() else {
+                log("refused a connection from uid \(peerUid)")
                 close(conn)
                 continue
             }
