@@ -118,7 +118,11 @@ const coreAreas = {
   // mcp: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
   desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'secrets', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.
-  mcpServer: ['agents', 'api', 'base', 'config', 'daemon', 'errors', 'harness', 'permissions', 'runtime', 'tools', 'util'],
+  // audit, commands, search, sessions, skills: its read-only resources and prompts (sessions, memory, commands, skills).
+  mcpServer: [
+    'agents', 'api', 'audit', 'base', 'commands', 'config', 'daemon', 'errors', 'harness', 'permissions', 'runtime', 'search', 'sessions',
+    'skills', 'tools', 'util',
+  ],
 };
 
 const coreRoot = 'src-main/core';

@@ -18,6 +18,8 @@ export function jsonRenderer(out: Writable): Renderer {
 
 export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable & { isTTY?: boolean }): Renderer {
   let atLineStart = true;
+  // What cloud_delegate's gateway reported it cost: part of the run's cost, named in the footer.
+  let cloudUsd = 0;
   const color = Boolean(err.isTTY) && !process.env.NO_COLOR;
   const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[0m` : s);
   const red = (s: string) => (color ? `\x1b[31m${s}\x1b[0m` : s);
@@ -46,6 +48,7 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           line(dim(`▸ ${v(ev.tool)} ${v(ev.summary)}`));
           break;
         case 'tool_progress':
+          cloudUsd += cloudCostOf(ev.data);
           endText();
           line(dim(`  … ${v(ev.tool)}: ${v(firstLine(ev.message))}`));
           break;
@@ -84,13 +87,21 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
         case 'session_end':
           endText();
           if (ev.stop_reason === 'cancelled') line(dim('(cancelled)'));
-          line(dim(`session ${ev.session_id} · ${ev.usage.requests} request(s) · $${ev.usage.cost_usd.toFixed(4)}`));
+          line(dim(`session ${ev.session_id} · ${ev.usage.requests} request(s) · $${ev.usage.cost_usd.toFixed(4)}${cloudUsd > 0 ? ` (cloud $${cloudUsd.toFixed(4)})` : ''}`));
           break;
         default:
           break;
       }
     },
   };
+}
+
+/** The cost in a cloud_delegate `usage` progress report (docs/cloud.md, Progress); 0 for any other report. */
+function cloudCostOf(data: unknown): number {
+  if (!data || typeof data !== 'object') return 0;
+  const d = data as { source?: unknown; kind?: unknown; usage?: { cost_usd?: unknown } };
+  const cost = d.source === 'cloud' && d.kind === 'usage' ? d.usage?.cost_usd : undefined;
+  return typeof cost === 'number' && Number.isFinite(cost) && cost > 0 ? cost : 0;
 }
 
 function firstLine(s: string): string {

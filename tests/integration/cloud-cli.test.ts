@@ -49,6 +49,30 @@ describe('rein run with cloud delegation', () => {
     expect(gw.requestsTo('/api/v1/tasks/stream')[0]!.headers['x-api-key']).toBe('cli-cloud-key');
   });
 
+  it('works behind a path prefix, and the footer’s cost includes what the cloud reported, named apart', async () => {
+    const prefixed = await startFakeGateway({ apiKey: 'cli-cloud-key', prefix: '/shannon' });
+    try {
+      await writeFile(join(home, 'config.yaml'), `cloud:\n  enabled: true\n  base_url: ${prefixed.url}\n`);
+      fake.enqueue(tools([toolCall('cloud_delegate', { task: 'research it' })]));
+      prefixed.enqueue({
+        events: [
+          { data: { type: 'thread.message.completed', agent_id: 'final_output', response: 'short', metadata: { input_tokens: 10, output_tokens: 5, cost_usd: 0.25 } } },
+          { data: { type: 'WORKFLOW_COMPLETED' } },
+        ],
+        result: REPORT,
+      });
+      const r = await rein(['run', '--yes', 'research it'], { env, cwd });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${REPORT}\n`);
+      expect(prefixed.requests.map((q) => q.rawPath)).toEqual(['/shannon/api/v1/tasks/stream', '/shannon/api/v1/stream/sse', '/shannon/api/v1/tasks/task-1']);
+      const footer = /session \S+ · 1 request\(s\) · \$(\d+\.\d{4}) \(cloud \$0\.2500\)/.exec(r.stderr);
+      expect(footer, r.stderr).not.toBeNull();
+      expect(Number(footer![1])).toBeGreaterThanOrEqual(0.25);
+    } finally {
+      await prefixed.close();
+    }
+  });
+
   it('--json carries tool_progress events; without --yes and without a terminal the delegation is denied and nothing is sent', async () => {
     fake.enqueue(tools([toolCall('cloud_delegate', { task: 'x' })]), text('Could not delegate.'));
     const r = await rein(['run', '--json', 'delegate'], { env, cwd });

@@ -154,6 +154,39 @@ describe('cloud delegation through the loop', () => {
     expect(outcome.text).toBe('Here is what the first found.');
   });
 
+  it('one delegation per run: a later response’s second call is refused without asking, and nothing more is sent', async () => {
+    fake.enqueue(
+      tools([toolCall('cloud_delegate', { task: 'first', final_answer: false })]),
+      tools([toolCall('cloud_delegate', { task: 'second' })]),
+      text('Done with the first result.'),
+    );
+    gw.enqueue({ events: RESEARCH, result: DELIVERABLE });
+    const { outcome, events } = await run('go');
+    expect(outcome.text).toBe('Done with the first result.');
+    expect(gw.requestsTo('/api/v1/tasks/stream', 'POST')).toHaveLength(1);
+    expect(asked).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'approval_request')).toHaveLength(1);
+    expect(String(toolResults(2)[0]!.content)).toMatch(/^\[business error\] cloud_delegate already ran once in this run \(cloud\.max_per_run: 1\)/);
+  });
+
+  it('the gateway’s cost is part of the run’s usage and counts against budget.max_usd_per_run', async () => {
+    const costly = [
+      ev({ type: 'thread.message.completed', agent_id: 'final_output', response: 'R', metadata: { input_tokens: 5000, output_tokens: 900, cost_usd: 1.5 } }),
+      ev({ type: 'WORKFLOW_COMPLETED' }),
+    ];
+    // A run whose own model turns cost next to nothing, with a cap the cloud's $1.50 passes.
+    fake.enqueue(tools([toolCall('cloud_delegate', { task: 'expensive', final_answer: false })]), text('never asked'));
+    gw.enqueue({ events: costly, result: DELIVERABLE });
+    const { outcome, session } = await run('go', { config: { budget: { max_usd_per_run: 1 } } });
+    expect(outcome.stopReason).toBe('budget');
+    expect(outcome.usage.cost_usd).toBeGreaterThanOrEqual(1.5);
+    expect(outcome.usage.cost_usd).toBeLessThan(1.6);
+    // The cloud's tokens are its own: the run's token counts are the local model's.
+    expect(outcome.usage.input_tokens).toBeLessThan(5000);
+    expect(fake.requests).toHaveLength(1);
+    expect(session.usage!.cost_usd).toBe(outcome.usage.cost_usd);
+  });
+
   it('in an unattended run it is denied at once: nobody is asked and nothing is sent', async () => {
     fake.enqueue(tools([toolCall('cloud_delegate', { task: 't' })]), text('I could not delegate.'));
     const { outcome, events } = await run('go', { origin: 'unattended' });

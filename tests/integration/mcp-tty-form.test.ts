@@ -64,7 +64,7 @@ describe.skipIf(!hasScript)('an MCP server’s question at the terminal', () => 
       }
     });
     const code = await new Promise<number | null>((ok) => child.on('close', ok));
-    expect(screen).toContain('[input requested] url asks: Tell me about you');
+    expect(screen).toContain(`[input requested] 127.0.0.1:${new URL(server.url).port} asks: Tell me about you`);
     expect(script).toEqual([]);
     expect(screen).toContain('accept {"name":"Ada","color":"blue","ok":true}');
     expect(code).toBe(0);

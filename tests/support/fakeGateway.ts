@@ -5,6 +5,10 @@
  * `Last-Event-ID`), an event can wait for the plan's review, and the stream can stay open after the last
  * event (a workflow that never finishes). Every request is recorded.
  *
+ * With `prefix: '/shannon'` it stands behind a reverse proxy at that path, as a gateway at
+ * `https://host/shannon` does: only paths under the prefix reach it (others are 404), and, not knowing its
+ * prefix, it answers the root-relative `stream_url` `/api/v1/stream/sse?workflow_id=…`.
+ *
  *   POST /api/v1/tasks/stream        → 201 {workflow_id, task_id, stream_url}
  *   GET  /api/v1/stream/sse?workflow_id=…
  *   GET  /api/v1/tasks/{id}          → {task_id, workflow_id, status, result, query}
@@ -41,6 +45,8 @@ export interface GatewayScript {
   retryMs?: number;
   /** The full result `GET /api/v1/tasks/{id}` gives. */
   result?: string;
+  /** The `usage` `GET /api/v1/tasks/{id}` gives (default: none). */
+  usage?: unknown;
   /** Answer `GET /api/v1/tasks/{id}` with this status instead (an error). */
   taskStatus?: number;
   /** Answer the submission with this error instead. */
@@ -51,13 +57,17 @@ export interface GatewayScript {
 
 export interface GatewayRequest {
   method: string;
+  /** The path the gateway saw (without the prefix); a request outside the prefix keeps its whole path. */
   path: string;
+  /** The path as it arrived, prefix and all. */
+  rawPath: string;
   query: Record<string, string>;
   headers: IncomingMessage['headers'];
   body: unknown;
 }
 
 export interface FakeGateway {
+  /** The base URL to configure (with the prefix, when there is one). */
   url: string;
   requests: GatewayRequest[];
   enqueue(...scripts: GatewayScript[]): void;
@@ -81,7 +91,8 @@ interface Workflow {
   cancelled: boolean;
 }
 
-export async function startFakeGateway(opts: { apiKey?: string } = {}): Promise<FakeGateway> {
+export async function startFakeGateway(opts: { apiKey?: string; prefix?: string } = {}): Promise<FakeGateway> {
+  const prefix = (opts.prefix ?? '').replace(/\/+$/, '');
   const requests: GatewayRequest[] = [];
   const queue: GatewayScript[] = [];
   const workflows = new Map<string, Workflow>();
@@ -99,6 +110,9 @@ export async function startFakeGateway(opts: { apiKey?: string } = {}): Promise<
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
+    const rawPath = url.pathname;
+    const inside = !prefix || rawPath === prefix || rawPath.startsWith(`${prefix}/`);
+    if (inside && prefix) url.pathname = rawPath.slice(prefix.length) || '/';
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
@@ -108,7 +122,7 @@ export async function startFakeGateway(opts: { apiKey?: string } = {}): Promise<
     } catch {
       // kept raw
     }
-    const record: GatewayRequest = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body };
+    const record: GatewayRequest = { method: req.method ?? 'GET', path: url.pathname, rawPath, query: Object.fromEntries(url.searchParams), headers: req.headers, body };
     requests.push(record);
     for (const w of [...waiters]) {
       if (w.match(record)) {
@@ -117,6 +131,8 @@ export async function startFakeGateway(opts: { apiKey?: string } = {}): Promise<
       }
     }
 
+    // What the reverse proxy answers for a path outside the gateway's prefix.
+    if (!inside) return json(res, 404, { error: `no route ${req.method} ${rawPath} (the gateway is at ${prefix})` });
     if (opts.apiKey !== undefined && req.headers['x-api-key'] !== opts.apiKey) return json(res, 401, { error: 'invalid API key' });
 
     if (req.method === 'POST' && url.pathname === '/api/v1/tasks/stream') {
@@ -146,7 +162,7 @@ export async function startFakeGateway(opts: { apiKey?: string } = {}): Promise<
       if (!wf) return json(res, 404, { error: 'unknown task' });
       if (req.method === 'GET' && !task[2]) {
         if (wf.script.taskStatus) return json(res, wf.script.taskStatus, { error: 'task lookup failed' });
-        return json(res, 200, { task_id: wf.taskId, workflow_id: wf.workflowId, status: wf.cancelled ? 'CANCELLED' : 'COMPLETED', result: wf.script.result ?? '', query: wf.query });
+        return json(res, 200, { task_id: wf.taskId, workflow_id: wf.workflowId, status: wf.cancelled ? 'CANCELLED' : 'COMPLETED', result: wf.script.result ?? '', query: wf.query, ...(wf.script.usage !== undefined ? { usage: wf.script.usage } : {}) });
       }
       if (req.method === 'POST' && task[2] === 'review') {
         wf.reviewed = true;
@@ -204,7 +220,7 @@ export async function startFakeGateway(opts: { apiKey?: string } = {}): Promise<
   const { port } = server.address() as AddressInfo;
 
   const gateway: FakeGateway = {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}${prefix}`,
     requests,
     enqueue: (...scripts) => void queue.push(...scripts),
     fallback: { events: [{ data: { type: 'WORKFLOW_COMPLETED', message: 'done' } }], result: 'done' },

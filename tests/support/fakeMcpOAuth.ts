@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { createOAuthMetadata, getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
@@ -40,7 +40,9 @@ interface Grant {
 class Clients implements OAuthRegisteredClientsStore {
   readonly byId = new Map<string, OAuthClientInformationFull>();
   constructor(private readonly log: OAuthClientInformationFull[]) {}
+  urlClients: { redirect_uri: string } | undefined;
   getClient(id: string) {
+    if (this.urlClients && /^https:\/\//.test(id)) return { client_id: id, redirect_uris: [this.urlClients.redirect_uri], token_endpoint_auth_method: 'none' } as OAuthClientInformationFull;
     return this.byId.get(id);
   }
   registerClient(c: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>) {
@@ -51,12 +53,28 @@ class Clients implements OAuthRegisteredClientsStore {
   }
 }
 
-export async function startFakeMcpOAuth(o: { preRegistered?: { client_id: string; redirect_uri: string } } = {}): Promise<FakeOAuth> {
+export interface FakeOAuthOptions {
+  preRegistered?: { client_id: string; redirect_uri: string };
+  /**
+   * Step-up: every request needs a token with `basic`, and `tools/call` needs `basic` and `write` too
+   * (403 `insufficient_scope` naming both, as the conformance suite's scenario does). The 401 asks for
+   * `basic` only.
+   */
+  stepUp?: { basic: string; write: string };
+  /**
+   * The authorization server advertises `client_id_metadata_document_supported`; a URL client ID is
+   * accepted as a client with this redirect URI (a real server would fetch the document).
+   */
+  cimd?: { redirect_uri: string };
+}
+
+export async function startFakeMcpOAuth(o: FakeOAuthOptions = {}): Promise<FakeOAuth> {
   // express ships without types here; the SDK's auth router is built on it.
   const express = ((await import('express' as string)) as { default: (...a: unknown[]) => any }).default as any;
   const registrations: OAuthClientInformationFull[] = [];
   const authorizations: AuthorizationParams[] = [];
   const clients = new Clients(registrations);
+  clients.urlClients = o.cimd;
   if (o.preRegistered) {
     clients.byId.set(o.preRegistered.client_id, { client_id: o.preRegistered.client_id, redirect_uris: [o.preRegistered.redirect_uri], token_endpoint_auth_method: 'none' });
   }
@@ -118,9 +136,34 @@ export async function startFakeMcpOAuth(o: { preRegistered?: { client_id: string
   });
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const mcpUrl = new URL(`${base}/mcp`);
-  app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, scopesSupported: ['mcp:tools'] }));
-  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
-  app.post('/mcp', bearer, express.json(), async (req: any, res: any) => {
+  const scopesSupported = o.stepUp ? [o.stepUp.basic, o.stepUp.write] : ['mcp:tools'];
+  if (o.cimd) {
+    // The router's own metadata, plus SEP-991's flag.
+    const metadata = { ...createOAuthMetadata({ provider, issuerUrl: new URL(base), scopesSupported }), client_id_metadata_document_supported: true };
+    app.get('/.well-known/oauth-authorization-server', (_req: unknown, res: any) => res.json(metadata));
+  }
+  app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, scopesSupported }));
+  const prm = getOAuthProtectedResourceMetadataUrl(mcpUrl);
+  const plainBearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: prm });
+  /** The step-up check: 401 asking for `basic` without a valid token, 403 naming both scopes for a call without `write`. */
+  const stepUpBearer = async (req: any, res: any, next: () => void) => {
+    const { basic, write } = o.stepUp!;
+    const header = String(req.headers.authorization ?? '');
+    const info = header.startsWith('Bearer ') ? access.get(header.slice(7)) : undefined;
+    if (!info) {
+      res.status(401).set('WWW-Authenticate', `Bearer error="invalid_token", scope="${basic}", resource_metadata="${prm}"`).json({ error: 'invalid_token' });
+      return;
+    }
+    const needed = req.body?.method === 'tools/call' ? [basic, write] : [basic];
+    if (!needed.every((s) => info.scopes.includes(s))) {
+      res.status(403).set('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${needed.join(' ')}", resource_metadata="${prm}"`).json({ error: 'insufficient_scope' });
+      return;
+    }
+    req.auth = info;
+    next();
+  };
+  const bearer = o.stepUp ? stepUpBearer : plainBearer;
+  app.post('/mcp', express.json(), bearer, async (req: any, res: any) => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Says which OAuth client is calling', inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => ({
       content: [{ type: 'text', text: `client ${extra.authInfo?.clientId ?? 'unknown'}` }],
@@ -134,8 +177,8 @@ export async function startFakeMcpOAuth(o: { preRegistered?: { client_id: string
     await transport.handleRequest(req, res, req.body);
   });
   const notAllowed = (_req: unknown, res: any) => res.status(405).set('allow', 'POST').end();
-  app.get('/mcp', bearer, notAllowed);
-  app.delete('/mcp', bearer, notAllowed);
+  app.get('/mcp', plainBearer, notAllowed);
+  app.delete('/mcp', plainBearer, notAllowed);
 
   return {
     url: mcpUrl.href,

@@ -57,15 +57,24 @@ export interface ChildServer {
 }
 
 /** The everything server in its Streamable HTTP mode (`streamableHttp`, PORT from the environment). */
-export async function startEverythingHttp(): Promise<ChildServer> {
+export function startEverythingHttp(): Promise<ChildServer> {
+  return startEverything('streamableHttp', '/mcp');
+}
+
+/** The everything server in its legacy HTTP+SSE mode (`sse`): GET /sse for the stream, POST /message. */
+export function startEverythingSse(): Promise<ChildServer> {
+  return startEverything('sse', '/sse');
+}
+
+async function startEverything(mode: string, path: string): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [EVERYTHING_BIN, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let log = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the everything server did not start: ${log}`)), 15_000);
     const onData = (d: Buffer) => {
       log += d.toString();
-      if (/listening on port/i.test(log)) {
+      if (/listening on port|running on port/i.test(log)) {
         clearTimeout(timer);
         resolve();
       }
@@ -74,7 +83,7 @@ export async function startEverythingHttp(): Promise<ChildServer> {
     child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
     child.once('exit', (code) => reject(new Error(`the everything server exited (${code}): ${log}`)));
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, child, close: () => killGroup(child) };
+  return { url: `http://127.0.0.1:${port}${path}`, child, close: () => killGroup(child) };
 }
 
 export async function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

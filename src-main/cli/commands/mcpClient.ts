@@ -11,8 +11,13 @@
  * - `login NAME [--agent A]`: OAuth sign-in to an http server; tokens go to
  *   `$REIN_HOME/secrets/mcp-oauth/NAME.json` (0600).
  *
- * A URL (`http://…`, `https://…`) needs no config at all: it is reached over Streamable HTTP, and a
- * sign-in it asks for is kept in memory for the one command. `--header 'K: V'` adds request headers.
+ * A URL (`http://…`, `https://…`) needs no config at all: it is reached over Streamable HTTP (or the
+ * legacy HTTP+SSE when the server only speaks that), and a sign-in it asks for is kept in memory for the
+ * one command. It goes by the name of a configured server with that URL, else by its host
+ * (`127.0.0.1:3001`). `--header 'K: V'` adds request headers.
+ *
+ * The person at the terminal can sign in, so a call refused with 403 `insufficient_scope` signs in again
+ * with the larger scope and is tried once more.
  */
 import { parseArgs } from 'node:util';
 import { resolveAgentRuntimeConfig } from '../../core/agents/index.js';
@@ -23,13 +28,20 @@ import type { GlobalConfig } from '../../core/config/schema.js';
 import { errorMessage, isReinError } from '../../core/errors.js';
 import type { McpServerStatus } from '../../core/api/mcpStatus.js';
 import type { ApprovalRequest } from '../../core/api/events.js';
-import type { McpServerSettings } from '../../core/mcp/config.js';
+import type { AuthChallenge } from '../../core/mcp/challenge.js';
+import { clientMetadataUrl } from '../../core/mcp/clientMetadata.js';
+import { isUrlServer, urlServerName, type McpServerSettings, type ResolvedServer } from '../../core/mcp/config.js';
 import { acceptDefaults, acceptValues, type Elicitor } from '../../core/mcp/elicitation.js';
 import { McpManager } from '../../core/mcp/manager.js';
-import { memoryTokenStore, signIn } from '../../core/mcp/oauth.js';
+import { memoryTokenStore, signIn, type TokenStore } from '../../core/mcp/oauth.js';
+import { mcpInputSchema } from '../../core/mcp/inputSchema.js';
+import { SamplingRefused, type Sampler } from '../../core/mcp/sampling.js';
+import { parseLenient } from '../../core/tools/lenient.js';
+import { pageOpener } from '../../core/mcp/browser.js';
 import { toToolResult, formatSize } from '../../core/mcp/results.js';
 import type { McpServerHandle } from '../../core/mcp/server.js';
 import { NeedsPersonError } from '../../core/mcp/supervisor.js';
+import { signalGroup } from '../../core/process/processGroup.js';
 import { browserOpener } from '../browser.js';
 import { UsageError, type CliIo } from '../io.js';
 import { ttyFace } from '../ttyFace.js';
@@ -83,8 +95,15 @@ async function agentServers(io: CliIo, agent: string | undefined): Promise<{ hom
   return { home, servers: rc.effective.mcpServers, config, cwd: rc.cwd };
 }
 
+/** `mcp.client_metadata_url` of a config that may not load (a URL target needs none): undefined then. */
+const configuredMetadataUrl = (config: GlobalConfig | undefined): string | null | undefined => config?.mcp?.client_metadata_url;
+
 /** A manager holding one server, by name from the agent's config or as an ad-hoc URL. */
-async function oneServer(io: CliIo, target: string, values: { agent?: string | undefined; header?: string[] | undefined }): Promise<{ manager: McpManager; handle: McpServerHandle; home: string; adHoc: boolean }> {
+async function oneServer(
+  io: CliIo,
+  target: string,
+  values: { agent?: string | undefined; header?: string[] | undefined },
+): Promise<{ manager: McpManager; handle: McpServerHandle; home: string; adHoc: boolean; metadataUrl: string | undefined }> {
   const headers = parseHeaders(values.header);
   if (isUrl(target)) {
     if (values.agent !== undefined) throw new UsageError('--agent: a URL is used as it is, without any agent’s config');
@@ -94,40 +113,98 @@ async function oneServer(io: CliIo, target: string, values: { agent?: string | u
     } catch {
       throw new UsageError(`"${target}" is not a URL`);
     }
-    const name = 'url';
-    const stores = new Map<string, ReturnType<typeof memoryTokenStore>>();
+    // The config is only read for a name and the client ID URL: a URL works without one that loads.
+    const ctx = await agentServers(io, undefined).catch(() => undefined);
+    const known = ctx ? Object.entries(ctx.servers).find(([, cfg]) => isUrlServer(cfg) && cfg.url !== undefined && sameUrl(cfg.url, url)) : undefined;
+    const name = known?.[0] ?? urlServerName(url);
+    const metadataUrl = clientMetadataUrl(io.env, configuredMetadataUrl(ctx?.config));
+    const stores = new Map<string, TokenStore>();
+    const store = (n: string) => stores.get(n) ?? stores.set(n, memoryTokenStore()).get(n)!;
     const manager = new McpManager({
-      servers: { [name]: { type: 'http', url: url.href, args: [], env: {}, disabled: false, ...(Object.keys(headers).length > 0 ? { headers } : {}) } },
+      servers: { [name]: { type: known?.[1].type === 'sse' ? 'sse' : 'http', url: url.href, args: [], env: {}, disabled: false, ...(Object.keys(headers).length > 0 ? { headers } : {}) } },
       env: io.env,
       home: reinHome(io.env),
-      tokenStore: (n) => stores.get(n) ?? stores.set(n, memoryTokenStore()).get(n)!,
+      tokenStore: store,
+      reauthorize: (n, server, challenge) => reauthorize(io, server, store(n), challenge, metadataUrl),
     });
-    return { manager, handle: manager.server(name)!, home: reinHome(io.env), adHoc: true };
+    return { manager, handle: manager.server(name)!, home: reinHome(io.env), adHoc: true, metadataUrl };
   }
   if (Object.keys(headers).length > 0) throw new UsageError('--header: only for a URL; a configured server has its headers in config.yaml');
-  const { home, servers, cwd } = await agentServers(io, values.agent);
+  const { home, servers, cwd, config } = await agentServers(io, values.agent);
   if (!Object.hasOwn(servers, target)) {
     const names = Object.keys(servers);
     throw new UsageError(`no MCP server "${target}" for agent ${values.agent ?? 'default'}${names.length > 0 ? ` (it has: ${names.join(', ')})` : ' (it has none; rein mcp add …)'}`);
   }
-  const manager = new McpManager({ servers: { [target]: servers[target]! }, env: io.env, home, cwd: cwd ?? io.cwd });
-  return { manager, handle: manager.server(target)!, home, adHoc: false };
+  const metadataUrl = clientMetadataUrl(io.env, configuredMetadataUrl(config));
+  const manager: McpManager = new McpManager({
+    servers: { [target]: servers[target]! },
+    env: io.env,
+    home,
+    cwd: cwd ?? io.cwd,
+    reauthorize: (n, server, challenge) => reauthorize(io, server, manager.tokenStore(n), challenge, metadataUrl),
+  });
+  return { manager, handle: manager.server(target)!, home, adHoc: false, metadataUrl };
+}
+
+/** The same server address, however it is written (a trailing slash, the default port). */
+function sameUrl(a: string, b: URL): boolean {
+  try {
+    const x = new URL(a);
+    return x.href === b.href || x.href.replace(/\/$/, '') === b.href.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+}
+
+/** A step-up: the server wants more scope for a call; the person signs in again with all of it. */
+async function reauthorize(io: CliIo, server: ResolvedServer, store: TokenStore, challenge: AuthChallenge, metadataUrl: string | undefined): Promise<void> {
+  if (server.transport.kind !== 'http') return;
+  io.stderr.write(`rein: MCP server ${server.name} asks for more permission${challenge.scope ? ` (scope "${challenge.scope}")` : ''}; signing in again.\n`);
+  await signIn({
+    serverUrl: server.transport.url,
+    store,
+    challenge,
+    ...(server.oauth ? { oauth: server.oauth } : {}),
+    ...(metadataUrl ? { clientMetadataUrl: metadataUrl } : {}),
+    open: browserOpener(io.env, io.stderr),
+  });
 }
 
 /**
  * Connects the server; an http server that asks for a sign-in gets one now (the person is at the
  * command line), then the connection is tried again.
  */
-async function connect(io: CliIo, manager: McpManager, handle: McpServerHandle): Promise<void> {
+async function connect(io: CliIo, manager: McpManager, handle: McpServerHandle, metadataUrl: string | undefined): Promise<void> {
+  let challenge: AuthChallenge | undefined;
   try {
     await handle.ensure();
     return;
   } catch (e) {
     if (!(e instanceof NeedsPersonError) || !handle.server || handle.server.transport.kind !== 'http') throw e;
+    challenge = e.challenge;
   }
-  io.stderr.write(`rein: ${handle.name === 'url' ? handle.server.transport.url.href : `MCP server ${handle.name}`} asks for a sign-in.\n`);
-  await signIn({ serverUrl: handle.server.transport.url, store: manager.tokenStore(handle.name), ...(handle.server.oauth ? { oauth: handle.server.oauth } : {}), open: browserOpener(io.env, io.stderr) });
+  io.stderr.write(`rein: MCP server ${handle.name} asks for a sign-in.\n`);
+  await signIn({
+    serverUrl: handle.server.transport.url,
+    store: manager.tokenStore(handle.name),
+    ...(handle.server.oauth ? { oauth: handle.server.oauth } : {}),
+    ...(challenge ? { challenge } : {}),
+    ...(metadataUrl ? { clientMetadataUrl: metadataUrl } : {}),
+    open: browserOpener(io.env, io.stderr),
+  });
   await handle.ensure();
+}
+
+/**
+ * A reader that closes the pipe (`rein mcp tools x | head -1`) ends the process at once (closedPipe.ts),
+ * skipping `dispose`: on the way out the stdio servers' process groups are signalled, so none is left.
+ */
+function exitGuard(manager: McpManager): () => void {
+  const onExit = () => {
+    for (const pid of manager.pids()) signalGroup(pid, 'SIGTERM');
+  };
+  process.on('exit', onExit);
+  return () => void process.off('exit', onExit);
 }
 
 // ---- list -------------------------------------------------------------------------------------------
@@ -145,6 +222,7 @@ export async function listCommand(argv: string[], io: CliIo): Promise<number> {
     return exitOf(io, e);
   }
   const manager = new McpManager({ servers: ctx.servers, env: io.env, home: ctx.home, cwd: ctx.cwd ?? io.cwd });
+  const unguard = exitGuard(manager);
   try {
     await manager.ready();
     const statuses = manager.status();
@@ -161,11 +239,12 @@ export async function listCommand(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } finally {
     await manager.dispose();
+    unguard();
   }
 }
 
 function statusLine(s: McpServerStatus, width: number, cfg: McpServerSettings): string {
-  const where = cfg.type === 'http' ? (cfg.url ?? '') : [cfg.command ?? '', ...cfg.args].join(' ');
+  const where = isUrlServer(cfg) ? (cfg.url ?? '') : [cfg.command ?? '', ...cfg.args].join(' ');
   const tools = s.state === 'disabled' ? '' : `${s.tools} tool${s.tools === 1 ? '' : 's'}`;
   const extra = s.sign_in_required ? ` — sign-in needed: rein mcp login ${s.name}` : s.last_error && s.state !== 'healthy' ? ` — ${s.last_error}` : '';
   return `${s.name.padEnd(width)}  ${cfg.type.padEnd(5)}  ${s.state.padEnd(12)}  ${tools.padEnd(9)}  ${where}${extra}`;
@@ -190,11 +269,12 @@ export async function toolsCommand(argv: string[], io: CliIo): Promise<number> {
     return exitOf(io, e);
   }
   const { manager, handle } = one;
+  const unguard = exitGuard(manager);
   try {
     try {
-      await connect(io, manager, handle);
+      await connect(io, manager, handle, one.metadataUrl);
     } catch (e) {
-      return fail(io, 1, `cannot reach MCP server ${handle.name === 'url' ? positionals[0] : handle.name}: ${errorMessage(e)}`);
+      return fail(io, 1, `cannot reach MCP server ${handle.name}${one.adHoc ? ` (${positionals[0]})` : ''}: ${errorMessage(e)}`);
     }
     const tools = await handle.tools();
     const defs = new Map(handle.definitions.map((d) => [d.name, d]));
@@ -217,6 +297,7 @@ export async function toolsCommand(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } finally {
     await manager.dispose();
+    unguard();
   }
 }
 
@@ -258,20 +339,27 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
   process.on('SIGINT', onSigint);
+  const unguard = exitGuard(manager);
   try {
     try {
-      await connect(io, manager, handle);
+      await connect(io, manager, handle, one.metadataUrl);
     } catch (e) {
-      return fail(io, 1, `cannot reach MCP server ${handle.name === 'url' ? target : handle.name}: ${errorMessage(e)}`);
+      return fail(io, 1, `cannot reach MCP server ${handle.name}${one.adHoc ? ` (${target})` : ''}: ${errorMessage(e)}`);
     }
     const tools = await handle.tools();
     const tool = tools.find((t) => t.name === toolName) ?? tools.find((t) => t.traits?.mcp?.tool === toolName);
-    if (!tool) return fail(io, 1, `MCP server ${handle.name === 'url' ? target : handle.name} has no tool "${toolName}" (it has: ${tools.map((t) => t.traits?.mcp?.tool ?? t.name).join(', ') || 'none'})`);
+    if (!tool) return fail(io, 1, `MCP server ${handle.name} has no tool "${toolName}" (it has: ${tools.map((t) => t.traits?.mcp?.tool ?? t.name).join(', ') || 'none'})`);
     const own = tool.traits?.mcp?.tool ?? tool.name;
+    // As in a run: `"3"` becomes 3 where the tool's schema asks for a number; input that does not fit
+    // (a required field missing) is refused here, as the server would (exit 1, like its refusal).
+    const def = handle.definitions.find((d) => d.name === own);
+    const parsed = parseLenient(mcpInputSchema(def?.inputSchema), args);
+    if (!parsed.ok) return fail(io, 1, `--args: invalid input for ${own}: ${parsed.error}`);
+    args = parsed.value;
     const elicitor = cliElicitor(io, values.yes === true, handle.name, tool.name);
     let result;
     try {
-      result = await handle.callRaw(own, args, { signal: controller.signal, elicitor });
+      result = await handle.callRaw(own, args, { signal: controller.signal, elicitor, sampler: cliSampler(values.yes === true), registryName: tool.name });
     } catch (e) {
       return fail(io, 1, `${own} failed: ${errorMessage(e)}`);
     }
@@ -290,12 +378,29 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
   } finally {
     process.off('SIGINT', onSigint);
     await manager.dispose();
+    unguard();
   }
 }
 
-/** The person at the terminal answers the server's questions: `--yes` takes the defaults; no terminal declines. */
+/**
+ * `rein mcp call` runs no model, so a server's sampling request cannot be answered, whatever `--yes` says;
+ * the server hears why (in `rein run` the run's model answers, after the person allows it).
+ */
+function cliSampler(yes: boolean): Sampler {
+  return async () => {
+    throw new SamplingRefused(`rein mcp call has no model to answer with${yes ? ' (--yes approves questions, but there is no model to ask)' : ''}; sampling is answered in rein run`);
+  };
+}
+
+/**
+ * The person at the terminal answers the server's questions, as in `rein run`: a form field by field; a
+ * page to open (URL mode) is shown with its whole address and opened in the browser ($BROWSER first)
+ * only when the person allows it — `--yes` never opens one, and without a terminal it is declined. A
+ * form under `--yes` takes its defaults; without a terminal it is declined.
+ */
 function cliElicitor(io: CliIo, yes: boolean, server: string, tool: string): Elicitor {
   return async (req, signal) => {
+    if (req.url !== undefined) return askToOpen(io, yes, server, tool, req, signal);
     if (yes) {
       const defaults = acceptDefaults(req);
       if (defaults) return defaults;
@@ -331,6 +436,50 @@ function cliElicitor(io: CliIo, yes: boolean, server: string, tool: string): Eli
   };
 }
 
+/** A server asks the person to open a page: show it, ask, open it only on a yes. */
+async function askToOpen(io: CliIo, yes: boolean, server: string, tool: string, req: Parameters<Elicitor>[0], signal: AbortSignal): Promise<Awaited<ReturnType<Elicitor>>> {
+  let url: URL;
+  try {
+    url = new URL(req.url!);
+  } catch {
+    io.stderr.write(`rein: ${server} asks you to open "${req.url}", which is not an address; declined\n`);
+    return { action: 'decline' };
+  }
+  const said = req.message.replace(/\s+/g, ' ').trim();
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    io.stderr.write(`rein: ${server} asks you to open ${url.href} (only http and https pages are opened); declined\n`);
+    return { action: 'decline' };
+  }
+  if (!io.stdin.isTTY) {
+    io.stderr.write(`rein: ${server} asks you to open ${url.href}${said ? ` ("${said}")` : ''}, but there is no terminal to ask on; declined${yes ? ' (--yes never opens a page)' : ''}\n`);
+    return { action: 'decline' };
+  }
+  const request: ApprovalRequest = {
+    request_id: 'apr_cli',
+    session_id: 'cli',
+    agent: 'default',
+    route: 'cli',
+    source: 'cli',
+    origin: 'attended',
+    tool,
+    input: req.input,
+    summary: `${server} asks you to open ${url.href}`,
+    reason: `the MCP server ${server} wants a page opened in your browser while ${tool} runs${said ? `: ${said}` : ''}`,
+    layer: 'elicitation',
+    risk: 'medium',
+    risk_explanation: `the page is the MCP server's choice (${url.host}): check its address before you allow it`,
+    asked_at: new Date().toISOString(),
+  };
+  const answer = await ttyFace({ input: io.stdin, output: io.stderr }).ask(request, signal);
+  if (answer.decision === 'deny') return ['timeout', 'cancelled', 'withdrawn', 'error'].includes(answer.by) ? { action: 'cancel' } : { action: 'decline' };
+  try {
+    await pageOpener(io.env, io.stderr)(url);
+  } catch {
+    return { action: 'cancel' };
+  }
+  return { action: 'accept', content: {} };
+}
+
 // ---- login ------------------------------------------------------------------------------------------
 
 export async function loginCommand(argv: string[], io: CliIo): Promise<number> {
@@ -356,7 +505,14 @@ export async function loginCommand(argv: string[], io: CliIo): Promise<number> {
     if (server.transport.kind !== 'http') return fail(io, 2, `MCP server ${name} is a stdio server: it has nothing to sign in to (its credentials go in env)`);
     const store = manager.tokenStore(name);
     try {
-      await signIn({ serverUrl: server.transport.url, store, ...(server.oauth ? { oauth: server.oauth } : {}), open: browserOpener(io.env, io.stderr), fresh: true });
+      await signIn({
+        serverUrl: server.transport.url,
+        store,
+        ...(server.oauth ? { oauth: server.oauth } : {}),
+        ...(one.metadataUrl ? { clientMetadataUrl: one.metadataUrl } : {}),
+        open: browserOpener(io.env, io.stderr),
+        fresh: true,
+      });
     } catch (e) {
       return fail(io, 1, `sign-in to ${name} failed: ${errorMessage(e)}`);
     }

@@ -9,9 +9,12 @@
  * verbatim, with no summarising model turn.
  *
  * It always needs a person's approval (it is not read-only, and is high-risk: the task and its context
- * leave the machine and the cloud's work is billed), runs at most once per model response, and stops
- * being tried after MAX_CONSECUTIVE_FAILURES failures or timeouts in a row in one run: then it answers
- * at once, telling the model to work locally. Cancelling the run cancels the workflow.
+ * leave the machine and the cloud's work is billed), runs at most once per model response and (by
+ * default) once per run: `cloud.max_per_run` delegations that did not end in an error, refused before
+ * anyone is asked. It stops being tried after MAX_CONSECUTIVE_FAILURES failures or timeouts in a row in
+ * one run: then it answers at once, telling the model to work locally. Cancelling the run cancels the
+ * workflow. What the gateway reports the work cost (`cost_usd` in its usage) is added to the run's cost,
+ * so it shows in the run's usage and counts against `budget.max_usd_per_run`.
  */
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
@@ -19,7 +22,8 @@ import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
 import { errorResult, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
 import { GatewayClient, GatewayError, type Fetch } from './gateway.js';
 import type { SseEvent } from './sse.js';
-import { cloudBaseUrl, keyOptional, resolveCloudKey, type CloudConfig, type CloudKeyStore } from './settings.js';
+import { cloudBaseUrl, keyOptional, keySources, resolveCloudKey, type CloudConfig, type CloudKeyStore, type ResolvedKey } from './settings.js';
+import { RUN_COSTS, type RunCosts } from '../tools/runCosts.js';
 import { groupDigits } from '../util/groupDigits.js';
 
 export const CLOUD_DELEGATE_TOOL = 'cloud_delegate';
@@ -94,6 +98,8 @@ interface FailureState {
   last: string;
 }
 const FAILURES = slotKey<FailureState>('cloud_delegate_failures');
+/** Delegations of this run that hold one of its `cloud.max_per_run` places (a running one, or one that did not end in an error). */
+const HELD = slotKey<{ count: number }>('cloud_delegate_held');
 
 const DESCRIPTION = [
   'Delegate a large task to the cloud agents (a Shannon gateway) and wait for their result, which can take minutes.',
@@ -120,11 +126,15 @@ export function createCloudDelegateTool(deps: CloudDelegateDeps): Tool<CloudDele
     summarize: (i) => `${i.workflow_type ?? 'auto'} task for ${where} (the task and its context are sent there): ${i.task}`,
     resultBudget: CLOUD_RESULT_BUDGET,
     maxCallsPerResponse: 1,
+    admit: (_i, ctx) => refusal(deps, ctx),
     call: (i, ctx, signal) => delegate(deps, i, ctx, signal),
   };
 }
 
-async function delegate(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult> {
+const spendingOf = (ctx: ToolContext): RunCosts | undefined => sessionSlots(ctx).slot(RUN_COSTS, () => undefined as RunCosts | undefined);
+
+/** Why a call may not run at all in this run (asked before anyone is asked to approve it, and again when it runs); undefined: it may. */
+function refusal(deps: CloudDelegateDeps, ctx: ToolContext): ToolResult | undefined {
   const failures = sessionSlots(ctx).slot(FAILURES, () => ({ count: 0, last: '' }));
   if (failures.count >= MAX_CONSECUTIVE_FAILURES) {
     return errorResult(
@@ -133,6 +143,39 @@ async function delegate(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: Too
         'Do not call it again; do the work locally with your own tools, and tell the user the cloud could not be used.',
     );
   }
+  const max = deps.cloud.max_per_run;
+  const held = sessionSlots(ctx).slot(HELD, () => ({ count: 0 }));
+  if (max > 0 && held.count >= max) {
+    const times = max === 1 ? 'once' : `${max} times`;
+    return errorResult(
+      'business',
+      `cloud_delegate already ran ${times} in this run (cloud.max_per_run: ${max}), so this call did not run and nothing was sent. ` +
+        'Work with the result you have; do anything further locally with your own tools.',
+    );
+  }
+  if (spendingOf(ctx)?.overBudget()) {
+    return errorResult('business', "the run's spending cap (budget.max_usd_per_run) is reached, so cloud_delegate did not run and nothing was sent. Answer with what you have.");
+  }
+  return undefined;
+}
+
+async function delegate(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult> {
+  const refused = refusal(deps, ctx);
+  if (refused) return refused;
+  // The place is held while the delegation runs and kept unless it ends in an error.
+  const held = sessionSlots(ctx).slot(HELD, () => ({ count: 0 }));
+  held.count++;
+  let result: ToolResult | undefined;
+  try {
+    result = await delegateOnce(deps, i, ctx, signal);
+    return result;
+  } finally {
+    if (!result?.ok) held.count--;
+  }
+}
+
+async function delegateOnce(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult> {
+  const failures = sessionSlots(ctx).slot(FAILURES, () => ({ count: 0, last: '' }));
   const fail = (kind: 'business' | 'transient' | 'permission', why: string): ToolResult => {
     failures.count++;
     failures.last = why;
@@ -143,14 +186,15 @@ async function delegate(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: Too
   if (!base.ok) return fail('business', base.message);
   const verdict = await ctx.egress(base.url, 'POST');
   if (!verdict.allowed) return fail('permission', `the cloud gateway ${base.url.host} may not be reached: ${verdict.reason}`);
-  let key: string | undefined;
+  let resolved: ResolvedKey;
   try {
-    key = (await resolveCloudKey(deps.cloud, deps.env, deps.keys)).key;
+    resolved = await resolveCloudKey(deps.cloud, deps.env, deps.keys);
   } catch (err) {
     return fail('business', `the cloud API key could not be read from the key store: ${errorMessage(err)}`);
   }
+  const key = resolved.key;
   if (!key && !keyOptional(base.url)) {
-    return fail('business', `no API key for the cloud gateway ${base.url.host}: set REIN_CLOUD_API_KEY (or SHANNON_API_KEY), cloud.api_key, or save it in <REIN_HOME>/secrets/cloud-api-key (docs/cloud.md)`);
+    return fail('business', `no API key for the cloud gateway ${base.url.host}: set REIN_CLOUD_API_KEY (or SHANNON_API_KEY), cloud.api_key, or save it in ${keyFileOf(deps)} (docs/cloud.md)`);
   }
 
   const client = new GatewayClient({ baseUrl: base.url, ...(key ? { apiKey: key } : {}), ...(deps.fetch ? { fetch: deps.fetch } : {}) });
@@ -183,11 +227,28 @@ async function delegate(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: Too
     }
     const transient = err instanceof GatewayError ? err.transient : true;
     const cancelled = run.workflowId ? await run.cancelWorkflow() : '';
+    if (err instanceof GatewayError && (err.status === 401 || err.status === 403)) {
+      return fail('business', `cloud delegation failed: ${keyRefused(err, resolved, deps)}${cancelled}`);
+    }
     return fail(transient ? 'transient' : 'business', `cloud delegation failed: ${errorMessage(err)}${cancelled}`);
   } finally {
     clearTimeout(timer);
+    run.reportUsage();
+    // Billed whether or not the delegation succeeded: what the gateway reported counts in the run's cost.
+    if (run.costUsd > 0) spendingOf(ctx)?.addCost(run.costUsd);
     run.close();
   }
+}
+
+const keyFileOf = (deps: CloudDelegateDeps): string => deps.keys?.where ?? '<REIN_HOME>/secrets/cloud-api-key';
+
+/** A gateway's 401/403: which key was sent, from where, and where Rein looks for one (never the key itself). */
+function keyRefused(err: GatewayError, resolved: ResolvedKey, deps: CloudDelegateDeps): string {
+  const sent =
+    resolved.from === 'none'
+      ? 'no API key was sent (none is set)'
+      : `the API key sent came from ${resolved.from === 'config' ? 'cloud.api_key in config.yaml' : resolved.from === 'key store' ? `the key store (${keyFileOf(deps)})` : `the environment variable ${resolved.from}`}`;
+  return `the cloud gateway refused the API key (HTTP ${err.status}): ${sent}. Rein reads the key from ${keySources(keyFileOf(deps))}, the first one set wins (docs/cloud.md). Gateway said: ${err.body ? err.body.slice(0, 300) : '(nothing)'}`;
 }
 
 /** What the model is told after a failure: try once more, or (at the limit) work locally. */
@@ -242,6 +303,7 @@ class Delegation {
   #failure = '';
   readonly #usage: CloudUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0, cache_read_tokens: 0, cache_creation_tokens: 0, models: [] };
   #usageSeen = false;
+  #usageReported = false;
 
   constructor(
     readonly client: GatewayClient,
@@ -293,19 +355,20 @@ class Delegation {
 
     // The stream may cut long results (~10K characters): the task's own record has all of it.
     let full: string | undefined;
+    let fullUsage: unknown;
     let fetchProblem = '';
     try {
       const t = await this.client.getTask(this.taskId ?? this.workflowId!, AbortSignal.any([this.signal, AbortSignal.timeout(FULL_RESULT_TIMEOUT_MS)]));
       full = t.result ?? '';
+      fullUsage = t.usage;
     } catch (err) {
       if (this.signal.aborted) throw err;
       fetchProblem = errorMessage(err);
     }
     const text = full !== undefined && full.length >= this.#result.length ? full : this.#result || this.#streamed;
-    if (this.#usageSeen) {
-      const u = this.#usage;
-      this.#report(`cloud usage: ${u.total_tokens || u.input_tokens + u.output_tokens} tokens, $${u.cost_usd.toFixed(4)}`, { kind: 'usage', usage: { ...u, models: [...u.models] } });
-    }
+    // The task's record may carry the usage when the stream's events did not.
+    if (!this.#usageSeen && fullUsage !== undefined) this.#addUsage(fullUsage);
+    this.reportUsage();
     this.#report(`cloud workflow ${this.workflowId} completed`, { kind: 'workflow', status: 'completed' });
     if (!text.trim()) return { status: 'failed', message: `the cloud workflow ${this.workflowId} finished without a result${fetchProblem ? ` (and fetching it failed: ${fetchProblem})` : ''}` };
     if (full === undefined) {
@@ -417,18 +480,34 @@ class Delegation {
     }
   }
 
+  /** What the gateway reported so far, once, as a `usage` progress report (also for a delegation that failed). */
+  reportUsage(): void {
+    if (!this.#usageSeen || this.#usageReported) return;
+    this.#usageReported = true;
+    const u = this.#usage;
+    this.#report(`cloud usage: ${u.total_tokens || u.input_tokens + u.output_tokens} tokens, $${u.cost_usd.toFixed(4)}`, { kind: 'usage', usage: { ...u, models: [...u.models] } });
+  }
+
+  /** The cost the gateway reported (US dollars). */
+  get costUsd(): number {
+    return this.#usage.cost_usd;
+  }
+
   #addUsage(meta: unknown): void {
     if (!meta || typeof meta !== 'object') return;
     const m = meta as Record<string, unknown>;
     const u = this.#usage;
     const input = n(m.input_tokens);
     const output = n(m.output_tokens);
-    if (!input && !output && !n(m.tokens_used) && !n(m.cost_usd)) return;
+    const total = n(m.tokens_used) || n(m.total_tokens);
+    // A negative cost is not taken: it would lower the run's spending.
+    const cost = Math.max(0, n(m.cost_usd));
+    if (!input && !output && !total && !cost) return;
     this.#usageSeen = true;
     u.input_tokens += input;
     u.output_tokens += output;
-    u.total_tokens += n(m.tokens_used) || input + output;
-    u.cost_usd += n(m.cost_usd);
+    u.total_tokens += total || input + output;
+    u.cost_usd += cost;
     u.cache_read_tokens += n(m.cache_read_tokens);
     u.cache_creation_tokens += n(m.cache_creation_tokens);
     const model = s(m.model_used);

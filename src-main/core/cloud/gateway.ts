@@ -8,8 +8,11 @@
  *   POST /api/v1/tasks/{id}/cancel     stops the workflow
  *
  * Every request carries `X-API-Key` when a key is set — only ever to the configured gateway's origin: a
- * `stream_url` pointing elsewhere is not followed. Error answers are read up to 4,096 bytes into the
- * message. Network failures, 408, 429 and 5xx are transient; other statuses are not.
+ * `stream_url` pointing elsewhere is not followed, and redirects are followed by hand, only on that origin
+ * (fetch would carry the custom header to any host a redirect names). A gateway behind a path prefix
+ * (`https://host/shannon`) usually does not know its prefix, so the root-relative `stream_url` it answers
+ * (`/api/v1/stream/sse?…`) is put under the base URL's path. Error answers are read up to 4,096 bytes
+ * into the message. Network failures, 408, 429 and 5xx are transient; other statuses are not.
  *
  * The event stream is read through SseParser. When it drops (the connection fails, it ends before the
  * workflow's last event, or no byte arrives for `idleTimeoutMs`), it is opened again with
@@ -51,7 +54,7 @@ export interface SubmitTaskBody {
 export interface SubmittedTask {
   workflowId: string;
   taskId: string;
-  /** Where the events are read: the gateway's `stream_url` when it is on the gateway's origin, else the standard path. */
+  /** Where the events are read: the gateway's `stream_url` kept under the base URL when it is on the gateway's origin, else the standard path. */
   streamUrl: URL;
 }
 
@@ -87,6 +90,8 @@ export interface GatewayClientOptions {
 }
 
 const SEEN_IDS_MAX = 10_000;
+const REDIRECT_STATUS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
 
 export class GatewayClient {
   readonly #base: URL;
@@ -118,19 +123,38 @@ export class GatewayClient {
     return { workflowId, taskId: str(o.task_id) ?? workflowId, streamUrl: this.streamUrl(workflowId, str(o.stream_url)) };
   }
 
-  /** The gateway's `stream_url` (relative ones against the base) when it stays on the gateway's origin; else the standard path. */
+  /**
+   * Where the workflow's events are read: the gateway's `stream_url` kept under the base URL (see
+   * `underBase`), else the standard path under the base.
+   */
   streamUrl(workflowId: string, given?: string): URL {
-    if (given) {
-      try {
-        const u = new URL(given, this.#base);
-        if (u.origin === this.#base.origin) return u;
-      } catch {
-        // fall through to the standard path
-      }
-    }
+    const named = given ? this.underBase(given) : undefined;
+    if (named) return named;
     const u = this.url('api/v1/stream/sse');
     u.searchParams.set('workflow_id', workflowId);
     return u;
+  }
+
+  /**
+   * A URL the gateway named, resolved against the base. On the gateway's origin a path outside the base's
+   * prefix is moved under it: a gateway behind a reverse proxy at `/shannon` names `/api/v1/stream/sse?…`
+   * (or `https://host/api/v1/…`), which the proxy serves at `/shannon/api/v1/…`. Another origin (or
+   * scheme, or port), or a URL that does not parse: undefined, so the key never goes there.
+   */
+  underBase(given: string): URL | undefined {
+    let u: URL;
+    try {
+      u = new URL(given, this.#base);
+    } catch {
+      return undefined;
+    }
+    if (u.origin !== this.#base.origin || u.username || u.password) return undefined;
+    const prefix = this.#base.pathname; // ends with '/'
+    if (prefix === '/' || u.pathname.startsWith(prefix)) {
+      u.hash = '';
+      return u;
+    }
+    return new URL(`${u.pathname.replace(/^\/+/, '')}${u.search}`, this.#base);
   }
 
   async getTask(id: string, signal: AbortSignal): Promise<TaskStatus> {
@@ -159,18 +183,60 @@ export class GatewayClient {
     return { ...(this.#key ? { 'X-API-Key': this.#key } : {}), ...extra };
   }
 
+  /**
+   * fetch with redirects followed by hand, and only on the gateway's origin: fetch itself would send
+   * `X-API-Key` to wherever a redirect points. A redirect elsewhere is a (non-transient) error.
+   */
+  async #send(url: URL, init: RequestInit & { method: string; headers: Record<string, string> }, what: string): Promise<Response> {
+    let current = url;
+    let method = init.method;
+    let headers = init.headers;
+    let body = init.body;
+    for (let hops = 0; ; hops++) {
+      const res = await this.#fetch(current, { ...init, method, headers, body: body ?? null, redirect: 'manual' });
+      const location = REDIRECT_STATUS.has(res.status) ? res.headers.get('location') : null;
+      if (!location) return res;
+      await res.body?.cancel().catch(() => undefined);
+      let next: URL;
+      try {
+        next = new URL(location, current);
+      } catch {
+        throw new GatewayError(`the cloud gateway answered ${what} with HTTP ${res.status} to an unusable location`, { status: res.status, transient: false });
+      }
+      if (next.origin !== this.#base.origin) {
+        throw new GatewayError(
+          `the cloud gateway answered ${what} with HTTP ${res.status}, a redirect to another origin (${next.origin}); not followed: the API key is only ever sent to ${this.#base.origin}`,
+          { status: res.status, transient: false },
+        );
+      }
+      if (hops >= MAX_REDIRECTS) throw new GatewayError(`the cloud gateway redirected ${what} more than ${MAX_REDIRECTS} times`, { status: res.status, transient: false });
+      // As fetch does: 303, and 301/302 after a POST, go on as a GET without the body.
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+        const { 'Content-Type': _dropped, ...rest } = headers;
+        headers = rest;
+      }
+      current = next;
+    }
+  }
+
   async #json(method: 'GET' | 'POST', url: URL, body: unknown, signal: AbortSignal): Promise<unknown> {
     const what = `${method} ${url.pathname}`;
     let res: Response;
     try {
-      res = await this.#fetch(url, {
-        method,
-        headers: this.#headers({ Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) }),
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal,
-      });
+      res = await this.#send(
+        url,
+        {
+          method,
+          headers: this.#headers({ Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) }),
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          signal,
+        },
+        what,
+      );
     } catch (err) {
-      if (signal.aborted) throw err;
+      if (signal.aborted || err instanceof GatewayError) throw err;
       throw new GatewayError(`cannot reach the cloud gateway at ${url.origin} (${what}): ${causeOf(err)}`, { transient: true });
     }
     if (!res.ok) {
@@ -219,10 +285,15 @@ export class GatewayClient {
       let reason = 'the stream ended before the workflow finished';
       try {
         arm();
-        const res = await this.#fetch(url, {
-          headers: this.#headers({ Accept: 'text/event-stream', 'Cache-Control': 'no-cache', ...(lastId !== undefined ? { 'Last-Event-ID': lastId } : {}) }),
-          signal: conn.signal,
-        });
+        const res = await this.#send(
+          url,
+          {
+            method: 'GET',
+            headers: this.#headers({ Accept: 'text/event-stream', 'Cache-Control': 'no-cache', ...(lastId !== undefined ? { 'Last-Event-ID': lastId } : {}) }),
+            signal: conn.signal,
+          },
+          `GET ${url.pathname}`,
+        );
         if (!res.ok) {
           const text = await readCapped(res, ERROR_BODY_MAX_BYTES);
           const message = `the cloud gateway answered GET ${url.pathname} with HTTP ${res.status}${text ? `: ${text}` : ''}`;

@@ -23,6 +23,8 @@ export type CloudConfig = GlobalConfig['cloud'];
 export interface CloudKeyStore {
   /** The stored key, or undefined when none is stored. May throw when the store cannot be read. */
   cloudApiKey(): Promise<string | undefined>;
+  /** Where the store keeps it, for messages ("the system keychain", a file's path). */
+  readonly where?: string;
 }
 
 export const CLOUD_KEY_FILE = 'cloud-api-key';
@@ -31,6 +33,7 @@ export const cloudKeyFile = (home: string): string => join(home, REIN_SECRETS_DI
 /** The key in `<REIN_HOME>/secrets/cloud-api-key` (first line, trimmed); none when the file is missing or empty. */
 export function fileCloudKeyStore(home: string): CloudKeyStore {
   return {
+    where: cloudKeyFile(home),
     async cloudApiKey() {
       let text: string;
       try {
@@ -52,6 +55,9 @@ export interface ResolvedKey {
   /** Where it came from, for messages (never the key itself). */
   from: 'config' | 'REIN_CLOUD_API_KEY' | 'SHANNON_API_KEY' | 'key store' | 'none';
 }
+
+/** The places the key is looked up, in order, for messages. */
+export const keySources = (store: string): string => `cloud.api_key in config.yaml, then the environment variables ${CLOUD_KEY_ENV.join(' and ')}, then ${store}`;
 
 export async function resolveCloudKey(cloud: CloudConfig, env: NodeJS.ProcessEnv, store: CloudKeyStore | undefined): Promise<ResolvedKey> {
   if (cloud.api_key?.trim()) return { key: cloud.api_key.trim(), from: 'config' };

@@ -17,7 +17,8 @@ const HookEntry = z.strictObject({
 });
 
 export const McpServerConfig = z.strictObject({
-  type: z.enum(['stdio', 'http']).default('stdio'),
+  /** stdio: a program; http: Streamable HTTP (falling back to HTTP+SSE); sse: the legacy HTTP+SSE transport only. */
+  type: z.enum(['stdio', 'http', 'sse']).default('stdio'),
   command: z.string().optional(),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
@@ -133,6 +134,8 @@ export const GlobalConfig = z.strictObject({
     .prefault({}),
   permissions: PermissionsConfig.prefault({}),
   mcp_servers: z.record(z.string(), McpServerConfig).default({}),
+  /** Rein as an MCP client (docs/mcp.md): `client_metadata_url` is its URL-based OAuth client ID (null: none). */
+  mcp: z.strictObject({ client_metadata_url: z.string().nullable().optional() }).prefault({}),
   hooks: z
     .strictObject({
       PreToolUse: z.array(HookEntry).default([]),
@@ -175,6 +178,8 @@ export const GlobalConfig = z.strictObject({
       timeout: z.number().int().positive().max(86_400).default(3600),
       /** Seconds without a byte on the event stream before it is reopened (resumed where it stopped). */
       stream_idle_timeout: z.number().int().positive().max(3600).default(45),
+      /** Delegations per run that did not end in an error (a failed one frees its place); 0 = no limit. */
+      max_per_run: z.number().int().nonnegative().max(100).default(1),
     })
     .prefault({}),
   /** The GUI tools (accessibility, computer, screenshot, wait_for, applescript) and their helper (docs/tools.md, GUI tools). */

@@ -160,6 +160,21 @@ export async function* executeToolCalls(
     reason,
     ...(by !== undefined ? { by } : {}),
   });
+  /**
+   * A call of a known tool refused for its input (validation) still shows as a call: a tool_call_start
+   * with the input as sent and a tool_call_end that is not ok, so faces and logs see what was tried.
+   */
+  const invalid = function* (index: number, tool: Tool, result: ToolResult): Generator<ReinEventBody> {
+    const call = calls[index]!;
+    let summary: string;
+    try {
+      summary = summarizeCall(tool, call.input);
+    } catch {
+      summary = tool.name;
+    }
+    yield { type: 'tool_call_start', call_id: call.id, tool: tool.name, input: call.input, summary };
+    yield { type: 'tool_call_end', call_id: call.id, tool: tool.name, ok: false, preview: result.content.slice(0, 300), duration_ms: 0 };
+  };
   const approvedBy = new Map<number, { layer: string; by: string }>();
   /** Valid calls per tool in this response, for tools with `maxCallsPerResponse`. */
   const perTool = new Map<string, number>();
@@ -186,12 +201,16 @@ export async function* executeToolCalls(
       continue;
     }
     if (call.input && typeof call.input === 'object' && '__unparsed' in call.input) {
-      refuse(index, errorResult('validation', `the arguments for ${call.name} were cut off or are not valid JSON; send the call again with complete arguments`), tool);
+      const result = errorResult('validation', `the arguments for ${call.name} were cut off or are not valid JSON; send the call again with complete arguments`);
+      refuse(index, result, tool);
+      yield* invalid(index, tool, result);
       continue;
     }
     const parsed = parseLenient(tool.input, call.input);
     if (!parsed.ok) {
-      refuse(index, errorResult('validation', `invalid input for ${call.name}: ${parsed.error}`), tool);
+      const result = errorResult('validation', `invalid input for ${call.name}: ${parsed.error}`);
+      refuse(index, result, tool);
+      yield* invalid(index, tool, result);
       continue;
     }
     const input = parsed.value;
@@ -203,6 +222,11 @@ export async function* executeToolCalls(
         refuse(index, errorResult('business', `${call.name} may run only ${times} per response, so this call did not run. Wait for the result of the earlier ${call.name} call; call it again in a later response only if that one failed.`), tool, input);
         continue;
       }
+    }
+    const refusal = tool.admit?.(input, deps.ctx);
+    if (refusal) {
+      refuse(index, refusal, tool, input);
+      continue;
     }
     const pkey = canonicalKey(call.name, input);
     if (deps.approvals.denied.has(pkey)) {

@@ -18,6 +18,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
 import { DEFERRED_TOOLS_SLOT } from '../tools/deferredTools.js';
 import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
+import { RUN_COSTS, type RunCosts } from '../tools/runCosts.js';
 import type { SessionFile } from '../sessions/types.js';
 import { sanitizeHistory } from '../sessions/sanitize.js';
 import { executeToolCalls, TurnApprovals, type ToolCallRequest } from './executor.js';
@@ -53,11 +54,9 @@ export const MAX_CONTINUATIONS = 3;
 export const CONTINUE_PROMPT =
   'Your previous reply was cut off by the output limit. Continue exactly where you stopped, without repeating anything.';
 
-/** Spending a tool causes outside the loop's own model turns (an MCP server's sampling request). */
-export interface RunSpending {
+/** Spending a tool causes outside the loop's own model turns (an MCP server's sampling request; cloud_delegate's reported cost, RunCosts). */
+export interface RunSpending extends RunCosts {
   add(model: string, usage: RequestUsage): void;
-  /** The run's `budget.max_usd_per_run` is reached (nothing more may be spent). */
-  overBudget(): boolean;
 }
 export const RUN_SPENDING = slotKey<RunSpending>('run_spending');
 
@@ -305,12 +304,17 @@ export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): Asyn
 
   let usage = emptyUsage();
   // Model turns made for a tool outside the loop's own (an MCP server's sampling) count in the run's usage and cap.
-  sessionSlots(input.toolContext).seed(RUN_SPENDING, {
+  const spending: RunSpending = {
     add: (model, u) => {
       usage = addUsage(usage, u, costOf(u, priceFor(model, settings.prices, local)));
     },
+    addCost: (usd) => {
+      if (Number.isFinite(usd) && usd > 0) usage = { ...usage, cost_usd: usage.cost_usd + usd };
+    },
     overBudget: () => overBudget(),
-  });
+  };
+  sessionSlots(input.toolContext).seed(RUN_SPENDING, spending);
+  sessionSlots(input.toolContext).seed(RUN_COSTS, spending);
   // The usage event reports the session's cache hit ratio: earlier runs of the session count too.
   const usageBefore = session.usage ?? emptyUsage();
   let iterations = 0;

@@ -19,7 +19,8 @@ export const IDLE_CLOSE_MS = 5 * 60_000;
 
 export type McpTransportSpec =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> }
-  | { kind: 'http'; url: URL; headers: Record<string, string> };
+  /** `via: 'sse'` (`type: sse`): the legacy HTTP+SSE transport only; else Streamable HTTP, falling back to it. */
+  | { kind: 'http'; url: URL; headers: Record<string, string>; via?: 'sse' };
 
 export interface ResolvedServer {
   name: string;
@@ -49,8 +50,8 @@ export function resolveServer(name: string, cfg: McpServerSettings, env: NodeJS.
     ...(cfg.oauth ? { oauth: cfg.oauth } : {}),
     ...(cfg.keep_alive === false ? { idleCloseMs: IDLE_CLOSE_MS } : {}),
   };
-  if (cfg.type === 'http') {
-    if (!cfg.url) return { ok: false, error: `${where}: type http needs a url` };
+  if (cfg.type === 'http' || cfg.type === 'sse') {
+    if (!cfg.url) return { ok: false, error: `${where}: type ${cfg.type} needs a url` };
     let url: URL;
     try {
       url = new URL(cfg.url);
@@ -69,16 +70,23 @@ export function resolveServer(name: string, cfg: McpServerSettings, env: NodeJS.
       if (missing.length > 0) return { ok: false, error: `${where}.headers.${key}: environment variable ${missing.join(', ')} is not set` };
       headers[key] = value;
     }
-    return { ok: true, server: { ...common, transport: { kind: 'http', url, headers } } };
+    return { ok: true, server: { ...common, transport: { kind: 'http', url, headers, ...(cfg.type === 'sse' ? { via: 'sse' as const } : {}) } } };
   }
   if (!cfg.command || cfg.command.trim() === '') return { ok: false, error: `${where}: a stdio server needs a command (or set type: http and a url)` };
   if (cfg.headers && Object.keys(cfg.headers).length > 0) return { ok: false, error: `${where}.headers: only http servers take headers` };
   return { ok: true, server: { ...common, transport: { kind: 'stdio', command: cfg.command, args: [...cfg.args], env: { ...cfg.env } } } };
 }
 
-/** An ad-hoc server for `rein mcp tools|call <URL>`: no config, default timeouts. */
-export function urlServer(url: URL, headers: Record<string, string> = {}, name = 'url'): ResolvedServer {
-  return { name, transport: { kind: 'http', url, headers }, connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS, alwaysAllow: [] };
+/** The transport family of a config entry: `sse` servers are HTTP servers (status, sign-in). */
+export const isUrlServer = (cfg: Pick<McpServerSettings, 'type'>): boolean => cfg.type === 'http' || cfg.type === 'sse';
+
+/**
+ * The name an ad-hoc URL (`rein mcp tools|call <URL>`) goes by in messages and tool names: its host, with
+ * the port when it has one (`mcp.example.com`, `127.0.0.1:3001`); the caller uses a configured server's
+ * own name instead when one has this URL.
+ */
+export function urlServerName(url: URL): string {
+  return url.port ? `${url.hostname}:${url.port}` : url.hostname;
 }
 
 /** What identifies a server's connection: a change to any of it means a new connection. */

@@ -8,11 +8,22 @@
  * announced (else 1 s, growing to 30 s) and reopens it with `Last-Event-ID`, so an answer the server
  * had already sent on the lost stream still arrives.
  *
+ * Backwards compatibility (the spec's): an http server that refuses the Streamable HTTP `initialize`
+ * with 400, 404 or 405 is tried again over the legacy HTTP+SSE transport (GET the URL for an event
+ * stream, POST to the endpoint it names); `type: sse` goes there at once. Error text from either never
+ * carries the server's HTML page: a refused request reads `404 Not Found` with at most a short reason
+ * (httpErrors.ts).
+ *
+ * Closing is final: the SDK's transport would otherwise go on reopening a resumable stream after
+ * `close()` (each attempt fails at once, the next is scheduled), which kept a CLI alive 13–15 s after a
+ * JSON-RPC error or a timeout; the retry budget is set to zero before the transport is closed.
+ *
  * It reports what happens to it (`onLost`, `onToolsChanged`, server requests for input) to its owner,
  * the server's supervisor; it never reconnects by itself.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -32,6 +43,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../errors.js';
 import type { ResolvedServer } from './config.js';
+import { challengeOf, type AuthChallenge } from './challenge.js';
+import { politeFetch } from './httpErrors.js';
 import { ProcessStdioTransport } from './stdioTransport.js';
 
 export const CLIENT_INFO = { name: 'rein', version: '1.0.0' } as const;
@@ -64,12 +77,20 @@ export interface OpenOptions extends ConnectionEvents {
   fetch?: typeof fetch;
   /** Tests: the SDK's SSE reconnection settings. */
   reconnection?: { initialReconnectionDelay: number; maxReconnectionDelay: number; reconnectionDelayGrowFactor: number; maxRetries: number };
+  /** The last 401/403 the server answered with a `WWW-Authenticate` challenge (scope, resource metadata). */
+  onChallenge?(challenge: AuthChallenge): void;
 }
+
+/** Which HTTP transport a connection ended up on (`http`: Streamable HTTP; `sse`: the legacy HTTP+SSE). */
+export type HttpTransportKind = 'http' | 'sse';
+
+type ReconnectionOptions = NonNullable<OpenOptions['reconnection']>;
 
 /** A failure that says the connection itself is gone or unreachable (not a tool's own error). */
 export function isTransportError(e: unknown): boolean {
   if (e instanceof McpError) return e.code === ErrorCode.ConnectionClosed;
   if (e instanceof StreamableHTTPError) return e.code === undefined || e.code === 404 || e.code >= 500;
+  if (e instanceof SseError) return e.code === undefined || e.code === 404 || e.code >= 500;
   const code = (e as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code ?? (e as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code)) return true;
   const m = errorMessage(e);
@@ -78,18 +99,33 @@ export function isTransportError(e: unknown): boolean {
 
 /** The server wants a (new) sign-in: a 401, or the authorization server refused the stored grant. */
 export const isAuthError = (e: unknown): boolean =>
-  e instanceof UnauthorizedError || (e instanceof StreamableHTTPError && e.code === 401) || (e instanceof OAuthError && !(e instanceof ServerError));
+  e instanceof UnauthorizedError ||
+  ((e instanceof StreamableHTTPError || e instanceof SseError) && (e.code === 401 || e.code === 403)) ||
+  (e instanceof OAuthError && !(e instanceof ServerError));
+
+/** A Streamable HTTP `initialize` refused in a way that says "not here, try HTTP+SSE" (the spec's 400/404/405). */
+const wantsLegacySse = (e: unknown): boolean => e instanceof StreamableHTTPError && (e.code === 400 || e.code === 404 || e.code === 405);
 
 export class McpConnection {
   readonly client: Client;
   readonly #transport: Transport;
+  /** The SDK keeps this very object: zeroing its retries stops reconnection for good. */
+  readonly #reconnection: ReconnectionOptions | undefined;
   #tools: McpToolDef[] = [];
   #closing = false;
   #lost = false;
 
-  private constructor(client: Client, transport: Transport) {
+  private constructor(client: Client, transport: Transport, reconnection?: ReconnectionOptions) {
     this.client = client;
     this.#transport = transport;
+    this.#reconnection = reconnection;
+  }
+
+  /** For an http server: Streamable HTTP, or the legacy HTTP+SSE it fell back to. */
+  get httpTransport(): HttpTransportKind | undefined {
+    if (this.#transport instanceof SSEClientTransport) return 'sse';
+    if (this.#transport instanceof StreamableHTTPClientTransport) return 'http';
+    return undefined;
   }
 
   get tools(): readonly McpToolDef[] {
@@ -115,9 +151,26 @@ export class McpConnection {
   }
 
   static async open(server: ResolvedServer, o: OpenOptions): Promise<McpConnection> {
-    const transport = makeTransport(server, o);
+    const spec = server.transport;
+    if (spec.kind !== 'http' || spec.via === 'sse') return McpConnection.#open(server, o, spec.kind === 'http' ? 'sse' : undefined);
+    try {
+      return await McpConnection.#open(server, o, 'http');
+    } catch (e) {
+      if (!wantsLegacySse(e) || o.signal?.aborted) throw e;
+      // The spec's backwards compatibility: a server that only speaks HTTP+SSE refuses the POST.
+      try {
+        return await McpConnection.#open(server, o, 'sse');
+      } catch (e2) {
+        throw new Error(`${errorMessage(e)} over Streamable HTTP, and over HTTP+SSE: ${errorMessage(e2)}`, { cause: e2 });
+      }
+    }
+  }
+
+  static async #open(server: ResolvedServer, o: OpenOptions, via: HttpTransportKind | undefined): Promise<McpConnection> {
+    const reconnection = server.transport.kind === 'http' && via === 'http' ? { ...(o.reconnection ?? DEFAULT_RECONNECTION) } : undefined;
+    const transport = makeTransport(server, o, via, reconnection);
     const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, ...(o.onSample ? { sampling: {} } : {}) } });
-    const conn = new McpConnection(client, transport);
+    const conn = new McpConnection(client, transport, reconnection);
     const timeoutMs = o.timeoutMs ?? server.connectTimeoutMs;
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new Error(`no answer within ${Math.round(timeoutMs / 100) / 10} s (connect_timeout_seconds)`)), timeoutMs);
@@ -150,6 +203,7 @@ export class McpConnection {
       return conn;
     } catch (e) {
       conn.#closing = true;
+      if (reconnection) reconnection.maxRetries = 0;
       await transport.close().catch(() => undefined);
       throw annotate(e, transport);
     } finally {
@@ -213,6 +267,8 @@ export class McpConnection {
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
+    // No more reopening of resumable streams from here on, whatever is in flight.
+    if (this.#reconnection) this.#reconnection.maxRetries = 0;
     const t = this.#transport;
     // Polite first for HTTP: end the session on the server (a 405 means it keeps none).
     if (t instanceof StreamableHTTPClientTransport && t.sessionId && !this.#lost) {
@@ -225,17 +281,41 @@ export class McpConnection {
   }
 }
 
-function makeTransport(server: ResolvedServer, o: OpenOptions): Transport {
+const DEFAULT_RECONNECTION: ReconnectionOptions = { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 };
+
+function makeTransport(server: ResolvedServer, o: OpenOptions, via: HttpTransportKind | undefined, reconnection: ReconnectionOptions | undefined): Transport {
   const spec = server.transport;
   if (spec.kind === 'stdio') {
     return new ProcessStdioTransport({ command: spec.command, args: spec.args, env: { ...o.baseEnv, ...spec.env }, ...(o.cwd ? { cwd: o.cwd } : {}) });
   }
-  return new StreamableHTTPClientTransport(spec.url, {
+  // Every answer passes here: HTML error pages become a status line, auth challenges are noted.
+  const base = o.fetch ?? fetch;
+  const watched: typeof fetch = async (input, init) => {
+    const res = await base(input, init);
+    if ((res.status === 401 || res.status === 403) && o.onChallenge) {
+      const c = challengeOf(res, res.status === 403 ? await bodyError(res) : undefined);
+      if (c) o.onChallenge(c);
+    }
+    return res;
+  };
+  const fetchFn = politeFetch(watched);
+  const common = {
     ...(Object.keys(spec.headers).length > 0 ? { requestInit: { headers: spec.headers } } : {}),
     ...(o.authProvider ? { authProvider: o.authProvider } : {}),
-    ...(o.fetch ? { fetch: o.fetch } : {}),
-    reconnectionOptions: o.reconnection ?? { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 },
-  });
+    fetch: fetchFn,
+  };
+  if (via === 'sse') return new SSEClientTransport(spec.url, common);
+  return new StreamableHTTPClientTransport(spec.url, { ...common, reconnectionOptions: reconnection ?? { ...DEFAULT_RECONNECTION } });
+}
+
+/** `error` of a JSON error body, read from a copy (the SDK reads the answer itself). */
+async function bodyError(res: Response): Promise<string | undefined> {
+  try {
+    const v = JSON.parse(await res.clone().text()) as { error?: unknown };
+    return typeof v?.error === 'string' ? v.error : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function describeExit(t: ProcessStdioTransport): string {

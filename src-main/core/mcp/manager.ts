@@ -15,8 +15,9 @@ import type { McpServerStatus } from '../api/mcpStatus.js';
 import type { Disposable } from '../base/lifecycle.js';
 import { childEnvironment } from '../process/childEnv.js';
 import type { ToolProvider } from '../tools/provider.js';
-import { resolveServer, type McpServerSettings } from './config.js';
-import { fileTokenStore, runProvider, type TokenStore } from './oauth.js';
+import type { AuthChallenge } from './challenge.js';
+import { isUrlServer, resolveServer, type McpServerSettings, type ResolvedServer } from './config.js';
+import { fileTokenStore, rememberNeededScope, runProvider, type TokenStore } from './oauth.js';
 import { serverSlugs } from './names.js';
 import { McpServerHandle, type ServerHandleOptions } from './server.js';
 import type { Clock, SupervisorTiming } from './supervisor.js';
@@ -39,6 +40,11 @@ export interface McpManagerOptions {
   connection?: ServerHandleOptions['connection'];
   /** Where a server's OAuth tokens are kept (default: the 0600 file under secrets/mcp-oauth/). */
   tokenStore?: (server: string) => TokenStore;
+  /**
+   * A person can sign in again right now (the CLI): a call refused with 403 `insufficient_scope` signs in
+   * with the larger scope and is tried once more. Without it (runs) the call fails saying so.
+   */
+  reauthorize?: (name: string, server: ResolvedServer, challenge: AuthChallenge) => Promise<void>;
 }
 
 export class McpManager implements Disposable {
@@ -61,13 +67,16 @@ export class McpManager implements Disposable {
       const handle = new McpServerHandle({
         name,
         slug: slugs.get(name)!,
-        type: cfg.type,
+        // The legacy SSE transport is still HTTP for everyone who reads the status.
+        type: isUrlServer(cfg) ? 'http' : 'stdio',
         resolution,
         disabled: cfg.disabled,
         baseEnv,
         ...(o.cwd ? { cwd: o.cwd } : {}),
         authProvider: (server) => (server.transport.kind === 'http' ? runProvider(server.transport.url, store(name), server.oauth) : Promise.resolve(undefined)),
-        signedIn: () => cfg.type === 'http' && (store(name).exists?.() ?? false),
+        signedIn: () => isUrlServer(cfg) && (store(name).exists?.() ?? false),
+        ...(o.reauthorize ? { reauthorize: (server: ResolvedServer, c: AuthChallenge) => o.reauthorize!(name, server, c) } : {}),
+        onScopeNeeded: (server, scope) => (server.transport.kind === 'http' ? rememberNeededScope(store(name), server.transport.url, scope) : Promise.resolve()),
         ...(o.timing ? { timing: o.timing } : {}),
         ...(o.clock ? { clock: o.clock } : {}),
         ...(o.connection ? { connection: o.connection } : {}),
@@ -171,7 +180,8 @@ export function configuredStatus(
     .map((name) => {
       const cfg = servers[name]!;
       const resolution = resolveServer(name, cfg, env);
-      const base = { name, type: cfg.type, since: epoch, tools: 0, tool_names: [], sign_in_required: false, signed_in: cfg.type === 'http' && (tokenStore(name).exists?.() ?? false) };
+      const type = isUrlServer(cfg) ? ('http' as const) : ('stdio' as const);
+      const base = { name, type, since: epoch, tools: 0, tool_names: [], sign_in_required: false, signed_in: type === 'http' && (tokenStore(name).exists?.() ?? false) };
       if (cfg.disabled) return { ...base, state: 'disabled' as const };
       if (!resolution.ok) return { ...base, state: 'disconnected' as const, last_error: resolution.error };
       return { ...base, state: 'idle' as const };

@@ -25,6 +25,7 @@ import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprot
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
+import { isStepUp, unionScopes, type AuthChallenge } from './challenge.js';
 import type { McpServerSettings } from './config.js';
 
 export const DEFAULT_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
@@ -40,6 +41,11 @@ export interface StoredOAuth {
   discovery?: OAuthDiscoveryState;
   /** The redirect URI the client was registered with (its port is tried again at the next sign-in). */
   redirect_url?: string;
+  /**
+   * The scope asked for at the last sign-in, with any scope the server demanded since (a 403
+   * `insufficient_scope`): the next sign-in asks for all of it.
+   */
+  scope?: string;
   saved_at?: string;
 }
 
@@ -114,6 +120,8 @@ export interface ProviderOptions {
   open?: (url: URL) => Promise<void> | void;
   oauth?: McpServerSettings['oauth'];
   clientName?: string;
+  /** Rein's URL-based client ID (clientMetadata.ts), used when the authorization server supports it. */
+  clientMetadataUrl?: string;
 }
 
 /**
@@ -129,6 +137,13 @@ export class ReinOAuthProvider implements OAuthClientProvider {
   signInNeeded = false;
   /** The authorization URL handed to `open`. */
   authorizationUrl: URL | undefined;
+  /**
+   * A 403 asked for more scope: until new tokens arrive the refresh token is not offered, so the SDK's
+   * step-up goes to a new authorization (a refresh would only bring the old scope back).
+   */
+  #stepUp = false;
+  /** The access token the 403 refused: once another one is stored (a step-up elsewhere), the hold ends. */
+  #refused: string | undefined;
 
   constructor(o: ProviderOptions) {
     this.#o = o;
@@ -136,6 +151,19 @@ export class ReinOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string {
     return this.#o.redirectUrl;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.#o.clientMetadataUrl;
+  }
+
+  /** What the server's last 401/403 said (the connection reports it). */
+  challenged(c: AuthChallenge): void {
+    if (!isStepUp(c)) return;
+    this.#stepUp = true;
+    void this.#entry().then((v) => {
+      if (this.#stepUp && this.#refused === undefined) this.#refused = v?.tokens?.access_token;
+    }, () => undefined);
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -196,11 +224,20 @@ export class ReinOAuthProvider implements OAuthClientProvider {
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    return (await this.#entry())?.tokens;
+    const tokens = (await this.#entry())?.tokens;
+    if (this.#stepUp && this.#refused !== undefined && tokens?.access_token !== this.#refused) {
+      this.#stepUp = false;
+      this.#refused = undefined;
+    }
+    if (!tokens || !this.#stepUp) return tokens;
+    const { refresh_token: _held, ...rest } = tokens;
+    return rest;
   }
 
   saveTokens(tokens: OAuthTokens): Promise<void> {
     this.signInNeeded = false;
+    this.#stepUp = false;
+    this.#refused = undefined;
     return this.#update((v) => {
       v.tokens = tokens;
       v.redirect_url ??= this.#o.redirectUrl;
@@ -235,6 +272,14 @@ export class ReinOAuthProvider implements OAuthClientProvider {
     return (await this.#entry())?.discovery;
   }
 
+  /** Keeps the scope this sign-in asked for (the next one asks for it too). */
+  rememberScope(scope: string | undefined): Promise<void> {
+    return this.#update((v) => {
+      const all = unionScopes(v.scope, scope);
+      if (all) v.scope = all;
+    });
+  }
+
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'verifier') {
       this.#verifier = undefined;
@@ -246,6 +291,18 @@ export class ReinOAuthProvider implements OAuthClientProvider {
       if (scope === 'all' || scope === 'discovery') delete v.discovery;
     });
   }
+}
+
+/**
+ * A run met a 403 asking for more scope and nobody can sign in now: the scope is kept in the server's
+ * entry, so the next sign-in (`rein mcp login`) asks for it too.
+ */
+export async function rememberNeededScope(store: TokenStore, serverUrl: URL, scope: string | undefined): Promise<void> {
+  const v = await store.read();
+  if (!v || v.server_url !== serverUrl.href) return;
+  const all = unionScopes(v.tokens?.scope, v.scope, scope);
+  if (!all || all === v.scope) return;
+  await store.write({ ...v, scope: all, saved_at: new Date().toISOString() });
 }
 
 /** A run's provider: stored tokens (refreshed when they can be), never a browser. */
@@ -266,6 +323,15 @@ export interface SignInOptions {
   fetchFn?: typeof fetch;
   /** Start from scratch even when stored tokens could be refreshed (rein mcp login). */
   fresh?: boolean;
+  /**
+   * The 401/403 that made this sign-in necessary, as the server sent it: its scope and resource metadata
+   * are used as they are (instead of asking the server again). A 403 `insufficient_scope` is a step-up:
+   * the stored tokens are not refreshed, and the scope asked for is the union of what was granted (or
+   * asked for) before and what the server now requires.
+   */
+  challenge?: AuthChallenge;
+  /** Rein's URL-based client ID (clientMetadata.ts); absent: dynamic registration (or oauth.client_id). */
+  clientMetadataUrl?: string;
 }
 
 /**
@@ -273,22 +339,41 @@ export interface SignInOptions {
  * exchange. Resolves once tokens are stored; throws a ReinError (`unavailable`) saying what failed.
  */
 export async function signIn(o: SignInOptions): Promise<void> {
-  const previous = await o.store.read().catch(() => undefined);
-  if (o.fresh && previous && previous.server_url === o.serverUrl.href) {
+  const raw = await o.store.read().catch(() => undefined);
+  const previous = raw?.server_url === o.serverUrl.href ? raw : undefined;
+  const stepUp = isStepUp(o.challenge);
+  if ((o.fresh || stepUp) && previous?.tokens) {
     const { tokens: _dropped, ...rest } = previous;
     await o.store.write(rest);
   }
-  const lastPort = previous?.server_url === o.serverUrl.href && previous.redirect_url ? Number(new URL(previous.redirect_url).port) || undefined : undefined;
+  const lastPort = previous?.redirect_url ? Number(new URL(previous.redirect_url).port) || undefined : undefined;
   const receiver = await startRedirectReceiver(o.oauth?.redirect_port, o.oauth?.redirect_port ? undefined : lastPort);
   try {
-    const provider = new ReinOAuthProvider({ serverUrl: o.serverUrl, store: o.store, redirectUrl: receiver.url, open: o.open, ...(o.oauth ? { oauth: o.oauth } : {}) });
-    const challenge = await probeChallenge(o.serverUrl, o.fetchFn);
+    const provider = new ReinOAuthProvider({
+      serverUrl: o.serverUrl,
+      store: o.store,
+      redirectUrl: receiver.url,
+      open: o.open,
+      ...(o.oauth ? { oauth: o.oauth } : {}),
+      ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
+    });
+    const challenge = o.challenge
+      ? { ...(o.challenge.scope ? { scope: o.challenge.scope } : {}), ...(o.challenge.resourceMetadataUrl ? { resourceMetadataUrl: new URL(o.challenge.resourceMetadataUrl) } : {}) }
+      : await probeChallenge(o.serverUrl, o.fetchFn);
+    // A step-up keeps what was granted and adds what is required; any sign-in asks again for a scope a
+    // server demanded since the last one (StoredOAuth.scope).
+    const scope = stepUp
+      ? unionScopes(previous?.tokens?.scope, previous?.scope, challenge.scope)
+      : challenge.scope
+        ? unionScopes(challenge.scope, previous?.scope)
+        : unionScopes(o.oauth?.scope, previous?.scope);
     const opts = {
       serverUrl: o.serverUrl,
-      ...(challenge.scope ? { scope: challenge.scope } : o.oauth?.scope ? { scope: o.oauth.scope } : {}),
+      ...(scope ? { scope } : {}),
       ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
       ...(o.fetchFn ? { fetchFn: o.fetchFn } : {}),
     };
+    if (scope) await provider.rememberScope(scope);
     // The SDK's OAuth client, loaded by a sign-in only (docs/architecture.md, *Startup*).
     const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
     let result: 'AUTHORIZED' | 'REDIRECT';

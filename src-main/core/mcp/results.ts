@@ -3,9 +3,11 @@
  * JPEG, GIF and WebP images become image blocks of the tool result (up to 5 MB each, what the Messages
  * API takes); other content is summarised in one line (audio, other images) or a few (resources: URI,
  * type, size and the first lines of text), so a server cannot pour megabytes of base64 into the
- * context. `structuredContent` is shown as JSON only when the server sent no text (servers are asked to
- * mirror it in text). `isError` makes it a business error the model reads; the executor applies the
- * result budget as for every tool.
+ * context. `structuredContent` is shown as JSON only when the server sent no content blocks at all
+ * (servers are asked to mirror it in content); an image result that also carries it (server-filesystem's
+ * `read_media_file`) is the image, and base64-looking strings inside structured JSON are summarised, so
+ * a picture never reaches the model — or the saved result — as text. `isError` makes it a business error
+ * the model reads; the executor applies the result budget as for every tool.
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult, okResult, type ToolImage, type ToolResult } from '../tools/tool.js';
@@ -74,6 +76,18 @@ function render(block: ContentBlock, texts: string[], images: ToolImage[]): void
   }
 }
 
+/** A string this long made only of base64 characters is data, not words (a few KiB of an image). */
+const BLOB_MIN_CHARS = 512;
+const BASE64_RE = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+/** Structured content with every long base64 string replaced by a one-line summary of it. */
+function withoutBlobs(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return v.length >= BLOB_MIN_CHARS && BASE64_RE.test(v) ? `[base64 data, ${formatSize(base64Bytes(v))}, not shown]` : v;
+  if (depth > 32 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => withoutBlobs(x, depth + 1));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutBlobs(x, depth + 1)]));
+}
+
 export function toToolResult(result: CallToolResult | { toolResult: unknown }): ToolResult {
   // Servers of protocol 2024-10-07 answer `{toolResult}`; the SDK still passes that shape through.
   if ('toolResult' in result && !('content' in result)) {
@@ -83,7 +97,7 @@ export function toToolResult(result: CallToolResult | { toolResult: unknown }): 
   const texts: string[] = [];
   const images: ToolImage[] = [];
   for (const block of r.content ?? []) render(block, texts, images);
-  if (texts.length === 0 && r.structuredContent !== undefined) texts.push(JSON.stringify(r.structuredContent, null, 2));
+  if ((r.content ?? []).length === 0 && r.structuredContent !== undefined) texts.push(JSON.stringify(withoutBlobs(r.structuredContent), null, 2));
   const content = texts.join('\n\n');
   if (r.isError === true) {
     const failed = errorResult('business', content || 'the tool reported an error without a message');

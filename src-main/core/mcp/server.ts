@@ -23,6 +23,7 @@ import { canonicalJson } from '../util/canonicalJson.js';
 import type { CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpServerStatus } from '../api/mcpStatus.js';
+import { isStepUp, type AuthChallenge } from './challenge.js';
 import type { ResolvedServer, ServerResolution } from './config.js';
 import type { McpConnection, McpToolDef, OpenOptions } from './connection.js';
 import { connectionModuleIfLoaded, loadConnectionModule } from './connectionModule.js';
@@ -51,7 +52,17 @@ export interface ServerHandleOptions {
   clock?: Clock;
   /** Tests and `rein mcp`: transport settings passed to the connection. */
   connection?: Pick<OpenOptions, 'fetch' | 'reconnection'>;
+  /**
+   * Someone can sign in again now (the CLI: a person at the terminal): called when a call is refused
+   * with 403 `insufficient_scope`; the call is tried once more when it resolves. Absent (a run), the call
+   * fails saying which scope is missing, and `onScopeNeeded` keeps it for the next `rein mcp login`.
+   */
+  reauthorize?: (server: ResolvedServer, challenge: AuthChallenge) => Promise<void>;
+  onScopeNeeded?: (server: ResolvedServer, scope: string | undefined) => Promise<void>;
 }
+
+/** How long a call's result waits for a tool list the server changed during the call (list_changed). */
+const REFRESH_WAIT_MS = 5_000;
 
 interface InFlight {
   elicitor: Elicitor;
@@ -82,6 +93,8 @@ export class McpServerHandle implements ToolProvider {
   #signInRequired = false;
   #refreshing: Promise<void> | undefined;
   #refreshAgain = false;
+  /** The last OAuth challenge (401/403) the server answered with. */
+  #challenge: AuthChallenge | undefined;
   #disposed = false;
 
   readonly onDidChange: (listener: () => void) => Disposable;
@@ -192,9 +205,10 @@ export class McpServerHandle implements ToolProvider {
         return errorResult('transient', this.#notConnected(e));
       }
       try {
-        return toToolResult(await conn.callTool(tool, args, { signal: o.signal, timeoutMs: server.toolTimeoutMs, ...(o.onProgress ? { onProgress: o.onProgress } : {}) }));
+        return toToolResult(await this.#callOnce(conn, tool, args, o));
       } catch (e) {
         if (o.signal.aborted) return errorResult('transient', `${tool} was cancelled with the run`);
+        if (isAuthError(e)) return this.#authRefusal(tool, e);
         if (!isTransportError(e) && !conn.closed) return callError(this.name, tool, e);
         this.#supervisor.failed(conn, `lost during a call: ${errorMessage(e)}`);
         if (!o.replayable) {
@@ -207,8 +221,9 @@ export class McpServerHandle implements ToolProvider {
           return errorResult('transient', this.#notConnected(e2));
         }
         try {
-          return toToolResult(await again.callTool(tool, args, { signal: o.signal, timeoutMs: server.toolTimeoutMs, ...(o.onProgress ? { onProgress: o.onProgress } : {}) }));
+          return toToolResult(await this.#callOnce(again, tool, args, o));
         } catch (e2) {
+          if (isAuthError(e2)) return this.#authRefusal(tool, e2);
           if (isTransportError(e2)) this.#supervisor.failed(again, `lost during a call: ${errorMessage(e2)}`);
           return isTransportError(e2) ? errorResult('transient', `MCP server ${this.name} failed again after reconnecting: ${errorMessage(e2)}`) : callError(this.name, tool, e2);
         }
@@ -222,14 +237,61 @@ export class McpServerHandle implements ToolProvider {
    * The server's own answer to one call (`rein mcp call --json`), reconnecting first if needed; a
    * question from the server during the call goes to `elicitor`. Throws what the call threw.
    */
-  async callRaw(tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; elicitor?: Elicitor }): Promise<CallToolResult> {
+  async callRaw(tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; elicitor?: Elicitor; sampler?: Sampler; registryName?: string }): Promise<CallToolResult> {
     const conn = await this.ensure();
     const leave = this.#enter(tool, args, o);
     try {
-      return await conn.callTool(tool, args, { signal: o.signal, timeoutMs: this.server!.toolTimeoutMs });
+      return await this.#callOnce(conn, tool, args, o);
+    } catch (e) {
+      if (isAuthError(e) && !o.signal.aborted) throw new Error(this.#authRefusal(tool, e).content, { cause: e });
+      throw e;
     } finally {
       leave();
     }
+  }
+
+  /**
+   * One `tools/call`; a 403 asking for more scope is signed in again (when someone can: `reauthorize`)
+   * and tried once more. The answer waits (a little) for a tool list the server changed meanwhile, so a
+   * tool the call added is in the registry when the model reads the result.
+   */
+  async #callOnce(conn: McpConnection, tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; onProgress?: (p: Progress) => void }): Promise<CallToolResult> {
+    const opts = { signal: o.signal, timeoutMs: this.server!.toolTimeoutMs, ...(o.onProgress ? { onProgress: o.onProgress } : {}) };
+    let result: CallToolResult;
+    try {
+      result = await conn.callTool(tool, args, opts);
+    } catch (e) {
+      const challenge = this.#challenge;
+      if (!isAuthError(e) || !challenge || !isStepUp(challenge) || !this.#o.reauthorize || o.signal.aborted) throw e;
+      await this.#o.reauthorize(this.server!, challenge);
+      result = await conn.callTool(tool, args, opts);
+    }
+    await this.#toolsSettled();
+    return result;
+  }
+
+  /** A refresh of the tool list under way (list_changed during the call) is let finish first, within bounds. */
+  async #toolsSettled(): Promise<void> {
+    if (!this.#refreshing) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#refreshing, new Promise<void>((r) => (timer = setTimeout(r, REFRESH_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
+  /** A call the server refused for want of a sign-in or of scope, as the model (or the person) reads it. */
+  #authRefusal(tool: string, e: unknown): ToolResult {
+    const c = this.#challenge;
+    if (c && isStepUp(c)) {
+      if (this.server && !this.#o.reauthorize) void this.#o.onScopeNeeded?.(this.server, c.scope).catch(() => undefined);
+      const scope = c.scope ? ` (scope "${c.scope}")` : '';
+      return errorResult(
+        'business',
+        this.#o.reauthorize
+          ? `MCP server ${this.name} still refuses ${tool}${scope} after signing in again with the larger scope: ${errorMessage(e)}`
+          : `MCP server ${this.name} needs more permission for ${tool}${scope} than the sign-in granted; the call did not run. Sign in again with \`rein mcp login ${this.name}\` (it asks for the larger scope). Tell the user.`,
+      );
+    }
+    return errorResult('transient', `MCP server ${this.name} needs a sign-in for ${tool}: run \`rein mcp login ${this.name}\`; the call did not run. Tell the user.`);
   }
 
   /** Registers a running call (for questions the server asks during it); returns its removal. */
@@ -259,6 +321,7 @@ export class McpServerHandle implements ToolProvider {
 
   async #open(server: ResolvedServer, signal: AbortSignal): Promise<McpConnection> {
     const authProvider = server.transport.kind === 'http' ? await this.#o.authProvider?.(server) : undefined;
+    this.#challenge = undefined;
     let conn: McpConnection | undefined;
     try {
       const { McpConnection } = await loadConnectionModule();
@@ -272,6 +335,10 @@ export class McpServerHandle implements ToolProvider {
           if (conn) this.#supervisor?.lost(conn, reason);
         },
         onToolsChanged: () => this.#refresh(),
+        onChallenge: (c) => {
+          this.#challenge = c;
+          (authProvider as { challenged?: (c: AuthChallenge) => void } | undefined)?.challenged?.(c);
+        },
         onElicit: (params, sig) => this.#elicit(params, sig),
         onSample: (params, sig) => this.#sample(params, sig),
       });
@@ -280,7 +347,7 @@ export class McpServerHandle implements ToolProvider {
     } catch (e) {
       if (isAuthError(e)) {
         this.#signInRequired = true;
-        throw new NeedsPersonError(`the server asks for a sign-in: run \`rein mcp login ${this.name}\``);
+        throw new NeedsPersonError(`the server asks for a sign-in: run \`rein mcp login ${this.name}\``, this.#challenge);
       }
       throw e;
     }

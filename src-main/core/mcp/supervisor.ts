@@ -19,6 +19,8 @@
  * timers and a scripted connector.
  */
 
+import type { AuthChallenge } from './challenge.js';
+
 export type ServerState = 'idle' | 'connecting' | 'healthy' | 'degraded' | 'disconnected' | 'dormant';
 
 export interface SupervisorTiming {
@@ -64,6 +66,12 @@ export const systemClock: Clock = {
 /** An attempt that must not be repeated without a person (a sign-in): no background retries. */
 export class NeedsPersonError extends Error {
   override readonly name = 'NeedsPersonError';
+  /** What the server said when it refused (an OAuth challenge), for whoever signs in. */
+  readonly challenge: AuthChallenge | undefined;
+  constructor(message: string, challenge?: AuthChallenge) {
+    super(message);
+    this.challenge = challenge;
+  }
 }
 
 export interface Connector<C> {

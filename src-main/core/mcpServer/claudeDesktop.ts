@@ -78,8 +78,8 @@ function toSpec(raw: unknown): { spec: McpServerSpec; note?: string } | { skip: 
     const extra = Object.keys(raw).filter((k) => !URL_KEYS.has(k));
     if (extra.length > 0) return { skip: `unknown keys ${extra.join(', ')}` };
     return {
-      spec: { url: raw.url, ...(raw.headers ? { headers: raw.headers as Record<string, string> } : {}) },
-      ...(type === 'sse' ? { note: 'Claude Desktop calls it an SSE server; Rein speaks Streamable HTTP, which most such servers also serve at their URL' } : {}),
+      // An SSE server stays one (`type: sse`): its URL is an event stream, not a Streamable HTTP endpoint.
+      spec: { url: raw.url, ...(raw.headers ? { headers: raw.headers as Record<string, string> } : {}), ...(type === 'sse' ? { transport: 'sse' as const } : {}) },
     };
   }
   if (type !== undefined && type !== 'stdio') return { skip: `type "${type}" is not one Rein knows (stdio, http)` };

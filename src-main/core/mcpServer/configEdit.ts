@@ -34,6 +34,8 @@ export interface McpServerSpec {
   url?: string;
   /** HTTP headers for a url server (`${NAME}` stands for the environment variable NAME). */
   headers?: Record<string, string>;
+  /** A url server that only speaks the legacy HTTP+SSE transport (`type: sse`); else `type: http`. */
+  transport?: 'sse';
   disabled?: boolean;
   context?: string;
 }
@@ -65,7 +67,7 @@ export async function configTarget(home: string, agent: string = DEFAULT_AGENT):
 export function entryValue(spec: McpServerSpec): Record<string, unknown> {
   const v: Record<string, unknown> = {};
   if (spec.url !== undefined) {
-    v.type = 'http';
+    v.type = spec.transport ?? 'http';
     v.url = spec.url;
   }
   if (spec.command !== undefined) v.command = spec.command;

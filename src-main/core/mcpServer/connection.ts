@@ -24,9 +24,17 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ElicitResultSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   LoggingLevelSchema,
   McpError,
   SetLevelRequestSchema,
@@ -55,6 +63,9 @@ import { StampCache } from '../util/stampCache.js';
 import { daemonDeskFace, elicitationFace, FACE_FAILED, FaceProblems, nobodyToAsk, proposeToDaemon, refusingAsks } from './approvalFaces.js';
 import { runningDaemon } from '../daemon/daemonFile.js';
 import { exposedTools, listSignature, mcpToolList } from './toolList.js';
+import { ReinResources, sessionUri, MAX_COMPLETIONS } from './resources.js';
+import { ReinPrompts } from './prompts.js';
+import { SessionWatch } from './sessionWatch.js';
 
 /** The entry point and source of every run-like thing this server does (docs/permissions.md, *Run origins*). */
 export const MCP_SOURCE = 'mcp';
@@ -161,6 +172,9 @@ export class McpConnection {
   readonly #problems = new FaceProblems();
   /** The grants (grants.ts keys) answered "always allow" on this connection: they hold here, nowhere else. */
   readonly #held = new Set<string>();
+  readonly #resources: ReinResources;
+  readonly #prompts: ReinPrompts;
+  readonly #watch: SessionWatch;
   #level: LoggingLevel = 'info';
   #listed: string | undefined;
   #inFlight = 0;
@@ -174,14 +188,27 @@ export class McpConnection {
     this.server = new Server(
       { name: 'rein', title: 'Rein', version: host.opts.version },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: {}, completions: {}, logging: {} },
         instructions:
           `Rein's local tools for its agent "${host.opts.agent}". Every call is checked by Rein's permission engine, as when ` +
           'the agent calls it: hard blocks and denials come back as errors; a call that needs approval is asked through an ' +
           'elicitation form when this client supports one, otherwise in the Rein desktop app or web UI when the Rein daemon ' +
-          'is running, otherwise it is refused.',
+          'is running, otherwise it is refused. Resources (read-only): the agent\'s sessions as rein://sessions/<id> ' +
+          'transcripts, a search as rein://sessions?query=<words>, and its memory as rein://agents/<agent>/memory. ' +
+          'Prompts: the agent\'s slash commands, and its skills as skill-<name>.',
       },
     );
+    const runtime = () => host.runtime(undefined, this.route);
+    const warn = host.opts.warn ?? (() => undefined);
+    this.#resources = new ReinResources({ home: host.opts.home, cwd: host.opts.cwd, agent: host.opts.agent, runtime, auditSession: this.sessionId, warn });
+    this.#prompts = new ReinPrompts({ home: host.opts.home, runtime, warn });
+    this.#watch = new SessionWatch({
+      dir: () => this.#resources.sessionsDir(),
+      onUpdated: (id) => void this.server.sendResourceUpdated({ uri: sessionUri(id) }).catch(() => undefined),
+      onListChanged: () => void this.server.sendResourceListChanged().catch(() => undefined),
+      warn,
+    });
+    this.#resourceHandlers();
     this.server.setRequestHandler(ListToolsRequestSchema, async () => {
       const rt = await host.runtime(undefined, this.route);
       const tools = mcpToolList(rt.registry);
@@ -193,6 +220,38 @@ export class McpConnection {
     this.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
       this.#level = request.params.level;
       return {};
+    });
+  }
+
+  /** resources/*, prompts/* and completion/complete: read-only views of the agent's own state. */
+  #resourceHandlers(): void {
+    this.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+      const page = await this.#resources.list(request.params?.cursor);
+      // Listed: from now on the client hears of sessions added or removed.
+      await this.#watch.watchList();
+      return page;
+    });
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: this.#resources.templates() }));
+    this.server.setRequestHandler(ReadResourceRequestSchema, async (request) => this.#resources.read(request.params.uri));
+    this.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      await this.#watch.subscribe(await this.#resources.subscribable(request.params.uri));
+      return {};
+    });
+    this.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+      const id = /^rein:\/\/sessions\/([^/?#]+)$/.exec(request.params.uri)?.[1];
+      if (id !== undefined) this.#watch.unsubscribe(id);
+      return {};
+    });
+    this.server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await this.#prompts.list() }));
+    this.server.setRequestHandler(GetPromptRequestSchema, async (request) => this.#prompts.get(request.params.name, request.params.arguments));
+    this.server.setRequestHandler(CompleteRequestSchema, async (request) => {
+      const { ref, argument } = request.params;
+      const all =
+        ref.type === 'ref/prompt'
+          ? await this.#prompts.complete(ref.name, argument.name, argument.value)
+          : await this.#resources.complete(ref.uri, argument.name, argument.value);
+      const values = all.slice(0, MAX_COMPLETIONS);
+      return { completion: { values, total: all.length, hasMore: all.length > values.length } };
     });
   }
 
@@ -214,6 +273,7 @@ export class McpConnection {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing.abort();
+      this.#watch.close();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...this.#background]), new Promise((ok) => (timer = setTimeout(ok, 5_000)))]);
       clearTimeout(timer);

@@ -18,6 +18,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerToken, checkHost, checkOrigin, checkToken, LOOPBACK_NAMES, type CheckResult } from '../daemon/security.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { McpConnection, ServeHost, type ServeOptions } from './connection.js';
+import { BoundedEventStore, SSE_RETRY_MS } from './eventStore.js';
 
 /**
  * Fails before serving when the agent or the config cannot be used (an unknown agent, a config.yaml
@@ -161,6 +162,10 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
     const connection = new McpConnection(host);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => connection.id,
+      // Every POST stream starts with a priming event (an id, empty data, `retry`), and a broken stream
+      // can be resumed with Last-Event-ID (eventStore.ts).
+      eventStore: new BoundedEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => void sessions.set(id, { connection, transport }),
       onsessionclosed: (id) => drop(id),
     });

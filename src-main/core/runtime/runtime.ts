@@ -280,10 +280,12 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
   }
   const withMcp = mcp ? [...withGui, ...mcp.manager.providers] : withGui;
   const toolSet = cache ? cache.toolSet(opts.home, rc, loaded, withMcp, () => buildToolSet(rc, skills, withMcp, opts.env)) : buildToolSet(rc, skills, withMcp, opts.env);
-  const registry = await toolSet.registry();
+  await toolSet.registry();
   for (const p of toolSet.problems) warnings.push(p.message);
-  // Without a cache the runtime keeps this registry for its one run: nothing needs to hear of later changes.
-  if (!cache) toolSet.dispose();
+  // Without a cache and without MCP servers nothing changes the tools during the run. With MCP servers the
+  // set stays live: a tool a server adds during the run (tools/list_changed) is in `registry` for its next
+  // step (the set's listeners go with the servers' manager).
+  if (!cache && !mcp) toolSet.dispose();
   const mode = opts.overrides?.mode ?? opts.mode ?? rc.effective.mode;
   const origin = opts.origin;
   const source = opts.source ?? 'cli';
@@ -329,7 +331,10 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
       ...(opts.overrides?.isolated?.cache_ttl ? { prefixCacheTtl: opts.overrides.isolated.cache_ttl } : {}),
     },
     llm,
-    registry,
+    // The set's latest registry: the same object while nothing changed (the request prefix stays).
+    get registry() {
+      return toolSet.current;
+    },
     policy,
     broker: new ApprovalBroker(rules.faces, { timeoutMs: config.permissions.approval_timeout_seconds * 1000 }),
     store: new SessionStore(rc.sessionsDir, cache ? { cache: cache.sessions } : {}),
@@ -806,7 +811,10 @@ function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | 'session
     },
     deps: {
       llm: rt.llm,
-      registry: rt.registry,
+      // Read at every step, so tools an MCP server added during the run can be called in it.
+      get registry() {
+        return rt.registry;
+      },
       policy: rt.policy,
       broker: rt.broker,
       hooks: rt.config.hooks,

@@ -101,7 +101,7 @@ export class McpServers implements Disposable {
     const agent = input.agent ?? DEFAULT_AGENT;
     const name = input.name;
     const { cfg } = await this.#server(agent, name);
-    if (cfg.type !== 'http') {
+    if (cfg.type === 'stdio') {
       throw fieldError('invalid_input', `MCP server ${name} is a stdio server: there is nothing to sign in to (its credentials go in its env)`, 'name');
     }
     const resolution = resolveServer(name, cfg, this.#o.env);

@@ -115,6 +115,11 @@ export interface Tool<I = any> {
   readonly traits?: ToolTraits;
   /** At most this many calls of the tool run per model response; the executor refuses the later ones (cloud_delegate: 1). */
   readonly maxCallsPerResponse?: number;
+  /**
+   * A refusal known before anyone is asked (cloud_delegate's per-run limit): the executor returns it as the
+   * call's result without asking for approval or running it. Undefined: the call goes on as usual.
+   */
+  admit?(input: I, ctx: ToolContext): ToolResult | undefined;
   call(input: I, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult>;
 }
 

@@ -142,7 +142,8 @@ describe('cloud_delegate', () => {
   it('a success resets the count of failures', async () => {
     const down = { events: [], submitError: { status: 502, body: 'bad gateway' } };
     gw.enqueue(down, down, { events: RESEARCH, result: FULL }, down, down);
-    const d = tool();
+    // Two successes in one run: only with the per-run limit lifted.
+    const d = tool({}, { max_per_run: 0 });
     for (const task of ['a', 'b', 'c', 'd', 'e']) await callTool(d, { task }, ctx);
     const sixth = await callTool(d, { task: 'f' }, ctx);
     // Two failures after the success: the sixth call still reaches the gateway (the fallback answers it).

@@ -163,7 +163,9 @@ describe('Claude Desktop’s config', () => {
       weird: 'unknown keys cwd',
       badHeaders: 'headers: expected an object of strings',
     });
-    expect(got.notes).toEqual([{ name: 'legacy', note: expect.stringMatching(/SSE/) }]);
+    // An SSE server stays one (issue 28): it is written as `type: sse`, not rewritten to http.
+    expect(got.servers[3]![1]).toEqual({ url: 'https://old.example.com/sse', transport: 'sse' });
+    expect(got.notes).toEqual([]);
   });
 
   it('a file that is not JSON is an error naming the file; no mcpServers is nothing to import', () => {

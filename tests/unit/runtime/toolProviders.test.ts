@@ -114,15 +114,18 @@ describe('runtime tool providers', () => {
     const mcp = new FakeProvider('mcp:notes', 'mcp', ['notes_find']);
     const a = await runtime({ cache, config, toolProviders: [mcp] });
     await settled();
-    expect((await runtime({ cache, config, toolProviders: [mcp] })).registry).toBe(a.registry);
+    const first = a.registry;
+    expect((await runtime({ cache, config, toolProviders: [mcp] })).registry).toBe(first);
 
     mcp.set(['notes_find', 'notes_add']);
     await settled();
     const c = await runtime({ cache, config, toolProviders: [mcp] });
-    expect(c.registry).not.toBe(a.registry);
+    expect(c.registry).not.toBe(first);
     expect(c.registry.names().slice(-2)).toEqual(['notes_add', 'notes_find']);
+    // A runtime reads the set's latest registry (tools added during its run can be called in it).
+    expect(a.registry).toBe(c.registry);
     // Unchanged tools keep their definition objects: the serialised list only grew where the new tool sorts.
-    expect(c.registry.definitions()[0]).toBe(a.registry.definitions()[0]);
+    expect(c.registry.definitions()[0]).toBe(first.definitions()[0]);
 
     // A new skill set builds a new ToolSet; the one it replaces stops listening but leaves the provider alone.
     const skill = join(d.home, 'skills', 'deploy');

@@ -1,0 +1,168 @@
+/**
+ * `rein mcp serve --http` and SSE polling (SEP-1699, issue 28 item 4): every POST stream of a 2025-11-25
+ * client starts with a priming event (an id, `retry`, empty data), and a stream that broke mid-call is
+ * resumed with Last-Event-ID, the call's answer arriving on the new stream. The resources answer over
+ * HTTP as over stdio.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRein, tempHome, type CliResult } from '../support/cli.js';
+import { useLeakCheck } from '../support/leaks.js';
+
+useLeakCheck();
+
+interface Served {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+  url: URL;
+  token: string;
+}
+
+async function serveHttp(home: string, cwd: string, userHome: string): Promise<Served> {
+  const env = { PATH: process.env.PATH ?? '', HOME: userHome, REIN_HOME: home, LANG: 'C.UTF-8' };
+  const { child, done } = startRein(['mcp', 'serve', '--http', '--port', '0'], { env, cwd });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (d: string) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        child.stdout!.off('data', onData);
+        resolve(out.slice(0, nl));
+      }
+    };
+    child.stdout!.on('data', onData);
+    void done.then((r) => reject(new Error(`rein mcp serve --http exited ${r.code}: ${r.stderr}`)));
+  });
+  const url = new URL(line);
+  return { child, done, url, token: url.searchParams.get('token')! };
+}
+
+const endpoint = (s: Served) => `${s.url.origin}${s.url.pathname}`;
+
+function post(s: Served, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(endpoint(s), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const init = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+/** SSE events of a body: each as its fields (`id`, `retry`, `data`…). */
+function parseSse(textBody: string): Array<Record<string, string>> {
+  return textBody
+    .split('\n\n')
+    .filter((block) => block.trim() !== '' && !block.split('\n').every((l) => l.startsWith(':')))
+    .map((block) => {
+      const fields: Record<string, string> = {};
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const at = line.indexOf(':');
+        const key = at < 0 ? line : line.slice(0, at);
+        const value = at < 0 ? '' : line.slice(at + 1).replace(/^ /, '');
+        fields[key] = key in fields ? `${fields[key]}\n${value}` : value;
+      }
+      return fields;
+    });
+}
+
+/** Reads a streaming body until `enough` says so (or it ends); cancels the rest. */
+async function readUntil(res: Response, enough: (events: Array<Record<string, string>>) => boolean): Promise<Array<Record<string, string>>> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return parseSse(buf);
+      buf += value;
+      const complete = buf.slice(0, buf.lastIndexOf('\n\n') + 2);
+      const events = parseSse(complete);
+      if (enough(events)) return events;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+describe('rein mcp serve --http: SSE priming and resumption', () => {
+  let served: Served;
+  let cwd: string;
+
+  beforeAll(async () => {
+    const t = await tempHome();
+    cwd = t.cwd;
+    const userHome = join(cwd, 'user');
+    await mkdir(userHome, { recursive: true });
+    await mkdir(t.home, { recursive: true });
+    served = await serveHttp(t.home, cwd, userHome);
+  });
+
+  afterAll(async () => {
+    served.child.kill('SIGTERM');
+    await served.done;
+  });
+
+  it('starts each POST stream of a 2025-11-25 client with an id, retry and empty data', async () => {
+    const res = await post(served, init('2025-11-25'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const events = parseSse(await res.text());
+    expect(events[0]).toEqual({ id: expect.stringMatching(/^\S+$/), retry: '2000', data: '' });
+    const answer = events.find((e) => e.data && e.data.includes('"result"'))!;
+    expect(JSON.parse(answer.data!).result.capabilities.resources).toEqual({ subscribe: true, listChanged: true });
+    expect(answer.id).toEqual(expect.any(String));
+  });
+
+  it('sends no empty-data event to an older client, which could not read it', async () => {
+    const events = parseSse(await (await post(served, init('2025-06-18'))).text());
+    expect(events[0]!.data).toContain('"result"');
+  });
+
+  it('resumes a broken stream with Last-Event-ID: the call’s answer arrives on the new stream', async () => {
+    const first = await post(served, init('2025-11-25'));
+    const session = first.headers.get('mcp-session-id')!;
+    await first.text();
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post(served, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
+
+    const call = await post(served, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'bash', arguments: { command: 'sleep 1; echo resumed-answer' } } }, headers);
+    // The priming event only; then the connection breaks (the reader is cancelled).
+    const [priming] = await readUntil(call, (events) => events.length >= 1);
+    expect(priming).toMatchObject({ data: '', retry: '2000' });
+
+    // As a client waits `retry` before reconnecting: until the server has seen the old stream go (409 till then).
+    const resume = () => fetch(endpoint(served), { headers: { authorization: `Bearer ${served.token}`, accept: 'text/event-stream', 'last-event-id': priming!.id!, ...headers } });
+    let resumed = await resume();
+    for (let i = 0; resumed.status === 409 && i < 200; i++) {
+      await resumed.text();
+      await new Promise((ok) => setTimeout(ok, 100));
+      resumed = await resume();
+    }
+    expect(resumed.status).toBe(200);
+    const events = await readUntil(resumed, (evs) => evs.some((e) => e.data?.includes('"id":7')));
+    const answer = JSON.parse(events.find((e) => e.data?.includes('"id":7'))!.data!);
+    expect(answer.result.content[0].text).toContain('resumed-answer');
+  });
+
+  it('serves resources, prompts and completion to the SDK client over HTTP', async () => {
+    const client = new Client({ name: 'http-resources', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint(served)), { requestInit: { headers: { authorization: `Bearer ${served.token}` } } });
+    await client.connect(transport);
+    try {
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toEqual(['rein://sessions']);
+      expect((await client.readResource({ uri: 'rein://sessions' })).contents[0]).toMatchObject({ mimeType: 'text/markdown', text: expect.stringContaining('No sessions yet') });
+      expect(Array.isArray((await client.listPrompts()).prompts)).toBe(true);
+      const agents = await client.complete({ ref: { type: 'ref/resource', uri: 'rein://agents/{agent}/memory' }, argument: { name: 'agent', value: 'de' } });
+      expect(agents.completion.values).toEqual(['default']);
+    } finally {
+      await client.close();
+    }
+  });
+});
