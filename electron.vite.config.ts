@@ -5,6 +5,7 @@ import react from '@vitejs/plugin-react';
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'electron-vite';
 import { RUNTIME_EXTERNAL } from './vite.cli.config';
+import { reinDevCsp } from './src-main/core/desktop/devCsp';
 
 const root = import.meta.dirname;
 const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
@@ -31,7 +32,8 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(root, 'src-renderer'),
-    plugins: [react()],
+    // reinDevCsp: under `npm run dev` only, the page fits the same CSP (src-main/core/desktop/devCsp.ts).
+    plugins: [react(), reinDevCsp()],
     build: {
       outDir: resolve(root, 'out/renderer'),
       minify: true, // electron-vite leaves the page unminified; React alone is then ~550 kB

@@ -28,12 +28,26 @@ function runInForeground(command, args) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
+// On Linux, the AppArmor check of Electron's sandbox (src-main/core/desktop/linuxSandbox.ts, loaded with
+// tsx, a dev dependency of every checkout that runs `npm start`; without it the check is skipped).
+let sandboxProblem;
+if (process.platform === 'linux') {
+  try {
+    const { tsImport } = await import('tsx/esm/api');
+    const { checkLinuxSandbox, sandboxAdvice } = await tsImport('../src-main/core/desktop/linuxSandbox.ts', import.meta.url);
+    sandboxProblem = (binary) => sandboxAdvice(checkLinuxSandbox(binary));
+  } catch {
+    sandboxProblem = undefined;
+  }
+}
+
 const plan = planStart({
   platform: process.platform,
   env: process.env,
   electronDir,
   fetch: () => runInstaller(join(electronDir, 'install.js'), { cwd: root }),
   log: (line) => console.log(line),
+  sandboxProblem,
 });
 
 if (plan.kind === 'daemon') {

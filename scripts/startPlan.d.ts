@@ -11,4 +11,6 @@ export declare function planStart(o: {
   electronDir: string;
   fetch: () => FetchResult;
   log: (line: string) => void;
+  /** Why Electron would abort at start here (Ubuntu 24.04's AppArmor sandbox rule), with the fix; undefined when fine. */
+  sandboxProblem?: (binary: string) => string | undefined;
 }): StartPlan;

@@ -52,16 +52,23 @@ export function runInstaller(installer, opts = {}) {
  * The plan: `{ kind: 'app', binary }`, or `{ kind: 'daemon', reason, failure? }` where `reason` goes into
  * the one sentence start.js prints and `failure` is the sentence about a download that did not work.
  * `fetch` runs the installer (runInstaller); `log` prints a line (the note before the download).
+ * `sandboxProblem(binary)` (optional) says why Electron would abort at start on this system — Ubuntu
+ * 24.04's AppArmor rule without a root-owned setuid chrome-sandbox (src-main/core/desktop/linuxSandbox.ts)
+ * — with the fix; the daemon starts instead and the fix is printed.
  */
-export function planStart({ platform, env, electronDir, fetch, log }) {
+export function planStart({ platform, env, electronDir, fetch, log, sandboxProblem }) {
   if (!hasDisplay(platform, env)) return { kind: 'daemon', reason: 'no display' };
+  const checked = (binary) => {
+    const problem = sandboxProblem?.(binary);
+    return problem ? { kind: 'daemon', reason: "Electron's sandbox cannot start on this system", failure: problem } : { kind: 'app', binary };
+  };
   const present = electronBinary(electronDir);
-  if (present) return { kind: 'app', binary: present };
+  if (present) return checked(present);
   if (truthy(env.ELECTRON_SKIP_BINARY_DOWNLOAD)) return { kind: 'daemon', reason: 'no Electron binary; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it is not fetched' };
   log(FETCH_NOTE);
   const fetched = fetch();
   const binary = fetched.ok ? electronBinary(electronDir) : undefined;
-  if (binary) return { kind: 'app', binary };
+  if (binary) return checked(binary);
   const detail = fetched.ok ? 'the installer finished but left no binary' : fetched.detail;
   return {
     kind: 'daemon',

@@ -44,6 +44,13 @@ function devServer(): string | undefined {
 
 async function start(): Promise<void> {
   const dev = devServer();
+  if (!headless) {
+    // Before anything records where the app is (login item, launchd jobs): offer /Applications.
+    const { moveToApplicationsIfWanted } = await import('./shell/firstLaunch.js');
+    const { appLog, logWarn } = await import('./shell/appLog.js');
+    const moved = await moveToApplicationsIfWanted({ home: reinHome(process.env), platform: process.platform, packaged: app.isPackaged, warn: logWarn(appLog()) });
+    if (moved === 'moved') return; // Electron relaunches Rein from /Applications and quits this copy
+  }
   const { startDesktopApp, trayIconDirOf } = await import('./shell/desktopApp.js');
   const { openedAtLogin } = await import('./shell/loginItem.js');
   desktop = await startDesktopApp({
@@ -112,8 +119,10 @@ if (cliCommand) {
   void app
     .whenReady()
     .then(start)
-    .catch((e: unknown) => {
+    .catch(async (e: unknown) => {
       process.stderr.write(`rein: cannot start: ${errorMessage(e)}\n`);
+      // Also in the log file: opened from Finder, stderr goes nowhere.
+      await import('./shell/appLog.js').then(({ appLog }) => appLog().write('error', `cannot start: ${errorMessage(e)}`)).catch(() => undefined);
       app.exit(1);
     });
 }

@@ -17,21 +17,27 @@ import { clearLegacyApiKey, migrateLegacyApiKey, type StringCipher } from '../co
 import { keyWriteTarget, removeStoredApiKey, resolveApiKey, storeApiKey } from '../core/secrets/apiKey.js';
 import { contentSecurityPolicy } from '../core/desktop/csp.js';
 import { loadDesktopSettings, updateDesktopSettings, desktopSettingsFile } from '../core/config/desktopSettings.js';
-import { notificationFor } from '../core/desktop/notifications.js';
+import { notificationFor, type NotificationContent } from '../core/desktop/notifications.js';
 import { createDesktopReinApi, type DesktopReinApi } from '../core/desktop/reinService.js';
 import { desktopMcpTokenStores } from '../core/desktop/mcpTokenStore.js';
 import { DisposableStore } from '../core/base/lifecycle.js';
 import { ReinError, errorMessage } from '../core/errors.js';
 import { syncProblem } from '../core/schedule/resync.js';
+import { appLocationProblem } from '../core/schedule/appLocation.js';
 import { createDialogApprovalFace } from './approvalFace.js';
 import { GlobalHotkey } from './hotkey.js';
 import { isSamePage, ourTopFrame } from './ipc.js';
 import { safeStorageCipher } from './keychain.js';
 import { MacPermissions } from './macPermissions.js';
 import { Notifier } from './notifier.js';
-import { applyLoginItem } from './loginItem.js';
+import { applyLoginItem, loginItemEnabled } from './loginItem.js';
+import { appLog, logWarn } from './appLog.js';
+import { applyAppMenu } from './appMenu.js';
+import { loginItemAvailability, loginItemChange } from '../core/desktop/loginItem.js';
+import { logFileFor } from '../core/desktop/logFile.js';
 import { registerDesktopHandlers, registerReinHandlers, type DesktopService } from './reinHandlers.js';
 import { ReinTray } from './tray.js';
+import { startAppUpdates, type AppUpdates } from './updater.js';
 import { createMainWindow, hideInsteadOfClosing, openInBrowser, secureSession } from './window.js';
 
 export interface DesktopAppOptions {
@@ -77,7 +83,9 @@ export interface DesktopApp {
 
 export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopApp> {
   const platform = opts.platform ?? process.platform;
-  const warn = opts.warn ?? ((m: string) => process.stderr.write(`rein: ${m}\n`));
+  // Also into the log file (~/Library/Logs/Rein/rein.log): a Finder launch has no terminal for stderr.
+  const warn = opts.warn ?? logWarn(appLog(platform, opts.env ?? process.env));
+  const logFile = logFileFor(platform, opts.env ?? process.env);
   const activity = new DesktopActivity();
   const cipher = opts.cipher ?? safeStorageCipher(platform);
   // The key is never put into this environment: runs read ANTHROPIC_API_KEY from it, else the stored key
@@ -112,9 +120,17 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   const alive = (w: BrowserWindow | undefined): w is BrowserWindow => w !== undefined && !w.isDestroyed();
   const chatFocused = () => alive(win) && win.isVisible() && win.isFocused();
 
+  // A notification that goes nowhere is logged and put on the tray icon (its badge and tooltip) instead.
+  const later: { refreshTray?: () => void } = {};
+  const undelivered = (content: NotificationContent, reason: string): void => {
+    warn(`a notification could not be shown (${reason}): ${content.title} — ${content.body}`);
+    activity.reportError(`${content.title}: ${content.body}`);
+    later.refreshTray?.();
+  };
   const notifier = new Notifier(
     () => settings.notifications,
     (content) => show(content.opens),
+    undelivered,
   );
   // Without a window there is nothing for a click to open.
   const headlessNotifier = new Notifier(
@@ -185,7 +201,7 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   const ensureWindow = (showWhenReady: boolean): BrowserWindow => {
     if (alive(win)) return win;
     pageLoaded = false;
-    const created = createMainWindow({ preloadPath: opts.preloadPath, pageUrl: opts.pageUrl, showWhenReady });
+    const created = createMainWindow({ preloadPath: opts.preloadPath, pageUrl: opts.pageUrl, showWhenReady, platform, warn, logFile });
     hideInsteadOfClosing(created, opts.isQuitting);
     created.webContents.on('did-finish-load', () => {
       pageLoaded = true;
@@ -219,15 +235,23 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   };
 
   // ---- tray, hotkey, dock ----------------------------------------------------------------------------
-  const tray = new ReinTray(opts.trayIconDir, { open: show, quit: opts.quit }, activity.trayState());
+  const checkForUpdates = () => void updates.then((u) => u?.checkFromMenu());
+  const tray = new ReinTray(opts.trayIconDir, { open: show, quit: opts.quit, checkForUpdates }, activity.trayState());
   const refreshTray = () => tray.update(activity.trayState());
+  later.refreshTray = refreshTray;
   disposables.add(tray);
+  // No DevTools or Reload in a packaged build's menu (Electron's default menu has both).
+  applyAppMenu(platform, opts.packaged === true);
 
   const hotkey = new GlobalHotkey(toggle);
   disposables.add(hotkey);
   const applyHotkey = (accelerator: string): void => {
     const status = hotkey.set(accelerator);
-    if (!status.registered && accelerator !== '') {
+    const unavailable = !status.registered && accelerator !== '';
+    // Honest status: a shortcut that does nothing says so in the tray menu (until fixed) and in Settings.
+    tray.setNotices(unavailable ? [{ label: `Shortcut ${accelerator} is not available — choose another in Settings`, opens: 'settings' }] : []);
+    if (unavailable) {
+      warn(`the global shortcut could not be registered: ${status.problem ?? accelerator}`);
       // Shown even with notifications off: the person chose this shortcut and it does nothing.
       notifier.show({ title: 'Rein’s shortcut is not available', body: status.problem ?? accelerator, opens: 'settings' }, { force: true });
     }
@@ -241,11 +265,38 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   };
   applyDock(settings.show_dock_icon);
 
-  const applyOpenAtLogin = (enabled: boolean): void => {
-    if (!opts.packaged) return;
-    applyLoginItem(enabled, { platform, env }).catch((e: unknown) => warn(`"Open at login" could not be ${enabled ? 'turned on' : 'turned off'}: ${errorMessage(e)}`));
+  // "Open at login" is applied only when the person changes it (onboarding asks, Settings has the
+  // switch), never at start: a login item removed in System Settings is not added back, and macOS shows
+  // no "Login Item Added" nobody asked for. Off until the person chooses.
+  const loginAvailability = loginItemAvailability(platform, opts.packaged === true);
+  let loginProblem: string | undefined;
+  const systemLoginItem = (): boolean => {
+    if (!loginAvailability.available) return false;
+    try {
+      return loginItemEnabled({ platform, env });
+    } catch {
+      return false;
+    }
   };
-  applyOpenAtLogin(settings.open_at_login);
+  const applyOpenAtLogin = async (enabled: boolean): Promise<void> => {
+    loginProblem = undefined;
+    if (!loginAvailability.available) return;
+    const change = loginItemChange(systemLoginItem(), enabled);
+    if (change === 'none') return;
+    // A login item must not point at a copy that goes away (App Translocation, the disk image).
+    const place = change === 'add' ? appLocationProblem(process.execPath) : undefined;
+    if (place) {
+      loginProblem = place.message.replace('a scheduled run could not start', 'it could not start at login').replace('then make the schedule', 'then turn this on');
+      warn(loginProblem);
+      return;
+    }
+    try {
+      await applyLoginItem(enabled, { platform, env });
+    } catch (e) {
+      loginProblem = `"Open at login" could not be ${enabled ? 'turned on' : 'turned off'}: ${errorMessage(e)}`;
+      warn(loginProblem);
+    }
+  };
 
   // Schedules' launchd jobs follow the app: after a move or an update their plists name this executable
   // again, orphans go; from a translocated copy or the DMG nothing is written and the tray says why.
@@ -261,6 +312,27 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
         warn(problem);
       });
   }
+
+  // Updates (signed builds only; shell/updater.ts, core/desktop/updates.ts). The first launch of a new
+  // version syncs the schedules' launchd jobs again once the app has settled.
+  const updates: Promise<AppUpdates | undefined> = startAppUpdates({
+    home: opts.home,
+    platform,
+    packaged: opts.packaged === true,
+    env,
+    enabled: () => settings.auto_update,
+    warn,
+    onUpdated: async () => {
+      const problem = daemon ? syncProblem(await daemon.service.schedules().sync()) : undefined;
+      if (problem) warn(problem);
+    },
+  }).then(
+    (u) => disposables.add(u),
+    (e: unknown) => {
+      warn(`updates could not start: ${errorMessage(e)}`);
+      return undefined;
+    },
+  );
 
   // ---- IPC ------------------------------------------------------------------------------------------
   const trusted = ourTopFrame(() => new Set(alive(win) ? [win.webContents] : []), isAppPage);
@@ -309,7 +381,7 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     settingsProblem = undefined;
     if (patch.hotkey !== undefined) applyHotkey(settings.hotkey);
     if (patch.show_dock_icon !== undefined) applyDock(settings.show_dock_icon);
-    if (patch.open_at_login !== undefined) applyOpenAtLogin(settings.open_at_login);
+    if (patch.open_at_login !== undefined) await applyOpenAtLogin(patch.open_at_login);
   }
 
   const settingsView = async () => {
@@ -325,6 +397,12 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
         ...(target.fallbackReason ? { problem: target.fallbackReason } : {}),
       },
       file: desktopSettingsFile(opts.home),
+      login_item: {
+        available: loginAvailability.available,
+        enabled: systemLoginItem(),
+        chosen: settings.open_at_login !== undefined,
+        ...(loginProblem ? { problem: loginProblem } : !loginAvailability.available ? { problem: loginAvailability.problem } : {}),
+      },
     };
   };
 

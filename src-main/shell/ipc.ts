@@ -3,7 +3,7 @@
  * checks who is asking (our window, its top frame, our page) and then the payload (zod), and always
  * answers with a ReinEnvelope so a failure reaches the page as data, not as a mangled thrown error.
  */
-import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { ipcMain, type IpcMainInvokeEvent, type WebContents, type WebFrameMain } from 'electron';
 import type { z } from 'zod';
 import type { ReinEnvelope } from '../core/api/index.js';
 import type { Disposable } from '../core/base/lifecycle.js';
@@ -54,18 +54,36 @@ function fieldOf(err: unknown): string | undefined {
 /**
  * Trust a call only from one of our windows, from its top frame (never an iframe), while that frame
  * shows our page. `senderFrame` is null once the frame navigated away or was destroyed.
+ *
+ * Both checks go by identity, never by JavaScript object: Electron may hand out a new wrapper object
+ * for the same frame (or web contents) on each call, and `senderFrame === sender.mainFrame` would then
+ * refuse every call of our own page. A web contents is known by its `id`; a frame by its renderer
+ * process and routing id, and a top frame has no parent.
  */
 export function ourTopFrame(windows: () => ReadonlySet<WebContents>, isOurPage: (url: URL) => boolean): SenderCheck {
   return (event) => {
     const frame = event.senderFrame;
-    if (!frame || !windows().has(event.sender)) return false;
-    if (frame !== event.sender.mainFrame) return false;
+    if (!frame || !isOneOf(event.sender, windows())) return false;
+    if (!isTopFrameOf(frame, event.sender)) return false;
     try {
       return isOurPage(new URL(frame.url));
     } catch {
       return false; // an unparsable URL is not our page
     }
   };
+}
+
+function isOneOf(sender: WebContents, windows: ReadonlySet<WebContents>): boolean {
+  for (const w of windows) if (w === sender || w.id === sender.id) return true;
+  return false;
+}
+
+type FrameIdentity = Pick<WebFrameMain, 'processId' | 'routingId' | 'parent'>;
+
+/** Is `frame` the top frame of `contents`: the same process and routing id as its main frame, and no parent? */
+export function isTopFrameOf(frame: FrameIdentity, contents: { mainFrame: FrameIdentity }): boolean {
+  const top = contents.mainFrame;
+  return frame.parent === null && top.parent === null && frame.processId === top.processId && frame.routingId === top.routingId;
 }
 
 /**

@@ -4,7 +4,7 @@
  * menu bar without its window (`--hidden`; on macOS `wasOpenedAtLogin`).
  */
 import { app } from 'electron';
-import { setAutostart } from '../core/desktop/loginItem.js';
+import { autostartEnabled, setAutostart } from '../core/desktop/loginItem.js';
 
 export const HIDDEN_FLAG = '--hidden';
 
@@ -15,6 +15,12 @@ export async function applyLoginItem(enabled: boolean, o: { platform: NodeJS.Pla
   }
   // args reach Windows only; macOS says wasOpenedAtLogin instead.
   app.setLoginItemSettings({ openAtLogin: enabled, args: [HIDDEN_FLAG] });
+}
+
+/** What the system has now: macOS's login item (the person may have removed it in System Settings), or the autostart entry. */
+export function loginItemEnabled(o: { platform: NodeJS.Platform; env: NodeJS.ProcessEnv }): boolean {
+  if (o.platform === 'linux') return autostartEnabled(o.env);
+  return app.getLoginItemSettings().openAtLogin === true;
 }
 
 /** Whether this launch is the one at login (then no window opens by itself). */

@@ -7,14 +7,16 @@
 import { shell } from 'electron';
 import type { MacPermissionStatus } from '../core/api/desktopApi.js';
 import type { MacPermissionName } from '../core/api/index.js';
-import { isSettingsPaneUrl, MAC_PERMISSIONS, MAC_PERMISSION_NAMES } from '../core/desktop/macPermissions.js';
+import { AUTOMATION_PROBE_BUNDLE_ID, isSettingsPaneUrl, MAC_PERMISSIONS, MAC_PERMISSION_NAMES } from '../core/desktop/macPermissions.js';
 import { errorMessage } from '../core/errors.js';
 
-/** The part of node-mac-permissions Rein uses. */
+/** The part of node-mac-permissions Rein uses (`askForAppleEventsAccess` only in its newer versions). */
 export interface MacPermissionsModule {
   getAuthStatus(type: 'accessibility' | 'screen'): string;
   askForAccessibilityAccess(): void;
   askForScreenCaptureAccess(): void;
+  /** Automation of one app: with `shouldPrompt` false it only reads the status. */
+  askForAppleEventsAccess?(targetAppBundleId: string, shouldPrompt?: boolean): Promise<string>;
 }
 
 export type ModuleImporter = (specifier: string) => Promise<unknown>;
@@ -38,7 +40,7 @@ export class MacPermissions {
   async statuses(): Promise<{ supported: boolean; reason?: string; status: Record<MacPermissionName, MacPermissionStatus> }> {
     const { module, reason } = await this.#load();
     const status = {} as Record<MacPermissionName, MacPermissionStatus>;
-    for (const name of MAC_PERMISSION_NAMES) status[name] = module ? this.#statusOf(module, name) : 'unavailable';
+    for (const name of MAC_PERMISSION_NAMES) status[name] = module ? await this.#statusOf(module, name) : 'unavailable';
     return { supported: module !== undefined, ...(reason ? { reason } : {}), status };
   }
 
@@ -46,6 +48,7 @@ export class MacPermissions {
   async request(name: MacPermissionName): Promise<MacPermissionStatus> {
     const { module } = await this.#load();
     if (!module) return 'unavailable';
+    if (name === 'automation') return this.#automation(module, true);
     if (name === 'accessibility') module.askForAccessibilityAccess();
     else module.askForScreenCaptureAccess();
     return this.#statusOf(module, name);
@@ -60,9 +63,21 @@ export class MacPermissions {
     return true;
   }
 
-  #statusOf(module: MacPermissionsModule, name: MacPermissionName): MacPermissionStatus {
+  async #statusOf(module: MacPermissionsModule, name: MacPermissionName): Promise<MacPermissionStatus> {
+    if (name === 'automation') return this.#automation(module, false);
     try {
-      const s = module.getAuthStatus(MAC_PERMISSIONS[name].authType) as MacPermissionStatus;
+      const s = module.getAuthStatus(MAC_PERMISSIONS[name].authType as 'accessibility' | 'screen') as MacPermissionStatus;
+      return STATUSES.has(s) ? s : 'unavailable';
+    } catch {
+      return 'unavailable';
+    }
+  }
+
+  /** Automation of System Events: read (or, asked, prompted) through askForAppleEventsAccess when the module has it. */
+  async #automation(module: MacPermissionsModule, prompt: boolean): Promise<MacPermissionStatus> {
+    if (typeof module.askForAppleEventsAccess !== 'function') return 'unavailable';
+    try {
+      const s = (await module.askForAppleEventsAccess(AUTOMATION_PROBE_BUNDLE_ID, prompt)) as MacPermissionStatus;
       return STATUSES.has(s) ? s : 'unavailable';
     } catch {
       return 'unavailable';

@@ -11,6 +11,8 @@ import type { TrayState, TrayStateName } from '../core/desktop/trayState.js';
 export interface TrayActions {
   open(view: DesktopView): void;
   quit(): void;
+  /** "Check for Updates…" (shell/updater.ts); absent, the item is not shown. */
+  checkForUpdates?(): void;
 }
 
 /** Template images (black on transparent, `…Template.png`); macOS tints them for light and dark menu bars. */
@@ -21,12 +23,24 @@ export const TRAY_ICON_FILES: Record<TrayStateName, string> = {
   error: 'trayErrorTemplate.png',
 };
 
-export const PAUSE_SCHEDULES_TOOLTIP = 'Schedules are not available yet';
+/** A line the menu shows about something the person set up that does not work (the hotkey is taken…). */
+export interface TrayNotice {
+  label: string;
+  /** The view a click opens (where it is fixed). */
+  opens: DesktopView;
+}
+
+/**
+ * The trays this process shows, on globalThis: the packaged-app smoke test (tests/e2e/packaged/)
+ * reads it through Playwright's main-process evaluate, which cannot reach the bundle's modules.
+ */
+const liveTrays = (): Set<Tray> => ((globalThis as { __reinTrays?: Set<Tray> }).__reinTrays ??= new Set());
 
 export class ReinTray {
   readonly #tray: Tray;
   readonly #icons = new Map<TrayStateName, NativeImage>();
   #shown: TrayState | undefined;
+  #notices: readonly TrayNotice[] = [];
 
   constructor(
     private readonly iconDir: string,
@@ -34,6 +48,7 @@ export class ReinTray {
     initial: TrayState,
   ) {
     this.#tray = new Tray(this.#icon(initial.name));
+    liveTrays().add(this.#tray);
     this.update(initial);
   }
 
@@ -47,7 +62,16 @@ export class ReinTray {
     if (!before || before.title !== state.title) this.#tray.setContextMenu(Menu.buildFromTemplate(this.#menu(state)));
   }
 
+  /** Problems shown at the top of the menu (an honest hotkey status, say); [] removes them. */
+  setNotices(notices: readonly TrayNotice[]): void {
+    const same = notices.length === this.#notices.length && notices.every((n, i) => n.label === this.#notices[i]?.label && n.opens === this.#notices[i]?.opens);
+    if (same) return;
+    this.#notices = [...notices];
+    if (this.#shown) this.#tray.setContextMenu(Menu.buildFromTemplate(this.#menu(this.#shown)));
+  }
+
   dispose(): void {
+    liveTrays().delete(this.#tray);
     this.#tray.destroy();
   }
 
@@ -64,16 +88,19 @@ export class ReinTray {
   #menu(state: TrayState): MenuItemConstructorOptions[] {
     const open = (view: DesktopView) => () => this.actions.open(view);
     const waiting = state.name === 'approval' ? ` (${state.title})` : '';
+    const notices: MenuItemConstructorOptions[] = this.#notices.map((n) => ({ label: `⚠ ${n.label}`, click: open(n.opens) }));
     return [
+      ...notices,
+      ...(notices.length > 0 ? [{ type: 'separator' } as const] : []),
       { label: 'Open Chat', click: open('chat') },
       { label: `Approvals${waiting}`, click: open('approvals') },
       { label: 'Agents', click: open('agents') },
       { label: 'Sessions', click: open('sessions') },
-      { type: 'separator' },
-      // A placeholder until Rein has schedules: visible so people know it is coming, never clickable.
-      { label: 'Pause All Schedules', enabled: false, toolTip: PAUSE_SCHEDULES_TOOLTIP },
+      // Schedules exist: each can be disabled, run or read there.
+      { label: 'Schedules', click: open('schedules') },
       { type: 'separator' },
       { label: 'Settings…', click: open('settings') },
+      ...(this.actions.checkForUpdates ? [{ label: 'Check for Updates…', click: () => this.actions.checkForUpdates?.() }] : []),
       { type: 'separator' },
       { label: 'Quit Rein', click: () => this.actions.quit() },
     ];

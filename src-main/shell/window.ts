@@ -7,8 +7,9 @@
  * Every window is made by `createSecureWindow`, whose web preferences are written out literally so a
  * reader (and electronegativity, which reads the source) sees them at the one place windows are made.
  */
-import { BrowserWindow, shell, type BrowserWindowConstructorOptions, type Session, type WebContents } from 'electron';
+import { app, BrowserWindow, nativeTheme, shell, type BrowserWindowConstructorOptions, type Session, type WebContents } from 'electron';
 import { isAllowedFileUrl } from '../core/desktop/csp.js';
+import { troublePage, windowBackground, WindowRecovery } from '../core/desktop/windowRecovery.js';
 
 /** Window options apart from web preferences, which are not negotiable. */
 export type WindowFrameOptions = Omit<BrowserWindowConstructorOptions, 'webPreferences'>;
@@ -32,6 +33,8 @@ export function createSecureWindow(frame: WindowFrameOptions, preloadPath?: stri
       spellcheck: false,
       // Middle-click would open links in new windows; they are refused anyway, this removes the event.
       disableBlinkFeatures: 'Auxclick',
+      // DevTools reach the page and its bridge: only in a development build (the menu has no item either).
+      devTools: !app.isPackaged,
     },
   });
   lockDownNavigation(win.webContents);
@@ -123,13 +126,57 @@ export interface MainWindowOptions {
   pageUrl: string;
   /** Show it as soon as it is ready (the first launch); otherwise it waits for the tray or the hotkey. */
   showWhenReady?: boolean;
+  platform?: NodeJS.Platform;
+  /** Where page failures are said (the app's log). */
+  warn?: (message: string) => void;
+  /** The log file, named in the page shown when reloading does not help. */
+  logFile?: string;
 }
 
-export function createMainWindow({ preloadPath, pageUrl, showWhenReady = true }: MainWindowOptions): BrowserWindow {
-  const win = createSecureWindow({ title: 'Rein', width: 420, height: 600, minWidth: 360, minHeight: 420, show: false }, preloadPath);
+export function createMainWindow({ preloadPath, pageUrl, showWhenReady = true, platform = process.platform, warn = () => undefined, logFile }: MainWindowOptions): BrowserWindow {
+  const dark = nativeTheme.shouldUseDarkColors;
+  const win = createSecureWindow(
+    // The page's own background before it paints: no white flash (dark mode above all).
+    { title: 'Rein', width: 420, height: 600, minWidth: 360, minHeight: 420, show: false, backgroundColor: windowBackground(dark) },
+    preloadPath,
+  );
+  if (platform === 'darwin') {
+    // Opened from the menu bar or the hotkey over a fullscreen app, the window shows on that Space
+    // instead of switching Spaces. skipTransformProcessType: the Dock icon setting is left alone (a
+    // menu-bar app is already a UI element; with the Dock icon on, the window may still switch Spaces).
+    win.setVisibleOnAllWorkspaces(true, { visibleOnFullScreen: true, skipTransformProcessType: true });
+  }
   if (showWhenReady) win.once('ready-to-show', () => win.show());
+  recoverFromPageTrouble(win, pageUrl, { warn, ...(logFile ? { logFile } : {}) });
   void win.loadURL(pageUrl);
   return win;
+}
+
+/**
+ * A page that did not load or a renderer that crashed is reloaded a few times, then the window says
+ * what happened instead of staying blank (core/desktop/windowRecovery.ts); every event is logged.
+ */
+export function recoverFromPageTrouble(win: BrowserWindow, pageUrl: string, o: { warn(message: string): void; logFile?: string; recovery?: WindowRecovery }): void {
+  const recovery = o.recovery ?? new WindowRecovery();
+  const act = (r: ReturnType<WindowRecovery['decide']>) => {
+    if (r.action === 'ignore' || win.isDestroyed()) return;
+    o.warn(r.log);
+    if (r.action === 'reload') void win.loadURL(pageUrl).catch(() => undefined);
+    else {
+      const html = troublePage(r.title, r.message, nativeTheme.shouldUseDarkColors);
+      void win.loadURL(`data:text/html;charset=utf-8,${encodeURIComponent(html)}`).catch(() => undefined);
+    }
+  };
+  win.webContents.on('did-fail-load', (_event, errorCode, errorDescription, validatedURL, isMainFrame) => {
+    act(recovery.decide({ kind: 'load_failed', errorCode, errorDescription, url: validatedURL, mainFrame: isMainFrame }, o.logFile));
+  });
+  win.webContents.on('render-process-gone', (_event, details) => {
+    act(recovery.decide({ kind: 'renderer_gone', reason: details.reason, exitCode: details.exitCode }, o.logFile));
+  });
+  // Our page loaded (not the page that explains): earlier trouble is over.
+  win.webContents.on('did-finish-load', () => {
+    if (!win.webContents.getURL().startsWith('data:')) recovery.loaded();
+  });
 }
 
 /** A menu-bar app keeps running with its window closed: closing hides, unless the app is quitting. */

@@ -28,6 +28,7 @@ const SessionsView = lazy(() => import('./views/sessions/SessionsView.js').then(
 const SchedulesView = lazy(() => import('./views/schedules/SchedulesView.js').then((m) => ({ default: m.SchedulesView })));
 const SettingsView = lazy(() => import('./views/settings/SettingsView.js').then((m) => ({ default: m.SettingsView })));
 const ConnectionSettings = lazy(() => import('./views/settings/SettingsView.js').then((m) => ({ default: m.ConnectionSettings })));
+const FirstLaunchSteps = lazy(() => import('./views/settings/FirstLaunchSteps.js').then((m) => ({ default: m.FirstLaunchSteps })));
 
 export type ViewId = 'chat' | 'approvals' | 'agents' | 'sessions' | 'schedules' | 'settings';
 
@@ -196,6 +197,8 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
                   setOnboardingDone(true);
                 }}
               />
+              {/* In the app: start at login (asked, off until answered) and the macOS permissions. */}
+              {desktop && <FirstLaunchSteps api={api} desktop={desktop} settings={settings.value} onRefresh={reloadSettings} />}
               <button type="button" className="link" onClick={() => setOnboardingDone(true)}>
                 Later
               </button>

@@ -24,8 +24,27 @@ export function fakeEvent<T extends object>(fields: T): T & { preventDefault: ()
   return event;
 }
 
+let nextRoutingId = 1;
+/**
+ * A WebFrameMain: known by its renderer process and routing id, as in Electron (which may hand out a
+ * new wrapper object for the same frame: `sameFrame()` makes one). A top frame has no parent.
+ */
 export class FakeFrame {
-  constructor(public url: string) {}
+  processId: number;
+  routingId: number;
+  parent: FakeFrame | null;
+  constructor(
+    public url: string,
+    o: { processId?: number; routingId?: number; parent?: FakeFrame | null } = {},
+  ) {
+    this.processId = o.processId ?? 1;
+    this.routingId = o.routingId ?? nextRoutingId++;
+    this.parent = o.parent ?? null;
+  }
+  /** Another wrapper object for this very frame. */
+  sameFrame(): FakeFrame {
+    return new FakeFrame(this.url, { processId: this.processId, routingId: this.routingId, parent: this.parent });
+  }
 }
 
 type HeadersListener = (
@@ -87,6 +106,9 @@ export class FakeWebContents extends EventEmitter {
   send(channel: string, ...args: unknown[]): void {
     this.sent.push({ channel, args });
   }
+  getURL(): string {
+    return this.mainFrame.url;
+  }
   isDestroyed(): boolean {
     return this.destroyed;
   }
@@ -134,6 +156,11 @@ export class BrowserWindow extends EventEmitter {
     this.emit('blur');
   }
   restore(): void {}
+  /** What setVisibleOnAllWorkspaces was last given. */
+  allWorkspaces: { visible: boolean; options?: Record<string, unknown> } | undefined;
+  setVisibleOnAllWorkspaces(visible: boolean, options?: Record<string, unknown>): void {
+    this.allWorkspaces = { visible, ...(options ? { options } : {}) };
+  }
   isMinimized(): boolean {
     return false;
   }
@@ -200,10 +227,20 @@ class FakeApp extends EventEmitter {
     this.loginItem = { ...this.loginItem, openAtLogin: s.openAtLogin === true };
   });
   readonly getLoginItemSettings = vi.fn(() => ({ ...this.loginItem, status: this.loginItem.openAtLogin ? 'enabled' : 'not-registered' }));
+  inApplications = false;
+  readonly isInApplicationsFolder = vi.fn(() => this.inApplications);
+  /** What moveToApplicationsFolder answers (or throws, when an Error). */
+  moveResult: boolean | Error = true;
+  readonly moveToApplicationsFolder = vi.fn((_o?: { conflictHandler?: (kind: string) => boolean }) => {
+    if (this.moveResult instanceof Error) throw this.moveResult;
+    return this.moveResult;
+  });
 }
 export const app = new FakeApp();
 
 export const shell = { openExternal: vi.fn(async (_url: string) => undefined) };
+
+export const nativeTheme = { shouldUseDarkColors: false };
 
 export class Tray {
   static readonly created: Tray[] = [];
@@ -236,8 +273,15 @@ export class Tray {
   }
 }
 
-export type FakeMenuItem = { label?: string; type?: string; enabled?: boolean; toolTip?: string; click?: () => void };
-export const Menu = { buildFromTemplate: (template: FakeMenuItem[]) => ({ items: template }) };
+export type FakeMenuItem = { label?: string; type?: string; role?: string; enabled?: boolean; toolTip?: string; click?: () => void; submenu?: FakeMenuItem[] };
+export const Menu = {
+  buildFromTemplate: (template: FakeMenuItem[]) => ({ items: template }),
+  /** The application menu last set (null: none). */
+  application: undefined as { items: FakeMenuItem[] } | null | undefined,
+  setApplicationMenu(menu: { items: FakeMenuItem[] } | null): void {
+    Menu.application = menu;
+  },
+};
 
 export const nativeImage = {
   createFromPath: vi.fn((path: string) => ({ path, template: false, setTemplateImage(t: boolean) { this.template = t; } })),
@@ -289,13 +333,17 @@ export class Notification extends EventEmitter {
   click(): void {
     this.emit('click');
   }
+  /** Test helper: the system could not show it (Electron's `failed` event). */
+  fail(error: string): void {
+    this.emit('failed', {}, error);
+  }
 }
 
 export interface PendingMessageBox {
   window: unknown;
-  options: { buttons?: string[]; defaultId?: number; cancelId?: number; signal?: AbortSignal; message: string; detail?: string; title?: string; type?: string };
-  /** The person clicks button `index`. */
-  answer(index: number): void;
+  options: { buttons?: string[]; defaultId?: number; cancelId?: number; signal?: AbortSignal; message: string; detail?: string; title?: string; type?: string; checkboxLabel?: string };
+  /** The person clicks button `index` (with the box's checkbox ticked or not). */
+  answer(index: number, checkboxChecked?: boolean): void;
   settled: boolean;
 }
 
@@ -313,10 +361,10 @@ class FakeDialog {
         window,
         options,
         settled: false,
-        answer(index) {
+        answer(index, checkboxChecked = false) {
           if (box.settled) return;
           box.settled = true;
-          resolve({ response: index, checkboxChecked: false });
+          resolve({ response: index, checkboxChecked });
         },
       };
       options.signal?.addEventListener('abort', () => box.answer(options.cancelId ?? 0), { once: true });
@@ -370,6 +418,12 @@ export function resetElectronMock(): void {
   app.loginItem = { openAtLogin: false, wasOpenedAtLogin: false };
   app.setLoginItemSettings.mockClear();
   app.getLoginItemSettings.mockClear();
+  app.inApplications = false;
+  app.moveResult = true;
+  app.isInApplicationsFolder.mockClear();
+  app.moveToApplicationsFolder.mockClear();
+  nativeTheme.shouldUseDarkColors = false;
+  Menu.application = undefined;
   for (const fn of [app.requestSingleInstanceLock, app.quit, app.exit, app.whenReady, app.getVersion, app.getAppPath, app.focus, app.dock.hide, app.dock.show]) {
     fn.mockClear();
   }

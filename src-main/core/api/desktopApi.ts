@@ -23,8 +23,16 @@ export const DesktopSettings = z.strictObject({
   approval_dialogs: z.boolean().default(true),
   /** System notifications for finished background runs and approval requests. */
   notifications: z.boolean().default(true),
-  /** Start Rein (in the menu bar, no window) when the person logs in: its heartbeats and watchers run then. */
-  open_at_login: z.boolean().default(true),
+  /**
+   * Start Rein (in the menu bar, no window) when the person logs in: its heartbeats and watchers run then.
+   * Absent until the person chooses (onboarding asks; Settings has the switch): off until then. Applied
+   * to the system only when it changes, never at every start.
+   */
+  open_at_login: z.boolean().optional(),
+  /** "Don't ask again" to moving Rein into /Applications from a lasting place (core/desktop/firstLaunch.ts). */
+  move_to_applications_declined: z.boolean().default(false),
+  /** Look for a new version every few hours, download it in the background, install it on quit (signed builds only). */
+  auto_update: z.boolean().default(true),
 });
 export type DesktopSettings = z.infer<typeof DesktopSettings>;
 
@@ -36,9 +44,25 @@ export const DesktopSettingsPatch = z
     approval_dialogs: z.boolean().optional(),
     notifications: z.boolean().optional(),
     open_at_login: z.boolean().optional(),
+    auto_update: z.boolean().optional(),
+    move_to_applications_declined: z.boolean().optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'give at least one setting to change');
 export type DesktopSettingsPatch = z.infer<typeof DesktopSettingsPatch>;
+
+/**
+ * "Open at login" as the system has it: `available` only in a packaged app on macOS (login items) or
+ * Linux (XDG autostart); `enabled` is what the system says now (the person may have removed the login
+ * item in System Settings), `chosen` whether the person has answered yet (onboarding asks until then).
+ */
+export const LoginItemStatus = z.strictObject({
+  available: z.boolean(),
+  enabled: z.boolean(),
+  chosen: z.boolean(),
+  /** Why it is not available, or why the last change could not be made. */
+  problem: z.string().optional(),
+});
+export type LoginItemStatus = z.infer<typeof LoginItemStatus>;
 
 export const HotkeyStatus = z.strictObject({
   accelerator: z.string(),
@@ -64,6 +88,8 @@ export const DesktopSettingsView = z.strictObject({
   }),
   /** Where the settings are kept. */
   file: z.string(),
+  /** The login item as the system has it (optional: an older app does not say). */
+  login_item: LoginItemStatus.optional(),
 });
 export type DesktopSettingsView = z.infer<typeof DesktopSettingsView>;
 

@@ -239,7 +239,7 @@ export const ChangeList = z.looseObject({ changes: z.array(PendingChange) });
 // ---- settings -------------------------------------------------------------------------------------
 
 /** A macOS privacy permission as node-mac-permissions reports it (`authorized`, `denied`, `not determined`, …). */
-export const MacPermissionName = z.enum(['accessibility', 'screen_recording']);
+export const MacPermissionName = z.enum(['accessibility', 'automation', 'screen_recording']);
 export type MacPermissionName = z.infer<typeof MacPermissionName>;
 
 export const ReinSettings = z.looseObject({

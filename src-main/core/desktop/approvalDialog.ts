@@ -2,6 +2,16 @@
  * The words and buttons of the native approval dialog, and what each button means. Deny is both the
  * default button and the cancel action (Esc, closing the dialog, the dialog withdrawn because the
  * question was answered elsewhere): a dialog that goes away without a choice never allows anything.
+ *
+ * The keys, chosen on purpose and said in the dialog (`keysLine`): no key ever allows. The box appears
+ * over whatever the person was typing into, so a Return meant for another app must not answer it with
+ * a yes.
+ * - macOS (NSAlert): Electron binds Esc to the cancel button by taking that button's key equivalent;
+ *   with Deny as both default and cancel, Deny answers Esc and no button answers Return. That is kept:
+ *   giving Return to an Allow button would let one stray keystroke allow a call. Allowing takes a click
+ *   (or Tab to the button and Space, with keyboard navigation on).
+ * - Linux (GTK) and Windows: the default button, Deny, has the focus: Return presses the focused button
+ *   (Deny until the person moves to another with Tab), Esc denies.
  * Every text from the call goes through visibleText: a CR or a bidi override in a command is shown, so
  * the dialog cannot be made to display a command other than the one that runs.
  */
@@ -32,7 +42,14 @@ export interface ApprovalDialogContent {
 
 const ARGUMENTS_MAX = 600;
 
-export function approvalDialogContent(req: ApprovalRequest): ApprovalDialogContent {
+/** The dialog's last line: what the keys do on this platform (see above). */
+export function keysLine(platform: NodeJS.Platform): string {
+  return platform === 'darwin'
+    ? 'Esc denies. No key allows: click the answer you mean.'
+    : 'Return presses the highlighted button (Deny, until you Tab to another); Esc denies.';
+}
+
+export function approvalDialogContent(req: ApprovalRequest, platform: NodeJS.Platform = process.platform): ApprovalDialogContent {
   const who = req.agent === 'default' ? 'Rein' : `Agent "${req.agent}"`;
   const summary = visibleText(req.summary, { keepNewlines: true });
   const lines = [
@@ -47,6 +64,7 @@ export function approvalDialogContent(req: ApprovalRequest): ApprovalDialogConte
   // What the wider buttons cover is the engine's word; when nothing wider may be granted they are not offered.
   if (req.grant) lines.push('', visibleText(`"Allow in this conversation" and "Always allow" cover ${req.grant.covers}.`));
   else if (req.grant === null) lines.push('', 'Only this call can be allowed: it changes a place that decides what later runs may do.');
+  lines.push('', keysLine(platform));
   const once = req.grant === null;
   const deny = once ? ONCE_BUTTONS.length - 1 : DENY_BUTTON;
   return {

@@ -2,7 +2,10 @@
  * The Content-Security-Policy of Rein's page, sent as a response header by the shell (the page also
  * carries it in a meta tag, which is all a file: page gets). Nothing inline, nothing evaluated; the
  * page may only talk to itself and the loopback daemon. Under `electron-vite dev` the dev server's
- * origin is the page's own, and its WebSocket (hot reload) is allowed too.
+ * origin is the page's own, and its WebSocket (hot reload) is allowed too — and, in that case only,
+ * inline styles: Vite's dev server puts every imported stylesheet into a `<style>` element (the build
+ * links files instead). Scripts stay `'self'` in dev as well: the one inline script the dev server
+ * would write, @vitejs/plugin-react's preamble, is served as a module file instead (devCsp.ts).
  */
 
 export interface CspOptions {
@@ -24,7 +27,7 @@ export function contentSecurityPolicy({ daemonPort, devServerOrigin }: CspOption
   return [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self'",
+    devServerOrigin !== undefined ? "style-src 'self' 'unsafe-inline'" : "style-src 'self'",
     "img-src 'self' data:",
     "font-src 'self'",
     `connect-src ${connect.join(' ')}`,

@@ -4,6 +4,7 @@
  * (`~/.config/autostart/…`), written atomically and removed when turned off. Desktop environments
  * start every entry there at login.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -44,4 +45,24 @@ export async function setAutostart(enabled: boolean, argv: readonly string[], en
   }
   else await rm(file, { force: true });
   return file;
+}
+
+/** Is the autostart entry there (what Linux will start at the next login)? */
+export const autostartEnabled = (env: NodeJS.ProcessEnv): boolean => existsSync(autostartPath(env));
+
+/**
+ * What to do to the system when the person sets "Open at login" to `wanted`: nothing when the system
+ * already has it so (a switch turned on twice, or turned off after the login item was removed in
+ * System Settings). Never called at start: the app does not re-add a login item the person removed.
+ */
+export function loginItemChange(systemEnabled: boolean, wanted: boolean): 'add' | 'remove' | 'none' {
+  if (systemEnabled === wanted) return 'none';
+  return wanted ? 'add' : 'remove';
+}
+
+/** Where "Open at login" can be applied: a packaged app on macOS (login items), Linux (XDG autostart) or Windows. */
+export function loginItemAvailability(platform: NodeJS.Platform, packaged: boolean): { available: true } | { available: false; problem: string } {
+  if (!packaged) return { available: false, problem: 'a development build is never a login item; a packaged Rein offers this' };
+  if (platform !== 'darwin' && platform !== 'linux' && platform !== 'win32') return { available: false, problem: `not supported on ${platform}` };
+  return { available: true };
 }

@@ -32,13 +32,25 @@ export interface ScheduleProgram {
   problem?: string;
 }
 
-type Proc = { execPath: string; argv: readonly string[]; versions: NodeJS.ProcessVersions };
+/** Electron sets `defaultApp` when its binary runs an app folder given on the command line (`electron .`: a development build). */
+type Proc = { execPath: string; argv: readonly string[]; versions: NodeJS.ProcessVersions; defaultApp?: boolean };
+
+/**
+ * The app folder a development Electron runs (`electron . --flags`: the first argument after the binary
+ * that is not a flag), absolute; undefined when there is none. A packaged app has no such argument.
+ */
+export function devAppPath(argv: readonly string[]): string | undefined {
+  const app = argv.slice(1).find((a) => !a.startsWith('-'));
+  return app ? resolve(app) : undefined;
+}
 
 /**
  * The program launchd starts for a schedule, before `schedule run <id> --from-launchd`:
  * - `REIN_SCHEDULE_PROGRAM` (a JSON array) when set: kind `given`, used as it is;
  * - inside the desktop app, its own executable in headless mode: kind `app` (refused while macOS runs
- *   the app from a translocated copy or its disk image: appLocation.ts);
+ *   the app from a translocated copy or its disk image: appLocation.ts). A development build (`npm run
+ *   dev`, `npm start`: Electron's binary running the project folder) records that folder too,
+ *   `[Electron, <app folder>, --headless]`, or every fire would end in "Unable to find Electron app";
  * - otherwise `$REIN_HOME/bin/rein-launch`, the node to try first (the stable link of this one) and
  *   Rein's script: kind `launcher`, which finds another node when that one is gone (launcher.ts).
  */
@@ -58,6 +70,11 @@ export function resolveScheduleProgram(env: NodeJS.ProcessEnv, home: string, pro
   }
   if (proc.versions.electron) {
     const problem = appLocationProblem(proc.execPath);
+    if (proc.defaultApp) {
+      const app = devAppPath(proc.argv);
+      if (!app) throw new ReinError('unavailable', 'cannot tell which app folder this development Electron runs, so a launchd job could not start it; set REIN_SCHEDULE_PROGRAM');
+      return { prefix: [proc.execPath, app, '--headless'], kind: 'app', ...(problem ? { problem: problem.message } : {}) };
+    }
     return { prefix: [proc.execPath, '--headless'], kind: 'app', ...(problem ? { problem: problem.message } : {}) };
   }
   const script = launcher ?? proc.argv[1];

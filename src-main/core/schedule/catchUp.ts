@@ -31,6 +31,16 @@ export function parseCatchUp(text: string): { ok: true; value: CatchUp; normaliz
   return { ok: true, value: { kind: 'within', ms: d.value, duration: m[1]! }, normalized: `within ${m[1]!}` };
 }
 
+/**
+ * Does a launchd job of this setting need RunAtLoad (a run at every login, which catches up a time
+ * missed while the Mac was off)? Not for `skip`: such a run would only start a process to decide
+ * nothing. An unreadable setting counts as the default (`once`), like catchUpDecision.
+ */
+export function catchUpNeedsLoadRun(setting: string | undefined): boolean {
+  const parsed = parseCatchUp(setting ?? 'once');
+  return !parsed.ok || parsed.value.kind !== 'skip';
+}
+
 /** The setting as stored (normalised); throws `invalid_input` naming the field `catch_up`. */
 export function checkCatchUp(text: string): string {
   const r = parseCatchUp(text);

@@ -144,6 +144,8 @@ export interface LaunchdJobSpec extends LaunchdJobTarget {
   programPrefix: readonly string[];
   /** More environment for the job; REIN_HOME is always reinHome. */
   env?: Readonly<Record<string, string>>;
+  /** RunAtLoad (see LaunchdPlistSpec); default true. */
+  runAtLoad?: boolean;
 }
 
 export interface LaunchdJobResult {
@@ -209,7 +211,14 @@ async function removeStaleTemps(dir: string, fileName: string): Promise<void> {
  * written or booted out. A loaded job whose plist already has these bytes is left alone.
  */
 export async function installLaunchdJob(spec: LaunchdJobSpec): Promise<LaunchdJobResult> {
-  const plist = buildLaunchdPlist({ id: spec.id, cron: spec.cron, programPrefix: spec.programPrefix, reinHome: spec.reinHome, ...(spec.env ? { env: spec.env } : {}) });
+  const plist = buildLaunchdPlist({
+    id: spec.id,
+    cron: spec.cron,
+    programPrefix: spec.programPrefix,
+    reinHome: spec.reinHome,
+    ...(spec.env ? { env: spec.env } : {}),
+    ...(spec.runAtLoad !== undefined ? { runAtLoad: spec.runAtLoad } : {}),
+  });
   const dir = spec.launchAgentsDir ?? resolveLaunchAgentsDir();
   const plistPath = launchdPlistPath(dir, spec.id);
   const launchd = spec.launchd ?? createLaunchctl();

@@ -15,6 +15,7 @@ import { createLaunchctl, installLaunchdJob, removeLaunchdJob, resolveLaunchAgen
 import { programKind, resyncLaunchdJobs } from './resync.js';
 import type { ScheduleJobs } from './schedules.js';
 import type { Schedule } from './store.js';
+import { catchUpNeedsLoadRun } from './catchUp.js';
 
 export interface LaunchdJobsOptions {
   home: string;
@@ -49,7 +50,8 @@ export function launchdJobs(opts: LaunchdJobsOptions): ScheduleJobs {
     // a check) finds the same keychain, nvm and caches as one launchd starts.
     const env: Record<string, string> = { PATH: path };
     if (opts.env.HOME?.trim()) env.HOME = opts.env.HOME;
-    return installLaunchdJob({ ...common(), id: s.id, cron: s.cron, programPrefix: program.prefix, env });
+    // RunAtLoad only where a missed time may be caught up at login (not for catch_up: skip).
+    return installLaunchdJob({ ...common(), id: s.id, cron: s.cron, programPrefix: program.prefix, env, runAtLoad: catchUpNeedsLoadRun(s.catch_up) });
   };
   const remove = async (id: string) => {
     await removeLaunchdJob({ ...common(), id });

@@ -176,6 +176,11 @@ export interface LaunchdPlistSpec {
   reinHome: string;
   /** More environment for the job (PATH, …). REIN_HOME is always reinHome. */
   env?: Readonly<Record<string, string>>;
+  /**
+   * Also run when the job is loaded (at every login): only a schedule that catches up needs it
+   * (catchUp.ts `catchUpNeedsLoadRun`); default true.
+   */
+  runAtLoad?: boolean;
 }
 
 export interface LaunchdPlist {
@@ -229,8 +234,10 @@ export function buildLaunchdPlist(spec: LaunchdPlistSpec): LaunchdPlist {
       return o;
     }),
     // Also when the job is loaded (at login): launchd does not start a calendar job whose time passed
-    // while the Mac was off, so `schedule run --from-launchd` catches such a time up then (or skips).
-    RunAtLoad: true,
+    // while the Mac was off, so `schedule run --from-launchd` catches such a time up then. A schedule
+    // that never catches up (catch_up: skip) has no use for it: without it, a login starts no Electron
+    // (or node) process for that schedule. (A time missed while the Mac slept launchd runs at wake.)
+    RunAtLoad: spec.runAtLoad ?? true,
     // At logout, shutdown or `launchctl bootout` launchd sends SIGTERM, waits this many seconds, then
     // SIGKILLs. A run stops within 5 s (cli/stopSignals.ts): cancelled, session saved, recorded.
     ExitTimeOut: LAUNCHD_EXIT_TIMEOUT_S,

@@ -55,7 +55,8 @@ export function plistProgram(args: readonly string[], id: string): PlistProgram 
 
 export function programKind(prefix: readonly string[]): ScheduleProgramKind {
   if (prefix[0] !== undefined && isLauncher(prefix[0])) return 'launcher';
-  if (prefix[1] === '--headless') return 'app';
+  // The packaged app `[app, --headless]`, or a development build `[Electron, <app folder>, --headless]`.
+  if (prefix[1] === '--headless' || (prefix.length === 3 && prefix[2] === '--headless')) return 'app';
   return 'given';
 }
 
@@ -66,6 +67,8 @@ export function programKind(prefix: readonly string[]): ScheduleProgramKind {
 export function programFilesExist(p: PlistProgram, exists: (path: string) => boolean = existsSync): boolean {
   if (!p.prefix[0] || !exists(p.prefix[0])) return false;
   if (p.kind === 'launcher') return p.prefix[2] !== undefined && exists(p.prefix[2]);
+  // A development build's job needs its app folder too.
+  if (p.kind === 'app' && p.prefix[2] === '--headless') return p.prefix[1] !== undefined && exists(p.prefix[1]);
   return true;
 }
 

@@ -9,9 +9,11 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { ReinError, errorMessage } from '../errors.js';
 import { META_INDEXED_AT, SCHEMA_VERSION, ensureSchema, type SchemaOutcome } from './schema.js';
+import { appRootFrom, chooseSqliteBinding } from './nativeBinding.js';
 
 /** How long a writer waits for another process's write transaction before giving up. */
 export const BUSY_TIMEOUT_MS = 5_000;
@@ -89,8 +91,31 @@ export function fileIdentity(file: string): string | undefined {
  */
 let sqlite: typeof Database | undefined;
 function sqliteClass(): typeof Database {
-  sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  sqlite ??= withElectronBinding(createRequire(import.meta.url)('better-sqlite3') as typeof Database);
   return sqlite;
+}
+
+/**
+ * Under Electron, the addon built for Electron's ABI (nativeBinding.ts), handed to every open as
+ * better-sqlite3's `nativeBinding`; under Node the class as it is (node_modules' own build).
+ */
+function withElectronBinding(Base: typeof Database): typeof Database {
+  if (!process.versions.electron) return Base;
+  const choice = chooseSqliteBinding({
+    versions: process.versions,
+    platform: process.platform,
+    arch: process.arch,
+    ...((process as { resourcesPath?: string }).resourcesPath ? { resourcesPath: (process as { resourcesPath?: string }).resourcesPath } : {}),
+    ...(appRootFrom(fileURLToPath(import.meta.url)) ? { appRoot: appRootFrom(fileURLToPath(import.meta.url))! } : {}),
+  });
+  if (choice.why === 'mismatch') process.stderr.write(`rein: ${choice.problem}\n`);
+  const binding = choice.binding;
+  if (!binding) return Base;
+  const Bound = function (this: unknown, file?: string | Buffer, options?: Database.Options) {
+    return new Base(file, { ...options, nativeBinding: binding });
+  } as unknown as typeof Database;
+  Object.setPrototypeOf(Bound, Base);
+  return Bound;
 }
 
 function openChecked(file: string): Omit<OpenedDatabase, 'movedAside'> {

@@ -78,3 +78,22 @@ describe('approval dialog', () => {
     for (const raw of ['\x1b', '\r', '\u202e', '\u2066', '\u2069', '\u200b', '\x9b']) expect(c.detail + c.message).not.toContain(raw);
   });
 });
+
+describe('the approval dialog keys', () => {
+  it('no key allows, on any platform; the dialog says what the keys do', async () => {
+    const { approvalDialogContent, keysLine } = await import('../../../src-main/core/desktop/approvalDialog.js');
+    const req = {
+      id: 'apr_1', session_id: 's', agent: 'default', route: 'chat:desktop', source: 'desktop', origin: 'attended', tool: 'bash',
+      input: { command: 'ls' }, summary: 'ls', reason: 'asks', layer: 'tool', risk: 'low', risk_explanation: '', requested_at: new Date(0).toISOString(),
+    } as never;
+    for (const platform of ['darwin', 'linux', 'win32'] as const) {
+      const c = approvalDialogContent(req, platform);
+      // Return presses the default button where one has Return; Esc the cancel button: both Deny.
+      expect(c.buttons[c.defaultId]).toBe('Deny');
+      expect(c.buttons[c.cancelId]).toBe('Deny');
+      expect(c.detail.endsWith(keysLine(platform))).toBe(true);
+    }
+    expect(keysLine('darwin')).toMatch(/No key allows/);
+    expect(keysLine('linux')).toMatch(/Return presses the highlighted button \(Deny/);
+  });
+});

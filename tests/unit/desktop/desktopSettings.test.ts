@@ -7,13 +7,14 @@ import { desktopSettingsFile, loadDesktopSettings, updateDesktopSettings } from 
 const home = () => mkdtemp(join(tmpdir(), 'rein-desktop-settings-'));
 
 describe('desktop settings', () => {
-  it('are the defaults without a file: the standard hotkey, no Dock icon, dialogs, notifications and open at login on', async () => {
+  it('are the defaults without a file: the standard hotkey, no Dock icon, dialogs, notifications, and open at login not chosen yet', async () => {
     expect(await loadDesktopSettings(await home())).toEqual({
       hotkey: 'CommandOrControl+Shift+Space',
       show_dock_icon: false,
       approval_dialogs: true,
       notifications: true,
-      open_at_login: true,
+      move_to_applications_declined: false,
+      auto_update: true,
     });
   });
 

@@ -29,3 +29,16 @@ describe('the XDG autostart entry', () => {
     await expect(setAutostart(false, [], env)).resolves.toBe(file);
   });
 });
+
+describe('"Open at login" changes', () => {
+  it('touch the system only when it differs from what the person asks', async () => {
+    const { loginItemChange, loginItemAvailability } = await import('../../../src-main/core/desktop/loginItem.js');
+    expect(loginItemChange(false, true)).toBe('add');
+    expect(loginItemChange(true, false)).toBe('remove');
+    expect(loginItemChange(true, true)).toBe('none');
+    expect(loginItemChange(false, false)).toBe('none');
+    expect(loginItemAvailability('darwin', true)).toEqual({ available: true });
+    expect(loginItemAvailability('darwin', false)).toMatchObject({ available: false });
+    expect(loginItemAvailability('freebsd', true)).toMatchObject({ available: false });
+  });
+});

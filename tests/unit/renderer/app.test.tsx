@@ -49,7 +49,9 @@ describe('settings view', () => {
     const mac = render('darwin');
     expect(mac).toContain('macOS permissions');
     expect(mac).toContain('Screen Recording');
-    expect(mac).toContain('>denied<');
+    // States in words, and all three permissions.
+    expect(mac).toContain('data-state="denied">not allowed<');
+    expect(mac).toContain('Automation');
     expect(mac).toContain('Open System Settings');
     expect(mac).toContain('sk-ant-…wxyz');
     expect(render('linux')).not.toContain('macOS permissions');

@@ -263,7 +263,7 @@ describe('desktop app', () => {
       const saved = await invoke('rein:saveSettings', { api_key: ' sk-ant-typed-in-settings-42 ' });
       expect(saved).toMatchObject({ ok: true, value: { platform: 'darwin', api_key: { present: true, source: 'file', hint: 'sk-ant-…s-42' } } });
       expect(saved.value.api_key.note).toMatch(/readable only by you but not encrypted/);
-      expect(saved.value.mac_permissions).toEqual({ accessibility: 'authorized', screen_recording: 'denied' });
+      expect(saved.value.mac_permissions).toEqual({ automation: 'unavailable', accessibility: 'authorized', screen_recording: 'denied' });
       expect(await readFile(storedKeyFile(), 'utf8')).toBe('sk-ant-typed-in-settings-42\n');
       if (process.platform !== 'win32') expect((await stat(storedKeyFile())).mode & 0o777).toBe(0o600);
       expect(await exists(join(home, 'api-key.enc'))).toBe(false);
@@ -327,9 +327,24 @@ describe('desktop app', () => {
       expect(view.value.hotkey).toMatchObject({ accelerator: 'CommandOrControl+Shift+Space', registered: false });
       expect(view.value.hotkey.problem).toMatch(/already used/);
 
+      // Honest in the tray too, at the top of its menu, until it is fixed.
+      expect(trayMenu()[0]!.label).toBe('⚠ Shortcut CommandOrControl+Shift+Space is not available — choose another in Settings');
+
       const changed = await invoke('rein:desktop.updateDesktopSettings', { hotkey: 'Alt+Shift+R' });
       expect(changed.value.hotkey).toEqual({ accelerator: 'Alt+Shift+R', registered: true });
       expect(JSON.parse(await readFile(join(home, 'desktop.json'), 'utf8'))).toMatchObject({ hotkey: 'Alt+Shift+R' });
+      expect(trayMenu()[0]!.label).toBe('Open Chat');
+    });
+
+    it('a notification the system could not show is logged and put on the tray icon', async () => {
+      const warned: string[] = [];
+      globalShortcut.taken.add('CommandOrControl+Shift+Space'); // makes one notification at start
+      await launch({ warn: (m) => warned.push(m) });
+      const shown = Notification.shown.find((n) => n.options.title === 'Rein’s shortcut is not available')!;
+      shown.fail('Notifications are not allowed for this app');
+      expect(warned.some((m) => m.includes('a notification could not be shown (Notifications are not allowed for this app): Rein’s shortcut is not available'))).toBe(true);
+      expect(Tray.created[0]!.image).toMatchObject({ path: join(TRAY_ICONS, 'trayErrorTemplate.png') });
+      expect(Tray.created[0]!.toolTip).toMatch(/Rein’s shortcut is not available/);
     });
 
     it('the hotkey can also be changed through saveSettings, validated with the field named', async () => {
@@ -347,21 +362,41 @@ describe('desktop app', () => {
       expect(app.dock.show).toHaveBeenCalledTimes(1);
     });
 
-    it('a packaged app opens at login by default, through the login items (macOS) or an autostart entry (Linux)', async () => {
+    it('"Open at login" is off until the person chooses, applied only when it changes, never at start', async () => {
       await launch({ packaged: true });
+      // Nothing at start: no login item added unasked, and onboarding is told nobody chose yet.
+      expect(app.setLoginItemSettings).not.toHaveBeenCalled();
+      const first = await invoke('rein:desktop.desktopSettings');
+      expect(first.value.login_item).toEqual({ available: true, enabled: false, chosen: false });
+      expect(first.value.settings.open_at_login).toBeUndefined();
+      // Chosen: applied once.
+      await invoke('rein:desktop.updateDesktopSettings', { open_at_login: true });
       expect(app.setLoginItemSettings).toHaveBeenLastCalledWith({ openAtLogin: true, args: ['--hidden'] });
+      expect((await invoke('rein:desktop.desktopSettings')).value.login_item).toEqual({ available: true, enabled: true, chosen: true });
+      await desktop!.close();
+      desktop = undefined;
+
+      // The person removed the login item in System Settings; the next start does not add it back, and
+      // Settings shows what the system has.
+      resetElectronMock(); // also: the system has no login item now
+      await launch({ packaged: true });
+      expect(app.setLoginItemSettings).not.toHaveBeenCalled();
+      const again = await invoke('rein:desktop.desktopSettings');
+      expect(again, JSON.stringify(again)).toMatchObject({ ok: true });
+      expect(again.value.login_item).toEqual({ available: true, enabled: false, chosen: true });
+      // Turning it off when the system already has it off changes nothing.
       await invoke('rein:desktop.updateDesktopSettings', { open_at_login: false });
-      await vi.waitFor(() => expect(app.setLoginItemSettings).toHaveBeenLastCalledWith({ openAtLogin: false, args: ['--hidden'] }));
+      expect(app.setLoginItemSettings).not.toHaveBeenCalled();
       await desktop!.close();
       desktop = undefined;
 
       resetElectronMock();
       const xdg = await mkdtemp(join(tmpdir(), 'rein-xdg-'));
       await launch({ packaged: true, platform: 'linux', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'env-key', XDG_CONFIG_HOME: xdg } });
-      // The setting was turned off above: nothing in autostart; turning it on writes the entry.
       expect(existsSync(join(xdg, 'autostart', 'dev.rein.app.desktop'))).toBe(false);
       await invoke('rein:desktop.updateDesktopSettings', { open_at_login: true });
-      await vi.waitFor(async () => expect(await readFile(join(xdg, 'autostart', 'dev.rein.app.desktop'), 'utf8')).toContain(`Exec="${process.execPath}" "--hidden"`));
+      expect(await readFile(join(xdg, 'autostart', 'dev.rein.app.desktop'), 'utf8')).toContain(`Exec="${process.execPath}" "--hidden"`);
+      expect((await invoke('rein:desktop.desktopSettings')).value.login_item).toMatchObject({ enabled: true, chosen: true });
       expect(app.setLoginItemSettings).not.toHaveBeenCalled();
     });
 

@@ -50,10 +50,25 @@ describe('handle', () => {
     const { contents, trusted } = ourWindow();
     const fn = vi.fn(() => 'ran');
     handle('rein:rename', Rename, trusted, fn);
-    const iframe = new FakeFrame(PAGE);
+    // Same renderer process, its own routing id, our top frame as its parent.
+    const iframe = new FakeFrame(PAGE, { processId: contents.mainFrame.processId, parent: contents.mainFrame });
     const reply = await ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: iframe }, { name: 'x' });
     expect(reply).toMatchObject({ ok: false, code: 'refused' });
+    // Even one that claims the top frame's routing id is refused while it has a parent.
+    const claiming = new FakeFrame(PAGE, { processId: contents.mainFrame.processId, routingId: contents.mainFrame.routingId, parent: contents.mainFrame });
+    await expect(ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: claiming }, { name: 'x' })).resolves.toMatchObject({ ok: false, code: 'refused' });
     expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('trusts our top frame by identity: a new wrapper object for the same frame is still our page', async () => {
+    const { contents, trusted } = ourWindow();
+    handle('rein:rename', Rename, trusted, ({ name }) => name);
+    const wrapper = contents.mainFrame.sameFrame();
+    expect(wrapper).not.toBe(contents.mainFrame);
+    await expect(ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: wrapper }, { name: 'x' })).resolves.toEqual({ ok: true, value: 'x' });
+    // The same routing id in another renderer process is another frame.
+    const elsewhere = new FakeFrame(PAGE, { processId: contents.mainFrame.processId + 1, routingId: contents.mainFrame.routingId });
+    await expect(ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: elsewhere }, { name: 'x' })).resolves.toMatchObject({ ok: false, code: 'refused' });
   });
 
   it('refuses our window once it shows another page, and a frame that is gone', async () => {

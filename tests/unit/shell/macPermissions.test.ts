@@ -25,7 +25,7 @@ describe('macOS permissions', () => {
     await expect(perms.statuses()).resolves.toEqual({
       supported: false,
       reason: 'macOS privacy permissions exist only on macOS',
-      status: { accessibility: 'unavailable', screen_recording: 'unavailable' },
+      status: { accessibility: 'unavailable', automation: 'unavailable', screen_recording: 'unavailable' },
     });
     await expect(perms.request('accessibility')).resolves.toBe('unavailable');
     await expect(perms.openSettings('accessibility')).resolves.toBe(false);
@@ -39,7 +39,8 @@ describe('macOS permissions', () => {
       return { default: fakeModule({ accessibility: 'authorized', screen: 'denied' }) };
     });
     const perms = new MacPermissions('darwin', importer);
-    await expect(perms.statuses()).resolves.toEqual({ supported: true, status: { accessibility: 'authorized', screen_recording: 'denied' } });
+    // An older node-mac-permissions has no askForAppleEventsAccess: Automation reads unavailable.
+    await expect(perms.statuses()).resolves.toEqual({ supported: true, status: { accessibility: 'authorized', automation: 'unavailable', screen_recording: 'denied' } });
     await perms.statuses();
     expect(importer).toHaveBeenCalledTimes(1);
   });
@@ -64,10 +65,30 @@ describe('macOS permissions', () => {
   it('open exactly the System Settings pane of each permission', async () => {
     const perms = new MacPermissions('darwin', async () => fakeModule({}));
     await expect(perms.openSettings('accessibility')).resolves.toBe(true);
+    await expect(perms.openSettings('automation')).resolves.toBe(true);
     await expect(perms.openSettings('screen_recording')).resolves.toBe(true);
     expect(shell.openExternal.mock.calls.map((c) => c[0])).toEqual([
       'x-apple.systempreferences:com.apple.preference.security?Privacy_Accessibility',
+      'x-apple.systempreferences:com.apple.preference.security?Privacy_Automation',
       'x-apple.systempreferences:com.apple.preference.security?Privacy_ScreenCapture',
+    ]);
+  });
+
+  it('read Automation (of System Events) without prompting, and prompt only when asked', async () => {
+    const calls: [string, boolean | undefined][] = [];
+    const mod = {
+      ...fakeModule({ accessibility: 'authorized', screen: 'authorized' }),
+      askForAppleEventsAccess: async (id: string, prompt?: boolean) => {
+        calls.push([id, prompt]);
+        return prompt ? 'authorized' : 'not determined';
+      },
+    };
+    const perms = new MacPermissions('darwin', async () => mod);
+    await expect(perms.statuses()).resolves.toMatchObject({ status: { automation: 'not determined' } });
+    await expect(perms.request('automation')).resolves.toBe('authorized');
+    expect(calls).toEqual([
+      ['com.apple.systemevents', false],
+      ['com.apple.systemevents', true],
     ]);
   });
 

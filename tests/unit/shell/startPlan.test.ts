@@ -75,6 +75,29 @@ describe('planStart', () => {
     }
   });
 
+  it("a binary whose sandbox cannot start here (Ubuntu 24.04's AppArmor): the daemon, with the fix printed", () => {
+    const dir = electronDir({ binary: true });
+    const seen: string[] = [];
+    const p = planStart({
+      platform: 'linux',
+      env: { DISPLAY: ':0' },
+      electronDir: dir,
+      fetch: noFetch,
+      log: () => undefined,
+      sandboxProblem: (binary: string) => {
+        seen.push(binary);
+        return 'rein: chrome-sandbox is not root-owned\n  sudo chmod 4755 …';
+      },
+    });
+    expect(seen).toEqual([join(dir, 'dist', 'electron')]);
+    expect(p).toEqual({ kind: 'daemon', reason: "Electron's sandbox cannot start on this system", failure: 'rein: chrome-sandbox is not root-owned\n  sudo chmod 4755 …' });
+    // A sandbox that is fine changes nothing.
+    expect(planStart({ platform: 'linux', env: { DISPLAY: ':0' }, electronDir: dir, fetch: noFetch, log: () => undefined, sandboxProblem: () => undefined })).toEqual({
+      kind: 'app',
+      binary: join(dir, 'dist', 'electron'),
+    });
+  });
+
   it("a Mac without the binary (a fresh npm install): the one-line note, electron's installer, then the app", () => {
     const dir = electronDir({ installer: WORKING_INSTALLER });
     expect(plan({ platform: 'darwin', dir })).toEqual({ plan: { kind: 'app', binary: join(dir, 'dist', 'electron') }, lines: [FETCH_NOTE] });

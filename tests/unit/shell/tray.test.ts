@@ -6,7 +6,7 @@ vi.mock('electron', () => import('../../support/electronMock.js'));
 
 import { Tray, resetElectronMock, type FakeMenuItem } from '../../support/electronMock.js';
 import { trayStateFor } from '../../../src-main/core/desktop/trayState.js';
-import { PAUSE_SCHEDULES_TOOLTIP, ReinTray, TRAY_ICON_FILES } from '../../../src-main/shell/tray.js';
+import { ReinTray, TRAY_ICON_FILES } from '../../../src-main/shell/tray.js';
 
 const ICONS = join(import.meta.dirname, '../../../resources/tray');
 
@@ -62,16 +62,27 @@ describe('tray', () => {
     item('Approvals').click?.();
     item('Agents').click?.();
     item('Sessions').click?.();
+    item('Schedules').click?.();
     item('Settings…').click?.();
-    expect(actions.open.mock.calls.map((c) => c[0])).toEqual(['chat', 'approvals', 'agents', 'sessions', 'settings']);
+    expect(actions.open.mock.calls.map((c) => c[0])).toEqual(['chat', 'approvals', 'agents', 'sessions', 'schedules', 'settings']);
     item('Quit Rein').click?.();
     expect(actions.quit).toHaveBeenCalledTimes(1);
   });
 
-  it('shows "Pause All Schedules" disabled, with a tooltip saying why', () => {
-    const { item } = setup();
-    expect(item('Pause All Schedules')).toMatchObject({ enabled: false, toolTip: PAUSE_SCHEDULES_TOOLTIP });
-    expect(item('Pause All Schedules').click).toBeUndefined();
+  it('no longer says schedules are "not available yet": Schedules opens their view', () => {
+    const { items } = setup();
+    expect(items().some((i) => /not available yet|Pause All Schedules/.test(`${i.label ?? ''} ${i.toolTip ?? ''}`))).toBe(false);
+  });
+
+  it('shows a notice at the top of the menu (a hotkey that could not be registered) that opens where it is fixed, and removes it', () => {
+    const { tray, items, item, actions } = setup();
+    tray.setNotices([{ label: 'Shortcut CommandOrControl+Shift+Space is not available', opens: 'settings' }]);
+    expect(items()[0]!.label).toBe('⚠ Shortcut CommandOrControl+Shift+Space is not available');
+    expect(items()[1]!.type).toBe('separator');
+    item('⚠ Shortcut CommandOrControl+Shift+Space is not available').click?.();
+    expect(actions.open).toHaveBeenCalledWith('settings');
+    tray.setNotices([]);
+    expect(items()[0]!.label).toBe('Open Chat');
   });
 
   it('goes away when disposed', () => {

@@ -3,7 +3,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../support/electronMock.js'));
 
 import { BrowserWindow, shell } from 'electron';
-import { BrowserWindow as FakeWindow, FakeSession, fakeEvent, resetElectronMock } from '../../support/electronMock.js';
+import { BrowserWindow as FakeWindow, FakeSession, app, fakeEvent, nativeTheme, resetElectronMock } from '../../support/electronMock.js';
+import { MAX_RELOADS } from '../../../src-main/core/desktop/windowRecovery.js';
 import { contentSecurityPolicy } from '../../../src-main/core/desktop/csp.js';
 import { isSamePage } from '../../../src-main/shell/ipc.js';
 import { createMainWindow, hideInsteadOfClosing, openInBrowser, secureSession } from '../../../src-main/shell/window.js';
@@ -41,8 +42,50 @@ describe('main window', () => {
       safeDialogs: true,
       spellcheck: false,
       disableBlinkFeatures: 'Auxclick',
+      devTools: true, // a development build (app.isPackaged false)
     });
     expect(win.loadURL).toHaveBeenCalledWith(PAGE);
+  });
+
+  it('has no DevTools in a packaged build', () => {
+    app.isPackaged = true;
+    expect((makeWindow().options['webPreferences'] as Record<string, unknown>)['devTools']).toBe(false);
+  });
+
+  it('paints the page background before the page (no white flash), light or dark', () => {
+    expect(makeWindow().options['backgroundColor']).toBe('#ffffff');
+    nativeTheme.shouldUseDarkColors = true;
+    expect(makeWindow().options['backgroundColor']).toBe('#1c1c1e');
+  });
+
+  it('on macOS shows on the current Space, over a fullscreen app, without touching the Dock setting', () => {
+    createMainWindow({ preloadPath: '/p.cjs', pageUrl: PAGE, platform: 'darwin' });
+    expect(FakeWindow.created.at(-1)!.allWorkspaces).toEqual({ visible: true, options: { visibleOnFullScreen: true, skipTransformProcessType: true } });
+    createMainWindow({ preloadPath: '/p.cjs', pageUrl: PAGE, platform: 'linux' });
+    expect(FakeWindow.created.at(-1)!.allWorkspaces).toBeUndefined();
+  });
+
+  it('reloads a page that failed to load or whose renderer crashed, then says what happened, logging each', () => {
+    const said: string[] = [];
+    createMainWindow({ preloadPath: '/p.cjs', pageUrl: PAGE, warn: (m) => said.push(m), logFile: '/Users/ada/Library/Logs/Rein/rein.log' });
+    const win = FakeWindow.created.at(-1)!;
+    win.loadURL.mockClear();
+    // A load replaced by another (ERR_ABORTED) and a sub-frame are not trouble; a clean exit neither.
+    win.webContents.emit('did-fail-load', {}, -3, 'ERR_ABORTED', PAGE, true);
+    win.webContents.emit('did-fail-load', {}, -105, 'ERR_NAME_NOT_RESOLVED', 'https://x.example/', false);
+    win.webContents.emit('render-process-gone', {}, { reason: 'clean-exit', exitCode: 0 });
+    expect(win.loadURL).not.toHaveBeenCalled();
+    for (let i = 0; i < MAX_RELOADS; i++) win.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 11 });
+    expect(win.loadURL.mock.calls.map((c) => c[0])).toEqual(Array(MAX_RELOADS).fill(PAGE));
+    win.webContents.emit('did-fail-load', {}, -6, 'ERR_FILE_NOT_FOUND', PAGE, true);
+    const last = String(win.loadURL.mock.calls.at(-1)![0]);
+    expect(last.startsWith('data:text/html')).toBe(true);
+    const shown = decodeURIComponent(last.slice(last.indexOf(',') + 1));
+    expect(shown).toContain('ERR_FILE_NOT_FOUND');
+    expect(shown).toContain('/Users/ada/Library/Logs/Rein/rein.log');
+    expect(shown).not.toContain('<script');
+    expect(said).toHaveLength(MAX_RELOADS + 1);
+    expect(said[0]).toMatch(/renderer process ended: crashed.*reloading \(1 of 3\)/);
   });
 
   it('stays hidden until the page is ready, unless asked to wait for the tray or the hotkey', () => {

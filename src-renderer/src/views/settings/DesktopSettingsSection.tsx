@@ -8,11 +8,12 @@ import type { DesktopSettingsPatch, DesktopSettingsView, ReinDesktopApi } from '
 import { errorText } from '../../api/apiError.js';
 import { useAsync } from '../../util/useAsync.js';
 
-const TOGGLES: { key: 'show_dock_icon' | 'approval_dialogs' | 'notifications' | 'open_at_login'; label: string; help: string }[] = [
+const TOGGLES: { key: 'show_dock_icon' | 'approval_dialogs' | 'notifications' | 'open_at_login' | 'auto_update'; label: string; help: string }[] = [
   { key: 'open_at_login', label: 'Open at login', help: 'Start Rein in the menu bar when you log in, so heartbeats, folder watchers and schedules handed to the app keep running.' },
   { key: 'approval_dialogs', label: 'Ask with a dialog', help: 'When the chat window is not in front, approvals pop up as a system dialog.' },
   { key: 'notifications', label: 'Notifications', help: 'For finished background runs and approvals waiting.' },
   { key: 'show_dock_icon', label: 'Dock icon', help: 'Rein lives in the menu bar; show it in the Dock too.' },
+  { key: 'auto_update', label: 'Automatic updates', help: 'Download new versions in the background and install them when you quit Rein (signed releases only; "Check for Updates…" in the menu bar checks now).' },
 ];
 
 export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: ReinDesktopApi; onKeyRemoved(): void }) {
@@ -62,9 +63,14 @@ export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: Rei
       </form>
       {TOGGLES.map((t) => (
         <label key={t.key} className="check-row">
-          <input type="checkbox" checked={current.settings[t.key]} onChange={(e) => void update({ [t.key]: e.target.checked })} />
+          <input
+            type="checkbox"
+            checked={t.key === 'open_at_login' ? openAtLoginShown(current) : current.settings[t.key] === true}
+            disabled={t.key === 'open_at_login' && current.login_item?.available === false}
+            onChange={(e) => void update({ [t.key]: e.target.checked })}
+          />
           <span>
-            {t.label} <span className="muted">{t.help}</span>
+            {t.label} <span className="muted">{t.key === 'open_at_login' ? openAtLoginHelp(current, t.help) : t.help}</span>
           </span>
         </label>
       ))}
@@ -97,6 +103,18 @@ export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: Rei
       )}
     </section>
   );
+}
+
+/** What the system has (the person may have removed the login item in System Settings), else the setting; off until chosen. */
+function openAtLoginShown(v: DesktopSettingsView): boolean {
+  return v.login_item ? v.login_item.enabled : v.settings.open_at_login === true;
+}
+
+function openAtLoginHelp(v: DesktopSettingsView, help: string): string {
+  const l = v.login_item;
+  if (!l) return help;
+  if (l.problem) return `${help} ${l.available ? '' : 'Not available: '}${l.problem}.`;
+  return l.chosen ? help : `${help} Off until you choose.`;
 }
 
 /** Where a saved key goes, said plainly: a file that is plain text at rest is called that. */

@@ -23,8 +23,19 @@ const MODES: { value: ReinSettings['permission_mode']; text: string }[] = [
 
 const PERMISSIONS: { id: MacPermissionName; label: string; why: string }[] = [
   { id: 'accessibility', label: 'Accessibility', why: 'lets agents read and operate other apps' },
+  { id: 'automation', label: 'Automation', why: 'lets agents script other apps (System Events; macOS asks once for each other app)' },
   { id: 'screen_recording', label: 'Screen Recording', why: 'lets agents take screenshots' },
 ];
+
+/** A status as a person reads it. */
+const STATE_TEXT: Record<string, string> = {
+  authorized: 'allowed',
+  denied: 'not allowed',
+  restricted: 'blocked by a profile',
+  'not determined': 'not asked yet',
+  unavailable: 'cannot be read',
+  unknown: 'unknown',
+};
 
 export interface SettingsViewProps {
   api: ReinApi;
@@ -332,7 +343,8 @@ function keySourceText(source: string | null | undefined): string {
   return source ? ` (${source})` : '';
 }
 
-function MacPermissions({ api, desktop, settings, onRefresh }: { api: ReinApi; desktop?: ReinDesktopApi; settings: ReinSettings; onRefresh(): void }) {
+/** Each macOS privacy permission with its state, a button that asks macOS, and one that opens its System Settings pane. */
+export function MacPermissions({ api, desktop, settings, onRefresh }: { api: ReinApi; desktop?: ReinDesktopApi; settings: ReinSettings; onRefresh(): void }) {
   const [problem, setProblem] = useState<string | undefined>();
   return (
     <section className="settings-section" aria-labelledby="mac-perm-title">
@@ -345,7 +357,9 @@ function MacPermissions({ api, desktop, settings, onRefresh }: { api: ReinApi; d
               <span>
                 <strong>{p.label}</strong> <span className="muted">{p.why}</span>
               </span>
-              <span className={`badge ${state === 'authorized' ? 'ok' : 'warn'}`}>{state}</span>
+              <span className={`badge ${state === 'authorized' ? 'ok' : 'warn'}`} data-state={state}>
+                {STATE_TEXT[state] ?? state}
+              </span>
               {desktop && state !== 'authorized' && (
                 <button
                   type="button"
