@@ -11,7 +11,10 @@
  * A server that asks for a sign-in gets one: $BROWSER is browser.mjs, which fetches the authorization URL
  * like a person's browser would (the suite's authorization server grants at once). Scenarios that hand
  * pre-registered credentials (MCP_CONFORMANCE_CONTEXT) get them as a configured server's `oauth` block in
- * a throwaway REIN_HOME. Exit code: the CLI's.
+ * a throwaway REIN_HOME. Rein's URL-based client ID (a client ID metadata document's URL) is the one the
+ * suite's authorization server expects (`auth/basic-cimd`), given as REIN_MCP_CLIENT_METADATA_URL; the
+ * suite never fetches it, and an authorization server that does not advertise
+ * `client_id_metadata_document_supported` makes Rein register dynamically as before. Exit code: the CLI's.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +57,9 @@ if (typeof context.client_id === 'string') {
   target = 'conformance';
 }
 
+/** The client ID metadata document URL the suite's `auth/basic-cimd` expects as the client_id. */
+const CONFORMANCE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
 const { tool, args } = plan(scenario);
 const argv = tool ? ['mcp', 'call', target, tool, '--args', JSON.stringify(args), '--yes', '--json'] : ['mcp', 'tools', target, '--json'];
 const env = {
@@ -62,6 +68,7 @@ const env = {
   REIN_HOME: home,
   BROWSER: `${JSON.stringify(process.execPath)} ${JSON.stringify(join(here, 'browser.mjs'))}`,
   NO_COLOR: '1',
+  REIN_MCP_CLIENT_METADATA_URL: CONFORMANCE_CLIENT_METADATA_URL,
 };
 const child = spawn(process.execPath, [join(root, 'bin/rein.js'), ...argv], { env, stdio: ['ignore', 'inherit', 'inherit'] });
 const code = await new Promise((ok) => child.on('exit', (c, s) => ok(c ?? (s ? 1 : 0))));

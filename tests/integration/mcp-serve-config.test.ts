@@ -55,6 +55,21 @@ describe('rein mcp add', () => {
     });
   });
 
+  it('--transport sse writes type: sse (the legacy HTTP+SSE transport only); --transport http is the default', async () => {
+    await writeFile(join(home, 'config.yaml'), MINE);
+    const r = await mcp('add', 'old', '--url', 'http://localhost:3001/sse', '--transport', 'sse', '--header', 'X-Key: ${OLD_KEY}');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^added old in .*config\.yaml \(sse: http:\/\/localhost:3001\/sse\)/);
+    const servers = (parseLayer('config.yaml', await config()) as { raw: any }).raw.mcp_servers;
+    expect(servers.old).toEqual({ type: 'sse', url: 'http://localhost:3001/sse', headers: { 'X-Key': '${OLD_KEY}' } });
+    // The same name and URL with the other transport is other settings: a clash, not a silent change.
+    expect((await mcp('add', 'old', '--url', 'http://localhost:3001/sse')).code).toBe(1);
+    // `--transport http` is what a bare --url writes: the same settings as the entry already there.
+    const same = await mcp('add', 'notes', '--url', 'http://127.0.0.1:9000/mcp', '--transport', 'http');
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toMatch(/already in .* with these settings/);
+  });
+
   it('never overwrites a name unasked: the same settings are fine, others are a clash until --replace', async () => {
     await writeFile(join(home, 'config.yaml'), MINE);
     const same = await mcp('add', 'notes', '--url', 'http://127.0.0.1:9000/mcp');
@@ -84,6 +99,8 @@ describe('rein mcp add', () => {
       [['add', 'x', '--command', 'a', '--header', 'A: b'], /--header: only a --url server sends headers/],
       [['add', 'x', '--url', 'http://h/', '--header', 'no colon'], /--header: "no colon" is not 'Name: value'/],
       [['add', 'x', '--url', 'http://h/', '--header', 'Bad Name: v'], /--header: "Bad Name" is not a header name/],
+      [['add', 'x', '--url', 'http://h/', '--transport', 'websocket'], /--transport: "websocket" is not http or sse/],
+      [['add', 'x', '--command', 'a', '--transport', 'sse'], /--transport: only a --url server has one/],
       [['add', 'x', '--command', 'a', '--agent', 'ghost'], /no agent named "ghost"/],
       [['add', 'x', '--command', 'a', '--bogus'], /Unknown option '--bogus'/],
     ];

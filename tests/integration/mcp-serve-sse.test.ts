@@ -124,6 +124,25 @@ describe('rein mcp serve --http: SSE priming and resumption', () => {
     expect(events[0]!.data).toContain('"result"');
   });
 
+  it('primes by the version agreed at initialize: a 2025-11-25 session whose request header says 2025-03-26 still gets id, retry and empty data', async () => {
+    const first = await post(served, init('2025-11-25'));
+    const session = first.headers.get('mcp-session-id')!;
+    await first.text();
+    const call = await post(served, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' });
+    const events = parseSse(await call.text());
+    expect(events[0]).toEqual({ id: expect.stringMatching(/^\S+$/), retry: '2000', data: '' });
+    expect(events.some((e) => e.data?.includes('"id":3'))).toBe(true);
+  });
+
+  it('never raises an older session: a 2025-06-18 session gets no empty-data event', async () => {
+    const first = await post(served, init('2025-06-18'));
+    const session = first.headers.get('mcp-session-id')!;
+    await first.text();
+    const call = await post(served, { jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' });
+    const events = parseSse(await call.text());
+    expect(events[0]!.data).toContain('"id":4');
+  });
+
   it('resumes a broken stream with Last-Event-ID: the call’s answer arrives on the new stream', async () => {
     const first = await post(served, init('2025-11-25'));
     const session = first.headers.get('mcp-session-id')!;

@@ -29,7 +29,9 @@ Usage:
                     Rein desktop app / web UI (a running daemon), or refuse
   rein mcp add NAME --command CMD [--arg A]… [--env K=V]… [--agent A] [--disabled] [--context TEXT] [--replace]
   rein mcp add NAME --command CMD [options] -- ARG…   (everything after -- is an argument)
-  rein mcp add NAME --url URL [--header 'K: V']… [--agent A] [--disabled] [--context TEXT] [--replace]
+  rein mcp add NAME --url URL [--transport http|sse] [--header 'K: V']… [--agent A] [--disabled] [--context TEXT] [--replace]
+      --transport   http (default): Streamable HTTP, falling back to HTTP+SSE; sse: the legacy HTTP+SSE
+                    transport only (type: sse, for a server whose URL is an event stream, e.g. …/sse)
   rein mcp remove NAME [--agent A]
   rein mcp import claude-desktop [--file PATH] [--agent A] [--dry-run]
 ${MCP_CLIENT_HELP}
@@ -197,6 +199,7 @@ async function addCommand(argv: string[], io: CliIo): Promise<number> {
         arg: { type: 'string', multiple: true },
         env: { type: 'string', multiple: true },
         url: { type: 'string' },
+        transport: { type: 'string' },
         header: { type: 'string', multiple: true },
         disabled: { type: 'boolean' },
         context: { type: 'string' },
@@ -222,6 +225,9 @@ async function addCommand(argv: string[], io: CliIo): Promise<number> {
     if (eq <= 0) throw new UsageError(`--env: "${pair}" is not KEY=VALUE`);
     env[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
+  const transport = values.transport;
+  if (transport !== undefined && transport !== 'http' && transport !== 'sse') throw new UsageError(`--transport: "${transport}" is not http or sse`);
+  if (transport !== undefined && command !== undefined) throw new UsageError('--transport: only a --url server has one (a --command server speaks stdio)');
   const headerList = values.header ?? [];
   if (command !== undefined && headerList.length > 0) throw new UsageError('--header: only a --url server sends headers');
   const headers: Record<string, string> = {};
@@ -233,6 +239,7 @@ async function addCommand(argv: string[], io: CliIo): Promise<number> {
   const spec: McpServerSpec = {
     ...(command !== undefined ? { command } : {}),
     ...(url !== undefined ? { url } : {}),
+    ...(transport === 'sse' ? { transport: 'sse' as const } : {}),
     ...(args.length > 0 ? { args } : {}),
     ...(Object.keys(env).length > 0 ? { env } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -264,7 +271,7 @@ async function addCommand(argv: string[], io: CliIo): Promise<number> {
 }
 
 function describe(spec: McpServerSpec): string {
-  const what = spec.url !== undefined ? `http: ${spec.url}` : `stdio: ${[spec.command, ...(spec.args ?? [])].join(' ')}`;
+  const what = spec.url !== undefined ? `${spec.transport ?? 'http'}: ${spec.url}` : `stdio: ${[spec.command, ...(spec.args ?? [])].join(' ')}`;
   return spec.disabled ? `${what}; disabled` : what;
 }
 

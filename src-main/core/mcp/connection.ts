@@ -114,6 +114,8 @@ export class McpConnection {
   #tools: McpToolDef[] = [];
   #closing = false;
   #lost = false;
+  /** Why the connection was found lost, when Rein found it (an HTTP+SSE event stream that broke). */
+  #lostWhy: string | undefined;
 
   private constructor(client: Client, transport: Transport, reconnection?: ReconnectionOptions) {
     this.client = client;
@@ -193,12 +195,22 @@ export class McpConnection {
         if (conn.#closing || conn.#lost) return;
         conn.#lost = true;
         const t = conn.#transport;
-        const why = t instanceof ProcessStdioTransport ? describeExit(t) : 'the connection closed';
+        const why = conn.#lostWhy ?? (t instanceof ProcessStdioTransport ? describeExit(t) : 'the connection closed');
         o.onLost?.(why);
       };
-      // Errors on the side (a stray stdout line, an SSE stream that failed to reopen) are not fatal by themselves.
-      client.onerror = () => undefined;
+      // Errors on the side (a stray stdout line, an SSE stream that failed to reopen) are not fatal by
+      // themselves. One is: the legacy HTTP+SSE transport's event stream breaking once connected. Its
+      // EventSource would quietly reconnect, to a *new* session on the server that was never initialized
+      // (and the answers of calls in flight went with the old one), so the connection is over: closed
+      // here, it is reported lost like a Streamable HTTP one, and the supervisor reconnects afresh.
+      let connected = false;
+      client.onerror = (e) => {
+        if (!connected || via !== 'sse' || !(e instanceof SseError) || conn.#closing || conn.#lost) return;
+        conn.#lostWhy = `the HTTP+SSE event stream closed (${errorMessage(e).replace(/^SSE error: /, '') || 'no reason given'})`;
+        void transport.close().catch(() => undefined);
+      };
       await raceAbort(client.connect(transport, { signal: ac.signal, timeout: timeoutMs }), ac.signal);
+      connected = true;
       conn.#tools = await raceAbort(conn.#listTools({ signal: ac.signal, timeout: timeoutMs }), ac.signal);
       return conn;
     } catch (e) {

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { bearerToken, checkHost, checkOrigin, checkToken, LOOPBACK_NAMES, type CheckResult } from '../daemon/security.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { McpConnection, ServeHost, type ServeOptions } from './connection.js';
@@ -93,6 +93,32 @@ export interface HttpServeHandle {
 interface Session {
   connection: McpConnection;
   transport: StreamableHTTPServerTransport;
+  /** The protocol version agreed at `initialize` (the server's answer). */
+  protocolVersion: string;
+}
+
+/** The version the SDK's server answers an `initialize` asking for `requested` with. */
+const negotiatedVersion = (requested: unknown): string => (typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION);
+
+/**
+ * Serves a request at its session's agreed protocol version. The SDK's transport decides per request,
+ * from the `MCP-Protocol-Version` header, whether a POST stream starts with the priming event (an id,
+ * `retry`, empty data: 2025-11-25 and later), so a client of a 2025-11-25 session that sends an older
+ * (supported) version in the header — the conformance suite's `server-sse-polling` does — would get a
+ * stream it cannot resume. A client that really speaks the older version agreed on it at `initialize`,
+ * so the session's version is the truth; the header is only raised to it, never lowered, and an
+ * unsupported one is left for the transport to refuse (400).
+ */
+function pinProtocolVersion(req: IncomingMessage, agreed: string): void {
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() !== 'mcp-protocol-version') continue;
+    const sent = raw[i + 1]!;
+    if (SUPPORTED_PROTOCOL_VERSIONS.includes(sent) && sent < agreed) {
+      raw[i + 1] = agreed;
+      req.headers['mcp-protocol-version'] = agreed;
+    }
+  }
 }
 
 export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle> {
@@ -151,6 +177,7 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
         req.resume();
         return sendRpcError(res, 404, -32001, 'Session not found: initialize again');
       }
+      pinProtocolVersion(req, s.protocolVersion);
       await s.transport.handleRequest(req, res, body);
       return;
     }
@@ -160,13 +187,14 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
     }
     if (sessions.size >= maxSessions && !evictOne()) return sendRpcError(res, 503, -32000, `too many sessions (${maxSessions}) with calls in flight; try again later`);
     const connection = new McpConnection(host);
+    const protocolVersion = negotiatedVersion((body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => connection.id,
       // Every POST stream starts with a priming event (an id, empty data, `retry`), and a broken stream
       // can be resumed with Last-Event-ID (eventStore.ts).
       eventStore: new BoundedEventStore(),
       retryInterval: SSE_RETRY_MS,
-      onsessioninitialized: (id) => void sessions.set(id, { connection, transport }),
+      onsessioninitialized: (id) => void sessions.set(id, { connection, transport, protocolVersion }),
       onsessionclosed: (id) => drop(id),
     });
     connection.server.onclose = () => drop(connection.id);

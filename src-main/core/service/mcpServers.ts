@@ -18,6 +18,7 @@ import { DEFAULT_AGENT } from '../config/paths.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { ReinError, errorMessage, fieldError } from '../errors.js';
 import { browserOpener } from '../mcp/browser.js';
+import { clientMetadataUrl } from '../mcp/clientMetadata.js';
 import { resolveServer, type McpServerSettings } from '../mcp/config.js';
 import { asksForSignIn, DEFAULT_SIGN_IN_TIMEOUT_MS, fileTokenStore, signIn, type TokenStore } from '../mcp/oauth.js';
 import type { RuntimeCache } from '../runtime/runtimeCache.js';
@@ -114,6 +115,11 @@ export class McpServers implements Disposable {
       throw fieldError('invalid_input', `MCP server ${name} does not ask for a sign-in: ${url.origin} answered HTTP ${asked.status} without one`, 'name');
     }
 
+    // Rein's URL-based client ID, as at the command line: REIN_MCP_CLIENT_METADATA_URL, else the global
+    // config's mcp.client_metadata_url, else the release default (a malformed one refuses the sign-in,
+    // naming where it came from, before any page opens).
+    const metadataUrl = clientMetadataUrl(this.#o.env, (await this.#o.config()).mcp?.client_metadata_url);
+
     const key = keyOf(agent, name);
     this.#signIns.get(key)?.abort.abort(new Error('a new sign-in was started'));
     const entry: SignInState = { state: 'waiting', startedAt: new Date().toISOString(), abort: new AbortController() };
@@ -126,6 +132,7 @@ export class McpServers implements Disposable {
       serverUrl: url,
       store: this.#store(name),
       ...(server.oauth ? { oauth: server.oauth } : {}),
+      ...(metadataUrl ? { clientMetadataUrl: metadataUrl } : {}),
       fresh: true,
       signal: entry.abort.signal,
       timeoutMs: this.#o.signInTimeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS,

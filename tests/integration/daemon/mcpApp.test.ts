@@ -13,7 +13,7 @@ import { createDesktopReinApi } from '../../../src-main/core/desktop/reinService
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { followAuthorization, startFakeMcpOAuth, type FakeOAuth } from '../../support/fakeMcpOAuth.js';
 import { useLeakCheck } from '../../support/leaks.js';
-import { everythingStdio, McpServer, startSdkServer, type SdkServer } from '../../support/mcpPeers.js';
+import { everythingStdio, freePort, McpServer, startSdkServer, type SdkServer } from '../../support/mcpPeers.js';
 import { http, startTestDaemon, type TestDaemon } from './support.js';
 
 useLeakCheck();
@@ -134,6 +134,36 @@ describe('MCP servers for the app', () => {
     expect(wiki).toMatchObject({ sign_in_required: false, signed_in: true, tool_names: ['whoami'] });
     expect(wiki.sign_in).toBeUndefined();
     expect((await stat(oauthFile(t.home, 'wiki'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('signs in with Rein’s URL-based client ID from mcp.client_metadata_url when the server supports it: nothing is registered', async () => {
+    const port = await freePort();
+    oauth = await startFakeMcpOAuth({ cimd: { redirect_uri: `http://127.0.0.1:${port}/callback` } });
+    const id = 'https://rein.example/oauth/client-metadata.json';
+    const wiki = { type: 'http', url: oauth.url, args: [], env: {}, disabled: false, oauth: { redirect_port: port } };
+    d = await startTestDaemon(fake, {
+      config: { mcp: { client_metadata_url: id }, mcp_servers: { wiki } as never },
+      daemon: { openUrl: (u: URL) => followAuthorization(u) },
+    });
+    const started = await http(d, 'POST', '/mcp/servers/wiki/login', { body: {} });
+    expect(started.status, started.text).toBe(200);
+    expect(new URL(started.json.authorization_url).searchParams.get('client_id')).toBe(id);
+    await expect.poll(async () => (await serversOf(d!)).find((s) => s.name === 'wiki')?.state, { timeout: 15_000 }).toBe('healthy');
+    expect(oauth.registrations).toEqual([]);
+  });
+
+  it('takes REIN_MCP_CLIENT_METADATA_URL first, and refuses a malformed one naming it, before any page opens', async () => {
+    oauth = await startFakeMcpOAuth();
+    const wiki = { type: 'http', url: oauth.url, args: [], env: {}, disabled: false };
+    const env = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key', REIN_RETRY_BASE_MS: '1', REIN_MCP_CLIENT_METADATA_URL: 'http://rein.example/c.json' };
+    d = await startTestDaemon(fake, {
+      config: { mcp: { client_metadata_url: 'https://rein.example/oauth/client-metadata.json' }, mcp_servers: { wiki } as never },
+      daemon: { env, openUrl: (u: URL) => void opened.push(u.href) },
+    });
+    const refused = await http(d, 'POST', '/mcp/servers/wiki/login', { body: {} });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ code: 'invalid_input', error: expect.stringMatching(/REIN_MCP_CLIENT_METADATA_URL: "http:\/\/rein\.example\/c\.json" is not an https URL/) });
+    expect(opened).toEqual([]);
   });
 
   it('shows a sign-in the authorization server refused in the server’s status, until the next one', async () => {
