@@ -119,8 +119,9 @@ const coreAreas = {
   desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'secrets', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.
   // audit, commands, search, sessions, skills: its read-only resources and prompts (sessions, memory, commands, skills).
+  // service: its tool calls (service/toolCalls.ts); runtime for types and the runtime cache.
   mcpServer: [
-    'agents', 'api', 'audit', 'base', 'commands', 'config', 'daemon', 'errors', 'harness', 'permissions', 'runtime', 'search', 'sessions',
+    'agents', 'api', 'audit', 'base', 'commands', 'config', 'daemon', 'errors', 'permissions', 'runtime', 'search', 'service', 'sessions',
     'skills', 'tools', 'util',
   ],
 };
@@ -162,6 +163,39 @@ const coreAreasRule = {
   },
 };
 
+/**
+ * Every face is a peer of the service (docs/architecture.md, *One service behind every face*): `rein run`,
+ * `rein mcp serve`, the daemon and the desktop shell call the service (core/service), never the runtime
+ * or the agent loop themselves. Types from there are fine: they describe what the service hands back.
+ */
+const faces = ['src-main/cli/commands/run.ts', 'src-main/core/mcpServer', 'src-main/core/daemon', 'src-main/shell'];
+const serviceInternals = ['src-main/core/runtime/runtime', 'src-main/core/harness'];
+const isTypeOnly = (node) =>
+  node.importKind === 'type' ||
+  node.exportKind === 'type' ||
+  (node.type === 'ImportDeclaration' && node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type')) ||
+  (node.type === 'ExportNamedDeclaration' && node.specifiers.length > 0 && node.specifiers.every((s) => s.exportKind === 'type'));
+const facesUseTheServiceRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'faces call the service, never the runtime or the harness (types only from there)' },
+    messages: { internal: '{{file}} is a face of the service and may not import values from {{target}}: call a ReinService (core/service) method, or import only types.' },
+    schema: [],
+  },
+  create(context) {
+    const file = posix(relative(root, context.filename));
+    if (!faces.some((f) => inside(file, f))) return {};
+    const check = (node) => {
+      const source = node.source;
+      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.') || isTypeOnly(node)) return;
+      const target = posix(relative(root, resolve(dirname(context.filename), source.value))).replace(/\.(js|ts)$/, '');
+      if (!serviceInternals.some((t) => inside(target, t))) return;
+      context.report({ node: source, messageId: 'internal', data: { file, target } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
 const electronOnlyInShell =
   'only src-main/index.ts, src-main/shell/ and src-preload/ may use Electron; core/ runs in plain Node (and requiring the electron package downloads its binary)';
 
@@ -179,10 +213,11 @@ export default defineConfig(
     },
   },
   {
-    plugins: { rein: { rules: { layering: layeringRule, 'core-areas': coreAreasRule } } },
+    plugins: { rein: { rules: { layering: layeringRule, 'core-areas': coreAreasRule, 'faces-use-the-service': facesUseTheServiceRule } } },
     rules: {
       'rein/layering': 'error',
       'rein/core-areas': 'error',
+      'rein/faces-use-the-service': 'error',
       'no-restricted-imports': [
         'error',
         {

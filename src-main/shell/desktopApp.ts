@@ -19,6 +19,7 @@ import { contentSecurityPolicy } from '../core/desktop/csp.js';
 import { loadDesktopSettings, updateDesktopSettings, desktopSettingsFile } from '../core/config/desktopSettings.js';
 import { notificationFor, type NotificationContent } from '../core/desktop/notifications.js';
 import { createDesktopReinApi, type DesktopReinApi } from '../core/desktop/reinService.js';
+import type { ReinService } from '../core/service/reinService.js';
 import { desktopMcpTokenStores } from '../core/desktop/mcpTokenStore.js';
 import { DisposableStore } from '../core/base/lifecycle.js';
 import { ReinError, errorMessage } from '../core/errors.js';
@@ -33,7 +34,9 @@ import { Notifier } from './notifier.js';
 import { applyLoginItem, loginItemEnabled } from './loginItem.js';
 import { appLog, logWarn } from './appLog.js';
 import { applyAppMenu } from './appMenu.js';
-import { loginItemAvailability, loginItemChange } from '../core/desktop/loginItem.js';
+import { OpenAtLogin } from '../core/desktop/openAtLogin.js';
+import { apiKeySettings, desktopSettingsView } from '../core/desktop/settingsView.js';
+import { keyHint } from '../core/service/settings.js';
 import { logFileFor } from '../core/desktop/logFile.js';
 import { registerDesktopHandlers, registerReinHandlers, type DesktopService } from './reinHandlers.js';
 import { ReinTray } from './tray.js';
@@ -73,6 +76,8 @@ export interface DesktopAppOptions {
 export interface DesktopApp {
   /** Undefined when the daemon could not start (the tray then shows the error). */
   readonly daemon: DaemonHandle | undefined;
+  /** The service the window and the daemon's faces share; there when only the daemon's faces failed (a taken port). */
+  readonly service: ReinService | undefined;
   readonly activity: DesktopActivity;
   /** The chat window (created on first need in GUI mode). */
   window(): BrowserWindow | undefined;
@@ -91,55 +96,38 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   // The key is never put into this environment: runs read ANTHROPIC_API_KEY from it, else the stored key
   // (core/secrets/apiKey.ts), which Settings writes, so a key saved later reaches the next run.
   const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env) };
-  const key = { problem: undefined as string | undefined };
-
-  // The key this app kept in api-key.enc before moves into the store every run reads (launchd jobs too).
-  try {
-    await migrateLegacyApiKey(opts.home, cipher, env);
-  } catch (e) {
-    key.problem = errorMessage(e);
-    activity.reportError(key.problem);
-    warn(key.problem);
-  }
-
-  let settings: DesktopSettings;
-  let settingsProblem: string | undefined;
-  try {
-    settings = await loadDesktopSettings(opts.home);
-  } catch (e) {
-    settings = DesktopSettings.parse({});
-    settingsProblem = errorMessage(e);
-    activity.reportError(settingsProblem);
-    warn(settingsProblem);
-  }
+  const state = await loadStartState(opts.home, cipher, env, (problem) => {
+    activity.reportError(problem);
+    warn(problem);
+  });
 
   // ---- the window and the native faces (not in headless runs) --------------------------------------
-  let win: BrowserWindow | undefined;
-  let pageLoaded = false;
-  let pendingView: DesktopView | undefined;
-  const alive = (w: BrowserWindow | undefined): w is BrowserWindow => w !== undefined && !w.isDestroyed();
-  const chatFocused = () => alive(win) && win.isVisible() && win.isFocused();
-
   // A notification that goes nowhere is logged and put on the tray icon (its badge and tooltip) instead.
   const later: { refreshTray?: () => void } = {};
+  const windows = windowControl(opts, platform, warn, logFile, () => {
+    // Opening the window is how a person sees an error: the icon goes back to what is happening.
+    activity.acknowledgeError();
+    later.refreshTray?.();
+  });
+  const { show, toggle, chatFocused } = windows;
   const undelivered = (content: NotificationContent, reason: string): void => {
     warn(`a notification could not be shown (${reason}): ${content.title} — ${content.body}`);
     activity.reportError(`${content.title}: ${content.body}`);
     later.refreshTray?.();
   };
   const notifier = new Notifier(
-    () => settings.notifications,
+    () => state.settings.notifications,
     (content) => show(content.opens),
     undelivered,
   );
   // Without a window there is nothing for a click to open.
   const headlessNotifier = new Notifier(
-    () => settings.notifications,
+    () => state.settings.notifications,
     () => undefined,
   );
   const dialogFace = createDialogApprovalFace({
     chatFocused,
-    dialogsEnabled: () => settings.approval_dialogs,
+    dialogsEnabled: () => state.settings.approval_dialogs,
     notify: (content) => notifier.show(content),
   });
 
@@ -147,27 +135,15 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   const mcpTokens = await desktopMcpTokenStores(cipher, warn);
 
   // ---- the daemon ------------------------------------------------------------------------------------
-  let daemon: DaemonHandle | undefined;
-  let daemonProblem: string | undefined;
-  try {
-    daemon = await (opts.startDaemon ?? startDaemon)({
-      home: opts.home,
-      env,
-      version: opts.version,
-      staticDir: opts.rendererDir,
-      warn,
-      mcpTokenStores: mcpTokens.stores,
-      // An MCP server's sign-in page, asked for from the window or the web page: the user's browser.
-      openUrl: (url) => {
-        if (!openInBrowser(url.href)) throw new ReinError('invalid_input', `not a web page: ${url.href}`);
-      },
-      // For runs of a person at this Mac, the native dialog races the desk (the window's card, browsers).
-      // Headless, no window shows what happens: alerts, schedules and waiting approvals notify from here.
-      ...(opts.headless ? { notifications: async (n) => void headlessNotifier.show({ ...n, opens: 'sessions' }) } : { presentFaces: () => [dialogFace] }),
-    });
-  } catch (e) {
-    daemonProblem = `Rein's daemon could not start: ${errorMessage(e)}`;
-    if (opts.headless) throw new ReinError('internal', daemonProblem, undefined, { cause: e });
+  const { daemon, service, daemonProblem } = await startInProcessDaemon(opts, {
+    env,
+    warn,
+    mcpTokenStores: mcpTokens.stores,
+    // For runs of a person at this Mac, the native dialog races the desk (the window's card, browsers).
+    // Headless, no window shows what happens: alerts, schedules and waiting approvals notify from here.
+    ...(opts.headless ? { notifications: async (n) => void headlessNotifier.show({ ...n, opens: 'sessions' }) } : { presentFaces: () => [dialogFace] }),
+  });
+  if (daemonProblem) {
     activity.reportError(daemonProblem);
     warn(daemonProblem);
   }
@@ -175,12 +151,14 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   if (opts.headless) {
     return {
       daemon,
+      service,
       activity,
       window: () => undefined,
       show: () => undefined,
       toggle: () => undefined,
       close: async () => {
         await daemon?.close();
+        await service?.close();
         headlessNotifier.dispose();
       },
     };
@@ -198,42 +176,6 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     rendererDir: opts.rendererDir,
   });
 
-  const ensureWindow = (showWhenReady: boolean): BrowserWindow => {
-    if (alive(win)) return win;
-    pageLoaded = false;
-    const created = createMainWindow({ preloadPath: opts.preloadPath, pageUrl: opts.pageUrl, showWhenReady, platform, warn, logFile });
-    hideInsteadOfClosing(created, opts.isQuitting);
-    created.webContents.on('did-finish-load', () => {
-      pageLoaded = true;
-      if (pendingView) created.webContents.send(DESKTOP_NAVIGATE_CHANNEL, pendingView);
-      pendingView = undefined;
-    });
-    // Opening the window is how a person sees an error: the icon goes back to what is happening.
-    created.on('focus', () => {
-      activity.acknowledgeError();
-      refreshTray();
-    });
-    win = created;
-    return created;
-  };
-
-  function show(view?: DesktopView): void {
-    const w = ensureWindow(true);
-    if (w.isMinimized()) w.restore();
-    w.show();
-    w.focus();
-    if (platform === 'darwin') app.focus({ steal: true });
-    if (view) {
-      if (pageLoaded) w.webContents.send(DESKTOP_NAVIGATE_CHANNEL, view);
-      else pendingView = view;
-    }
-  }
-
-  const toggle = (): void => {
-    if (chatFocused()) win?.hide();
-    else show();
-  };
-
   // ---- tray, hotkey, dock ----------------------------------------------------------------------------
   const checkForUpdates = () => void updates.then((u) => u?.checkFromMenu());
   const tray = new ReinTray(opts.trayIconDir, { open: show, quit: opts.quit, checkForUpdates }, activity.trayState());
@@ -245,73 +187,20 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
 
   const hotkey = new GlobalHotkey(toggle);
   disposables.add(hotkey);
-  const applyHotkey = (accelerator: string): void => {
-    const status = hotkey.set(accelerator);
-    const unavailable = !status.registered && accelerator !== '';
-    // Honest status: a shortcut that does nothing says so in the tray menu (until fixed) and in Settings.
-    tray.setNotices(unavailable ? [{ label: `Shortcut ${accelerator} is not available — choose another in Settings`, opens: 'settings' }] : []);
-    if (unavailable) {
-      warn(`the global shortcut could not be registered: ${status.problem ?? accelerator}`);
-      // Shown even with notifications off: the person chose this shortcut and it does nothing.
-      notifier.show({ title: 'Rein’s shortcut is not available', body: status.problem ?? accelerator, opens: 'settings' }, { force: true });
-    }
-  };
-  applyHotkey(settings.hotkey);
+  const applyHotkey = (accelerator: string): void => setHotkey(hotkey, accelerator, tray, notifier, warn);
+  applyHotkey(state.settings.hotkey);
 
-  const applyDock = (visible: boolean): void => {
-    if (platform !== 'darwin') return;
-    if (visible) void app.dock?.show();
-    else app.dock?.hide();
-  };
-  applyDock(settings.show_dock_icon);
+  const applyDock = (visible: boolean): void => setDockIcon(platform, visible);
+  applyDock(state.settings.show_dock_icon);
 
-  // "Open at login" is applied only when the person changes it (onboarding asks, Settings has the
-  // switch), never at start: a login item removed in System Settings is not added back, and macOS shows
-  // no "Login Item Added" nobody asked for. Off until the person chooses.
-  const loginAvailability = loginItemAvailability(platform, opts.packaged === true);
-  let loginProblem: string | undefined;
-  const systemLoginItem = (): boolean => {
-    if (!loginAvailability.available) return false;
-    try {
-      return loginItemEnabled({ platform, env });
-    } catch {
-      return false;
-    }
-  };
-  const applyOpenAtLogin = async (enabled: boolean): Promise<void> => {
-    loginProblem = undefined;
-    if (!loginAvailability.available) return;
-    const change = loginItemChange(systemLoginItem(), enabled);
-    if (change === 'none') return;
-    // A login item must not point at a copy that goes away (App Translocation, the disk image).
-    const place = change === 'add' ? appLocationProblem(process.execPath) : undefined;
-    if (place) {
-      loginProblem = place.message.replace('a scheduled run could not start', 'it could not start at login').replace('then make the schedule', 'then turn this on');
-      warn(loginProblem);
-      return;
-    }
-    try {
-      await applyLoginItem(enabled, { platform, env });
-    } catch (e) {
-      loginProblem = `"Open at login" could not be ${enabled ? 'turned on' : 'turned off'}: ${errorMessage(e)}`;
-      warn(loginProblem);
-    }
-  };
+  const openAtLogin = openAtLoginOf(platform, opts.packaged === true, env, warn);
 
-  // Schedules' launchd jobs follow the app: after a move or an update their plists name this executable
-  // again, orphans go; from a translocated copy or the DMG nothing is written and the tray says why.
-  if (daemon) {
-    void daemon.service
-      .schedules()
-      .sync()
-      .then(syncProblem, (e: unknown) => `Schedules could not be checked: ${errorMessage(e)}`)
-      .then((problem) => {
-        if (!problem) return;
-        activity.reportError(problem);
-        refreshTray();
-        warn(problem);
-      });
-  }
+  const reportProblem = (problem: string): void => {
+    activity.reportError(problem);
+    refreshTray();
+    warn(problem);
+  };
+  if (service) syncSchedulesAtStart(service, reportProblem);
 
   // Updates (signed builds only; shell/updater.ts, core/desktop/updates.ts). The first launch of a new
   // version syncs the schedules' launchd jobs again once the app has settled.
@@ -320,10 +209,10 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     platform,
     packaged: opts.packaged === true,
     env,
-    enabled: () => settings.auto_update,
+    enabled: () => state.settings.auto_update,
     warn,
     onUpdated: async () => {
-      const problem = daemon ? syncProblem(await daemon.service.schedules().sync()) : undefined;
+      const problem = service ? syncProblem(await service.schedules().sync()) : undefined;
       if (problem) warn(problem);
     },
   }).then(
@@ -335,28 +224,237 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
   );
 
   // ---- IPC ------------------------------------------------------------------------------------------
-  const trusted = ourTopFrame(() => new Set(alive(win) ? [win.webContents] : []), isAppPage);
-  const macPermissions = opts.macPermissions ?? new MacPermissions(platform);
+  const trusted = ourTopFrame(() => new Set(windows.current() ? [windows.current()!.webContents] : []), isAppPage);
+  const faces = settingsFaces({
+    home: opts.home,
+    platform,
+    env,
+    state,
+    hotkey,
+    macPermissions: opts.macPermissions ?? new MacPermissions(platform),
+    openAtLogin,
+    applyHotkey,
+    applyDock,
+    service,
+    daemonProblem,
+  });
+  // The window calls the service in this process: no HTTP, no token.
+  const reinApi: DesktopReinApi = service ? createDesktopReinApi(service, faces.desktopPart) : unavailableService(daemonProblem ?? "Rein's daemon is not running");
+  disposables.add(registerReinHandlers(trusted, reinApi));
+  disposables.add(registerDesktopHandlers(trusted, faces.desktopService));
 
+  // ---- the daemon's events: to the page, the tray and the notifications -------------------------------
+  if (service) {
+    // The app is a client of its own service: unattended runs may send their questions here.
+    disposables.add(service.attachClient('desktop'));
+    const subscription = service.subscribe((entry) => {
+      windows.current()?.webContents.send(REIN_EVENT_CHANNEL, entry.event);
+      const note = activity.observe(entry.event);
+      refreshTray();
+      const content = note && notificationFor(note, { chatFocused: chatFocused() });
+      if (content) notifier.show(content);
+    });
+    disposables.add(subscription);
+  }
+  disposables.add(notifier);
+
+  windows.ensure(!opts.startHidden);
+
+  let closing: Promise<void> | undefined;
+  return {
+    daemon,
+    service,
+    activity,
+    window: windows.current,
+    show,
+    toggle,
+    close: () =>
+      (closing ??= (async () => {
+        try {
+          disposables.dispose();
+        } catch (e) {
+          warn(`while closing: ${errorMessage(e)}`);
+        }
+        await daemon?.close();
+        await service?.close();
+      })()),
+  };
+}
+
+/**
+ * The daemon inside this process. Headless (launchd), a daemon that cannot start ends the app; with a
+ * window it stays up without one and says why (`daemonProblem`: the tray and every operation show it).
+ */
+async function startInProcessDaemon(
+  opts: DesktopAppOptions,
+  o: Pick<DaemonOptions, 'env' | 'warn' | 'mcpTokenStores' | 'notifications' | 'presentFaces'>,
+): Promise<{ daemon: DaemonHandle | undefined; service: ReinService | undefined; daemonProblem: string | undefined }> {
+  // The service comes before any face and the window is its peer: when only the daemon's faces cannot
+  // start (its port is taken), the window still works on the service and the problem is on the tray.
+  let service: ReinService | undefined;
+  try {
+    const daemon = await (opts.startDaemon ?? startDaemon)({
+      home: opts.home,
+      serviceReady: (s) => void (service = s),
+      version: opts.version,
+      staticDir: opts.rendererDir,
+      ...o,
+      // An MCP server's sign-in page, asked for from the window or the web page: the user's browser.
+      openUrl: (url) => {
+        if (!openInBrowser(url.href)) throw new ReinError('invalid_input', `not a web page: ${url.href}`);
+      },
+    });
+    return { daemon, service: daemon.service, daemonProblem: undefined };
+  } catch (e) {
+    const daemonProblem = `Rein's daemon could not start: ${errorMessage(e)}`;
+    if (opts.headless) {
+      await (service as ReinService | undefined)?.close();
+      throw new ReinError('internal', daemonProblem, undefined, { cause: e });
+    }
+    return { daemon: undefined, service, daemonProblem };
+  }
+}
+
+/** "Open at login", applied only when the person changes it, never at start (core/desktop/openAtLogin.ts), on Electron's login items. */
+function openAtLoginOf(platform: NodeJS.Platform, packaged: boolean, env: NodeJS.ProcessEnv, warn: (message: string) => void): OpenAtLogin {
+  return new OpenAtLogin({
+    platform,
+    packaged,
+    system: { enabled: () => loginItemEnabled({ platform, env }), apply: (enabled) => applyLoginItem(enabled, { platform, env }) },
+    placeProblem: () => appLocationProblem(process.execPath),
+    warn,
+  });
+}
+
+/** The Dock icon (macOS only) shown or hidden, as Settings says. */
+function setDockIcon(platform: NodeJS.Platform, visible: boolean): void {
+  if (platform !== 'darwin') return;
+  if (visible) void app.dock?.show();
+  else app.dock?.hide();
+}
+
+/** Registers the global shortcut; one that does nothing says so in the tray menu (until fixed), the log and a notification. */
+function setHotkey(hotkey: GlobalHotkey, accelerator: string, tray: ReinTray, notifier: Notifier, warn: (message: string) => void): void {
+  const status = hotkey.set(accelerator);
+  const unavailable = !status.registered && accelerator !== '';
+  // Honest status: a shortcut that does nothing says so in the tray menu (until fixed) and in Settings.
+  tray.setNotices(unavailable ? [{ label: `Shortcut ${accelerator} is not available — choose another in Settings`, opens: 'settings' }] : []);
+  if (unavailable) {
+    warn(`the global shortcut could not be registered: ${status.problem ?? accelerator}`);
+    // Shown even with notifications off: the person chose this shortcut and it does nothing.
+    notifier.show({ title: 'Rein’s shortcut is not available', body: status.problem ?? accelerator, opens: 'settings' }, { force: true });
+  }
+}
+
+/** What the app's settings and key are as it starts (and change while it runs: Settings writes them). */
+interface StartState {
+  settings: DesktopSettings;
+  /** Why desktop-settings.json could not be read (the defaults are used meanwhile). */
+  settingsProblem: string | undefined;
+  /** Why the old api-key.enc could not be moved into the key store. */
+  keyProblem: string | undefined;
+}
+
+async function loadStartState(home: string, cipher: StringCipher, env: NodeJS.ProcessEnv, report: (problem: string) => void): Promise<StartState> {
+  const state: StartState = { settings: DesktopSettings.parse({}), settingsProblem: undefined, keyProblem: undefined };
+  // The key this app kept in api-key.enc before moves into the store every run reads (launchd jobs too).
+  try {
+    await migrateLegacyApiKey(home, cipher, env);
+  } catch (e) {
+    state.keyProblem = errorMessage(e);
+    report(state.keyProblem);
+  }
+  try {
+    state.settings = await loadDesktopSettings(home);
+  } catch (e) {
+    state.settingsProblem = errorMessage(e);
+    report(state.settingsProblem);
+  }
+  return state;
+}
+
+/** The chat window, made on first need and again after it was destroyed; a view asked for before its page loaded waits for it. */
+function windowControl(opts: DesktopAppOptions, platform: NodeJS.Platform, warn: (message: string) => void, logFile: string | undefined, onFocus: () => void) {
+  let win: BrowserWindow | undefined;
+  let pageLoaded = false;
+  let pendingView: DesktopView | undefined;
+  const alive = (w: BrowserWindow | undefined): w is BrowserWindow => w !== undefined && !w.isDestroyed();
+  const chatFocused = () => alive(win) && win.isVisible() && win.isFocused();
+
+  const ensure = (showWhenReady: boolean): BrowserWindow => {
+    if (alive(win)) return win;
+    pageLoaded = false;
+    const created = createMainWindow({ preloadPath: opts.preloadPath, pageUrl: opts.pageUrl, showWhenReady, platform, warn, logFile });
+    hideInsteadOfClosing(created, opts.isQuitting);
+    created.webContents.on('did-finish-load', () => {
+      pageLoaded = true;
+      if (pendingView) created.webContents.send(DESKTOP_NAVIGATE_CHANNEL, pendingView);
+      pendingView = undefined;
+    });
+    created.on('focus', onFocus);
+    win = created;
+    return created;
+  };
+
+  const show = (view?: DesktopView): void => {
+    const w = ensure(true);
+    if (w.isMinimized()) w.restore();
+    w.show();
+    w.focus();
+    if (platform === 'darwin') app.focus({ steal: true });
+    if (view) {
+      if (pageLoaded) w.webContents.send(DESKTOP_NAVIGATE_CHANNEL, view);
+      else pendingView = view;
+    }
+  };
+
+  const toggle = (): void => {
+    if (chatFocused()) win?.hide();
+    else show();
+  };
+
+  return { ensure, show, toggle, chatFocused, current: (): BrowserWindow | undefined => (alive(win) ? win : undefined) };
+}
+
+/**
+ * Schedules' launchd jobs follow the app: after a move or an update their plists name this executable
+ * again, orphans go; from a translocated copy or the DMG nothing is written and the tray says why.
+ */
+function syncSchedulesAtStart(service: ReinService, report: (problem: string) => void): void {
+  void service
+    .schedules()
+    .sync()
+    .then(syncProblem, (e: unknown) => `Schedules could not be checked: ${errorMessage(e)}`)
+    .then((problem) => {
+      if (problem) report(problem);
+    });
+}
+
+/** The window's Settings: its part of ReinSettings (key, hotkey, macOS permissions) and the desktop-only operations. */
+function settingsFaces(o: {
+  home: string;
+  platform: NodeJS.Platform;
+  env: NodeJS.ProcessEnv;
+  state: StartState;
+  hotkey: GlobalHotkey;
+  macPermissions: MacPermissions;
+  openAtLogin: OpenAtLogin;
+  applyHotkey: (accelerator: string) => void;
+  applyDock: (visible: boolean) => void;
+  service: ReinService | undefined;
+  daemonProblem: string | undefined;
+}) {
+  const { home, platform, env, state, hotkey, macPermissions } = o;
   const desktopPart = {
     async read(): Promise<Partial<ReinSettings>> {
-      const found = await resolveApiKey(env, opts.home);
-      const target = await keyWriteTarget(env, opts.home);
+      const found = await resolveApiKey(env, home);
+      const target = await keyWriteTarget(env, home);
       const mac = platform === 'darwin' ? (await macPermissions.statuses()).status : undefined;
-      const problem = key.problem ?? found.problem;
       return {
         platform,
-        api_key: {
-          present: Boolean(found.key),
-          source: found.source ?? null,
-          ...(found.key ? { hint: keyHint(found.key) } : {}),
-          ...(problem ? { problem } : {}),
-          note: target.store.encrypted
-            ? `Kept in ${target.store.where}, where the CLI and scheduled runs find it too.`
-            : `Kept in ${target.store.where}, readable only by you but not encrypted (no system keychain${target.fallbackReason ? `: ${target.fallbackReason}` : ''}).`,
-        },
-        hotkey: settings.hotkey === '' ? null : settings.hotkey,
-        ...(hotkey.status.problem && settings.hotkey !== '' ? { hotkey_problem: hotkey.status.problem } : {}),
+        api_key: apiKeySettings(found, target, state.keyProblem ?? found.problem),
+        hotkey: state.settings.hotkey === '' ? null : state.settings.hotkey,
+        ...(hotkey.status.problem && state.settings.hotkey !== '' ? { hotkey_problem: hotkey.status.problem } : {}),
         ...(mac ? { mac_permissions: mac } : {}),
       };
     },
@@ -369,46 +467,33 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
         await changeSettings(patch.data);
       }
       if (part.api_key !== undefined) {
-        await storeApiKey(env, opts.home, part.api_key.trim());
-        key.problem = undefined;
+        await storeApiKey(env, home, part.api_key.trim());
+        state.keyProblem = undefined;
       }
     },
     openPermissionSettings: async (permission: MacPermissionName) => ({ opened: await macPermissions.openSettings(permission) }),
   };
 
   async function changeSettings(patch: DesktopSettingsPatch): Promise<void> {
-    settings = await updateDesktopSettings(opts.home, patch);
-    settingsProblem = undefined;
-    if (patch.hotkey !== undefined) applyHotkey(settings.hotkey);
-    if (patch.show_dock_icon !== undefined) applyDock(settings.show_dock_icon);
-    if (patch.open_at_login !== undefined) await applyOpenAtLogin(patch.open_at_login);
+    state.settings = await updateDesktopSettings(home, patch);
+    state.settingsProblem = undefined;
+    if (patch.hotkey !== undefined) o.applyHotkey(state.settings.hotkey);
+    if (patch.show_dock_icon !== undefined) o.applyDock(state.settings.show_dock_icon);
+    if (patch.open_at_login !== undefined) await o.openAtLogin.apply(patch.open_at_login);
   }
 
-  const settingsView = async () => {
-    const target = await keyWriteTarget(env, opts.home);
-    return {
-      settings,
+  const settingsView = async () =>
+    desktopSettingsView({
+      settings: state.settings,
       hotkey: hotkey.status,
-      key_storage: {
-        available: true,
-        store: target.store.kind,
-        location: target.store.where,
-        plain_text: !target.store.encrypted,
-        ...(target.fallbackReason ? { problem: target.fallbackReason } : {}),
-      },
-      file: desktopSettingsFile(opts.home),
-      login_item: {
-        available: loginAvailability.available,
-        enabled: systemLoginItem(),
-        chosen: settings.open_at_login !== undefined,
-        ...(loginProblem ? { problem: loginProblem } : !loginAvailability.available ? { problem: loginAvailability.problem } : {}),
-      },
-    };
-  };
+      target: await keyWriteTarget(env, home),
+      file: desktopSettingsFile(home),
+      loginItem: o.openAtLogin.status(state.settings.open_at_login !== undefined),
+    });
 
   const desktopService: DesktopService = {
     desktopSettings: async () => {
-      if (settingsProblem) throw new ReinError('config_invalid', settingsProblem);
+      if (state.settingsProblem) throw new ReinError('config_invalid', state.settingsProblem);
       return settingsView();
     },
     updateDesktopSettings: async (patch) => {
@@ -417,64 +502,23 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     },
     // Runs then use ANTHROPIC_API_KEY from the environment Rein started with, if any.
     clearApiKey: async () => {
-      const legacy = await clearLegacyApiKey(opts.home);
-      const removed = await removeStoredApiKey(env, opts.home);
-      key.problem = undefined;
+      const legacy = await clearLegacyApiKey(home);
+      const removed = await removeStoredApiKey(env, home);
+      state.keyProblem = undefined;
       return { removed: removed.length > 0 || legacy };
     },
     requestMacPermission: async ({ permission }) => ({ permission, status: await macPermissions.request(permission) }),
     // Only this window (behind the sender check) may confirm a permission-raising change asked for over the API.
     answerChange: async (input) => {
-      if (!daemon) throw new ReinError('unavailable', daemonProblem ?? "Rein's daemon is not running");
-      return daemon.service.answerChange(input, 'desktop');
+      if (!o.service) throw new ReinError('unavailable', o.daemonProblem ?? "Rein's daemon is not running");
+      return o.service.answerChange(input, 'desktop');
     },
   };
-
-  // The window calls the service in this process: no HTTP, no token.
-  const reinApi: DesktopReinApi = daemon ? createDesktopReinApi(daemon.service, desktopPart) : unavailableService(daemonProblem ?? "Rein's daemon is not running");
-  disposables.add(registerReinHandlers(trusted, reinApi));
-  disposables.add(registerDesktopHandlers(trusted, desktopService));
-
-  // ---- the daemon's events: to the page, the tray and the notifications -------------------------------
-  if (daemon) {
-    // The app is a client of its own daemon: unattended runs may send their questions here.
-    disposables.add(daemon.service.attachClient('desktop'));
-    const subscription = daemon.service.subscribe((entry) => {
-      if (alive(win)) win.webContents.send(REIN_EVENT_CHANNEL, entry.event);
-      const note = activity.observe(entry.event);
-      refreshTray();
-      const content = note && notificationFor(note, { chatFocused: chatFocused() });
-      if (content) notifier.show(content);
-    });
-    disposables.add(subscription);
-  }
-  disposables.add(notifier);
-
-  ensureWindow(!opts.startHidden);
-
-  let closing: Promise<void> | undefined;
-  return {
-    daemon,
-    activity,
-    window: () => (alive(win) ? win : undefined),
-    show,
-    toggle,
-    close: () =>
-      (closing ??= (async () => {
-        try {
-          disposables.dispose();
-        } catch (e) {
-          warn(`while closing: ${errorMessage(e)}`);
-        }
-        await daemon?.close();
-      })()),
-  };
+  return { desktopPart, desktopService };
 }
 
-/** Enough of a key to recognise it by, never enough to use it. */
-export function keyHint(key: string): string {
-  return key.length > 16 ? `${key.slice(0, 7)}…${key.slice(-4)}` : `…${key.slice(-2)}`;
-}
+/** Enough of a key to recognise it by, never enough to use it (core/service/settings.ts). */
+export { keyHint };
 
 /** Every operation fails with the same clear reason while there is no daemon to answer. */
 function unavailableService(reason: string): DesktopReinApi {

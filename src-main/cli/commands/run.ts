@@ -5,7 +5,8 @@ import { loadConfig } from '../../core/config/load.js';
 import { reinHome } from '../../core/config/paths.js';
 import { PermissionMode } from '../../core/config/schema.js';
 import { isReinError } from '../../core/errors.js';
-import { closeRuntime, createRuntime, startRun, type Runtime, type StartedRun } from '../../core/runtime/runtime.js';
+import type { StartedRun } from '../../core/runtime/runtime.js';
+import { OneShotService } from '../../core/service/oneShot.js';
 import { signalGroup } from '../../core/process/processGroup.js';
 import { pageOpener } from '../../core/mcp/browser.js';
 import { isSourceName } from '../../core/api/patterns.js';
@@ -91,7 +92,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const stop = stopOnSignals({ forceOnSecondInterrupt: true });
   // Every way out closes the run's own MCP servers (each a process group of its own, which would outlive
   // the command and, while connected, keep it from exiting): see the finally below and exitGuard.
-  let runtime: Runtime | undefined;
+  let service: OneShotService | undefined;
   let run: StartedRun | undefined;
   let over = false;
   let unguard: () => void = () => undefined;
@@ -113,7 +114,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     // A person at this terminal, unless the source says nobody is watching (a schedule run through the
     // CLI): then a call that needs approval is denied at once (core/permissions/runPolicy.ts). A prompt
     // on stdin leaves no terminal to answer on; the terminal face then denies.
-    runtime = await createRuntime({
+    // The run goes through the service like every face's (core/service/oneShot.ts), made for this one run.
+    service = await OneShotService.open({
       home,
       cwd,
       env: io.env,
@@ -129,10 +131,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       ...(present ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })], openUrl: pageOpener(io.env, io.stderr) } : {}),
       signal: stop.signal,
     });
-    unguard = exitGuard(runtime);
+    unguard = exitGuard(service);
     // What another process waiting for this session is told holds it.
     setLockHolderName('rein run');
-    run = await startRun(runtime, {
+    run = await service.start({
       prompt,
       cwd,
       home,
@@ -160,7 +162,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   } finally {
     // A run left before its end (a renderer that threw) is closed, which saves it and ends its events.
     if (run && !over) await run.events.return(undefined as never).catch(() => undefined);
-    if (runtime) await closeRuntime(runtime);
+    if (service) await service.close();
     unguard();
     stop.dispose();
   }
@@ -179,11 +181,10 @@ function whereCommandsLive(home: string, agent: string | undefined, prompt: stri
  * Ctrl-C (stopSignals.ts) end the command there. On the way out the run's connected stdio MCP servers
  * are signalled, so none is left behind. Returns the undo, for a command that closed them itself.
  */
-function exitGuard(runtime: Runtime): () => void {
-  const manager = runtime.mcp?.owned ? runtime.mcp.manager : undefined;
-  if (!manager) return () => undefined;
+function exitGuard(service: OneShotService): () => void {
+  if (!service.ownsMcpServers) return () => undefined;
   const onExit = () => {
-    for (const pid of manager.pids()) signalGroup(pid, 'SIGTERM');
+    for (const pid of service.mcpPids()) signalGroup(pid, 'SIGTERM');
   };
   process.on('exit', onExit);
   return () => void process.off('exit', onExit);

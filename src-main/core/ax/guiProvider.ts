@@ -14,6 +14,7 @@ import { AXClient, type AXClientOptions } from './axClient.js';
 import { locateHelper } from './helperProcess.js';
 import { GuiGuard, type GuiGuardOptions } from './guiGuard.js';
 import { accessibilityTool, applescriptTool, computerTool, screenshotTool, waitForTool } from './guiTools.js';
+import type { GuiProviderPool } from './guiProviderPool.js';
 
 export type GuiEnabled = boolean | 'auto';
 
@@ -64,19 +65,28 @@ export class GuiToolProvider implements ToolProvider {
   dispose(): void {
     this.#store.dispose();
   }
+
+  /** Stops the helper (waiting for it to end), then lets go of the rest. */
+  async disposeAsync(): Promise<void> {
+    await this.client.disposeAsync();
+    this.dispose();
+  }
 }
 
+const poolKey = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string =>
+  [platform, env.DISPLAY, env.DBUS_SESSION_BUS_ADDRESS, env.REIN_AX_HELPER, env.REIN_AX_PYTHON, env.REIN_AX_HELPER_BUNDLE].join('\0');
+
 /**
- * One provider per process for the runs a process makes (keyed by platform and helper environment): the
- * helper is a machine resource like a connection pool, and runs share it while their refs stay in their
- * own session slots. It is torn down when the process exits (and the helper also ends on its own when its
- * parent is gone).
+ * For runtimes without an owner (a one-shot `rein run`, no RuntimeCache): one provider per process, keyed
+ * by platform and helper environment. It is torn down when the process exits (and the helper also ends on
+ * its own when its parent is gone). A runtime with a RuntimeCache takes the cache's pool instead, which its
+ * owner disposes.
  */
 const shared = new Map<string, GuiToolProvider>();
 let exitHook = false;
 
 export function sharedGuiProvider(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): GuiToolProvider {
-  const key = [platform, env.DISPLAY, env.DBUS_SESSION_BUS_ADDRESS, env.REIN_AX_HELPER, env.REIN_AX_PYTHON, env.REIN_AX_HELPER_BUNDLE].join('\0');
+  const key = poolKey(env, platform);
   let p = shared.get(key);
   if (!p) {
     p = new GuiToolProvider({ env, platform });
@@ -96,17 +106,22 @@ export function sharedGuiProvider(env: NodeJS.ProcessEnv = process.env, platform
  * `gui.enabled` is false, or (auto) when guiAvailability says no. `true` adds it even without a helper: its
  * tools then say why they cannot run.
  */
-export function guiProviderFor(enabled: GuiEnabled, env: NodeJS.ProcessEnv, given: readonly ToolProvider[] = [], platform: NodeJS.Platform = process.platform): ToolProvider | undefined {
+export function guiProviderFor(
+  enabled: GuiEnabled,
+  env: NodeJS.ProcessEnv,
+  given: readonly ToolProvider[] = [],
+  platform: NodeJS.Platform = process.platform,
+  pool?: GuiProviderPool,
+): ToolProvider | undefined {
   if (given.some((p) => p.source === 'gui')) return undefined;
   if (enabled === false) return undefined;
   if (enabled === 'auto' && !guiAvailability(enabled, env, platform).available) return undefined;
-  return sharedGuiProvider(env, platform);
+  return pool ? pool.get(poolKey(env, platform), () => new GuiToolProvider({ env, platform })) : sharedGuiProvider(env, platform);
 }
 
 /** Stops every shared provider's helper (tests; a process that wants them gone before it exits). */
 export async function disposeSharedGuiProviders(): Promise<void> {
   const all = [...shared.values()];
   shared.clear();
-  await Promise.all(all.map((p) => p.client.disposeAsync()));
-  for (const p of all) p.dispose();
+  await Promise.all(all.map((p) => p.disposeAsync()));
 }

@@ -6,16 +6,19 @@
  */
 import type { ToolProvider } from '../tools/provider.js';
 import type { GuiEnabled } from './guiProvider.js';
+import type { GuiProviderPool } from './guiProviderPool.js';
 
 export async function loadGuiProvider(
   enabled: GuiEnabled,
   env: NodeJS.ProcessEnv,
   given: readonly ToolProvider[] = [],
   platform: NodeJS.Platform = process.platform,
+  /** The owner's pool (a RuntimeCache's); without one, the process-wide provider. */
+  pool?: GuiProviderPool,
 ): Promise<ToolProvider | undefined> {
   if (enabled === false || given.some((p) => p.source === 'gui')) return undefined;
   // guiAvailability says no without looking further in these cases: no need to load it to hear that.
   if (enabled === 'auto' && platform !== 'darwin' && !(platform === 'linux' && env.DISPLAY)) return undefined;
   const { guiProviderFor } = await import('./guiProvider.js');
-  return guiProviderFor(enabled, env, given, platform);
+  return guiProviderFor(enabled, env, given, platform, pool);
 }

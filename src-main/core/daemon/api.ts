@@ -13,8 +13,6 @@ import { reinOperations } from '../api/reinApi.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
 import { runRequestFromMessage, type EntryPoint, type RunRequest } from '../runtime/runRequest.js';
 import type { BusEntry } from '../service/eventBus.js';
-import { pendingApprovalJson } from '../service/approvalDesk.js';
-import { runHeartbeat } from '../triggers/index.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { CONFIRM_HEADER } from './confirmSecret.js';
 import type { DaemonContext } from './context.js';
@@ -198,12 +196,16 @@ async function postHeartbeat(ctx: DaemonContext, req: IncomingMessage, res: Serv
   const name = pathName(params);
   await readBody(req);
   if (name === DEFAULT_AGENT) throw new HttpError(400, 'invalid_request', 'the built-in agent has no heartbeat: name one of your agents', 'name');
-  await ctx.service.getAgent({ name });
+  sendJson(res, 200, await ctx.service.runHeartbeat({ name }, whileConnected(res, 'the client went away')));
+}
+
+/** Aborted when the client goes away before its answer was written. */
+function whileConnected(res: ServerResponse, why: string): AbortSignal {
   const gone = new AbortController();
   res.on('close', () => {
-    if (!res.writableFinished) gone.abort(new Error('the client went away'));
+    if (!res.writableFinished) gone.abort(new Error(why));
   });
-  sendJson(res, 200, await runHeartbeat(ctx.service, name, { trigger: 'hand', signal: gone.signal, warn: ctx.warn }));
+  return gone.signal;
 }
 
 /**
@@ -259,41 +261,8 @@ const AskApprovalBody = z.strictObject({ ...ApprovalRequest.shape, request_id: A
  */
 async function askApproval(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const request = validate(AskApprovalBody, await readBodyJson(req));
-  const desk = ctx.service.desk;
-  const isPending = () => desk.list().some((r) => r.request_id === request.request_id);
-  if (isPending()) throw new HttpError(409, 'approval_already_decided', `approval ${request.request_id} is already pending`, 'request_id');
-  const event = { type: 'approval_request' as const, seq: 0, at: request.asked_at, ...request };
-  desk.open(event);
-  // A settled id is not opened again: its old answer is never handed out as a new one.
-  if (!isPending()) throw new HttpError(409, 'approval_already_decided', `approval ${request.request_id} was already decided`, 'request_id');
-  const withdraw = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    withdraw.abort();
-  }, ctx.service.config.permissions.approval_timeout_seconds * 1000);
-  timer.unref();
-  const gone = () => withdraw.abort();
-  res.on('close', gone);
-  try {
-    ctx.service.bus.publish(event);
-    let answer = await desk.face().ask(request, withdraw.signal);
-    if (answer.by === 'withdrawn' && timedOut) answer = { decision: 'deny', by: 'timeout' };
-    ctx.service.bus.publish({
-      type: 'approval_response',
-      session_id: request.session_id,
-      seq: 1,
-      at: new Date().toISOString(),
-      request_id: request.request_id,
-      decision: answer.decision,
-      by: answer.by,
-      route: request.route,
-    });
-    if (!res.destroyed) sendJson(res, 200, { request_id: request.request_id, decision: answer.decision, by: answer.by });
-  } finally {
-    clearTimeout(timer);
-    res.off('close', gone);
-  }
+  const answer = await ctx.service.askApproval(request, whileConnected(res, 'the asker went away'));
+  if (!res.destroyed) sendJson(res, 200, answer);
 }
 
 /** PUT /agents/{name}: the name comes from the path, the changes from the body. */
@@ -354,9 +323,9 @@ async function getEvents(ctx: DaemonContext, req: IncomingMessage, res: ServerRe
   const service = ctx.service;
   startSse(res);
   writeSse(res, ': connected\n\n');
-  const replayed = service.bus.since(lastId);
+  const { replayed, pendingApprovals } = service.replaySince(lastId);
   for (const e of replayed) writeSse(res, sseFrame(e.event.type, e.json, e.id));
-  for (const frame of pendingApprovalJson(service.desk, replayed)) writeSse(res, sseFrame('approval_request', frame));
+  for (const frame of pendingApprovals) writeSse(res, sseFrame('approval_request', frame));
   const subscription = service.subscribe((e) => writeSse(res, sseFrame(e.event.type, e.json, e.id)));
   const stopKeepAlive = keepAlive(res);
   const end = () => res.end();

@@ -16,12 +16,9 @@ import type { GlobalConfig } from '../config/schema.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { primeLoginPath } from '../process/loginPath.js';
 import type { createRuntime } from '../runtime/runtime.js';
-import type { ApprovalDesk } from '../service/approvalDesk.js';
-import type { EventBus } from '../service/eventBus.js';
 import { LiveConfig } from '../service/liveConfig.js';
-import { ReinService, type ReinServiceOptions } from '../service/reinService.js';
-import type { RunRouter } from '../service/runs/runRouter.js';
-import { agentActivity, startTriggers, type TriggerOptions, type Triggers } from '../triggers/index.js';
+import { ReinService, type ReinServiceOptions, type RunsInFlight } from '../service/reinService.js';
+import { agentActivity, runHeartbeat, startTriggers, type TriggerOptions, type Triggers } from '../triggers/index.js';
 import { isLoopbackHost, WILDCARD_HOSTS } from '../util/loopback.js';
 import type { DaemonContext } from './context.js';
 import { writeConfirmSecret } from './confirmSecret.js';
@@ -80,6 +77,12 @@ export interface DaemonOptions {
    * Config `daemon.notifications: false` turns them off. Default: none (the app's window shows its own).
    */
   notifications?: 'system' | ((notice: SystemNotice) => Promise<void>);
+  /**
+   * Told the service as soon as it is built, before any face starts: the caller (the desktop app) owns
+   * it from then on. A face that then fails to start (the port is taken) leaves the service running for
+   * the caller, holding the instance lock until it closes; the error still says what went wrong.
+   */
+  serviceReady?: (service: ReinService) => void;
 }
 
 export interface DaemonHandle {
@@ -92,9 +95,8 @@ export interface DaemonHandle {
   service: ReinService;
   /** For the rest of the app (scheduler, heartbeats): put an event on the bus. */
   publish(event: DaemonEvent): void;
-  router: RunRouter;
-  bus: EventBus;
-  desk: ApprovalDesk;
+  /** The service's runs in flight and waiting, and its submit (tests, embedders): the same as `service`'s. */
+  router: RunsInFlight & Pick<ReinService, 'submit'>;
   /** Resolves once the daemon has fully stopped (after close() or POST /shutdown). */
   closed: Promise<void>;
   /** The agents' heartbeats and file watchers, unless turned off (DaemonOptions.triggers). */
@@ -125,7 +127,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   // Torn down in reverse order of adding, on close or when start fails half-way.
   const store = new DisposableStore();
   const lock = await acquireInstanceLock(home);
-  store.add({ dispose: () => lock.release() });
+  // Handed to the service instead when a face fails to start and the service stays up (serviceReady).
+  let lockKept = false;
+  store.add({ dispose: () => (lockKept ? undefined : lock.release()) });
+  let keepService: (() => void) | undefined;
   let infoWritten = false;
   // daemon.json goes just before the lock, once the server has stopped answering.
   store.add({
@@ -167,7 +172,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       // A shell on this machine can confirm raises (`rein changes accept`): it reads the confirm secret.
       confirmInShell: true,
     });
-    store.add({ dispose: () => service.close() });
+    // Every face is a peer of the service: its owner may use it while the daemon's own faces start.
+    if (opts.serviceReady) {
+      opts.serviceReady(service);
+      // Should a face fail to start, the service stays up for its owner, and keeps this home's lock.
+      keepService = () => {
+        lockKept = true;
+        service.own({ dispose: () => lock.release() });
+      };
+    } else store.add({ dispose: () => service.close() });
+    service.setHeartbeatRunner((agent, signal) => runHeartbeat(service, agent, { trigger: 'hand', ...(signal ? { signal } : {}), warn }));
 
     const shutdownRequested = store.add(new Emitter<void>());
     const ctx: DaemonContext = {
@@ -248,9 +262,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       token: () => ctx.security.token,
       service,
       publish: (event) => service.publish(event),
-      router: service.router,
-      bus: service.bus,
-      desk: service.desk,
+      router: { get running() { return service.router.running; }, get queued() { return service.router.queued; }, submit: (r, o) => service.submit(r, o) },
       ...(triggers ? { triggers } : {}),
       closed,
       onShutdownRequested: (l) => void shutdownRequested.event(l),
@@ -259,6 +271,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       close,
     };
   } catch (e) {
+    keepService?.();
     await store.disposeAsync().catch(() => undefined);
     throw e;
   }

@@ -18,7 +18,6 @@ import { acceptCamelCaseKeys } from '../api/fieldNames.js';
 import { WsFrameEnvelope, wsFrameBodies, type WsServerFrame } from '../api/protocol.js';
 import { DisposableStore } from '../base/lifecycle.js';
 import { runRequestFromMessage } from '../runtime/runRequest.js';
-import { pendingApprovalJson } from '../service/approvalDesk.js';
 import type { BusEntry } from '../service/eventBus.js';
 import type { DaemonContext } from './context.js';
 import { HttpError, toHttpError } from './httpError.js';
@@ -81,9 +80,9 @@ function onConnection(ctx: DaemonContext, ws: WebSocket, req: IncomingMessage): 
 
   const service = ctx.service;
   const lastId = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('last_event_id') ?? undefined;
-  const replayed = service.bus.since(lastId);
+  const { replayed, pendingApprovals } = service.replaySince(lastId);
   for (const e of replayed) send(eventFrame(e));
-  for (const json of pendingApprovalJson(service.desk, replayed)) send(`{"frame":"event","event":${json}}`);
+  for (const json of pendingApprovals) send(`{"frame":"event","event":${json}}`);
 
   // Everything this connection holds, torn down together when it closes.
   const held = new DisposableStore();

@@ -147,21 +147,7 @@ interface Route {
 function send(url: URL, init: RequestInit, payload: string | Buffer | undefined, route: Route): Promise<Response> {
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortReason(signal));
-  const method = normaliseMethod(init.method);
-  const headers = requestHeaders(init.headers);
-  // Encoded once: measuring a string's UTF-8 length and then writing it would walk ~40 KB twice.
-  const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
-  if (bytes !== undefined) {
-    headers['content-length'] = String(bytes.byteLength);
-    if (typeof payload === 'string' && headers['content-type'] === undefined) headers['content-type'] = 'text/plain;charset=UTF-8';
-  } else if (method === 'POST' || method === 'PUT') {
-    headers['content-length'] = '0';
-  } else {
-    delete headers['content-length'];
-  }
-  // Responses are small (SSE deltas, JSON): compressing them costs more CPU than it saves. A server
-  // that compresses anyway is still decoded below.
-  if (headers['accept-encoding'] === undefined) headers['accept-encoding'] = 'identity';
+  const { method, headers, bytes } = requestHead(init, payload);
   const redirect = init.redirect;
   // What a resend (or a redirect handed to fetch) needs, dropped once the response has come: the
   // closures below live as long as the response streams, and must not keep the ~40 KB body alive with
@@ -268,10 +254,7 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
         return;
       }
       try {
-        const responseHeaders = new Headers();
-        const raw = res.rawHeaders;
-        for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
-        const statusText = REASON_PHRASE.test(res.statusMessage ?? '') ? (res.statusMessage ?? '') : '';
+        const { responseHeaders, statusText } = responseHead(res);
         let body: ReadableStream<Uint8Array> | null = null;
         if (method === 'HEAD' || NULL_BODY_STATUS.has(status)) {
           settle();
@@ -348,6 +331,35 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
 
     attempt(false);
   });
+}
+
+/** The request's method, headers and body bytes as they go on the wire. */
+function requestHead(init: RequestInit, payload: string | Buffer | undefined): { method: string; headers: Record<string, string>; bytes: Buffer | undefined } {
+  const method = normaliseMethod(init.method);
+  const headers = requestHeaders(init.headers);
+  // Encoded once: measuring a string's UTF-8 length and then writing it would walk ~40 KB twice.
+  const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  if (bytes !== undefined) {
+    headers['content-length'] = String(bytes.byteLength);
+    if (typeof payload === 'string' && headers['content-type'] === undefined) headers['content-type'] = 'text/plain;charset=UTF-8';
+  } else if (method === 'POST' || method === 'PUT') {
+    headers['content-length'] = '0';
+  } else {
+    delete headers['content-length'];
+  }
+  // Responses are small (SSE deltas, JSON): compressing them costs more CPU than it saves. A server
+  // that compresses anyway is still decoded (decodingChain).
+  if (headers['accept-encoding'] === undefined) headers['accept-encoding'] = 'identity';
+  return { method, headers, bytes };
+}
+
+/** The response's headers as they came (repeated ones kept) and its reason phrase, when it is a valid one. */
+function responseHead(res: http.IncomingMessage): { responseHeaders: Headers; statusText: string } {
+  const responseHeaders = new Headers();
+  const raw = res.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
+  const statusText = REASON_PHRASE.test(res.statusMessage ?? '') ? (res.statusMessage ?? '') : '';
+  return { responseHeaders, statusText };
 }
 
 /** The response and, after it, one decoder per content coding, outermost coding decoded first. */

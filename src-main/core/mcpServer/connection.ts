@@ -49,13 +49,14 @@ import type { Disposable } from '../base/lifecycle.js';
 import { loadConfig } from '../config/load.js';
 import { paths } from '../config/paths.js';
 import type { GlobalConfig, GrantEntry } from '../config/schema.js';
-import { executeToolCalls, TurnApprovals, type BatchOutcome } from '../harness/executor.js';
+import { homedir } from 'node:os';
+import { commandClassifier } from '../permissions/commandRules.js';
 import { egressCheck } from '../permissions/egress.js';
 import { reinPorts } from '../permissions/reinGuards.js';
 import type { ApprovalFace } from '../permissions/types.js';
-import { originFor } from '../runtime/runRequest.js';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { RuntimeCache } from '../runtime/runtimeCache.js';
+import { MCP_SOURCE, runToolCall, toolRuntime, TurnApprovals, type BatchOutcome } from '../service/toolCalls.js';
 import { SessionReadTracker } from '../tools/readTracker.js';
 import { SessionSlots } from '../tools/sessionSlots.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
@@ -68,7 +69,7 @@ import { ReinPrompts } from './prompts.js';
 import { SessionWatch } from './sessionWatch.js';
 
 /** The entry point and source of every run-like thing this server does (docs/permissions.md, *Run origins*). */
-export const MCP_SOURCE = 'mcp';
+export { MCP_SOURCE };
 
 /** Progress notifications for a call that is still going, this often (and at once when it waits for approval). */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 1_000;
@@ -92,14 +93,6 @@ export interface ServeOptions {
    */
   deskOnly?: boolean;
 }
-
-/** This process never calls a model: the runtime is built for its tools and permissions only. */
-const NO_MODEL: NonNullable<RuntimeOptions['llm']> = {
-  // eslint-disable-next-line require-yield
-  async *turn() {
-    throw new Error('rein mcp serve runs tools only; it never calls the model');
-  },
-};
 
 /** What every connection of one `rein mcp serve` shares: the config and the runtime cache. */
 export class ServeHost implements Disposable {
@@ -125,20 +118,16 @@ export class ServeHost implements Disposable {
   /** The agent's runtime for one call: origin remote, its approval face (if any) as the desk. */
   async runtime(face: ApprovalFace | undefined, route: string): Promise<Runtime> {
     const { home, cwd, env, agent } = this.opts;
-    return createRuntime({
+    // The service's tool-call runtime (service/toolCalls.ts): no model, none of the agent's MCP servers.
+    return toolRuntime({
       home,
       cwd,
       env,
       config: await this.config(),
       agent,
-      source: MCP_SOURCE,
-      origin: originFor('mcp', MCP_SOURCE),
       route,
-      llm: NO_MODEL,
       cache: this.cache,
-      // Rein serves its own local tools: the agent's MCP servers are not relayed to the client.
-      mcp: false,
-      ...(face ? { desk: face } : {}),
+      face,
       // Reached only when no running daemon took it (McpConnection's #alwaysAllow): nobody can confirm it.
       remoteGrants: (grant) =>
         `"always allow" for ${grant.describe} holds for this MCP connection only: rein mcp serve does not save a grant that an MCP client ` +
@@ -320,25 +309,15 @@ export class McpConnection {
     const background: Promise<unknown>[] = [];
     try {
       progress.start(`running ${tool.name}`);
-      const steps = executeToolCalls(
-        [{ id: callId, name: tool.name, input: params.arguments ?? {} }],
+      const steps = runToolCall(
+        rt,
+        { id: callId, name: tool.name, input: params.arguments ?? {} },
         {
-          registry: rt.registry,
           // Nobody to ask: an ask is refused before any question exists, with the reason.
-          policy: face ? rt.policy : refusingAsks(rt.policy, nobodyToAsk(this.#host.opts.deskOnly === true)),
-          broker: rt.broker,
+          ...(face ? {} : { policy: refusingAsks(rt.policy, nobodyToAsk(this.#host.opts.deskOnly === true)) }),
           ctx: this.#toolContext(rt),
-          mode: rt.settings.mode,
-          source: rt.source,
-          agent: rt.agent,
-          origin: rt.origin,
-          route: rt.route,
           approvals,
-          maxParallel: 1,
-          defaultBudget: rt.settings.resultBudget,
           onAlwaysAllow: async (t, input, _by, grant) => (alwaysNote = await this.#alwaysAllow(rt, t, input, grant)),
-          hooks: { pre: rt.config.hooks.PreToolUse, post: rt.config.hooks.PostToolUse },
-          audit: rt.audit,
           background,
           warn: (message) => log('warning', message),
         },
@@ -442,6 +421,7 @@ export class McpConnection {
       envPassthrough: rt.config.tools.env_passthrough,
       protectedPaths: this.#host.cache.protectedPaths(rt.agentConfig.memoryDir),
       session: this.#slots,
+      classifyCommand: commandClassifier(homedir()),
     };
   }
 }

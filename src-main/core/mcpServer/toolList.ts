@@ -12,6 +12,7 @@
 import type { Tool as McpTool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Tool } from '../tools/tool.js';
+import { reachesNetwork } from '../tools/traits.js';
 import { TOOL_SEARCH_NAME } from '../tools/deferredTools.js';
 
 /** The tools a client may list and call, in the registry's (deterministic) order. */
@@ -36,28 +37,23 @@ export function constantAnswer(tool: Tool, predicate: 'isReadOnly' | 'isDestruct
 }
 
 /**
- * Tools that reach beyond this computer. A `web`-family tool does by its traits; `http` is the tool the
- * permission engine applies its egress rules to (permissions/engine.ts recognises it by that name), and
- * `bash` runs any program, `curl` included. Everything else works on local files and Rein's own state.
- */
-const REACHES_NETWORK: ReadonlySet<string> = new Set(['http', 'bash']);
-
-/**
  * MCP annotations from what the tool says about itself. They are hints for the client (to group or
  * warn), never a permission: every call still goes through Rein's permission engine.
  * - readOnlyHint: true only when the tool is read-only whatever its input (`bash` is read-only for
  *   `ls` and not for `rm`, so it is not);
  * - destructiveHint: false only when the tool is read-only or is never destructive whatever its input;
- * - openWorldHint: web-family tools, and the tools that reach the network (above).
+ * - openWorldHint: tools that may reach beyond this computer by their traits (tools/traits.ts, reachesNetwork):
+ *   web-family tools, tools that send requests to a URL they are given (http), tools that run command lines
+ *   (bash, which may run `curl`).
  */
 export function annotationsOf(tool: Tool): ToolAnnotations {
-  const readOnly = constantAnswer(tool, 'isReadOnly') === true;
+  const readOnly = tool.traits?.readsOnly === true || constantAnswer(tool, 'isReadOnly') === true;
   const destructive = readOnly ? false : constantAnswer(tool, 'isDestructive') !== false;
   return {
     title: titleOf(tool.name),
     readOnlyHint: readOnly,
     destructiveHint: destructive,
-    openWorldHint: tool.traits?.family === 'web' || REACHES_NETWORK.has(tool.name),
+    openWorldHint: reachesNetwork(tool.traits),
   };
 }
 

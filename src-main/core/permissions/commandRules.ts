@@ -25,7 +25,7 @@ import { isShellParserReady } from './shell/parser.js';
 import { hasUnknown, UNKNOWN, UNKNOWN_NONEMPTY, type ShellAnalysis, type SimpleCommand } from './shell/types.js';
 import { PRIVILEGE_WRAPPERS } from './shell/wrappers.js';
 import type { Verdict } from './types.js';
-import { setCommandClassifier, type CommandClassification } from '../tools/builtin/support/commandSafety.js';
+import { setCommandClassifier, type CommandClassification, type CommandClassifier } from '../tools/builtin/support/commandSafety.js';
 
 export interface CommandRuleContext extends SensitivityContext {
   cwd: string;
@@ -444,14 +444,24 @@ export function classifyForTool(command: string, home: string, cwd: string): Com
   return { readOnly, concurrencySafe: readOnly && !endless, destructive: v.decision === 'deny' || (a ? isDestructiveLine(a) : true) };
 }
 
-const classified = new Map<string, CommandClassification>();
-setCommandClassifier((command) => {
-  const key = command;
-  const hit = classified.get(key);
-  if (hit) return hit;
-  const c = classifyForTool(command, os.homedir(), process.cwd());
-  if (!c) return undefined;
-  if (classified.size > 256) classified.clear();
-  classified.set(key, c);
-  return c;
-});
+/**
+ * The classifier a run hands its tools (ToolContext.classifyCommand): the shell analysis for the home folder
+ * it runs under, in the call's working folder, remembering the last few hundred lines.
+ */
+export function commandClassifier(home: string): CommandClassifier {
+  const classified = new Map<string, CommandClassification>();
+  return (command, cwd) => {
+    const key = `${cwd}\0${command}`;
+    const hit = classified.get(key);
+    if (hit) return hit;
+    const c = classifyForTool(command, home, cwd);
+    if (!c) return undefined;
+    if (classified.size > 256) classified.clear();
+    classified.set(key, c);
+    return c;
+  };
+}
+
+// For hints asked without a context (no run): the process's home and folder (commandSafety.ts).
+const processClassifier = commandClassifier(os.homedir());
+setCommandClassifier((command) => processClassifier(command, process.cwd()));

@@ -1,7 +1,9 @@
 /**
- * The permission engine: one PermissionPolicy per agent runtime. It routes each call to its layer rules
- * (bash → shell analysis and layers 1–4; file tools → path rules; http → egress rules; anything else →
- * the tool's own read-only flag), then applies mode, source and flags. No model is ever consulted.
+ * The permission engine: one PermissionPolicy per agent runtime. It routes each call to its layer rules by
+ * what the tool declares of itself (tools/traits.ts), never by its name: a `command` (shell) tool → shell
+ * analysis and layers 1–4; a tool with `paths` → path rules; one with `egress` → egress rules; an MCP tool →
+ * its server's word and lists; anything else → the tool's own read-only flag. Then it applies mode, source
+ * and flags. No model is ever consulted.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -16,11 +18,12 @@ import { classifyUrl } from './egress.js';
 import { DEFAULT_DAEMON_PORT, reinPorts, shellReinGuard } from './reinGuards.js';
 import { reinSecretReason } from '../util/reinSecrets.js';
 import { realpathLoose } from '../util/realpath.js';
-import { checkFileAccess, expandHome, FILE_WRITE_TOOLS, isFileTool, resolveToolPath, toolPath } from './fileRules.js';
+import { checkFileAccess, expandHome, resolveToolPath, toolPath } from './fileRules.js';
 import { bashGrant, describeGrant, exactGrant, grantKey, pathGrant } from './grants.js';
 import { applyMode, type LayerVerdict } from './modes.js';
 import { GUI_STAND_IN_TRAITS, guiGrantTarget, guiVerdict } from './guiRules.js';
-import { drivesGui } from '../tools/traits.js';
+import { drivesGui, type PathsTrait, type ToolTraits } from '../tools/traits.js';
+import { BUILTIN_TRAITS, SHELL_STAND_IN } from '../tools/builtin/builtinTraits.js';
 import { riskOf } from './risk.js';
 import { initShellParser, isShellParserReady } from './shell/parser.js';
 import type { PermissionCheck, PermissionDecision, PermissionPolicy } from './types.js';
@@ -170,14 +173,16 @@ export function layerVerdict(call: PermissionCheck, s: EngineSettings): LayerVer
 function grantOf(call: PermissionCheck, s: EngineSettings, v: LayerVerdict): GrantEntry | null {
   const { tool, input } = call;
   if (v.protected || v.persistence || v.decision === 'deny' || tool.traits?.changesReinState) return null;
-  if (isFileTool(tool.name)) {
-    const raw = toolPath(tool.name, input);
+  const paths = ruleTraits(tool)?.paths;
+  if (paths) {
+    const raw = toolPath(paths, input);
     return raw === undefined ? null : pathGrant(tool.name, resolveToolPath(raw, call.cwd, s.home).real);
   }
-  if (tool.name === 'http') {
+  const egress = ruleTraits(tool)?.egress;
+  if (egress) {
     try {
-      const url = new URL(String(field(input, 'url')));
-      return { tool: tool.name, method: String(field(input, 'method') ?? 'GET').toUpperCase(), host: url.host.toLowerCase() };
+      const url = new URL(String(field(input, egress.urlField)));
+      return { tool: tool.name, method: methodOf(egress.methodField, input), host: url.host.toLowerCase() };
     } catch {
       return null;
     }
@@ -189,15 +194,42 @@ function grantOf(call: PermissionCheck, s: EngineSettings, v: LayerVerdict): Gra
   return { tool: tool.name };
 }
 
+/**
+ * The traits the engine's rules read. An MCP tool's are Rein's record of its server's word (no command, paths
+ * or egress: mcpVerdict). A local tool that declares none of its own (a tool double, a tool made outside the
+ * built-in list under a built-in's name) is judged as the built-in of that name, as it always was: the
+ * built-ins themselves carry their traits.
+ */
+function ruleTraits(tool: Tool): ToolTraits | undefined {
+  if (tool.source === 'mcp') return undefined;
+  return tool.traits ?? BUILTIN_TRAITS.get(tool.name);
+}
+
+const methodOf = (methodField: string | undefined, input: unknown): string =>
+  String((methodField !== undefined ? field(input, methodField) : undefined) ?? 'GET').toUpperCase();
+
+/** The first of a write's text fields that holds text. */
+function textOf(paths: PathsTrait, input: unknown): string | undefined {
+  for (const f of paths.textFields ?? []) {
+    const v = field(input, f);
+    if (typeof v === 'string') return v;
+  }
+  return undefined;
+}
+
 function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
   const { tool, input, cwd } = call;
   const p = s.permissions;
   const sensitivity = { home: s.home, reinHome: s.reinHome, extraPatterns: p.sensitive_patterns };
 
-  if (tool.name === 'bash') {
-    const command = field(input, 'command');
+  // An MCP tool's traits are Rein's record of the server's word (mcpVerdict); it has no command, paths or egress.
+  if (tool.source === 'mcp') return mcpVerdict(call, s);
+
+  const shell = ruleTraits(tool)?.command;
+  if (shell) {
+    const command = field(input, shell.field);
     if (typeof command !== 'string') {
-      return { decision: 'deny', layer: 'tool', reason: 'bash needs a "command" string', readOnly: false, final: true, ...riskOf('low', 'nothing to run') };
+      return { decision: 'deny', layer: 'tool', reason: `${tool.name} needs a "${shell.field}" string`, readOnly: false, final: true, ...riskOf('low', 'nothing to run') };
     }
     const v = checkCommandLine(command, {
       ...sensitivity,
@@ -221,21 +253,21 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
       riskExplanation: v.protected ? "changes Rein's own state: what later runs may do" : v.riskExplanation,
       ...(v.persistence ? { persistence: v.persistence } : {}),
       ...(v.protected ? { protected: v.protected } : {}),
-      grant: v.protected || v.persistence || v.decision === 'deny' ? null : bashGrant(command, cwd, v.analysis, grantPathContext(s, cwd, v.analysis)),
+      grant: v.protected || v.persistence || v.decision === 'deny' ? null : bashGrant(command, cwd, v.analysis, grantPathContext(s, cwd, v.analysis), tool.name),
     };
   }
 
-  if (isFileTool(tool.name)) {
-    const v = checkFileAccess(tool.name, input, { ...sensitivity, cwd, allowedDirs: p.allowed_dirs });
+  const paths = ruleTraits(tool)?.paths;
+  if (paths) {
+    const v = checkFileAccess(tool.name, input, { ...sensitivity, cwd, allowedDirs: p.allowed_dirs }, paths);
     if (v.reinSecret) return reinHardBlock('rein-secrets', `${tool.name} ${v.reason}`);
-    const write = FILE_WRITE_TOOLS.has(tool.name);
+    const write = paths.access === 'write';
     // A write to where programs start by themselves (shell rc files, LaunchAgents, crontab…) is never
     // "an edit in the work area", whatever the working folder: only bypassPermissions approves it unasked.
-    const target = field(input, 'path');
-    const persistent = write && typeof target === 'string' ? persistencePlace(target, { home: s.home, cwd }) : undefined;
+    const persistent = write ? writesWhereItRunsLater(paths, input, s, cwd) : undefined;
     // Text written where it runs later is judged as the commands it holds (hard blocks in every mode).
     if (persistent && v.decision !== 'deny') {
-      const text = field(input, 'content') ?? field(input, 'new_string');
+      const text = textOf(paths, input);
       const planted = typeof text === 'string' ? plantedPayload(persistent.kind, text, { home: s.home, cwd, ...(s.caseInsensitivePaths !== undefined ? { caseInsensitive: s.caseInsensitivePaths } : {}) }) : undefined;
       if (planted) {
         return { decision: 'deny', layer: 'hard_block', reason: `${tool.name} writes ${persistent.path}, ${persistent.what}, and what it writes there is a hard block: ${planted.reason}`, readOnly: false, final: true, ...riskOf('high', 'plants a blocked command where it runs by itself later') };
@@ -284,10 +316,11 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
     };
   }
 
-  if (tool.name === 'http') {
-    const method = String(field(input, 'method') ?? 'GET').toUpperCase();
-    const v = classifyUrl(field(input, 'url'), p.network_allowlist, { reinPorts: reinPorts(s.reinHome, s.reinPorts) });
-    if (v.reinDaemon) return reinHardBlock('rein-daemon', `http ${method}: ${v.reason}`);
+  const egress = ruleTraits(tool)?.egress;
+  if (egress) {
+    const method = methodOf(egress.methodField, input);
+    const v = classifyUrl(field(input, egress.urlField), p.network_allowlist, { reinPorts: reinPorts(s.reinHome, s.reinPorts) });
+    if (v.reinDaemon) return reinHardBlock('rein-daemon', `${tool.name} ${method}: ${v.reason}`);
     const readOnly = safely(() => tool.isReadOnly(input), ['GET', 'HEAD', 'OPTIONS'].includes(method));
     const risk =
       v.decision === 'deny'
@@ -297,15 +330,13 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
           : readOnly
             ? riskOf(v.decision === 'allow' ? 'low' : 'medium', `fetches from ${v.host ?? 'the network'}`)
             : riskOf('medium', `sends a ${method} request to ${v.host ?? 'the network'}`);
-    return { decision: v.decision, layer: 'tool', reason: `http ${method}: ${v.reason}`, readOnly, final: v.decision === 'deny', ...risk };
+    return { decision: v.decision, layer: 'tool', reason: `${tool.name} ${method}: ${v.reason}`, readOnly, final: v.decision === 'deny', ...risk };
   }
-
-  if (tool.source === 'mcp') return mcpVerdict(call, s);
 
   // GUI tools: AppleScript's shell commands and text typed into terminals are judged as bash lines, and
   // Rein's own windows are never a target (guiRules.ts); anything else they do falls to the rule below.
   if (drivesGui(tool.traits)) {
-    const gui = guiVerdict(call, (command) => layerVerdict({ ...call, tool: toolByName('bash'), input: { command } }, s));
+    const gui = guiVerdict(call, (command) => layerVerdict({ ...call, tool: SHELL_JUDGE, input: { [SHELL_JUDGE_FIELD]: command } }, s));
     if (gui) return gui;
   }
 
@@ -315,7 +346,7 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
   const risk = destructive
     ? riskOf('high', `${tool.name} reports this call as destructive`)
     : gui
-      ? riskOf('medium', tool.name === 'screenshot' ? 'captures the screen' : 'controls the screen and other apps')
+      ? riskOf('medium', tool.traits?.looksAtScreen ? 'captures the screen' : 'controls the screen and other apps')
       : readOnly
         ? riskOf('low', 'only reads')
         : riskOf('medium', `${tool.name} may change something`);
@@ -421,13 +452,19 @@ function modeDecision(verdict: LayerVerdict, s: EngineSettings, call: Permission
   });
 }
 
-/** Bash lines, and text a file tool writes where it runs later (judged as the commands it holds). */
+/** Where a write of a `paths` tool goes when that place runs what is written there later (undefined: elsewhere). */
+function writesWhereItRunsLater(paths: PathsTrait, input: unknown, s: EngineSettings, cwd: string): ReturnType<typeof persistencePlace> {
+  const target = toolPath(paths, input);
+  return target === undefined ? undefined : persistencePlace(target, { home: s.home, cwd });
+}
+
+/** Shell lines, and text a file tool writes where it runs later (judged as the commands it holds). */
 function needsShellParser(call: PermissionCheck, s: EngineSettings): boolean {
-  if (call.tool.name === 'bash') return true;
+  const traits = ruleTraits(call.tool);
+  if (traits?.command) return true;
   if (drivesGui(call.tool.traits)) return true; // AppleScript's shell commands, text typed into terminals
-  if (!FILE_WRITE_TOOLS.has(call.tool.name)) return false;
-  const target = field(call.input, 'path');
-  return typeof target === 'string' && persistencePlace(target, { home: s.home, cwd: call.cwd }) !== undefined;
+  if (traits?.paths?.access !== 'write') return false;
+  return writesWhereItRunsLater(traits.paths, call.input, s, call.cwd) !== undefined;
 }
 
 export interface PermissionEngine extends PermissionPolicy {
@@ -452,8 +489,12 @@ export function createPermissionEngine(opts: EngineOptions): PermissionEngine {
  * by name; a registered tool is a GUI tool because its traits say so.
  */
 
-/** A stand-in for a tool the caller only knows by name (`rein permissions check --tool T`). */
+/**
+ * A stand-in for a tool the caller only knows by name (`rein permissions check --tool T`): a built-in
+ * tool's stand-in has its traits (tools/builtin/builtinTraits.ts), as a GUI tool's has the GUI tool's.
+ */
 export function toolByName(name: string): Tool {
+  const traits = BUILTIN_TRAITS.get(name) ?? GUI_STAND_IN_TRAITS.get(name);
   return {
     name,
     description: '',
@@ -461,10 +502,14 @@ export function toolByName(name: string): Tool {
     input: z.unknown(),
     isReadOnly: () => false,
     isDestructive: () => false,
-    ...(GUI_STAND_IN_TRAITS.has(name) ? { traits: GUI_STAND_IN_TRAITS.get(name)! } : {}),
+    ...(traits ? { traits } : {}),
     call: async () => ({ ok: false, content: 'not callable' }),
   };
 }
+
+/** What judges a command line a GUI tool runs or types: the shell tool's own path (guiRules.ts). */
+const SHELL_JUDGE: Tool = toolByName(SHELL_STAND_IN);
+const SHELL_JUDGE_FIELD = SHELL_JUDGE.traits?.command?.field ?? 'command';
 
 export interface ToolCallQuery {
   /** The registered tool, or just its name. */

@@ -9,12 +9,13 @@ import type { Verdict } from './types.js';
 import { realpathLoose } from '../util/realpath.js';
 import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR } from '../util/reinSecrets.js';
 import { keyMaterialIn } from './secretSearch.js';
+import type { PathsTrait } from '../tools/traits.js';
+import { BUILTIN_TRAITS } from '../tools/builtin/builtinTraits.js';
 
 export { containsReinSecrets, realpathLoose, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR };
 
-export const FILE_READ_TOOLS = new Set(['file_read', 'glob', 'grep', 'directory_list']);
-export const FILE_WRITE_TOOLS = new Set(['file_write', 'file_edit']);
-export const isFileTool = (name: string): boolean => FILE_READ_TOOLS.has(name) || FILE_WRITE_TOOLS.has(name);
+/** The path trait of a built-in file tool by its name (for callers that know only the name). */
+export const builtinPathsTrait = (tool: string): PathsTrait | undefined => BUILTIN_TRAITS.get(tool)?.paths;
 
 /** File names that hold secrets, wherever they are. */
 const SENSITIVE_NAMES = [
@@ -133,23 +134,29 @@ const stringField = (input: unknown, key: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 
-/** The path a file tool call touches (tools that default to the working folder get it). */
-export function toolPath(tool: string, input: unknown): string | undefined {
-  const p = stringField(input, 'path') ?? stringField(input, 'file_path');
-  if (p !== undefined && p !== '') return p;
-  if (tool === 'glob' || tool === 'grep' || tool === 'directory_list') return '.';
-  return undefined;
+/** The path a call of a tool with this path trait touches (its default when the input names none). */
+export function toolPath(trait: PathsTrait, input: unknown): string | undefined {
+  for (const f of trait.fields) {
+    const p = stringField(input, f);
+    if (p !== undefined && p !== '') return p;
+  }
+  return trait.default;
 }
 
-export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleContext): FileVerdict {
-  const action = FILE_WRITE_TOOLS.has(tool) ? 'write' : 'read';
-  const raw = toolPath(tool, input);
+/**
+ * Layer 5 for one call of a tool whose input names a path (its `paths` trait; a built-in tool's is found by
+ * its name when not given).
+ */
+export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleContext, trait: PathsTrait | undefined = builtinPathsTrait(tool)): FileVerdict {
+  if (!trait) return { decision: 'deny', action: 'write', reason: `${tool} names no path the file rules know`, insideWorkArea: false };
+  const action = trait.access === 'write' ? 'write' : 'read';
+  const raw = toolPath(trait, input);
   if (raw === undefined) return { decision: 'deny', action, reason: `${tool} needs a "path"`, insideWorkArea: false };
   if (raw.includes('\0')) return { decision: 'deny', action, reason: 'the path contains a NUL character', insideWorkArea: false };
   const resolved = resolveToolPath(raw, ctx.cwd, ctx.home);
   const candidates = [resolved.lexical, resolved.real];
   // A glob pattern that climbs out or names an absolute place can read there too.
-  const pattern = tool === 'glob' ? stringField(input, 'pattern') : undefined;
+  const pattern = trait.globField !== undefined ? stringField(input, trait.globField) : undefined;
   if (pattern && (pattern.startsWith('/') || pattern.startsWith('~') || pattern.includes('..'))) {
     const segs = pattern.split('/');
     const firstGlob = segs.findIndex((seg) => /[*?[{]/.test(seg));
@@ -157,11 +164,11 @@ export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleConte
     if (staticPart) candidates.push(resolveToolPath(path.isAbsolute(staticPart) || staticPart.startsWith('~') ? staticPart : path.join(raw, staticPart), ctx.cwd, ctx.home).real);
   }
   // Rein's own secrets: file_read, the writes and grep (which reads contents) are refused in every mode. glob and
-  // directory_list only show names. grep over a folder above REIN_HOME (the home folder) runs: the tool itself
-  // leaves Rein's secret files out of its results.
-  if (tool !== 'glob' && tool !== 'directory_list') {
+  // directory_list only show names (access `list`). grep over a folder above REIN_HOME (the home folder) runs:
+  // the tool itself leaves Rein's secret files out of its results.
+  if (trait.access !== 'list') {
     const secret = candidates.map((c) => reinSecretReason(c, ctx.reinHome)).find((r) => r !== undefined);
-    const searchesReinHome = tool === 'grep' && candidates.some((c) => reinHomeForms(ctx.reinHome).includes(path.resolve(c).toLowerCase()));
+    const searchesReinHome = trait.searchField !== undefined && candidates.some((c) => reinHomeForms(ctx.reinHome).includes(path.resolve(c).toLowerCase()));
     const why = secret ?? (searchesReinHome ? "it searches Rein's own folder, which holds its credentials" : undefined);
     if (why) {
       const shownPath = resolved.real === resolved.lexical ? resolved.lexical : `${resolved.lexical} (→ ${resolved.real})`;
@@ -184,7 +191,7 @@ export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleConte
     };
   }
   // A search for key material asks, as `grep -r sk-ant .` does in a shell (secretSearch.ts).
-  const searched = tool === 'grep' ? stringField(input, 'pattern') : undefined;
+  const searched = trait.searchField !== undefined ? stringField(input, trait.searchField) : undefined;
   const material = searched === undefined ? undefined : keyMaterialIn(searched);
   if (action === 'read' && material) {
     return { decision: 'ask', action, reason: `searches ${shown} for ${material} (\`${searched!.slice(0, 40)}\`)`, path: resolved, sensitive: `a search for ${material}`, insideWorkArea };

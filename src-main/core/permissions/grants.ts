@@ -92,8 +92,11 @@ export function scriptsRun(a: ShellAnalysis, pctx: PathContext): string[] | unde
   return [...out].sort();
 }
 
-/** The grant of a bash line: the exact line in this folder, with the content hashes of the scripts it runs. */
-export function bashGrant(command: string, cwd: string, a: ShellAnalysis | undefined, pctx: PathContext): GrantEntry | null {
+/**
+ * The grant of a shell line: the exact line in this folder, with the content hashes of the scripts it runs,
+ * for the tool that runs it (the bash tool, or another tool whose traits say it runs shell lines).
+ */
+export function bashGrant(command: string, cwd: string, a: ShellAnalysis | undefined, pctx: PathContext, tool = 'bash'): GrantEntry | null {
   if (!a) return null;
   const scripts = scriptsRun(a, pctx);
   if (scripts === undefined) return null;
@@ -105,7 +108,7 @@ export function bashGrant(command: string, cwd: string, a: ShellAnalysis | undef
     if (h === 'missing' && /(^|\/)(GNUmakefile|makefile|Makefile)$/.test(s)) continue;
     hashes[s] = h;
   }
-  return { tool: 'bash', command: command.trim(), cwd: path.resolve(cwd), ...(Object.keys(hashes).length > 0 ? { scripts: hashes } : {}) };
+  return { tool, command: command.trim(), cwd: path.resolve(cwd), ...(Object.keys(hashes).length > 0 ? { scripts: hashes } : {}) };
 }
 
 /** One line for a person: what the grant covers. */

@@ -24,6 +24,7 @@ import type { ToolSet } from '../tools/toolSet.js';
 import { protectedMemoryPaths } from '../memory/files.js';
 import { SessionCache } from '../sessions/sessionCache.js';
 import type { Disposable } from '../base/lifecycle.js';
+import { GuiProviderPool } from '../ax/guiProviderPool.js';
 import { configuredStatus, McpManager } from '../mcp/manager.js';
 import type { TokenStore } from '../mcp/oauth.js';
 import type { McpServerStatus } from '../api/mcpStatus.js';
@@ -53,6 +54,8 @@ export class RuntimeCache implements Disposable {
   mcpTokenStores: McpTokenStores | undefined;
   /** Told when a kept manager's server changes state (agent, server, state). */
   onMcpState: ((agent: string, server: string, state: string) => void) | undefined;
+  /** The GUI tool providers of this cache's runs (their helpers stop when the cache is disposed). */
+  readonly guiProviders = new GuiProviderPool();
   /** Sessions the runs of this process saved (see SessionCache). */
   readonly sessions = new SessionCache();
   /** A number per global config object: a saved settings change is a new object, so a new key. */
@@ -218,13 +221,13 @@ export class RuntimeCache implements Disposable {
     return f;
   }
 
-  /** Closes the connection pools it made, stops the MCP servers and forgets its model clients (the daemon is shutting down). */
+  /** Closes the connection pools it made, stops the MCP servers and the GUI helpers, and forgets its model clients (the daemon is shutting down). */
   dispose(): Promise<void> {
     for (const pool of this.#pools.splice(0)) pool.destroy();
     this.#llms.clear();
     const managers = [...this.#mcp.values()].map((v) => v.manager);
     this.#mcp.clear();
-    return Promise.all(managers.map((m) => m.dispose())).then(() => undefined);
+    return Promise.all([...managers.map((m) => m.dispose()), this.guiProviders.disposeAsync()]).then(() => undefined);
   }
 
   llm(key: string, make: () => LlmClient): LlmClient {

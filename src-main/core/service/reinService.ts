@@ -1,13 +1,17 @@
 /**
- * One service behind every face. The daemon's operations — send, cancel, approve, agents, sessions,
- * settings, switch agent, search, status — as transport-neutral functions that throw ReinErrors with
- * codes. The daemon's HTTP and WebSocket adapters, the desktop app's IPC handlers and (next) the MCP
- * server and the schedule runners only adapt them; nothing here knows about a socket or a window.
+ * One service behind every face. The daemon's operations — send, cancel, approve, ask for an approval,
+ * a heartbeat now, agents, sessions, settings, switch agent, search, status — as transport-neutral
+ * functions that throw ReinErrors with codes. The daemon's HTTP and WebSocket adapters, the desktop
+ * app's IPC handlers and the schedule runners only parse, validate and answer; nothing here knows about
+ * a socket or a window. It is built before any face (startDaemon's `serviceReady`): the window works on
+ * it even when the daemon's port is taken. `rein run` and `rein mcp serve` use its smaller parts
+ * (oneShot.ts, toolCalls.ts).
  *
- * The service owns the event bus, the approval desk, the run router with its lanes and route table,
- * and the search index; it is torn down with `close()`, in reverse order of what it made.
+ * The service owns the event bus, the approval and change desks, the run router with its lanes and
+ * route table, the runtime cache and the search index, all private: faces get methods and read-only
+ * views. It is torn down with `close()`, in reverse order of what it made.
  */
-import type { DaemonEvent } from '../api/events.js';
+import type { ApprovalRequest, DaemonEvent } from '../api/events.js';
 import type { MessageRequest } from '../api/protocol.js';
 import type { McpLoginResult, McpReconnectResult, McpServersResult } from '../api/mcpStatus.js';
 import type {
@@ -21,7 +25,8 @@ import type {
   SaveSettingsInput,
   SendMessageResult,
 } from '../api/reinApi.js';
-import { agentExists, listAgents } from '../agents/index.js';
+import { agentExists, listAgents, type AgentRuntimeConfig } from '../agents/index.js';
+import type { SessionCache } from '../sessions/sessionCache.js';
 import { DisposableStore, toDisposable, type Disposable } from '../base/lifecycle.js';
 import { describeValue, printable, shellWord } from '../config/folderTrust.js';
 import type { LoadedOverlay } from '../config/load.js';
@@ -37,8 +42,8 @@ import { SessionIndex } from '../search/sessionIndex.js';
 import { sessionSnapshot } from '../sessions/snapshot.js';
 import { bundledSkillsDir, loadSkills } from '../skills/index.js';
 import { createAgent, listAgentSummaries, removeAgent, saveAgent, view, type AgentsDeps } from './agents.js';
-import { ApprovalDesk } from './approvalDesk.js';
-import { EventBus, type BusListener } from './eventBus.js';
+import { ApprovalDesk, pendingApprovalJson } from './approvalDesk.js';
+import { EventBus, type BusEntry, type BusListener } from './eventBus.js';
 import { RouteTable } from './routeTable.js';
 import { RunRouter, type RouteRun, type RunListener, type SubmitOutcome } from './runs/runRouter.js';
 import { listSessionSummaries, loadSession, searchHits } from './sessions.js';
@@ -98,20 +103,26 @@ type Op<K extends ReinOperationName> = ReinOperationOutput<K>;
 /** Who is connected to hear about runs and approvals: the desktop app, WebSocket clients (the web UI), event streams. */
 export type ClientKind = 'desktop' | 'ws' | 'events';
 
+/** The runs a service has in flight and waiting, read-only. */
+export interface RunsInFlight {
+  readonly running: readonly RouteRun[];
+  readonly queued: readonly RouteRun[];
+}
+
 export class ReinService {
   readonly home: string;
   readonly version: string;
   readonly startedAt = new Date();
   readonly env: NodeJS.ProcessEnv;
-  readonly bus = new EventBus();
-  readonly desk = new ApprovalDesk();
+  // What the service is made of stays inside it: faces call the methods below (docs/architecture.md).
+  readonly #bus = new EventBus();
+  readonly #desk = new ApprovalDesk();
   /** Permission-raising changes asked for over the API, waiting for a person (a shell on this machine, the desktop app). */
-  readonly changes: ChangeDesk;
-  readonly router: RunRouter;
-  readonly routes: RouteTable;
-  readonly cache = new RuntimeCache();
+  readonly #changes: ChangeDesk;
+  readonly #router: RunRouter;
+  readonly #cache = new RuntimeCache();
   /** The agent the desktop and web UI talk to (switchAgent); `default` at start. */
-  activeAgent = DEFAULT_AGENT;
+  #activeAgent = DEFAULT_AGENT;
   readonly #opts: ReinServiceOptions;
   readonly #warn: (m: string) => void;
   readonly #clients: Record<ClientKind, number> = { desktop: 0, ws: 0, events: 0 };
@@ -133,18 +144,17 @@ export class ReinService {
     this.env = opts.env;
     this.#live = opts.config instanceof LiveConfig ? opts.config : LiveConfig.fixed(opts.config);
     this.#warn = opts.warn ?? (() => undefined);
-    this.routes = routes;
-    this.router = new RunRouter({
+    this.#router = new RunRouter({
       home: opts.home,
       cwd: opts.cwd,
       env: opts.env,
       config: () => this.#live.current(),
-      bus: this.bus,
-      desk: this.desk,
+      bus: this.#bus,
+      desk: this.#desk,
       routes,
       maxConcurrent: this.#live.last.daemon.max_concurrent_runs,
       warn: this.#warn,
-      cache: this.cache,
+      cache: this.#cache,
       ...(opts.createRuntime ? { createRuntime: opts.createRuntime } : {}),
       ...(opts.presentFaces ? { presentFaces: opts.presentFaces } : {}),
       clientConnected: () => this.clientConnected(),
@@ -163,29 +173,29 @@ export class ReinService {
         void this.#index?.then((i) => i.withRepair(() => i.upsert(s))).catch((e: unknown) => this.#warn(`search index: ${errorMessage(e)}`));
       },
     });
-    this.#store.add(this.cache);
-    if (opts.mcpTokenStores) this.cache.mcpTokenStores = opts.mcpTokenStores;
+    this.#store.add(this.#cache);
+    if (opts.mcpTokenStores) this.#cache.mcpTokenStores = opts.mcpTokenStores;
     // The MCP panels look again when a server's state changes instead of asking every few seconds.
     const mcpStatus = (agent: string, server: string, state: string) => this.publish({ type: 'mcp_status', at: new Date().toISOString(), agent, server, state });
-    this.cache.onMcpState = mcpStatus;
+    this.#cache.onMcpState = mcpStatus;
     this.#mcp = new McpServers({
       home: opts.home,
       cwd: opts.cwd,
       env: opts.env,
-      cache: this.cache,
+      cache: this.#cache,
       config: () => this.#live.current(),
       warn: this.#warn,
       ...(opts.openUrl ? { open: opts.openUrl } : {}),
       changed: mcpStatus,
     });
     this.#store.add(this.#mcp);
-    this.changes = new ChangeDesk({
+    this.#changes = new ChangeDesk({
       home: opts.home,
       publish: (e) => this.publish(e),
       desktopAttached: () => this.#clients.desktop > 0,
       ...(opts.confirmInShell ? { shellCommand: shellChangeCommand(opts.home) } : {}),
     });
-    this.#store.add(this.changes);
+    this.#store.add(this.#changes);
     // The daemon's folder holds an overlay nobody trusted: a person in the app may trust it (trust_folder).
     this.#live.untrusted = (overlay) => this.#offerTrust(overlay);
   }
@@ -200,6 +210,10 @@ export class ReinService {
    * The last global config that loaded (what heartbeat timers and schedules read). Runs, the settings
    * view and the MCP list read the files as they are now (LiveConfig.current()).
    */
+  get activeAgent(): string {
+    return this.#activeAgent;
+  }
+
   get config(): GlobalConfig {
     return this.#live.last;
   }
@@ -236,11 +250,97 @@ export class ReinService {
   }
 
   subscribe(listener: BusListener): Disposable {
-    return toDisposable(this.bus.subscribe(listener));
+    return toDisposable(this.#bus.subscribe(listener));
   }
 
   publish(event: DaemonEvent): void {
-    this.bus.publish(event);
+    this.#bus.publish(event);
+  }
+
+  /**
+   * What a stream that (re)connects is owed: the bus's events after `lastId` (all it keeps without one),
+   * then the questions still pending that those did not include, as `approval_request` JSON.
+   */
+  replaySince(lastId: string | undefined): { replayed: BusEntry[]; pendingApprovals: string[] } {
+    const replayed = this.#bus.since(lastId);
+    return { replayed, pendingApprovals: pendingApprovalJson(this.#desk, replayed) };
+  }
+
+  /**
+   * The approval desk's asking side, for a question asked in this process (the desktop window's tests,
+   * an embedder). Answers, listings and questions from elsewhere go through answerApproval, listApprovals
+   * and askApproval.
+   */
+  get desk(): Pick<ApprovalDesk, 'face'> {
+    return { face: () => this.#desk.face() };
+  }
+
+  /**
+   * A question from a Rein process with no person of its own to ask (`rein mcp serve` through
+   * `POST /approvals/ask`): on the bus and the desk like a run's own question, answered by whichever
+   * client answers first. Nobody answering within `permissions.approval_timeout_seconds` is a deny
+   * (`by: timeout`); `signal` (the asker went away) withdraws it. Throws `approval_already_decided` for
+   * an id that is pending or was settled: an old answer is never handed out as a new one.
+   */
+  async askApproval(request: ApprovalRequest, signal?: AbortSignal) {
+    const desk = this.#desk;
+    const isPending = () => desk.list().some((r) => r.request_id === request.request_id);
+    if (isPending()) throw fieldError('approval_already_decided', `approval ${request.request_id} is already pending`, 'request_id');
+    const event = { type: 'approval_request' as const, seq: 0, at: request.asked_at, ...request };
+    desk.open(event);
+    if (!isPending()) throw fieldError('approval_already_decided', `approval ${request.request_id} was already decided`, 'request_id');
+    const withdraw = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      withdraw.abort();
+    }, this.config.permissions.approval_timeout_seconds * 1000);
+    timer.unref();
+    const gone = () => withdraw.abort();
+    if (signal?.aborted) gone();
+    signal?.addEventListener('abort', gone);
+    try {
+      this.#bus.publish(event);
+      let answer = await desk.face().ask(request, withdraw.signal);
+      if (answer.by === 'withdrawn' && timedOut) answer = { decision: 'deny', by: 'timeout' };
+      this.#bus.publish({
+        type: 'approval_response',
+        session_id: request.session_id,
+        seq: 1,
+        at: new Date().toISOString(),
+        request_id: request.request_id,
+        decision: answer.decision,
+        by: answer.by,
+        route: request.route,
+      });
+      return { request_id: request.request_id, decision: answer.decision, by: answer.by };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', gone);
+    }
+  }
+
+  /** The runs in flight and waiting, read-only (status, triggers that wait for a person's run to end). */
+  get router(): RunsInFlight {
+    const router = this.#router;
+    return {
+      get running() {
+        return router.running;
+      },
+      get queued() {
+        return router.queued;
+      },
+    };
+  }
+
+  /** An agent as its runs see it, from the service's cache (file stamps). */
+  agentConfig(agent: string): Promise<AgentRuntimeConfig> {
+    return this.#cache.agentConfig(this.home, this.#live.last, agent);
+  }
+
+  /** The sessions this service's runs saved, shared with whatever else writes them in this process (an alert). */
+  get sessionCache(): SessionCache {
+    return this.#cache.sessions;
   }
 
   // ---- runs -------------------------------------------------------------------------------------------
@@ -252,7 +352,7 @@ export class ReinService {
    */
   async submit(request: RunRequest, opts: { listener?: RunListener } = {}): Promise<SubmitOutcome> {
     await this.#live.current();
-    return this.router.submit(request, opts);
+    return this.#router.submit(request, opts);
   }
 
   /** sendMessage: answers at once with the lane the message went to; the run's events come on the bus. */
@@ -264,18 +364,18 @@ export class ReinService {
   }
 
   cancel(target: ReinOperationInput<'cancel'>): Op<'cancel'> {
-    const run = this.router.cancel(target);
+    const run = this.#router.cancel(target);
     if (!run) throw new ReinError('not_running', 'no run in flight matches that route, session or agent');
     return { cancelled: true, route: run.key, ...(run.sessionId ? { session_id: run.sessionId } : {}) };
   }
 
   listApprovals(): Op<'listApprovals'> {
-    return { approvals: this.desk.list() };
+    return { approvals: this.#desk.list() };
   }
 
   /** Permission-raising changes waiting for a person (GET /changes). */
   listChanges(): Op<'listChanges'> {
-    return { changes: this.changes.list() };
+    return { changes: this.#changes.list() };
   }
 
   /**
@@ -285,7 +385,7 @@ export class ReinService {
    * route leads here.
    */
   answerChange(input: { change_id: string; decision: 'apply' | 'reject' }, by: 'desktop' | 'shell'): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
-    return this.changes.answer(input.change_id, input.decision, by);
+    return this.#changes.answer(input.change_id, input.decision, by);
   }
 
   /**
@@ -307,7 +407,7 @@ export class ReinService {
       source: 'mcp',
       origin: 'remote',
       llm: NO_MODEL,
-      cache: this.cache,
+      cache: this.#cache,
       remoteGrants: (grant) => (proposed = this.#proposeGrant(grant, 'mcp_serve')).message,
     });
     const tool = rt.registry.get(call.tool);
@@ -319,7 +419,7 @@ export class ReinService {
 
   /** An "always allow" answered over the API, for a person to confirm (changeDesk.ts). */
   #proposeGrant(grant: RemoteGrant, requestedBy?: string): ChangePending {
-    return this.changes.propose(
+    return this.#changes.propose(
       {
         kind: 'always_allow',
         agent: grant.agent,
@@ -334,15 +434,15 @@ export class ReinService {
 
   /** The first answer wins; `by` says which face answered (daemon, desktop). */
   answerApproval(input: ReinOperationInput<'answerApproval'>, by: string): Op<'answerApproval'> {
-    this.desk.answer(input.request_id, input.decision, by, input.values);
+    this.#desk.answer(input.request_id, input.decision, by, input.values);
     return { ok: true, request_id: input.request_id, decision: input.decision };
   }
 
   // ---- status and agents ------------------------------------------------------------------------------
 
   async status(): Promise<ReinStatus & Record<string, unknown>> {
-    const running = this.router.running.map((r) => ({ route: r.key, agent: r.agent, session_id: r.sessionId ?? null, started_at: r.startedAt ?? null }));
-    const queued = this.router.queued.map((r, i) => ({ route: r.key, agent: r.agent, position: i + 1 }));
+    const running = this.#router.running.map((r) => ({ route: r.key, agent: r.agent, session_id: r.sessionId ?? null, started_at: r.startedAt ?? null }));
+    const queued = this.#router.queued.map((r, i) => ({ route: r.key, agent: r.agent, position: i + 1 }));
     return {
       version: this.version,
       pid: process.pid,
@@ -351,10 +451,10 @@ export class ReinService {
       active_runs: running.length,
       runs: running,
       queued,
-      pending_approvals: this.desk.size,
+      pending_approvals: this.#desk.size,
       clients: this.clients,
       rss_bytes: process.memoryUsage.rss(),
-      active_agent: this.activeAgent,
+      active_agent: this.#activeAgent,
       agents: [DEFAULT_AGENT, ...(await listAgents(this.home))],
     };
   }
@@ -381,9 +481,9 @@ export class ReinService {
   /** The agent the desktop and web UI talk to from now on; every window follows through `agent_changed`. */
   async switchAgent({ name }: { name: string }): Promise<ReinStatus> {
     if (name !== DEFAULT_AGENT && !(await agentExists(this.home, name))) throw new ReinError('agent_not_found', `no agent named "${name}"`);
-    this.activeAgent = name;
+    this.#activeAgent = name;
     this.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: name, change: 'activated' });
-    return { version: this.version, active_agent: this.activeAgent };
+    return { version: this.version, active_agent: this.#activeAgent };
   }
 
   async listAgents(): Promise<ReinOperationOutput<'listAgents'>> {
@@ -514,6 +614,25 @@ export class ReinService {
     return this.#activity ? this.#activity(name) : { agent: name, heartbeat: null, watchers: [], problem: 'heartbeats and watchers run in the daemon, which is not running them here' };
   }
 
+  #beat: ((agent: string, signal: AbortSignal | undefined) => Promise<unknown>) | undefined;
+
+  /** How one heartbeat is run now (core/triggers' runHeartbeat on this service): set by its owner, like the activity source. */
+  setHeartbeatRunner(run: (agent: string, signal: AbortSignal | undefined) => Promise<unknown>): void {
+    this.#beat = run;
+  }
+
+  /**
+   * One beat of the agent now (trigger `hand`, unattended), as `rein heartbeat run` makes it, answered
+   * with its record when it is over. An alert waits for the person's run on the same conversation and
+   * goes on the bus; `signal` cancels it.
+   */
+  async runHeartbeat({ name }: { name: string }, signal?: AbortSignal): Promise<unknown> {
+    if (name === DEFAULT_AGENT) throw fieldError('invalid_input', 'the built-in agent has no heartbeat: name one of your agents', 'name');
+    await this.getAgent({ name });
+    if (!this.#beat) throw new ReinError('unavailable', 'heartbeats run in the daemon, which is not running them here');
+    return this.#beat(name, signal);
+  }
+
   // ---- schedules --------------------------------------------------------------------------------------
 
   /** The schedules with their backend (launchd or the daemon's own clock), as configured now. */
@@ -606,7 +725,7 @@ export class ReinService {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await this.router.close(this.#opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, this.#opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS);
+      await this.#router.close(this.#opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, this.#opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS);
       // Their runs are over (or cancelled); a moment more for each to record its outcome and release its guard.
       await settleWithin([...this.#scheduleRuns], 2_000);
       try {
@@ -623,9 +742,9 @@ export class ReinService {
     return {
       home: this.home,
       publish: (e) => this.publish(e),
-      evictAgent: (name) => this.router.evictAgent(name),
+      evictAgent: (name) => this.#router.evictAgent(name),
       globalConfig: () => this.#live.current(),
-      confirm: (change) => this.changes.propose(change),
+      confirm: (change) => this.#changes.propose(change),
     };
   }
 
@@ -640,7 +759,7 @@ export class ReinService {
         return { config: this.#live.last, ...(problem ? { problem } : {}) };
       },
       setConfig: (c) => this.setConfig(c),
-      confirm: (change) => this.changes.propose(change),
+      confirm: (change) => this.#changes.propose(change),
     };
   }
 
@@ -652,9 +771,9 @@ export class ReinService {
   #offerTrust(overlay: LoadedOverlay): void {
     if (this.#clients.desktop === 0) return;
     const offered = this.#trustOffers.get(overlay.hash);
-    if (offered !== undefined && this.changes.list().some((c) => c.change_id === offered)) return;
+    if (offered !== undefined && this.#changes.list().some((c) => c.change_id === offered)) return;
     try {
-      const pending = this.changes.propose({
+      const pending = this.#changes.propose({
         kind: 'trust_folder',
         subject: printable(overlay.folder),
         // Shown on the card (and the bus) as is, so credentials in the values are masked here too.

@@ -7,8 +7,10 @@ import { SUMMARY_CHARS, summaryLine } from '../api/toolSummary.js';
 import type { z } from 'zod';
 import type { SessionSlots } from './sessionSlots.js';
 import type { ToolTraits } from './traits.js';
+import type { CommandClassifier } from './builtin/support/commandSafety.js';
 
 export type { ToolFamily, ToolTraits } from './traits.js';
+export type { CommandClassification, CommandClassifier } from './builtin/support/commandSafety.js';
 
 /** Where a tool comes from; the registry lists them in this order (local, MCP, cloud, GUI). */
 export type ToolSource = 'local' | 'mcp' | 'cloud' | 'gui';
@@ -83,11 +85,20 @@ export interface ToolContext {
   /** State tools keep between calls of this session (`sessionSlots(ctx).slot(key, init)`); the loop seeds saved state. */
   session?: SessionSlots;
   /**
+   * Says what a shell command line does (read-only, safe beside others, destructive) in a working folder:
+   * the permission engine's shell analysis, handed in by whoever builds the context (the runtime, `rein mcp
+   * serve`), so the bash tool's hints agree with the engine's verdicts for the call's own folder.
+   */
+  classifyCommand?: CommandClassifier;
+  /**
    * Reports progress of the running call: the executor gives each call its own, which becomes a
    * `tool_progress` event for that call; reports after the call returned are dropped. Absent outside a run.
    */
   progress?: (update: ToolProgress) => void;
 }
+
+/** What a tool's per-call hints (isReadOnly, isConcurrencySafe, isDestructive) may consult: the call's folder and classifier. */
+export type ToolHintContext = Pick<ToolContext, 'cwd' | 'classifyCommand'>;
 
 // The registry holds tools of many input types side by side; `any` is the element type of that list.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -97,10 +108,11 @@ export interface Tool<I = any> {
   readonly source: ToolSource;
   /** Strict schema; it is turned into the JSON Schema the model sees. Lenient string coercion happens before parsing. */
   readonly input: z.ZodType<I>;
-  isReadOnly(input: I): boolean;
+  /** `ctx`, when the caller has one, is the call's folder and command classifier (the bash tool reads them). */
+  isReadOnly(input: I, ctx?: ToolHintContext): boolean;
   /** May run at the same time as other concurrency-safe calls (defaults to isReadOnly when omitted). */
-  isConcurrencySafe?(input: I): boolean;
-  isDestructive(input: I): boolean;
+  isConcurrencySafe?(input: I, ctx?: ToolHintContext): boolean;
+  isDestructive(input: I, ctx?: ToolHintContext): boolean;
   /** One line for approval prompts, tool cards and the audit log. */
   summarize?(input: I): string;
   /**
@@ -125,8 +137,8 @@ export interface Tool<I = any> {
 
 export const DEFAULT_RESULT_BUDGET = 30_000;
 
-export function concurrencySafe<I>(tool: Tool<I>, input: I): boolean {
-  return tool.isConcurrencySafe ? tool.isConcurrencySafe(input) : tool.isReadOnly(input);
+export function concurrencySafe<I>(tool: Tool<I>, input: I, ctx?: ToolHintContext): boolean {
+  return tool.isConcurrencySafe ? tool.isConcurrencySafe(input, ctx) : tool.isReadOnly(input, ctx);
 }
 
 /** The card line of a call (`tool_call_start.summary`, the audit log); a saved call gets the same from core/api/toolSummary.ts. */

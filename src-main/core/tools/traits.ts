@@ -1,7 +1,9 @@
 /**
- * What a tool is like, declared by the tool itself, so the loop detector, the permission engine and the
- * iteration cap never need a list of tool names: a tool from an MCP server or the GUI bridge that says
- * `family: 'gui'` is treated like every other GUI tool, whatever it is called.
+ * What a tool is like, declared by the tool itself, so the loop detector, the permission engine, the MCP
+ * server's tool list and the iteration cap never need a list of tool names: a tool from an MCP server or
+ * the GUI bridge that says `family: 'gui'` is treated like every other GUI tool, and a tool that says
+ * `command: { language: 'shell', field: 'command' }` gets the shell analysis bash gets, whatever it is called.
+ * docs/tools.md, *Traits*, lists them.
  */
 
 /**
@@ -11,8 +13,59 @@
  */
 export type ToolFamily = 'read' | 'search' | 'web' | 'gui';
 
+/** The input field that holds a command line the tool runs, and its language. */
+export interface CommandTrait {
+  /** `shell`: a POSIX shell line, judged by the shell analysis (permissions/commandRules.ts). */
+  readonly language: 'shell';
+  readonly field: string;
+}
+
+/**
+ * The input fields that name a file or folder the tool works on, judged by the file rules
+ * (permissions/fileRules.ts): Rein's secrets, sensitive files, protected places, the work area.
+ */
+export interface PathsTrait {
+  /** The fields that may hold the path; the first one given wins. */
+  readonly fields: readonly string[];
+  /**
+   * `read`: reads what is in it; `list`: shows only names (a listing, a glob), so Rein's secret files may be
+   * named but not read; `write`: changes it.
+   */
+  readonly access: 'read' | 'list' | 'write';
+  /** The path the tool works on when no field gives one (`.`: the working folder); absent: a path is required. */
+  readonly default?: string;
+  /** Fields with the text a `write` puts there: judged as commands when the place runs what is written later. */
+  readonly textFields?: readonly string[];
+  /** A field with a glob pattern under the path: its fixed part (`../x/*`, `/etc/*`) is judged as a path too. */
+  readonly globField?: string;
+  /** A field with a pattern searched for in the files' contents: a search for key material asks. */
+  readonly searchField?: string;
+}
+
+/** The input field with a URL the tool sends a request to (it leaves this machine), and the method's field. */
+export interface EgressTrait {
+  readonly urlField: string;
+  /** The field with the HTTP method (default GET). */
+  readonly methodField?: string;
+}
+
 export interface ToolTraits {
   readonly family?: ToolFamily;
+  /** Its input holds a command line that it runs (bash): the permission engine analyses the line. */
+  readonly command?: CommandTrait;
+  /** Its input names files or folders (file_read, file_write, grep…): the permission engine judges the path. */
+  readonly paths?: PathsTrait;
+  /** Its input holds a URL it sends a request to (http): the permission engine applies the egress rules. */
+  readonly egress?: EgressTrait;
+  /**
+   * `never`: it changes only Rein's own state that a person reviews anyway (memory_append adds to the
+   * agent's MEMORY.md), so its calls are never asked about, in any mode.
+   */
+  readonly approval?: 'never';
+  /** Every call only reads, whatever its input (file_read, glob, think…). */
+  readonly readsOnly?: boolean;
+  /** Its input is the model's own reasoning (think): the loop detector compares repeated thoughts. */
+  readonly thinksAloud?: boolean;
   /**
    * Drives the screen or other apps: a run that used it gets the higher iteration cap, and an
    * unattended run may not call it unless `permissions.gui_unattended` names it. A `gui`-family tool
@@ -52,3 +105,17 @@ export interface ToolTraits {
 
 /** True for a tool that drives the screen or other apps. */
 export const drivesGui = (traits: ToolTraits | undefined): boolean => traits?.drivesGui === true || traits?.family === 'gui';
+
+/** The shell command line of a call of a `command: shell` tool, if its input has one (undefined otherwise). */
+export function shellCommandOf(traits: ToolTraits | undefined, input: unknown): string | undefined {
+  if (traits?.command?.language !== 'shell') return undefined;
+  const v = input && typeof input === 'object' ? (input as Record<string, unknown>)[traits.command.field] : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * True for a tool that may reach beyond this computer: a `web`-family tool, one that sends requests to a
+ * URL it is given, and one that runs command lines (which may run `curl`).
+ */
+export const reachesNetwork = (traits: ToolTraits | undefined): boolean =>
+  traits?.family === 'web' || traits?.egress !== undefined || traits?.command !== undefined;

@@ -42,7 +42,7 @@ export async function appendAlert(host: TriggerHost, rc: AgentRuntimeConfig, tex
   if (!latest) return { note: 'the agent has no conversation to add it to yet' };
   const id = latest.id;
   const timestamp = now().toISOString();
-  const store = new SessionStore(rc.sessionsDir, host.cache ? { cache: host.cache.sessions } : {});
+  const store = new SessionStore(rc.sessionsDir, host.sessionCache ? { cache: host.sessionCache } : {});
 
   for (let attempt = 0; attempt < 3; attempt++) {
     if (!(await idle(host, rc.name, id, deadline, opts.signal))) {

@@ -8,7 +8,7 @@ import { listAgents, resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '
 import type { Disposable } from '../base/lifecycle.js';
 import { errorMessage } from '../errors.js';
 import type { GlobalConfig } from '../config/schema.js';
-import type { RuntimeCache } from '../runtime/runtimeCache.js';
+import type { SessionCache } from '../sessions/sessionCache.js';
 import type { RunRequest } from '../runtime/runRequest.js';
 import type { BusListener } from '../service/eventBus.js';
 import type { RouteRun, RunListener, SubmitOutcome } from '../service/runs/runRouter.js';
@@ -16,8 +16,10 @@ import type { RouteRun, RunListener, SubmitOutcome } from '../service/runs/runRo
 export interface TriggerHost {
   readonly home: string;
   readonly config: GlobalConfig;
-  /** The service's cache: agent configs by file stamps, and the sessions its runs saved. */
-  readonly cache?: RuntimeCache;
+  /** The agent as the service's runs see it (its cache, by file stamps). */
+  agentConfig?(agent: string): Promise<AgentRuntimeConfig>;
+  /** The sessions the service's runs saved, shared with an alert written into one. */
+  readonly sessionCache?: SessionCache;
   submit(request: RunRequest, opts?: { listener?: RunListener }): Promise<SubmitOutcome>;
   publish(event: DaemonEvent): void;
   subscribe(listener: BusListener): Disposable;
@@ -29,7 +31,7 @@ export interface TriggerHost {
 
 /** The agent as its runs see it, from the host's cache when it has one. */
 export function agentConfigOf(host: TriggerHost, agent: string): Promise<AgentRuntimeConfig> {
-  return host.cache ? host.cache.agentConfig(host.home, host.config, agent) : resolveAgentRuntimeConfig(host.home, host.config, agent);
+  return host.agentConfig ? host.agentConfig(agent) : resolveAgentRuntimeConfig(host.home, host.config, agent);
 }
 
 /**

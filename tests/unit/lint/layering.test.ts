@@ -94,4 +94,18 @@ describe('layering lint', () => {
     expect(await rulesFiredAt('src-main/core/context/probe.ts', tools)).toEqual([]);
     expect(await rulesFiredAt('src-main/core/somewhere/probe.ts', 'export const x = 1;\n')).toEqual(['rein/core-areas']);
   });
+
+  it('keeps the faces on the service: no values from the runtime or the harness, types are fine', async () => {
+    const values = "import { createRuntime } from '../runtime/runtime.js';\nimport { executeToolCalls } from '../harness/executor.js';\nexport { createRuntime, executeToolCalls };\n";
+    const facesRule = (fired: string[]) => fired.filter((r) => r === 'rein/faces-use-the-service');
+    // (core-areas also keeps mcpServer/ out of harness/ altogether.)
+    expect(facesRule(await rulesFiredAt('src-main/core/mcpServer/probe.ts', values))).toHaveLength(2);
+    expect(await rulesFiredAt('src-main/core/daemon/probe.ts', "export { startRun } from '../runtime/runtime.js';\n")).toEqual(['rein/faces-use-the-service']);
+    expect(await rulesFiredAt('src-main/shell/probe.ts', "export const m = await import('../core/harness/loop.js');\n")).toEqual(['rein/faces-use-the-service']);
+    expect(await rulesFiredAt('src-main/cli/commands/run.ts', "import { startRun } from '../../core/runtime/runtime.js';\nexport { startRun };\n")).toEqual(['rein/faces-use-the-service']);
+    const types = "import type { Runtime } from '../core/runtime/runtime.js';\nimport { type BatchOutcome } from '../core/harness/executor.js';\nexport type { Runtime, BatchOutcome };\n";
+    expect(await rulesFiredAt('src-main/shell/probe.ts', types)).toEqual([]);
+    // The service itself composes them, and so may the rest of the CLI for now.
+    expect(facesRule(await rulesFiredAt('src-main/core/service/probe.ts', values))).toEqual([]);
+  });
 });

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { access, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => import('../../support/electronMock.js'));
@@ -432,6 +433,30 @@ describe('desktop app', () => {
     expect(Tray.created[0]!.image).toMatchObject({ path: join(TRAY_ICONS, 'trayErrorTemplate.png') });
     expect(Tray.created[0]!.toolTip).toMatch(/daemon could not start: another Rein daemon/);
     await expect(invoke('rein:status')).resolves.toMatchObject({ ok: false, error: expect.stringMatching(/pid 42/) });
+  });
+
+  it('when the daemon’s port is taken, the window still works on the service and the tray says why', async () => {
+    const squatter = net.createServer();
+    await new Promise<void>((ok) => squatter.listen(0, '127.0.0.1', ok));
+    const port = (squatter.address() as net.AddressInfo).port;
+    try {
+      const d = await launch({
+        startDaemon: (o) => startDaemon({ ...o, port, cwd: work, config: GlobalConfig.parse({}), shutdownGraceMs: 200, shutdownCancelMs: 2_000 }),
+      });
+      expect(d.daemon).toBeUndefined();
+      expect(d.service).toBeDefined();
+      expect(Tray.created[0]!.toolTip).toMatch(new RegExp(`daemon could not start: port ${port} .*already in use`));
+      await expect(invoke('rein:status')).resolves.toMatchObject({ ok: true, value: { version: '9.9.9', active_runs: 0 } });
+      await expect(invoke('rein:listAgents')).resolves.toEqual({ ok: true, value: { agents: [] } });
+      // A run goes through the service in this process, its events reach the page.
+      fake.enqueue(text('Still here.'));
+      const sent = await invoke('rein:sendMessage', { text: 'hello' });
+      expect(sent).toMatchObject({ ok: true, value: { injected: false } });
+      await eventually(() => sentEvents('session_end').length > 0, 'the run to end');
+      expect(sentEvents('text_delta').map((e) => e.text).join('')).toBe('Still here.');
+    } finally {
+      await new Promise((ok) => squatter.close(ok));
+    }
   });
 
   it('headless: the daemon alone, without window, tray, hotkey or IPC', async () => {

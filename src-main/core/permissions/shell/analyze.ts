@@ -574,28 +574,9 @@ class Analyzer {
           i = end;
         }
         break;
-      case 'git': {
-        for (let i = 0; i + 1 < cmd.args.length; i++) {
-          if (values[i] !== '-c') continue;
-          const kv = values[i + 1]!;
-          const v = kv.slice(kv.indexOf('=') + 1).replace(/^!/, '');
-          if (v && !hasUnknown(v)) nested(v, 'config_value', true);
-          if (!ctx.hidden) this.result.riskyAssignments.push(`git -c ${kv.split('=')[0]}`);
-        }
-        for (const v of values) {
-          // `ext::CMD` URLs make git run CMD as the transport.
-          if (/^ext::/i.test(v)) nested(extTransportCommand(v.slice(5)), 'config_value', true);
-        }
-        // `git config [--global] core.pager 'CMD'`: the value is a program git runs later.
-        const sub = values.findIndex((v) => v === 'config');
-        if (sub !== -1) {
-          const rest = values.slice(sub + 1).filter((v) => !v.startsWith('-'));
-          if (rest.length >= 2 && /(^|\.)(pager|editor|sshcommand|fsmonitor|external|textconv|command|program|clean|smudge|process|askpass|hookspath|cmd|path|browser|viewer|gitproxy)$|^alias\./i.test(rest[0]!)) {
-            nested(rest[1]!.replace(/^!/, ''), 'config_value', true);
-          }
-        }
+      case 'git':
+        this.gitCode(values, nested, ctx);
         break;
-      }
       case 'defaults':
       case 'plutil':
       case 'plistbuddy':
@@ -638,27 +619,9 @@ class Analyzer {
       case 'rsync':
         this.remoteShell(cmd, values, nested, ctx);
         break;
-      case 'parallel': {
-        const sep = values.findIndex((v) => v === ':::' || v === '::::' || v === ':::+');
-        const items = sep === -1 ? [] : values.slice(sep + 1).filter((v) => !v.startsWith(':::'));
-        let start = 0;
-        while (start < (sep === -1 ? values.length : sep) && values[start]!.startsWith('-')) {
-          start += /^-(j|S|P|n|N|L|l|a|d|I|E|C)$|^--(jobs|sshlogin|arg-file|delimiter|colsep|timeout|joblog|results|tmpdir|workdir|env|max-args)$/.test(values[start]!) ? 2 : 1;
-        }
-        const template = cmd.args.slice(start, sep === -1 ? undefined : sep);
-        const hidden: Ctx = { ...ctx, depth: ctx.depth + 1, via: 'exec_option', hidden: true };
-        if (template.length === 0) for (const it of items.slice(0, 8)) nested(it, 'wrapper_string', true);
-        else if (items.length === 0) this.fromWords(template, [], [], { ...hidden, hidden: ctx.hidden });
-        else {
-          for (const it of items.slice(0, 8)) {
-            const filled = template.some((w) => w.value.includes('{}'))
-              ? template.map((w) => plainWord(w.value.replaceAll('{}', it)))
-              : [...template, plainWord(it)];
-            this.fromWords(filled, [], [], hidden);
-          }
-        }
+      case 'parallel':
+        this.parallelJobs(cmd, values, nested, ctx);
         break;
-      }
       case 'ln': {
         if (ctx.hidden) break;
         const symbolic = values.some((v) => v === '--symbolic' || (/^-[A-Za-z]+$/.test(v) && v.includes('s')));
@@ -678,6 +641,54 @@ class Analyzer {
       }
       default:
         break;
+    }
+  }
+
+  /**
+   * git runs programs named in its configuration: `-c key=VALUE`, `ext::CMD` transport URLs, and
+   * `git config core.pager 'CMD'` (and the other keys whose value is a program it runs later).
+   */
+  gitCode(values: string[], nested: (text: string, via: CommandVia, hidden?: boolean) => void, ctx: Ctx): void {
+    for (let i = 0; i + 1 < values.length; i++) {
+      if (values[i] !== '-c') continue;
+      const kv = values[i + 1]!;
+      const v = kv.slice(kv.indexOf('=') + 1).replace(/^!/, '');
+      if (v && !hasUnknown(v)) nested(v, 'config_value', true);
+      if (!ctx.hidden) this.result.riskyAssignments.push(`git -c ${kv.split('=')[0]}`);
+    }
+    for (const v of values) {
+      // `ext::CMD` URLs make git run CMD as the transport.
+      if (/^ext::/i.test(v)) nested(extTransportCommand(v.slice(5)), 'config_value', true);
+    }
+    // `git config [--global] core.pager 'CMD'`: the value is a program git runs later.
+    const sub = values.findIndex((v) => v === 'config');
+    if (sub !== -1) {
+      const rest = values.slice(sub + 1).filter((v) => !v.startsWith('-'));
+      if (rest.length >= 2 && /(^|\.)(pager|editor|sshcommand|fsmonitor|external|textconv|command|program|clean|smudge|process|askpass|hookspath|cmd|path|browser|viewer|gitproxy)$|^alias\./i.test(rest[0]!)) {
+        nested(rest[1]!.replace(/^!/, ''), 'config_value', true);
+      }
+    }
+  }
+
+  /** GNU parallel runs its template once per item (`parallel CMD {} ::: a b`), or each item as a command. */
+  parallelJobs(cmd: SimpleCommand, values: string[], nested: (text: string, via: CommandVia, hidden?: boolean) => void, ctx: Ctx): void {
+    const sep = values.findIndex((v) => v === ':::' || v === '::::' || v === ':::+');
+    const items = sep === -1 ? [] : values.slice(sep + 1).filter((v) => !v.startsWith(':::'));
+    let start = 0;
+    while (start < (sep === -1 ? values.length : sep) && values[start]!.startsWith('-')) {
+      start += /^-(j|S|P|n|N|L|l|a|d|I|E|C)$|^--(jobs|sshlogin|arg-file|delimiter|colsep|timeout|joblog|results|tmpdir|workdir|env|max-args)$/.test(values[start]!) ? 2 : 1;
+    }
+    const template = cmd.args.slice(start, sep === -1 ? undefined : sep);
+    const hidden: Ctx = { ...ctx, depth: ctx.depth + 1, via: 'exec_option', hidden: true };
+    if (template.length === 0) for (const it of items.slice(0, 8)) nested(it, 'wrapper_string', true);
+    else if (items.length === 0) this.fromWords(template, [], [], { ...hidden, hidden: ctx.hidden });
+    else {
+      for (const it of items.slice(0, 8)) {
+        const filled = template.some((w) => w.value.includes('{}'))
+          ? template.map((w) => plainWord(w.value.replaceAll('{}', it)))
+          : [...template, plainWord(it)];
+        this.fromWords(filled, [], [], hidden);
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import { isConcurrencySafeCommand, isDestructiveCommand, isReadOnlyCommand } fro
 import { findOnPath } from './support/executables.js';
 import { runShell } from './support/shellRun.js';
 import { groupDigits } from '../../util/groupDigits.js';
+import { BASH_TRAITS } from './builtinTraits.js';
 
 export const BASH_DEFAULT_TIMEOUT_S = 120;
 export const BASH_MAX_TIMEOUT_S = 600;
@@ -32,6 +33,7 @@ function shellPath(): string {
 
 export const bashTool: Tool<BashInput> = {
   name: 'bash',
+  traits: BASH_TRAITS,
   source: 'local',
   description: [
     'Run a shell command with bash -c in the working folder and return its combined stdout and stderr.',
@@ -44,9 +46,9 @@ export const bashTool: Tool<BashInput> = {
   input,
   // 30,000 chars of capped output plus the status line must not be spilled to a file again.
   resultBudget: BASH_OUTPUT_LIMIT + 1_000,
-  isReadOnly: (i) => isReadOnlyCommand(i.command),
-  isConcurrencySafe: (i) => isConcurrencySafeCommand(i.command),
-  isDestructive: (i) => isDestructiveCommand(i.command),
+  isReadOnly: (i, ctx) => isReadOnlyCommand(i.command, ctx),
+  isConcurrencySafe: (i, ctx) => isConcurrencySafeCommand(i.command, ctx),
+  isDestructive: (i, ctx) => isDestructiveCommand(i.command, ctx),
   summarize: (i) => callSummaryOf('bash', i),
 
   async call(i, ctx, signal) {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
 import { errnoCode, resolveToolPath } from './support/toolPaths.js';
+import { DIRECTORY_LIST_TRAITS } from './builtinTraits.js';
 
 export const DIRECTORY_LIST_MAX_ENTRIES = 1_000;
 
@@ -17,7 +18,7 @@ export type DirectoryListInput = z.infer<typeof input>;
 export const directoryListTool: Tool<DirectoryListInput> = {
   name: 'directory_list',
   source: 'local',
-  traits: { family: 'read' },
+  traits: DIRECTORY_LIST_TRAITS,
   description: [
     'List the entries of one folder (not recursive), sorted by name: one line per entry,',
     '`d ` marks a folder, then the size in bytes and the name. At most 1,000 entries. Use glob to search deeper.',

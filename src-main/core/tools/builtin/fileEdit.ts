@@ -9,6 +9,7 @@ import { writeError } from './support/fsErrors.js';
 import { numberedLine } from './support/numberedLines.js';
 import { staleReadRefusal } from './support/readFreshness.js';
 import { canonicalPath, errnoCode, isDevicePath, protectedReason, resolveToolPath } from './support/toolPaths.js';
+import { FILE_EDIT_TRAITS } from './builtinTraits.js';
 
 /** Lines of context shown before and after the first change. */
 const CONTEXT_LINES = 3;
@@ -25,6 +26,7 @@ export type FileEditInput = z.infer<typeof input>;
 
 export const fileEditTool: Tool<FileEditInput> = {
   name: 'file_edit',
+  traits: FILE_EDIT_TRAITS,
   source: 'local',
   description: [
     'Replace exact text in a file. The file must have been read with file_read in this session and not changed on disk since.',

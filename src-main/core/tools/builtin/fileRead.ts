@@ -8,6 +8,7 @@ import { errorResult, okResult, type Tool, type ToolContext, type ToolResult } f
 import { imageMediaType, looksBinary, readHead } from './support/fileKind.js';
 import { numberedLine } from './support/numberedLines.js';
 import { canonicalPath, errnoCode, isDevicePath, resolveToolPath } from './support/toolPaths.js';
+import { FILE_READ_TRAITS } from './builtinTraits.js';
 
 export { FILE_READ_DEFAULT_LIMIT };
 export const FILE_READ_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -29,7 +30,7 @@ export type FileReadInput = z.infer<typeof input>;
 export const fileReadTool: Tool<FileReadInput> = {
   name: 'file_read',
   source: 'local',
-  traits: { family: 'read' },
+  traits: FILE_READ_TRAITS,
   description: [
     'Read a text file. Lines are numbered from 1 as `   1 | text`; the number and ` | ` are not part of the file.',
     `Returns at most \`limit\` lines (default ${FILE_READ_DEFAULT_LIMIT}) starting at the 0-based line \`offset\`; a longer file ends with a note saying how to read on.`,

@@ -9,6 +9,7 @@ import { errorResult, okResult, type Tool } from '../tool.js';
 import { writeError } from './support/fsErrors.js';
 import { staleReadRefusal } from './support/readFreshness.js';
 import { canonicalPath, errnoCode, expandHome, isDevicePath, protectedReason, resolveToolPath } from './support/toolPaths.js';
+import { FILE_WRITE_TRAITS } from './builtinTraits.js';
 
 const input = z.strictObject({
   path: z.string().min(1).describe('File to write: absolute, relative to the working folder, or starting with ~/.'),
@@ -18,6 +19,7 @@ export type FileWriteInput = z.infer<typeof input>;
 
 export const fileWriteTool: Tool<FileWriteInput> = {
   name: 'file_write',
+  traits: FILE_WRITE_TRAITS,
   source: 'local',
   description: [
     'Create a file, or replace the entire content of an existing one. Missing parent folders are created.',

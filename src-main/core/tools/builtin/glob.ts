@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
 import { noiseIgnores } from './support/walkFilter.js';
 import { errnoCode, expandHome, resolveToolPath } from './support/toolPaths.js';
+import { GLOB_TRAITS } from './builtinTraits.js';
 
 export const GLOB_MAX_RESULTS = 1_000;
 /** Bounded parallelism for the mtime lookups of large result sets. */
@@ -21,7 +22,7 @@ export type GlobInput = z.infer<typeof input>;
 export const globTool: Tool<GlobInput> = {
   name: 'glob',
   source: 'local',
-  traits: { family: 'search' },
+  traits: GLOB_TRAITS,
   description: [
     'Find files whose path matches a glob pattern (`*` within a name, `**` across folders, `{a,b}` alternatives).',
     'Returns paths relative to the search folder, newest first, at most 1,000.',

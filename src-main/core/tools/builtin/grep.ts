@@ -13,6 +13,7 @@ import { noiseIgnores, NOISE_DIRS } from './support/walkFilter.js';
 import { errnoCode, resolveToolPath } from './support/toolPaths.js';
 import { realpathLoose } from '../../util/realpath.js';
 import { reinSecretReason } from '../../util/reinSecrets.js';
+import { GREP_TRAITS } from './builtinTraits.js';
 
 export const GREP_DEFAULT_MAX_RESULTS = 100;
 export const GREP_MAX_RESULTS = 1_000;
@@ -66,7 +67,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
   return {
     name: 'grep',
     source: 'local',
-    traits: { family: 'search' },
+    traits: GREP_TRAITS,
     description: [
       'Search file contents for a regular expression. Results are `path:line:text`, paths relative to the searched folder,',
       `at most \`max_results\` lines in total (default ${GREP_DEFAULT_MAX_RESULTS}, max ${GREP_MAX_RESULTS}).`,

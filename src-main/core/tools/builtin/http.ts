@@ -3,6 +3,7 @@ import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
 import { groupDigits } from '../../util/groupDigits.js';
+import { HTTP_TRAITS } from './builtinTraits.js';
 
 export const HTTP_DEFAULT_TIMEOUT_S = 30;
 export const HTTP_MAX_TIMEOUT_S = 300;
@@ -23,6 +24,7 @@ export type HttpInput = z.infer<typeof input>;
 
 export const httpTool: Tool<HttpInput> = {
   name: 'http',
+  traits: HTTP_TRAITS,
   source: 'local',
   description: [
     'Send one HTTP GET or POST request and return the status line, the response headers and the body',

@@ -8,12 +8,14 @@ import { z } from 'zod';
 import { errorMessage, isReinError } from '../../errors.js';
 import { boundedAppend, memoryFile } from '../../memory/index.js';
 import { errorResult, okResult, type Tool } from '../tool.js';
+import { MEMORY_APPEND_TRAITS } from './builtinTraits.js';
 
 export const MEMORY_APPEND_TOOL = 'memory_append';
 
 /**
  * Tools that change nothing the user has to review and so never ask for approval, in any mode.
  * memory_append only adds to the agent's own memory, which the user can read and edit at any time.
+ * @deprecated The runtime reads the tool's `approval: 'never'` trait (builtinTraits.ts); this list stays for old callers.
  */
 export const NO_APPROVAL_TOOLS: ReadonlySet<string> = new Set([MEMORY_APPEND_TOOL]);
 
@@ -31,6 +33,7 @@ export type MemoryAppendInput = z.infer<typeof input>;
 export function createMemoryAppendTool(dir: string): Tool<MemoryAppendInput> {
   return {
     name: MEMORY_APPEND_TOOL,
+    traits: MEMORY_APPEND_TRAITS,
     source: 'local',
     description:
       "Save durable facts to your long-term memory (this agent's MEMORY.md), which is loaded into future sessions. " +

@@ -13,6 +13,7 @@ import { lastRunView } from '../../schedule/lastRunView.js';
 import type { Schedules } from '../../schedule/schedules.js';
 import type { Schedule } from '../../schedule/store.js';
 import { errorResult, okResult, type Tool, type ToolResult } from '../tool.js';
+import { SCHEDULE_CHANGE_TRAITS } from './builtinTraits.js';
 
 export interface ScheduleToolDeps {
   env: NodeJS.ProcessEnv;
@@ -55,7 +56,7 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
   const create: Tool<{ cron: string; prompt: string; agent?: string | undefined; catch_up?: string | undefined }> = {
     name: 'schedule_create',
     // The schedule store is Rein's run-later state: a person decides each change, in every mode.
-    traits: { changesReinState: true },
+    traits: SCHEDULE_CHANGE_TRAITS,
     source: 'local',
     description: 'Create a schedule: the agent (default: the default agent) runs the prompt at the times of the cron expression, also while the app is closed. Returns the new schedule id.',
     input: z.strictObject({ cron: Cron, prompt: Prompt, agent: AgentName.optional().describe('A named agent; default: the default agent.'), catch_up: CatchUp.optional() }),
@@ -102,7 +103,7 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
   const update: Tool<{ id: string; cron?: string | undefined; prompt?: string | undefined; agent?: string | undefined; enabled?: boolean | undefined; catch_up?: string | undefined }> = {
     name: 'schedule_update',
     // The schedule store is Rein's run-later state: a person decides each change, in every mode.
-    traits: { changesReinState: true },
+    traits: SCHEDULE_CHANGE_TRAITS,
     source: 'local',
     description: 'Change a schedule: its cron expression, prompt, agent, catch-up rule, or whether it is enabled. Give the id and at least one change.',
     input: z.strictObject({ id: Id, cron: Cron.optional(), prompt: Prompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional(), catch_up: CatchUp.optional() }),
@@ -119,7 +120,7 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
   const remove: Tool<{ id: string }> = {
     name: 'schedule_remove',
     // The schedule store is Rein's run-later state: a person decides each change, in every mode.
-    traits: { changesReinState: true },
+    traits: SCHEDULE_CHANGE_TRAITS,
     source: 'local',
     description: 'Remove a schedule (its launchd job too). Its logs stay in the schedule folder.',
     input: z.strictObject({ id: Id }),

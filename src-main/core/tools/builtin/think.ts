@@ -2,6 +2,7 @@
 import { callSummaryOf } from '../../api/toolSummary.js';
 import { z } from 'zod';
 import { okResult, type Tool } from '../tool.js';
+import { THINK_TRAITS } from './builtinTraits.js';
 
 const input = z.strictObject({
   thought: z.string().min(1).describe('Your reasoning: what you know, what is unclear, what to do next.'),
@@ -10,6 +11,7 @@ export type ThinkInput = z.infer<typeof input>;
 
 export const thinkTool: Tool<ThinkInput> = {
   name: 'think',
+  traits: THINK_TRAITS,
   source: 'local',
   description:
     'Think through a problem before acting: sort out what the results so far mean, check a plan, or decide between options. ' +
