@@ -147,8 +147,8 @@ describe('server-everything over stdio', () => {
     await m.ready();
     const [awake, sleepy] = m.servers;
     const pid1 = sleepy!.connection!.pid!;
-    await expect.poll(() => sleepy!.status().state, { timeout: 5_000 }).toBe('idle');
-    await expect.poll(() => alive(pid1), { timeout: 5_000 }).toBe(false);
+    await expect.poll(() => sleepy!.status().state, { timeout: 15_000 }).toBe('idle');
+    await expect.poll(() => alive(pid1), { timeout: 15_000 }).toBe(false);
     expect(awake!.status().state).toBe('healthy');
     const tools = await sleepy!.tools();
     expect(tools.map((t) => t.name)).toContain('mcp__sleepy__echo');

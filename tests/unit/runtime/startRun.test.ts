@@ -61,9 +61,9 @@ describe('startRun', () => {
     expect(model.requests).toHaveLength(0);
 
     const second = events.next();
-    // The loop now consolidates and waits for the (gated) model before anything else.
-    await new Promise((ok) => setTimeout(ok, 50));
-    expect(model.consolidationAsked()).toBe(true);
+    // The loop now consolidates and waits for the (gated) model before anything else (polled: a busy
+    // machine may take longer than any fixed wait to get there).
+    await expect.poll(() => model.consolidationAsked(), { timeout: 10_000 }).toBe(true);
     model.release();
     await second;
     for await (const _ of events) void _;
