@@ -19,6 +19,7 @@
  * The person at the terminal can sign in, so a call refused with 403 `insufficient_scope` signs in again
  * with the larger scope and is tried once more.
  */
+import { originFor } from '../../core/permissions/runPolicy.js';
 import { parseArgs } from 'node:util';
 import { resolveAgentRuntimeConfig } from '../../core/agents/index.js';
 import { loadConfig } from '../../core/config/load.js';
@@ -412,20 +413,10 @@ function cliElicitor(io: CliIo, yes: boolean, server: string, tool: string): Eli
       return { action: 'decline' };
     }
     const request: ApprovalRequest = {
-      request_id: 'apr_cli',
-      session_id: 'cli',
-      agent: 'default',
-      route: 'cli',
-      source: 'cli',
-      origin: 'attended',
-      tool,
-      input: req.input,
+      ...terminalQuestion(tool, req.input),
       summary: `${server} asks: ${req.message.replace(/\s+/g, ' ').trim()}`,
       reason: `the MCP server ${server} asks for input while ${tool} runs`,
-      layer: 'elicitation',
-      risk: 'medium',
       risk_explanation: `what you fill in is sent to the MCP server ${server}`,
-      asked_at: new Date().toISOString(),
       form: { message: req.message, schema: req.schema },
     };
     const answer = await ttyFace({ input: io.stdin, output: io.stderr }).ask(request, signal);
@@ -434,6 +425,23 @@ function cliElicitor(io: CliIo, yes: boolean, server: string, tool: string): Eli
     if (problems.length > 0) io.stderr.write(`rein: the answers do not fit the form (${problems.join('; ')}); declined\n`);
     return out;
   };
+}
+
+/** What every question a server asks during `rein mcp call` carries: the person at this terminal answers it. */
+function terminalQuestion(tool: string, input: unknown) {
+  return {
+    request_id: 'apr_cli',
+    session_id: 'cli',
+    agent: 'default',
+    route: 'cli',
+    source: 'cli',
+    origin: originFor('cli', 'cli'),
+    tool,
+    input,
+    layer: 'elicitation',
+    risk: 'medium',
+    asked_at: new Date().toISOString(),
+  } satisfies Partial<ApprovalRequest>;
 }
 
 /** A server asks the person to open a page: show it, ask, open it only on a yes. */
@@ -455,20 +463,10 @@ async function askToOpen(io: CliIo, yes: boolean, server: string, tool: string, 
     return { action: 'decline' };
   }
   const request: ApprovalRequest = {
-    request_id: 'apr_cli',
-    session_id: 'cli',
-    agent: 'default',
-    route: 'cli',
-    source: 'cli',
-    origin: 'attended',
-    tool,
-    input: req.input,
+    ...terminalQuestion(tool, req.input),
     summary: `${server} asks you to open ${url.href}`,
     reason: `the MCP server ${server} wants a page opened in your browser while ${tool} runs${said ? `: ${said}` : ''}`,
-    layer: 'elicitation',
-    risk: 'medium',
     risk_explanation: `the page is the MCP server's choice (${url.host}): check its address before you allow it`,
-    asked_at: new Date().toISOString(),
   };
   const answer = await ttyFace({ input: io.stdin, output: io.stderr }).ask(request, signal);
   if (answer.decision === 'deny') return ['timeout', 'cancelled', 'withdrawn', 'error'].includes(answer.by) ? { action: 'cancel' } : { action: 'decline' };
