@@ -12,7 +12,7 @@ const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
 
 export default defineConfig({
   main: {
-    define: { __REIN_RELEASE__: JSON.stringify(process.env.REIN_RELEASE === '1') }, // as vite.cli.config.ts: a release's MCP client ID URL (core/mcp/clientMetadata.ts)
+    define: { __REIN_RELEASE__: JSON.stringify(process.env.REIN_RELEASE === '1') }, // as vite.cli.config.ts: a release's MCP client ID URL (core/mcpClient/clientMetadata.ts)
     build: {
       // The npm dependencies are bundled in, as in the CLI (vite.cli.config.ts): fewer, larger modules
       // load faster. Native addons and wasm packages stay in node_modules.

@@ -12,7 +12,7 @@ const root = import.meta.dirname;
 const layers = [
   {
     target: 'src-main/core',
-    from: ['src-main/shell', 'src-main/cli', 'src-main/index.ts'],
+    from: ['src-main/electron', 'src-main/cli', 'src-main/index.ts'],
     why: 'core/ is the bottom layer; the shell and the CLI build on it, never the reverse',
   },
   {
@@ -74,7 +74,8 @@ const coreAreas = {
   errors: [],
   util: ['errors', 'base'],
   process: ['base', 'errors', 'util'],
-  // The stored model API key (Keychain, Secret Service, REIN_HOME/secrets): read by every run, written by `rein auth` and the app.
+  // Rein's own credentials: the stored model API key (Keychain, Secret Service, REIN_HOME/secrets), read by every run and
+  // written by `rein auth` and the app, and the one list of Rein's secret files the guards refuse (secrets/reinSecrets.ts).
   secrets: ['api', 'errors', 'process', 'util'],
   config: ['api', 'errors', 'util'],
   llm: ['api', 'base', 'errors', 'util'],
@@ -89,42 +90,57 @@ const coreAreas = {
   agents: ['api', 'config', 'errors', 'util'],
   // Schedules' store, cron and launchd jobs: low, so the schedule tools and the service can both use them.
   schedule: ['agents', 'api', 'base', 'config', 'errors', 'process', 'util'],
-  tools: ['api', 'base', 'config', 'errors', 'memory', 'process', 'schedule', 'search', 'sessions', 'skills', 'util'],
+  tools: ['api', 'base', 'config', 'errors', 'memory', 'process', 'schedule', 'search', 'secrets', 'sessions', 'skills', 'util'],
   context: ['api', 'config', 'errors', 'llm', 'memory', 'sessions', 'skills', 'tools', 'util'],
-  permissions: ['api', 'base', 'config', 'errors', 'tools', 'util'],
+  permissions: ['api', 'base', 'config', 'errors', 'secrets', 'tools', 'util'],
   harness: ['api', 'audit', 'base', 'config', 'context', 'errors', 'hooks', 'llm', 'permissions', 'sessions', 'tools', 'util'],
   // Tool providers of ring 4 and the accessibility bridge: below the runtime, which assembles them.
-  mcp: ['api', 'base', 'config', 'errors', 'permissions', 'process', 'tools', 'util'],
-  cloud: ['api', 'base', 'config', 'errors', 'llm', 'tools', 'util'],
+  mcpClient: ['api', 'base', 'config', 'errors', 'permissions', 'process', 'tools', 'util'],
+  cloud: ['api', 'base', 'config', 'errors', 'llm', 'secrets', 'tools', 'util'],
   ax: ['api', 'base', 'errors', 'permissions', 'process', 'tools', 'util'],
   runtime: [
-    'agents', 'api', 'audit', 'ax', 'base', 'cloud', 'config', 'context', 'errors', 'harness', 'hooks', 'instructions', 'llm', 'mcp',
+    'agents', 'api', 'audit', 'ax', 'base', 'cloud', 'config', 'context', 'errors', 'harness', 'hooks', 'instructions', 'llm', 'mcpClient',
     'memory', 'permissions', 'secrets', 'sessions', 'skills', 'tools', 'util',
   ],
-  // mcp: the app's MCP server list, connect and sign-in (service/mcpServers.ts).
+  // mcpClient: the app's MCP server list, connect and sign-in (service/mcpServers.ts).
   service: [
-    'agents', 'api', 'audit', 'base', 'commands', 'config', 'errors', 'harness', 'llm', 'mcp', 'permissions', 'runtime', 'schedule', 'search',
-    'secrets', 'sessions', 'skills', 'util',
+    'agents', 'api', 'audit', 'base', 'commands', 'config', 'errors', 'harness', 'llm', 'mcpClient', 'permissions', 'runtime', 'schedule', 'search',
+    'secrets', 'sessions', 'skills', 'triggers', 'util',
   ],
-  // Runs nobody starts by hand (ring 3): heartbeats and watchers go through the service like every other face.
-  triggers: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'service', 'sessions', 'util'],
+  // Runs nobody starts by hand (ring 3): schedules, heartbeats and watchers. They run on a host that has the
+  // service's submit and bus (triggers/host.ts: types only from service, coreTypeAreas); the service starts
+  // schedule runs and its cron clock from here, the daemon the heartbeats and watchers.
+  triggers: ['agents', 'api', 'base', 'config', 'errors', 'runtime', 'schedule', 'sessions', 'util'],
   // The faces: each adapts the service, none knows another.
   // System notifications of a Rein without a window (osascript / notify-send), in the desktop app's words.
   notify: ['api', 'base', 'desktop', 'errors', 'service', 'tools', 'util'],
   // process: the daemon reads the login shell's PATH at start when launchd gave it the minimal one (process/loginPath.ts).
-  daemon: ['agents', 'api', 'base', 'config', 'errors', 'notify', 'process', 'runtime', 'schedule', 'service', 'triggers', 'util'],
+  daemon: ['agents', 'api', 'base', 'config', 'errors', 'notify', 'process', 'runtime', 'schedule', 'secrets', 'service', 'triggers', 'util'],
   // `rein doctor`: reads what every other area keeps, changes nothing.
-  doctor: ['agents', 'api', 'ax', 'config', 'daemon', 'errors', 'mcp', 'notify', 'runtime', 'schedule', 'search', 'secrets', 'service', 'util'],
-  // mcp: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
-  desktop: ['api', 'base', 'config', 'errors', 'mcp', 'permissions', 'secrets', 'service', 'util'],
+  doctor: ['agents', 'api', 'ax', 'config', 'daemon', 'errors', 'mcpClient', 'notify', 'runtime', 'schedule', 'search', 'secrets', 'service', 'util'],
+  // mcpClient: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
+  desktop: ['api', 'base', 'config', 'errors', 'mcpClient', 'permissions', 'secrets', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.
   // audit, commands, search, sessions, skills: its read-only resources and prompts (sessions, memory, commands, skills).
   // service: its tool calls (service/toolCalls.ts); runtime for types and the runtime cache.
   mcpServer: [
-    'agents', 'api', 'audit', 'base', 'commands', 'config', 'daemon', 'errors', 'permissions', 'runtime', 'search', 'service', 'sessions',
-    'skills', 'tools', 'util',
+    'agents', 'api', 'audit', 'base', 'commands', 'config', 'daemon', 'errors', 'permissions', 'runtime', 'search', 'secrets', 'service',
+    'sessions', 'skills', 'tools', 'util',
   ],
 };
+
+/**
+ * Areas whose imports of *types only* may reach higher: the triggers describe the service they run on
+ * (its submit, its bus) while the service starts the schedule runs that live with the other triggers.
+ */
+const coreTypeAreas = {
+  triggers: ['service'],
+};
+const isTypeOnly = (node) =>
+  node.importKind === 'type' ||
+  node.exportKind === 'type' ||
+  (node.type === 'ImportDeclaration' && node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type')) ||
+  (node.type === 'ExportNamedDeclaration' && node.specifiers.length > 0 && node.specifiers.every((s) => s.exportKind === 'type'));
 
 const coreRoot = 'src-main/core';
 const areaOf = (path) => {
@@ -157,6 +173,7 @@ const coreAreasRule = {
       if (!inside(target, coreRoot)) return;
       const to = areaOf(target).replace(/\.js$/, '');
       if (to === from || coreAreas[from].includes(to)) return;
+      if (isTypeOnly(node) && (coreTypeAreas[from] ?? []).includes(to)) return;
       context.report({ node: source, messageId: 'forbidden', data: { from, to, target, allowed: coreAreas[from].join(', ') || 'nothing else in core' } });
     };
     return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
@@ -168,13 +185,8 @@ const coreAreasRule = {
  * `rein mcp serve`, the daemon and the desktop shell call the service (core/service), never the runtime
  * or the agent loop themselves. Types from there are fine: they describe what the service hands back.
  */
-const faces = ['src-main/cli/commands/run.ts', 'src-main/core/mcpServer', 'src-main/core/daemon', 'src-main/shell'];
+const faces = ['src-main/cli/commands/run.ts', 'src-main/core/mcpServer', 'src-main/core/daemon', 'src-main/electron'];
 const serviceInternals = ['src-main/core/runtime/runtime', 'src-main/core/harness'];
-const isTypeOnly = (node) =>
-  node.importKind === 'type' ||
-  node.exportKind === 'type' ||
-  (node.type === 'ImportDeclaration' && node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type')) ||
-  (node.type === 'ExportNamedDeclaration' && node.specifiers.length > 0 && node.specifiers.every((s) => s.exportKind === 'type'));
 const facesUseTheServiceRule = {
   meta: {
     type: 'problem',
@@ -197,7 +209,7 @@ const facesUseTheServiceRule = {
 };
 
 const electronOnlyInShell =
-  'only src-main/index.ts, src-main/shell/ and src-preload/ may use Electron; core/ runs in plain Node (and requiring the electron package downloads its binary)';
+  'only src-main/index.ts, src-main/electron/ and src-preload/ may use Electron; core/ runs in plain Node (and requiring the electron package downloads its binary)';
 
 export default defineConfig(
   { ignores: ['out/', 'dist/', 'node_modules/', 'test-results/', 'coverage/'] },
@@ -235,7 +247,7 @@ export default defineConfig(
   },
   {
     // The desktop shell, the preload, and the tests that stand in for Electron.
-    files: ['src-main/index.ts', 'src-main/shell/**', 'src-preload/**', 'tests/support/electronMock.ts', 'tests/unit/shell/**'],
+    files: ['src-main/index.ts', 'src-main/electron/**', 'src-preload/**', 'tests/support/electronMock.ts', 'tests/unit/electron/**'],
     rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
   },
   {

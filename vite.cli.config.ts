@@ -14,7 +14,7 @@ export const RUNTIME_EXTERNAL = ['better-sqlite3', 'web-tree-sitter', 'tree-sitt
 const external = [...builtinModules, ...builtinModules.map((m) => `node:${m}`), ...RUNTIME_EXTERNAL];
 
 export default defineConfig({
-  // REIN_RELEASE=1 (the release workflow): defaults only released builds have (core/mcp/clientMetadata.ts).
+  // REIN_RELEASE=1 (the release workflow): defaults only released builds have (core/mcpClient/clientMetadata.ts).
   define: { __REIN_VERSION__: JSON.stringify(pkg.version), __REIN_RELEASE__: JSON.stringify(process.env.REIN_RELEASE === '1') },
   ssr: { noExternal: true },
   build: {

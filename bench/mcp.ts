@@ -18,8 +18,8 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { McpServerSettings } from '../src-main/core/mcp/config.js';
-import { McpManager } from '../src-main/core/mcp/manager.js';
+import type { McpServerSettings } from '../src-main/core/mcpClient/config.js';
+import { McpManager } from '../src-main/core/mcpClient/manager.js';
 import type { Tool, ToolContext } from '../src-main/core/tools/tool.js';
 import { fmt, median, percentile } from './support.js';
 

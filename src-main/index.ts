@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { app } from 'electron';
 import { reinHome } from './core/config/paths.js';
 import { errorMessage } from './core/errors.js';
-import type { DesktopApp } from './shell/desktopApp.js';
+import type { DesktopApp } from './electron/desktopApp.js';
 
 // Compiled code kept between launches (Electron's Node has the cache built in; its default folder is
 // the per-user temp folder). Only what is imported after this line benefits, which is why the desktop
@@ -46,13 +46,13 @@ async function start(): Promise<void> {
   const dev = devServer();
   if (!headless) {
     // Before anything records where the app is (login item, launchd jobs): offer /Applications.
-    const { moveToApplicationsIfWanted } = await import('./shell/firstLaunch.js');
-    const { appLog, logWarn } = await import('./shell/appLog.js');
+    const { moveToApplicationsIfWanted } = await import('./electron/firstLaunch.js');
+    const { appLog, logWarn } = await import('./electron/appLog.js');
     const moved = await moveToApplicationsIfWanted({ home: reinHome(process.env), platform: process.platform, packaged: app.isPackaged, warn: logWarn(appLog()) });
     if (moved === 'moved') return; // Electron relaunches Rein from /Applications and quits this copy
   }
-  const { startDesktopApp, trayIconDirOf } = await import('./shell/desktopApp.js');
-  const { openedAtLogin } = await import('./shell/loginItem.js');
+  const { startDesktopApp, trayIconDirOf } = await import('./electron/desktopApp.js');
+  const { openedAtLogin } = await import('./electron/loginItem.js');
   desktop = await startDesktopApp({
     home: reinHome(process.env),
     version: app.getVersion(),
@@ -84,8 +84,8 @@ if (cliCommand) {
       if (!requestStop()) app.exit(143);
     });
   });
-  // A key the app kept in api-key.enc moves to the store the CLI reads first (shell/keychain.ts).
-  void import('./shell/keychain.js')
+  // A key the app kept in api-key.enc moves to the store the CLI reads first (electron/keychain.ts).
+  void import('./electron/keychain.js')
     .then(({ migrateLegacyKeyForHeadlessRun }) => migrateLegacyKeyForHeadlessRun(reinHome(process.env)))
     .then(() => import('./cli/index.js'))
     .then(({ main }) => main(cliArgs))
@@ -122,7 +122,7 @@ if (cliCommand) {
     .catch(async (e: unknown) => {
       process.stderr.write(`rein: cannot start: ${errorMessage(e)}\n`);
       // Also in the log file: opened from Finder, stderr goes nowhere.
-      await import('./shell/appLog.js').then(({ appLog }) => appLog().write('error', `cannot start: ${errorMessage(e)}`)).catch(() => undefined);
+      await import('./electron/appLog.js').then(({ appLog }) => appLog().write('error', `cannot start: ${errorMessage(e)}`)).catch(() => undefined);
       app.exit(1);
     });
 }

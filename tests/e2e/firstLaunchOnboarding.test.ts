@@ -1,7 +1,7 @@
 // The desktop app's first launch in the page, in headless Chromium: the page is the real build, served by
 // a real `rein daemon` (web mode, fresh home, no key); the desktop app's bridges (`window.rein`,
 // `window.reinDesktop`) are played by this test: the ReinApi reads go to that daemon over HTTP, the
-// desktop operations answer from a small state kept here, as the shell would (shell/desktopApp.ts). Checks:
+// desktop operations answer from a small state kept here, as the shell would (electron/desktopApp.ts). Checks:
 // - onboarding asks whether Rein starts at login (nothing is applied before the answer), and applies
 //   exactly the answer;
 // - on macOS it lists Accessibility, Automation and Screen Recording with each state in words, asks macOS

@@ -15,7 +15,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { McpServerSettings } from '../../src-main/core/mcp/config.js';
+import type { McpServerSettings } from '../../src-main/core/mcpClient/config.js';
 
 const require = createRequire(import.meta.url);
 const pkgDir = (name: string) => dirname(require.resolve(`${name}/package.json`));

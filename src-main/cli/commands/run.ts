@@ -8,7 +8,7 @@ import { isReinError } from '../../core/errors.js';
 import type { StartedRun } from '../../core/runtime/runtime.js';
 import { OneShotService } from '../../core/service/oneShot.js';
 import { signalGroup } from '../../core/process/processGroup.js';
-import { pageOpener } from '../../core/mcp/browser.js';
+import { pageOpener } from '../../core/mcpClient/browser.js';
 import { isSourceName } from '../../core/api/patterns.js';
 import { originFor } from '../../core/runtime/runRequest.js';
 import { originTraits } from '../../core/permissions/runPolicy.js';

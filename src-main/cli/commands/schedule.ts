@@ -22,7 +22,7 @@ import { noteSavedSession } from '../../core/search/pendingIndex.js';
 import { isNotifier, systemNotifier } from '../../core/notify/systemNotifier.js';
 import { windowlessNotice } from '../../core/notify/windowlessNotices.js';
 import { ReinService } from '../../core/service/reinService.js';
-import { dropRunGuardSync, type ScheduleRunOutcome } from '../../core/service/scheduleRuns.js';
+import { dropRunGuardSync, type ScheduleRunOutcome } from '../../core/triggers/scheduleRuns.js';
 import { readScheduleLog, scheduleLogs, scheduleView } from '../../core/service/schedules.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

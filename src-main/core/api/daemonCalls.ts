@@ -1,7 +1,7 @@
 /**
  * Which HTTP call of the daemon (docs/daemon-api.md) carries each ReinApi operation. Pure data, so a
  * test can pin the mapping, and free of Node and Electron imports, so both the page
- * (src-renderer/src/api/daemonApi.ts) and the desktop shell (src-main/shell/desktopApp.ts) use the same
+ * (src-renderer/src/api/daemonApi.ts) and the desktop shell (src-main/electron/desktopApp.ts) use the same
  * table. `sendMessage` goes over the WebSocket instead (see daemonApi.ts) because POST /message either
  * streams or waits for the whole run.
  */

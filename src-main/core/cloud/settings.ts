@@ -7,14 +7,14 @@
  *   2. the environment: REIN_CLOUD_API_KEY, then SHANNON_API_KEY,
  *   3. a key store (CloudKeyStore): the desktop app may hand its keychain-backed one; otherwise the
  *      file `<REIN_HOME>/secrets/cloud-api-key` (mode 0600; inside Rein's secrets folder, which no tool
- *      may read — core/util/reinSecrets.ts).
+ *      may read — core/secrets/reinSecrets.ts).
  *
  * A gateway on this machine (loopback) may go without a key; any other needs one.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GlobalConfig } from '../config/schema.js';
-import { REIN_SECRETS_DIR } from '../util/reinSecrets.js';
+import { REIN_SECRETS_DIR } from '../secrets/reinSecrets.js';
 import { isLoopbackHost } from '../util/loopback.js';
 
 export type CloudConfig = GlobalConfig['cloud'];

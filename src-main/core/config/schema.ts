@@ -28,7 +28,7 @@ export const McpServerConfig = z.strictObject({
   keep_alive: z.boolean().optional(),
   /** Global servers with `_inherit: true` are kept for every named agent. */
   _inherit: z.boolean().optional(),
-  // The keys below have no defaults here (so an entry reads back as written); core/mcp/config.ts applies them.
+  // The keys below have no defaults here (so an entry reads back as written); core/mcpClient/config.ts applies them.
   /** Seconds to start (stdio) or reach (http) the server and list its tools; default 30. */
   connect_timeout_seconds: z.number().positive().max(600).optional(),
   /** Seconds one tool call may take (progress notifications restart the clock); default 300. */

@@ -4,7 +4,7 @@
  * as hex in `$REIN_HOME/secrets/confirm.token` (0600, in a 0700 folder), made anew every time the daemon
  * starts. Only a local process of the same user can read it. The web page never receives it (nothing
  * serves it), a relay or a phone holding the daemon token does not have it, and no tool may read
- * `secrets/` (a `rein-secrets` hard block, core/util/reinSecrets.ts). A run that tries `rein changes
+ * `secrets/` (a `rein-secrets` hard block, core/secrets/reinSecrets.ts). A run that tries `rein changes
  * accept` itself is a protected call that asks a person in every mode (core/permissions/protectedWrites.ts).
  * See docs/permissions.md, *Threat model*.
  */
@@ -13,7 +13,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReinError, errorMessage } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
-import { REIN_SECRETS_DIR } from '../util/reinSecrets.js';
+import { REIN_SECRETS_DIR } from '../secrets/reinSecrets.js';
 
 /** The header `rein changes` sends it in. */
 export const CONFIRM_HEADER = 'x-rein-confirm';

@@ -6,7 +6,7 @@
  * (schedules) and the login item would start nothing once the DMG is ejected or the copy is gone. So
  * before anything records the app's path, the shell asks this function and, when it says so, offers
  * Electron's `app.moveToApplicationsFolder` (which moves the bundle, clears the quarantine and relaunches
- * it from there). Pure, so the rule is tested without a Mac; the Electron calls are shell/firstLaunch.ts.
+ * it from there). Pure, so the rule is tested without a Mac; the Electron calls are electron/firstLaunch.ts.
  *
  * - Only a packaged app on macOS is ever moved (a development build runs from the checkout).
  * - A temporary place (translocated, a disk image, any other volume) is always offered: staying there

@@ -2,7 +2,7 @@
  * MCP servers' OAuth sign-ins in the desktop app: sealed by the system keychain (Electron's
  * safeStorage behind the StringCipher the API key store uses too) and kept in
  * `<REIN_HOME>/secrets/mcp-oauth/<server>.enc`, 0600 in a 0700 folder, written atomically. The CLI,
- * which has no keychain, keeps the same entry as plain JSON beside it (`<server>.json`, core/mcp/oauth.ts).
+ * which has no keychain, keeps the same entry as plain JSON beside it (`<server>.json`, core/mcpClient/oauth.ts).
  *
  * A sign-in made with `rein mcp login` is picked up: the newer of the two entries is read. A save writes
  * the sealed file, and updates the CLI's plain file too when there is one — the person chose to sign in
@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage } from '../errors.js';
-import { fileTokenStore, oauthDir, oauthFile, oauthFileName, type StoredOAuth, type TokenStore } from '../mcp/oauth.js';
+import { fileTokenStore, oauthDir, oauthFile, oauthFileName, type StoredOAuth, type TokenStore } from '../mcpClient/oauth.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import type { StringCipher } from './apiKeyStore.js';
 

@@ -3,7 +3,7 @@
  * Settings has the switch), never at start, so a login item removed in System Settings is not added
  * back and macOS shows no "Login Item Added" nobody asked for. What the system has is read each time;
  * the last change that could not be made is kept to show in Settings. The system calls are the shell's
- * (shell/loginItem.ts: Electron's login items, the XDG autostart entry).
+ * (electron/loginItem.ts: Electron's login items, the XDG autostart entry).
  */
 import type { LoginItemStatus } from '../api/desktopApi.js';
 import { errorMessage } from '../errors.js';

@@ -1,6 +1,6 @@
 /**
  * Rein's updates, decided in plain Node (the shell adapts electron-updater to `UpdaterPort`,
- * shell/updater.ts). Rules (docs/release.md, *Updates*):
+ * electron/updater.ts). Rules (docs/release.md, *Updates*):
  *
  * - Only a build that can be trusted to replace itself updates: a packaged macOS app signed with a
  *   Developer ID (Squirrel.Mac accepts an update only when it is signed by the same team, and an ad-hoc

@@ -3,7 +3,7 @@
  * (`render-process-gone`): a blank window that says nothing is the worst answer. A few reloads are
  * tried (a crash or a dev server that was restarting); past that, the window shows a page saying what
  * happened and where the log is, instead of trying forever. Every event is logged. Pure: the shell
- * (shell/window.ts) feeds it the events and does what it says.
+ * (electron/window.ts) feeds it the events and does what it says.
  */
 
 /** Reloads allowed within RELOAD_WINDOW_MS before the window gives up and says so. */

@@ -16,7 +16,7 @@ import { paths } from '../config/paths.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { runningDaemon } from '../daemon/daemonFile.js';
 import { errorMessage, isReinError } from '../errors.js';
-import { resolveServer } from '../mcp/config.js';
+import { resolveServer } from '../mcpClient/config.js';
 import { isNotifier, systemNotifier } from '../notify/systemNotifier.js';
 import { resolveModelAccess } from '../runtime/runtime.js';
 import { apiKeyStatus, storeName } from '../secrets/apiKey.js';
@@ -170,7 +170,7 @@ async function modelOnlineCheck(o: DoctorOptions, config: GlobalConfig): Promise
 
 /** Each agent's enabled MCP servers connected once (the global ones once for all), then stopped. */
 async function mcpOnlineChecks(o: DoctorOptions, config: GlobalConfig): Promise<Check[]> {
-  const { McpManager } = await import('../mcp/manager.js');
+  const { McpManager } = await import('../mcpClient/manager.js');
   const out: Check[] = [];
   const seen = new Set<string>();
   for (const name of ['default', ...(await listAgents(o.home).catch(() => [] as string[])).filter((n) => n !== 'default')]) {

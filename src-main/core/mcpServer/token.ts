@@ -2,13 +2,13 @@
  * The token of `rein mcp serve --http`: 32 random bytes as hex in `$REIN_HOME/secrets/mcp-serve.token`
  * (0600, in a 0700 folder), made on first use and kept across restarts, so an MCP client configured
  * with the URL once keeps working. `--new-token` replaces it. The secrets folder is one of Rein's own
- * secrets: no tool may read it (core/util/reinSecrets.ts).
+ * secrets: no tool may read it (core/secrets/reinSecrets.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { atomicWriteFile } from '../util/atomicWrite.js';
-import { REIN_SECRETS_DIR } from '../util/reinSecrets.js';
+import { REIN_SECRETS_DIR } from '../secrets/reinSecrets.js';
 
 export const mcpServeTokenFile = (home: string): string => join(home, REIN_SECRETS_DIR, 'mcp-serve.token');
 

@@ -16,7 +16,7 @@ import type { Tool } from '../tools/tool.js';
 import { checkCommandLine, plantedPayload } from './commandRules.js';
 import { classifyUrl } from './egress.js';
 import { DEFAULT_DAEMON_PORT, reinPorts, shellReinGuard } from './reinGuards.js';
-import { reinSecretReason } from '../util/reinSecrets.js';
+import { reinSecretReason } from '../secrets/reinSecrets.js';
 import { realpathLoose } from '../util/realpath.js';
 import { checkFileAccess, expandHome, resolveToolPath, toolPath } from './fileRules.js';
 import { bashGrant, describeGrant, exactGrant, grantKey, pathGrant } from './grants.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Verdict } from './types.js';
 import { realpathLoose } from '../util/realpath.js';
-import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR } from '../util/reinSecrets.js';
+import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR } from '../secrets/reinSecrets.js';
 import { keyMaterialIn } from './secretSearch.js';
 import type { PathsTrait } from '../tools/traits.js';
 import { BUILTIN_TRAITS } from '../tools/builtin/builtinTraits.js';

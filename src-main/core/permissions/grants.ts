@@ -25,7 +25,7 @@ import { canonicalJson } from '../util/canonicalJson.js';
 import { describeWriteError } from '../util/diskErrors.js';
 import { ReinError } from '../errors.js';
 import { realpathLoose } from '../util/realpath.js';
-import { REIN_SECRETS_DIR } from '../util/reinSecrets.js';
+import { REIN_SECRETS_DIR } from '../secrets/reinSecrets.js';
 import { codeFamily, inlineCodeArgs, scriptFileRun } from './shell/commandKinds.js';
 import { pathCandidates, type PathContext } from './shell/normalize.js';
 import { hasUnknown, type ShellAnalysis } from './shell/types.js';

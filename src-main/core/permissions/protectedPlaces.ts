@@ -21,7 +21,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { realpathLoose } from '../util/realpath.js';
-import { reinHomeForms } from '../util/reinSecrets.js';
+import { reinHomeForms } from '../secrets/reinSecrets.js';
 
 export interface ProtectedPlaceContext {
   home: string;

@@ -1,7 +1,7 @@
 /**
  * The guards that keep a run from acting as Rein itself (docs/permissions.md, *Threat model*): no tool
  * may read or change Rein's own secrets (the daemon token, the stored API key, webhook and OAuth
- * secrets: core/util/reinSecrets.ts), and no tool may talk to Rein's own daemon. Both are hard blocks:
+ * secrets: core/secrets/reinSecrets.ts), and no tool may talk to Rein's own daemon. Both are hard blocks:
  * denied in every mode, with `--yes`, `auto_approve` and `bypassPermissions` too, because a run that
  * holds the token or reaches the daemon could create an agent with more permissions, or answer its own
  * questions.
@@ -20,7 +20,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { isLoopbackHost } from '../util/loopback.js';
 import { realpathLoose } from '../util/realpath.js';
-import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES } from '../util/reinSecrets.js';
+import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES } from '../secrets/reinSecrets.js';
 import { pathCandidates, type PathContext } from './shell/normalize.js';
 import { UNKNOWN, UNKNOWN_NONEMPTY, type ShellAnalysis, type SimpleCommand } from './shell/types.js';
 

@@ -30,7 +30,7 @@ import { sessionSearchTool } from '../tools/builtin/sessionSearch.js';
 import { createScheduleTools } from '../tools/builtin/schedule.js';
 import type { RuntimeCache } from './runtimeCache.js';
 import { join } from 'node:path';
-import type { McpManager } from '../mcp/manager.js';
+import type { McpManager } from '../mcpClient/manager.js';
 import { loadGuiProvider } from '../ax/guiProviderLoader.js';
 import { networkWaitMs, waitForNetwork } from '../llm/networkWait.js';
 import { isLocalModelServer } from '../llm/pricing.js';

@@ -25,8 +25,8 @@ import { protectedMemoryPaths } from '../memory/files.js';
 import { SessionCache } from '../sessions/sessionCache.js';
 import type { Disposable } from '../base/lifecycle.js';
 import { GuiProviderPool } from '../ax/guiProviderPool.js';
-import { configuredStatus, McpManager } from '../mcp/manager.js';
-import type { TokenStore } from '../mcp/oauth.js';
+import { configuredStatus, McpManager } from '../mcpClient/manager.js';
+import type { TokenStore } from '../mcpClient/oauth.js';
 import type { McpServerStatus } from '../api/mcpStatus.js';
 
 /** Where an MCP server's OAuth sign-in is kept: the desktop app's key store, or (by default) the 0600 file. */

@@ -6,7 +6,7 @@
 import { ReinError } from '../errors.js';
 import type { GlobalConfig } from '../config/schema.js';
 import type { AgentRuntimeConfig } from '../agents/index.js';
-import type { McpManager } from '../mcp/manager.js';
+import type { McpManager } from '../mcpClient/manager.js';
 import type { Runtime, RuntimeMcp, RuntimeOptions } from './types.js';
 
 /** `work`, or a `llm_cancelled` error as soon as `signal` aborts (the work itself goes on: its owner stops it). */
@@ -39,7 +39,7 @@ export async function mcpFor(opts: RuntimeOptions, rc: AgentRuntimeConfig, owned
   if (opts.cache && opts.mcp !== false) return { manager: opts.cache.agentMcp(opts.home, rc, opts.env, opts.cwd), owned: false, context: {}, instructions: {} };
   if (opts.cache || opts.mcp !== true) return undefined;
   // Loaded only for an agent with MCP servers (docs/architecture.md, *Startup*).
-  const { McpManager } = await import('../mcp/manager.js');
+  const { McpManager } = await import('../mcpClient/manager.js');
   // Stdio servers start in the agent's folder when it names one, else in the run's (`rein run`) or the process's.
   const manager = new McpManager({ servers, env: opts.env, home: opts.home, cwd: rc.cwd ?? opts.cwd, envPassthrough: rc.effective.config.tools.env_passthrough });
   owned.push(manager);

@@ -3,8 +3,8 @@
  * (elicitation) and a turn of the run's model (sampling). They go to the run's approval faces through
  * its broker, announced on its events like a tool call's approval.
  */
-import { acceptDefaults, acceptValues, type ElicitationAnswer, type ElicitationRequest, type Elicitor } from '../mcp/elicitation.js';
-import { MAX_SAMPLING_PER_RUN, SamplingRefused, type Sampler } from '../mcp/sampling.js';
+import { acceptDefaults, acceptValues, type ElicitationAnswer, type ElicitationRequest, type Elicitor } from '../mcpClient/elicitation.js';
+import { MAX_SAMPLING_PER_RUN, SamplingRefused, type Sampler } from '../mcpClient/sampling.js';
 import { sessionSlots } from '../tools/sessionSlots.js';
 import type { ToolContext } from '../tools/tool.js';
 import { TOOL_EVENT_SINK } from '../harness/executor.js';

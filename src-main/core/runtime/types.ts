@@ -17,7 +17,7 @@ import type { SessionStore } from '../sessions/store.js';
 import type { RunSettings } from '../harness/loop.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import type { Skill } from '../skills/index.js';
-import type { McpManager } from '../mcp/manager.js';
+import type { McpManager } from '../mcpClient/manager.js';
 import type { CloudKeyStore } from '../cloud/index.js';
 import type { RuntimeCache } from './runtimeCache.js';
 

@@ -3,13 +3,13 @@
  * atomically. Where the system offers no secret store (Linux without a running Secret Service, a
  * server), this is the place, as `gh` and `aws` keep their tokens: only its owner (and root) can read
  * it, but it is plain text at rest — a backup of the home folder carries it. No tool of a run may read
- * it: the secrets folder is a hard block (util/reinSecrets.ts).
+ * it: the secrets folder is a hard block (reinSecrets.ts).
  */
 import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReinError, errorMessage } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
-import { REIN_SECRETS_DIR } from '../util/reinSecrets.js';
+import { REIN_SECRETS_DIR } from './reinSecrets.js';
 import type { KeyStore } from './keyStore.js';
 
 export const API_KEY_FILE_NAME = 'anthropic-api-key';

@@ -17,10 +17,10 @@ import type { Disposable } from '../base/lifecycle.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
 import type { GlobalConfig } from '../config/schema.js';
 import { ReinError, errorMessage, fieldError } from '../errors.js';
-import { browserOpener } from '../mcp/browser.js';
-import { clientMetadataUrl } from '../mcp/clientMetadata.js';
-import { resolveServer, type McpServerSettings } from '../mcp/config.js';
-import { asksForSignIn, DEFAULT_SIGN_IN_TIMEOUT_MS, fileTokenStore, signIn, type TokenStore } from '../mcp/oauth.js';
+import { browserOpener } from '../mcpClient/browser.js';
+import { clientMetadataUrl } from '../mcpClient/clientMetadata.js';
+import { resolveServer, type McpServerSettings } from '../mcpClient/config.js';
+import { asksForSignIn, DEFAULT_SIGN_IN_TIMEOUT_MS, fileTokenStore, signIn, type TokenStore } from '../mcpClient/oauth.js';
 import type { RuntimeCache } from '../runtime/runtimeCache.js';
 
 export type UrlOpener = (url: URL) => Promise<void> | void;

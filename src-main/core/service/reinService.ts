@@ -51,12 +51,12 @@ import { saveSettings, settingsView, testConnection, type SettingsDeps } from '.
 import { ChangeDesk, shellChangeCommand, type ChangeSource } from './changeDesk.js';
 import { LiveConfig } from './liveConfig.js';
 import { maskSecretsIn } from '../audit/maskSecrets.js';
-import { pageOpener } from '../mcp/browser.js';
+import { pageOpener } from '../mcpClient/browser.js';
 import { McpServers, type UrlOpener } from './mcpServers.js';
 import { Schedules } from '../schedule/schedules.js';
 import type { NewSchedule, SchedulePatch } from '../schedule/store.js';
-import { ScheduleClock } from './scheduleClock.js';
-import { runSchedule, serviceSubmit, type ScheduleRunOutcome, type ScheduleTrigger } from './scheduleRuns.js';
+import { ScheduleClock } from '../triggers/scheduleClock.js';
+import { runSchedule, serviceSubmit, type ScheduleRunOutcome, type ScheduleTrigger } from '../triggers/scheduleRuns.js';
 import { listScheduleViews, readScheduleLog, scheduleLogs, scheduleView, type ScheduleLogEntry, type ScheduleView } from './schedules.js';
 
 /** Building a runtime to know an "always allow" grant needs no model: none is ever called. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paths } from '../../../src-main/core/config/paths.js';
-import { createDesktopReinApi, type DesktopSettingsPart } from '../../../src-main/core/desktop/reinService.js';
+import { createDesktopReinApi, type DesktopSettingsPart } from '../../../src-main/core/desktop/desktopApi.js';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { useLeakCheck } from '../../support/leaks.js';
 import { everythingStdio } from '../../support/mcpPeers.js';

@@ -8,8 +8,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { oauthFile, type StoredOAuth, type TokenStore } from '../../../src-main/core/mcp/oauth.js';
-import { createDesktopReinApi } from '../../../src-main/core/desktop/reinService.js';
+import { oauthFile, type StoredOAuth, type TokenStore } from '../../../src-main/core/mcpClient/oauth.js';
+import { createDesktopReinApi } from '../../../src-main/core/desktop/desktopApi.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { followAuthorization, startFakeMcpOAuth, type FakeOAuth } from '../../support/fakeMcpOAuth.js';
 import { useLeakCheck } from '../../support/leaks.js';

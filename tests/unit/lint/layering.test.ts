@@ -22,8 +22,8 @@ describe('layering lint', () => {
     expect(await rulesFiredAt('src-main/core/config/probe.ts', importsElectron)).toEqual(['no-restricted-imports']);
   });
 
-  it('allows the same import in src-main/shell and the Electron entry', async () => {
-    expect(await rulesFiredAt('src-main/shell/probe.ts', importsElectron)).toEqual([]);
+  it('allows the same import in src-main/electron and the Electron entry', async () => {
+    expect(await rulesFiredAt('src-main/electron/probe.ts', importsElectron)).toEqual([]);
     expect(await rulesFiredAt('src-main/index.ts', importsElectron)).toEqual([]);
   });
 
@@ -33,9 +33,9 @@ describe('layering lint', () => {
     expect(fired.filter((r) => r === 'no-restricted-syntax')).toHaveLength(2);
   });
 
-  it('forbids core from importing the shell, the CLI, the preload or the page', async () => {
+  it('forbids core from importing the Electron shell, the CLI, the preload or the page', async () => {
     const text = [
-      "import { handle } from '../../shell/ipc.js';",
+      "import { handle } from '../../electron/ipc.js';",
       "import { main } from '../../cli/index.js';",
       "import '../../../src-preload/index.js';",
       "export * from '../../../src-renderer/src/App.js';",
@@ -53,14 +53,14 @@ describe('layering lint', () => {
   it('forbids the shell, the CLI and the Electron entry from importing the page or the preload', async () => {
     const page = "import { httpCalls } from '../../src-renderer/src/api/daemonApi.js';\nexport { httpCalls };\n";
     const preload = "import '../../src-preload/index.js';\n";
-    expect(await rulesFiredAt('src-main/shell/probe.ts', page)).toEqual(['rein/layering']);
+    expect(await rulesFiredAt('src-main/electron/probe.ts', page)).toEqual(['rein/layering']);
     expect(await rulesFiredAt('src-main/cli/probe.ts', preload)).toEqual(['rein/layering']);
     expect(await rulesFiredAt('src-main/index.ts', "import '../src-renderer/src/App.js';\n")).toEqual(['rein/layering']);
   });
 
   it('lets the shell import the shared contract in core/api', async () => {
     const text = "import { httpCalls } from '../core/api/daemonCalls.js';\nexport { httpCalls };\n";
-    expect(await rulesFiredAt('src-main/shell/probe.ts', text)).toEqual([]);
+    expect(await rulesFiredAt('src-main/electron/probe.ts', text)).toEqual([]);
   });
 
   it('resolves paths: a folder named shell inside core is not the desktop shell', async () => {
@@ -95,16 +95,26 @@ describe('layering lint', () => {
     expect(await rulesFiredAt('src-main/core/somewhere/probe.ts', 'export const x = 1;\n')).toEqual(['rein/core-areas']);
   });
 
+  it('lets the triggers describe the service they run on (types), never call into it (values)', async () => {
+    const types = "import type { BusListener } from '../service/eventBus.js';\nexport type L = BusListener;\n";
+    const values = "import { EventBus } from '../service/eventBus.js';\nexport { EventBus };\n";
+    expect(await rulesFiredAt('src-main/core/triggers/probe.ts', types)).toEqual([]);
+    expect(await rulesFiredAt('src-main/core/triggers/probe.ts', values)).toEqual(['rein/core-areas']);
+    // The service starts schedule runs, which live with the other triggers.
+    const runs = "import { runSchedule } from '../triggers/scheduleRuns.js';\nexport { runSchedule };\n";
+    expect(await rulesFiredAt('src-main/core/service/probe.ts', runs)).toEqual([]);
+  });
+
   it('keeps the faces on the service: no values from the runtime or the harness, types are fine', async () => {
     const values = "import { createRuntime } from '../runtime/runtime.js';\nimport { executeToolCalls } from '../harness/executor.js';\nexport { createRuntime, executeToolCalls };\n";
     const facesRule = (fired: string[]) => fired.filter((r) => r === 'rein/faces-use-the-service');
     // (core-areas also keeps mcpServer/ out of harness/ altogether.)
     expect(facesRule(await rulesFiredAt('src-main/core/mcpServer/probe.ts', values))).toHaveLength(2);
     expect(await rulesFiredAt('src-main/core/daemon/probe.ts', "export { startRun } from '../runtime/runtime.js';\n")).toEqual(['rein/faces-use-the-service']);
-    expect(await rulesFiredAt('src-main/shell/probe.ts', "export const m = await import('../core/harness/loop.js');\n")).toEqual(['rein/faces-use-the-service']);
+    expect(await rulesFiredAt('src-main/electron/probe.ts', "export const m = await import('../core/harness/loop.js');\n")).toEqual(['rein/faces-use-the-service']);
     expect(await rulesFiredAt('src-main/cli/commands/run.ts', "import { startRun } from '../../core/runtime/runtime.js';\nexport { startRun };\n")).toEqual(['rein/faces-use-the-service']);
     const types = "import type { Runtime } from '../core/runtime/runtime.js';\nimport { type BatchOutcome } from '../core/harness/executor.js';\nexport type { Runtime, BatchOutcome };\n";
-    expect(await rulesFiredAt('src-main/shell/probe.ts', types)).toEqual([]);
+    expect(await rulesFiredAt('src-main/electron/probe.ts', types)).toEqual([]);
     // The service itself composes them, and so may the rest of the CLI for now.
     expect(facesRule(await rulesFiredAt('src-main/core/service/probe.ts', values))).toEqual([]);
   });

@@ -3,7 +3,7 @@
  * JSON schema), and the keys a release depends on: the architectures, notarization left to the
  * environment, the helper and its signing, the update feed, the Linux packages and their dependencies,
  * the icon, the names the keychain item and the Wayland app id depend on, the usage descriptions, and
- * node_modules reduced to the native and wasm packages. (The fuses: tests/unit/shell/packaging.test.ts.)
+ * node_modules reduced to the native and wasm packages. (The fuses: tests/unit/electron/packaging.test.ts.)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

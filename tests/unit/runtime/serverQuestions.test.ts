@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReinEventBody } from '../../../src-main/core/api/events.js';
 import { TOOL_EVENT_SINK } from '../../../src-main/core/harness/executor.js';
-import type { ElicitationRequest } from '../../../src-main/core/mcp/elicitation.js';
+import type { ElicitationRequest } from '../../../src-main/core/mcpClient/elicitation.js';
 import { oneLine, refusal, runElicitor } from '../../../src-main/core/runtime/serverQuestions.js';
 import type { Runtime } from '../../../src-main/core/runtime/types.js';
 import { sessionSlots } from '../../../src-main/core/tools/sessionSlots.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catchUpDecision, checkCatchUp, latestMissedFireTime, parseCatchUp } from '../../../src-main/core/schedule/catchUp.js';
 import { ScheduleStore, type Schedule } from '../../../src-main/core/schedule/store.js';
-import { ScheduleClock } from '../../../src-main/core/service/scheduleClock.js';
+import { ScheduleClock } from '../../../src-main/core/triggers/scheduleClock.js';
 
 const missed = new Date(2026, 0, 5, 9, 0);
 const hoursLater = (h: number) => new Date(missed.getTime() + h * 3_600_000);

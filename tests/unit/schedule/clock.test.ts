@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScheduleStore, type LastRun, type Schedule } from '../../../src-main/core/schedule/store.js';
-import { ScheduleClock } from '../../../src-main/core/service/scheduleClock.js';
+import { ScheduleClock } from '../../../src-main/core/triggers/scheduleClock.js';
 
 async function setup(maxConcurrent = 5) {
   const h = await mkdtemp(join(tmpdir(), 'rein-clock-'));

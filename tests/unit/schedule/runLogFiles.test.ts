@@ -13,7 +13,7 @@ import { GlobalConfig } from '../../../src-main/core/config/schema.js';
 import { compareLogNames, createRunLog, logName, parseLogName, rotateLaunchdLogs } from '../../../src-main/core/schedule/runLogs.js';
 import { pruneScheduleLogs, scheduleDir, scheduleLogsDir, ScheduleStore } from '../../../src-main/core/schedule/store.js';
 import { ReinService } from '../../../src-main/core/service/reinService.js';
-import { runSchedule, type SubmitRun } from '../../../src-main/core/service/scheduleRuns.js';
+import { runSchedule, type SubmitRun } from '../../../src-main/core/triggers/scheduleRuns.js';
 import { readScheduleLog, scheduleLogs } from '../../../src-main/core/service/schedules.js';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 

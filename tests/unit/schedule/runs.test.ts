@@ -8,7 +8,7 @@ import type { MessageResult } from '../../../src-main/core/api/protocol.js';
 import type { RunRequest } from '../../../src-main/core/runtime/runRequest.js';
 import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleDir, scheduleLogsDir, ScheduleStore } from '../../../src-main/core/schedule/store.js';
 import { lastRunView } from '../../../src-main/core/schedule/lastRunView.js';
-import { runSchedule, type SubmitRun } from '../../../src-main/core/service/scheduleRuns.js';
+import { runSchedule, type SubmitRun } from '../../../src-main/core/triggers/scheduleRuns.js';
 
 const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0.001, requests: 1 };
 const base = { session_id: '2026-01-05-0123456789ab', at: '2026-01-05T09:00:00.000Z' };

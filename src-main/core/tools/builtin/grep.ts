@@ -12,7 +12,7 @@ import { looksBinary, SNIFF_BYTES } from './support/fileKind.js';
 import { noiseIgnores, NOISE_DIRS } from './support/walkFilter.js';
 import { errnoCode, resolveToolPath } from './support/toolPaths.js';
 import { realpathLoose } from '../../util/realpath.js';
-import { reinSecretReason } from '../../util/reinSecrets.js';
+import { reinSecretReason } from '../../secrets/reinSecrets.js';
 import { GREP_TRAITS } from './builtinTraits.js';
 
 export const GREP_DEFAULT_MAX_RESULTS = 100;
