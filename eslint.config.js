@@ -51,14 +51,20 @@ const layeringRule = {
     if (zones.length === 0) return {};
     const check = (node) => {
       const source = node.source;
-      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.'))
+        return;
       const target = posix(relative(root, resolve(dirname(context.filename), source.value)));
       for (const zone of zones) {
         if (!zone.from.some((f) => inside(target, f)) || zone.except?.some((e) => inside(target, e))) continue;
         context.report({ node: source, messageId: 'upward', data: { file, target, why: zone.why } });
       }
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
@@ -90,22 +96,84 @@ const coreAreas = {
   agents: ['api', 'config', 'errors', 'util'],
   // Schedules' store, cron and launchd jobs: low, so the schedule tools and the service can both use them.
   schedule: ['agents', 'api', 'base', 'config', 'errors', 'process', 'util'],
-  tools: ['api', 'base', 'config', 'errors', 'memory', 'process', 'schedule', 'search', 'secrets', 'sessions', 'skills', 'util'],
+  tools: [
+    'api',
+    'base',
+    'config',
+    'errors',
+    'memory',
+    'process',
+    'schedule',
+    'search',
+    'secrets',
+    'sessions',
+    'skills',
+    'util',
+  ],
   context: ['api', 'config', 'errors', 'llm', 'memory', 'sessions', 'skills', 'tools', 'util'],
   permissions: ['api', 'base', 'config', 'errors', 'secrets', 'tools', 'util'],
-  harness: ['api', 'audit', 'base', 'config', 'context', 'errors', 'hooks', 'llm', 'permissions', 'sessions', 'tools', 'util'],
+  harness: [
+    'api',
+    'audit',
+    'base',
+    'config',
+    'context',
+    'errors',
+    'hooks',
+    'llm',
+    'permissions',
+    'sessions',
+    'tools',
+    'util',
+  ],
   // Tool providers of ring 4 and the accessibility bridge: below the runtime, which assembles them.
   mcpClient: ['api', 'base', 'config', 'errors', 'permissions', 'process', 'tools', 'util'],
   cloud: ['api', 'base', 'config', 'errors', 'llm', 'secrets', 'tools', 'util'],
   ax: ['api', 'base', 'errors', 'permissions', 'process', 'tools', 'util'],
   runtime: [
-    'agents', 'api', 'audit', 'ax', 'base', 'cloud', 'config', 'context', 'errors', 'harness', 'hooks', 'instructions', 'llm', 'mcpClient',
-    'memory', 'permissions', 'secrets', 'sessions', 'skills', 'tools', 'util',
+    'agents',
+    'api',
+    'audit',
+    'ax',
+    'base',
+    'cloud',
+    'config',
+    'context',
+    'errors',
+    'harness',
+    'hooks',
+    'instructions',
+    'llm',
+    'mcpClient',
+    'memory',
+    'permissions',
+    'secrets',
+    'sessions',
+    'skills',
+    'tools',
+    'util',
   ],
   // mcpClient: the app's MCP server list, connect and sign-in (service/mcpServers.ts).
   service: [
-    'agents', 'api', 'audit', 'base', 'commands', 'config', 'errors', 'harness', 'llm', 'mcpClient', 'permissions', 'runtime', 'schedule', 'search',
-    'secrets', 'sessions', 'skills', 'triggers', 'util',
+    'agents',
+    'api',
+    'audit',
+    'base',
+    'commands',
+    'config',
+    'errors',
+    'harness',
+    'llm',
+    'mcpClient',
+    'permissions',
+    'runtime',
+    'schedule',
+    'search',
+    'secrets',
+    'sessions',
+    'skills',
+    'triggers',
+    'util',
   ],
   // Runs nobody starts by hand (ring 3): schedules, heartbeats and watchers. They run on a host that has the
   // service's submit and bus (triggers/host.ts: types only from service, coreTypeAreas); the service starts
@@ -115,17 +183,61 @@ const coreAreas = {
   // System notifications of a Rein without a window (osascript / notify-send), in the desktop app's words.
   notify: ['api', 'base', 'desktop', 'errors', 'service', 'tools', 'util'],
   // process: the daemon reads the login shell's PATH at start when launchd gave it the minimal one (process/loginPath.ts).
-  daemon: ['agents', 'api', 'base', 'config', 'errors', 'notify', 'process', 'runtime', 'schedule', 'secrets', 'service', 'triggers', 'util'],
+  daemon: [
+    'agents',
+    'api',
+    'base',
+    'config',
+    'errors',
+    'notify',
+    'process',
+    'runtime',
+    'schedule',
+    'secrets',
+    'service',
+    'triggers',
+    'util',
+  ],
   // `rein doctor`: reads what every other area keeps, changes nothing.
-  doctor: ['agents', 'api', 'ax', 'config', 'daemon', 'errors', 'mcpClient', 'notify', 'runtime', 'schedule', 'search', 'secrets', 'service', 'util'],
+  doctor: [
+    'agents',
+    'api',
+    'ax',
+    'config',
+    'daemon',
+    'errors',
+    'mcpClient',
+    'notify',
+    'runtime',
+    'schedule',
+    'search',
+    'secrets',
+    'service',
+    'util',
+  ],
   // mcpClient: MCP sign-ins in the key store (desktop/mcpTokenStore.ts).
   desktop: ['api', 'base', 'config', 'errors', 'mcpClient', 'permissions', 'secrets', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.
   // audit, commands, search, sessions, skills: its read-only resources and prompts (sessions, memory, commands, skills).
   // service: its tool calls (service/toolCalls.ts); runtime for types and the runtime cache.
   mcpServer: [
-    'agents', 'api', 'audit', 'base', 'commands', 'config', 'daemon', 'errors', 'permissions', 'runtime', 'search', 'secrets', 'service',
-    'sessions', 'skills', 'tools', 'util',
+    'agents',
+    'api',
+    'audit',
+    'base',
+    'commands',
+    'config',
+    'daemon',
+    'errors',
+    'permissions',
+    'runtime',
+    'search',
+    'secrets',
+    'service',
+    'sessions',
+    'skills',
+    'tools',
+    'util',
   ],
 };
 
@@ -139,8 +251,12 @@ const coreTypeAreas = {
 const isTypeOnly = (node) =>
   node.importKind === 'type' ||
   node.exportKind === 'type' ||
-  (node.type === 'ImportDeclaration' && node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type')) ||
-  (node.type === 'ExportNamedDeclaration' && node.specifiers.length > 0 && node.specifiers.every((s) => s.exportKind === 'type'));
+  (node.type === 'ImportDeclaration' &&
+    node.specifiers.length > 0 &&
+    node.specifiers.every((s) => s.importKind === 'type')) ||
+  (node.type === 'ExportNamedDeclaration' &&
+    node.specifiers.length > 0 &&
+    node.specifiers.every((s) => s.exportKind === 'type'));
 
 const coreRoot = 'src-main/core';
 const areaOf = (path) => {
@@ -168,15 +284,25 @@ const coreAreasRule = {
     }
     const check = (node) => {
       const source = node.source;
-      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.'))
+        return;
       const target = posix(relative(root, resolve(dirname(context.filename), source.value)));
       if (!inside(target, coreRoot)) return;
       const to = areaOf(target).replace(/\.js$/, '');
       if (to === from || coreAreas[from].includes(to)) return;
       if (isTypeOnly(node) && (coreTypeAreas[from] ?? []).includes(to)) return;
-      context.report({ node: source, messageId: 'forbidden', data: { from, to, target, allowed: coreAreas[from].join(', ') || 'nothing else in core' } });
+      context.report({
+        node: source,
+        messageId: 'forbidden',
+        data: { from, to, target, allowed: coreAreas[from].join(', ') || 'nothing else in core' },
+      });
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
@@ -191,7 +317,10 @@ const facesUseTheServiceRule = {
   meta: {
     type: 'problem',
     docs: { description: 'faces call the service, never the runtime or the harness (types only from there)' },
-    messages: { internal: '{{file}} is a face of the service and may not import values from {{target}}: call a ReinService (core/service) method, or import only types.' },
+    messages: {
+      internal:
+        '{{file}} is a face of the service and may not import values from {{target}}: call a ReinService (core/service) method, or import only types.',
+    },
     schema: [],
   },
   create(context) {
@@ -199,12 +328,24 @@ const facesUseTheServiceRule = {
     if (!faces.some((f) => inside(file, f))) return {};
     const check = (node) => {
       const source = node.source;
-      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.') || isTypeOnly(node)) return;
+      if (
+        !source ||
+        source.type !== 'Literal' ||
+        typeof source.value !== 'string' ||
+        !source.value.startsWith('.') ||
+        isTypeOnly(node)
+      )
+        return;
       const target = posix(relative(root, resolve(dirname(context.filename), source.value))).replace(/\.(js|ts)$/, '');
       if (!serviceInternals.some((t) => inside(target, t))) return;
       context.report({ node: source, messageId: 'internal', data: { file, target } });
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
@@ -221,11 +362,23 @@ export default defineConfig(
       ecmaVersion: 2023,
       sourceType: 'module',
       // The Node globals our scripts use (the `globals` package is not a direct dependency).
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        fetch: 'readonly',
+      },
     },
   },
   {
-    plugins: { rein: { rules: { layering: layeringRule, 'core-areas': coreAreasRule, 'faces-use-the-service': facesUseTheServiceRule } } },
+    plugins: {
+      rein: {
+        rules: { layering: layeringRule, 'core-areas': coreAreasRule, 'faces-use-the-service': facesUseTheServiceRule },
+      },
+    },
     rules: {
       'rein/layering': 'error',
       'rein/core-areas': 'error',
@@ -239,15 +392,27 @@ export default defineConfig(
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.name='require'][arguments.0.value='electron']", message: electronOnlyInShell },
+        {
+          selector: "CallExpression[callee.name='require'][arguments.0.value='electron']",
+          message: electronOnlyInShell,
+        },
         { selector: "ImportExpression[source.value='electron']", message: electronOnlyInShell },
       ],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
     },
   },
   {
     // The desktop shell, the preload, and the tests that stand in for Electron.
-    files: ['src-main/index.ts', 'src-main/electron/**', 'src-preload/**', 'tests/support/electronMock.ts', 'tests/unit/electron/**'],
+    files: [
+      'src-main/index.ts',
+      'src-main/electron/**',
+      'src-preload/**',
+      'tests/support/electronMock.ts',
+      'tests/unit/electron/**',
+    ],
     rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
   },
   {

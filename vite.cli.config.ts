@@ -10,12 +10,21 @@ import { defineConfig } from 'vite';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 /** Loaded from node_modules at run time: native addons and packages that read their own .wasm files. */
-export const RUNTIME_EXTERNAL = ['better-sqlite3', 'web-tree-sitter', 'tree-sitter-bash', 'node-mac-permissions', 'electron'];
+export const RUNTIME_EXTERNAL = [
+  'better-sqlite3',
+  'web-tree-sitter',
+  'tree-sitter-bash',
+  'node-mac-permissions',
+  'electron',
+];
 const external = [...builtinModules, ...builtinModules.map((m) => `node:${m}`), ...RUNTIME_EXTERNAL];
 
 export default defineConfig({
   // REIN_RELEASE=1 (the release workflow): defaults only released builds have (core/mcpClient/clientMetadata.ts).
-  define: { __REIN_VERSION__: JSON.stringify(pkg.version), __REIN_RELEASE__: JSON.stringify(process.env.REIN_RELEASE === '1') },
+  define: {
+    __REIN_VERSION__: JSON.stringify(pkg.version),
+    __REIN_RELEASE__: JSON.stringify(process.env.REIN_RELEASE === '1'),
+  },
   ssr: { noExternal: true },
   build: {
     ssr: 'src-main/cli/index.ts',

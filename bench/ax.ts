@@ -32,7 +32,9 @@ async function samples(n: number, fn: (i: number) => Promise<unknown>): Promise<
 }
 
 const line = (label: string, xs: number[], target?: string) =>
-  console.log(`  ${label.padEnd(38)} p50 ${fmt(median(xs)).padStart(7)} ms   p95 ${fmt(percentile(xs, 95)).padStart(7)} ms   (n=${xs.length})${target ? `   target ${target}` : ''}`);
+  console.log(
+    `  ${label.padEnd(38)} p50 ${fmt(median(xs)).padStart(7)} ms   p95 ${fmt(percentile(xs, 95)).padStart(7)} ms   (n=${xs.length})${target ? `   target ${target}` : ''}`,
+  );
 
 export async function run(): Promise<void> {
   const missing = desktopParts({ widgetFactory: true });
@@ -46,15 +48,23 @@ export async function run(): Promise<void> {
     const factory = await desktop.startApp('/usr/bin/gtk3-widget-factory');
     const client = desktop.client();
     const [hello, startMs] = await timed(() => client.start());
-    console.log(`  helper start (spawn, ready, hello)  ${fmt(startMs)} ms   (pid ${hello.helper.pid}, python ${String(hello.helper.python ?? '?')})`);
+    console.log(
+      `  helper start (spawn, ready, hello)  ${fmt(startMs)} ms   (pid ${hello.helper.pid}, python ${String(hello.helper.python ?? '?')})`,
+    );
     await desktop.waitForApp(client, factory.pid);
     const driver = new AxDriver(client, new RefTable());
     const app = String(factory.pid);
 
     const [cold, coldMs] = await timed(() => client.call('snapshot', { pid: factory.pid }));
-    console.log(`  snapshot, first (cold)              ${fmt(coldMs)} ms   ${cold.visited} nodes visited, ${cold.elements.length} reported, helper ${fmt(cold.took_ms ?? 0)} ms`);
+    console.log(
+      `  snapshot, first (cold)              ${fmt(coldMs)} ms   ${cold.visited} nodes visited, ${cold.elements.length} reported, helper ${fmt(cold.took_ms ?? 0)} ms`,
+    );
     line('snapshot widget-factory (all)', await samples(15, () => driver.snapshot({ app })), '≤ 300 ms');
-    line('snapshot incl. hidden (every node)', await samples(15, () => driver.snapshot({ app, includeHidden: true })), '≤ 300 ms');
+    line(
+      'snapshot incl. hidden (every node)',
+      await samples(15, () => driver.snapshot({ app, includeHidden: true })),
+      '≤ 300 ms',
+    );
     const every = await client.call('snapshot', { pid: factory.pid, include_hidden: true });
     console.log(`    (incl. hidden: ${every.visited} nodes visited, ${every.elements.length} reported)`);
     line('snapshot, filter interactive', await samples(15, () => driver.snapshot({ app, filter: 'interactive' })));
@@ -73,8 +83,13 @@ export async function run(): Promise<void> {
     console.log(`    effect observed on ${observed} of ${clicks.length} clicks`);
 
     const snap = await driver.snapshot({ app });
-    const entry = snap.elements.find((e) => e.role === 'textfield' && !(e.states ?? []).some((s) => s === 'disabled' || s === 'readonly'))!;
-    line('set_value on an entry', await samples(30, (i) => driver.act('set_value', { ref: entry.ref, value: `value ${i}` })));
+    const entry = snap.elements.find(
+      (e) => e.role === 'textfield' && !(e.states ?? []).some((s) => s === 'disabled' || s === 'readonly'),
+    )!;
+    line(
+      'set_value on an entry',
+      await samples(30, (i) => driver.act('set_value', { ref: entry.ref, value: `value ${i}` })),
+    );
     line('get_value', await samples(30, () => driver.act('get_value', { ref: entry.ref })));
     line('annotate (interactive, full screen)', await samples(5, () => driver.annotate({ app })));
     line('ping (round trip)', await samples(50, () => client.call('ping', {})));
@@ -102,25 +117,55 @@ async function cliPath(desktopEnv: NodeJS.ProcessEnv, pid: number): Promise<void
     return;
   }
   const home = await mkdtemp(join(tmpdir(), 'rein-bench-ax-'));
-  const base = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1', REIN_HOME: home, DISPLAY: desktopEnv.DISPLAY, DBUS_SESSION_BUS_ADDRESS: desktopEnv.DBUS_SESSION_BUS_ADDRESS };
+  const base = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+    REIN_HOME: home,
+    DISPLAY: desktopEnv.DISPLAY,
+    DBUS_SESSION_BUS_ADDRESS: desktopEnv.DBUS_SESSION_BUS_ADDRESS,
+  };
   const cold = { ...base, REIN_AX_WARM: '0' };
   const warm = { ...base, REIN_AX_WARM: '1' };
   try {
     console.log('  CLI path: whole `rein ax` commands (node start + command + exit)');
     const snap = await reinCommand(['ax', 'find', '--app', String(pid), '--role', 'checkbox', '--json'], cold);
-    const box = (JSON.parse(snap.stdout) as { elements: Array<{ ref: string; states?: string[] }> }).elements.find((e) => !(e.states ?? []).includes('disabled'));
+    const box = (JSON.parse(snap.stdout) as { elements: Array<{ ref: string; states?: string[] }> }).elements.find(
+      (e) => !(e.states ?? []).includes('disabled'),
+    );
     if (!box) throw new Error('no enabled checkbox found through the CLI');
     const check = (r: { code: number | null }) => {
       if (r.code !== 0) throw new Error(`rein ax exited with ${r.code}`);
     };
-    line('cli, cold: rein ax click REF', await samples(8, async () => check(await reinCommand(['ax', 'click', box.ref, '--json'], cold))), 'was 255–815 ms');
-    line('cli, cold: rein ax snapshot', await samples(5, async () => check(await reinCommand(['ax', 'snapshot', '--app', String(pid), '--json'], cold))));
+    line(
+      'cli, cold: rein ax click REF',
+      await samples(8, async () => check(await reinCommand(['ax', 'click', box.ref, '--json'], cold))),
+      'was 255–815 ms',
+    );
+    line(
+      'cli, cold: rein ax snapshot',
+      await samples(5, async () => check(await reinCommand(['ax', 'snapshot', '--app', String(pid), '--json'], cold))),
+    );
     const [, firstMs] = await timed(async () => check(await reinCommand(['ax', 'apps', '--json'], warm)));
     console.log(`  cli, warm helper start (first command)  ${fmt(firstMs)} ms`);
-    line('cli, warm: rein ax click REF', await samples(20, async () => check(await reinCommand(['ax', 'click', box.ref, '--json'], warm))), 'p50 ≤ 150 ms');
-    line('cli, warm: rein ax snapshot', await samples(10, async () => check(await reinCommand(['ax', 'snapshot', '--app', String(pid), '--json'], warm))));
-    line('cli, warm: rein ax get-value REF', await samples(10, async () => check(await reinCommand(['ax', 'get-value', box.ref, '--json'], warm))));
-    line('cli: rein ax --help (node start, no helper)', await samples(10, async () => check(await reinCommand(['ax', '--help'], base))));
+    line(
+      'cli, warm: rein ax click REF',
+      await samples(20, async () => check(await reinCommand(['ax', 'click', box.ref, '--json'], warm))),
+      'p50 ≤ 150 ms',
+    );
+    line(
+      'cli, warm: rein ax snapshot',
+      await samples(10, async () => check(await reinCommand(['ax', 'snapshot', '--app', String(pid), '--json'], warm))),
+    );
+    line(
+      'cli, warm: rein ax get-value REF',
+      await samples(10, async () => check(await reinCommand(['ax', 'get-value', box.ref, '--json'], warm))),
+    );
+    line(
+      'cli: rein ax --help (node start, no helper)',
+      await samples(10, async () => check(await reinCommand(['ax', '--help'], base))),
+    );
   } finally {
     await reinCommand(['ax', 'helper', 'stop'], warm);
     await rm(home, { recursive: true, force: true });

@@ -34,7 +34,12 @@ async function session(discipline: boolean, resultWindowShare?: number) {
   const dump = testTool('dump', { run: (input) => big(Number(input.arg)) });
   let step = 0;
   fake.fallback = (r) => {
-    if (isSmall(r)) return text(JSON.stringify(r.body.system).includes('long-term memory') ? 'NONE' : `## Task state\nProcessed outputs up to step ${step}.`);
+    if (isSmall(r))
+      return text(
+        JSON.stringify(r.body.system).includes('long-term memory')
+          ? 'NONE'
+          : `## Task state\nProcessed outputs up to step ${step}.`,
+      );
     step++;
     return step <= STEPS ? tools([toolCall('dump', { arg: String(step) })]) : text('done');
   };
@@ -56,7 +61,14 @@ async function session(discipline: boolean, resultWindowShare?: number) {
   const requests = fake.requests.length;
   const maxRequest = Math.max(...fake.requests.map((r) => r.raw.length / 4));
   await fake.close();
-  return { outcome, wallMs, requests, maxRequest, input: a.cacheRead + a.cacheWrite + a.uncached, cacheRead: a.cacheRead };
+  return {
+    outcome,
+    wallMs,
+    requests,
+    maxRequest,
+    input: a.cacheRead + a.cacheWrite + a.uncached,
+    cacheRead: a.cacheRead,
+  };
 }
 
 const withoutMarkers = (v: unknown): unknown =>
@@ -80,9 +92,24 @@ async function prefixStability() {
     },
   });
   try {
-    const env = { ...baseEnv(w), REIN_HOME: w.reinHome, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'bench-dummy' };
+    const env = {
+      ...baseEnv(w),
+      REIN_HOME: w.reinHome,
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: 'bench-dummy',
+    };
     // Not spawnSync: the fake answers from this process's event loop.
-    await promisify(execFile)(process.execPath, [join(import.meta.dirname, '..', 'bin', 'rein.js'), 'run', '--yes', '--json', 'Look through these files and summarise them.'], { env, cwd: w.project, encoding: 'utf8' }).catch((e: { code?: number; stderr?: string; stdout?: string }) => {
+    await promisify(execFile)(
+      process.execPath,
+      [
+        join(import.meta.dirname, '..', 'bin', 'rein.js'),
+        'run',
+        '--yes',
+        '--json',
+        'Look through these files and summarise them.',
+      ],
+      { env, cwd: w.project, encoding: 'utf8' },
+    ).catch((e: { code?: number; stderr?: string; stdout?: string }) => {
       throw new Error(`rein run failed (exit ${e.code}): ${(e.stderr || e.stdout || String(e)).slice(0, 600)}`);
     });
     const main = fake.requests.filter((q) => (q.body.tools?.length ?? 0) > 0);
@@ -112,15 +139,21 @@ export async function run(): Promise<void> {
   console.log(`  largest request            ~${fmt(disciplined.maxRequest, 0)} tokens`);
   console.log(`  input tokens sent          ${disciplined.input.toLocaleString('en')}`);
   console.log(`  served from cache          ${fmt((100 * disciplined.cacheRead) / disciplined.input)}% (target ≥ 80%)`);
-  console.log(`  naive run (no housekeeping, no compaction): ${naive.input.toLocaleString('en')} input tokens, largest request ~${fmt(naive.maxRequest, 0)} tokens`);
+  console.log(
+    `  naive run (no housekeeping, no compaction): ${naive.input.toLocaleString('en')} input tokens, largest request ~${fmt(naive.maxRequest, 0)} tokens`,
+  );
   console.log(`  ratio to naive             ${fmt(disciplined.input / naive.input, 3)}× (target ≤ 0.3×)`);
   console.log(`  wall                       ${fmt(disciplined.wallMs)} ms`);
-  console.log(`  each result whole in the context (no window cap): ${fmt((100 * whole.cacheRead) / whole.input)}% from the cache, ${whole.input.toLocaleString('en')} input tokens (at most ~78% possible: docs/benchmarks.md)`);
+  console.log(
+    `  each result whole in the context (no window cap): ${fmt((100 * whole.cacheRead) / whole.input)}% from the cache, ${whole.input.toLocaleString('en')} input tokens (at most ~78% possible: docs/benchmarks.md)`,
+  );
 
   const p = await prefixStability();
   const shares = p.pairs.map((x) => 100 * x.shared);
   const appendOnly = p.pairs.filter((x) => x.appendOnly).length;
   console.log(`\nprefix stability, the 20-call session (rein run, ${p.requests} requests)`);
   console.log(`  append-only pairs          ${appendOnly}/${p.pairs.length} (target: all)`);
-  console.log(`  bytes repeated from start  median ${fmt(median(shares))}%, worst ${fmt(Math.min(...shares))}% (target: median ≥ 98%)`);
+  console.log(
+    `  bytes repeated from start  median ${fmt(median(shares))}%, worst ${fmt(Math.min(...shares))}% (target: median ≥ 98%)`,
+  );
 }

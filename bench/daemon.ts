@@ -82,22 +82,38 @@ async function pass(concurrency: number): Promise<void> {
     const toEnd = results.flatMap((r) => r.toEnd);
     const runs = toEnd.length;
     const target = concurrency >= CLIENTS ? '   (target p99 ≤ 20 ms)' : '   (includes the queue wait)';
-    console.log(`\ndaemon benchmark: ${CLIENTS} SSE clients × ${MESSAGES} messages, own route each, concurrency limit ${concurrency}`);
-    console.log(`  runs completed           ${runs} in ${fmt(wall / 1000, 2)} s → ${fmt(runs / (wall / 1000), 1)} runs/s`);
-    console.log(`  request → session_start  p50 ${fmt(percentile(toStart, 50))} ms   p99 ${fmt(percentile(toStart, 99))} ms${target}`);
-    console.log(`    first messages (${CLIENTS} at once)  p50 ${fmt(percentile(firsts, 50))} ms   max ${fmt(Math.max(...firsts))} ms`);
-    console.log(`    later messages           p50 ${fmt(percentile(steady, 50))} ms   p99 ${fmt(percentile(steady, 99))} ms`);
-    console.log(`  request → session_end    p50 ${fmt(percentile(toEnd, 50))} ms   p99 ${fmt(percentile(toEnd, 99))} ms`);
+    console.log(
+      `\ndaemon benchmark: ${CLIENTS} SSE clients × ${MESSAGES} messages, own route each, concurrency limit ${concurrency}`,
+    );
+    console.log(
+      `  runs completed           ${runs} in ${fmt(wall / 1000, 2)} s → ${fmt(runs / (wall / 1000), 1)} runs/s`,
+    );
+    console.log(
+      `  request → session_start  p50 ${fmt(percentile(toStart, 50))} ms   p99 ${fmt(percentile(toStart, 99))} ms${target}`,
+    );
+    console.log(
+      `    first messages (${CLIENTS} at once)  p50 ${fmt(percentile(firsts, 50))} ms   max ${fmt(Math.max(...firsts))} ms`,
+    );
+    console.log(
+      `    later messages           p50 ${fmt(percentile(steady, 50))} ms   p99 ${fmt(percentile(steady, 99))} ms`,
+    );
+    console.log(
+      `  request → session_end    p50 ${fmt(percentile(toEnd, 50))} ms   p99 ${fmt(percentile(toEnd, 99))} ms`,
+    );
     console.log(`  daemon peak RSS          ${fmt(peakRss / 1024 / 1024)} MB   (target ≤ 300 MB)`);
     const used = (k: 'daemon' | 'fake') => (cpuAfter[k] ?? NaN) - (cpuBefore[k] ?? NaN);
     if (!Number.isNaN(used('daemon'))) {
-      console.log(`  CPU per run              daemon ${fmt(used('daemon') / runs, 2)} ms, fake model ${fmt(used('fake') / runs, 2)} ms (this machine: ${availableParallelism()} cores, shared with the clients)`);
+      console.log(
+        `  CPU per run              daemon ${fmt(used('daemon') / runs, 2)} ms, fake model ${fmt(used('fake') / runs, 2)} ms (this machine: ${availableParallelism()} cores, shared with the clients)`,
+      );
     }
     if (schedBefore && schedAfter) {
       // How busy the machine was: a thread ready to run but waiting for a core delays every request it serves.
       const ran = schedAfter.ranMs - schedBefore.ranMs;
       const waited = schedAfter.waitedMs - schedBefore.waitedMs;
-      console.log(`  daemon event-loop thread ran ${fmt(ran / 1000, 2)} s, waited ${fmt(waited / 1000, 2)} s for a free core (of ${fmt(wall / 1000, 2)} s)`);
+      console.log(
+        `  daemon event-loop thread ran ${fmt(ran / 1000, 2)} s, waited ${fmt(waited / 1000, 2)} s for a free core (of ${fmt(wall / 1000, 2)} s)`,
+      );
     }
   } finally {
     daemon.child.kill('SIGTERM');
@@ -130,7 +146,9 @@ async function startDaemonProcess(fakeUrl: string, concurrency: number): Promise
   await writeFile(join(home, 'config.yaml'), `daemon:\n  max_concurrent_runs: ${concurrency}\n`);
   // REIN_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the daemon there (open it in Chrome DevTools).
   const interval = process.env.REIN_BENCH_CPU_PROF_INTERVAL ?? '200';
-  const prof = process.env.REIN_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval', interval, '--cpu-prof-dir', process.env.REIN_BENCH_CPU_PROF] : [];
+  const prof = process.env.REIN_BENCH_CPU_PROF
+    ? ['--cpu-prof', '--cpu-prof-interval', interval, '--cpu-prof-dir', process.env.REIN_BENCH_CPU_PROF]
+    : [];
   const child = spawn(process.execPath, [...prof, cli, 'daemon', '--port', '0'], {
     cwd: root,
     env: { ...process.env, REIN_HOME: home, ANTHROPIC_BASE_URL: fakeUrl, ANTHROPIC_API_KEY: 'bench' },
@@ -154,7 +172,11 @@ async function startDaemonProcess(fakeUrl: string, concurrency: number): Promise
 }
 
 /** One client: `count` messages to its own route on its open connection, one after another, each streamed. */
-async function clientLoop(conn: RawClient, name: string, count: number): Promise<{ toStart: number[]; toEnd: number[] }> {
+async function clientLoop(
+  conn: RawClient,
+  name: string,
+  count: number,
+): Promise<{ toStart: number[]; toEnd: number[] }> {
   const toStart: number[] = [];
   const toEnd: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -213,7 +235,8 @@ class RawClient {
         const now = performance.now();
         if (!checked && this.#buf.length >= 12) {
           checked = true;
-          if (!this.#buf.startsWith('HTTP/1.1 200')) return done(new Error(`unexpected answer: ${this.#buf.slice(0, 200)}`));
+          if (!this.#buf.startsWith('HTTP/1.1 200'))
+            return done(new Error(`unexpected answer: ${this.#buf.slice(0, 200)}`));
         }
         if (start < 0 && this.#buf.includes('event: session_start')) start = now - t0;
         if (end < 0 && this.#buf.includes('event: session_end')) end = now - t0;
@@ -269,17 +292,20 @@ function processCpuMs(pid: number | undefined): number | undefined {
 
 function statusRss(d: DaemonProcess, agent: Agent): Promise<number> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port: d.port, path: '/status', agent, headers: { authorization: `Bearer ${d.token}` } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => {
-        try {
-          resolve((JSON.parse(text) as { rss_bytes: number }).rss_bytes);
-        } catch {
-          resolve(0);
-        }
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port: d.port, path: '/status', agent, headers: { authorization: `Bearer ${d.token}` } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => {
+          try {
+            resolve((JSON.parse(text) as { rss_bytes: number }).rss_bytes);
+          } catch {
+            resolve(0);
+          }
+        });
+      },
+    );
     req.on('error', () => resolve(0));
     req.end();
   });

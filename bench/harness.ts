@@ -22,7 +22,10 @@ import { commonPrefixLength, fmt, median, startRemoteFake } from './support.js';
 export async function run(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'rein-bench-harness-'));
   for (let i = 0; i < 12; i++) {
-    await writeFile(join(work, `file${i}.txt`), Array.from({ length: 200 }, (_, n) => `line ${n} of file ${i}: lorem ipsum dolor sit amet`).join('\n'));
+    await writeFile(
+      join(work, `file${i}.txt`),
+      Array.from({ length: 200 }, (_, n) => `line ${n} of file ${i}: lorem ipsum dolor sit amet`).join('\n'),
+    );
   }
   const reads = (ids: number[]) => ids.map((i) => toolCall('file_read', { path: `file${i}.txt`, limit: 50 }));
   const script: FakeReply[] = [
@@ -34,7 +37,10 @@ export async function run(): Promise<void> {
     tools([toolCall('grep', { pattern: 'ipsum', path: '.', glob: '*.txt', max_results: 30 })]),
     tools(reads([9, 10, 11])),
     tools([toolCall('glob', { pattern: '*.txt' }), toolCall('directory_list', { path: '.' })]),
-    tools([toolCall('bash', { command: 'head -3 file0.txt' }), toolCall('grep', { pattern: 'dolor', path: 'file3.txt' })]),
+    tools([
+      toolCall('bash', { command: 'head -3 file0.txt' }),
+      toolCall('grep', { pattern: 'dolor', path: 'file3.txt' }),
+    ]),
     text('All twenty calls are done; the files hold 200 lines each.'),
   ];
   // The first pass warms up the JIT, the SDK and the tool code paths; the second is measured.
@@ -43,7 +49,9 @@ export async function run(): Promise<void> {
   // The same number of requests with an in-process tool only: the loop's own cost, without the
   // fork/exec of bash and ripgrep that dominates the first figure.
   const thinkOnly: FakeReply[] = [
-    ...Array.from({ length: 9 }, (_, i) => tools([toolCall('think', { thought: `step ${i}` }), toolCall('think', { thought: `check ${i}` })])),
+    ...Array.from({ length: 9 }, (_, i) =>
+      tools([toolCall('think', { thought: `step ${i}` }), toolCall('think', { thought: `check ${i}` })]),
+    ),
     text('done'),
   ];
   await once(work, thinkOnly, true, 'loop overhead (same request count, in-process tools only)');
@@ -70,7 +78,16 @@ async function once(work: string, script: FakeReply[], report: boolean, title: s
         route: 'bench',
         model: 'claude-sonnet-5-5',
         cwd: work,
-        settings: { model: 'claude-sonnet-5-5', maxTokens: 4096, maxIterations: 25, maxUsdPerRun: 0, maxParallel: 10, resultBudget: 30_000, mode: 'bypassPermissions', contextWindow: 200_000 },
+        settings: {
+          model: 'claude-sonnet-5-5',
+          maxTokens: 4096,
+          maxIterations: 25,
+          maxUsdPerRun: 0,
+          maxParallel: 10,
+          resultBudget: 30_000,
+          mode: 'bypassPermissions',
+          contextWindow: 200_000,
+        },
         toolContext: {
           cwd: work,
           sessionId: session.id,
@@ -99,7 +116,8 @@ async function once(work: string, script: FakeReply[], report: boolean, title: s
     const stats = await fake.stats();
     const bodies = stats.raw.map(stripCacheControl);
     const ratios: number[] = [];
-    for (let i = 1; i < bodies.length; i++) ratios.push(commonPrefixLength(bodies[i - 1]!, bodies[i]!) / bodies[i]!.length);
+    for (let i = 1; i < bodies.length; i++)
+      ratios.push(commonPrefixLength(bodies[i - 1]!, bodies[i]!) / bodies[i]!.length);
     const requests = bodies.length;
     const cpuMs = (cpu.user + cpu.system) / 1000;
     const rssMb = process.resourceUsage().maxRSS / 1024;
@@ -110,8 +128,12 @@ async function once(work: string, script: FakeReply[], report: boolean, title: s
     console.log(`  model requests         ${requests}`);
     console.log(`  wall                   ${fmt(wallMs)} ms`);
     console.log(`  CPU                    ${fmt(cpuMs)} ms (${fmt(cpuMs / requests)} ms per request; target ≤ 20)`);
-    console.log(`  peak RSS               ${fmt(rssMb)} MB (target ≤ 150; ${fmt(rssBefore)} MB before the run, incl. the tsx loader)`);
-    console.log(`  stable-prefix ratio    median ${fmt(median(ratios), 3)} (min ${fmt(Math.min(...ratios), 3)}; target ≥ 0.9)`);
+    console.log(
+      `  peak RSS               ${fmt(rssMb)} MB (target ≤ 150; ${fmt(rssBefore)} MB before the run, incl. the tsx loader)`,
+    );
+    console.log(
+      `  stable-prefix ratio    median ${fmt(median(ratios), 3)} (min ${fmt(Math.min(...ratios), 3)}; target ≥ 0.9)`,
+    );
   } finally {
     fake.close();
   }

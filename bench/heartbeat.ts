@@ -20,7 +20,14 @@ import { GlobalConfig } from '../src-main/core/config/schema.js';
 import { ReinService } from '../src-main/core/service/reinService.js';
 import { SessionStore } from '../src-main/core/sessions/store.js';
 import { readBeats, runHeartbeat, type BeatRecord } from '../src-main/core/triggers/index.js';
-import { breakpointPrefixes, markedPrefixes, startFakeAnthropic, stripCacheControl, text, type RecordedRequest } from '../tests/support/fakeAnthropic.js';
+import {
+  breakpointPrefixes,
+  markedPrefixes,
+  startFakeAnthropic,
+  stripCacheControl,
+  text,
+  type RecordedRequest,
+} from '../tests/support/fakeAnthropic.js';
 import { fmt, median } from './support.js';
 
 const PERSONA = `You are Watchdog, the operations assistant of a small web team. You keep an eye on the team's
@@ -48,7 +55,11 @@ const GOALS = `# Heartbeat goals
 Stay quiet otherwise: nothing above needs the user means HEARTBEAT_OK.`;
 
 const LONG = (topic: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `${topic} — point ${i + 1}: the job log shows the retry took 41 s and the cache hit rate on the runner fell to 62% after the image update.`).join(' ');
+  Array.from(
+    { length: n },
+    (_, i) =>
+      `${topic} — point ${i + 1}: the job log shows the retry took 41 s and the cache hit rate on the runner fell to 62% after the image update.`,
+  ).join(' ');
 
 const HALF_HOUR = 30 * 60_000;
 
@@ -77,7 +88,11 @@ async function scenario(every: string, gapMs: number, beats: number, full: boole
   let beat = 0;
   fake.fallback = () => {
     beat++;
-    return full && beat === 6 ? text('CI on main failed: job `e2e`, first failing test `checkout > pays with a saved card`. Re-run or look at the payment mock?') : text('HEARTBEAT_OK');
+    return full && beat === 6
+      ? text(
+          'CI on main failed: job `e2e`, first failing test `checkout > pays with a saved card`. Re-run or look at the payment mock?',
+        )
+      : text('HEARTBEAT_OK');
   };
   const service = await ReinService.create({
     home,
@@ -92,15 +107,28 @@ async function scenario(every: string, gapMs: number, beats: number, full: boole
     for (let i = 0; i < beats; i++) {
       if (i > 0) clock.advance(gapMs);
       // Between beats 3 and 4 the user talks to the agent: the excerpt changes too.
-      if (full && i === 3) await talk(join(home, 'agents', 'watchdog', 'sessions'), 'Thanks. Also: is the staging deploy still stuck?', 'It went through at 14:02; staging runs build 5121.');
+      if (full && i === 3)
+        await talk(
+          join(home, 'agents', 'watchdog', 'sessions'),
+          'Thanks. Also: is the staging deploy still stuck?',
+          'It went through at 14:02; staging runs build 5121.',
+        );
       records.push(await runHeartbeat(service, 'watchdog', { trigger: 'timer' }));
     }
-    const out: Scenario = { records, bodies: fake.requests.map((r) => r.body), cacheWrite1h: fake.accounting.cacheWrite1h };
+    const out: Scenario = {
+      records,
+      bodies: fake.requests.map((r) => r.body),
+      cacheWrite1h: fake.accounting.cacheWrite1h,
+    };
     if (full) {
       await writeFile(join(agentDir, 'HEARTBEAT.md'), '');
       const before = fake.requests.length;
       const idle = await runHeartbeat(service, 'watchdog', { trigger: 'timer' });
-      out.idle = { outcome: idle.outcome, ...(idle.reason ? { reason: idle.reason } : {}), requests: fake.requests.length - before };
+      out.idle = {
+        outcome: idle.outcome,
+        ...(idle.reason ? { reason: idle.reason } : {}),
+        requests: fake.requests.length - before,
+      };
       out.kept = (await readBeats(home, 'watchdog')).length;
     }
     return out;
@@ -122,10 +150,14 @@ export async function run(): Promise<void> {
   const first = main.bodies[0]!;
   const part = (v: unknown) => Math.ceil(stripCacheControl(JSON.stringify(v ?? [])).length / 4);
   const prefixes = breakpointPrefixes(first);
-  const ttls = markedPrefixes(first).map((m) => m.ttl).join(', ');
+  const ttls = markedPrefixes(first)
+    .map((m) => m.ttl)
+    .join(', ');
   const model = records[0]!.model ?? '?';
 
-  console.log(`heartbeat benchmark (10 beats 30 min apart on a simulated clock, ${model}; fake model caching at every breakpoint, entries expiring as the provider's)`);
+  console.log(
+    `heartbeat benchmark (10 beats 30 min apart on a simulated clock, ${model}; fake model caching at every breakpoint, entries expiring as the provider's)`,
+  );
   console.log('  beat  outcome  input tokens  from cache  cache written  uncached  output  cost');
   for (const [i, r] of records.entries()) {
     console.log(
@@ -136,22 +168,42 @@ export async function run(): Promise<void> {
   const inputs = records.map((r) => r.total_input_tokens);
   const shares = later.map((r) => r.cache_read_share);
   const perBeat = mean(later.map((r) => r.cost_usd));
-  console.log(`  cache marks            ${ttls} (tools, system, message); 1-hour writes ${main.cacheWrite1h} tokens in all`);
+  console.log(
+    `  cache marks            ${ttls} (tools, system, message); 1-hour writes ${main.cacheWrite1h} tokens in all`,
+  );
   console.log(`  requests per beat      ${records.map((r) => r.requests).join(', ')}`);
   console.log(`  input tokens a beat    max ${Math.max(...inputs)}, median ${median(inputs)} (target ≤ 5,000)`);
-  console.log(`  from cache, beats 2–10 min ${fmt(100 * Math.min(...shares))}%, median ${fmt(100 * median(shares))}% (target ≥ 80%)`);
-  console.log(`  cost a beat            first ${usd(records[0]!.cost_usd)} (writes the cache), then ${usd(perBeat)} on average (beats 2–10)`);
-  console.log(`  cost a day at 30 m     ${usd(48 * perBeat)} (48 beats with the cache warm; a restart adds ${usd(records[0]!.cost_usd - perBeat)} once)`);
+  console.log(
+    `  from cache, beats 2–10 min ${fmt(100 * Math.min(...shares))}%, median ${fmt(100 * median(shares))}% (target ≥ 80%)`,
+  );
+  console.log(
+    `  cost a beat            first ${usd(records[0]!.cost_usd)} (writes the cache), then ${usd(perBeat)} on average (beats 2–10)`,
+  );
+  console.log(
+    `  cost a day at 30 m     ${usd(48 * perBeat)} (48 beats with the cache warm; a restart adds ${usd(records[0]!.cost_usd - perBeat)} once)`,
+  );
   console.log(`  cost of 10 beats       ${usd(records.reduce((s, r) => s + r.cost_usd, 0))}`);
-  console.log(`  first request          tools ≈ ${part(first.tools)} tokens (${first.tools?.length ?? 0} tools), system ≈ ${part(first.system)}, message ≈ ${part(first.messages)}`);
-  console.log(`  cached prefix          ${prefixes.length} breakpoints; tools+system ≈ ${Math.ceil((prefixes[1] ?? '').length / 4)} tokens, byte-identical in every beat: ${sameSystem(main.bodies)}`);
-  console.log(`  alert                  beat 6 → ${records[5]!.appended_to ? `added to conversation ${records[5]!.appended_to}` : records[5]!.append_note}`);
-  console.log(`  empty HEARTBEAT.md     ${main.idle!.outcome} (${main.idle!.reason}), ${main.idle!.requests} model requests`);
+  console.log(
+    `  first request          tools ≈ ${part(first.tools)} tokens (${first.tools?.length ?? 0} tools), system ≈ ${part(first.system)}, message ≈ ${part(first.messages)}`,
+  );
+  console.log(
+    `  cached prefix          ${prefixes.length} breakpoints; tools+system ≈ ${Math.ceil((prefixes[1] ?? '').length / 4)} tokens, byte-identical in every beat: ${sameSystem(main.bodies)}`,
+  );
+  console.log(
+    `  alert                  beat 6 → ${records[5]!.appended_to ? `added to conversation ${records[5]!.appended_to}` : records[5]!.append_note}`,
+  );
+  console.log(
+    `  empty HEARTBEAT.md     ${main.idle!.outcome} (${main.idle!.reason}), ${main.idle!.requests} model requests`,
+  );
   console.log(`  records kept           ${main.kept} lines in heartbeat.jsonl`);
   const a = apart.records;
   const apartBeat = mean(a.map((r) => r.cost_usd));
   console.log(
-    `  beats 2 h apart        5-minute marks (${markedPrefixes(apart.bodies[0]!).map((m) => m.ttl).join(', ')}); from cache ${a.map((r) => `${fmt(100 * r.cache_read_share)}%`).join(', ')}; ${usd(apartBeat)} a beat — what every 30-minute beat cost with 5-minute marks (${usd(48 * apartBeat)} a day)`,
+    `  beats 2 h apart        5-minute marks (${markedPrefixes(apart.bodies[0]!)
+      .map((m) => m.ttl)
+      .join(
+        ', ',
+      )}); from cache ${a.map((r) => `${fmt(100 * r.cache_read_share)}%`).join(', ')}; ${usd(apartBeat)} a beat — what every 30-minute beat cost with 5-minute marks (${usd(48 * apartBeat)} a day)`,
   );
 }
 
@@ -188,7 +240,10 @@ async function talk(dir: string, question: string, answer: string): Promise<void
   const latest = (await store.list()).find((s) => s.source === 'desktop')!;
   const s = await store.load(latest.id);
   const at = new Date().toISOString();
-  s.messages.push({ role: 'user', content: [{ type: 'text', text: question }] }, { role: 'assistant', content: [{ type: 'text', text: answer }] });
+  s.messages.push(
+    { role: 'user', content: [{ type: 'text', text: question }] },
+    { role: 'assistant', content: [{ type: 'text', text: answer }] },
+  );
   s.message_meta.push({ source: 'desktop', timestamp: at }, { source: 'desktop', timestamp: at });
   await store.save(s);
 }

@@ -24,8 +24,14 @@ export async function run(): Promise<void> {
     for (let i = 0; i < count; i++) {
       const s = store.create({ agent: 'default', cwd: '/Users/me/project', source: 'cli', title: `session ${i}` });
       for (let t = 0; t < 10; t++) {
-        s.messages.push({ role: 'user', content: [{ type: 'text', text: `question ${t} of session ${i} about the deployment` }] });
-        s.messages.push({ role: 'assistant', content: [{ type: 'text', text: `answer ${t}: the deployment of build ${i} is fine` }] });
+        s.messages.push({
+          role: 'user',
+          content: [{ type: 'text', text: `question ${t} of session ${i} about the deployment` }],
+        });
+        s.messages.push({
+          role: 'assistant',
+          content: [{ type: 'text', text: `answer ${t}: the deployment of build ${i} is fine` }],
+        });
         s.message_meta.push({ source: 'cli', timestamp: s.created_at }, { source: 'cli', timestamp: s.created_at });
       }
       await store.save(s);

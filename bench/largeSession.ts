@@ -60,7 +60,13 @@ export function writeLargeSession(opts: LargeSessionOptions): LargeSession {
   const resultIds: string[] = [];
   for (let turn = 0; bytes < target; turn++) {
     const volatile = `${CACHE_BREAK}\n<context>\nCurrent local time: ${new Date(clock).toISOString()} (UTC)\nWorking folder: /home/dev/project\nModel: claude-sonnet-5-5 (context window 200,000 tokens)\n</context>`;
-    push({ role: 'user', content: [{ type: 'text', text: volatile }, { type: 'text', text: `${pick(ASKS)} (step ${turn})` }] });
+    push({
+      role: 'user',
+      content: [
+        { type: 'text', text: volatile },
+        { type: 'text', text: `${pick(ASKS)} (step ${turn})` },
+      ],
+    });
     const calls = 3 + Math.floor(rand() * 6);
     for (let c = 0; c < calls && bytes < target; c++) {
       const tid = `toolu_${(++toolSeq).toString(16).padStart(20, '0')}`;
@@ -69,7 +75,10 @@ export function writeLargeSession(opts: LargeSessionOptions): LargeSession {
       const call: ContentBlockParam = isBash
         ? { type: 'tool_use', id: tid, name: 'bash', input: { command: pick(COMMANDS).replace('$F', path) } }
         : { type: 'tool_use', id: tid, name: 'file_read', input: { path } };
-      push({ role: 'assistant', content: c === 0 ? [{ type: 'text', text: 'Let me look at the code first.' }, call] : [call] });
+      push({
+        role: 'assistant',
+        content: c === 0 ? [{ type: 'text', text: 'Let me look at the code first.' }, call] : [call],
+      });
       const size = 20_000 + Math.floor(rand() * 80_000);
       const body = isBash ? commandOutput(size, rand, pick) : sourceText(size, path, rand, pick);
       push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: tid, content: body }] });
@@ -78,7 +87,10 @@ export function writeLargeSession(opts: LargeSessionOptions): LargeSession {
       // 2-space JSON escapes newlines and quotes: about 1.04× the text, plus the framing.
       bytes += Math.round(body.length * 1.04) + 400;
     }
-    push({ role: 'assistant', content: [{ type: 'text', text: `${pick(ANSWERS)} Turn ${turn} is done: the change is in and the tests pass.` }] });
+    push({
+      role: 'assistant',
+      content: [{ type: 'text', text: `${pick(ANSWERS)} Turn ${turn} is done: the change is in and the tests pass.` }],
+    });
     bytes += 1_200;
   }
 
@@ -93,7 +105,14 @@ export function writeLargeSession(opts: LargeSessionOptions): LargeSession {
     updated_at: new Date(clock).toISOString(),
     messages,
     message_meta: meta,
-    usage: { input_tokens: 91_000_000, output_tokens: 1_200_000, cache_read_tokens: 80_000_000, cache_creation_tokens: 9_000_000, cost_usd: 412.5, requests: toolResults + 200 },
+    usage: {
+      input_tokens: 91_000_000,
+      output_tokens: 1_200_000,
+      cache_read_tokens: 80_000_000,
+      cache_creation_tokens: 9_000_000,
+      cost_usd: 412.5,
+      requests: toolResults + 200,
+    },
   };
   if (opts.checkpoint !== false) {
     // Kept: the last few exchanges, well under the 85% mark of a 200,000-token window.
@@ -149,8 +168,33 @@ const ANSWERS = [
 ];
 const DIRS = ['core/sessions', 'core/search', 'core/util', 'core/daemon', 'cli/commands', 'core/harness'];
 const NAMES = ['store', 'index', 'writer', 'reader', 'lock', 'cache', 'loop', 'executor'];
-const COMMANDS = ['npx vitest run tests/unit/$F', 'git log -p -- $F', 'rg -n "save|load" src', 'npx tsc --noEmit -p tsconfig.json', 'cat $F'];
-const WORDS = ['session', 'store', 'const', 'await', 'return', 'messages', 'file', 'error', 'lock', 'write', 'index', 'cache', 'bytes', 'text', 'parsed', 'result', 'check', 'value'];
+const COMMANDS = [
+  'npx vitest run tests/unit/$F',
+  'git log -p -- $F',
+  'rg -n "save|load" src',
+  'npx tsc --noEmit -p tsconfig.json',
+  'cat $F',
+];
+const WORDS = [
+  'session',
+  'store',
+  'const',
+  'await',
+  'return',
+  'messages',
+  'file',
+  'error',
+  'lock',
+  'write',
+  'index',
+  'cache',
+  'bytes',
+  'text',
+  'parsed',
+  'result',
+  'check',
+  'value',
+];
 
 function sourceText(size: number, path: string, rand: () => number, pick: <T>(xs: readonly T[]) => T): string {
   const lines: string[] = [`// ${path}`];

@@ -24,11 +24,21 @@ import type { Tool, ToolContext } from '../src-main/core/tools/tool.js';
 import { fmt, median, percentile } from './support.js';
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+const EVERYTHING = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
 const CALLS = Number(process.env.REIN_BENCH_MCP_CALLS ?? 300);
 const COUNTS = (process.env.REIN_BENCH_MCP_SERVERS ?? '1,5,10').split(',').map(Number);
 
-const stdio = (): McpServerSettings => ({ type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: {}, disabled: false });
+const stdio = (): McpServerSettings => ({
+  type: 'stdio',
+  command: process.execPath,
+  args: [EVERYTHING, 'stdio'],
+  env: {},
+  disabled: false,
+});
 const ctx = { session: undefined } as unknown as ToolContext;
 
 async function connectTimes(): Promise<void> {
@@ -45,7 +55,9 @@ async function connectTimes(): Promise<void> {
       if (healthy !== n) console.log(`  (only ${healthy} of ${n} connected)`);
       await m.dispose();
     }
-    console.log(`  N=${String(n).padStart(2)}: median ${fmt(median(samples), 0)} ms (runs: ${samples.map((s) => fmt(s, 0)).join(', ')} ms)`);
+    console.log(
+      `  N=${String(n).padStart(2)}: median ${fmt(median(samples), 0)} ms (runs: ${samples.map((s) => fmt(s, 0)).join(', ')} ms)`,
+    );
   }
 }
 
@@ -82,7 +94,9 @@ async function stdioCalls(): Promise<void> {
   await m.ready();
   const tool = (await m.providers[0]!.tools()).find((t) => t.name === 'mcp__everything__echo')!;
   const raw = new Client({ name: 'bench', version: '1' });
-  await raw.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+  await raw.connect(
+    new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+  );
   try {
     await timeCalls('per-call cost over stdio', tool, raw);
   } finally {
@@ -96,10 +110,20 @@ async function httpCalls(): Promise<void> {
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
   const port = (probe.address() as AddressInfo).port;
   await new Promise<void>((r) => probe.close(() => r()));
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  await new Promise<void>((resolve) => child.stderr!.on('data', (d: Buffer) => /listening/i.test(d.toString()) && resolve()));
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  await new Promise<void>((resolve) =>
+    child.stderr!.on('data', (d: Buffer) => /listening/i.test(d.toString()) && resolve()),
+  );
   const url = `http://127.0.0.1:${port}/mcp`;
-  const m = new McpManager({ servers: { everything: { type: 'http', url, args: [], env: {}, disabled: false } }, env: process.env, home: '/nonexistent-rein-home' });
+  const m = new McpManager({
+    servers: { everything: { type: 'http', url, args: [], env: {}, disabled: false } },
+    env: process.env,
+    home: '/nonexistent-rein-home',
+  });
   const t0 = performance.now();
   await m.ready();
   const connectMs = performance.now() - t0;

@@ -50,9 +50,15 @@ export async function run(): Promise<void> {
   const raw = perLine.flat().sort((a, b) => a - b);
   const medians = perLine.map((xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!).sort((a, b) => a - b);
   const fmt = (n: number) => n.toFixed(1).padStart(8);
-  console.log(`permissions: ${corpus.length} corpus lines × ${MEASURED_ROUNDS} rounds (after ${WARMUP_ROUNDS} warm-up rounds), mode default`);
+  console.log(
+    `permissions: ${corpus.length} corpus lines × ${MEASURED_ROUNDS} rounds (after ${WARMUP_ROUNDS} warm-up rounds), mode default`,
+  );
   console.log(`  parser init        ${fmt(initMs)} ms`);
-  console.log(`  decisions/s        ${Math.round((raw.length / totalMs) * 1000).toLocaleString('en-US').padStart(8)}`);
+  console.log(
+    `  decisions/s        ${Math.round((raw.length / totalMs) * 1000)
+      .toLocaleString('en-US')
+      .padStart(8)}`,
+  );
   console.log('  per decision, all samples:');
   console.log(`    p50              ${fmt(percentile(raw, 50))} µs`);
   console.log(`    p99              ${fmt(percentile(raw, 99))} µs   (target < 1000 µs)`);

@@ -80,7 +80,30 @@ standup retro planning estimate estimates priority priorities blocker blockers o
 const TAIL_SIZE = 8_000;
 function tailWords(): string[] {
   const g = prng(99);
-  const onset = ['b', 'c', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z', 'br', 'cr', 'st', 'tr', 'pl', 'sh', 'ch'];
+  const onset = [
+    'b',
+    'c',
+    'd',
+    'f',
+    'g',
+    'k',
+    'l',
+    'm',
+    'n',
+    'p',
+    'r',
+    's',
+    't',
+    'v',
+    'z',
+    'br',
+    'cr',
+    'st',
+    'tr',
+    'pl',
+    'sh',
+    'ch',
+  ];
   const vowel = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou', 'ea'];
   const coda = ['', '', 'n', 'r', 'l', 's', 'x', 'nd', 'rt', 'sk'];
   const known = new Set(WORDS);
@@ -88,7 +111,8 @@ function tailWords(): string[] {
   while (out.length < TAIL_SIZE) {
     let w = '';
     const syllables = 2 + Math.floor(g() * 2);
-    for (let i = 0; i < syllables; i++) w += onset[Math.floor(g() * onset.length)]! + vowel[Math.floor(g() * vowel.length)]!;
+    for (let i = 0; i < syllables; i++)
+      w += onset[Math.floor(g() * onset.length)]! + vowel[Math.floor(g() * vowel.length)]!;
     w += coda[Math.floor(g() * coda.length)]!;
     if (!known.has(w)) {
       known.add(w);
@@ -99,9 +123,26 @@ function tailWords(): string[] {
 }
 const VOCABULARY = [...WORDS, ...tailWords()];
 
-const STEM_QUERIES = ['running', 'deploys', 'crashes', 'restarting', 'installing', 'reviews', 'migrated', 'scheduling', 'caching', 'formatted'];
-const ZH = '我们 今天 明天 需要 检查 数据库 迁移 问题 服务器 部署 配置 文件 测试 用户 日志 错误 修复 版本 发布 会议 报告 预算 备份 天气 时间 任务 提醒 邮件 项目 代码'.split(' ');
-const JA = '東京 天気予報 確認 会議 資料 作成 明日 今日 予定 メール 送信 ファイル 保存 設定 変更 サーバー 再起動 エラー 修正 報告 旅行 予約 ホテル 新幹線 買い物'.split(' ');
+const STEM_QUERIES = [
+  'running',
+  'deploys',
+  'crashes',
+  'restarting',
+  'installing',
+  'reviews',
+  'migrated',
+  'scheduling',
+  'caching',
+  'formatted',
+];
+const ZH =
+  '我们 今天 明天 需要 检查 数据库 迁移 问题 服务器 部署 配置 文件 测试 用户 日志 错误 修复 版本 发布 会议 报告 预算 备份 天气 时间 任务 提醒 邮件 项目 代码'.split(
+    ' ',
+  );
+const JA =
+  '東京 天気予報 確認 会議 資料 作成 明日 今日 予定 メール 送信 ファイル 保存 設定 変更 サーバー 再起動 エラー 修正 報告 旅行 予約 ホテル 新幹線 買い物'.split(
+    ' ',
+  );
 const ZH_GLUE = ['的', '了', '和', '在', '，', '。'];
 const JA_GLUE = ['の', 'を', 'に', 'は', 'で', '、', '。'];
 
@@ -155,11 +196,13 @@ class TextGen {
     const lines = this.int(3, 60);
     const out: string[] = [];
     for (let i = 0; i < lines; i++) {
-      out.push(this.pick([
-        () => `${this.path()}:${this.int(1, 900)}: ${this.sentence(3, 9)}`,
-        () => `[${this.pick(['INFO', 'WARN', 'ERROR', 'DEBUG'])}] ${this.sentence(4, 12)}`,
-        () => `${this.int(0, 99)}% ${this.word()} ${this.word()} ${this.int(100, 99999)}`,
-      ])());
+      out.push(
+        this.pick([
+          () => `${this.path()}:${this.int(1, 900)}: ${this.sentence(3, 9)}`,
+          () => `[${this.pick(['INFO', 'WARN', 'ERROR', 'DEBUG'])}] ${this.sentence(4, 12)}`,
+          () => `${this.int(0, 99)}% ${this.word()} ${this.word()} ${this.int(100, 99999)}`,
+        ])(),
+      );
     }
     return out.join('\n');
   }
@@ -167,8 +210,17 @@ class TextGen {
 
 // --- sessions --------------------------------------------------------------------------------------
 
-const AGENTS: Array<[string, number]> = [['default', 0.7], ['research', 0.2], ['ops', 0.1]];
-const SOURCES: Array<[string, number]> = [['cli', 0.6], ['schedule', 0.15], ['heartbeat', 0.15], ['slack', 0.1]];
+const AGENTS: Array<[string, number]> = [
+  ['default', 0.7],
+  ['research', 0.2],
+  ['ops', 0.1],
+];
+const SOURCES: Array<[string, number]> = [
+  ['cli', 0.6],
+  ['schedule', 0.15],
+  ['heartbeat', 0.15],
+  ['slack', 0.1],
+];
 
 function weighted(g: TextGen, xs: Array<[string, number]>): string {
   let x = g.rand();
@@ -179,13 +231,30 @@ function weighted(g: TextGen, xs: Array<[string, number]>): string {
 function toolCall(g: TextGen): { name: string; input: Record<string, unknown> } {
   switch (g.int(0, 4)) {
     case 0:
-      return { name: 'bash', input: { command: g.pick(['git status', 'git log --oneline -5', 'npm test', 'npm run build', `ls -la ${g.path()}`, `rg ${g.word()} src`, 'docker ps', `brew install ${g.word()}`]) } };
+      return {
+        name: 'bash',
+        input: {
+          command: g.pick([
+            'git status',
+            'git log --oneline -5',
+            'npm test',
+            'npm run build',
+            `ls -la ${g.path()}`,
+            `rg ${g.word()} src`,
+            'docker ps',
+            `brew install ${g.word()}`,
+          ]),
+        },
+      };
     case 1:
       return { name: 'file_read', input: { path: g.path() } };
     case 2:
       return { name: 'grep', input: { pattern: `${g.word()}\\s+${g.word()}`, path: 'src' } };
     case 3:
-      return { name: 'file_edit', input: { path: g.path(), old_string: g.sentence(3, 6), new_string: g.sentence(3, 6) } };
+      return {
+        name: 'file_edit',
+        input: { path: g.path(), old_string: g.sentence(3, 6), new_string: g.sentence(3, 6) },
+      };
     default:
       return { name: 'http', input: { url: `https://api.example.com/${g.word()}/${g.int(1, 999)}`, method: 'GET' } };
   }
@@ -208,17 +277,29 @@ function generateSession(g: TextGen, n: number, start: number): SessionFile {
   let toolId = 0;
   const turns = g.int(4, 12);
   for (let t = 0; t < turns; t++) {
-    push({ role: 'user', content: [{ type: 'text', text: `<context>Current local time: ${new Date(clock).toISOString().slice(0, 16)}</context>` }, { type: 'text', text: prose(g.int(1, 3)) }] });
+    push({
+      role: 'user',
+      content: [
+        { type: 'text', text: `<context>Current local time: ${new Date(clock).toISOString().slice(0, 16)}</context>` },
+        { type: 'text', text: prose(g.int(1, 3)) },
+      ],
+    });
     const rounds = g.int(0, 4);
     for (let r = 0; r < rounds; r++) {
       const calls = Array.from({ length: g.int(1, 2) }, () => ({ id: `toolu_${n}_${toolId++}`, ...toolCall(g) }));
-      const blocks: ContentBlockParam[] = [{ type: 'text', text: g.sentence(4, 10) }, ...calls.map((c) => ({ type: 'tool_use' as const, ...c }))];
+      const blocks: ContentBlockParam[] = [
+        { type: 'text', text: g.sentence(4, 10) },
+        ...calls.map((c) => ({ type: 'tool_use' as const, ...c })),
+      ];
       push({ role: 'assistant', content: blocks });
-      push({ role: 'user', content: calls.map((c) => ({ type: 'tool_result' as const, tool_use_id: c.id, content: g.toolOutput() })) });
+      push({
+        role: 'user',
+        content: calls.map((c) => ({ type: 'tool_result' as const, tool_use_id: c.id, content: g.toolOutput() })),
+      });
     }
     push({ role: 'assistant', content: [{ type: 'text', text: prose(g.int(2, 6)) }] });
   }
-  const id = `${new Date(created).toISOString().slice(0, 10)}-${(n * 2654435761 % 2 ** 48).toString(16).padStart(12, '0')}`;
+  const id = `${new Date(created).toISOString().slice(0, 10)}-${((n * 2654435761) % 2 ** 48).toString(16).padStart(12, '0')}`;
   const firstPrompt = (messages[0]!.content as Array<{ text: string }>)[1]!.text;
   return {
     version: 1,
@@ -232,7 +313,14 @@ function generateSession(g: TextGen, n: number, start: number): SessionFile {
     updated_at: new Date(clock).toISOString(),
     messages,
     message_meta: meta,
-    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 },
+    usage: {
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_creation_tokens: 0,
+      cost_usd: 0,
+      requests: 0,
+    },
   };
 }
 
@@ -273,17 +361,52 @@ function makeQueries(total: number): Array<{ q: string; kind: QueryKind }> {
     ['rare word', 0.1, rare],
     ['stem', 0.05, () => g.pick(STEM_QUERIES)],
     ['two words', 0.15, () => `${common()} ${mid()}`],
-    ['phrase', 0.05, () => {
-      const words = g.sentence(8, 8).toLowerCase().replace(/[.?!]$/, '').split(' ');
-      const at = g.int(0, words.length - 2);
-      return `"${words[at]} ${words[at + 1]}"`;
-    }],
-    ['command', 0.05, () => g.pick(['git status', 'npm test', 'docker ps', 'npm run build', 'brew install', 'file_read', 'api.example.com'])],
-    ['cjk', 0.17, () => g.pick([...ZH.filter((w) => w.length >= 3), ...JA.filter((w) => w.length >= 3), '数据库迁移', '服务器的', '会議の資料', '天気予報を確認', '部署了'])],
+    [
+      'phrase',
+      0.05,
+      () => {
+        const words = g
+          .sentence(8, 8)
+          .toLowerCase()
+          .replace(/[.?!]$/, '')
+          .split(' ');
+        const at = g.int(0, words.length - 2);
+        return `"${words[at]} ${words[at + 1]}"`;
+      },
+    ],
+    [
+      'command',
+      0.05,
+      () =>
+        g.pick([
+          'git status',
+          'npm test',
+          'docker ps',
+          'npm run build',
+          'brew install',
+          'file_read',
+          'api.example.com',
+        ]),
+    ],
+    [
+      'cjk',
+      0.17,
+      () =>
+        g.pick([
+          ...ZH.filter((w) => w.length >= 3),
+          ...JA.filter((w) => w.length >= 3),
+          '数据库迁移',
+          '服务器的',
+          '会議の資料',
+          '天気予報を確認',
+          '部署了',
+        ]),
+    ],
     ['short', 0.03, () => g.pick(['数据', '日志', '東京', '会議', 'CI'])],
   ];
   const out: Array<{ q: string; kind: QueryKind }> = [];
-  for (const [kind, share, make] of mix) for (let i = 0; i < Math.round(share * total); i++) out.push({ q: make(), kind });
+  for (const [kind, share, make] of mix)
+    for (let i = 0; i < Math.round(share * total); i++) out.push({ q: make(), kind });
   // Interleave the kinds so caches warm up evenly.
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(g.rand() * (i + 1));
@@ -318,7 +441,9 @@ function findRg(): string | undefined {
 function rgTime(rg: string, query: string, dir: string): number {
   const literal = query.replace(/"/g, '');
   const t0 = performance.now();
-  spawnSync(rg, ['--fixed-strings', '--ignore-case', '--files-with-matches', '--no-messages', '--', literal, dir], { stdio: 'ignore' });
+  spawnSync(rg, ['--fixed-strings', '--ignore-case', '--files-with-matches', '--no-messages', '--', literal, dir], {
+    stdio: 'ignore',
+  });
   return performance.now() - t0;
 }
 
@@ -327,9 +452,14 @@ export async function run(): Promise<void> {
   const queryCount = envInt('REIN_BENCH_QUERIES', 200);
   const reuse = process.env.REIN_BENCH_HOME?.trim();
   const home = reuse || mkdtempSync(join(tmpdir(), 'rein-bench-search-'));
-  console.log(`\nsession search benchmark — ${reuse ? 'reused sessions' : `${sessions.toLocaleString('en-US')} sessions`} in ${home}`);
+  console.log(
+    `\nsession search benchmark — ${reuse ? 'reused sessions' : `${sessions.toLocaleString('en-US')} sessions`} in ${home}`,
+  );
   // Timings on a busy machine say little: show how busy it was.
-  const load = () => `load average ${loadavg().map((l) => fmt(l, 1)).join(' ')} on ${cpus().length} CPUs`;
+  const load = () =>
+    `load average ${loadavg()
+      .map((l) => fmt(l, 1))
+      .join(' ')} on ${cpus().length} CPUs`;
   console.log(`  machine         ${load()}`);
   try {
     let t0 = performance.now();
@@ -353,7 +483,8 @@ export async function run(): Promise<void> {
         ` (${fmt(counts.sessions / (buildMs / 1000), 0)} sessions/s); rein.db ${mb(dbBytes)}`,
     );
     const problems = index.opened.reindexed?.problems ?? [];
-    if (problems.length > 0) console.log(`  problems        ${problems.length} files skipped, first: ${problems[0]!.error.message}`);
+    if (problems.length > 0)
+      console.log(`  problems        ${problems.length} files skipped, first: ${problems[0]!.error.message}`);
 
     console.log(`  machine         ${load()}`);
     const queries = makeQueries(queryCount);
@@ -389,19 +520,31 @@ export async function run(): Promise<void> {
       `  queries         ${queries.length} (agent "default", limit 20): p50 ${fmt(p50, 2)} ms, p95 ${fmt(p95, 2)} ms, max ${fmt(Math.max(...times), 1)} ms` +
         `  [target p95 ≤ ${TARGET_P95_MS} ms: ${p95 <= TARGET_P95_MS ? 'met' : 'MISSED'}]`,
     );
-    console.log(`  query CPU time  p50 ${fmt(percentile(cpuTimes, 50), 2)} ms, p95 ${fmt(percentile(cpuTimes, 95), 2)} ms`);
-    console.log(`                  ${fmt(hitCount / queries.length)} hits per query on average, ${empty} queries without hits`);
+    console.log(
+      `  query CPU time  p50 ${fmt(percentile(cpuTimes, 50), 2)} ms, p95 ${fmt(percentile(cpuTimes, 95), 2)} ms`,
+    );
+    console.log(
+      `                  ${fmt(hitCount / queries.length)} hits per query on average, ${empty} queries without hits`,
+    );
     console.log(`    ${'kind'.padEnd(12)} queries   wall p50    p95   cpu p50    p95  (ms)`);
     for (const [kind, k] of byKind) {
-      const cells = [percentile(k.wall, 50), percentile(k.wall, 95), percentile(k.cpu, 50), percentile(k.cpu, 95)].map((n) => fmt(n, 2).padStart(7));
-      console.log(`    ${kind.padEnd(12)} ${String(k.wall.length).padStart(7)}   ${cells[0]} ${cells[1]}   ${cells[2]} ${cells[3]}`);
+      const cells = [percentile(k.wall, 50), percentile(k.wall, 95), percentile(k.cpu, 50), percentile(k.cpu, 95)].map(
+        (n) => fmt(n, 2).padStart(7),
+      );
+      console.log(
+        `    ${kind.padEnd(12)} ${String(k.wall.length).padStart(7)}   ${cells[0]} ${cells[1]}   ${cells[2]} ${cells[3]}`,
+      );
     }
     const worst = slowest.sort((a, b) => b.ms - a.ms).slice(0, 5);
-    console.log(`  slowest         ${worst.map((w) => `${JSON.stringify(w.q)} (${w.kind}) ${fmt(w.ms, 1)} ms`).join(', ')}`);
+    console.log(
+      `  slowest         ${worst.map((w) => `${JSON.stringify(w.q)} (${w.kind}) ${fmt(w.ms, 1)} ms`).join(', ')}`,
+    );
 
     t0 = performance.now();
     const reopened = await SessionIndex.open(home);
-    console.log(`  reopen          ${fmt(performance.now() - t0, 1)} ms (no rebuild: ${reopened.opened.reindexed === undefined})`);
+    console.log(
+      `  reopen          ${fmt(performance.now() - t0, 1)} ms (no rebuild: ${reopened.opened.reindexed === undefined})`,
+    );
     reopened.close();
     index.close();
 
@@ -415,7 +558,12 @@ export async function run(): Promise<void> {
       const rgTimes = rgQueries.map(({ q }) => rgTime(rg, q, dir));
       const ours = times.slice(0, rgQueries.length);
       const ratio = median(rgTimes) / Math.max(median(ours), 1e-3);
-      const totalRatio = rgTimes.reduce((a, b) => a + b, 0) / Math.max(ours.reduce((a, b) => a + b, 0), 1e-3);
+      const totalRatio =
+        rgTimes.reduce((a, b) => a + b, 0) /
+        Math.max(
+          ours.reduce((a, b) => a + b, 0),
+          1e-3,
+        );
       console.log(
         `  ripgrep         ${rgQueries.length} queries over ${readdirSync(dir).length.toLocaleString('en-US')} JSON files: p50 ${fmt(median(rgTimes), 1)} ms, p95 ${fmt(percentile(rgTimes, 95), 1)} ms`,
       );

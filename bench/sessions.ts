@@ -43,15 +43,23 @@ const turn = (n: number): FakeReply[] => [
 ];
 
 export async function run(): Promise<void> {
-  if (!existsSync(join(REIN, '..', '..', 'out', 'cli', 'rein.js'))) throw new Error(`${REIN}: the CLI is not built: run \`npm run build:cli\` first`);
+  if (!existsSync(join(REIN, '..', '..', 'out', 'cli', 'rein.js')))
+    throw new Error(`${REIN}: the CLI is not built: run \`npm run build:cli\` first`);
   if (REIN !== join(ROOT, 'bin', 'rein.js')) console.log(`  measuring ${REIN}`);
   const root = await mkdtemp(join(tmpdir(), 'rein-bench-sessions-'));
   const verdicts: string[] = [];
   try {
     const project = join(root, 'project');
     await mkdir(project, { recursive: true });
-    for (const n of [1, 2]) await writeFile(join(project, `notes${n}.md`), `# Notes ${n}\n\n${'- a line of notes about the storage layer\n'.repeat(400)}`);
-    const made = { checkpoint: await sessionIn(join(root, 'made-cp'), true), plain: await sessionIn(join(root, 'made-plain'), false) };
+    for (const n of [1, 2])
+      await writeFile(
+        join(project, `notes${n}.md`),
+        `# Notes ${n}\n\n${'- a line of notes about the storage layer\n'.repeat(400)}`,
+      );
+    const made = {
+      checkpoint: await sessionIn(join(root, 'made-cp'), true),
+      plain: await sessionIn(join(root, 'made-plain'), false),
+    };
     console.log(
       `sessions benchmark: a ${fmt(made.checkpoint.session.bytes / MB, 1)} MB session (${made.checkpoint.session.messages} messages, ${made.checkpoint.session.toolResults} tool results of 20–100 KB); target: peak RSS ≤ ${TARGET_MB} MB`,
     );
@@ -76,10 +84,22 @@ export async function run(): Promise<void> {
       const home = await copyHome(m, join(root, `cli-${m.tag}`));
       const fake = await startRemoteFake(turn(1), { light: true });
       try {
-        const r = await measure(process.execPath, [REIN, 'run', '--session', m.session.id, 'Go on with the refactoring.'], {
-          env: { PATH: process.env.PATH, HOME: root, LANG: 'C.UTF-8', NO_COLOR: '1', REIN_HOME: home, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'bench' },
-          cwd: project,
-        });
+        const r = await measure(
+          process.execPath,
+          [REIN, 'run', '--session', m.session.id, 'Go on with the refactoring.'],
+          {
+            env: {
+              PATH: process.env.PATH,
+              HOME: root,
+              LANG: 'C.UTF-8',
+              NO_COLOR: '1',
+              REIN_HOME: home,
+              ANTHROPIC_BASE_URL: fake.url,
+              ANTHROPIC_API_KEY: 'bench',
+            },
+            cwd: project,
+          },
+        );
         const grew = (await stat(join(home, 'sessions', `${m.session.id}.json`))).size - m.session.bytes;
         const ok = r.code === 0 && grew > 0;
         console.log(
@@ -92,7 +112,9 @@ export async function run(): Promise<void> {
     }
 
     const home = await copyHome(made.checkpoint, join(root, 'daemon'));
-    const fake = await startRemoteFake(Array.from({ length: DAEMON_MESSAGES }, (_, i) => turn(i + 1)).flat(), { light: true });
+    const fake = await startRemoteFake(Array.from({ length: DAEMON_MESSAGES }, (_, i) => turn(i + 1)).flat(), {
+      light: true,
+    });
     const daemon = await startDaemon(home, project, fake.url).catch((e: unknown) => {
       fake.close();
       throw e;
@@ -113,7 +135,9 @@ export async function run(): Promise<void> {
         );
         if (!ok) worst = Number.POSITIVE_INFINITY;
       }
-      verdicts.push(`rein daemon, ${DAEMON_MESSAGES} messages ${fmt(worst, 0)} MB — ${worst <= TARGET_MB ? 'ok' : 'MISSED'}`);
+      verdicts.push(
+        `rein daemon, ${DAEMON_MESSAGES} messages ${fmt(worst, 0)} MB — ${worst <= TARGET_MB ? 'ok' : 'MISSED'}`,
+      );
     } finally {
       await daemon.stop();
       fake.close();
@@ -155,7 +179,14 @@ interface Daemon {
 async function startDaemon(home: string, cwd: string, fakeUrl: string): Promise<Daemon> {
   const child: ChildProcess = spawn(process.execPath, [REIN, 'daemon', '--port', '0'], {
     cwd,
-    env: { PATH: process.env.PATH, HOME: join(home, '..'), LANG: 'C.UTF-8', REIN_HOME: home, ANTHROPIC_BASE_URL: fakeUrl, ANTHROPIC_API_KEY: 'bench' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: join(home, '..'),
+      LANG: 'C.UTF-8',
+      REIN_HOME: home,
+      ANTHROPIC_BASE_URL: fakeUrl,
+      ANTHROPIC_API_KEY: 'bench',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -231,4 +262,3 @@ async function startDaemon(home: string, cwd: string, fakeUrl: string): Promise<
     },
   };
 }
-

@@ -83,14 +83,22 @@ const METER_NOTE: Record<Meter, string> = {
 };
 
 /** One run of a command: its CPU, peak RSS and wall time (also used by bench/sessions.ts). */
-export async function measure(cmd: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string }): Promise<Sample> {
+export async function measure(
+  cmd: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string },
+): Promise<Sample> {
   const out = join(tmpdir(), `rein-bench-rusage-${process.pid}-${Math.random().toString(16).slice(2)}.json`);
   let argv: string[];
   if (METER === 'wait4') argv = ['python3', '-c', WAIT4, cmd, ...args];
   else if (METER === 'gnu-time') argv = ['/usr/bin/time', '-q', '-f', '%e %U %S %M', '-o', out, cmd, ...args];
   else argv = [cmd, ...args];
   const t0 = performance.now();
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env: { ...opts.env, REIN_BENCH_RUSAGE: out }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: opts.cwd,
+    env: { ...opts.env, REIN_BENCH_RUSAGE: out },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -156,7 +164,10 @@ export async function world(name: string): Promise<World> {
   const w = { root, project: join(root, 'project'), home: join(root, 'home'), reinHome: join(root, 'home', '.rein') };
   for (const d of [w.project, w.home, w.reinHome]) mkdirSync(d, { recursive: true });
   for (let i = 0; i < 8; i++) {
-    writeFileSync(join(w.project, `file${i}.txt`), Array.from({ length: 200 }, (_, n) => `line ${n} of file ${i}: lorem ipsum dolor sit amet`).join('\n'));
+    writeFileSync(
+      join(w.project, `file${i}.txt`),
+      Array.from({ length: 200 }, (_, n) => `line ${n} of file ${i}: lorem ipsum dolor sit amet`).join('\n'),
+    );
   }
   writeFileSync(join(w.project, 'README.md'), '# A small project\n\nText files to read and search.\n');
   return w;
@@ -173,14 +184,33 @@ type Flavour = 'rein' | 'claude';
 
 /** 16 requests with tool calls (20 calls; five of them in parallel pairs) and a final answer: 17 requests. */
 export function twentyCalls(f: Flavour, project: string): FakeReply[] {
-  const read = (i: number): FakeBlock => (f === 'rein' ? toolCall('file_read', { path: `file${i}.txt`, limit: 50 }) : toolCall('Read', { file_path: join(project, `file${i}.txt`), limit: 50 }));
+  const read = (i: number): FakeBlock =>
+    f === 'rein'
+      ? toolCall('file_read', { path: `file${i}.txt`, limit: 50 })
+      : toolCall('Read', { file_path: join(project, `file${i}.txt`), limit: 50 });
   const grep = (pattern: string, extra: { glob?: string; path?: string } = {}): FakeBlock =>
     f === 'rein'
-      ? toolCall('grep', { pattern, path: extra.path ?? '.', ...(extra.glob ? { glob: extra.glob } : {}), max_results: 20 })
-      : toolCall('Grep', { pattern, path: join(project, extra.path ?? '.'), ...(extra.glob ? { glob: extra.glob } : {}), output_mode: 'content', head_limit: 20 });
-  const glob = (pattern: string): FakeBlock => (f === 'rein' ? toolCall('glob', { pattern }) : toolCall('Glob', { pattern, path: project }));
-  const bash = (command: string): FakeBlock => (f === 'rein' ? toolCall('bash', { command }) : toolCall('Bash', { command, description: 'look at the files' }));
-  const list = (): FakeBlock => (f === 'rein' ? toolCall('directory_list', { path: '.' }) : toolCall('Bash', { command: 'ls', description: 'list the folder' }));
+      ? toolCall('grep', {
+          pattern,
+          path: extra.path ?? '.',
+          ...(extra.glob ? { glob: extra.glob } : {}),
+          max_results: 20,
+        })
+      : toolCall('Grep', {
+          pattern,
+          path: join(project, extra.path ?? '.'),
+          ...(extra.glob ? { glob: extra.glob } : {}),
+          output_mode: 'content',
+          head_limit: 20,
+        });
+  const glob = (pattern: string): FakeBlock =>
+    f === 'rein' ? toolCall('glob', { pattern }) : toolCall('Glob', { pattern, path: project });
+  const bash = (command: string): FakeBlock =>
+    f === 'rein' ? toolCall('bash', { command }) : toolCall('Bash', { command, description: 'look at the files' });
+  const list = (): FakeBlock =>
+    f === 'rein'
+      ? toolCall('directory_list', { path: '.' })
+      : toolCall('Bash', { command: 'ls', description: 'list the folder' });
   return [
     tools([read(0), read(1)], 'Reading the first files.'),
     tools([bash('ls -la')]),
@@ -211,10 +241,14 @@ interface Fake {
 
 export async function startFake(steps: FakeReply[]): Promise<Fake> {
   const statsFile = join(tmpdir(), `rein-bench-fake-${process.pid}-${Math.random().toString(16).slice(2)}.json`);
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./startupFake.ts', import.meta.url))], {
-    env: { ...process.env, REIN_FAKE_STEPS: JSON.stringify(steps), REIN_FAKE_STATS: statsFile },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./startupFake.ts', import.meta.url))],
+    {
+      env: { ...process.env, REIN_FAKE_STEPS: JSON.stringify(steps), REIN_FAKE_STATS: statsFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await firstLine(child);
   return {
     url,
@@ -249,21 +283,46 @@ function claudeCommand(): { cmd: string; args: string[]; version: string } | { w
   const given = process.env.REIN_BENCH_CLAUDE;
   if (given === 'off') return { why: 'REIN_BENCH_CLAUDE=off' };
   const probe = (cmd: string, args: string[]) => {
-    const r = spawnSync(cmd, [...args, '--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, HOME: tmpdir() } });
+    const r = spawnSync(cmd, [...args, '--version'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env.PATH, HOME: tmpdir() },
+    });
     return r.status === 0 ? { cmd, args, version: r.stdout.trim() } : undefined;
   };
   if (given) return probe(given, []) ?? { why: `${given} --version failed` };
-  const dir = process.env.REIN_BENCH_CLAUDE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'rein', 'bench', 'claude-code');
+  const dir =
+    process.env.REIN_BENCH_CLAUDE_DIR ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'rein', 'bench', 'claude-code');
   const pkg = join(dir, 'node_modules', '@anthropic-ai', 'claude-code');
   if (!existsSync(pkg)) {
     mkdirSync(dir, { recursive: true });
     console.log(`  (installing @anthropic-ai/claude-code into ${dir} for the comparison…)`);
-    const r = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '@anthropic-ai/claude-code'], { encoding: 'utf8', timeout: 300_000 });
-    if (r.status !== 0) return { why: `npm install @anthropic-ai/claude-code failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' ')}` };
+    const r = spawnSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        dir,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        '@anthropic-ai/claude-code',
+      ],
+      { encoding: 'utf8', timeout: 300_000 },
+    );
+    if (r.status !== 0)
+      return {
+        why: `npm install @anthropic-ai/claude-code failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' ')}`,
+      };
   }
   const native = join(pkg, 'bin', 'claude.exe');
   const script = join(pkg, 'cli.js');
-  return (existsSync(native) ? probe(native, []) : undefined) ?? (existsSync(script) ? probe(process.execPath, [script]) : undefined) ?? { why: `no runnable claude in ${pkg}` };
+  return (
+    (existsSync(native) ? probe(native, []) : undefined) ??
+    (existsSync(script) ? probe(process.execPath, [script]) : undefined) ?? { why: `no runnable claude in ${pkg}` }
+  );
 }
 
 function claudeEnv(w: World, url: string): NodeJS.ProcessEnv {
@@ -301,7 +360,9 @@ function printRow(r: Row, bare: Row): void {
 
 function failed(r: Row, ok: (s: Sample) => boolean): string | undefined {
   const bad = r.samples.find((s) => !ok(s));
-  return bad ? `${r.label}: a run failed (exit ${bad.code}): ${(bad.stderr || bad.stdout).trim().slice(0, 400)}` : undefined;
+  return bad
+    ? `${r.label}: a run failed (exit ${bad.code}): ${(bad.stderr || bad.stdout).trim().slice(0, 400)}`
+    : undefined;
 }
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
@@ -316,20 +377,45 @@ async function repeat(label: string, once: () => Promise<Sample>, warm = 1): Pro
 }
 
 /** The same agent session, played by Rein and by Claude Code in turn (one after the other, run by run). */
-async function session(name: string, steps: (f: Flavour, project: string) => FakeReply[], claude: ReturnType<typeof claudeCommand>) {
+async function session(
+  name: string,
+  steps: (f: Flavour, project: string) => FakeReply[],
+  claude: ReturnType<typeof claudeCommand>,
+) {
   const rw = await world(`${name}-rein`);
   const cw = await world(`${name}-claude`);
   const reinFake = await startFake(steps('rein', rw.project));
   const claudeFake = 'cmd' in claude ? await startFake(steps('claude', cw.project)) : undefined;
-  const reinEnv = { ...baseEnv(rw), REIN_HOME: rw.reinHome, ANTHROPIC_BASE_URL: reinFake.url, ANTHROPIC_API_KEY: 'bench-dummy' };
-  const reinOnce = () => measure(process.execPath, [REIN, 'run', '--yes', '--json', 'Look through these files and summarise them.'], { env: reinEnv, cwd: rw.project });
+  const reinEnv = {
+    ...baseEnv(rw),
+    REIN_HOME: rw.reinHome,
+    ANTHROPIC_BASE_URL: reinFake.url,
+    ANTHROPIC_API_KEY: 'bench-dummy',
+  };
+  const reinOnce = () =>
+    measure(process.execPath, [REIN, 'run', '--yes', '--json', 'Look through these files and summarise them.'], {
+      env: reinEnv,
+      cwd: rw.project,
+    });
   const claudeOnce =
     'cmd' in claude && claudeFake
       ? () =>
-          measure(claude.cmd, [...claude.args, '-p', 'Look through these files and summarise them.', '--output-format', 'json', '--allowedTools', CLAUDE_TOOLS], {
-            env: claudeEnv(cw, claudeFake.url),
-            cwd: cw.project,
-          })
+          measure(
+            claude.cmd,
+            [
+              ...claude.args,
+              '-p',
+              'Look through these files and summarise them.',
+              '--output-format',
+              'json',
+              '--allowedTools',
+              CLAUDE_TOOLS,
+            ],
+            {
+              env: claudeEnv(cw, claudeFake.url),
+              cwd: cw.project,
+            },
+          )
       : undefined;
   try {
     const rein: Row = { label: '', samples: [] };
@@ -351,7 +437,11 @@ async function session(name: string, steps: (f: Flavour, project: string) => Fak
         tally.claude.push(count(claudeFake, before));
       }
     }
-    return { rein, claude: claudeOnce ? cc : undefined, tally: { rein: tally.rein.at(-1), claude: tally.claude.at(-1) } };
+    return {
+      rein,
+      claude: claudeOnce ? cc : undefined,
+      tally: { rein: tally.rein.at(-1), claude: tally.claude.at(-1) },
+    };
   } finally {
     reinFake.close();
     claudeFake?.close();
@@ -361,7 +451,12 @@ async function session(name: string, steps: (f: Flavour, project: string) => Fak
 }
 
 /** A long-lived process: CPU from start until a line matching `listening` appears, then its RSS after sitting idle. */
-async function daemonOnce(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ cpuMs: number; wallMs: number; idleRssMb: number; hwmMb: number }> {
+async function daemonOnce(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ cpuMs: number; wallMs: number; idleRssMb: number; hwmMb: number }> {
   const t0 = performance.now();
   const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
@@ -390,7 +485,10 @@ async function daemonOnce(cmd: string, args: string[], env: NodeJS.ProcessEnv, c
   }
 }
 
-async function daemonRows(label: string, start: (w: World) => { cmd: string; args: string[]; env: NodeJS.ProcessEnv }): Promise<string> {
+async function daemonRows(
+  label: string,
+  start: (w: World) => { cmd: string; args: string[]; env: NodeJS.ProcessEnv },
+): Promise<string> {
   const runs: Awaited<ReturnType<typeof daemonOnce>>[] = [];
   for (let i = -1; i < RUNS; i++) {
     const w = await world('daemon');
@@ -420,10 +518,17 @@ async function buildMain(): Promise<string> {
   const stubDir = join(out, 'node_modules', 'electron');
   mkdirSync(stubDir, { recursive: true });
   writeFileSync(join(stubDir, 'package.json'), '{ "name": "electron", "type": "module", "main": "index.js" }\n');
-  writeFileSync(join(stubDir, 'index.js'), readFileSync(fileURLToPath(new URL('./electron/stub.mjs', import.meta.url)), 'utf8'));
+  writeFileSync(
+    join(stubDir, 'index.js'),
+    readFileSync(fileURLToPath(new URL('./electron/stub.mjs', import.meta.url)), 'utf8'),
+  );
   const { resolveConfig } = await import('electron-vite');
   const { build } = await import('vite');
-  const { config } = await resolveConfig({ build: { outDir: out }, logLevel: 'silent', root: ROOT }, 'build', 'production');
+  const { config } = await resolveConfig(
+    { build: { outDir: out }, logLevel: 'silent', root: ROOT },
+    'build',
+    'production',
+  );
   if (!config?.main) throw new Error('electron-vite gave no main-process config (electron.vite.config.ts)');
   await build({ ...config.main, logLevel: 'silent' });
   return out;
@@ -436,9 +541,15 @@ export async function run(): Promise<void> {
   const env = { ...baseEnv(w), REIN_HOME: w.reinHome };
   const problems: string[] = [];
   try {
-    const bare = await repeat('bare node (node -e 0)', () => measure(process.execPath, ['-e', '0'], { env, cwd: w.project }));
-    const version = await repeat('rein --version', () => measure(process.execPath, [REIN, '--version'], { env, cwd: w.project }));
-    const help = await repeat('rein --help', () => measure(process.execPath, [REIN, '--help'], { env, cwd: w.project }));
+    const bare = await repeat('bare node (node -e 0)', () =>
+      measure(process.execPath, ['-e', '0'], { env, cwd: w.project }),
+    );
+    const version = await repeat('rein --version', () =>
+      measure(process.execPath, [REIN, '--version'], { env, cwd: w.project }),
+    );
+    const help = await repeat('rein --help', () =>
+      measure(process.execPath, [REIN, '--help'], { env, cwd: w.project }),
+    );
     for (const r of [version, help]) problems.push(failed(r, (s) => s.code === 0) ?? '');
     console.log('');
     printRow(bare, bare);
@@ -447,7 +558,11 @@ export async function run(): Promise<void> {
 
     const claude = claudeCommand();
     console.log('');
-    console.log('claude' in claude || !('cmd' in claude) ? `  Claude Code: not run (${(claude as { why: string }).why})` : `  Claude Code ${claude.version}: ${claude.cmd}`);
+    console.log(
+      'claude' in claude || !('cmd' in claude)
+        ? `  Claude Code: not run (${(claude as { why: string }).why})`
+        : `  Claude Code ${claude.version}: ${claude.cmd}`,
+    );
 
     const one = await session('one', () => ONE_REQUEST, claude);
     const twenty = await session('twenty', twentyCalls, claude);
@@ -472,7 +587,11 @@ export async function run(): Promise<void> {
     }
 
     console.log('');
-    const daemon = await daemonRows('rein daemon', (dw) => ({ cmd: process.execPath, args: [REIN, 'daemon', '--port', '0'], env: { ...baseEnv(dw), REIN_HOME: dw.reinHome } }));
+    const daemon = await daemonRows('rein daemon', (dw) => ({
+      cmd: process.execPath,
+      args: [REIN, 'daemon', '--port', '0'],
+      env: { ...baseEnv(dw), REIN_HOME: dw.reinHome },
+    }));
     console.log(daemon.split('|')[0]);
     let mainOut: string | undefined;
     let headlessIdle = NaN;
@@ -510,11 +629,16 @@ export async function run(): Promise<void> {
     if (twenty.claude) {
       const ratio = med(twenty.rein, 'cpuMs') / med(twenty.claude, 'cpuMs');
       console.log(`  20-call run ≤ 0.5× Claude Code's CPU: ${fmt(ratio, 2)}× — ${verdict(ratio <= 0.5)}`);
-    } else console.log("  20-call run ≤ 0.5× Claude Code's CPU: not measured (no Claude Code here, and no recorded figure for it)");
+    } else
+      console.log(
+        "  20-call run ≤ 0.5× Claude Code's CPU: not measured (no Claude Code here, and no recorded figure for it)",
+      );
     const rss20 = med(twenty.rein, 'rssMb');
     console.log(`  20-call run ≤ 120 MB peak RSS: ${fmt(rss20, 0)} MB — ${verdict(rss20 <= 120)}`);
     const idle = Number(daemon.split('|')[1]);
-    console.log(`  idle daemon ≤ 80 MB RSS: rein daemon ${fmt(idle, 0)} MB — ${verdict(idle <= 80)}${Number.isFinite(headlessIdle) ? `; headless main process ${fmt(headlessIdle, 0)} MB — ${verdict(headlessIdle <= 80)}` : ''}`);
+    console.log(
+      `  idle daemon ≤ 80 MB RSS: rein daemon ${fmt(idle, 0)} MB — ${verdict(idle <= 80)}${Number.isFinite(headlessIdle) ? `; headless main process ${fmt(headlessIdle, 0)} MB — ${verdict(headlessIdle <= 80)}` : ''}`,
+    );
     const real = problems.filter(Boolean);
     if (real.length > 0) {
       console.log('');

@@ -5,7 +5,10 @@ import type { FakeReply } from '../tests/support/fakeAnthropic.js';
 export interface RemoteFake {
   pid: number | undefined;
   url: string;
-  stats(): Promise<{ raw: string[]; accounting: { cacheRead: number; cacheWrite: number; uncached: number; output: number } }>;
+  stats(): Promise<{
+    raw: string[];
+    accounting: { cacheRead: number; cacheWrite: number; uncached: number; output: number };
+  }>;
   close(): void;
 }
 
@@ -27,7 +30,8 @@ export async function startRemoteFake(script: FakeReply[], opts: { light?: boole
   return {
     pid: child.pid,
     url,
-    stats: async () => (await (await fetch(`${url}/_fake/requests`)).json()) as Awaited<ReturnType<RemoteFake['stats']>>,
+    stats: async () =>
+      (await (await fetch(`${url}/_fake/requests`)).json()) as Awaited<ReturnType<RemoteFake['stats']>>,
     close: () => child.kill('SIGTERM'),
   };
 }

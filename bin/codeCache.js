@@ -21,7 +21,19 @@
 // exit, with what that run compiled) and replaced atomically. REIN_CODE_CACHE=off turns it off;
 // REIN_CODE_CACHE=<dir> puts it elsewhere.
 import crypto from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Module from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
@@ -57,7 +69,10 @@ function ownFolder(dir) {
 }
 
 /** SHA-256 in hex; the one-shot `crypto.hash` (Node ≥ 20.12) where there is one. */
-const sha256 = typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex');
+const sha256 =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
 /** The entry's file name for one source file: its path with the Node version and arch. */
 const entryName = (filename) => sha256(`${process.version}\0${process.arch}\0${filename}`);
@@ -66,7 +81,8 @@ const entryName = (filename) => sha256(`${process.version}\0${process.arch}\0${f
  * The header an entry for this source must start with: the key facts and the hash of the exact text
  * compiled (JSON, so no file name can end the line early).
  */
-const headerFor = (filename, source) => Buffer.from(`${MAGIC} ${JSON.stringify([process.version, process.arch, filename, sha256(source)])}\n`);
+const headerFor = (filename, source) =>
+  Buffer.from(`${MAGIC} ${JSON.stringify([process.version, process.arch, filename, sha256(source)])}\n`);
 
 /**
  * The entry's bytes, when it is a regular file of this user's that nobody else can write; else undefined.
@@ -120,7 +136,9 @@ export function startCodeCache(root, env = process.env) {
     require.resolve = (request, options) => Module._resolveFilename(request, this, false, options);
     require.main = process.mainModule;
     require.cache = Module._cache;
-    return script.runInThisContext({ displayErrors: true }).call(this.exports, this.exports, require, this, filename, dirname(filename));
+    return script
+      .runInThisContext({ displayErrors: true })
+      .call(this.exports, this.exports, require, this, filename, dirname(filename));
   };
   const save = () => {
     for (const { file, header, script } of pending.splice(0)) {

@@ -9,7 +9,9 @@ import { startCodeCache } from './codeCache.js';
 
 const built = fileURLToPath(new URL('../out/cli/rein.js', import.meta.url));
 if (!existsSync(built)) {
-  process.stderr.write('rein: the CLI is not built yet; run `npm install` (or `npm run build:cli`) in the Rein folder.\n');
+  process.stderr.write(
+    'rein: the CLI is not built yet; run `npm install` (or `npm run build:cli`) in the Rein folder.\n',
+  );
   process.exit(1);
 }
 startCodeCache(fileURLToPath(new URL('../out/cli/', import.meta.url)));

@@ -37,7 +37,14 @@ export function buildInfo(context, env = process.env) {
   const identity = context.electronPlatformName === 'darwin' ? identityOf(context, env) : undefined;
   return {
     release: env.REIN_RELEASE === '1',
-    signing: context.electronPlatformName !== 'darwin' ? 'none' : identity === undefined ? 'none' : identity === '-' ? 'adhoc' : 'developer-id',
+    signing:
+      context.electronPlatformName !== 'darwin'
+        ? 'none'
+        : identity === undefined
+          ? 'none'
+          : identity === '-'
+            ? 'adhoc'
+            : 'developer-id',
   };
 }
 
@@ -59,12 +66,16 @@ export function electronAbi() {
 export function checkSqlite(resources) {
   const file = join(resources, 'native', 'better_sqlite3.node');
   if (!existsSync(file) || !existsSync(`${file}.json`)) {
-    throw new Error(`afterPack: ${file} (and its .json) is missing: build better-sqlite3 for Electron with scripts/dist.mjs (npm run dist:…), not electron-builder alone`);
+    throw new Error(
+      `afterPack: ${file} (and its .json) is missing: build better-sqlite3 for Electron with scripts/dist.mjs (npm run dist:…), not electron-builder alone`,
+    );
   }
   const { version, abi } = electronAbi();
   const found = nodeModuleAbi(file);
   if (abi !== undefined && found !== undefined && found !== abi) {
-    throw new Error(`afterPack: better_sqlite3.node is built for ABI ${found}, Electron ${version} needs ${abi} (Node's build was packed: run npm run dist:…)`);
+    throw new Error(
+      `afterPack: better_sqlite3.node is built for ABI ${found}, Electron ${version} needs ${abi} (Node's build was packed: run npm run dist:…)`,
+    );
   }
 }
 
@@ -73,9 +84,19 @@ function signHelper(helper, identity, arch) {
   if (!existsSync(exe)) throw new Error(`afterPack: ${exe} is missing: run native/ax_server/macos/build-app.sh`);
   const archs = execFileSync('/usr/bin/lipo', ['-archs', exe], { encoding: 'utf8' }).trim().split(/\s+/);
   if (LIPO_ARCH[arch] && !archs.includes(LIPO_ARCH[arch])) {
-    throw new Error(`afterPack: the helper is built for ${archs.join(', ')}, not ${LIPO_ARCH[arch]}: build-app.sh builds both`);
+    throw new Error(
+      `afterPack: the helper is built for ${archs.join(', ')}, not ${LIPO_ARCH[arch]}: build-app.sh builds both`,
+    );
   }
-  const args = ['--force', '--options', 'runtime', '--entitlements', join(root, 'build', 'entitlements.helper.plist'), '--sign', identity];
+  const args = [
+    '--force',
+    '--options',
+    'runtime',
+    '--entitlements',
+    join(root, 'build', 'entitlements.helper.plist'),
+    '--sign',
+    identity,
+  ];
   args.push(identity === '-' ? '--timestamp=none' : '--timestamp');
   console.log(`  • signing the accessibility helper  identity=${identity}`);
   execFileSync('/usr/bin/codesign', [...args, helper], { stdio: 'inherit' });
@@ -86,15 +107,24 @@ export default async function afterPack(context) {
   const arch = ARCH_NAMES[context.arch] ?? String(context.arch);
   const resources = resourcesDir(context);
   if (context.electronPlatformName === 'darwin') {
-    const helper = join(context.appOutDir, `${context.packager.appInfo.productFilename}.app`, 'Contents', 'Helpers', 'Rein AX.app');
+    const helper = join(
+      context.appOutDir,
+      `${context.packager.appInfo.productFilename}.app`,
+      'Contents',
+      'Helpers',
+      'Rein AX.app',
+    );
     if (!existsSync(helper)) {
-      throw new Error(`afterPack: ${helper} is missing: build it first with native/ax_server/macos/build-app.sh (npm run dist:mac does)`);
+      throw new Error(
+        `afterPack: ${helper} is missing: build it first with native/ax_server/macos/build-app.sh (npm run dist:mac does)`,
+      );
     }
     const identity = identityOf(context);
     if (identity !== undefined && process.platform === 'darwin') signHelper(helper, identity, arch);
   } else if (context.electronPlatformName === 'linux') {
     const script = join(resources, 'ax_server', 'linux', 'ax_server.py');
-    if (!existsSync(script)) throw new Error(`afterPack: ${script} is missing (extraResources of native/ax_server/linux)`);
+    if (!existsSync(script))
+      throw new Error(`afterPack: ${script} is missing (extraResources of native/ax_server/linux)`);
   }
   checkSqlite(resources);
   writeFileSync(join(resources, 'rein-build.json'), `${JSON.stringify(buildInfo(context), null, 2)}\n`);

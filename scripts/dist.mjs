@@ -40,12 +40,15 @@ function electronSqlite(os, arch) {
       return undefined;
     }
   })();
-  const fresh = existsSync(built) && record?.electron === version && record?.arch === arch && record?.platform === platform;
+  const fresh =
+    existsSync(built) && record?.electron === version && record?.arch === arch && record?.platform === platform;
   if (!fresh) run(process.execPath, [join(root, 'scripts/rebuildElectronSqlite.js'), '--arch', arch, '--out', dest]);
   // A rebuild that could not fetch Electron's headers may quietly compile against Node's: refuse it here.
   const found = nodeModuleAbi(built);
   if (abi !== undefined && found !== undefined && found !== abi) {
-    throw new Error(`${built} is built for ABI ${found}, not Electron ${version}'s ${abi} (could Electron's headers be fetched?)`);
+    throw new Error(
+      `${built} is built for ABI ${found}, not Electron ${version}'s ${abi} (could Electron's headers be fetched?)`,
+    );
   }
 }
 
@@ -55,7 +58,9 @@ async function main() {
   for (const line of plan.notes) console.log(line);
   if (process.env.REIN_SKIP_BUILD !== '1') run('npm', ['run', 'build']);
   if (plan.os === 'mac' && process.env.REIN_SKIP_HELPER_BUILD !== '1') {
-    run('bash', ['native/ax_server/macos/build-app.sh'], { env: { ...process.env, REIN_SIGN_IDENTITY: plan.helper.identity } });
+    run('bash', ['native/ax_server/macos/build-app.sh'], {
+      env: { ...process.env, REIN_SIGN_IDENTITY: plan.helper.identity },
+    });
   }
   for (const arch of plan.nativeArchs) electronSqlite(plan.os, arch);
   // Anything after the target (`node scripts/dist.mjs dir -- -c.directories.output=…`) goes to electron-builder.

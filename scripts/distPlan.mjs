@@ -15,11 +15,16 @@ const set = (env, name) => typeof env[name] === 'string' && env[name].trim() !==
 
 /** Which notarization credentials are set: 'api-key', 'apple-id', or undefined; a half-set group is an error. */
 export function notaryCredentials(env) {
-  for (const [kind, vars] of [['api-key', NOTARY_API_VARS], ['apple-id', NOTARY_ID_VARS]]) {
+  for (const [kind, vars] of [
+    ['api-key', NOTARY_API_VARS],
+    ['apple-id', NOTARY_ID_VARS],
+  ]) {
     const present = vars.filter((v) => set(env, v));
     if (present.length === vars.length) return kind;
     if (present.length > 0) {
-      throw new Error(`notarization: ${present.join(', ')} set but ${vars.filter((v) => !set(env, v)).join(', ')} missing`);
+      throw new Error(
+        `notarization: ${present.join(', ')} set but ${vars.filter((v) => !set(env, v)).join(', ')} missing`,
+      );
     }
   }
   return undefined;
@@ -40,7 +45,9 @@ export function distPlan({ target, env, platform }) {
   const os = target === 'dir' ? host : target;
   if (!os) throw new Error(`dist:${target} runs on macOS or Linux, not ${platform}`);
   if (os === 'mac' && platform !== 'darwin') {
-    throw new Error('dist:mac needs a Mac: codesign, notarytool and the Swift helper exist only there (on Linux: npm run dist:linux)');
+    throw new Error(
+      'dist:mac needs a Mac: codesign, notarytool and the Swift helper exist only there (on Linux: npm run dist:linux)',
+    );
   }
   const notes = [];
   const args = [os === 'mac' ? '--mac' : '--linux'];
@@ -54,14 +61,22 @@ export function distPlan({ target, env, platform }) {
     const identity = signingIdentity(env);
     helper = { identity };
     if (identity === '-') {
-      notes.push('signing: ad hoc ("-"): no CSC_NAME or REIN_SIGN_IDENTITY. It runs on this Mac; Gatekeeper blocks it elsewhere and it never updates itself.');
-      args.push('-c.mac.identity=-', '-c.mac.entitlements=build/entitlements.adhoc.plist', '-c.mac.entitlementsInherit=build/entitlements.adhoc.plist', '-c.mac.notarize=false');
+      notes.push(
+        'signing: ad hoc ("-"): no CSC_NAME or REIN_SIGN_IDENTITY. It runs on this Mac; Gatekeeper blocks it elsewhere and it never updates itself.',
+      );
+      args.push(
+        '-c.mac.identity=-',
+        '-c.mac.entitlements=build/entitlements.adhoc.plist',
+        '-c.mac.entitlementsInherit=build/entitlements.adhoc.plist',
+        '-c.mac.notarize=false',
+      );
       notes.push('notarization: skipped (an ad-hoc build cannot be notarized).');
     } else {
       notes.push(`signing: ${identity}`);
       args.push(`-c.mac.identity=${identity.replace(/^Developer ID Application: /, '')}`);
       const notary = notaryCredentials(env);
-      if (notary) notes.push(`notarization: with ${notary === 'api-key' ? 'APPLE_API_KEY' : 'APPLE_ID'} (then stapled)`);
+      if (notary)
+        notes.push(`notarization: with ${notary === 'api-key' ? 'APPLE_API_KEY' : 'APPLE_ID'} (then stapled)`);
       else {
         notes.push(`notarization: skipped (set ${NOTARY_API_VARS.join(', ')} or ${NOTARY_ID_VARS.join(', ')}).`);
         args.push('-c.mac.notarize=false');
@@ -75,13 +90,17 @@ export function distPlan({ target, env, platform }) {
     args.push('-c.publish.provider=generic', `-c.publish.url=${url.href}`);
     notes.push(`updates: from ${url.href}`);
   } else {
-    const repo = [env.REIN_UPDATE_GITHUB, env.GITHUB_REPOSITORY].find((v) => typeof v === 'string' && /^[\w.-]+\/[\w.-]+$/.test(v));
+    const repo = [env.REIN_UPDATE_GITHUB, env.GITHUB_REPOSITORY].find(
+      (v) => typeof v === 'string' && /^[\w.-]+\/[\w.-]+$/.test(v),
+    );
     if (repo) {
       const [owner, name] = repo.split('/');
       args.push('-c.publish.provider=github', `-c.publish.owner=${owner}`, `-c.publish.repo=${name}`);
       notes.push(`updates: from the GitHub releases of ${repo}`);
     } else if (env.REIN_RELEASE === '1') {
-      throw new Error('a release build (REIN_RELEASE=1) needs its update feed: REIN_UPDATE_URL, REIN_UPDATE_GITHUB or GITHUB_REPOSITORY');
+      throw new Error(
+        'a release build (REIN_RELEASE=1) needs its update feed: REIN_UPDATE_URL, REIN_UPDATE_GITHUB or GITHUB_REPOSITORY',
+      );
     }
   }
   if (env.REIN_RELEASE !== '1') notes.push('release: no (REIN_RELEASE is not 1): this build does not update itself.');

@@ -13,9 +13,13 @@ const build = join(import.meta.dirname, '..', 'build');
 const svg = join(build, 'icon.svg');
 
 function render(size) {
-  const r = spawnSync('rsvg-convert', ['--width', String(size), '--height', String(size), svg], { maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync('rsvg-convert', ['--width', String(size), '--height', String(size), svg], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.error || r.status !== 0) {
-    throw new Error(`rsvg-convert failed (${r.error?.message ?? r.stderr.toString().trim()}); install librsvg2-bin (apt) or librsvg (brew)`);
+    throw new Error(
+      `rsvg-convert failed (${r.error?.message ?? r.stderr.toString().trim()}); install librsvg2-bin (apt) or librsvg (brew)`,
+    );
   }
   return r.stdout;
 }
@@ -36,8 +40,17 @@ export function icns(entries) {
 
 // The ICNS types that hold PNG data, by pixel size.
 export const ICNS_TYPES = [
-  ['icp4', 16], ['icp5', 32], ['icp6', 64], ['ic07', 128], ['ic08', 256], ['ic09', 512], ['ic10', 1024],
-  ['ic11', 32], ['ic12', 64], ['ic13', 256], ['ic14', 512],
+  ['icp4', 16],
+  ['icp5', 32],
+  ['icp6', 64],
+  ['ic07', 128],
+  ['ic08', 256],
+  ['ic09', 512],
+  ['ic10', 1024],
+  ['ic11', 32],
+  ['ic12', 64],
+  ['ic13', 256],
+  ['ic14', 512],
 ];
 export const LINUX_SIZES = [16, 32, 48, 64, 128, 256, 512, 1024];
 

@@ -30,7 +30,9 @@ const modules = String(require('node-abi').getAbi(electron, 'electron'));
 const source = join(root, 'node_modules', 'better-sqlite3');
 const sqliteVersion = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')).version;
 
-console.log(`Building better-sqlite3 ${sqliteVersion} for Electron ${electron} (ABI ${modules}, ${process.platform}-${arch}) into ${outDir}`);
+console.log(
+  `Building better-sqlite3 ${sqliteVersion} for Electron ${electron} (ABI ${modules}, ${process.platform}-${arch}) into ${outDir}`,
+);
 
 const work = mkdtempSync(join(tmpdir(), 'rein-sqlite-electron-'));
 const copy = join(work, 'better-sqlite3');
@@ -38,13 +40,27 @@ const copy = join(work, 'better-sqlite3');
 cpSync(source, copy, { recursive: true, filter: (p) => !p.startsWith(join(source, 'build')) });
 
 const bin = (name) => join(root, 'node_modules', '.bin', name);
-const run = (cmd, args) => spawnSync(cmd, args, { cwd: copy, stdio: 'inherit', env: { ...process.env, npm_config_runtime: 'electron', npm_config_target: electron } });
+const run = (cmd, args) =>
+  spawnSync(cmd, args, {
+    cwd: copy,
+    stdio: 'inherit',
+    env: { ...process.env, npm_config_runtime: 'electron', npm_config_target: electron },
+  });
 
-let built = run(bin('prebuild-install'), ['--runtime', 'electron', '--target', electron, '--arch', arch, '--verbose']).status === 0;
+let built =
+  run(bin('prebuild-install'), ['--runtime', 'electron', '--target', electron, '--arch', arch, '--verbose']).status ===
+  0;
 if (!built) {
   console.log('No prebuilt binary could be fetched; building from source with node-gyp against Electron’s headers…');
   built =
-    run(bin('node-gyp'), ['rebuild', '--release', `--target=${electron}`, `--arch=${arch}`, '--dist-url=https://electronjs.org/headers', '--runtime=electron']).status === 0;
+    run(bin('node-gyp'), [
+      'rebuild',
+      '--release',
+      `--target=${electron}`,
+      `--arch=${arch}`,
+      '--dist-url=https://electronjs.org/headers',
+      '--runtime=electron',
+    ]).status === 0;
 }
 const addon = join(copy, 'build', 'Release', 'better_sqlite3.node');
 if (!built || !existsSync(addon)) {

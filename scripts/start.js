@@ -34,7 +34,10 @@ let sandboxProblem;
 if (process.platform === 'linux') {
   try {
     const { tsImport } = await import('tsx/esm/api');
-    const { checkLinuxSandbox, sandboxAdvice } = await tsImport('../src-main/core/desktop/linuxSandbox.ts', import.meta.url);
+    const { checkLinuxSandbox, sandboxAdvice } = await tsImport(
+      '../src-main/core/desktop/linuxSandbox.ts',
+      import.meta.url,
+    );
     sandboxProblem = (binary) => sandboxAdvice(checkLinuxSandbox(binary));
   } catch {
     sandboxProblem = undefined;
@@ -56,7 +59,14 @@ if (plan.kind === 'daemon') {
     `Rein's desktop app cannot start here (${plan.reason}), so Rein runs as a daemon with its web UI instead: open the URL it prints below in a browser.`,
   );
   if (!existsSync(join(root, 'out', 'cli', 'rein.js'))) {
-    build([join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'vite.cli.config.ts', '--logLevel', 'warn']);
+    build([
+      join(root, 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      '--config',
+      'vite.cli.config.ts',
+      '--logLevel',
+      'warn',
+    ]);
   }
   // The web UI is the renderer build; electron-vite builds it without needing the Electron binary.
   if (!existsSync(join(root, 'out', 'renderer', 'index.html'))) build([electronVite, 'build', '--logLevel', 'warn']);

@@ -3,7 +3,10 @@ export declare const FETCH_NOTE: string;
 export declare function electronBinary(electronDir: string): string | undefined;
 export declare function hasDisplay(platform: string, env: Record<string, string | undefined>): boolean;
 export type FetchResult = { ok: true } | { ok: false; detail: string };
-export declare function runInstaller(installer: string, opts?: { cwd?: string; env?: Record<string, string | undefined> }): FetchResult;
+export declare function runInstaller(
+  installer: string,
+  opts?: { cwd?: string; env?: Record<string, string | undefined> },
+): FetchResult;
 export type StartPlan = { kind: 'app'; binary: string } | { kind: 'daemon'; reason: string; failure?: string };
 export declare function planStart(o: {
   platform: string;

@@ -37,8 +37,14 @@ const truthy = (v) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase(
  * and says how it went: `{ ok: true }`, or `{ ok: false, detail }` with the error's first line.
  */
 export function runInstaller(installer, opts = {}) {
-  if (!existsSync(installer)) return { ok: false, detail: `${installer} is missing (is the electron package installed? run npm install)` };
-  const r = spawnSync(process.execPath, [installer], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+  if (!existsSync(installer))
+    return { ok: false, detail: `${installer} is missing (is the electron package installed? run npm install)` };
+  const r = spawnSync(process.execPath, [installer], {
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
+  });
   if (r.error) return { ok: false, detail: r.error.message };
   if (r.status === 0) return { ok: true };
   const said = (r.stderr ?? '')
@@ -60,11 +66,14 @@ export function planStart({ platform, env, electronDir, fetch, log, sandboxProbl
   if (!hasDisplay(platform, env)) return { kind: 'daemon', reason: 'no display' };
   const checked = (binary) => {
     const problem = sandboxProblem?.(binary);
-    return problem ? { kind: 'daemon', reason: "Electron's sandbox cannot start on this system", failure: problem } : { kind: 'app', binary };
+    return problem
+      ? { kind: 'daemon', reason: "Electron's sandbox cannot start on this system", failure: problem }
+      : { kind: 'app', binary };
   };
   const present = electronBinary(electronDir);
   if (present) return checked(present);
-  if (truthy(env.ELECTRON_SKIP_BINARY_DOWNLOAD)) return { kind: 'daemon', reason: 'no Electron binary; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it is not fetched' };
+  if (truthy(env.ELECTRON_SKIP_BINARY_DOWNLOAD))
+    return { kind: 'daemon', reason: 'no Electron binary; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it is not fetched' };
   log(FETCH_NOTE);
   const fetched = fetch();
   const binary = fetched.ok ? electronBinary(electronDir) : undefined;

@@ -48,7 +48,12 @@ async function start(): Promise<void> {
     // Before anything records where the app is (login item, launchd jobs): offer /Applications.
     const { moveToApplicationsIfWanted } = await import('./electron/firstLaunch.js');
     const { appLog, logWarn } = await import('./electron/appLog.js');
-    const moved = await moveToApplicationsIfWanted({ home: reinHome(process.env), platform: process.platform, packaged: app.isPackaged, warn: logWarn(appLog()) });
+    const moved = await moveToApplicationsIfWanted({
+      home: reinHome(process.env),
+      platform: process.platform,
+      packaged: app.isPackaged,
+      warn: logWarn(appLog()),
+    });
     if (moved === 'moved') return; // Electron relaunches Rein from /Applications and quits this copy
   }
   const { startDesktopApp, trayIconDirOf } = await import('./electron/desktopApp.js');
@@ -122,7 +127,9 @@ if (cliCommand) {
     .catch(async (e: unknown) => {
       process.stderr.write(`rein: cannot start: ${errorMessage(e)}\n`);
       // Also in the log file: opened from Finder, stderr goes nowhere.
-      await import('./electron/appLog.js').then(({ appLog }) => appLog().write('error', `cannot start: ${errorMessage(e)}`)).catch(() => undefined);
+      await import('./electron/appLog.js')
+        .then(({ appLog }) => appLog().write('error', `cannot start: ${errorMessage(e)}`))
+        .catch(() => undefined);
       app.exit(1);
     });
 }

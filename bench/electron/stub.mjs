@@ -48,5 +48,23 @@ export const shell = { openExternal: async () => undefined };
 export const dialog = { showMessageBox: async () => ({ response: 0 }) };
 export const globalShortcut = { register: () => false, unregister() {}, unregisterAll() {} };
 export const ipcMain = new Inert();
-export const safeStorage = { isEncryptionAvailable: () => false, isAsyncEncryptionAvailable: async () => false, encryptString: (s) => Buffer.from(s), decryptString: (b) => b.toString() };
-export default { app, BrowserWindow, Tray, Notification, Menu, nativeImage, session, shell, dialog, globalShortcut, ipcMain, safeStorage };
+export const safeStorage = {
+  isEncryptionAvailable: () => false,
+  isAsyncEncryptionAvailable: async () => false,
+  encryptString: (s) => Buffer.from(s),
+  decryptString: (b) => b.toString(),
+};
+export default {
+  app,
+  BrowserWindow,
+  Tray,
+  Notification,
+  Menu,
+  nativeImage,
+  session,
+  shell,
+  dialog,
+  globalShortcut,
+  ipcMain,
+  safeStorage,
+};

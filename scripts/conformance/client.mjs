@@ -52,8 +52,14 @@ try {
 }
 if (typeof context.client_id === 'string') {
   // Pre-registered credentials come through a configured server, as a user would give them.
-  const oauth = { client_id: context.client_id, ...(typeof context.client_secret === 'string' ? { client_secret: context.client_secret } : {}) };
-  writeFileSync(join(home, 'config.yaml'), JSON.stringify({ mcp_servers: { conformance: { type: 'http', url, oauth } } }));
+  const oauth = {
+    client_id: context.client_id,
+    ...(typeof context.client_secret === 'string' ? { client_secret: context.client_secret } : {}),
+  };
+  writeFileSync(
+    join(home, 'config.yaml'),
+    JSON.stringify({ mcp_servers: { conformance: { type: 'http', url, oauth } } }),
+  );
   target = 'conformance';
 }
 
@@ -61,7 +67,9 @@ if (typeof context.client_id === 'string') {
 const CONFORMANCE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 
 const { tool, args } = plan(scenario);
-const argv = tool ? ['mcp', 'call', target, tool, '--args', JSON.stringify(args), '--yes', '--json'] : ['mcp', 'tools', target, '--json'];
+const argv = tool
+  ? ['mcp', 'call', target, tool, '--args', JSON.stringify(args), '--yes', '--json']
+  : ['mcp', 'tools', target, '--json'];
 const env = {
   ...process.env,
   HOME: home,
@@ -70,7 +78,10 @@ const env = {
   NO_COLOR: '1',
   REIN_MCP_CLIENT_METADATA_URL: CONFORMANCE_CLIENT_METADATA_URL,
 };
-const child = spawn(process.execPath, [join(root, 'bin/rein.js'), ...argv], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+const child = spawn(process.execPath, [join(root, 'bin/rein.js'), ...argv], {
+  env,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 const code = await new Promise((ok) => child.on('exit', (c, s) => ok(c ?? (s ? 1 : 0))));
 rmSync(home, { recursive: true, force: true });
 process.exit(code);

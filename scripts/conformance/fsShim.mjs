@@ -4,5 +4,7 @@ import fs from 'node:fs';
 export * from 'node:fs';
 export default fs;
 export function globSync() {
-  throw new Error('fs.globSync needs Node 22 (the conformance suite calls it only for tier-check, which Rein does not run)');
+  throw new Error(
+    'fs.globSync needs Node 22 (the conformance suite calls it only for tier-check, which Rein does not run)',
+  );
 }

@@ -19,7 +19,16 @@
  * run three at a time, except the ones the suite times, which run alone.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -43,7 +52,11 @@ export function suiteCli() {
 /** Runs a command; resolves with its exit code and output (never rejects on a non-zero exit). */
 function run(argv, opts = {}) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: opts.cwd ?? ROOT,
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -95,8 +108,18 @@ export function summarize(scenario, checks, note) {
   const failure = count('FAILURE');
   const warning = count('WARNING');
   const status = failure > 0 || (success === 0 && warning === 0) ? 'fail' : warning > 0 ? 'warning' : 'pass';
-  const problems = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').map((c) => `${c.status} ${c.id}: ${(c.errorMessage ?? c.description ?? '').slice(0, 300)}`);
-  return { scenario, status, success, failure, warning, problems: note && problems.length === 0 ? [note] : problems, checks: checks.filter((c) => c.status !== 'INFO').map((c) => ({ id: c.id, status: c.status })) };
+  const problems = checks
+    .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+    .map((c) => `${c.status} ${c.id}: ${(c.errorMessage ?? c.description ?? '').slice(0, 300)}`);
+  return {
+    scenario,
+    status,
+    success,
+    failure,
+    warning,
+    problems: note && problems.length === 0 ? [note] : problems,
+    checks: checks.filter((c) => c.status !== 'INFO').map((c) => ({ id: c.id, status: c.status })),
+  };
 }
 
 /** One client scenario against Rein's client. */
@@ -104,9 +127,15 @@ export async function runClientScenario(cli, scenario, workDir, env = process.en
   const out = mkdtempSync(join(workDir, 'client-'));
   const started = Date.now();
   const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(here, 'client.mjs'))}`;
-  const r = await run(suite(cli, 'client', '--command', command, '--scenario', scenario, '-o', out, '--timeout', '30000'), { env, timeoutMs: 90_000 });
+  const r = await run(
+    suite(cli, 'client', '--command', command, '--scenario', scenario, '-o', out, '--timeout', '30000'),
+    { env, timeoutMs: 90_000 },
+  );
   const files = findChecks(out);
-  const result = files.length === 0 ? summarize(scenario, [], `no results (exit ${r.code}): ${(r.stderr || r.stdout).slice(-500)}`) : summarize(scenario, JSON.parse(readFileSync(files[0], 'utf8')));
+  const result =
+    files.length === 0
+      ? summarize(scenario, [], `no results (exit ${r.code}): ${(r.stderr || r.stdout).slice(-500)}`)
+      : summarize(scenario, JSON.parse(readFileSync(files[0], 'utf8')));
   // What Rein said, for a scenario that did not pass (the suite keeps the client's stderr beside its checks).
   const said = files.length > 0 && result.status !== 'pass' ? join(dirname(files[0]), 'stderr.txt') : undefined;
   const stderr = said && existsSync(said) ? readFileSync(said, 'utf8').slice(-1500) : undefined;
@@ -176,9 +205,15 @@ export async function startReinServer(workDir, env = process.env) {
 export async function runServerScenario(cli, url, scenario, workDir, env = process.env) {
   const out = mkdtempSync(join(workDir, 'server-'));
   const started = Date.now();
-  const r = await run(suite(cli, 'server', '--url', url, '--scenario', scenario, '-o', out), { env, timeoutMs: 90_000 });
+  const r = await run(suite(cli, 'server', '--url', url, '--scenario', scenario, '-o', out), {
+    env,
+    timeoutMs: 90_000,
+  });
   const files = findChecks(out);
-  const result = files.length === 0 ? summarize(scenario, [], `no results (exit ${r.code}): ${(r.stderr || r.stdout).slice(-500)}`) : summarize(scenario, JSON.parse(readFileSync(files[0], 'utf8')));
+  const result =
+    files.length === 0
+      ? summarize(scenario, [], `no results (exit ${r.code}): ${(r.stderr || r.stdout).slice(-500)}`)
+      : summarize(scenario, JSON.parse(readFileSync(files[0], 'utf8')));
   return { ...result, ms: Date.now() - started };
 }
 
@@ -215,7 +250,13 @@ export async function runConformance(o = {}) {
 /** The results as a Markdown table. */
 export function table(results) {
   const rows = [...results.client.map((r) => ['client', r]), ...results.server.map((r) => ['server', r])];
-  return ['| side | scenario | status | checks (ok/fail/warn) |', '|---|---|---|---|', ...rows.map(([side, r]) => `| ${side} | \`${r.scenario}\` | ${r.status} | ${r.success}/${r.failure}/${r.warning} |`)].join('\n');
+  return [
+    '| side | scenario | status | checks (ok/fail/warn) |',
+    '|---|---|---|---|',
+    ...rows.map(
+      ([side, r]) => `| ${side} | \`${r.scenario}\` | ${r.status} | ${r.success}/${r.failure}/${r.warning} |`,
+    ),
+  ].join('\n');
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -226,7 +267,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const only = client.length > 0 || server.length > 0;
   const results = await runConformance(only ? { client, server } : {});
   process.stdout.write(`${results.suite}\n\n${table(results)}\n`);
-  for (const r of [...results.client, ...results.server]) for (const p of r.problems) process.stdout.write(`  ${r.scenario}: ${p}\n`);
+  for (const r of [...results.client, ...results.server])
+    for (const p of r.problems) process.stdout.write(`  ${r.scenario}: ${p}\n`);
   const json = pick('--json')[0];
   if (json) {
     mkdirSync(dirname(resolve(json)), { recursive: true });

@@ -21,13 +21,21 @@ export function describeOverlay(o: Pick<OverlayCandidate, 'file' | 'settings'>):
 export type TrustAnswer = 'yes' | 'no' | 'interrupted';
 
 /** Asks once on the terminal; Enter, n or anything but y is no; Ctrl-C is `interrupted`. */
-export async function askTrust(io: { input: Readable; output: Writable }, o: Pick<OverlayCandidate, 'folder' | 'file' | 'settings'>): Promise<TrustAnswer> {
+export async function askTrust(
+  io: { input: Readable; output: Writable },
+  o: Pick<OverlayCandidate, 'folder' | 'file' | 'settings'>,
+): Promise<TrustAnswer> {
   io.output.write(`\n${describeOverlay(o)}`);
   const rl = createInterface({ input: io.input, output: io.output, terminal: true });
   const interrupted = new AbortController();
   rl.once('SIGINT', () => interrupted.abort());
   try {
-    const answer = (await rl.question(`Trust ${shellWord(o.folder)} and apply these? Rein remembers it until the file changes. [y]es / [N]o: `, { signal: interrupted.signal }))
+    const answer = (
+      await rl.question(
+        `Trust ${shellWord(o.folder)} and apply these? Rein remembers it until the file changes. [y]es / [N]o: `,
+        { signal: interrupted.signal },
+      )
+    )
       .trim()
       .toLowerCase();
     return answer === 'y' || answer === 'yes' ? 'yes' : 'no';

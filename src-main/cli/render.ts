@@ -53,7 +53,13 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           line(dim(`  … ${v(ev.tool)}: ${v(firstLine(ev.message))}`));
           break;
         case 'tool_call_end':
-          line(ev.ok ? dim(`  ✓ ${v(ev.tool)} (${(ev.duration_ms / 1000).toFixed(1)} s)${ev.saved_to ? ` — full result in ${v(ev.saved_to)}` : ''}`) : red(`  ✗ ${v(ev.tool)}: ${v(firstLine(ev.preview))}`));
+          line(
+            ev.ok
+              ? dim(
+                  `  ✓ ${v(ev.tool)} (${(ev.duration_ms / 1000).toFixed(1)} s)${ev.saved_to ? ` — full result in ${v(ev.saved_to)}` : ''}`,
+                )
+              : red(`  ✗ ${v(ev.tool)}: ${v(firstLine(ev.preview))}`),
+          );
           break;
         case 'tool_call_denied':
           // The person who just said no at this terminal knows; a refusal nobody was asked about is shown.
@@ -69,7 +75,11 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           // A retry can come mid-sentence: break the line only when both streams share one terminal,
           // so a piped answer stays exactly the model's text.
           if (out.isTTY && err.isTTY) endText();
-          line(dim(`… ${ev.reason}; retrying (attempt ${ev.attempt}/${ev.max_attempts}) in ${(ev.delay_ms / 1000).toFixed(1)} s`));
+          line(
+            dim(
+              `… ${ev.reason}; retrying (attempt ${ev.attempt}/${ev.max_attempts}) in ${(ev.delay_ms / 1000).toFixed(1)} s`,
+            ),
+          );
           break;
         case 'injected':
           line(dim(`… ${ev.texts.length} new message(s) handed to the agent`));
@@ -78,7 +88,11 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
           line(dim(`… ${ev.detector}: ${ev.action === 'force_stop' ? 'stopping the loop' : 'nudging the model'}`));
           break;
         case 'notice':
-          line(ev.level === 'warning' ? red(`warning: ${visibleText(ev.message, { keepNewlines: true })}`) : dim(visibleText(ev.message, { keepNewlines: true })));
+          line(
+            ev.level === 'warning'
+              ? red(`warning: ${visibleText(ev.message, { keepNewlines: true })}`)
+              : dim(visibleText(ev.message, { keepNewlines: true })),
+          );
           break;
         case 'error':
           endText();
@@ -87,7 +101,11 @@ export function textRenderer(out: Writable & { isTTY?: boolean }, err: Writable 
         case 'session_end':
           endText();
           if (ev.stop_reason === 'cancelled') line(dim('(cancelled)'));
-          line(dim(`session ${ev.session_id} · ${ev.usage.requests} request(s) · $${ev.usage.cost_usd.toFixed(4)}${cloudUsd > 0 ? ` (cloud $${cloudUsd.toFixed(4)})` : ''}`));
+          line(
+            dim(
+              `session ${ev.session_id} · ${ev.usage.requests} request(s) · $${ev.usage.cost_usd.toFixed(4)}${cloudUsd > 0 ? ` (cloud $${cloudUsd.toFixed(4)})` : ''}`,
+            ),
+          );
           break;
         default:
           break;

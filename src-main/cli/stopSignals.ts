@@ -68,7 +68,8 @@ export function stopOnSignals(opts: StopOptions = {}): StopSwitch {
   let stoppedBy: StopSignal | 'quit' | undefined;
   let disposed = false;
 
-  const codeOf = (why: StopSignal | 'quit') => 128 + (why === 'quit' ? constants.signals.SIGTERM : constants.signals[why]);
+  const codeOf = (why: StopSignal | 'quit') =>
+    128 + (why === 'quit' ? constants.signals.SIGTERM : constants.signals[why]);
   const stop = (why: StopSignal | 'quit') => {
     if (stoppedBy !== undefined) {
       if (why === 'SIGINT' && opts.forceOnSecondInterrupt) exit(130);

@@ -16,9 +16,13 @@ import type { ApprovalAnswer, ApprovalFace, ApprovalRequest } from '../core/perm
 /** One line of text for the terminal. */
 const v = (s: string | number | boolean): string => visibleText(String(s));
 /** Text of several lines, each after the first indented by `indent`. */
-const lines = (s: string, indent: string): string => visibleText(s, { keepNewlines: true }).replace(/\n/g, `\n${indent}`);
+const lines = (s: string, indent: string): string =>
+  visibleText(s, { keepNewlines: true }).replace(/\n/g, `\n${indent}`);
 
-export function ttyFace(io: { input: Readable & { isTTY?: boolean }; output: Writable & { isTTY?: boolean } }): ApprovalFace {
+export function ttyFace(io: {
+  input: Readable & { isTTY?: boolean };
+  output: Writable & { isTTY?: boolean };
+}): ApprovalFace {
   return {
     name: 'terminal',
     async ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
@@ -32,9 +36,12 @@ export function ttyFace(io: { input: Readable & { isTTY?: boolean }; output: Wri
         // What a wider answer covers is the engine's word (permissions/grants.ts); none: only this call.
         const wider = req.grant !== null;
         if (req.grant) io.output.write(`  [s]ession and [a]lways cover: ${v(req.grant.covers)}\n`);
-        else if (req.grant === null) io.output.write('  only this call can be allowed: it changes a place that decides what later runs may do\n');
+        else if (req.grant === null)
+          io.output.write('  only this call can be allowed: it changes a place that decides what later runs may do\n');
         for (;;) {
-          const prompt = wider ? '  Allow? [y]es once / [s]ession (this conversation) / [a]lways / [N]o: ' : '  Allow? [y]es / [N]o: ';
+          const prompt = wider
+            ? '  Allow? [y]es once / [s]ession (this conversation) / [a]lways / [N]o: '
+            : '  Allow? [y]es / [N]o: ';
           const answer = (await rl.question(prompt, { signal })).trim().toLowerCase();
           if (answer === 'y' || answer === 'yes') return { decision: 'allow', by: 'terminal' };
           if (wider && (answer === 's' || answer === 'session')) return { decision: 'allow_session', by: 'terminal' };
@@ -59,12 +66,18 @@ function fieldPrompt(f: FormField): string {
   if (f.minimum !== undefined || f.maximum !== undefined) facts.push(`${f.minimum ?? '…'}–${f.maximum ?? '…'}`);
   if (f.format) facts.push(v(f.format));
   if (f.kind === 'choices') facts.push('comma-separated');
-  if (f.default !== undefined) facts.push(`Enter for ${v(Array.isArray(f.default) ? f.default.join(', ') : String(f.default))}`);
+  if (f.default !== undefined)
+    facts.push(`Enter for ${v(Array.isArray(f.default) ? f.default.join(', ') : String(f.default))}`);
   else if (!f.required) facts.push('Enter to leave out');
   return `  ${v(f.label)}${f.required ? ' *' : ''}${facts.length > 0 ? ` (${facts.join('; ')})` : ''}: `;
 }
 
-async function askForm(rl: Interface, out: Writable, req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+async function askForm(
+  rl: Interface,
+  out: Writable,
+  req: ApprovalRequest,
+  signal: AbortSignal,
+): Promise<ApprovalAnswer> {
   const form = req.form!;
   const fields = formFields(form.schema);
   out.write(`\n[input requested] ${v(req.summary)}\n  ${lines(form.message, '  ')}\n  ${v(req.risk_explanation)}\n`);
@@ -77,7 +90,12 @@ async function askForm(rl: Interface, out: Writable, req: ApprovalRequest, signa
   const values: FormValues = {};
   for (const f of fields) {
     if (f.description) out.write(`  ${lines(f.description, '  ')}\n`);
-    if (f.choices && f.choices.length > 0) out.write(f.choices.map((c, i) => `    ${i + 1}. ${v(c.label)}${c.label !== c.value ? ` (${v(c.value)})` : ''}`).join('\n') + '\n');
+    if (f.choices && f.choices.length > 0)
+      out.write(
+        f.choices
+          .map((c, i) => `    ${i + 1}. ${v(c.label)}${c.label !== c.value ? ` (${v(c.value)})` : ''}`)
+          .join('\n') + '\n',
+      );
     for (;;) {
       const text = await rl.question(fieldPrompt(f), { signal });
       if (text.trim() === '') {

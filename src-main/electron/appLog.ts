@@ -7,13 +7,19 @@ import { logFileFor, RotatingLog } from '../core/desktop/logFile.js';
 
 let shared: RotatingLog | undefined;
 
-export function appLog(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): RotatingLog {
+export function appLog(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): RotatingLog {
   shared ??= new RotatingLog(logFileFor(platform, env));
   return shared;
 }
 
 /** A `warn` for the app: the log file and stderr. */
-export function logWarn(log: RotatingLog, stderr: (text: string) => void = (t) => void process.stderr.write(t)): (message: string) => void {
+export function logWarn(
+  log: RotatingLog,
+  stderr: (text: string) => void = (t) => void process.stderr.write(t),
+): (message: string) => void {
   return (message) => {
     log.write('warn', message);
     stderr(`rein: ${message}\n`);

@@ -62,7 +62,8 @@ export function openDialogHost(): BrowserWindow {
     alwaysOnTop: true,
   });
   // The question shows on the Space the person is on, over a fullscreen app, instead of switching Spaces.
-  if (process.platform === 'darwin') host.setVisibleOnAllWorkspaces(true, { visibleOnFullScreen: true, skipTransformProcessType: true });
+  if (process.platform === 'darwin')
+    host.setVisibleOnAllWorkspaces(true, { visibleOnFullScreen: true, skipTransformProcessType: true });
   host.show();
   return host;
 }

@@ -9,8 +9,18 @@
  */
 import { join } from 'node:path';
 import { app, session, type BrowserWindow } from 'electron';
-import { DESKTOP_NAVIGATE_CHANNEL, DesktopSettings, DesktopSettingsPatch, type DesktopView } from '../core/api/desktopApi.js';
-import { REIN_EVENT_CHANNEL, reinOperationNames, type MacPermissionName, type ReinSettings } from '../core/api/index.js';
+import {
+  DESKTOP_NAVIGATE_CHANNEL,
+  DesktopSettings,
+  DesktopSettingsPatch,
+  type DesktopView,
+} from '../core/api/desktopApi.js';
+import {
+  REIN_EVENT_CHANNEL,
+  reinOperationNames,
+  type MacPermissionName,
+  type ReinSettings,
+} from '../core/api/index.js';
 import { startDaemon, type DaemonHandle, type DaemonOptions } from '../core/daemon/daemon.js';
 import { DesktopActivity } from '../core/desktop/activity.js';
 import { clearLegacyApiKey, migrateLegacyApiKey, type StringCipher } from '../core/desktop/apiKeyStore.js';
@@ -141,7 +151,9 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     mcpTokenStores: mcpTokens.stores,
     // For runs of a person at this Mac, the native dialog races the desk (the window's card, browsers).
     // Headless, no window shows what happens: alerts, schedules and waiting approvals notify from here.
-    ...(opts.headless ? { notifications: async (n) => void headlessNotifier.show({ ...n, opens: 'sessions' }) } : { presentFaces: () => [dialogFace] }),
+    ...(opts.headless
+      ? { notifications: async (n) => void headlessNotifier.show({ ...n, opens: 'sessions' }) }
+      : { presentFaces: () => [dialogFace] }),
   });
   if (daemonProblem) {
     activity.reportError(daemonProblem);
@@ -239,7 +251,9 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     daemonProblem,
   });
   // The window calls the service in this process: no HTTP, no token.
-  const reinApi: DesktopReinApi = service ? createDesktopReinApi(service, faces.desktopPart) : unavailableService(daemonProblem ?? "Rein's daemon is not running");
+  const reinApi: DesktopReinApi = service
+    ? createDesktopReinApi(service, faces.desktopPart)
+    : unavailableService(daemonProblem ?? "Rein's daemon is not running");
   disposables.add(registerReinHandlers(trusted, reinApi));
   disposables.add(registerDesktopHandlers(trusted, faces.desktopService));
 
@@ -316,11 +330,19 @@ async function startInProcessDaemon(
 }
 
 /** "Open at login", applied only when the person changes it, never at start (core/desktop/openAtLogin.ts), on Electron's login items. */
-function openAtLoginOf(platform: NodeJS.Platform, packaged: boolean, env: NodeJS.ProcessEnv, warn: (message: string) => void): OpenAtLogin {
+function openAtLoginOf(
+  platform: NodeJS.Platform,
+  packaged: boolean,
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+): OpenAtLogin {
   return new OpenAtLogin({
     platform,
     packaged,
-    system: { enabled: () => loginItemEnabled({ platform, env }), apply: (enabled) => applyLoginItem(enabled, { platform, env }) },
+    system: {
+      enabled: () => loginItemEnabled({ platform, env }),
+      apply: (enabled) => applyLoginItem(enabled, { platform, env }),
+    },
     placeProblem: () => appLocationProblem(process.execPath),
     warn,
   });
@@ -334,15 +356,28 @@ function setDockIcon(platform: NodeJS.Platform, visible: boolean): void {
 }
 
 /** Registers the global shortcut; one that does nothing says so in the tray menu (until fixed), the log and a notification. */
-function setHotkey(hotkey: GlobalHotkey, accelerator: string, tray: ReinTray, notifier: Notifier, warn: (message: string) => void): void {
+function setHotkey(
+  hotkey: GlobalHotkey,
+  accelerator: string,
+  tray: ReinTray,
+  notifier: Notifier,
+  warn: (message: string) => void,
+): void {
   const status = hotkey.set(accelerator);
   const unavailable = !status.registered && accelerator !== '';
   // Honest status: a shortcut that does nothing says so in the tray menu (until fixed) and in Settings.
-  tray.setNotices(unavailable ? [{ label: `Shortcut ${accelerator} is not available — choose another in Settings`, opens: 'settings' }] : []);
+  tray.setNotices(
+    unavailable
+      ? [{ label: `Shortcut ${accelerator} is not available — choose another in Settings`, opens: 'settings' }]
+      : [],
+  );
   if (unavailable) {
     warn(`the global shortcut could not be registered: ${status.problem ?? accelerator}`);
     // Shown even with notifications off: the person chose this shortcut and it does nothing.
-    notifier.show({ title: 'Rein’s shortcut is not available', body: status.problem ?? accelerator, opens: 'settings' }, { force: true });
+    notifier.show(
+      { title: 'Rein’s shortcut is not available', body: status.problem ?? accelerator, opens: 'settings' },
+      { force: true },
+    );
   }
 }
 
@@ -355,7 +390,12 @@ interface StartState {
   keyProblem: string | undefined;
 }
 
-async function loadStartState(home: string, cipher: StringCipher, env: NodeJS.ProcessEnv, report: (problem: string) => void): Promise<StartState> {
+async function loadStartState(
+  home: string,
+  cipher: StringCipher,
+  env: NodeJS.ProcessEnv,
+  report: (problem: string) => void,
+): Promise<StartState> {
   const state: StartState = { settings: DesktopSettings.parse({}), settingsProblem: undefined, keyProblem: undefined };
   // The key this app kept in api-key.enc before moves into the store every run reads (launchd jobs too).
   try {
@@ -374,7 +414,13 @@ async function loadStartState(home: string, cipher: StringCipher, env: NodeJS.Pr
 }
 
 /** The chat window, made on first need and again after it was destroyed; a view asked for before its page loaded waits for it. */
-function windowControl(opts: DesktopAppOptions, platform: NodeJS.Platform, warn: (message: string) => void, logFile: string | undefined, onFocus: () => void) {
+function windowControl(
+  opts: DesktopAppOptions,
+  platform: NodeJS.Platform,
+  warn: (message: string) => void,
+  logFile: string | undefined,
+  onFocus: () => void,
+) {
   let win: BrowserWindow | undefined;
   let pageLoaded = false;
   let pendingView: DesktopView | undefined;
@@ -384,7 +430,14 @@ function windowControl(opts: DesktopAppOptions, platform: NodeJS.Platform, warn:
   const ensure = (showWhenReady: boolean): BrowserWindow => {
     if (alive(win)) return win;
     pageLoaded = false;
-    const created = createMainWindow({ preloadPath: opts.preloadPath, pageUrl: opts.pageUrl, showWhenReady, platform, warn, logFile });
+    const created = createMainWindow({
+      preloadPath: opts.preloadPath,
+      pageUrl: opts.pageUrl,
+      showWhenReady,
+      platform,
+      warn,
+      logFile,
+    });
     hideInsteadOfClosing(created, opts.isQuitting);
     created.webContents.on('did-finish-load', () => {
       pageLoaded = true;
@@ -413,7 +466,13 @@ function windowControl(opts: DesktopAppOptions, platform: NodeJS.Platform, warn:
     else show();
   };
 
-  return { ensure, show, toggle, chatFocused, current: (): BrowserWindow | undefined => (alive(win) ? win : undefined) };
+  return {
+    ensure,
+    show,
+    toggle,
+    chatFocused,
+    current: (): BrowserWindow | undefined => (alive(win) ? win : undefined),
+  };
 }
 
 /**
@@ -462,7 +521,9 @@ function settingsFaces(o: {
       if (part.hotkey !== undefined) {
         const patch = DesktopSettingsPatch.safeParse({ hotkey: part.hotkey ?? '' });
         if (!patch.success) {
-          throw new ReinError('invalid_input', `hotkey: ${patch.error.issues[0]?.message ?? 'invalid'}`, { field: 'hotkey' });
+          throw new ReinError('invalid_input', `hotkey: ${patch.error.issues[0]?.message ?? 'invalid'}`, {
+            field: 'hotkey',
+          });
         }
         await changeSettings(patch.data);
       }
@@ -471,7 +532,9 @@ function settingsFaces(o: {
         state.keyProblem = undefined;
       }
     },
-    openPermissionSettings: async (permission: MacPermissionName) => ({ opened: await macPermissions.openSettings(permission) }),
+    openPermissionSettings: async (permission: MacPermissionName) => ({
+      opened: await macPermissions.openSettings(permission),
+    }),
   };
 
   async function changeSettings(patch: DesktopSettingsPatch): Promise<void> {

@@ -52,8 +52,13 @@ export async function offerMoveToApplications(o: MoveOptions): Promise<MoveOutco
     ...(prompt.checkboxLabel ? { checkboxLabel: prompt.checkboxLabel, checkboxChecked: false } : {}),
   });
   if (answer.response !== prompt.defaultId) {
-    if (answer.checkboxChecked && prompt.checkboxLabel) await o.rememberDeclined().catch((e: unknown) => o.warn(`"Don't ask again" could not be saved: ${errorMessage(e)}`));
-    o.warn(`Rein stays at ${o.executable ?? process.execPath} (${prompt.place}); the person chose not to move it to Applications`);
+    if (answer.checkboxChecked && prompt.checkboxLabel)
+      await o
+        .rememberDeclined()
+        .catch((e: unknown) => o.warn(`"Don't ask again" could not be saved: ${errorMessage(e)}`));
+    o.warn(
+      `Rein stays at ${o.executable ?? process.execPath} (${prompt.place}); the person chose not to move it to Applications`,
+    );
     return 'stayed';
   }
   try {
@@ -80,7 +85,12 @@ export async function offerMoveToApplications(o: MoveOptions): Promise<MoveOutco
  * daemon (whose start re-syncs launchd jobs) or anything applies a login item. "Don't ask again" is
  * kept in desktop.json; a broken desktop.json asks as if nothing had been said.
  */
-export async function moveToApplicationsIfWanted(o: { home: string; platform: NodeJS.Platform; packaged: boolean; warn(message: string): void }): Promise<MoveOutcome> {
+export async function moveToApplicationsIfWanted(o: {
+  home: string;
+  platform: NodeJS.Platform;
+  packaged: boolean;
+  warn(message: string): void;
+}): Promise<MoveOutcome> {
   if (o.platform !== 'darwin' || !o.packaged) return 'not_offered';
   const { loadDesktopSettings, updateDesktopSettings } = await import('../core/config/desktopSettings.js');
   const declined = await loadDesktopSettings(o.home).then(

@@ -27,7 +27,11 @@ export class GlobalHotkey {
     try {
       ok = globalShortcut.register(accelerator, this.onPress);
     } catch (e) {
-      return (this.#status = { accelerator, registered: false, problem: `${accelerator} cannot be registered: ${(e as Error).message}` });
+      return (this.#status = {
+        accelerator,
+        registered: false,
+        problem: `${accelerator} cannot be registered: ${(e as Error).message}`,
+      });
     }
     if (!ok) {
       return (this.#status = {

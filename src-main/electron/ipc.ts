@@ -26,7 +26,12 @@ export function handle<S extends z.ZodType, R>(
     if (!input.success) {
       const problems = input.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`);
       const field = input.error.issues[0]?.path.join('.');
-      return { ok: false, error: `${channel}: ${problems.join('; ')}`, code: 'invalid_input', ...(field ? { field } : {}) };
+      return {
+        ok: false,
+        error: `${channel}: ${problems.join('; ')}`,
+        code: 'invalid_input',
+        ...(field ? { field } : {}),
+      };
     }
     try {
       return { ok: true, value: await fn(input.data) };
@@ -83,7 +88,12 @@ type FrameIdentity = Pick<WebFrameMain, 'processId' | 'routingId' | 'parent'>;
 /** Is `frame` the top frame of `contents`: the same process and routing id as its main frame, and no parent? */
 export function isTopFrameOf(frame: FrameIdentity, contents: { mainFrame: FrameIdentity }): boolean {
   const top = contents.mainFrame;
-  return frame.parent === null && top.parent === null && frame.processId === top.processId && frame.routingId === top.routingId;
+  return (
+    frame.parent === null &&
+    top.parent === null &&
+    frame.processId === top.processId &&
+    frame.routingId === top.routingId
+  );
 }
 
 /**
@@ -93,7 +103,5 @@ export function isTopFrameOf(frame: FrameIdentity, contents: { mainFrame: FrameI
 export function isSamePage(loaded: string): (url: URL) => boolean {
   const ours = new URL(loaded);
   return (url) =>
-    ours.protocol === 'file:'
-      ? url.protocol === 'file:' && url.pathname === ours.pathname
-      : url.origin === ours.origin;
+    ours.protocol === 'file:' ? url.protocol === 'file:' && url.pathname === ours.pathname : url.origin === ours.origin;
 }

@@ -25,7 +25,10 @@ export function safeStorageCipher(platform: NodeJS.Platform = process.platform):
  * moves there now (core/desktop/apiKeyStore.ts), so the run finds it. Costs one `stat` when there is
  * no such file; a failure is said on stderr (the launchd log) and the run goes on.
  */
-export async function migrateLegacyKeyForHeadlessRun(home: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function migrateLegacyKeyForHeadlessRun(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   if (!existsSync(apiKeyFile(home))) return;
   try {
     await app.whenReady(); // safeStorage needs a ready app

@@ -8,7 +8,10 @@ import { autostartEnabled, setAutostart } from '../core/desktop/loginItem.js';
 
 export const HIDDEN_FLAG = '--hidden';
 
-export async function applyLoginItem(enabled: boolean, o: { platform: NodeJS.Platform; env: NodeJS.ProcessEnv }): Promise<void> {
+export async function applyLoginItem(
+  enabled: boolean,
+  o: { platform: NodeJS.Platform; env: NodeJS.ProcessEnv },
+): Promise<void> {
   if (o.platform === 'linux') {
     await setAutostart(enabled, [process.execPath, HIDDEN_FLAG], o.env);
     return;

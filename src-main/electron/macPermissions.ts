@@ -7,7 +7,12 @@
 import { shell } from 'electron';
 import type { MacPermissionStatus } from '../core/api/desktopApi.js';
 import type { MacPermissionName } from '../core/api/index.js';
-import { AUTOMATION_PROBE_BUNDLE_ID, isSettingsPaneUrl, MAC_PERMISSIONS, MAC_PERMISSION_NAMES } from '../core/desktop/macPermissions.js';
+import {
+  AUTOMATION_PROBE_BUNDLE_ID,
+  isSettingsPaneUrl,
+  MAC_PERMISSIONS,
+  MAC_PERMISSION_NAMES,
+} from '../core/desktop/macPermissions.js';
 import { errorMessage } from '../core/errors.js';
 
 /** The part of node-mac-permissions Rein uses (`askForAppleEventsAccess` only in its newer versions). */
@@ -37,7 +42,11 @@ export class MacPermissions {
   ) {}
 
   /** Status of each permission, by the names of the ReinApi contract. */
-  async statuses(): Promise<{ supported: boolean; reason?: string; status: Record<MacPermissionName, MacPermissionStatus> }> {
+  async statuses(): Promise<{
+    supported: boolean;
+    reason?: string;
+    status: Record<MacPermissionName, MacPermissionStatus>;
+  }> {
     const { module, reason } = await this.#load();
     const status = {} as Record<MacPermissionName, MacPermissionStatus>;
     for (const name of MAC_PERMISSION_NAMES) status[name] = module ? await this.#statusOf(module, name) : 'unavailable';
@@ -66,7 +75,9 @@ export class MacPermissions {
   async #statusOf(module: MacPermissionsModule, name: MacPermissionName): Promise<MacPermissionStatus> {
     if (name === 'automation') return this.#automation(module, false);
     try {
-      const s = module.getAuthStatus(MAC_PERMISSIONS[name].authType as 'accessibility' | 'screen') as MacPermissionStatus;
+      const s = module.getAuthStatus(
+        MAC_PERMISSIONS[name].authType as 'accessibility' | 'screen',
+      ) as MacPermissionStatus;
       return STATUSES.has(s) ? s : 'unavailable';
     } catch {
       return 'unavailable';
@@ -90,10 +101,13 @@ export class MacPermissions {
       try {
         const loaded = (await this.importer(MODULE_NAME)) as MacPermissionsModule & { default?: MacPermissionsModule };
         const module = typeof loaded.getAuthStatus === 'function' ? loaded : loaded.default;
-        if (!module || typeof module.getAuthStatus !== 'function') return { reason: `${MODULE_NAME} has an unexpected shape` };
+        if (!module || typeof module.getAuthStatus !== 'function')
+          return { reason: `${MODULE_NAME} has an unexpected shape` };
         return { module };
       } catch (e) {
-        return { reason: `${MODULE_NAME} is not installed (${errorMessage(e)}); reinstall Rein's dependencies on macOS` };
+        return {
+          reason: `${MODULE_NAME} is not installed (${errorMessage(e)}); reinstall Rein's dependencies on macOS`,
+        };
       }
     })();
     return this.#loaded;

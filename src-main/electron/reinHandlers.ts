@@ -18,7 +18,9 @@ import type { Disposable } from '../core/base/lifecycle.js';
 import { handle, type SenderCheck } from './ipc.js';
 
 export type DesktopService = {
-  [K in DesktopOperationName]: (input: z.output<(typeof desktopOperations)[K]['input']>) => Promise<DesktopOperationOutput<K>>;
+  [K in DesktopOperationName]: (
+    input: z.output<(typeof desktopOperations)[K]['input']>,
+  ) => Promise<DesktopOperationOutput<K>>;
 };
 
 type AnyOperation = (input: unknown) => Promise<unknown>;

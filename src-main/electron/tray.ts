@@ -54,7 +54,8 @@ export class ReinTray {
 
   update(state: TrayState): void {
     const before = this.#shown;
-    if (before && before.name === state.name && before.title === state.title && before.tooltip === state.tooltip) return;
+    if (before && before.name === state.name && before.title === state.title && before.tooltip === state.tooltip)
+      return;
     this.#shown = state;
     if (!before || before.name !== state.name) this.#tray.setImage(this.#icon(state.name));
     this.#tray.setTitle(state.title);
@@ -64,7 +65,9 @@ export class ReinTray {
 
   /** Problems shown at the top of the menu (an honest hotkey status, say); [] removes them. */
   setNotices(notices: readonly TrayNotice[]): void {
-    const same = notices.length === this.#notices.length && notices.every((n, i) => n.label === this.#notices[i]?.label && n.opens === this.#notices[i]?.opens);
+    const same =
+      notices.length === this.#notices.length &&
+      notices.every((n, i) => n.label === this.#notices[i]?.label && n.opens === this.#notices[i]?.opens);
     if (same) return;
     this.#notices = [...notices];
     if (this.#shown) this.#tray.setContextMenu(Menu.buildFromTemplate(this.#menu(this.#shown)));
@@ -88,7 +91,10 @@ export class ReinTray {
   #menu(state: TrayState): MenuItemConstructorOptions[] {
     const open = (view: DesktopView) => () => this.actions.open(view);
     const waiting = state.name === 'approval' ? ` (${state.title})` : '';
-    const notices: MenuItemConstructorOptions[] = this.#notices.map((n) => ({ label: `⚠ ${n.label}`, click: open(n.opens) }));
+    const notices: MenuItemConstructorOptions[] = this.#notices.map((n) => ({
+      label: `⚠ ${n.label}`,
+      click: open(n.opens),
+    }));
     return [
       ...notices,
       ...(notices.length > 0 ? [{ type: 'separator' } as const] : []),
@@ -100,7 +106,9 @@ export class ReinTray {
       { label: 'Schedules', click: open('schedules') },
       { type: 'separator' },
       { label: 'Settings…', click: open('settings') },
-      ...(this.actions.checkForUpdates ? [{ label: 'Check for Updates…', click: () => this.actions.checkForUpdates?.() }] : []),
+      ...(this.actions.checkForUpdates
+        ? [{ label: 'Check for Updates…', click: () => this.actions.checkForUpdates?.() }]
+        : []),
       { type: 'separator' },
       { label: 'Quit Rein', click: () => this.actions.quit() },
     ];

@@ -60,7 +60,9 @@ export async function startAppUpdates(opts: AppUpdatesOptions): Promise<AppUpdat
     if (updatedFrom) {
       opts.warn(`updated from ${updatedFrom} to ${version}: the schedules' launchd jobs are re-synced`);
       resync = setTimeout(() => {
-        opts.onUpdated(updatedFrom, version).catch((e: unknown) => opts.warn(`after the update, schedules could not be re-synced: ${errorMessage(e)}`));
+        opts
+          .onUpdated(updatedFrom, version)
+          .catch((e: unknown) => opts.warn(`after the update, schedules could not be re-synced: ${errorMessage(e)}`));
       }, opts.resyncDelayMs ?? RESYNC_AFTER_UPDATE_DELAY_MS);
       resync.unref?.();
     }
@@ -71,13 +73,17 @@ export async function startAppUpdates(opts: AppUpdatesOptions): Promise<AppUpdat
   const eligibility = updateEligibility({
     packaged: opts.packaged,
     platform: opts.platform,
-    ...(opts.platform === 'darwin' && opts.packaged ? { macSignature: await (opts.macSignature ?? (() => bundleSignature(process.execPath)))() } : {}),
+    ...(opts.platform === 'darwin' && opts.packaged
+      ? { macSignature: await (opts.macSignature ?? (() => bundleSignature(process.execPath)))() }
+      : {}),
     ...(opts.env['APPIMAGE'] ? { appImage: opts.env['APPIMAGE'] } : {}),
     ...(opts.packaged ? { build: await readBuildInfo(opts.resourcesDir ?? process.resourcesPath) } : {}),
   });
 
   // electron-updater is loaded only for a build that may update (it reads app-update.yml at once).
-  const port: UpdaterPort = eligibility.eligible ? adapt(await (opts.loadUpdater ?? loadElectronUpdater)(), opts.warn) : inertPort;
+  const port: UpdaterPort = eligibility.eligible
+    ? adapt(await (opts.loadUpdater ?? loadElectronUpdater)(), opts.warn)
+    : inertPort;
   const controller = new UpdateController({
     updater: port,
     eligibility,
@@ -88,7 +94,8 @@ export async function startAppUpdates(opts: AppUpdatesOptions): Promise<AppUpdat
         type: 'info',
         title: 'Rein update',
         message: `Rein ${v} is ready`,
-        detail: 'Restart Rein now to use it, or keep working: it is installed when you quit Rein. Runs in progress are stopped by a restart.',
+        detail:
+          'Restart Rein now to use it, or keep working: it is installed when you quit Rein. Runs in progress are stopped by a restart.',
         buttons: ['Restart Now', 'Later'],
         defaultId: 1,
         cancelId: 1,
@@ -114,7 +121,11 @@ export async function startAppUpdates(opts: AppUpdatesOptions): Promise<AppUpdat
         if (response === 0) controller.restartNow();
         return result;
       }
-      await dialog.showMessageBox({ type: result.outcome === 'failed' ? 'warning' : 'info', ...manualCheckText(result), buttons: ['OK'] });
+      await dialog.showMessageBox({
+        type: result.outcome === 'failed' ? 'warning' : 'info',
+        ...manualCheckText(result),
+        buttons: ['OK'],
+      });
       return result;
     },
     dispose: () => {
@@ -132,7 +143,10 @@ export function manualCheckText(result: ManualCheckResult): { message: string; d
     case 'up-to-date':
       return { message: 'Rein is up to date', detail: `You have Rein ${app.getVersion()}, the newest version.` };
     case 'downloading':
-      return { message: `Rein ${result.version} is downloading`, detail: 'Rein asks you to restart when it is ready; otherwise it is installed when you quit Rein.' };
+      return {
+        message: `Rein ${result.version} is downloading`,
+        detail: 'Rein asks you to restart when it is ready; otherwise it is installed when you quit Rein.',
+      };
     case 'ready':
       return { message: `Rein ${result.version} is ready`, detail: 'It is installed when you quit Rein.' };
     case 'failed':
@@ -141,7 +155,10 @@ export function manualCheckText(result: ManualCheckResult): { message: string; d
 }
 
 async function loadElectronUpdater(): Promise<AppUpdater> {
-  const mod = (await import('electron-updater')) as unknown as { autoUpdater?: AppUpdater; default?: { autoUpdater: AppUpdater } };
+  const mod = (await import('electron-updater')) as unknown as {
+    autoUpdater?: AppUpdater;
+    default?: { autoUpdater: AppUpdater };
+  };
   const updater = mod.autoUpdater ?? mod.default?.autoUpdater;
   if (!updater) throw new Error('electron-updater has no autoUpdater');
   return updater;
@@ -152,7 +169,12 @@ function adapt(updater: AppUpdater, warn: (m: string) => void): UpdaterPort {
   updater.autoDownload = true;
   updater.autoInstallOnAppQuit = true;
   updater.allowPrerelease = false;
-  updater.logger = { info: () => undefined, debug: () => undefined, warn: (m: unknown) => warn(`updater: ${String(m)}`), error: (m: unknown) => warn(`updater: ${String(m)}`) };
+  updater.logger = {
+    info: () => undefined,
+    debug: () => undefined,
+    warn: (m: unknown) => warn(`updater: ${String(m)}`),
+    error: (m: unknown) => warn(`updater: ${String(m)}`),
+  };
   return {
     checkForUpdates: () => updater.checkForUpdates(),
     quitAndInstall: () => updater.quitAndInstall(false, true),
@@ -160,12 +182,19 @@ function adapt(updater: AppUpdater, warn: (m: string) => void): UpdaterPort {
       const handlers: [string, (...args: never[]) => void][] = [
         ['checking-for-update', () => listener({ type: 'checking' })],
         ['update-available', (info: { version: string }) => listener({ type: 'available', version: info.version })],
-        ['update-not-available', (info: { version?: string }) => listener({ type: 'not-available', ...(info?.version ? { version: info.version } : {}) })],
+        [
+          'update-not-available',
+          (info: { version?: string }) =>
+            listener({ type: 'not-available', ...(info?.version ? { version: info.version } : {}) }),
+        ],
         ['download-progress', (p: { percent: number }) => listener({ type: 'progress', percent: p.percent })],
         ['update-downloaded', (info: { version: string }) => listener({ type: 'downloaded', version: info.version })],
         ['error', (e: Error) => listener({ type: 'error', message: errorMessage(e) })],
       ];
-      const emitter = updater as unknown as { on(n: string, f: (...a: never[]) => void): void; off(n: string, f: (...a: never[]) => void): void };
+      const emitter = updater as unknown as {
+        on(n: string, f: (...a: never[]) => void): void;
+        off(n: string, f: (...a: never[]) => void): void;
+      };
       for (const [name, fn] of handlers) emitter.on(name, fn);
       return { dispose: () => handlers.forEach(([name, fn]) => emitter.off(name, fn)) };
     },
@@ -184,7 +213,11 @@ const inertPort: UpdaterPort = {
  */
 export async function bundleSignature(execPath: string): Promise<MacSignature> {
   const bundle = dirname(dirname(dirname(execPath)));
-  const r = await runProcess({ file: '/usr/bin/codesign', args: ['--display', '--verbose=2', bundle], timeoutMs: 15_000 });
+  const r = await runProcess({
+    file: '/usr/bin/codesign',
+    args: ['--display', '--verbose=2', bundle],
+    timeoutMs: 15_000,
+  });
   if (r.kind === 'spawn_failed') return 'unsigned';
   return parseCodesignDisplay(`${r.stdout}\n${r.stderr}`, r.exitCode);
 }

@@ -7,7 +7,15 @@
  * Every window is made by `createSecureWindow`, whose web preferences are written out literally so a
  * reader (and electronegativity, which reads the source) sees them at the one place windows are made.
  */
-import { app, BrowserWindow, nativeTheme, shell, type BrowserWindowConstructorOptions, type Session, type WebContents } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  nativeTheme,
+  shell,
+  type BrowserWindowConstructorOptions,
+  type Session,
+  type WebContents,
+} from 'electron';
 import { isAllowedFileUrl } from '../core/desktop/csp.js';
 import { troublePage, windowBackground, WindowRecovery } from '../core/desktop/windowRecovery.js';
 
@@ -133,11 +141,26 @@ export interface MainWindowOptions {
   logFile?: string;
 }
 
-export function createMainWindow({ preloadPath, pageUrl, showWhenReady = true, platform = process.platform, warn = () => undefined, logFile }: MainWindowOptions): BrowserWindow {
+export function createMainWindow({
+  preloadPath,
+  pageUrl,
+  showWhenReady = true,
+  platform = process.platform,
+  warn = () => undefined,
+  logFile,
+}: MainWindowOptions): BrowserWindow {
   const dark = nativeTheme.shouldUseDarkColors;
   const win = createSecureWindow(
     // The page's own background before it paints: no white flash (dark mode above all).
-    { title: 'Rein', width: 420, height: 600, minWidth: 360, minHeight: 420, show: false, backgroundColor: windowBackground(dark) },
+    {
+      title: 'Rein',
+      width: 420,
+      height: 600,
+      minWidth: 360,
+      minHeight: 420,
+      show: false,
+      backgroundColor: windowBackground(dark),
+    },
     preloadPath,
   );
   if (platform === 'darwin') {
@@ -156,7 +179,11 @@ export function createMainWindow({ preloadPath, pageUrl, showWhenReady = true, p
  * A page that did not load or a renderer that crashed is reloaded a few times, then the window says
  * what happened instead of staying blank (core/desktop/windowRecovery.ts); every event is logged.
  */
-export function recoverFromPageTrouble(win: BrowserWindow, pageUrl: string, o: { warn(message: string): void; logFile?: string; recovery?: WindowRecovery }): void {
+export function recoverFromPageTrouble(
+  win: BrowserWindow,
+  pageUrl: string,
+  o: { warn(message: string): void; logFile?: string; recovery?: WindowRecovery },
+): void {
   const recovery = o.recovery ?? new WindowRecovery();
   const act = (r: ReturnType<WindowRecovery['decide']>) => {
     if (r.action === 'ignore' || win.isDestroyed()) return;
@@ -168,7 +195,12 @@ export function recoverFromPageTrouble(win: BrowserWindow, pageUrl: string, o: {
     }
   };
   win.webContents.on('did-fail-load', (_event, errorCode, errorDescription, validatedURL, isMainFrame) => {
-    act(recovery.decide({ kind: 'load_failed', errorCode, errorDescription, url: validatedURL, mainFrame: isMainFrame }, o.logFile));
+    act(
+      recovery.decide(
+        { kind: 'load_failed', errorCode, errorDescription, url: validatedURL, mainFrame: isMainFrame },
+        o.logFile,
+      ),
+    );
   });
   win.webContents.on('render-process-gone', (_event, details) => {
     act(recovery.decide({ kind: 'renderer_gone', reason: details.reason, exitCode: details.exitCode }, o.logFile));

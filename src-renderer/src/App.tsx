@@ -5,7 +5,13 @@
  */
 import { lazy, Suspense, useCallback, useEffect, useReducer, useState } from 'react';
 import type { ReinDesktopApi } from '../../src-main/core/api/desktopApi.js';
-import type { ApprovalDecisionKind, FormValues, ReinApi, ReinSettings, SessionRecord } from '../../src-main/core/api/index.js';
+import type {
+  ApprovalDecisionKind,
+  FormValues,
+  ReinApi,
+  ReinSettings,
+  SessionRecord,
+} from '../../src-main/core/api/index.js';
 import type { DaemonApi } from './api/daemonApi.js';
 import type { ConnectionState } from './api/eventSocket.js';
 import type { ApiChoice } from './api/pickApi.js';
@@ -25,10 +31,16 @@ import { Sidebar, type SidebarItem } from './views/nav/Sidebar.js';
 // wait for their code (the agent form generator, above all).
 const AgentsView = lazy(() => import('./views/agents/AgentsView.js').then((m) => ({ default: m.AgentsView })));
 const SessionsView = lazy(() => import('./views/sessions/SessionsView.js').then((m) => ({ default: m.SessionsView })));
-const SchedulesView = lazy(() => import('./views/schedules/SchedulesView.js').then((m) => ({ default: m.SchedulesView })));
+const SchedulesView = lazy(() =>
+  import('./views/schedules/SchedulesView.js').then((m) => ({ default: m.SchedulesView })),
+);
 const SettingsView = lazy(() => import('./views/settings/SettingsView.js').then((m) => ({ default: m.SettingsView })));
-const ConnectionSettings = lazy(() => import('./views/settings/SettingsView.js').then((m) => ({ default: m.ConnectionSettings })));
-const FirstLaunchSteps = lazy(() => import('./views/settings/FirstLaunchSteps.js').then((m) => ({ default: m.FirstLaunchSteps })));
+const ConnectionSettings = lazy(() =>
+  import('./views/settings/SettingsView.js').then((m) => ({ default: m.ConnectionSettings })),
+);
+const FirstLaunchSteps = lazy(() =>
+  import('./views/settings/FirstLaunchSteps.js').then((m) => ({ default: m.FirstLaunchSteps })),
+);
 
 export type ViewId = 'chat' | 'approvals' | 'agents' | 'sessions' | 'schedules' | 'settings';
 
@@ -45,7 +57,8 @@ const NAV_ITEMS: SidebarItem<ViewId>[] = VIEWS.map((v) => ({ ...v, icon: ICONS[v
 
 export function App({ choice }: { choice: ApiChoice }) {
   const [current, setCurrent] = useState(choice);
-  if (current.kind === 'needs-token') return <TokenGate onToken={(t) => setCurrent({ kind: 'daemon', api: current.connect(t) })} />;
+  if (current.kind === 'needs-token')
+    return <TokenGate onToken={(t) => setCurrent({ kind: 'daemon', api: current.connect(t) })} />;
   return (
     <Workspace
       api={current.api}
@@ -58,7 +71,9 @@ export function App({ choice }: { choice: ApiChoice }) {
 export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: DaemonApi; desktop?: ReinDesktopApi }) {
   const [view, setView] = useState<ViewId>('chat');
   const [agent, setAgent] = useState(DEFAULT_AGENT);
-  const [chats, dispatchChats] = useReducer(chatsReducer, undefined, () => ({ [chatRoute(DEFAULT_AGENT)]: emptyChat(DEFAULT_AGENT, chatRoute(DEFAULT_AGENT)) }));
+  const [chats, dispatchChats] = useReducer(chatsReducer, undefined, () => ({
+    [chatRoute(DEFAULT_AGENT)]: emptyChat(DEFAULT_AGENT, chatRoute(DEFAULT_AGENT)),
+  }));
   const [approvals, dispatchApprovals] = useReducer(approvalsReducer, undefined, emptyApprovals);
   const [changes, dispatchChanges] = useReducer(changesReducer, undefined, emptyChanges);
   const [agentsVersion, setAgentsVersion] = useState(0);
@@ -177,11 +192,18 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
   useRememberedConversations(api, agent, chats, dispatchChats);
 
   const chat = chats[chatRoute(agent)] ?? emptyChat(agent, chatRoute(agent));
-  const needsOnboarding = !onboardingDone && settings.status === 'ready' && !settings.value.api_key.present && !settings.value.base_url;
+  const needsOnboarding =
+    !onboardingDone && settings.status === 'ready' && !settings.value.api_key.present && !settings.value.base_url;
 
   return (
     <div className="app">
-      <Sidebar<ViewId> items={NAV_ITEMS} current={view} onPick={setView} counts={{ approvals: pendingCount }} toggleIcon={ICONS.menu} />
+      <Sidebar<ViewId>
+        items={NAV_ITEMS}
+        current={view}
+        onPick={setView}
+        counts={{ approvals: pendingCount }}
+        toggleIcon={ICONS.menu}
+      />
       <main className="main">
         <ConnectionBanner state={connection} />
         <Suspense fallback={<p className="muted view-loading">Loading…</p>}>
@@ -198,7 +220,9 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
                 }}
               />
               {/* In the app: start at login (asked, off until answered) and the macOS permissions. */}
-              {desktop && <FirstLaunchSteps api={api} desktop={desktop} settings={settings.value} onRefresh={reloadSettings} />}
+              {desktop && (
+                <FirstLaunchSteps api={api} desktop={desktop} settings={settings.value} onRefresh={reloadSettings} />
+              )}
               <button type="button" className="link" onClick={() => setOnboardingDone(true)}>
                 Later
               </button>
@@ -234,7 +258,12 @@ export function Workspace({ api, daemon, desktop }: { api: ReinApi; daemon?: Dae
                 : {})}
             />
           ) : view === 'agents' ? (
-            <AgentsView api={api} version={agentsVersion} onChanged={() => setAgentsVersion((v) => v + 1)} onChat={(a) => openChat(a)} />
+            <AgentsView
+              api={api}
+              version={agentsVersion}
+              onChanged={() => setAgentsVersion((v) => v + 1)}
+              onChat={(a) => openChat(a)}
+            />
           ) : view === 'sessions' ? (
             <SessionsView api={api} agents={agents} onContinue={(a, s) => openChat(a, s)} />
           ) : view === 'schedules' ? (
@@ -269,7 +298,10 @@ export function ConnectionBanner({ state }: { state: ConnectionState }) {
           ? 'Lost the connection to Rein; reconnecting…'
           : 'Not connected to Rein.';
   return (
-    <p className={`banner ${state === 'unauthorized' || state === 'rotated' ? 'banner-error' : 'banner-warn'}`} role="alert">
+    <p
+      className={`banner ${state === 'unauthorized' || state === 'rotated' ? 'banner-error' : 'banner-warn'}`}
+      role="alert"
+    >
       {text}
     </p>
   );
@@ -282,7 +314,8 @@ export function TokenGate({ onToken }: { onToken(token: string): void }) {
     <main className="token-gate">
       <h1>Rein</h1>
       <p>
-        This page talks to the Rein daemon and needs its access token. Open the address that <code>rein daemon</code> printed (it carries the token after
+        This page talks to the Rein daemon and needs its access token. Open the address that <code>rein daemon</code>{' '}
+        printed (it carries the token after
         <code>#token=</code>), or paste the token from <code>~/.rein/daemon.json</code>:
       </p>
       <form
@@ -294,7 +327,14 @@ export function TokenGate({ onToken }: { onToken(token: string): void }) {
         <label htmlFor="token-input" className="field-label">
           Token
         </label>
-        <input id="token-input" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} autoFocus />
+        <input
+          id="token-input"
+          type="password"
+          autoComplete="off"
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          autoFocus
+        />
         <button type="submit" className="primary" disabled={!token.trim()}>
           Connect
         </button>

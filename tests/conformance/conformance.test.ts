@@ -60,39 +60,58 @@ describe.runIf(!found && inCi)('MCP conformance suite', () => {
   });
 });
 
-describe.skipIf(!found)(found ? 'MCP conformance suite' : 'MCP conformance suite (skipped: @modelcontextprotocol/conformance is not installed; npm install)', () => {
-  it(`the installed suite is the one expected.json was written for, and every scenario it lists is classified`, async () => {
-    expect(`@modelcontextprotocol/conformance@${found!.version}`).toBe(expected.suite);
-    const listed = (await listScenarios(found!.cli)) as { client: string[]; server: string[] };
-    const classified = new Set([...Object.keys(expected.client), ...Object.keys(expected.server), ...Object.keys(expected.not_yet), ...Object.keys(expected.out_of_scope)].map(scenarioOf));
-    const unclassified = [...listed.client, ...listed.server].filter((s) => !classified.has(s));
-    expect(unclassified, 'add each to expected.json (and the table in docs/mcp.md)').toEqual([]);
-    for (const s of Object.keys(expected.client).map(scenarioOf)) expect(listed.client, `client scenario ${s}`).toContain(s);
-    for (const s of Object.keys(expected.server).map(scenarioOf)) expect(listed.server, `server scenario ${s}`).toContain(s);
-  });
-
-  it(
-    'Rein passes every scenario expected.json expects, client and server',
-    async () => {
+describe.skipIf(!found)(
+  found
+    ? 'MCP conformance suite'
+    : 'MCP conformance suite (skipped: @modelcontextprotocol/conformance is not installed; npm install)',
+  () => {
+    it(`the installed suite is the one expected.json was written for, and every scenario it lists is classified`, async () => {
+      expect(`@modelcontextprotocol/conformance@${found!.version}`).toBe(expected.suite);
       const listed = (await listScenarios(found!.cli)) as { client: string[]; server: string[] };
-      const notYet = Object.keys(expected.not_yet).map(scenarioOf);
-      const pick = (side: string[], wanted: string[]) => side.filter((s) => wanted.includes(s));
-      const client = pick(listed.client, [...Object.keys(expected.client).map(scenarioOf), ...notYet]);
-      const server = pick(listed.server, [...Object.keys(expected.server).map(scenarioOf), ...notYet]);
-      const results = (await runConformance({ client, server })) as Results;
+      const classified = new Set(
+        [
+          ...Object.keys(expected.client),
+          ...Object.keys(expected.server),
+          ...Object.keys(expected.not_yet),
+          ...Object.keys(expected.out_of_scope),
+        ].map(scenarioOf),
+      );
+      const unclassified = [...listed.client, ...listed.server].filter((s) => !classified.has(s));
+      expect(unclassified, 'add each to expected.json (and the table in docs/mcp.md)').toEqual([]);
+      for (const s of Object.keys(expected.client).map(scenarioOf))
+        expect(listed.client, `client scenario ${s}`).toContain(s);
+      for (const s of Object.keys(expected.server).map(scenarioOf))
+        expect(listed.server, `server scenario ${s}`).toContain(s);
+    });
 
-      const outDir = join(ROOT as string, 'test-results');
-      mkdirSync(outDir, { recursive: true });
-      writeFileSync(join(outDir, 'mcp-conformance.json'), `${JSON.stringify(results, null, 2)}\n`);
-      console.log(`${results.suite}\n${table(results)}`);
+    it(
+      'Rein passes every scenario expected.json expects, client and server',
+      async () => {
+        const listed = (await listScenarios(found!.cli)) as { client: string[]; server: string[] };
+        const notYet = Object.keys(expected.not_yet).map(scenarioOf);
+        const pick = (side: string[], wanted: string[]) => side.filter((s) => wanted.includes(s));
+        const client = pick(listed.client, [...Object.keys(expected.client).map(scenarioOf), ...notYet]);
+        const server = pick(listed.server, [...Object.keys(expected.server).map(scenarioOf), ...notYet]);
+        const results = (await runConformance({ client, server })) as Results;
 
-      const byName = new Map([...results.client, ...results.server].map((r) => [r.scenario, r]));
-      const unmet = [...Object.entries(expected.client), ...Object.entries(expected.server)].map(([k, w]) => meets(k, w, byName)).filter((m): m is string => m !== undefined);
-      const nowPassing = Object.keys(expected.not_yet).filter((k) => meets(k, 'pass', byName) === undefined);
-      if (nowPassing.length > 0) console.log(`now passing (move them from not_yet to the expected lists in tests/conformance/expected.json and docs/mcp.md): ${nowPassing.join(', ')}`);
-      expect(unmet).toEqual([]);
-    },
-    // A bound for a loaded machine (some 30 scenarios, each a suite process and a rein process), not a timing assertion.
-    400_000,
-  );
-});
+        const outDir = join(ROOT as string, 'test-results');
+        mkdirSync(outDir, { recursive: true });
+        writeFileSync(join(outDir, 'mcp-conformance.json'), `${JSON.stringify(results, null, 2)}\n`);
+        console.log(`${results.suite}\n${table(results)}`);
+
+        const byName = new Map([...results.client, ...results.server].map((r) => [r.scenario, r]));
+        const unmet = [...Object.entries(expected.client), ...Object.entries(expected.server)]
+          .map(([k, w]) => meets(k, w, byName))
+          .filter((m): m is string => m !== undefined);
+        const nowPassing = Object.keys(expected.not_yet).filter((k) => meets(k, 'pass', byName) === undefined);
+        if (nowPassing.length > 0)
+          console.log(
+            `now passing (move them from not_yet to the expected lists in tests/conformance/expected.json and docs/mcp.md): ${nowPassing.join(', ')}`,
+          );
+        expect(unmet).toEqual([]);
+      },
+      // A bound for a loaded machine (some 30 scenarios, each a suite process and a rein process), not a timing assertion.
+      400_000,
+    );
+  },
+);

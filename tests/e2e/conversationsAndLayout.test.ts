@@ -17,7 +17,9 @@ const available = haveChromium();
 
 describe.runIf(!available && inCi)('conversations and layout in Chromium', () => {
   it('needs Chromium under CI', () => {
-    throw new Error(`Chromium is required for the UI end-to-end test under CI=true, and ${CHROMIUM} does not exist (apt-get install chromium)`);
+    throw new Error(
+      `Chromium is required for the UI end-to-end test under CI=true, and ${CHROMIUM} does not exist (apt-get install chromium)`,
+    );
   });
 });
 
@@ -101,7 +103,9 @@ describe.skipIf(!available)('conversations and layout in Chromium', () => {
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.locator('.chat-view .msg-user', { hasText: SEEDED[1] }).waitFor();
     expect(await page.locator('.chat-session').getAttribute('title')).toBe(id);
-    expect(await page.locator('.chat-view .tool-card .tool-summary').allTextContents()).toEqual(['$ touch approved.txt']);
+    expect(await page.locator('.chat-view .tool-card .tool-summary').allTextContents()).toEqual([
+      '$ touch approved.txt',
+    ]);
     ui.fake.enqueue(text('It is still there.'));
     await say(page, 'Is approved.txt still there?');
     await answered(page, 'It is still there.');
@@ -169,7 +173,9 @@ describe.skipIf(!available)('conversations and layout in Chromium', () => {
       await page.keyboard.press('Enter');
       await expect.poll(() => toggle().getAttribute('aria-expanded')).toBe('true');
       expect(await toggle().getAttribute('aria-label')).toBe('Collapse sidebar');
-      expect((await sidebar().getByRole('button', { name: 'Agents', exact: true }).boundingBox())!.width).toBeGreaterThan(120);
+      expect(
+        (await sidebar().getByRole('button', { name: 'Agents', exact: true }).boundingBox())!.width,
+      ).toBeGreaterThan(120);
       // Over the content: the view keeps its place and width.
       expect(await page.locator('main').boundingBox()).toEqual(mainBefore);
       await shot('narrow-sidebar-open');
@@ -235,7 +241,9 @@ describe.skipIf(!available)('conversations and layout in Chromium', () => {
 
     it('had no Content-Security-Policy violation or page error along the way', () => {
       // Not 404s: the deleted conversation above is one on purpose (desktopUi.test.ts checks the page's files).
-      const serious = ui.problems.filter((p) => /Content Security Policy|Refused to|Uncaught|TypeError|ReferenceError/.test(p));
+      const serious = ui.problems.filter((p) =>
+        /Content Security Policy|Refused to|Uncaught|TypeError|ReferenceError/.test(p),
+      );
       expect(serious).toEqual([]);
     });
   });

@@ -12,7 +12,15 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { text, toolCall, tools } from '../support/fakeAnthropic.js';
-import { CHROMIUM, ensureRendererBuilt, haveChromium, openUi, ROOT, startUiSession, type UiSession } from './support/uiHarness.js';
+import {
+  CHROMIUM,
+  ensureRendererBuilt,
+  haveChromium,
+  openUi,
+  ROOT,
+  startUiSession,
+  type UiSession,
+} from './support/uiHarness.js';
 import { nav, say, SEEDED, seedConversations } from './support/uiScenes.js';
 
 const SIZES = [
@@ -98,8 +106,15 @@ async function prepare(ui: UiSession): Promise<void> {
     });
     if (!r.ok) throw new Error(`POST ${path}: ${r.status} ${await r.text()}`);
   };
-  await call('/agents', { name: 'writer', prompt: 'You write short, clear notes.\n\nKeep every summary under ten lines.' });
-  await call('/schedules', { cron: '0 9 * * 1-5', prompt: 'Summarise the notes in the working folder', agent: 'default' });
+  await call('/agents', {
+    name: 'writer',
+    prompt: 'You write short, clear notes.\n\nKeep every summary under ten lines.',
+  });
+  await call('/schedules', {
+    cron: '0 9 * * 1-5',
+    prompt: 'Summarise the notes in the working folder',
+    agent: 'default',
+  });
 }
 
 async function showConversation(page: Page, title: string): Promise<void> {

@@ -63,7 +63,8 @@ function conformance(title: string, setup: () => Promise<Subject>) {
       expect(small.elements.length).toBeLessThanOrEqual(3);
       expect(small.truncated).toBe(true);
       const controls = await s.client.call('snapshot', { pid: s.pid, filter: 'interactive' });
-      for (const e of controls.elements) expect(INTERACTIVE_ROLES.has(e.role) || ['window', 'dialog'].includes(e.role) || e.name !== '').toBe(true);
+      for (const e of controls.elements)
+        expect(INTERACTIVE_ROLES.has(e.role) || ['window', 'dialog'].includes(e.role) || e.name !== '').toBe(true);
     });
 
     it('finds by role with the ancestry of each match', async () => {
@@ -78,20 +79,47 @@ function conformance(title: string, setup: () => Promise<Subject>) {
     });
 
     it('refuses targets that name nothing: STALE_REF for a vanished element, APP_GONE for a gone app', async () => {
-      const ghost: Target = { id: 'no-such-element', role: 'button', name: 'No such button 8c1f', app: { pid: s.pid, name: 'x' }, ancestry: [] };
-      await expect(s.client.call('click', { target: ghost })).rejects.toMatchObject({ code: 'STALE_REF', hint: expect.any(String) });
-      await expect(s.client.call('get_value', { target: { ...ghost, app: { pid: 2 ** 30, name: 'gone' } } })).rejects.toMatchObject({ code: 'APP_GONE' });
+      const ghost: Target = {
+        id: 'no-such-element',
+        role: 'button',
+        name: 'No such button 8c1f',
+        app: { pid: s.pid, name: 'x' },
+        ancestry: [],
+      };
+      await expect(s.client.call('click', { target: ghost })).rejects.toMatchObject({
+        code: 'STALE_REF',
+        hint: expect.any(String),
+      });
+      await expect(
+        s.client.call('get_value', { target: { ...ghost, app: { pid: 2 ** 30, name: 'gone' } } }),
+      ).rejects.toMatchObject({ code: 'APP_GONE' });
       await expect(s.client.call('key', { keys: 'nosuchmodifier+q' })).rejects.toMatchObject({ code: 'INVALID' });
     });
 
     it('answers a wait that cannot be met with TIMEOUT once its timeout has passed', async () => {
-      await expect(s.client.call('wait_for', { pid: s.pid, condition: 'exists', query: { name: 'never there 5e2a' }, timeout_ms: 400 })).rejects.toMatchObject({ code: 'TIMEOUT' });
+      await expect(
+        s.client.call('wait_for', {
+          pid: s.pid,
+          condition: 'exists',
+          query: { name: 'never there 5e2a' },
+          timeout_ms: 400,
+        }),
+      ).rejects.toMatchObject({ code: 'TIMEOUT' });
     });
 
     it('reads a value and acknowledges an action with what it acted on and whether the app reacted', async () => {
-      const found = await s.client.call('find', { pid: s.pid, ...(s.someName ? { name: s.someName, exact: true } : { role: 'button' }) });
+      const found = await s.client.call('find', {
+        pid: s.pid,
+        ...(s.someName ? { name: s.someName, exact: true } : { role: 'button' }),
+      });
       const el = found.elements[0]!;
-      const target: Target = { id: el.id, role: el.role, name: el.name, app: { pid: s.pid, name: found.app.name }, ancestry: el.ancestry ?? [] };
+      const target: Target = {
+        id: el.id,
+        role: el.role,
+        name: el.name,
+        app: { pid: s.pid, name: found.app.name },
+        ancestry: el.ancestry ?? [],
+      };
       const value = await s.client.call('get_value', { target });
       expect(value.acted_on).toMatchObject({ id: el.id, role: el.role, name: el.name, resolved_by: 'identity' });
       const click = await s.client.call('focus', { target });
@@ -120,16 +148,19 @@ if (process.platform === 'linux') {
       throw new Error(`the accessibility tests need ${missing.join(', ')} under CI=true (.ci/run installs them)`);
     });
   });
-  describe.skipIf(missing.length > 0)(missing.length ? `ax protocol conformance (${skipReason(missing)})` : 'ax protocol conformance', () => {
-    let desktop: Desktop;
-    conformance('Linux helper (AT-SPI, fixture app)', async () => {
-      desktop = await startDesktop();
-      const app = await desktop.startFixture();
-      const client = desktop.client();
-      await desktop.waitForApp(client, app.pid);
-      return { client, pid: app.pid, someName: 'Count', close: () => desktop.close() };
-    });
-  });
+  describe.skipIf(missing.length > 0)(
+    missing.length ? `ax protocol conformance (${skipReason(missing)})` : 'ax protocol conformance',
+    () => {
+      let desktop: Desktop;
+      conformance('Linux helper (AT-SPI, fixture app)', async () => {
+        desktop = await startDesktop();
+        const app = await desktop.startFixture();
+        const client = desktop.client();
+        await desktop.waitForApp(client, app.pid);
+        return { client, pid: app.pid, someName: 'Count', close: () => desktop.close() };
+      });
+    },
+  );
 }
 
 describe.runIf(process.platform === 'darwin')('ax protocol conformance: macOS helper', () => {
@@ -137,11 +168,16 @@ describe.runIf(process.platform === 'darwin')('ax protocol conformance: macOS he
   conformance('macOS helper (AX API, TextEdit)', async () => {
     const found = locateHelper({ platform: 'darwin' });
     if (!found.ok) throw new Error(`build the Swift helper first: ${found.reason}`);
-    textEdit = spawn('/usr/bin/open', ['-n', '-g', '-W', '-a', 'TextEdit', '--args', '-NSOpenUntitledDocumentOnLaunch', 'YES'], { stdio: 'ignore' });
+    textEdit = spawn(
+      '/usr/bin/open',
+      ['-n', '-g', '-W', '-a', 'TextEdit', '--args', '-NSOpenUntitledDocumentOnLaunch', 'YES'],
+      { stdio: 'ignore' },
+    );
     const client = new AXClient({ idleMs: 0 }, { platform: 'darwin' });
     let pid = 0;
     for (let i = 0; i < 100 && !pid; i++) {
-      pid = (await client.call('list_apps', {})).apps.find((a) => a.name === 'TextEdit' && a.windows.length > 0)?.pid ?? 0;
+      pid =
+        (await client.call('list_apps', {})).apps.find((a) => a.name === 'TextEdit' && a.windows.length > 0)?.pid ?? 0;
       if (!pid) await new Promise((r) => setTimeout(r, 100));
     }
     if (!pid) throw new Error('TextEdit did not open a window');

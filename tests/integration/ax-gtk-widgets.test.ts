@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AXClient } from '../../src-main/core/ax/axClient.js';
 import { AxDriver } from '../../src-main/core/ax/axDriver.js';
 import { RefTable } from '../../src-main/core/ax/refs.js';
-import { desktopParts, inCi, skipReason, startDesktop, type Desktop, type FixtureApp } from '../fixtures/ax/desktopSession.js';
+import {
+  desktopParts,
+  inCi,
+  skipReason,
+  startDesktop,
+  type Desktop,
+  type FixtureApp,
+} from '../fixtures/ax/desktopSession.js';
 import { useLeakCheck } from '../support/leaks.js';
 
 const missing = desktopParts();
@@ -59,7 +66,9 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
     // The ref still works after the choice (GTK 3 would rename an unlabelled combo after its item).
     await driver.act('set_value', { ref: combo!.ref, value: 'Medium' });
     expect((await app.state()).combo).toBe('Medium');
-    await expect(driver.act('set_value', { ref: combo!.ref, value: 'Huge' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(driver.act('set_value', { ref: combo!.ref, value: 'Huge' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     expect((await app.state()).combo).toBe('Medium');
   });
 

@@ -13,8 +13,17 @@ import { locateHelper } from '../../src-main/core/ax/helperProcess.js';
 import type { Target, WireElement } from '../../src-main/core/ax/protocol.js';
 import { cleanEnv, rein } from '../support/cli.js';
 
-const osa = (...lines: string[]) => execFileSync('/usr/bin/osascript', lines.flatMap((l) => ['-e', l]), { encoding: 'utf8', timeout: 20_000 }).trim();
-const targetOf = (el: WireElement & { ancestry?: Target['ancestry'] }, app: { pid: number; name: string }, ancestry?: Target['ancestry']): Target => ({
+const osa = (...lines: string[]) =>
+  execFileSync(
+    '/usr/bin/osascript',
+    lines.flatMap((l) => ['-e', l]),
+    { encoding: 'utf8', timeout: 20_000 },
+  ).trim();
+const targetOf = (
+  el: WireElement & { ancestry?: Target['ancestry'] },
+  app: { pid: number; name: string },
+  ancestry?: Target['ancestry'],
+): Target => ({
   id: el.id,
   role: el.role,
   name: el.name,
@@ -34,7 +43,8 @@ describe.runIf(process.platform === 'darwin')('the macOS helper (TextEdit)', () 
     osa('tell application "TextEdit" to activate', 'tell application "TextEdit" to make new document');
     client = new AXClient({ idleMs: 0 }, { platform: 'darwin' });
     for (let i = 0; i < 100 && !pid; i++) {
-      pid = (await client.call('list_apps', {})).apps.find((a) => a.name === 'TextEdit' && a.windows.length > 0)?.pid ?? 0;
+      pid =
+        (await client.call('list_apps', {})).apps.find((a) => a.name === 'TextEdit' && a.windows.length > 0)?.pid ?? 0;
       if (!pid) await new Promise((r) => setTimeout(r, 100));
     }
     if (!pid) throw new Error('TextEdit did not open a window');
@@ -89,10 +99,16 @@ describe.runIf(process.platform === 'darwin')('the macOS helper (TextEdit)', () 
 
   it('names static text by its AXValue, and verifies a password by its length', async () => {
     // A dialog of TextEdit's own: a static text, a secure field, OK. What it returns is our read-back.
-    const dialog: ChildProcess = spawn('/usr/bin/osascript', [
-      '-e', 'tell application "TextEdit" to activate',
-      '-e', 'tell application "TextEdit" to display dialog "Rein static 7f3a" default answer "" with hidden answer with title "Rein password check"',
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dialog: ChildProcess = spawn(
+      '/usr/bin/osascript',
+      [
+        '-e',
+        'tell application "TextEdit" to activate',
+        '-e',
+        'tell application "TextEdit" to display dialog "Rein static 7f3a" default answer "" with hidden answer with title "Rein password check"',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     dialog.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     const closed = new Promise<void>((r) => dialog.once('close', () => r()));
@@ -106,9 +122,14 @@ describe.runIf(process.platform === 'darwin')('the macOS helper (TextEdit)', () 
       if (!snap) throw new Error('the dialog did not appear');
       expect(snap.elements.find((e) => e.role === 'text' && e.name === 'Rein static 7f3a')).toBeDefined();
       const field = snap.elements.find((e) => e.secure)!;
-      const set = await client.call('set_value', { target: targetOf(field, app, [{ role: 'dialog', name: 'Rein password check' }]), value: 'hunter2ÄÖ' });
+      const set = await client.call('set_value', {
+        target: targetOf(field, app, [{ role: 'dialog', name: 'Rein password check' }]),
+        value: 'hunter2ÄÖ',
+      });
       expect(set).toMatchObject({ secure: true, verified: true, value: null });
-      const read = await client.call('get_value', { target: targetOf(field, app, [{ role: 'dialog', name: 'Rein password check' }]) });
+      const read = await client.call('get_value', {
+        target: targetOf(field, app, [{ role: 'dialog', name: 'Rein password check' }]),
+      });
       expect(read).toMatchObject({ secure: true, value: null, length: 9 });
       const ok = snap.elements.find((e) => e.role === 'button' && e.name === 'OK')!;
       await client.call('click', { target: targetOf(ok, app, [{ role: 'dialog', name: 'Rein password check' }]) });
@@ -122,7 +143,10 @@ describe.runIf(process.platform === 'darwin')('the macOS helper (TextEdit)', () 
   it('answers for a hung app with FAILED instead of stalling (the messaging timeout)', async () => {
     process.kill(pid, 'SIGSTOP');
     try {
-      await expect(client.call('snapshot', { pid })).rejects.toMatchObject({ code: 'FAILED', message: expect.stringContaining('not responding') });
+      await expect(client.call('snapshot', { pid })).rejects.toMatchObject({
+        code: 'FAILED',
+        message: expect.stringContaining('not responding'),
+      });
       // Other calls still work meanwhile: the helper was not stalled.
       expect((await client.call('ping', {})).ok).toBe(true);
     } finally {
@@ -133,7 +157,8 @@ describe.runIf(process.platform === 'darwin')('the macOS helper (TextEdit)', () 
   it('keeps one warm helper for successive rein ax commands, whose refs work in the next', async () => {
     const home = join(await mkdtemp(join(tmpdir(), 'rein-ax-mac-')), 'home');
     const env = cleanEnv({ REIN_HOME: home });
-    const ax = async (...args: string[]) => JSON.parse((await rein(['ax', ...args, '--json'], { env, cwd: tmpdir() })).stdout) as Record<string, any>;
+    const ax = async (...args: string[]) =>
+      JSON.parse((await rein(['ax', ...args, '--json'], { env, cwd: tmpdir() })).stdout) as Record<string, any>;
     try {
       const snap = await ax('snapshot', '--app', String(pid));
       const first = await ax('helper');

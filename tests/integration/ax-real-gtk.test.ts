@@ -31,158 +31,188 @@ interface ReadNode {
 }
 
 const title = 'the Linux helper on real GTK apps';
-describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(missing)}; and ${APPS.join(' ')})` : title, () => {
-  useLeakCheck();
-  let desktop: Desktop;
-  let client: AXClient;
-  let driver: AxDriver;
-  let home: string;
-  const pids: Record<string, number> = {};
-  let zenityOut = '';
-  let zenityExit: Promise<number | null>;
+describe.skipIf(missing.length > 0)(
+  missing.length ? `${title} (${skipReason(missing)}; and ${APPS.join(' ')})` : title,
+  () => {
+    useLeakCheck();
+    let desktop: Desktop;
+    let client: AXClient;
+    let driver: AxDriver;
+    let home: string;
+    const pids: Record<string, number> = {};
+    let zenityOut = '';
+    let zenityExit: Promise<number | null>;
 
-  /** The app's tree as plain pyatspi sees it: no code of the helper. */
-  const readApp = (pid: number): ReadNode[] =>
-    (JSON.parse(execFileSync('/usr/bin/python3', [READ_APP, String(pid)], { env: desktop.env, encoding: 'utf8' })) as { nodes: ReadNode[] }).nodes;
-  const xdo = (...args: string[]) => execFileSync('/usr/bin/xdotool', args, { env: desktop.env, encoding: 'utf8' }).trim();
-  const windowOf = (pid: number) => xdo('search', '--onlyvisible', '--pid', String(pid)).split('\n').filter(Boolean).pop()!;
-  const editorText = (pid: number, role = 'text') => readApp(pid).filter((n) => n.role === role && n.states.includes('editable')).map((n) => n.text ?? '');
+    /** The app's tree as plain pyatspi sees it: no code of the helper. */
+    const readApp = (pid: number): ReadNode[] =>
+      (
+        JSON.parse(
+          execFileSync('/usr/bin/python3', [READ_APP, String(pid)], { env: desktop.env, encoding: 'utf8' }),
+        ) as { nodes: ReadNode[] }
+      ).nodes;
+    const xdo = (...args: string[]) =>
+      execFileSync('/usr/bin/xdotool', args, { env: desktop.env, encoding: 'utf8' }).trim();
+    const windowOf = (pid: number) =>
+      xdo('search', '--onlyvisible', '--pid', String(pid)).split('\n').filter(Boolean).pop()!;
+    const editorText = (pid: number, role = 'text') =>
+      readApp(pid)
+        .filter((n) => n.role === role && n.states.includes('editable'))
+        .map((n) => n.text ?? '');
 
-  beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'rein-ax-real-'));
-    mkdirSync(join(home, 'files'));
-    writeFileSync(join(home, 'files', 'alpha.txt'), 'a');
-    desktop = await startDesktop();
-    desktop.env.HOME = home;
-    desktop.env.XDG_DATA_HOME = join(home, 'data');
-    desktop.env.XDG_CACHE_HOME = join(home, 'cache');
-    client = desktop.client();
-    driver = new AxDriver(client, new RefTable());
-    for (const [name, args] of [
-      ['gnome-calculator', []],
-      ['gnome-text-editor', ['--standalone']],
-      ['mousepad', ['--disable-server']],
-      ['thunar', [join(home, 'files')]],
-    ] as const) {
-      pids[name] = (await desktop.startApp(`/usr/bin/${name}`, [...args])).pid;
-    }
-    const zen = await desktop.startApp('/usr/bin/zenity', [
-      '--forms', '--title=Order', '--add-entry=Name', '--add-password=Secret', '--add-combo=Size', '--combo-values=Small|Medium|Large',
-    ]);
-    pids.zenity = zen.pid;
-    zen.child.stdout!.setEncoding('utf8').on('data', (d: string) => (zenityOut += d));
-    zenityExit = new Promise((r) => zen.child.once('exit', (code) => r(code)));
-    for (const pid of Object.values(pids)) await desktop.waitForApp(client, pid, 40_000);
-  }, 120_000);
+    beforeAll(async () => {
+      home = mkdtempSync(join(tmpdir(), 'rein-ax-real-'));
+      mkdirSync(join(home, 'files'));
+      writeFileSync(join(home, 'files', 'alpha.txt'), 'a');
+      desktop = await startDesktop();
+      desktop.env.HOME = home;
+      desktop.env.XDG_DATA_HOME = join(home, 'data');
+      desktop.env.XDG_CACHE_HOME = join(home, 'cache');
+      client = desktop.client();
+      driver = new AxDriver(client, new RefTable());
+      for (const [name, args] of [
+        ['gnome-calculator', []],
+        ['gnome-text-editor', ['--standalone']],
+        ['mousepad', ['--disable-server']],
+        ['thunar', [join(home, 'files')]],
+      ] as const) {
+        pids[name] = (await desktop.startApp(`/usr/bin/${name}`, [...args])).pid;
+      }
+      const zen = await desktop.startApp('/usr/bin/zenity', [
+        '--forms',
+        '--title=Order',
+        '--add-entry=Name',
+        '--add-password=Secret',
+        '--add-combo=Size',
+        '--combo-values=Small|Medium|Large',
+      ]);
+      pids.zenity = zen.pid;
+      zen.child.stdout!.setEncoding('utf8').on('data', (d: string) => (zenityOut += d));
+      zenityExit = new Promise((r) => zen.child.once('exit', (code) => r(code)));
+      for (const pid of Object.values(pids)) await desktop.waitForApp(client, pid, 40_000);
+    }, 120_000);
 
-  afterAll(async () => {
-    await desktop?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await desktop?.close();
+      if (home) rmSync(home, { recursive: true, force: true });
+    });
 
-  it('snapshots a GTK 4 app by name from a fresh helper, before anything asked its app root (toolkit from the application object)', async () => {
-    // A fresh helper: nothing has listed the apps in it, so the first element it meets is a window.
-    const freshClient = desktop.client();
-    const fresh = new AxDriver(freshClient, new RefTable());
-    const view = await fresh.snapshot({ app: 'gnome-calculator' });
-    expect(view.elements.length).toBeGreaterThan(20);
-    const seven = view.elements.filter((e) => e.role === 'button' && e.name === '7');
-    expect(seven).toHaveLength(1);
-    const out = await fresh.act('click', { ref: seven[0]!.ref });
-    expect(out.actedOn).toMatchObject({ role: 'button', name: '7' });
-    // Read back by plain pyatspi: the calculator's editable display shows 7.
-    await expect.poll(() => readApp(pids['gnome-calculator']!).some((n) => (n.text ?? '').trim() === '7'), { timeout: 5_000 }).toBe(true);
-    expect((await fresh.find({ app: 'gnome-calculator', role: 'button', name: '7', exact: true })).elements).toHaveLength(1);
-    await freshClient.disposeAsync();
-  });
+    it('snapshots a GTK 4 app by name from a fresh helper, before anything asked its app root (toolkit from the application object)', async () => {
+      // A fresh helper: nothing has listed the apps in it, so the first element it meets is a window.
+      const freshClient = desktop.client();
+      const fresh = new AxDriver(freshClient, new RefTable());
+      const view = await fresh.snapshot({ app: 'gnome-calculator' });
+      expect(view.elements.length).toBeGreaterThan(20);
+      const seven = view.elements.filter((e) => e.role === 'button' && e.name === '7');
+      expect(seven).toHaveLength(1);
+      const out = await fresh.act('click', { ref: seven[0]!.ref });
+      expect(out.actedOn).toMatchObject({ role: 'button', name: '7' });
+      // Read back by plain pyatspi: the calculator's editable display shows 7.
+      await expect
+        .poll(() => readApp(pids['gnome-calculator']!).some((n) => (n.text ?? '').trim() === '7'), { timeout: 5_000 })
+        .toBe(true);
+      expect(
+        (await fresh.find({ app: 'gnome-calculator', role: 'button', name: '7', exact: true })).elements,
+      ).toHaveLength(1);
+      await freshClient.disposeAsync();
+    });
 
-  it('reports GTK 4 bounds on the screen (GTK 4.8 gives them relative to the window) and sees the editor inside the GtkStack page', async () => {
-    const pid = pids['gnome-text-editor']!;
-    const win = windowOf(pid);
-    xdo('windowmove', win, '300', '200');
-    await expect.poll(() => xdo('getwindowgeometry', win), { timeout: 5_000 }).toMatch(/Position: 300,200/);
-    const view = await driver.snapshot({ app: String(pid) });
-    const editor = view.elements.find((e) => e.role === 'textarea');
-    expect(editor, 'the text view below the GtkStackPage').toBeDefined();
-    const frame = view.elements.find((e) => e.role === 'window')!;
-    // The X server's geometry of the window (client-side decorations add an even margin).
-    const geo = xdo('getwindowgeometry', win).match(/Position: (\d+),(\d+)[\s\S]*Geometry: (\d+)x(\d+)/)!.slice(1).map(Number);
-    const [x, y, w, h] = frame.bounds!;
-    expect(x).toBeGreaterThanOrEqual(geo[0]!);
-    expect(y).toBeGreaterThanOrEqual(geo[1]!);
-    expect(x + w).toBeLessThanOrEqual(geo[0]! + geo[2]!);
-    expect(y + h).toBeLessThanOrEqual(geo[1]! + geo[3]!);
-    expect(editor!.bounds![1]).toBeGreaterThan(y);
-  });
+    it('reports GTK 4 bounds on the screen (GTK 4.8 gives them relative to the window) and sees the editor inside the GtkStack page', async () => {
+      const pid = pids['gnome-text-editor']!;
+      const win = windowOf(pid);
+      xdo('windowmove', win, '300', '200');
+      await expect.poll(() => xdo('getwindowgeometry', win), { timeout: 5_000 }).toMatch(/Position: 300,200/);
+      const view = await driver.snapshot({ app: String(pid) });
+      const editor = view.elements.find((e) => e.role === 'textarea');
+      expect(editor, 'the text view below the GtkStackPage').toBeDefined();
+      const frame = view.elements.find((e) => e.role === 'window')!;
+      // The X server's geometry of the window (client-side decorations add an even margin).
+      const geo = xdo('getwindowgeometry', win)
+        .match(/Position: (\d+),(\d+)[\s\S]*Geometry: (\d+)x(\d+)/)!
+        .slice(1)
+        .map(Number);
+      const [x, y, w, h] = frame.bounds!;
+      expect(x).toBeGreaterThanOrEqual(geo[0]!);
+      expect(y).toBeGreaterThanOrEqual(geo[1]!);
+      expect(x + w).toBeLessThanOrEqual(geo[0]! + geo[2]!);
+      expect(y + h).toBeLessThanOrEqual(geo[1]! + geo[3]!);
+      expect(editor!.bounds![1]).toBeGreaterThan(y);
+    });
 
-  it('refuses a mouse click on a GTK 4 label covered by another app’s window, and clicks nothing', async () => {
-    const editorPid = pids['gnome-text-editor']!;
-    const padPid = pids.mousepad!;
-    xdo('windowmove', windowOf(editorPid), '300', '200');
-    const label = (await driver.find({ app: String(editorPid), role: 'text', name: 'New Document', exact: true })).elements[0]!;
-    const [lx, ly] = label.bounds!;
-    const pad = windowOf(padPid);
-    xdo('windowmove', pad, String(lx - 50), String(ly - 50));
-    xdo('windowraise', pad);
-    const before = editorText(padPid);
-    await expect(driver.act('click', { ref: label.ref })).rejects.toMatchObject({ code: 'NOT_VISIBLE', message: expect.stringMatching(/another app/) });
-    expect(editorText(padPid)).toEqual(before);
-    xdo('windowmove', pad, '0', '600');
-  });
+    it('refuses a mouse click on a GTK 4 label covered by another app’s window, and clicks nothing', async () => {
+      const editorPid = pids['gnome-text-editor']!;
+      const padPid = pids.mousepad!;
+      xdo('windowmove', windowOf(editorPid), '300', '200');
+      const label = (await driver.find({ app: String(editorPid), role: 'text', name: 'New Document', exact: true }))
+        .elements[0]!;
+      const [lx, ly] = label.bounds!;
+      const pad = windowOf(padPid);
+      xdo('windowmove', pad, String(lx - 50), String(ly - 50));
+      xdo('windowraise', pad);
+      const before = editorText(padPid);
+      await expect(driver.act('click', { ref: label.ref })).rejects.toMatchObject({
+        code: 'NOT_VISIBLE',
+        message: expect.stringMatching(/another app/),
+      });
+      expect(editorText(padPid)).toEqual(before);
+      xdo('windowmove', pad, '0', '600');
+    });
 
-  it('types into the app it names, focusing it first, even while another app holds the keyboard focus', async () => {
-    const editorPid = pids['gnome-text-editor']!;
-    const padPid = pids.mousepad!;
-    xdo('windowfocus', '--sync', windowOf(padPid));
-    const padBefore = editorText(padPid);
-    const out = await driver.act('type_text', { app: String(editorPid), text: 'abc' });
-    expect(out.result).toMatchObject({ method: 'keys', verified: true, app: { pid: editorPid } });
-    expect(editorText(editorPid).join('')).toContain('abc');
-    expect(editorText(padPid)).toEqual(padBefore);
-  });
+    it('types into the app it names, focusing it first, even while another app holds the keyboard focus', async () => {
+      const editorPid = pids['gnome-text-editor']!;
+      const padPid = pids.mousepad!;
+      xdo('windowfocus', '--sync', windowOf(padPid));
+      const padBefore = editorText(padPid);
+      const out = await driver.act('type_text', { app: String(editorPid), text: 'abc' });
+      expect(out.result).toMatchObject({ method: 'keys', verified: true, app: { pid: editorPid } });
+      expect(editorText(editorPid).join('')).toContain('abc');
+      expect(editorText(padPid)).toEqual(padBefore);
+    });
 
-  it('types full Unicode by ref (byte lengths for AT-SPI) and reads back every character', async () => {
-    const padPid = pids.mousepad!;
-    const [area] = (await driver.find({ app: String(padPid), role: 'textarea' })).elements;
-    await driver.act('set_value', { ref: area!.ref, value: 'start' });
-    const out = await driver.act('type_text', { ref: area!.ref, text: ' + typed ÄÖ 日本 🙂' });
-    expect(out.result).toMatchObject({ verified: true });
-    expect(editorText(padPid)).toContain('start + typed ÄÖ 日本 🙂');
-  });
+    it('types full Unicode by ref (byte lengths for AT-SPI) and reads back every character', async () => {
+      const padPid = pids.mousepad!;
+      const [area] = (await driver.find({ app: String(padPid), role: 'textarea' })).elements;
+      await driver.act('set_value', { ref: area!.ref, value: 'start' });
+      const out = await driver.act('type_text', { ref: area!.ref, text: ' + typed ÄÖ 日本 🙂' });
+      expect(out.result).toMatchObject({ verified: true });
+      expect(editorText(padPid)).toContain('start + typed ÄÖ 日本 🙂');
+    });
 
-  it('fills a zenity form: text, password (checked by its length) and a combo chosen on the combo, not its popup menu', async () => {
-    const pid = pids.zenity!;
-    const view = await driver.snapshot({ app: String(pid), filter: 'interactive' });
-    const fields = view.elements.filter((e) => e.role === 'textfield');
-    const secret = fields.find((e) => e.secure);
-    const name = fields.find((e) => !e.secure);
-    const combo = view.elements.find((e) => e.role === 'combobox');
-    expect(name && secret && combo).toBeTruthy();
-    await driver.act('set_value', { ref: name!.ref, value: 'Zoë 日本' });
-    const pw = await driver.act('set_value', { ref: secret!.ref, value: 'hunter2' });
-    expect(pw.result).toMatchObject({ verified: true, value: null, secure: true });
-    const chosen = await driver.act('set_value', { ref: combo!.ref, value: 'Large' });
-    expect(chosen.result).toMatchObject({ verified: true, value: 'Large' });
-    expect((await driver.act('get_value', { ref: combo!.ref })).result.value).toBe('Large');
-    await expect(driver.act('set_value', { ref: combo!.ref, value: 'Huge' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    const ok = view.elements.find((e) => e.role === 'button' && e.name === 'OK')!;
-    await driver.act('click', { ref: ok.ref });
-    expect(await zenityExit).toBe(0);
-    // zenity's own answer: the fields joined by "|".
-    expect(zenityOut.trim()).toBe('Zoë 日本|hunter2|Large');
-  });
+    it('fills a zenity form: text, password (checked by its length) and a combo chosen on the combo, not its popup menu', async () => {
+      const pid = pids.zenity!;
+      const view = await driver.snapshot({ app: String(pid), filter: 'interactive' });
+      const fields = view.elements.filter((e) => e.role === 'textfield');
+      const secret = fields.find((e) => e.secure);
+      const name = fields.find((e) => !e.secure);
+      const combo = view.elements.find((e) => e.role === 'combobox');
+      expect(name && secret && combo).toBeTruthy();
+      await driver.act('set_value', { ref: name!.ref, value: 'Zoë 日本' });
+      const pw = await driver.act('set_value', { ref: secret!.ref, value: 'hunter2' });
+      expect(pw.result).toMatchObject({ verified: true, value: null, secure: true });
+      const chosen = await driver.act('set_value', { ref: combo!.ref, value: 'Large' });
+      expect(chosen.result).toMatchObject({ verified: true, value: 'Large' });
+      expect((await driver.act('get_value', { ref: combo!.ref })).result.value).toBe('Large');
+      await expect(driver.act('set_value', { ref: combo!.ref, value: 'Huge' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
+      const ok = view.elements.find((e) => e.role === 'button' && e.name === 'OK')!;
+      await driver.act('click', { ref: ok.ref });
+      expect(await zenityExit).toBe(0);
+      // zenity's own answer: the fields joined by "|".
+      expect(zenityOut.trim()).toBe('Zoë 日本|hunter2|Large');
+    });
 
-  it('keeps tree cells in the interactive view and clicks one as a person would (Thunar opens the place)', async () => {
-    const pid = pids.thunar!;
-    xdo('windowraise', windowOf(pid));
-    const view = await driver.snapshot({ app: String(pid), filter: 'interactive' });
-    const cells = view.elements.filter((e) => e.role === 'cell');
-    expect(cells.map((c) => c.name)).toEqual(expect.arrayContaining(['Computer', 'Trash']));
-    const computer = cells.filter((c) => c.name === 'Computer');
-    expect(computer).toHaveLength(1);
-    const out = await driver.act('click', { ref: computer[0]!.ref });
-    expect(out.result).toMatchObject({ verified: true });
-    // The X server's title of Thunar's window: it shows the place the click opened.
-    await expect.poll(() => xdo('getwindowname', windowOf(pid)), { timeout: 5_000 }).toMatch(/^Computer/);
-  });
-});
+    it('keeps tree cells in the interactive view and clicks one as a person would (Thunar opens the place)', async () => {
+      const pid = pids.thunar!;
+      xdo('windowraise', windowOf(pid));
+      const view = await driver.snapshot({ app: String(pid), filter: 'interactive' });
+      const cells = view.elements.filter((e) => e.role === 'cell');
+      expect(cells.map((c) => c.name)).toEqual(expect.arrayContaining(['Computer', 'Trash']));
+      const computer = cells.filter((c) => c.name === 'Computer');
+      expect(computer).toHaveLength(1);
+      const out = await driver.act('click', { ref: computer[0]!.ref });
+      expect(out.result).toMatchObject({ verified: true });
+      // The X server's title of Thunar's window: it shows the place the click opened.
+      await expect.poll(() => xdo('getwindowname', windowOf(pid)), { timeout: 5_000 }).toMatch(/^Computer/);
+    });
+  },
+);

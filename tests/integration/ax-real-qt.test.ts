@@ -16,7 +16,8 @@ import { useLeakCheck } from '../support/leaks.js';
 const READ_APP = join(__dirname, '../fixtures/ax/read_app.py');
 const missing = desktopParts();
 if (!existsSync('/usr/bin/featherpad')) missing.push('featherpad');
-if (!existsSync('/usr/share/glib-2.0/schemas/org.gnome.desktop.interface.gschema.xml')) missing.push('gsettings-desktop-schemas');
+if (!existsSync('/usr/share/glib-2.0/schemas/org.gnome.desktop.interface.gschema.xml'))
+  missing.push('gsettings-desktop-schemas');
 
 describe.runIf(missing.length > 0 && inCi)('the Linux helper on FeatherPad (Qt 5)', () => {
   it('needs the desktop test packages under CI', () => {
@@ -25,56 +26,71 @@ describe.runIf(missing.length > 0 && inCi)('the Linux helper on FeatherPad (Qt 5
 });
 
 const title = 'the Linux helper on FeatherPad (Qt 5)';
-describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(missing)}; and featherpad)` : title, () => {
-  useLeakCheck();
-  let desktop: Desktop;
-  let client: AXClient;
-  let driver: AxDriver;
-  let pid: number;
-  let home: string;
+describe.skipIf(missing.length > 0)(
+  missing.length ? `${title} (${skipReason(missing)}; and featherpad)` : title,
+  () => {
+    useLeakCheck();
+    let desktop: Desktop;
+    let client: AXClient;
+    let driver: AxDriver;
+    let pid: number;
+    let home: string;
 
-  const texts = () =>
-    (JSON.parse(execFileSync('/usr/bin/python3', [READ_APP, String(pid)], { env: desktop.env, encoding: 'utf8' })) as { nodes: Array<{ role: string; text?: string; states: string[] }> }).nodes
-      .filter((n) => n.states.includes('editable') && n.states.includes('multi-line'))
-      .map((n) => n.text ?? '');
+    const texts = () =>
+      (
+        JSON.parse(
+          execFileSync('/usr/bin/python3', [READ_APP, String(pid)], { env: desktop.env, encoding: 'utf8' }),
+        ) as { nodes: Array<{ role: string; text?: string; states: string[] }> }
+      ).nodes
+        .filter((n) => n.states.includes('editable') && n.states.includes('multi-line'))
+        .map((n) => n.text ?? '');
 
-  beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'rein-ax-qt-'));
-    desktop = await startDesktop();
-    desktop.env.HOME = home;
-    client = desktop.client();
-    driver = new AxDriver(client, new RefTable());
-    pid = (await desktop.startApp('/usr/bin/featherpad')).pid;
-    await desktop.waitForApp(client, pid, 50_000);
-  }, 90_000);
+    beforeAll(async () => {
+      home = mkdtempSync(join(tmpdir(), 'rein-ax-qt-'));
+      desktop = await startDesktop();
+      desktop.env.HOME = home;
+      client = desktop.client();
+      driver = new AxDriver(client, new RefTable());
+      pid = (await desktop.startApp('/usr/bin/featherpad')).pid;
+      await desktop.waitForApp(client, pid, 50_000);
+    }, 90_000);
 
-  afterAll(async () => {
-    await desktop?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await desktop?.close();
+      if (home) rmSync(home, { recursive: true, force: true });
+    });
 
-  it('refuses the items of a closed menu instead of clicking them, and a disabled tool button', async () => {
-    // The helper's find, asked for hidden elements too (the driver's find never asks for them).
-    const found = await client.call('find', { pid, role: 'menuitem', include_hidden: true, max_results: 200 });
-    const closed = found.elements.filter((e) => e.ancestry?.some((a) => a.role === 'menu' || a.role === 'menuitem'));
-    expect(closed.length).toBeGreaterThan(5);
-    for (const item of closed.slice(0, 5)) {
-      const target = { id: item.id, role: item.role, name: item.name, app: { pid, name: found.app.name }, ancestry: item.ancestry ?? [] };
-      await expect(client.call('click', { target }), item.name).rejects.toMatchObject({ code: expect.stringMatching(/^(NOT_VISIBLE|DISABLED)$/) });
-    }
-    const view = await driver.snapshot({ app: String(pid), filter: 'interactive' });
-    // What a person sees: the menu bar's titles, none of the closed menus' items.
-    expect(view.elements.filter((e) => e.role === 'menuitem' && closed.some((c) => c.id === e.id))).toEqual([]);
-    const save = view.elements.find((e) => e.role === 'button' && e.name === 'Save')!;
-    expect(save.states).toContain('disabled');
-    await expect(driver.act('click', { ref: save.ref })).rejects.toMatchObject({ code: 'DISABLED' });
-  });
+    it('refuses the items of a closed menu instead of clicking them, and a disabled tool button', async () => {
+      // The helper's find, asked for hidden elements too (the driver's find never asks for them).
+      const found = await client.call('find', { pid, role: 'menuitem', include_hidden: true, max_results: 200 });
+      const closed = found.elements.filter((e) => e.ancestry?.some((a) => a.role === 'menu' || a.role === 'menuitem'));
+      expect(closed.length).toBeGreaterThan(5);
+      for (const item of closed.slice(0, 5)) {
+        const target = {
+          id: item.id,
+          role: item.role,
+          name: item.name,
+          app: { pid, name: found.app.name },
+          ancestry: item.ancestry ?? [],
+        };
+        await expect(client.call('click', { target }), item.name).rejects.toMatchObject({
+          code: expect.stringMatching(/^(NOT_VISIBLE|DISABLED)$/),
+        });
+      }
+      const view = await driver.snapshot({ app: String(pid), filter: 'interactive' });
+      // What a person sees: the menu bar's titles, none of the closed menus' items.
+      expect(view.elements.filter((e) => e.role === 'menuitem' && closed.some((c) => c.id === e.id))).toEqual([]);
+      const save = view.elements.find((e) => e.role === 'button' && e.name === 'Save')!;
+      expect(save.states).toContain('disabled');
+      await expect(driver.act('click', { ref: save.ref })).rejects.toMatchObject({ code: 'DISABLED' });
+    });
 
-  it('types Unicode into the editor by ref (UTF-16 lengths for Qt) and reads every character back', async () => {
-    const view = await driver.snapshot({ app: String(pid), filter: 'interactive' });
-    const area = view.elements.find((e) => e.role === 'textarea')!;
-    const out = await driver.act('type_text', { ref: area.ref, text: 'Qt ÄÖ 日本 🙂' });
-    expect(out.result).toMatchObject({ verified: true });
-    expect(texts().join('')).toContain('Qt ÄÖ 日本 🙂');
-  });
-});
+    it('types Unicode into the editor by ref (UTF-16 lengths for Qt) and reads every character back', async () => {
+      const view = await driver.snapshot({ app: String(pid), filter: 'interactive' });
+      const area = view.elements.find((e) => e.role === 'textarea')!;
+      const out = await driver.act('type_text', { ref: area.ref, text: 'Qt ÄÖ 日本 🙂' });
+      expect(out.result).toMatchObject({ verified: true });
+      expect(texts().join('')).toContain('Qt ÄÖ 日本 🙂');
+    });
+  },
+);

@@ -9,7 +9,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AXClient } from '../../src-main/core/ax/axClient.js';
-import { desktopParts, inCi, skipReason, startDesktop, type Desktop, type FixtureApp } from '../fixtures/ax/desktopSession.js';
+import {
+  desktopParts,
+  inCi,
+  skipReason,
+  startDesktop,
+  type Desktop,
+  type FixtureApp,
+} from '../fixtures/ax/desktopSession.js';
 import { useLeakCheck } from '../support/leaks.js';
 
 const PROBE = join(__dirname, '../fixtures/ax/xwin_probe.py');
@@ -39,8 +46,10 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
 
   const probe = (ask: object = {}, env: NodeJS.ProcessEnv = desktop.env): Probe =>
     JSON.parse(execFileSync('/usr/bin/python3', [PROBE, JSON.stringify(ask)], { env, encoding: 'utf8' })) as Probe;
-  const xdo = (...args: string[]) => execFileSync('/usr/bin/xdotool', args, { env: desktop.env, encoding: 'utf8' }).trim();
-  const xidOf = (pid: number) => Number(xdo('search', '--onlyvisible', '--pid', String(pid)).split('\n').filter(Boolean).pop());
+  const xdo = (...args: string[]) =>
+    execFileSync('/usr/bin/xdotool', args, { env: desktop.env, encoding: 'utf8' }).trim();
+  const xidOf = (pid: number) =>
+    Number(xdo('search', '--onlyvisible', '--pid', String(pid)).split('\n').filter(Boolean).pop());
 
   beforeAll(async () => {
     desktop = await startDesktop();
@@ -60,7 +69,14 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
   });
 
   it('finds each app’s X window by pid and title', () => {
-    const got = probe({ window_for: [[a.pid, 'Fixture A'], [b.pid, 'Fixture B'], [a.pid, 'Fixture B'], [1, 'nobody']] });
+    const got = probe({
+      window_for: [
+        [a.pid, 'Fixture A'],
+        [b.pid, 'Fixture B'],
+        [a.pid, 'Fixture B'],
+        [1, 'nobody'],
+      ],
+    });
     expect(got.available).toBe(true);
     expect(got.window_for).toEqual([xidOf(a.pid), xidOf(b.pid), xidOf(a.pid), null]);
     expect(got.windows!.map((w) => w.pid)).toEqual(expect.arrayContaining([a.pid, b.pid]));
@@ -107,7 +123,13 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
     try {
       const count = async (app: FixtureApp) => {
         const [el] = (await blind.call('find', { pid: app.pid, role: 'button', name: 'Count', exact: true })).elements;
-        return { id: el!.id, role: el!.role, name: el!.name, app: { pid: app.pid, name: 'fixture_app.py' }, ancestry: el!.ancestry ?? [] };
+        return {
+          id: el!.id,
+          role: el!.role,
+          name: el!.name,
+          app: { pid: app.pid, name: 'fixture_app.py' },
+          ancestry: el!.ancestry ?? [],
+        };
       };
       // B over A's Count button (a double click goes by the mouse).
       await b.command('move-window 0 0');

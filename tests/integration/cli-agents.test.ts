@@ -26,7 +26,8 @@ beforeEach(async () => {
     'config.yaml': 'model: claude-opus-5\ntools:\n  denied: [bash, http]\n',
     'MEMORY.md': '- reviewer prefers small diffs\n',
     'commands/review.md': 'Review the file $ARGUMENTS and list problems.\n',
-    'skills/lint-style/SKILL.md': '---\nname: lint-style\ndescription: House lint rules for reviews\n---\nRun scripts/check.sh first.\n',
+    'skills/lint-style/SKILL.md':
+      '---\nname: lint-style\ndescription: House lint rules for reviews\n---\nRun scripts/check.sh first.\n',
     'skills/lint-style/scripts/check.sh': 'echo ok\n',
   });
   await agent('research', {
@@ -59,7 +60,9 @@ describe('rein run --agent', () => {
     expect(names).not.toContain('http');
     expect(names).toContain('use_skill');
     expect(names).toContain('memory_append');
-    expect(readdirSync(join(home, 'agents', 'reviewer', 'sessions')).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    expect(readdirSync(join(home, 'agents', 'reviewer', 'sessions')).filter((f) => f.endsWith('.json'))).toHaveLength(
+      1,
+    );
     expect(existsSync(join(home, 'sessions'))).toBe(false);
   });
 
@@ -81,7 +84,7 @@ describe('rein run --agent', () => {
     expect(readFileSync(memory, 'utf8')).toContain('research keeps sources');
   });
 
-  it('expands a slash command from the agent\'s commands/', async () => {
+  it("expands a slash command from the agent's commands/", async () => {
     fake.enqueue(text('found 2 problems'));
     const r = await rein(['run', '--agent', 'reviewer', '/review src/app.ts'], { env, cwd });
     expect(r.code).toBe(0);

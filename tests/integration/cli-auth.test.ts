@@ -66,7 +66,11 @@ const pointAtFake = async () => {
 
 describe('rein auth', () => {
   it('set-key reads stdin, stores the key 0600 (folder 0700), status --json says where, remove removes it', async () => {
-    expect(JSON.parse((await rein(['auth', 'status', '--json'], { env, cwd })).stdout)).toEqual({ stored: false, store: null, env: false });
+    expect(JSON.parse((await rein(['auth', 'status', '--json'], { env, cwd })).stdout)).toEqual({
+      stored: false,
+      store: null,
+      env: false,
+    });
 
     const set = await rein(['auth', 'set-key'], { env, cwd, stdin: `${KEY}\n` });
     expect(set.code, set.stderr).toBe(0);
@@ -89,11 +93,22 @@ describe('rein auth', () => {
     expect(removed.stdout).toMatch(/^Removed the stored API key from /);
     const again = await rein(['auth', 'remove'], { env, cwd });
     expect([again.code, again.stdout]).toEqual([0, 'No API key was stored; nothing to remove.\n']);
-    expect(JSON.parse((await rein(['auth', 'status', '--json'], { env, cwd })).stdout)).toEqual({ stored: false, store: null, env: false });
+    expect(JSON.parse((await rein(['auth', 'status', '--json'], { env, cwd })).stdout)).toEqual({
+      stored: false,
+      store: null,
+      env: false,
+    });
   });
 
   it('refuses what is not a key (exit 2, nothing stored) and a key given as an argument', async () => {
-    for (const stdin of ['', '\n', `${KEY}\n${KEY}\n`, `export ANTHROPIC_API_KEY=${KEY}\n`, 'ANTHROPIC_API_KEY=abcdefghijk\n', 'short\n']) {
+    for (const stdin of [
+      '',
+      '\n',
+      `${KEY}\n${KEY}\n`,
+      `export ANTHROPIC_API_KEY=${KEY}\n`,
+      'ANTHROPIC_API_KEY=abcdefghijk\n',
+      'short\n',
+    ]) {
       const r = await rein(['auth', 'set-key'], { env, cwd, stdin });
       expect(r.code, JSON.stringify(stdin)).toBe(2);
       expect(r.stderr).toMatch(/^rein: key: /);
@@ -114,32 +129,47 @@ describe('rein auth', () => {
     await rein(['auth', 'set-key'], { env, cwd, stdin: 'sk-ant-first-plain-0123\n' }); // no bus: the file
     const r = await rein(['auth', 'set-key'], { env: withBus, cwd, stdin: KEY });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Stored the API key in the Secret Service \(libsecret: service rein, account anthropic-api-key:/);
+    expect(r.stdout).toMatch(
+      /^Stored the API key in the Secret Service \(libsecret: service rein, account anthropic-api-key:/,
+    );
     expect(r.stdout).toMatch(/Removed the older copy from a file/);
     await expect(stat(keyFile(home))).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(JSON.parse((await rein(['auth', 'status', '--json'], { env: withBus, cwd })).stdout)).toEqual({ stored: true, store: 'libsecret', env: false });
-    expect(JSON.parse(await readFile(join(root, '.fake-secrets.json'), 'utf8'))).toEqual({ [`service\u0000rein\u0000account\u0000anthropic-api-key:${home}`]: KEY });
+    expect(JSON.parse((await rein(['auth', 'status', '--json'], { env: withBus, cwd })).stdout)).toEqual({
+      stored: true,
+      store: 'libsecret',
+      env: false,
+    });
+    expect(JSON.parse(await readFile(join(root, '.fake-secrets.json'), 'utf8'))).toEqual({
+      [`service\u0000rein\u0000account\u0000anthropic-api-key:${home}`]: KEY,
+    });
   });
 
-  it.skipIf(spawnSync('script', ['--version']).status !== 0 && process.env.CI !== 'true')('at a terminal asks for the key and does not echo it', async () => {
-    // `script` gives the CLI a pseudo-terminal; the test types the key like a person would.
-    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(REIN_BIN)} auth set-key`;
-    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd, env: { ...env, TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let screen = '';
-    let typed = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      screen += d;
-      if (!typed && screen.includes('Anthropic API key (hidden): ')) {
-        typed = true;
-        child.stdin.write(`${KEY}\r`);
-      }
-    });
-    const code = await new Promise<number | null>((ok) => child.on('close', ok));
-    expect(code, screen).toBe(0);
-    expect(screen).toContain('Stored the API key in');
-    expect(screen).not.toContain(KEY);
-    expect(await readFile(keyFile(home), 'utf8')).toBe(`${KEY}\n`);
-  });
+  it.skipIf(spawnSync('script', ['--version']).status !== 0 && process.env.CI !== 'true')(
+    'at a terminal asks for the key and does not echo it',
+    async () => {
+      // `script` gives the CLI a pseudo-terminal; the test types the key like a person would.
+      const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(REIN_BIN)} auth set-key`;
+      const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
+        cwd,
+        env: { ...env, TERM: 'dumb' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let screen = '';
+      let typed = false;
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        screen += d;
+        if (!typed && screen.includes('Anthropic API key (hidden): ')) {
+          typed = true;
+          child.stdin.write(`${KEY}\r`);
+        }
+      });
+      const code = await new Promise<number | null>((ok) => child.on('close', ok));
+      expect(code, screen).toBe(0);
+      expect(screen).toContain('Stored the API key in');
+      expect(screen).not.toContain(KEY);
+      expect(await readFile(keyFile(home), 'utf8')).toBe(`${KEY}\n`);
+    },
+  );
 
   it('is listed in rein --help', async () => {
     expect((await rein(['--help'], { env, cwd })).stdout).toMatch(/rein auth set-key\|status\|remove/);
@@ -159,7 +189,10 @@ describe('every run uses the stored key', () => {
     expect(stored.code, stored.stderr).toBe(0);
     expect(keySent(1)).toBe(KEY);
     fake.enqueue(text('with the env key'));
-    const fromEnv = await rein(['run', 'hi'], { env: { ...env, ANTHROPIC_API_KEY: 'sk-ant-from-the-environment' }, cwd });
+    const fromEnv = await rein(['run', 'hi'], {
+      env: { ...env, ANTHROPIC_API_KEY: 'sk-ant-from-the-environment' },
+      cwd,
+    });
     expect(fromEnv.code, fromEnv.stderr).toBe(0);
     expect(keySent(2)).toBe('sk-ant-from-the-environment');
   });
@@ -185,16 +218,24 @@ describe('every run uses the stored key', () => {
     };
     const set = await rein(['auth', 'set-key'], { env: cliEnv, cwd, stdin: `${KEY}\n` });
     expect(set.code, set.stderr).toBe(0);
-    const made = await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'yearly report', '--json'], { env: cliEnv, cwd });
+    const made = await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'yearly report', '--json'], {
+      env: cliEnv,
+      cwd,
+    });
     expect(made.code, made.stderr).toBe(0);
     const id = (JSON.parse(made.stdout) as { id: string }).id;
     // Made long before its last due time, so the job catches that time up when launchd starts it now.
     const storeFile = join(home, 'schedules.json');
     const stored = JSON.parse(await readFile(storeFile, 'utf8'));
-    stored.schedules[0].created_at = stored.schedules[0].updated_at = new Date(Date.now() - 400 * 86_400_000).toISOString();
+    stored.schedules[0].created_at = stored.schedules[0].updated_at = new Date(
+      Date.now() - 400 * 86_400_000,
+    ).toISOString();
     await writeFile(storeFile, JSON.stringify(stored, null, 2));
 
-    const plist = parsePlist(await readFile(join(agentsDir, `dev.rein.schedule.${id}.plist`), 'utf8')) as { ProgramArguments: string[]; EnvironmentVariables: Record<string, string> };
+    const plist = parsePlist(await readFile(join(agentsDir, `dev.rein.schedule.${id}.plist`), 'utf8')) as {
+      ProgramArguments: string[];
+      EnvironmentVariables: Record<string, string>;
+    };
     expect(plist.EnvironmentVariables.ANTHROPIC_API_KEY).toBeUndefined();
     expect(JSON.stringify(plist)).not.toContain(KEY);
     // launchd gives a user agent HOME (and USER…); everything else is the plist's.
@@ -223,13 +264,25 @@ describe('rein doctor and the key', () => {
     await pointAtFake();
     const check = async (e: NodeJS.ProcessEnv) => {
       const r = await rein(['doctor', '--json'], { env: e, cwd });
-      return (JSON.parse(r.stdout) as { checks: { name: string; status: string; message: string; hint?: string }[] }).checks.find((c) => c.name === 'model')!;
+      return (
+        JSON.parse(r.stdout) as { checks: { name: string; status: string; message: string; hint?: string }[] }
+      ).checks.find((c) => c.name === 'model')!;
     };
     const onlyEnv = await check({ ...env, ANTHROPIC_API_KEY: 'sk-ant-only-in-this-shell' });
-    expect(onlyEnv).toMatchObject({ status: 'warn', message: expect.stringMatching(/ANTHROPIC_API_KEY.*no key is stored.*launchd job/), hint: expect.stringMatching(/rein auth set-key/) });
+    expect(onlyEnv).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/ANTHROPIC_API_KEY.*no key is stored.*launchd job/),
+      hint: expect.stringMatching(/rein auth set-key/),
+    });
     expect(JSON.stringify(onlyEnv)).not.toContain('sk-ant-only');
     await rein(['auth', 'set-key'], { env, cwd, stdin: KEY });
-    expect(await check(env)).toMatchObject({ status: 'ok', message: expect.stringContaining(`with the key stored in ${keyFile(home)}`) });
-    expect(await check({ ...env, ANTHROPIC_API_KEY: 'sk-ant-x-0123456789' })).toMatchObject({ status: 'ok', message: expect.stringMatching(/ANTHROPIC_API_KEY \(a key is also stored in .*the environment's wins\)/) });
+    expect(await check(env)).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining(`with the key stored in ${keyFile(home)}`),
+    });
+    expect(await check({ ...env, ANTHROPIC_API_KEY: 'sk-ant-x-0123456789' })).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/ANTHROPIC_API_KEY \(a key is also stored in .*the environment's wins\)/),
+    });
   });
 });

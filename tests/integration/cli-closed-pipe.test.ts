@@ -92,8 +92,27 @@ describe('a reader that closes the pipe early', () => {
   it('schedule logs: one big write of a whole log', async () => {
     const at = '2026-01-05T09:00:00.000Z';
     await mkdir(join(home, 'schedules', '1a2b3c4d', 'logs'), { recursive: true });
-    await writeFile(join(home, 'schedules.json'), JSON.stringify({ version: 1, schedules: [{ id: '1a2b3c4d', agent: 'default', cron: '0 9 * * *', prompt: 'p', enabled: false, created_at: at, updated_at: at }] }));
-    await writeFile(join(home, 'schedules', '1a2b3c4d', 'logs', '2026-01-05-090000.log'), `first line\n${'a line of the run\n'.repeat(40_000)}`);
+    await writeFile(
+      join(home, 'schedules.json'),
+      JSON.stringify({
+        version: 1,
+        schedules: [
+          {
+            id: '1a2b3c4d',
+            agent: 'default',
+            cron: '0 9 * * *',
+            prompt: 'p',
+            enabled: false,
+            created_at: at,
+            updated_at: at,
+          },
+        ],
+      }),
+    );
+    await writeFile(
+      join(home, 'schedules', '1a2b3c4d', 'logs', '2026-01-05-090000.log'),
+      `first line\n${'a line of the run\n'.repeat(40_000)}`,
+    );
     expect((await fullOutput(['schedule', 'logs', '1a2b3c4d'])).length).toBeGreaterThan(4 * PIPE_BUFFER);
     expectQuiet(await piped(['schedule', 'logs', '1a2b3c4d']), /^first line$/m);
   });
@@ -106,7 +125,8 @@ describe('a reader that closes the pipe early', () => {
 
     // A long session to show, and a short one copied into a long list.
     const dir = join(home, 'sessions');
-    const sessionsNow = async () => new Set((await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json')));
+    const sessionsNow = async () =>
+      new Set((await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json')));
     const newSession = async (reply: string): Promise<string> => {
       const before = await sessionsNow();
       fake.enqueue(text(reply, { chunkSize: 2048 }));

@@ -21,8 +21,10 @@ beforeEach(async () => {
   cacheDir = join(home, 'code-cache');
 });
 
-const version = (extra: Record<string, string | undefined>) => rein(['--version'], { env: cleanEnv({ REIN_HOME: home, ...extra }), cwd });
-const entries = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).filter((f) => !f.endsWith('.tmp'));
+const version = (extra: Record<string, string | undefined>) =>
+  rein(['--version'], { env: cleanEnv({ REIN_HOME: home, ...extra }), cwd });
+const entries = async (dir: string) =>
+  (await readdir(dir).catch(() => [] as string[])).filter((f) => !f.endsWith('.tmp'));
 
 /** The CLI's entry file, as Node names it when it compiles it. */
 const CLI_MAIN = realpathSync(join(dirname(REIN_BIN), '..', 'out', 'cli', 'rein.js'));
@@ -65,7 +67,10 @@ function foreignCachedData(out: string): { foreign: string; proof: string } {
   `;
   const foreignFile = `${out}.source.js`;
   writeFileSync(foreignFile, foreign);
-  const r = spawnSync(process.execPath, ['-e', script, foreignFile, CLI_MAIN, out], { env: cleanEnv({}), encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['-e', script, foreignFile, CLI_MAIN, out], {
+    env: cleanEnv({}),
+    encoding: 'utf8',
+  });
   return { foreign, proof: r.stdout };
 }
 
@@ -78,7 +83,9 @@ describe('the CLI code cache', () => {
     expect(written.length).toBeGreaterThan(0);
     expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
     for (const f of written) expect((await stat(join(cacheDir, f))).mode & 0o777).toBe(0o600);
-    const times = new Map(await Promise.all(written.map(async (f) => [f, (await stat(join(cacheDir, f))).mtimeMs] as const)));
+    const times = new Map(
+      await Promise.all(written.map(async (f) => [f, (await stat(join(cacheDir, f))).mtimeMs] as const)),
+    );
 
     const second = await version({ REIN_CODE_CACHE: cacheDir });
     expect(second.code).toBe(0);
@@ -98,7 +105,9 @@ describe('the CLI code cache', () => {
     expect(JSON.parse(first.stdout)).toMatchObject({ decision: 'allow' });
     const written = await entries(cacheDir);
     expect(written.length).toBeGreaterThan(0);
-    const times = new Map(await Promise.all(written.map(async (f) => [f, (await stat(join(cacheDir, f))).mtimeMs] as const)));
+    const times = new Map(
+      await Promise.all(written.map(async (f) => [f, (await stat(join(cacheDir, f))).mtimeMs] as const)),
+    );
     expect((await check()).stdout).toBe(first.stdout);
     // Data saved under the flags every run starts with is accepted: nothing is written again.
     for (const f of written) expect((await stat(join(cacheDir, f))).mtimeMs).toBe(times.get(f));
@@ -136,9 +145,18 @@ describe('the CLI code cache', () => {
       // What an entry looked like before it had a header, at the CLI's own cache key.
       foreignData,
       // A header for the foreign source.
-      Buffer.concat([Buffer.from(`rein-code-cache 2 ${JSON.stringify([process.version, process.arch, CLI_MAIN, sha256(wrapped(foreign))])}\n`), foreignData]),
+      Buffer.concat([
+        Buffer.from(
+          `rein-code-cache 2 ${JSON.stringify([process.version, process.arch, CLI_MAIN, sha256(wrapped(foreign))])}\n`,
+        ),
+        foreignData,
+      ]),
       // A header of another format.
-      Buffer.concat([Buffer.from(expected.line.replace(/^rein-code-cache \d+/, 'rein-code-cache 1')), Buffer.from('\n'), foreignData]),
+      Buffer.concat([
+        Buffer.from(expected.line.replace(/^rein-code-cache \d+/, 'rein-code-cache 1')),
+        Buffer.from('\n'),
+        foreignData,
+      ]),
     ];
     for (const bytes of planted) {
       await writeFile(entry, bytes, { mode: 0o600 });
@@ -152,7 +170,7 @@ describe('the CLI code cache', () => {
     }
   });
 
-  it('uses no entry that is a symbolic link, not the user\'s, or writable by others: it compiles and writes its own', async () => {
+  it("uses no entry that is a symbolic link, not the user's, or writable by others: it compiles and writes its own", async () => {
     await version({ REIN_CODE_CACHE: cacheDir });
     const entry = await entryFor(cacheDir, CLI_MAIN);
 

@@ -32,7 +32,10 @@ async function sessions(n: number): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     const s = store.create({ agent: 'default', cwd, source: 'cli', title: i === 0 ? 'glacier hike' : `errand ${i}` });
     const words = i === 0 ? 'plan a glacier hike in the alps' : `errand number ${i} ${'ordinary words '.repeat(80)}`;
-    s.messages.push({ role: 'user', content: [{ type: 'text', text: words } ] }, { role: 'assistant', content: [{ type: 'text', text: `done ${i}` }] });
+    s.messages.push(
+      { role: 'user', content: [{ type: 'text', text: words }] },
+      { role: 'assistant', content: [{ type: 'text', text: `done ${i}` }] },
+    );
     const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
     s.message_meta.push({ source: 'cli', timestamp: at }, { source: 'cli', timestamp: at });
     await store.save(s);
@@ -44,7 +47,9 @@ async function sessions(n: number): Promise<string[]> {
 function page(name: string): { page: number; size: number } {
   const db = new Database(join(home, 'rein.db'), { readonly: true });
   try {
-    const { rootpage } = db.prepare(`SELECT rootpage FROM sqlite_schema WHERE name = ?`).get(name) as { rootpage: number };
+    const { rootpage } = db.prepare(`SELECT rootpage FROM sqlite_schema WHERE name = ?`).get(name) as {
+      rootpage: number;
+    };
     return { page: rootpage, size: db.pragma('page_size', { simple: true }) as number };
   } finally {
     db.close();
@@ -70,7 +75,9 @@ describe('rein.db damaged inside', () => {
     const list = await rein(['sessions', 'list', '--json', '--limit', '100'], { env, cwd });
     expect(list.code, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as Array<{ id: string }>).map((r) => r.id).sort()).toEqual([...ids].sort());
-    expect(list.stderr).toMatch(/rein: the search index was damaged: kept as \S+rein\.db\.corrupt-\S+, and rebuilt from the session files/);
+    expect(list.stderr).toMatch(
+      /rein: the search index was damaged: kept as \S+rein\.db\.corrupt-\S+, and rebuilt from the session files/,
+    );
     expect(await corruptCopies()).toHaveLength(1);
     // Rebuilt: the next listing has nothing to repair.
     const again = await rein(['sessions', 'list', '--limit', '100'], { env, cwd });

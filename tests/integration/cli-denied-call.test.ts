@@ -28,7 +28,15 @@ describe('a refused tool call in rein run', () => {
     fake.enqueue(tools([toolCall('bash', { command: 'touch notes.txt' })]), text('I could not write the notes.'));
     const j = await rein(['run', '--json', '--source', 'schedule', 'write the notes'], { env, cwd });
     const denied = events(j.stdout).filter((e) => e.type === 'tool_call_denied');
-    expect(denied).toEqual([expect.objectContaining({ tool: 'bash', summary: '$ touch notes.txt', layer: 'origin', reason: expect.stringContaining('nobody is watching'), seq: expect.any(Number) })]);
+    expect(denied).toEqual([
+      expect.objectContaining({
+        tool: 'bash',
+        summary: '$ touch notes.txt',
+        layer: 'origin',
+        reason: expect.stringContaining('nobody is watching'),
+        seq: expect.any(Number),
+      }),
+    ]);
     expect(events(j.stdout).some((e) => e.type === 'tool_call_start')).toBe(false);
   });
 });

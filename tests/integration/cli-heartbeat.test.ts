@@ -45,11 +45,17 @@ describe('rein heartbeat', () => {
     expect(lines.map((l) => JSON.parse(l).outcome)).toEqual(['ok']);
   });
 
-  it('run: an alert is printed and added to the agent\'s latest conversation', async () => {
+  it("run: an alert is printed and added to the agent's latest conversation", async () => {
     const store = new SessionStore(join(home, 'agents', 'ops', 'sessions'));
     const s = store.create({ agent: 'ops', cwd, source: 'cli', title: 'CI' });
-    s.messages.push({ role: 'user', content: [{ type: 'text', text: 'watch CI please' }] }, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] });
-    s.message_meta.push({ source: 'cli', timestamp: new Date().toISOString() }, { source: 'cli', timestamp: new Date().toISOString() });
+    s.messages.push(
+      { role: 'user', content: [{ type: 'text', text: 'watch CI please' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+    );
+    s.message_meta.push(
+      { source: 'cli', timestamp: new Date().toISOString() },
+      { source: 'cli', timestamp: new Date().toISOString() },
+    );
     await store.save(s);
     fake.enqueue(text('CI is red: job e2e.'));
     const r = await rein(['heartbeat', 'run', 'ops'], { env, cwd });
@@ -62,7 +68,17 @@ describe('rein heartbeat', () => {
   });
 
   it('run: with a daemon running, the beat is made there: its alert goes on the bus for the app', async () => {
-    const daemon = await startDaemon({ home, cwd, port: 0, host: '127.0.0.1', env: { ...env, REIN_RETRY_BASE_MS: '1' }, config: GlobalConfig.parse({}), warn: () => undefined, triggers: false, shutdownGraceMs: 200 });
+    const daemon = await startDaemon({
+      home,
+      cwd,
+      port: 0,
+      host: '127.0.0.1',
+      env: { ...env, REIN_RETRY_BASE_MS: '1' },
+      config: GlobalConfig.parse({}),
+      warn: () => undefined,
+      triggers: false,
+      shutdownGraceMs: 200,
+    });
     try {
       const alerts: string[] = [];
       daemon.service.subscribe((e) => {
@@ -71,7 +87,12 @@ describe('rein heartbeat', () => {
       fake.enqueue(text('CI is red: job e2e.'));
       const r = await rein(['heartbeat', 'run', 'ops', '--json'], { env, cwd });
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ agent: 'ops', trigger: 'hand', outcome: 'alert', message: 'CI is red: job e2e.' });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        agent: 'ops',
+        trigger: 'hand',
+        outcome: 'alert',
+        message: 'CI is red: job e2e.',
+      });
       expect(alerts).toEqual(['CI is red: job e2e.']);
       // Refusals keep their words: an agent that does not exist.
       const missing = await rein(['heartbeat', 'run', 'nobody'], { env, cwd });
@@ -95,18 +116,30 @@ describe('rein heartbeat', () => {
     const failed = await rein(['heartbeat', 'run', 'ops'], { env, cwd });
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain('broken on purpose');
-    const noKey = await rein(['heartbeat', 'run', 'ops'], { env: { ...env, ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: 'https://api.example.invalid' }, cwd });
+    const noKey = await rein(['heartbeat', 'run', 'ops'], {
+      env: { ...env, ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: 'https://api.example.invalid' },
+      cwd,
+    });
     expect(noKey.code).toBe(2);
     expect(noKey.stdout).toContain('No API key');
   });
 
-  it('status: last beat, tokens, cost and today\'s spend; no next beat without a daemon', async () => {
+  it("status: last beat, tokens, cost and today's spend; no next beat without a daemon", async () => {
     fake.enqueue(text('HEARTBEAT_OK'));
     expect((await rein(['heartbeat', 'run', 'ops'], { env, cwd })).code).toBe(0);
     const json = await rein(['heartbeat', 'status', 'ops', '--json'], { env, cwd });
     expect(json.code, json.stderr).toBe(0);
     const st = JSON.parse(json.stdout);
-    expect(st).toMatchObject({ agent: 'ops', configured: true, every: '30m', active_hours: '22:00-06:00', max_usd_per_day: 0.25, goals: true, beats_today: 1, next_beat: null });
+    expect(st).toMatchObject({
+      agent: 'ops',
+      configured: true,
+      every: '30m',
+      active_hours: '22:00-06:00',
+      max_usd_per_day: 0.25,
+      goals: true,
+      beats_today: 1,
+      next_beat: null,
+    });
     expect(st.last_run.outcome).toBe('ok');
     expect(st.today_usd).toBeCloseTo(st.last_run.cost_usd);
     const textOut = await rein(['heartbeat', 'status'], { env, cwd });

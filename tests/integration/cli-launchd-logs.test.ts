@@ -13,7 +13,13 @@ import { cleanEnv, REIN_BIN, tempHome } from '../support/cli.js';
 const MIB = 1024 * 1024;
 
 /** The CLI with stdout and stderr opened for appending on `out` and `err`, as launchd opens StandardOutPath. */
-function asLaunchd(args: string[], env: NodeJS.ProcessEnv, cwd: string, out: string, err: string): Promise<number | null> {
+function asLaunchd(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  out: string,
+  err: string,
+): Promise<number | null> {
   const o = openSync(out, 'a');
   const e = openSync(err, 'a');
   const child = spawn(process.execPath, [REIN_BIN, ...args], { cwd, env, stdio: ['ignore', o, e] });
@@ -29,7 +35,15 @@ describe('launchd.*.log rotation', () => {
     const at = '2026-01-05T09:00:00.000Z';
     const dir = join(home, 'schedules', id);
     await mkdir(dir, { recursive: true });
-    await writeFile(join(home, 'schedules.json'), JSON.stringify({ version: 1, schedules: [{ id, agent: 'default', cron: '0 9 * * *', prompt: 'p', enabled: false, created_at: at, updated_at: at }] }));
+    await writeFile(
+      join(home, 'schedules.json'),
+      JSON.stringify({
+        version: 1,
+        schedules: [
+          { id, agent: 'default', cron: '0 9 * * *', prompt: 'p', enabled: false, created_at: at, updated_at: at },
+        ],
+      }),
+    );
     const out = join(dir, 'launchd.out.log');
     const err = join(dir, 'launchd.err.log');
     await writeFile(out, `${'old run output\n'.repeat(MIB / 15 + 10)}`);

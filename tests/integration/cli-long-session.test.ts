@@ -34,8 +34,20 @@ async function longSession(): Promise<{ id: string; file: string; before: Sessio
   };
   add({ role: 'user', content: [{ type: 'text', text: 'refactor the storage layer' }] });
   for (let i = 0; i < 60; i++) {
-    add({ role: 'assistant', content: [{ type: 'tool_use', id: `toolu_old_${i}`, name: 'file_read', input: { path: `src/f${i}.ts` } }] });
-    add({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_old_${i}`, content: `${i}\tconst store = "x"; // ✓ tested\n`.repeat(1_400) }] });
+    add({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: `toolu_old_${i}`, name: 'file_read', input: { path: `src/f${i}.ts` } }],
+    });
+    add({
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: `toolu_old_${i}`,
+          content: `${i}\tconst store = "x"; // ✓ tested\n`.repeat(1_400),
+        },
+      ],
+    });
   }
   add({ role: 'assistant', content: [{ type: 'text', text: 'The storage layer is refactored.' }] });
   await store.save(s);
@@ -48,7 +60,10 @@ describe('rein run --session on a long session', () => {
     const { id, file, before } = await longSession();
     expect((await readFile(file)).byteLength).toBeGreaterThan(3 * 1024 * 1024);
     await writeFile(join(cwd, 'notes.md'), '# Notes\n\nthe lock helper is in util/fileLock.ts\n');
-    fake.enqueue(tools([toolCall('file_read', { path: 'notes.md' })], 'Reading the notes.'), text('The notes say where the lock helper is.'));
+    fake.enqueue(
+      tools([toolCall('file_read', { path: 'notes.md' })], 'Reading the notes.'),
+      text('The notes say where the lock helper is.'),
+    );
 
     const r = await rein(['run', '--session', id, 'where is the lock helper?'], { env, cwd });
     expect(r.stderr).not.toMatch(/rein: (?!warning)/);
@@ -69,7 +84,9 @@ describe('rein run --session on a long session', () => {
     for (const req of fake.requests) expect(req.raw.length).toBeLessThan(400_000);
     expect(fake.requests[0]!.raw).toContain('output removed to save context');
 
-    const found = JSON.parse((await rein(['sessions', 'search', '--json', 'lock helper'], { env, cwd })).stdout) as Array<{ session_id?: string; sessionId?: string }>;
+    const found = JSON.parse(
+      (await rein(['sessions', 'search', '--json', 'lock helper'], { env, cwd })).stdout,
+    ) as Array<{ session_id?: string; sessionId?: string }>;
     expect(found).toHaveLength(1);
   });
 });

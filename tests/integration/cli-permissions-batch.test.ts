@@ -30,7 +30,10 @@ const batch = async (lines: Array<string | object>, flags: string[] = []) => {
 };
 
 const single = async (tool: string, input: unknown, extra: string[] = []) => {
-  const r = await rein(['permissions', 'check', '--json', '--tool', tool, '--input', JSON.stringify(input), ...extra], { env, cwd });
+  const r = await rein(['permissions', 'check', '--json', '--tool', tool, '--input', JSON.stringify(input), ...extra], {
+    env,
+    cwd,
+  });
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Record<string, unknown>;
 };
@@ -90,12 +93,20 @@ describe('rein permissions check --batch', () => {
   });
 
   it('checks hundreds of lines in one process, the flags giving each line its defaults', async () => {
-    const lines = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? { tool: 'bash', input: { command: `cat file${i}.txt` } } : i % 3 === 1 ? { tool: 'file_write', input: { path: `f${i}.txt`, content: 'x' } } : { tool: 'bash', input: { command: 'rm -rf /' } }));
+    const lines = Array.from({ length: 300 }, (_, i) =>
+      i % 3 === 0
+        ? { tool: 'bash', input: { command: `cat file${i}.txt` } }
+        : i % 3 === 1
+          ? { tool: 'file_write', input: { path: `f${i}.txt`, content: 'x' } }
+          : { tool: 'bash', input: { command: 'rm -rf /' } },
+    );
     const { code, out } = await batch(lines, ['--mode', 'plan']);
     expect(code).toBe(0);
     expect(out).toHaveLength(300);
     expect(out.every((o, i) => o.line === i + 1)).toBe(true);
-    expect(new Set(out.filter((_, i) => i % 3 === 1).map((o) => `${o.decision}/${o.layer}`))).toEqual(new Set(['deny/mode']));
+    expect(new Set(out.filter((_, i) => i % 3 === 1).map((o) => `${o.decision}/${o.layer}`))).toEqual(
+      new Set(['deny/mode']),
+    );
     expect(new Set(out.filter((_, i) => i % 3 === 2).map((o) => o.layer))).toEqual(new Set(['hard_block']));
   });
 

@@ -41,9 +41,13 @@ async function configure(o: { hung?: boolean } = {}) {
     `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile('everything'))}, String(process.pid));\nsetInterval(() => undefined, 60_000);\nawait import(${JSON.stringify(pathToFileURL(EVERYTHING_BIN).href)});\n`,
   );
   const hung = join(world.cwd, 'hung.mjs');
-  await writeFile(hung, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile('hung'))}, String(process.pid));\nsetInterval(() => undefined, 60_000);\n`);
+  await writeFile(
+    hung,
+    `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile('hung'))}, String(process.pid));\nsetInterval(() => undefined, 60_000);\n`,
+  );
   let yaml = `mcp_servers:\n  everything:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(everything)}, stdio]\n`;
-  if (o.hung) yaml += `  hung:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(hung)}]\n    connect_timeout_seconds: 120\n`;
+  if (o.hung)
+    yaml += `  hung:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(hung)}]\n    connect_timeout_seconds: 120\n`;
   await writeFile(join(world.home, 'config.yaml'), yaml);
 }
 

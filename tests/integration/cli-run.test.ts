@@ -46,7 +46,11 @@ describe('rein run (end to end through the real CLI)', () => {
     await writeFile(join(cwd, 'b.txt'), 'beta\n');
     await writeFile(join(cwd, 'c.txt'), 'gamma\n');
     fake.enqueue(
-      tools([toolCall('file_read', { path: 'a.txt' }), toolCall('file_read', { path: 'b.txt' }), toolCall('file_read', { path: 'c.txt' })]),
+      tools([
+        toolCall('file_read', { path: 'a.txt' }),
+        toolCall('file_read', { path: 'b.txt' }),
+        toolCall('file_read', { path: 'c.txt' }),
+      ]),
       text('alpha beta gamma'),
     );
     const r = await rein(['run', '--json', 'read the three files'], { env, cwd });
@@ -63,7 +67,10 @@ describe('rein run (end to end through the real CLI)', () => {
   });
 
   it('runs a write after approval with --yes', async () => {
-    fake.enqueue(tools([toolCall('file_write', { path: 'out.txt', content: 'written by rein\n' })]), text('Wrote out.txt.'));
+    fake.enqueue(
+      tools([toolCall('file_write', { path: 'out.txt', content: 'written by rein\n' })]),
+      text('Wrote out.txt.'),
+    );
     const r = await rein(['run', '--yes', 'write a file'], { env, cwd });
     expect(r.code).toBe(0);
     expect(readFileSync(join(cwd, 'out.txt'), 'utf8')).toBe('written by rein\n');
@@ -82,7 +89,11 @@ describe('rein run (end to end through the real CLI)', () => {
 
   it('retries a 529 and a cut stream, and the answer is shown once', async () => {
     const answer = 'A stable answer after some trouble.';
-    fake.enqueue({ kind: 'error', status: 529 }, { kind: 'cut', content: [{ type: 'text', text: answer }], afterTextChars: 10 }, text(answer));
+    fake.enqueue(
+      { kind: 'error', status: 529 },
+      { kind: 'cut', content: [{ type: 'text', text: answer }], afterTextChars: 10 },
+      text(answer),
+    );
     const r = await rein(['run', 'hello'], { env, cwd });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${answer}\n`);

@@ -6,7 +6,19 @@
  * and removes orphans; `rein doctor` says what launchd will do with each job.
  */
 import { spawn } from 'node:child_process';
-import { chmod, copyFile, link, mkdir, mkdtemp, readFile, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  link,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,12 +67,17 @@ interface Plist {
   EnvironmentVariables: Record<string, string>;
   AssociatedBundleIdentifiers: string[];
 }
-const plistOf = async (id: string) => parsePlist(await readFile(join(agentsDir, `dev.rein.schedule.${id}.plist`), 'utf8')) as unknown as Plist;
+const plistOf = async (id: string) =>
+  parsePlist(await readFile(join(agentsDir, `dev.rein.schedule.${id}.plist`), 'utf8')) as unknown as Plist;
 
 /** The job run as launchd runs it: its ProgramArguments, its EnvironmentVariables and nothing else, from /. */
 function runAsLaunchd(plist: Plist): Promise<CliResult> {
   const [file, ...args] = plist.ProgramArguments;
-  const child = spawn(file!, args, { env: { ...plist.EnvironmentVariables }, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file!, args, {
+    env: { ...plist.EnvironmentVariables },
+    cwd: '/',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -90,18 +107,38 @@ async function fakeHomebrew(prefix: string, version: string): Promise<string> {
 }
 
 const json = (s: string) => JSON.parse(s);
-const doctor = async () => json((await rein(['doctor', '--json'], { env, cwd })).stdout) as { ok: boolean; checks: { name: string; status: string; message: string; hint?: string }[] };
+const doctor = async () =>
+  json((await rein(['doctor', '--json'], { env, cwd })).stdout) as {
+    ok: boolean;
+    checks: { name: string; status: string; message: string; hint?: string }[];
+  };
 const check = (r: Awaited<ReturnType<typeof doctor>>, name: string) => r.checks.find((c) => c.name === name);
 
 describe('a job made by the CLI, run as launchd runs it', () => {
   it('records no versioned node, and still runs the schedule after `brew upgrade` renames the Cellar folder', async () => {
     const prefix = join(root, 'homebrew');
     const brewNode = await fakeHomebrew(prefix, '20.1');
-    const made = await reinWith(brewNode, ['schedule', 'create', '--cron', '* * * * *', '--prompt', 'check CI', '--json']);
+    const made = await reinWith(brewNode, [
+      'schedule',
+      'create',
+      '--cron',
+      '* * * * *',
+      '--prompt',
+      'check CI',
+      '--json',
+    ]);
     expect(made.code, made.stderr).toBe(0);
     const id = json(made.stdout).id as string;
     const plist = await plistOf(id);
-    expect(plist.ProgramArguments).toEqual([join(home, 'bin', 'rein-launch'), brewNode, REIN_BIN, 'schedule', 'run', id, '--from-launchd']);
+    expect(plist.ProgramArguments).toEqual([
+      join(home, 'bin', 'rein-launch'),
+      brewNode,
+      REIN_BIN,
+      'schedule',
+      'run',
+      id,
+      '--from-launchd',
+    ]);
     expect(plist.ProgramArguments.join(' ')).not.toContain('Cellar');
     expect(plist.AssociatedBundleIdentifiers).toEqual(['dev.rein.app']);
 
@@ -109,7 +146,9 @@ describe('a job made by the CLI, run as launchd runs it', () => {
     let r = await runAsLaunchd(plist);
     expect(r.code, r.stderr).toBe(0);
     expect(fake.requests).toHaveLength(1);
-    expect(json((await rein(['schedule', 'show', id, '--json'], { env, cwd })).stdout).last_run).toMatchObject({ status: 'finished' });
+    expect(json((await rein(['schedule', 'show', id, '--json'], { env, cwd })).stdout).last_run).toMatchObject({
+      status: 'finished',
+    });
 
     // brew upgrade: the version folder is renamed and the link follows it.
     await rename(join(prefix, 'Cellar', 'node', '20.1'), join(prefix, 'Cellar', 'node', '20.2'));
@@ -131,14 +170,19 @@ describe('a job made by the CLI, run as launchd runs it', () => {
 
   it("Rein's script moved away: the run fails saying so, in launchd.err.log's stream and the schedule's last run", async () => {
     const entry = join(root, 'old-checkout', 'bin', 'rein.js');
-    const id = json((await rein(['schedule', 'create', '--cron', '* * * * *', '--prompt', 'x', '--json'], { env, cwd })).stdout).id as string;
+    const id = json(
+      (await rein(['schedule', 'create', '--cron', '* * * * *', '--prompt', 'x', '--json'], { env, cwd })).stdout,
+    ).id as string;
     const plist = await plistOf(id);
     // As if the job had been made from a checkout that is gone now.
     plist.ProgramArguments[2] = entry;
     const r = await runAsLaunchd(plist);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`Rein's script ${entry} is gone`);
-    expect(json((await rein(['schedule', 'show', id, '--json'], { env, cwd })).stdout).last_run).toMatchObject({ status: 'failed', error: expect.stringContaining('rein schedule sync') });
+    expect(json((await rein(['schedule', 'show', id, '--json'], { env, cwd })).stdout).last_run).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('rein schedule sync'),
+    });
     expect(fake.requests).toHaveLength(0);
   });
 });
@@ -147,22 +191,34 @@ describe('a launchctl that refuses the bootstrap ("Allow in the Background" off)
   const refusing = () => ({ ...env, FAKE_LAUNCHCTL_FAIL: 'bootstrap' });
 
   it('create, update and enable exit 1 with launchctl’s message; no plist, no schedule, nothing changed', async () => {
-    const created = await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'check CI', '--json'], { env: refusing(), cwd });
+    const created = await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'check CI', '--json'], {
+      env: refusing(),
+      cwd,
+    });
     expect(created.code).toBe(1);
     expect(created.stderr).toContain('Bootstrap failed: 5: Input/output error');
     expect(created.stderr).toContain('Allow in the Background');
     expect(await readdir(agentsDir).catch(() => [])).toEqual([]);
     expect(json((await rein(['schedule', 'list', '--json'], { env, cwd })).stdout)).toEqual([]);
 
-    const s = json((await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'check CI', '--json'], { env, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'check CI', '--json'], { env, cwd })).stdout,
+    );
     const updated = await rein(['schedule', 'update', s.id, '--cron', '@hourly'], { env: refusing(), cwd });
     expect(updated.code).toBe(1);
     expect(updated.stderr).toContain('Bootstrap failed: 5: Input/output error');
-    expect(json((await rein(['schedule', 'show', s.id, '--json'], { env, cwd })).stdout)).toMatchObject({ cron: '@daily', enabled: true, updated_at: s.updated_at });
+    expect(json((await rein(['schedule', 'show', s.id, '--json'], { env, cwd })).stdout)).toMatchObject({
+      cron: '@daily',
+      enabled: true,
+      updated_at: s.updated_at,
+    });
     // Booted out for the change and refused back: no plist left to fire at login; doctor says so.
     expect(await readdir(agentsDir)).toEqual([]);
     const d = await doctor();
-    expect(check(d, `schedule ${s.id} job`)).toMatchObject({ status: 'fail', hint: expect.stringContaining('Allow in the Background') });
+    expect(check(d, `schedule ${s.id} job`)).toMatchObject({
+      status: 'fail',
+      hint: expect.stringContaining('Allow in the Background'),
+    });
 
     expect((await rein(['schedule', 'disable', s.id], { env, cwd })).code).toBe(0);
     const enabled = await rein(['schedule', 'enable', s.id], { env: refusing(), cwd });
@@ -175,19 +231,36 @@ describe('a launchctl that refuses the bootstrap ("Allow in the Background" off)
 
 describe('rein schedule sync', () => {
   it('points a job whose program is gone at this Rein, and removes a plist whose schedule is gone', async () => {
-    const s = json((await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--json'], { env: { ...env, REIN_SCHEDULE_PROGRAM: JSON.stringify([join(root, 'gone', 'rein')]) }, cwd })).stdout);
+    const s = json(
+      (
+        await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--json'], {
+          env: { ...env, REIN_SCHEDULE_PROGRAM: JSON.stringify([join(root, 'gone', 'rein')]) },
+          cwd,
+        })
+      ).stdout,
+    );
     expect((await plistOf(s.id)).ProgramArguments[0]).toBe(join(root, 'gone', 'rein'));
     let d = await doctor();
-    expect(check(d, `schedule ${s.id} program`)).toMatchObject({ status: 'fail', message: expect.stringContaining('gone'), hint: expect.stringContaining('rein schedule sync') });
+    expect(check(d, `schedule ${s.id} program`)).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('gone'),
+      hint: expect.stringContaining('rein schedule sync'),
+    });
 
     // A schedule taken out of the store behind launchd's back (an old Rein, a crash): its plist is an orphan.
-    const other = json((await rein(['schedule', 'create', '--cron', '@hourly', '--prompt', 'y', '--json'], { env, cwd })).stdout);
+    const other = json(
+      (await rein(['schedule', 'create', '--cron', '@hourly', '--prompt', 'y', '--json'], { env, cwd })).stdout,
+    );
     const file = join(home, 'schedules.json');
     const stored = json(await readFile(file, 'utf8'));
     stored.schedules = stored.schedules.filter((x: { id: string }) => x.id !== other.id);
     await writeFile(file, JSON.stringify(stored, null, 2));
     d = await doctor();
-    expect(check(d, 'schedule jobs')).toMatchObject({ status: 'fail', message: expect.stringContaining(`dev.rein.schedule.${other.id}`), hint: expect.stringContaining('rein schedule sync') });
+    expect(check(d, 'schedule jobs')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining(`dev.rein.schedule.${other.id}`),
+      hint: expect.stringContaining('rein schedule sync'),
+    });
 
     const r = await rein(['schedule', 'sync', '--json'], { env, cwd });
     expect(r.code, r.stderr).toBe(0);
@@ -208,44 +281,80 @@ describe('rein schedule sync', () => {
 
 describe('rein doctor on what launchd will do', () => {
   it('a sound job: its program runs with only its environment, it is loaded, the key is reachable, no failed run', async () => {
-    const s = json((await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--json'], { env, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--json'], { env, cwd })).stdout,
+    );
     const d = await doctor();
-    expect(check(d, `schedule ${s.id} program`)).toMatchObject({ status: 'ok', message: expect.stringMatching(/rein-launch → node .* starts Rein with the job's own environment/) });
-    expect(check(d, `schedule ${s.id} job`)).toMatchObject({ status: 'ok', message: expect.stringContaining(`dev.rein.schedule.${s.id}`) });
-    expect(check(d, `schedule ${s.id} key`)).toMatchObject({ status: 'ok', message: expect.stringContaining('no key needed') });
+    expect(check(d, `schedule ${s.id} program`)).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/rein-launch → node .* starts Rein with the job's own environment/),
+    });
+    expect(check(d, `schedule ${s.id} job`)).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining(`dev.rein.schedule.${s.id}`),
+    });
+    expect(check(d, `schedule ${s.id} key`)).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('no key needed'),
+    });
     expect(check(d, `schedule ${s.id} last run`)).toMatchObject({ status: 'ok', message: 'no run yet' });
     expect(d.checks.filter((c) => c.status === 'fail')).toEqual([]);
   });
 
   it('fails a program that does not start Rein, a job launchd does not have, a failed last run', async () => {
-    const c = await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--json'], { env: { ...env, REIN_SCHEDULE_PROGRAM: '["/bin/false"]' }, cwd });
+    const c = await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--json'], {
+      env: { ...env, REIN_SCHEDULE_PROGRAM: '["/bin/false"]' },
+      cwd,
+    });
     expect(c.code, c.stderr).toBe(0);
     const s = json(c.stdout);
     await rm(join(launchctlDir, 'state.json'));
     const file = join(home, 'schedules.json');
     const stored = json(await readFile(file, 'utf8'));
-    stored.schedules[0].last_run = { at: new Date().toISOString(), status: 'failed', message: 'the model could not be reached', trigger: 'launchd' };
+    stored.schedules[0].last_run = {
+      at: new Date().toISOString(),
+      status: 'failed',
+      message: 'the model could not be reached',
+      trigger: 'launchd',
+    };
     await writeFile(file, JSON.stringify(stored, null, 2));
     const r = await rein(['doctor', '--json'], { env, cwd });
     expect(r.code).toBe(1);
     const d = json(r.stdout);
-    expect(check(d, `schedule ${s.id} program`)).toMatchObject({ status: 'fail', message: expect.stringContaining("/bin/false schedule --help did not run with the job's environment") });
-    expect(check(d, `schedule ${s.id} job`)).toMatchObject({ status: 'fail', message: expect.stringContaining('is not loaded') });
-    expect(check(d, `schedule ${s.id} last run`)).toMatchObject({ status: 'fail', message: expect.stringContaining('the model could not be reached'), hint: expect.stringContaining(`rein schedule logs ${s.id}`) });
+    expect(check(d, `schedule ${s.id} program`)).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining("/bin/false schedule --help did not run with the job's environment"),
+    });
+    expect(check(d, `schedule ${s.id} job`)).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('is not loaded'),
+    });
+    expect(check(d, `schedule ${s.id} last run`)).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('the model could not be reached'),
+      hint: expect.stringContaining(`rein schedule logs ${s.id}`),
+    });
   });
 
-  it("fails a key only the shell has, and is satisfied once it is stored (`rein auth set-key`)", async () => {
+  it('fails a key only the shell has, and is satisfied once it is stored (`rein auth set-key`)', async () => {
     await writeFile(join(home, 'config.yaml'), 'daemon:\n  notifications: false\n');
     const shell = { ...env, ANTHROPIC_API_KEY: 'sk-ant-test-only-in-the-shell', ANTHROPIC_BASE_URL: fake.url };
     const c = await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--json'], { env: shell, cwd });
     expect(c.code, c.stderr).toBe(0);
     const s = json(c.stdout);
     let d = json((await rein(['doctor', '--json'], { env: shell, cwd })).stdout);
-    expect(check(d, `schedule ${s.id} key`)).toMatchObject({ status: 'fail', message: expect.stringContaining("the job's own environment finds no model key"), hint: expect.stringContaining('rein auth set-key') });
+    expect(check(d, `schedule ${s.id} key`)).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining("the job's own environment finds no model key"),
+      hint: expect.stringContaining('rein auth set-key'),
+    });
     const stored = await rein(['auth', 'set-key'], { env: shell, cwd, stdin: 'sk-ant-test-stored-key\n' });
     expect(stored.code, stored.stderr).toBe(0);
     d = json((await rein(['doctor', '--json'], { env: shell, cwd })).stdout);
-    expect(check(d, `schedule ${s.id} key`)).toMatchObject({ status: 'ok', message: expect.stringContaining('the key stored in') });
+    expect(check(d, `schedule ${s.id} key`)).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('the key stored in'),
+    });
   });
 
   it('daemon backend: enabled schedules and no daemon to fire them is a failure', async () => {
@@ -253,6 +362,10 @@ describe('rein doctor on what launchd will do', () => {
     const c = await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x'], { env: denv, cwd });
     expect(c.code, c.stderr).toBe(0);
     const d = json((await rein(['doctor', '--json'], { env: denv, cwd })).stdout);
-    expect(check(d, 'schedules')).toMatchObject({ status: 'fail', message: expect.stringContaining('no daemon is running'), hint: expect.stringContaining('rein daemon') });
+    expect(check(d, 'schedules')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('no daemon is running'),
+      hint: expect.stringContaining('rein daemon'),
+    });
   });
 });

@@ -27,7 +27,13 @@ const children: ReturnType<typeof startRein>[] = [];
 beforeEach(async () => {
   fake = await startFakeAnthropic();
   ({ home, cwd } = await tempHome());
-  env = cleanEnv({ REIN_HOME: home, HOME: cwd, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key', REIN_SCHEDULE_BACKEND: 'daemon' });
+  env = cleanEnv({
+    REIN_HOME: home,
+    HOME: cwd,
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: 'test-key',
+    REIN_SCHEDULE_BACKEND: 'daemon',
+  });
 });
 
 afterEach(async () => {
@@ -51,7 +57,11 @@ const until = async <T>(what: string, fn: () => T | undefined | Promise<T | unde
   }
   throw new Error(`timed out waiting for ${what}`);
 };
-const create = async (extra: string[] = [], cron = '* * * * *') => json((await rein(['schedule', 'create', '--cron', cron, '--prompt', 'check CI', ...extra, '--json'], { env, cwd })).stdout) as { id: string };
+const create = async (extra: string[] = [], cron = '* * * * *') =>
+  json(
+    (await rein(['schedule', 'create', '--cron', cron, '--prompt', 'check CI', ...extra, '--json'], { env, cwd }))
+      .stdout,
+  ) as { id: string };
 const show = async (id: string) => json((await rein(['schedule', 'show', id, '--json'], { env, cwd })).stdout);
 const runPid = (id: string) => join(home, 'schedules', id, 'run.pid');
 const start = (args: string[], e = env) => {
@@ -83,7 +93,13 @@ describe('rein schedule run, stopped by a signal', () => {
     expect(outcome).toMatchObject({ status: 'interrupted', message: 'interrupted: stopped by SIGTERM' });
 
     const last = (await show(s.id)).last_run;
-    expect(last).toMatchObject({ status: 'interrupted', error: 'interrupted: stopped by SIGTERM', session: outcome.session_id, session_id: outcome.session_id, trigger: 'hand' });
+    expect(last).toMatchObject({
+      status: 'interrupted',
+      error: 'interrupted: stopped by SIGTERM',
+      session: outcome.session_id,
+      session_id: outcome.session_id,
+      trigger: 'hand',
+    });
     expect(Date.parse(last.ended_at)).toBeGreaterThanOrEqual(Date.parse(last.started_at));
     expect(existsSync(runPid(s.id))).toBe(false);
     const session = json(await readFile(join(home, 'sessions', `${outcome.session_id}.json`), 'utf8'));
@@ -101,7 +117,12 @@ describe('rein schedule run, stopped by a signal', () => {
     const storm = setInterval(() => c.child.kill('SIGTERM'), 3);
     const r = await c.done.finally(() => clearInterval(storm));
     // Killed early it would have left `started` and its run.pid: it recorded the run and cleaned up first.
-    expect((await show(s.id)).last_run, r.stderr).toMatchObject({ status: 'interrupted', trigger: 'launchd', ended_at: expect.any(String), session: expect.any(String) });
+    expect((await show(s.id)).last_run, r.stderr).toMatchObject({
+      status: 'interrupted',
+      trigger: 'launchd',
+      ended_at: expect.any(String),
+      session: expect.any(String),
+    });
     expect(existsSync(runPid(s.id))).toBe(false);
     expect(r.stderr.match(/stopping the run/g)).toHaveLength(1);
     // It exits with its own code — unless a signal lands in the last instant of its exit, after all that.
@@ -115,8 +136,14 @@ describe('rein schedule run, stopped by a signal', () => {
     await until('the model request', () => fake.requests.length === 1);
     c.child.kill('SIGKILL');
     await c.done;
-    expect(JSON.parse(await readFile(join(home, 'schedules.json'), 'utf8')).schedules[0].last_run.status).toBe('started');
-    expect((await show(s.id)).last_run).toMatchObject({ status: 'interrupted', ended_at: null, error: expect.stringContaining('ended without recording') });
+    expect(JSON.parse(await readFile(join(home, 'schedules.json'), 'utf8')).schedules[0].last_run.status).toBe(
+      'started',
+    );
+    expect((await show(s.id)).last_run).toMatchObject({
+      status: 'interrupted',
+      ended_at: null,
+      error: expect.stringContaining('ended without recording'),
+    });
     fake.enqueue(text('green again'));
     const again = await rein(['schedule', 'run', s.id, '--json'], { env, cwd });
     expect(again.code, again.stderr).toBe(0);
@@ -126,7 +153,16 @@ describe('rein schedule run, stopped by a signal', () => {
   it('handed to a running daemon: SIGTERM to the command stops the daemon’s run too, recorded interrupted', async () => {
     // Not due now: the daemon's own clock must not start it as well.
     const s = await create([], '0 0 1 1 *');
-    daemon = await startDaemon({ home, cwd, port: 0, host: '127.0.0.1', env: { ...env, REIN_RETRY_BASE_MS: '1' }, config: GlobalConfig.parse({}), warn: () => undefined, shutdownGraceMs: 200 });
+    daemon = await startDaemon({
+      home,
+      cwd,
+      port: 0,
+      host: '127.0.0.1',
+      env: { ...env, REIN_RETRY_BASE_MS: '1' },
+      config: GlobalConfig.parse({}),
+      warn: () => undefined,
+      shutdownGraceMs: 200,
+    });
     fake.enqueue({ kind: 'stall' });
     const c = start(['schedule', 'run', s.id]);
     await until('the model request', () => fake.requests.length === 1);
@@ -181,7 +217,10 @@ describe('waiting for the network (a wake before Wi-Fi is back)', () => {
   it('with the wait used up it fails, saying it waited for the network', async () => {
     late = await lateListener(fake.url);
     const s = await create();
-    const r = await rein(['schedule', 'run', s.id, '--json'], { env: { ...env, ANTHROPIC_BASE_URL: late.url, REIN_NETWORK_WAIT_MS: '1500' }, cwd });
+    const r = await rein(['schedule', 'run', s.id, '--json'], {
+      env: { ...env, ANTHROPIC_BASE_URL: late.url, REIN_NETWORK_WAIT_MS: '1500' },
+      cwd,
+    });
     expect(r.code).toBe(1);
     const outcome = json(r.stdout);
     expect(outcome.status).toBe('failed');
@@ -191,7 +230,10 @@ describe('waiting for the network (a wake before Wi-Fi is back)', () => {
 
   it('an attended run does not wait: today’s quick failure', async () => {
     late = await lateListener(fake.url);
-    const r = await rein(['run', 'hello'], { env: { ...env, ANTHROPIC_BASE_URL: late.url, REIN_NETWORK_WAIT_MS: '120000' }, cwd });
+    const r = await rein(['run', 'hello'], {
+      env: { ...env, ANTHROPIC_BASE_URL: late.url, REIN_NETWORK_WAIT_MS: '120000' },
+      cwd,
+    });
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('ECONNREFUSED');
     expect(r.stdout + r.stderr).not.toContain('waiting for the network');
@@ -203,7 +245,9 @@ describe('catch_up through the CLI', () => {
   const backdate = async () => {
     const file = join(home, 'schedules.json');
     const stored = json(await readFile(file, 'utf8'));
-    stored.schedules[0].created_at = stored.schedules[0].updated_at = new Date(Date.now() - 400 * 86_400_000).toISOString();
+    stored.schedules[0].created_at = stored.schedules[0].updated_at = new Date(
+      Date.now() - 400 * 86_400_000,
+    ).toISOString();
     await writeFile(file, JSON.stringify(stored, null, 2));
   };
   const yearly = '0 0 1 1 *';
@@ -217,7 +261,10 @@ describe('catch_up through the CLI', () => {
     expect((await show(plain.id)).catch_up).toBe('once');
     const s = await create(['--catch-up', 'within 2h'], '@daily');
     expect((await show(s.id)).catch_up).toBe('within 2h');
-    const bad = await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--catch-up', 'sometimes'], { env, cwd });
+    const bad = await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'x', '--catch-up', 'sometimes'], {
+      env,
+      cwd,
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('catch_up:');
     const updated = await rein(['schedule', 'update', s.id, '--catch-up', 'skip', '--json'], { env, cwd });
@@ -227,7 +274,11 @@ describe('catch_up through the CLI', () => {
 
   it('from launchd after a missed time: skip runs nothing; within 2h of a time missed long ago runs nothing; once runs', async () => {
     if (dueNow()) return;
-    for (const [setting, runs] of [['skip', false], ['within 2h', false], ['once', true]] as const) {
+    for (const [setting, runs] of [
+      ['skip', false],
+      ['within 2h', false],
+      ['once', true],
+    ] as const) {
       ({ home, cwd } = await tempHome());
       env = { ...env, REIN_HOME: home, HOME: cwd };
       await create(['--catch-up', setting], yearly);

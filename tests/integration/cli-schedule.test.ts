@@ -70,10 +70,19 @@ const calls = async () =>
 
 describe('rein schedule on the launchd backend', () => {
   it('create --json prints the schedule with its id; its plist names the job, the program and every fire time', async () => {
-    const r = await rein(['schedule', 'create', '--cron', '30 9 * * 1-5', '--prompt', 'check CI and summarise failures', '--json'], { env, cwd });
+    const r = await rein(
+      ['schedule', 'create', '--cron', '30 9 * * 1-5', '--prompt', 'check CI and summarise failures', '--json'],
+      { env, cwd },
+    );
     expect(r.code, r.stderr).toBe(0);
     const s = json(r.stdout);
-    expect(s).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{8}$/), cron: '30 9 * * 1-5', agent: 'default', enabled: true, backend: 'launchd' });
+    expect(s).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{8}$/),
+      cron: '30 9 * * 1-5',
+      agent: 'default',
+      enabled: true,
+      backend: 'launchd',
+    });
     const plistPath = join(agentsDir, `dev.rein.schedule.${s.id}.plist`);
     const parsed = parsePlist(await readFile(plistPath, 'utf8'));
     const plist = parsed as Record<string, unknown>;
@@ -86,10 +95,16 @@ describe('rein schedule on the launchd backend', () => {
   });
 
   it('update rewrites and reloads the job; disable and remove take it away; enable brings it back', async () => {
-    const s = json((await rein(['schedule', 'create', '--cron', '@hourly', '--prompt', 'poll', '--json'], { env, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '@hourly', '--prompt', 'poll', '--json'], { env, cwd })).stdout,
+    );
     const plistPath = join(agentsDir, `dev.rein.schedule.${s.id}.plist`);
     expect((await rein(['schedule', 'update', s.id, '--cron', '*/20 * * * *', '--json'], { env, cwd })).code).toBe(0);
-    expect(plistCalendarIntervals(parsePlist(await readFile(plistPath, 'utf8')))).toEqual([{ Minute: 0 }, { Minute: 20 }, { Minute: 40 }]);
+    expect(plistCalendarIntervals(parsePlist(await readFile(plistPath, 'utf8')))).toEqual([
+      { Minute: 0 },
+      { Minute: 20 },
+      { Minute: 40 },
+    ]);
     expect((await calls()).slice(2)).toEqual(expect.arrayContaining(['bootout', 'bootstrap']));
     expect((await rein(['schedule', 'disable', s.id], { env, cwd })).code).toBe(0);
     await expect(readFile(plistPath)).rejects.toThrow();
@@ -102,7 +117,12 @@ describe('rein schedule on the launchd backend', () => {
   });
 
   it('refuses a bad expression or prompt with exit 2 naming the field, and writes nothing', async () => {
-    for (const [cron, field] of [['61 * * * *', 'minute'], ['0 9 * * FRI-SUN', 'day of week'], ['0 9 */2 * 1-5', 'cron'], ['@reboot', 'cron']] as const) {
+    for (const [cron, field] of [
+      ['61 * * * *', 'minute'],
+      ['0 9 * * FRI-SUN', 'day of week'],
+      ['0 9 */2 * 1-5', 'cron'],
+      ['@reboot', 'cron'],
+    ] as const) {
       const r = await rein(['schedule', 'create', '--cron', cron, '--prompt', 'x'], { env, cwd });
       expect(r.code, cron).toBe(2);
       expect(r.stderr, cron).toContain('cron:');
@@ -116,13 +136,18 @@ describe('rein schedule on the launchd backend', () => {
   });
 
   it('next lists upcoming fire times; show has the schedule whole', async () => {
-    const s = json((await rein(['schedule', 'create', '--cron', '0 0 1 * *', '--prompt', 'monthly', '--json'], { env, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '0 0 1 * *', '--prompt', 'monthly', '--json'], { env, cwd })).stdout,
+    );
     const next = json((await rein(['schedule', 'next', s.id, '--count', '3', '--json'], { env, cwd })).stdout);
     expect(next.next).toHaveLength(3);
     for (const t of next.next) expect(new Date(t).getDate()).toBe(1);
     const text = await rein(['schedule', 'next', s.id, '--count', '2'], { env, cwd });
     expect(text.stdout.trim().split('\n')).toHaveLength(2);
-    expect(json((await rein(['schedule', 'show', s.id, '--json'], { env, cwd })).stdout)).toMatchObject({ id: s.id, prompt: 'monthly' });
+    expect(json((await rein(['schedule', 'show', s.id, '--json'], { env, cwd })).stdout)).toMatchObject({
+      id: s.id,
+      prompt: 'monthly',
+    });
     expect((await rein(['schedule', 'show', 'deadbeef'], { env, cwd })).code).toBe(1);
   });
 });
@@ -130,7 +155,9 @@ describe('rein schedule on the launchd backend', () => {
 describe('rein schedule run', () => {
   it('runs by hand, headless and unattended: a session of source schedule, a log, the outcome recorded', async () => {
     fake.enqueue(text('CI is green.'));
-    const s = json((await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'check CI', '--json'], { env, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'check CI', '--json'], { env, cwd })).stdout,
+    );
     const r = await rein(['schedule', 'run', s.id, '--json'], { env, cwd });
     expect(r.code, r.stderr).toBe(0);
     const outcome = json(r.stdout);
@@ -138,16 +165,24 @@ describe('rein schedule run', () => {
     expect(await readFile(outcome.log, 'utf8')).toContain('CI is green.');
     const session = json(await readFile(join(home, 'sessions', `${outcome.session_id}.json`), 'utf8'));
     expect(session.source).toBe('schedule');
-    expect(json((await rein(['schedule', 'show', s.id, '--json'], { env, cwd })).stdout).last_run).toMatchObject({ status: 'finished', session_id: outcome.session_id });
+    expect(json((await rein(['schedule', 'show', s.id, '--json'], { env, cwd })).stdout).last_run).toMatchObject({
+      status: 'finished',
+      session_id: outcome.session_id,
+    });
     const logs = await rein(['schedule', 'logs', s.id], { env, cwd });
     expect(logs.stdout).toContain('CI is green.');
     // Searchable by source.
-    const found = json((await rein(['sessions', 'search', 'green', '--source', 'schedule', '--json'], { env, cwd })).stdout);
+    const found = json(
+      (await rein(['sessions', 'search', 'green', '--source', 'schedule', '--json'], { env, cwd })).stdout,
+    );
     expect(found[0]).toMatchObject({ session_id: outcome.session_id, source: 'schedule' });
   });
 
   it('from launchd at a minute the cron does not name (and nothing missed): skips, logs why, runs nothing', async () => {
-    const s = json((await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'new year', '--json'], { env, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'new year', '--json'], { env, cwd }))
+        .stdout,
+    );
     const now = new Date();
     if (now.getMonth() === 0 && now.getDate() === 1 && now.getHours() === 0 && now.getMinutes() === 0) return; // it is due
     const r = await rein(['schedule', 'run', s.id, '--from-launchd'], { env, cwd });
@@ -160,11 +195,15 @@ describe('rein schedule run', () => {
 
   it('from launchd after a missed time (the Mac slept): runs once and says it caught up', async () => {
     fake.enqueue(text('caught up'));
-    const s = json((await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'yearly', '--json'], { env, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'yearly', '--json'], { env, cwd })).stdout,
+    );
     // Pretend the schedule exists since long before its last due time.
     const file = join(home, 'schedules.json');
     const stored = json(await readFile(file, 'utf8'));
-    stored.schedules[0].created_at = stored.schedules[0].updated_at = new Date(Date.now() - 400 * 86_400_000).toISOString();
+    stored.schedules[0].created_at = stored.schedules[0].updated_at = new Date(
+      Date.now() - 400 * 86_400_000,
+    ).toISOString();
     await writeFile(file, JSON.stringify(stored, null, 2));
     const r = await rein(['schedule', 'run', s.id, '--from-launchd', '--json'], { env, cwd });
     expect(r.code, r.stderr).toBe(0);
@@ -172,11 +211,16 @@ describe('rein schedule run', () => {
     expect(outcome).toMatchObject({ status: 'finished', trigger: 'launchd' });
     expect(await readFile(outcome.log, 'utf8')).toContain('catching up');
     // Nobody watched it: it ends with a system notification, in the app's words.
-    expect((await readFile(notified, 'utf8')).trim().split('\n').slice(-2)).toEqual([`default: schedule ${s.id} finished`, 'caught up']);
+    expect((await readFile(notified, 'utf8')).trim().split('\n').slice(-2)).toEqual([
+      `default: schedule ${s.id} finished`,
+      'caught up',
+    ]);
   });
 
   it('from launchd (at login) after an edit: a time missed before the edit is not caught up', async () => {
-    const s = json((await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'yearly', '--json'], { env, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '0 0 1 1 *', '--prompt', 'yearly', '--json'], { env, cwd })).stdout,
+    );
     const now = new Date();
     if (now.getMonth() === 0 && now.getDate() === 1 && now.getHours() === 0 && now.getMinutes() === 0) return; // it is due
     // Created long ago, edited just now (updated_at): nothing was missed since it was last set.
@@ -191,8 +235,20 @@ describe('rein schedule run', () => {
   });
 
   it('hands the run to a running daemon, which runs it unattended and announces it', async () => {
-    const s = json((await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'via the daemon', '--json'], { env, cwd })).stdout);
-    daemon = await startDaemon({ home, cwd, port: 0, host: '127.0.0.1', env: { ...env, REIN_RETRY_BASE_MS: '1' }, config: GlobalConfig.parse({}), warn: () => undefined, shutdownGraceMs: 200 });
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '@daily', '--prompt', 'via the daemon', '--json'], { env, cwd }))
+        .stdout,
+    );
+    daemon = await startDaemon({
+      home,
+      cwd,
+      port: 0,
+      host: '127.0.0.1',
+      env: { ...env, REIN_RETRY_BASE_MS: '1' },
+      config: GlobalConfig.parse({}),
+      warn: () => undefined,
+      shutdownGraceMs: 200,
+    });
     const seen: string[] = [];
     daemon.service.subscribe((e) => {
       if (e.event.type === 'schedule_run') seen.push(e.event.status);
@@ -209,7 +265,10 @@ describe('rein schedule run', () => {
 describe('rein schedule on the daemon backend', () => {
   it('writes no plist and says which backend it uses', async () => {
     const denv = { ...env, REIN_SCHEDULE_BACKEND: 'daemon' };
-    const s = json((await rein(['schedule', 'create', '--cron', '*/5 * * * *', '--prompt', 'tick', '--json'], { env: denv, cwd })).stdout);
+    const s = json(
+      (await rein(['schedule', 'create', '--cron', '*/5 * * * *', '--prompt', 'tick', '--json'], { env: denv, cwd }))
+        .stdout,
+    );
     expect(s.backend).toBe('daemon');
     await expect(readdir(agentsDir)).rejects.toThrow();
     expect(await calls()).toEqual([]);

@@ -50,7 +50,12 @@ describe('rein sessions list with damaged files', () => {
     expect(byId.has(gone)).toBe(false);
     expect(byId.get(byTitle.get('plan the release')!)).toMatchObject({ title: 'plan the release', messageCount: 2 });
     expect(byId.get(byTitle.get('plan the release')!)!.damaged).toBeUndefined();
-    expect(byId.get(cut)).toMatchObject({ damaged: true, title: 'why does the backup fail', agent: 'default', source: 'cli' });
+    expect(byId.get(cut)).toMatchObject({
+      damaged: true,
+      title: 'why does the backup fail',
+      agent: 'default',
+      source: 'cli',
+    });
     expect(byId.get(cut)!.problem).toMatch(/not valid JSON/);
     expect(byId.get(cut)!.messageCount).toBeUndefined();
     expect(byId.get(stray)).toMatchObject({ damaged: true, agent: 'default' });

@@ -49,7 +49,10 @@ async function deadPid(): Promise<number> {
 async function plantNewer(id: string, saved: Record<string, any>): Promise<string> {
   const next = structuredClone(saved);
   const at = new Date(Date.parse(saved.updated_at) + 60_000).toISOString();
-  next.messages.push({ role: 'user', content: 'the interrupted question' }, { role: 'assistant', content: [{ type: 'text', text: 'the interrupted answer' }] });
+  next.messages.push(
+    { role: 'user', content: 'the interrupted question' },
+    { role: 'assistant', content: [{ type: 'text', text: 'the interrupted answer' }] },
+  );
   next.message_meta.push({ source: 'cli', timestamp: at }, { source: 'cli', timestamp: at });
   next.updated_at = at;
   const temp = join(sessionsDir(), `.${id}.json.${await deadPid()}.3.tmp`);
@@ -65,7 +68,12 @@ describe('interrupted saves through the CLI', () => {
     const r = await rein(['sessions', 'list', '--json'], { env, cwd });
 
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^rein: recovered session ${id} from an interrupted save; the version it replaced is kept as ${sessionsDir()}/leftovers/${id}\\.json\\.replaced-\\S+$`, 'm'));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^rein: recovered session ${id} from an interrupted save; the version it replaced is kept as ${sessionsDir()}/leftovers/${id}\\.json\\.replaced-\\S+$`,
+        'm',
+      ),
+    );
     expect(existsSync(temp)).toBe(false);
     expect(readFileSync(file, 'utf8')).toContain('the interrupted answer');
     const kept = readdirSync(join(sessionsDir(), 'leftovers'));
@@ -85,7 +93,9 @@ describe('interrupted saves through the CLI', () => {
     const r = await rein(['sessions', 'list'], { env, cwd });
 
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`rein: kept an incomplete copy of session ${id} from an interrupted save as ${join(sessionsDir(), 'leftovers', name.slice(1))}`);
+    expect(r.stderr).toContain(
+      `rein: kept an incomplete copy of session ${id} from an interrupted save as ${join(sessionsDir(), 'leftovers', name.slice(1))}`,
+    );
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(readdirSync(sessionsDir()).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
@@ -93,7 +103,9 @@ describe('interrupted saves through the CLI', () => {
   it('rein run --session after a writer was killed mid-save continues from the recovered version at once', async () => {
     const { id, saved } = await seeded();
     // The killed writer held the session's lock: it is left behind, with a pid that is gone.
-    const holder = spawn(process.execPath, ['--import', 'tsx', LOCK_CHILD, sessionsDir(), id, 'hold'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', LOCK_CHILD, sessionsDir(), id, 'hold'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     await new Promise<void>((ok) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('locked') && ok()));
     holder.kill('SIGKILL');
     await new Promise((r) => holder.on('close', r));
@@ -101,7 +113,10 @@ describe('interrupted saves through the CLI', () => {
     await plantNewer(id, saved);
 
     fake.enqueue(text('second answer'));
-    const r = await rein(['run', '--session', id, 'second question'], { env: { ...env, REIN_SESSION_WAIT_MS: '0' }, cwd });
+    const r = await rein(['run', '--session', id, 'second question'], {
+      env: { ...env, REIN_SESSION_WAIT_MS: '0' },
+      cwd,
+    });
 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`rein: recovered session ${id} from an interrupted save`);

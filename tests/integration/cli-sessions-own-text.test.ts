@@ -21,7 +21,7 @@ const search = async (query: string) => {
   return JSON.parse(r.stdout) as Array<{ title: string; snippet: string }>;
 };
 
-describe('rein sessions search and Rein\'s own text', () => {
+describe("rein sessions search and Rein's own text", () => {
   it('"working folder" and "Current local time" match nothing; words from the messages still match', async () => {
     world.fake.enqueue(text('Toast the rice before the stock.'));
     expect((await rein(['run', 'a saffron risotto recipe'], { env: world.env, cwd: world.cwd })).code).toBe(0);

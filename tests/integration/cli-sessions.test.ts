@@ -31,7 +31,13 @@ describe('rein sessions', () => {
     expect(existsSync(join(home, 'rein.db'))).toBe(false);
     expect(readFileSync(join(home, 'rein.db.pending'), 'utf8').trim().split('\n')).toHaveLength(3);
 
-    const search = async (...args: string[]) => JSON.parse((await rein(['sessions', 'search', '--json', ...args], { env, cwd })).stdout) as Array<{ title: string; snippet: string; agent: string; source: string }>;
+    const search = async (...args: string[]) =>
+      JSON.parse((await rein(['sessions', 'search', '--json', ...args], { env, cwd })).stdout) as Array<{
+        title: string;
+        snippet: string;
+        agent: string;
+        source: string;
+      }>;
     const stemmed = await search('pipeline');
     expect(stemmed).toHaveLength(1);
     expect(stemmed[0]!.snippet).toMatch(/>>>pipelines?<<</i);

@@ -63,7 +63,9 @@ describe('an overlay in a folder nobody trusted', () => {
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.includes('this folder is not trusted'));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`ignoring ${overlayFile()}'s base_url, permissions.mode, hooks.SessionStart, mcp_servers.x`);
+    expect(warnings[0]).toContain(
+      `ignoring ${overlayFile()}'s base_url, permissions.mode, hooks.SessionStart, mcp_servers.x`,
+    );
     expect(existsSync(hookMarker())).toBe(false);
     expect(existsSync(mcpMarker())).toBe(false);
     // The write asked (default mode) and, with no terminal to answer on, was denied.
@@ -117,7 +119,9 @@ describe('rein trust', () => {
     expect(other.requests[0]!.headers['x-api-key'] ?? other.requests[0]!.headers.authorization).toBeDefined();
 
     await writeFile(overlayFile(), `${attackOverlay()}tools:\n  env_passthrough: [AWS_*]\n`);
-    expect(JSON.parse((await rein(['trust', '--list', '--json'], { env, cwd })).stdout).folders[0].state).toBe('changed');
+    expect(JSON.parse((await rein(['trust', '--list', '--json'], { env, cwd })).stdout).folders[0].state).toBe(
+      'changed',
+    );
     await rm(hookMarker());
     fake.enqueue(text('from the configured server'));
     const changed = await rein(['run', 'hello'], { env, cwd });

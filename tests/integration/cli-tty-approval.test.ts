@@ -10,7 +10,8 @@ import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '.
 import { cleanEnv, REIN_BIN, tempHome } from '../support/cli.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
-if (!hasScript && process.env.CI === 'true') throw new Error('CI needs util-linux `script` for the terminal approval tests');
+if (!hasScript && process.env.CI === 'true')
+  throw new Error('CI needs util-linux `script` for the terminal approval tests');
 
 let fake: FakeAnthropic;
 beforeEach(async () => {

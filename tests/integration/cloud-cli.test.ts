@@ -56,7 +56,14 @@ describe('rein run with cloud delegation', () => {
       fake.enqueue(tools([toolCall('cloud_delegate', { task: 'research it' })]));
       prefixed.enqueue({
         events: [
-          { data: { type: 'thread.message.completed', agent_id: 'final_output', response: 'short', metadata: { input_tokens: 10, output_tokens: 5, cost_usd: 0.25 } } },
+          {
+            data: {
+              type: 'thread.message.completed',
+              agent_id: 'final_output',
+              response: 'short',
+              metadata: { input_tokens: 10, output_tokens: 5, cost_usd: 0.25 },
+            },
+          },
           { data: { type: 'WORKFLOW_COMPLETED' } },
         ],
         result: REPORT,
@@ -64,7 +71,11 @@ describe('rein run with cloud delegation', () => {
       const r = await rein(['run', '--yes', 'research it'], { env, cwd });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`${REPORT}\n`);
-      expect(prefixed.requests.map((q) => q.rawPath)).toEqual(['/shannon/api/v1/tasks/stream', '/shannon/api/v1/stream/sse', '/shannon/api/v1/tasks/task-1']);
+      expect(prefixed.requests.map((q) => q.rawPath)).toEqual([
+        '/shannon/api/v1/tasks/stream',
+        '/shannon/api/v1/stream/sse',
+        '/shannon/api/v1/tasks/task-1',
+      ]);
       const footer = /session \S+ · 1 request\(s\) · \$(\d+\.\d{4}) \(cloud \$0\.2500\)/.exec(r.stderr);
       expect(footer, r.stderr).not.toBeNull();
       expect(Number(footer![1])).toBeGreaterThanOrEqual(0.25);
@@ -86,6 +97,10 @@ describe('rein run with cloud delegation', () => {
     const ok = await rein(['run', '--json', '--yes', 'delegate'], { env, cwd });
     const progress = events(ok.stdout).filter((e) => e.type === 'tool_progress');
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress[0]).toMatchObject({ call_id: 'toolu_json', tool: 'cloud_delegate', data: { source: 'cloud', kind: 'workflow', status: 'submitting' } });
+    expect(progress[0]).toMatchObject({
+      call_id: 'toolu_json',
+      tool: 'cloud_delegate',
+      data: { source: 'cloud', kind: 'workflow', status: 'submitting' },
+    });
   });
 });

@@ -48,12 +48,28 @@ const allow: ApprovalFace = {
   },
 };
 
-async function run(prompt: string, opts: { config?: Record<string, unknown>; origin?: RunOrigin; signal?: AbortSignal; onEvent?: (e: ReinEvent) => void } = {}) {
-  const config = GlobalConfig.parse({ cloud: { enabled: true, base_url: gw.url, stream_idle_timeout: 5 }, ...opts.config });
+async function run(
+  prompt: string,
+  opts: {
+    config?: Record<string, unknown>;
+    origin?: RunOrigin;
+    signal?: AbortSignal;
+    onEvent?: (e: ReinEvent) => void;
+  } = {},
+) {
+  const config = GlobalConfig.parse({
+    cloud: { enabled: true, base_url: gw.url, stream_idle_timeout: 5 },
+    ...opts.config,
+  });
   const rt = await createRuntime({
     home,
     cwd,
-    env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, REIN_RETRY_BASE_MS: '1', REIN_CLOUD_API_KEY: 'cloud-key' },
+    env: {
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: fake.url,
+      REIN_RETRY_BASE_MS: '1',
+      REIN_CLOUD_API_KEY: 'cloud-key',
+    },
     config,
     faces: [allow],
     origin: opts.origin ?? 'attended',
@@ -85,12 +101,25 @@ const DELIVERABLE = `# The full report\n\n${'Findings with sources. '.repeat(150
 const toolResults = (i: number) => {
   const msgs = fake.requests[i]!.body.messages;
   const last = msgs[msgs.length - 1]!;
-  return (Array.isArray(last.content) ? last.content : []).filter((b: { type: string }) => b.type === 'tool_result') as Array<{ content: unknown; is_error?: boolean }>;
+  return (Array.isArray(last.content) ? last.content : []).filter(
+    (b: { type: string }) => b.type === 'tool_result',
+  ) as Array<{ content: unknown; is_error?: boolean }>;
 };
 
 describe('cloud delegation through the loop', () => {
   it('asks approval (high risk), streams progress, approves the plan, and makes the full deliverable the answer without another model call', async () => {
-    fake.enqueue(tools([toolCall('cloud_delegate', { task: 'Survey heat pump prices in Europe', workflow_type: 'research' }, 'toolu_cloud1')], 'Delegating this research.'));
+    fake.enqueue(
+      tools(
+        [
+          toolCall(
+            'cloud_delegate',
+            { task: 'Survey heat pump prices in Europe', workflow_type: 'research' },
+            'toolu_cloud1',
+          ),
+        ],
+        'Delegating this research.',
+      ),
+    );
     gw.enqueue({ workflowId: 'wf-r', events: RESEARCH, result: DELIVERABLE, dropAfter: [3], retryMs: 5 });
     const { events, outcome, session, rt } = await run('research heat pump prices');
 
@@ -109,7 +138,9 @@ describe('cloud delegation through the loop', () => {
     const types = events.map((e) => e.type);
     const start = types.indexOf('tool_call_start');
     const end = types.indexOf('tool_call_end');
-    const progress = events.filter((e): e is Extract<ReinEvent, { type: 'tool_progress' }> => e.type === 'tool_progress');
+    const progress = events.filter(
+      (e): e is Extract<ReinEvent, { type: 'tool_progress' }> => e.type === 'tool_progress',
+    );
     expect(progress.length).toBeGreaterThan(5);
     for (const p of progress) {
       expect(events.indexOf(p)).toBeGreaterThan(start);
@@ -124,7 +155,12 @@ describe('cloud delegation through the loop', () => {
     expect(gw.requestsTo(/^\/api\/v1\/tasks\/task-\d+$/, 'GET')).toHaveLength(1);
 
     // The answer streams like a model's, and the session keeps it as the assistant's reply.
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('')).toContain(DELIVERABLE);
+    expect(
+      events
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toContain(DELIVERABLE);
     const last = session.messages[session.messages.length - 1]!;
     expect(last).toEqual({ role: 'assistant', content: [{ type: 'text', text: DELIVERABLE }] });
     expect(events[events.length - 1]).toMatchObject({ type: 'session_end', stop_reason: 'final', text: DELIVERABLE });
@@ -141,7 +177,10 @@ describe('cloud delegation through the loop', () => {
   });
 
   it('runs at most one delegation per model response; the second is refused with a reason and nothing is final', async () => {
-    fake.enqueue(tools([toolCall('cloud_delegate', { task: 'first' }), toolCall('cloud_delegate', { task: 'second' })]), text('Here is what the first found.'));
+    fake.enqueue(
+      tools([toolCall('cloud_delegate', { task: 'first' }), toolCall('cloud_delegate', { task: 'second' })]),
+      text('Here is what the first found.'),
+    );
     gw.enqueue({ events: RESEARCH, result: DELIVERABLE });
     const { outcome } = await run('go');
     expect(gw.requestsTo('/api/v1/tasks/stream', 'POST')).toHaveLength(1);
@@ -149,7 +188,9 @@ describe('cloud delegation through the loop', () => {
     const [first, second] = toolResults(1);
     expect(first!.is_error).toBeUndefined();
     expect(second).toMatchObject({ is_error: true });
-    expect(second!.content).toMatch(/^\[business error\] cloud_delegate may run only once per response, so this call did not run/);
+    expect(second!.content).toMatch(
+      /^\[business error\] cloud_delegate may run only once per response, so this call did not run/,
+    );
     // Two calls in the response: the deliverable is not taken as the answer; the model answered.
     expect(outcome.text).toBe('Here is what the first found.');
   });
@@ -166,12 +207,19 @@ describe('cloud delegation through the loop', () => {
     expect(gw.requestsTo('/api/v1/tasks/stream', 'POST')).toHaveLength(1);
     expect(asked).toHaveLength(1);
     expect(events.filter((e) => e.type === 'approval_request')).toHaveLength(1);
-    expect(String(toolResults(2)[0]!.content)).toMatch(/^\[business error\] cloud_delegate already ran once in this run \(cloud\.max_per_run: 1\)/);
+    expect(String(toolResults(2)[0]!.content)).toMatch(
+      /^\[business error\] cloud_delegate already ran once in this run \(cloud\.max_per_run: 1\)/,
+    );
   });
 
   it('the gateway’s cost is part of the run’s usage and counts against budget.max_usd_per_run', async () => {
     const costly = [
-      ev({ type: 'thread.message.completed', agent_id: 'final_output', response: 'R', metadata: { input_tokens: 5000, output_tokens: 900, cost_usd: 1.5 } }),
+      ev({
+        type: 'thread.message.completed',
+        agent_id: 'final_output',
+        response: 'R',
+        metadata: { input_tokens: 5000, output_tokens: 900, cost_usd: 1.5 },
+      }),
       ev({ type: 'WORKFLOW_COMPLETED' }),
     ];
     // A run whose own model turns cost next to nothing, with a cap the cloud's $1.50 passes.
@@ -205,13 +253,21 @@ describe('cloud delegation through the loop', () => {
     const { outcome } = await run('go');
     expect(outcome.text).toBe('I did it locally instead.');
     expect(gw.requestsTo('/api/v1/tasks/stream')).toHaveLength(3);
-    expect(String(toolResults(3)[0]!.content)).toContain('do not call cloud_delegate again in this run; do the work locally');
-    expect(String(toolResults(4)[0]!.content)).toMatch(/^\[business error\] cloud_delegate is not available any more in this run/);
+    expect(String(toolResults(3)[0]!.content)).toContain(
+      'do not call cloud_delegate again in this run; do the work locally',
+    );
+    expect(String(toolResults(4)[0]!.content)).toMatch(
+      /^\[business error\] cloud_delegate is not available any more in this run/,
+    );
   });
 
   it('cancelling the run cancels the cloud workflow', async () => {
     fake.enqueue(tools([toolCall('cloud_delegate', { task: 'long job' })]));
-    gw.enqueue({ workflowId: 'wf-long', events: [ev({ type: 'AGENT_STARTED', agent_id: 'a', message: 'working' })], hang: true });
+    gw.enqueue({
+      workflowId: 'wf-long',
+      events: [ev({ type: 'AGENT_STARTED', agent_id: 'a', message: 'working' })],
+      hang: true,
+    });
     const ac = new AbortController();
     const { outcome } = await run('go', {
       signal: ac.signal,

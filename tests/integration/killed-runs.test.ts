@@ -10,7 +10,15 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, rein, startRein, tempHome, type CliResult } from '../support/cli.js';
-import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic, type FakeReply, type RecordedRequest } from '../support/fakeAnthropic.js';
+import {
+  startFakeAnthropic,
+  text,
+  toolCall,
+  tools,
+  type FakeAnthropic,
+  type FakeReply,
+  type RecordedRequest,
+} from '../support/fakeAnthropic.js';
 import { acquireOwnedLock } from '../../src-main/core/util/ownedLock.js';
 
 let fake: FakeAnthropic | undefined;
@@ -30,7 +38,12 @@ async function world() {
   const { home, cwd } = await tempHome();
   const userHome = join(cwd, 'user-home');
   await mkdir(userHome, { recursive: true });
-  const env = cleanEnv({ HOME: userHome, REIN_HOME: home, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key' });
+  const env = cleanEnv({
+    HOME: userHome,
+    REIN_HOME: home,
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: 'test-key',
+  });
   const start = (args: string[]) => {
     const c = startRein(args, { env, cwd });
     children.push(c);
@@ -82,7 +95,9 @@ function auditLines(home: string): AuditLine[] {
 function savedCalls(home: string): string[] {
   const calls: string[] = [];
   for (const id of sessionIds(home)) {
-    const s = JSON.parse(readFileSync(join(home, 'sessions', `${id}.json`), 'utf8')) as { messages: Array<{ content: unknown }> };
+    const s = JSON.parse(readFileSync(join(home, 'sessions', `${id}.json`), 'utf8')) as {
+      messages: Array<{ content: unknown }>;
+    };
     for (const m of s.messages) {
       if (!Array.isArray(m.content)) continue;
       for (const b of m.content as Array<{ type: string; name?: string; input?: unknown }>) {
@@ -100,7 +115,10 @@ function toolRun(req: RecordedRequest): FakeReply {
   const prompt = JSON.stringify(req.body.messages[0]?.content ?? '');
   const tag = /kiwi\d+/.exec(prompt)?.[0] ?? 'warmup';
   if (step >= TOOL_STEPS) return text(`Done with ${tag}.`, { chunkDelayMs: 1 });
-  return { ...tools([toolCall('bash', { command: `true ${tag}-${step}` })], `Step ${step}.`), chunkDelayMs: 1 } as FakeReply;
+  return {
+    ...tools([toolCall('bash', { command: `true ${tag}-${step}` })], `Step ${step}.`),
+    chunkDelayMs: 1,
+  } as FakeReply;
 }
 
 describe('killed runs', () => {
@@ -171,7 +189,9 @@ describe('killed runs', () => {
   it('a daemon run, the index never opened, killed with the daemon mid-run, is found by the next search', async () => {
     const w = await world();
     // The first message's run finishes; the second's stalls after a tool call (its result saved).
-    w.fake.enqueue(text('The albatross count is done.'), tools([toolCall('bash', { command: 'true petrel' })]), { kind: 'stall' });
+    w.fake.enqueue(text('The albatross count is done.'), tools([toolCall('bash', { command: 'true petrel' })]), {
+      kind: 'stall',
+    });
     const daemon = w.start(['daemon', '--port', '0', '--cwd', w.cwd]);
     let out = '';
     daemon.child.stdout!.on('data', (c: Buffer) => (out += c.toString()));

@@ -14,7 +14,13 @@ import { cliWorld, REIN_BIN, rein, startRein } from '../support/cli.js';
 import type { FakeAnthropic } from '../support/fakeAnthropic.js';
 import { startFakeMcpOAuth } from '../support/fakeMcpOAuth.js';
 import { useLeakCheck } from '../support/leaks.js';
-import { EVERYTHING_BIN, freePort, startEverythingHttp, startEverythingSse, type ChildServer } from '../support/mcpPeers.js';
+import {
+  EVERYTHING_BIN,
+  freePort,
+  startEverythingHttp,
+  startEverythingSse,
+  type ChildServer,
+} from '../support/mcpPeers.js';
 
 useLeakCheck();
 
@@ -41,7 +47,10 @@ const everythingYaml = `mcp_servers:\n  everything:\n    command: ${JSON.stringi
 async function recordingBrowser(name: string): Promise<{ command: string; file: string }> {
   const file = join(world.cwd, `${name}.opened`);
   const script = join(world.cwd, `${name}.mjs`);
-  await writeFile(script, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(file)}, process.argv[2] + '\\n');\n`);
+  await writeFile(
+    script,
+    `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(file)}, process.argv[2] + '\\n');\n`,
+  );
   return { command: `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`, file };
 }
 const opened = (file: string) => readFile(file, 'utf8').catch(() => '');
@@ -54,7 +63,10 @@ describe('a server asks the person to open a page (URL mode) during rein mcp cal
     await config(everythingYaml);
     const browser = await recordingBrowser('no-tty');
     for (const extra of [[], ['--yes']]) {
-      const r = await rein(['mcp', 'call', 'everything', 'trigger-url-elicitation', '--args', args, ...extra], { env: { ...world.env, BROWSER: browser.command }, cwd: world.cwd });
+      const r = await rein(['mcp', 'call', 'everything', 'trigger-url-elicitation', '--args', args, ...extra], {
+        env: { ...world.env, BROWSER: browser.command },
+        cwd: world.cwd,
+      });
       expect(r.stderr).toContain(`everything asks you to open ${url} ("Connect your account.")`);
       expect(r.stderr).toMatch(/no terminal to ask on; declined/);
       if (extra.length > 0) expect(r.stderr).toContain('--yes never opens a page');
@@ -65,27 +77,34 @@ describe('a server asks the person to open a page (URL mode) during rein mcp cal
     expect(await opened(browser.file)).toBe('');
   });
 
-  it.skipIf(!hasScript)('at a terminal: asked with the whole address; yes opens it in $BROWSER and the server hears accept', async () => {
-    await config(everythingYaml);
-    const browser = await recordingBrowser('tty');
-    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(REIN_BIN)} mcp call everything trigger-url-elicitation --args '${args}'`;
-    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: world.cwd, env: { ...world.env, BROWSER: browser.command, TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let screen = '';
-    let answered = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      screen += d;
-      if (!answered && /Allow\? \[y\]/.test(screen)) {
-        answered = true;
-        child.stdin.write('y\r');
-      }
-    });
-    const code = await new Promise<number | null>((ok) => child.on('close', ok));
-    expect(screen).toContain(`everything asks you to open ${url}`);
-    expect(screen).toContain('Opening in your browser, as an MCP server asked:');
-    expect(screen).toMatch(/completed the URL elicitation|accept/i);
-    expect(code).toBe(0);
-    expect((await opened(browser.file)).trim()).toBe(url);
-  });
+  it.skipIf(!hasScript)(
+    'at a terminal: asked with the whole address; yes opens it in $BROWSER and the server hears accept',
+    async () => {
+      await config(everythingYaml);
+      const browser = await recordingBrowser('tty');
+      const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(REIN_BIN)} mcp call everything trigger-url-elicitation --args '${args}'`;
+      const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
+        cwd: world.cwd,
+        env: { ...world.env, BROWSER: browser.command, TERM: 'dumb' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let screen = '';
+      let answered = false;
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        screen += d;
+        if (!answered && /Allow\? \[y\]/.test(screen)) {
+          answered = true;
+          child.stdin.write('y\r');
+        }
+      });
+      const code = await new Promise<number | null>((ok) => child.on('close', ok));
+      expect(screen).toContain(`everything asks you to open ${url}`);
+      expect(screen).toContain('Opening in your browser, as an MCP server asked:');
+      expect(screen).toMatch(/completed the URL elicitation|accept/i);
+      expect(code).toBe(0);
+      expect((await opened(browser.file)).trim()).toBe(url);
+    },
+  );
 });
 
 describe('rein mcp tools|call, smaller things', () => {
@@ -100,16 +119,25 @@ describe('rein mcp tools|call, smaller things', () => {
 
   it('"3" is a number where the tool’s schema asks for one, as in runs; a missing field is refused (exit 1)', async () => {
     await config(everythingYaml);
-    const r = await rein(['mcp', 'call', 'everything', 'get-sum', '--args', '{"a":"3","b":4}'], { env: world.env, cwd: world.cwd });
+    const r = await rein(['mcp', 'call', 'everything', 'get-sum', '--args', '{"a":"3","b":4}'], {
+      env: world.env,
+      cwd: world.cwd,
+    });
     expect(r).toMatchObject({ code: 0, stdout: 'The sum of 3 and 4 is 7.\n' });
-    const missing = await rein(['mcp', 'call', 'everything', 'get-sum', '--args', '{"a":1}'], { env: world.env, cwd: world.cwd });
+    const missing = await rein(['mcp', 'call', 'everything', 'get-sum', '--args', '{"a":1}'], {
+      env: world.env,
+      cwd: world.cwd,
+    });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/--args: invalid input for get-sum: .*b/);
   });
 
   it('--yes with a sampling request says why it cannot be answered (no model in mcp call)', async () => {
     await config(everythingYaml);
-    const r = await rein(['mcp', 'call', 'everything', 'trigger-sampling-request', '--yes', '--args', '{"prompt":"hi"}'], { env: world.env, cwd: world.cwd });
+    const r = await rein(
+      ['mcp', 'call', 'everything', 'trigger-sampling-request', '--yes', '--args', '{"prompt":"hi"}'],
+      { env: world.env, cwd: world.cwd },
+    );
     expect(`${r.stdout}${r.stderr}`).toMatch(/rein mcp call has no model to answer with/);
     expect(`${r.stdout}${r.stderr}`).not.toMatch(/nobody could be asked/);
   });
@@ -141,7 +169,10 @@ describe('rein mcp tools|call, smaller things', () => {
 describe('the legacy HTTP+SSE transport', () => {
   it('an SSE URL is reached by falling back from Streamable HTTP', async () => {
     await config('model: x\n');
-    const r = await rein(['mcp', 'call', everythingSse.url, 'echo', '--args', '{"message":"over sse"}'], { env: world.env, cwd: world.cwd });
+    const r = await rein(['mcp', 'call', everythingSse.url, 'echo', '--args', '{"message":"over sse"}'], {
+      env: world.env,
+      cwd: world.cwd,
+    });
     expect(r).toMatchObject({ code: 0, stdout: 'Echo: over sse\n' });
   });
 
@@ -151,10 +182,15 @@ describe('the legacy HTTP+SSE transport', () => {
     await writeFile(file, JSON.stringify({ mcpServers: { legacy: { type: 'sse', url: everythingSse.url } } }));
     const imp = await rein(['mcp', 'import', 'claude-desktop', '--file', file], { env: world.env, cwd: world.cwd });
     expect(imp.code).toBe(0);
-    expect(await readFile(join(world.home, 'config.yaml'), 'utf8')).toContain(`  legacy:\n    type: sse\n    url: ${everythingSse.url}\n`);
+    expect(await readFile(join(world.home, 'config.yaml'), 'utf8')).toContain(
+      `  legacy:\n    type: sse\n    url: ${everythingSse.url}\n`,
+    );
     const list = await rein(['mcp', 'list'], { env: world.env, cwd: world.cwd });
     expect(list.stdout).toMatch(/^legacy\s+sse\s+healthy\s+\d+ tools/m);
-    const r = await rein(['mcp', 'call', 'legacy', 'echo', '--args', '{"message":"imported"}'], { env: world.env, cwd: world.cwd });
+    const r = await rein(['mcp', 'call', 'legacy', 'echo', '--args', '{"message":"imported"}'], {
+      env: world.env,
+      cwd: world.cwd,
+    });
     expect(r).toMatchObject({ code: 0, stdout: 'Echo: imported\n' });
   });
 });
@@ -178,9 +214,14 @@ describe('OAuth from the command line', () => {
     const port = await freePort();
     const oauth = await startFakeMcpOAuth({ cimd: { redirect_uri: `http://127.0.0.1:${port}/callback` } });
     try {
-      await config(`mcp_servers:\n  remote:\n    type: http\n    url: ${oauth.url}\n    oauth: { redirect_port: ${port} }\n`);
+      await config(
+        `mcp_servers:\n  remote:\n    type: http\n    url: ${oauth.url}\n    oauth: { redirect_port: ${port} }\n`,
+      );
       const id = 'https://rein.example/oauth/client-metadata.json';
-      const r = await rein(['mcp', 'login', 'remote'], { env: { ...world.env, BROWSER, REIN_MCP_CLIENT_METADATA_URL: id }, cwd: world.cwd });
+      const r = await rein(['mcp', 'login', 'remote'], {
+        env: { ...world.env, BROWSER, REIN_MCP_CLIENT_METADATA_URL: id },
+        cwd: world.cwd,
+      });
       expect(r.code).toBe(0);
       expect(oauth.registrations).toEqual([]);
       const call = await rein(['mcp', 'call', 'remote', 'whoami'], { env: world.env, cwd: world.cwd });

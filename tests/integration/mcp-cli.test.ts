@@ -12,7 +12,13 @@ import type { FakeAnthropic } from '../support/fakeAnthropic.js';
 import { text, toolCall, tools } from '../support/fakeAnthropic.js';
 import { followAuthorization, startFakeMcpOAuth, type FakeOAuth } from '../support/fakeMcpOAuth.js';
 import { useLeakCheck } from '../support/leaks.js';
-import { EVERYTHING_BIN, startEverythingHttp, startSdkServer, type ChildServer, type SdkServer } from '../support/mcpPeers.js';
+import {
+  EVERYTHING_BIN,
+  startEverythingHttp,
+  startSdkServer,
+  type ChildServer,
+  type SdkServer,
+} from '../support/mcpPeers.js';
 
 useLeakCheck();
 
@@ -45,14 +51,23 @@ describe('rein mcp (client side)', () => {
   });
 
   it('list: each server with its state and tool count; --json in the status shape', async () => {
-    await config(`${everythingYaml()}  broken:\n    command: /nonexistent/mcp-server\n  off:\n    command: x\n    disabled: true\n`);
+    await config(
+      `${everythingYaml()}  broken:\n    command: /nonexistent/mcp-server\n  off:\n    command: x\n    disabled: true\n`,
+    );
     const r = await rein(['mcp', 'list'], { env: world.env, cwd: world.cwd });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^broken\s+stdio\s+disconnected\s+0 tools .*could not be started/m);
     expect(r.stdout).toMatch(/^everything\s+stdio\s+healthy\s+\d+ tools/m);
     expect(r.stdout).toMatch(/^off\s+stdio\s+disabled/m);
     const j = await rein(['mcp', 'list', '--json'], { env: world.env, cwd: world.cwd });
-    expect(JSON.parse(j.stdout)).toMatchObject({ agent: 'default', servers: [{ name: 'broken', state: 'disconnected' }, { name: 'everything', state: 'healthy' }, { name: 'off', state: 'disabled' }] });
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      agent: 'default',
+      servers: [
+        { name: 'broken', state: 'disconnected' },
+        { name: 'everything', state: 'healthy' },
+        { name: 'off', state: 'disabled' },
+      ],
+    });
   });
 
   it('tools and call on a configured server; exit codes 0, 1 and 2', async () => {
@@ -60,28 +75,46 @@ describe('rein mcp (client side)', () => {
     const t = await rein(['mcp', 'tools', 'everything', '--json'], { env: world.env, cwd: world.cwd });
     expect(t.code).toBe(0);
     const list = JSON.parse(t.stdout) as { name: string; tool: string; annotations: { readOnlyHint?: boolean } }[];
-    expect(list.find((x) => x.name === 'mcp__everything__echo')).toMatchObject({ tool: 'echo', annotations: { readOnlyHint: true } });
+    expect(list.find((x) => x.name === 'mcp__everything__echo')).toMatchObject({
+      tool: 'echo',
+      annotations: { readOnlyHint: true },
+    });
     const text = await rein(['mcp', 'tools', 'everything'], { env: world.env, cwd: world.cwd });
     expect(text.stdout).toMatch(/^mcp__everything__echo {2}\[read-only\]\n {4}Echoes back the input string$/m);
 
-    const c = await rein(['mcp', 'call', 'everything', 'echo', '--args', '{"message":"hello cli"}'], { env: world.env, cwd: world.cwd });
+    const c = await rein(['mcp', 'call', 'everything', 'echo', '--args', '{"message":"hello cli"}'], {
+      env: world.env,
+      cwd: world.cwd,
+    });
     expect(c).toMatchObject({ code: 0, stdout: 'Echo: hello cli\n' });
-    const byRegistryName = await rein(['mcp', 'call', 'everything', 'mcp__everything__echo', '--args', '{"message":"x"}', '--json'], { env: world.env, cwd: world.cwd });
+    const byRegistryName = await rein(
+      ['mcp', 'call', 'everything', 'mcp__everything__echo', '--args', '{"message":"x"}', '--json'],
+      { env: world.env, cwd: world.cwd },
+    );
     expect(JSON.parse(byRegistryName.stdout)).toEqual({ content: [{ type: 'text', text: 'Echo: x' }] });
 
-    const failed = await rein(['mcp', 'call', 'everything', 'get-sum', '--args', '{"a":1}'], { env: world.env, cwd: world.cwd });
+    const failed = await rein(['mcp', 'call', 'everything', 'get-sum', '--args', '{"a":1}'], {
+      env: world.env,
+      cwd: world.cwd,
+    });
     expect(failed.code).toBe(1);
     const unknown = await rein(['mcp', 'call', 'everything', 'no-such-tool'], { env: world.env, cwd: world.cwd });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/has no tool "no-such-tool" \(it has: echo,/);
-    expect((await rein(['mcp', 'call', 'everything', 'echo', '--args', 'not json'], { env: world.env, cwd: world.cwd })).code).toBe(2);
+    expect(
+      (await rein(['mcp', 'call', 'everything', 'echo', '--args', 'not json'], { env: world.env, cwd: world.cwd }))
+        .code,
+    ).toBe(2);
     expect((await rein(['mcp', 'call', 'nothere', 'echo'], { env: world.env, cwd: world.cwd })).code).toBe(2);
     expect((await rein(['mcp', 'call', 'everything'], { env: world.env, cwd: world.cwd })).code).toBe(2);
   });
 
   it('a URL needs no config at all (Streamable HTTP)', async () => {
     await config('model: nothing-to-do-with-it\n');
-    const c = await rein(['mcp', 'call', everythingHttp.url, 'echo', '--args', '{"message":"over http"}'], { env: world.env, cwd: world.cwd });
+    const c = await rein(['mcp', 'call', everythingHttp.url, 'echo', '--args', '{"message":"over http"}'], {
+      env: world.env,
+      cwd: world.cwd,
+    });
     expect(c).toMatchObject({ code: 0, stdout: 'Echo: over http\n' });
     const t = await rein(['mcp', 'tools', everythingHttp.url, '--json'], { env: world.env, cwd: world.cwd });
     expect(JSON.parse(t.stdout).map((x: { tool: string }) => x.tool)).toContain('get-tiny-image');
@@ -95,7 +128,14 @@ describe('rein mcp (client side)', () => {
       s = await startSdkServer({
         setup: (server) =>
           server.registerTool('ask', { description: 'Asks with defaults', inputSchema: {} }, async () => {
-            const r = await server.server.elicitInput({ message: 'Confirm', requestedSchema: { type: 'object', properties: { color: { type: 'string', default: 'green' }, count: { type: 'integer', default: 2 } }, required: ['color'] } });
+            const r = await server.server.elicitInput({
+              message: 'Confirm',
+              requestedSchema: {
+                type: 'object',
+                properties: { color: { type: 'string', default: 'green' }, count: { type: 'integer', default: 2 } },
+                required: ['color'],
+              },
+            });
             return { content: [{ type: 'text', text: `${r.action} ${JSON.stringify(r.content ?? {})}` }] };
           }),
       });
@@ -135,7 +175,9 @@ describe('rein mcp login (OAuth)', () => {
     oauth = await startFakeMcpOAuth();
     await config(`mcp_servers:\n  remote:\n    type: http\n    url: ${oauth.url}\n`);
     const before = await rein(['mcp', 'list'], { env: world.env, cwd: world.cwd });
-    expect(before.stdout).toMatch(/^remote\s+http\s+disconnected\s+0 tools .* — sign-in needed: rein mcp login remote/m);
+    expect(before.stdout).toMatch(
+      /^remote\s+http\s+disconnected\s+0 tools .* — sign-in needed: rein mcp login remote/m,
+    );
     const r = await rein(['mcp', 'login', 'remote'], { env: { ...world.env, BROWSER }, cwd: world.cwd });
     expect(r.stderr).toMatch(/Opening your browser to sign in/);
     expect(r).toMatchObject({ code: 0 });
@@ -149,12 +191,18 @@ describe('rein mcp login (OAuth)', () => {
   it('with no browser at all, the URL is printed for the person and Rein never requests it, even from a server that grants at once', async () => {
     oauth = await startFakeMcpOAuth();
     // A $BROWSER that opens nothing: no platform opener is tried, on any machine.
-    const { child, done } = startRein(['mcp', 'call', oauth.url, 'whoami'], { env: { ...world.env, BROWSER: 'false' }, cwd: world.cwd });
+    const { child, done } = startRein(['mcp', 'call', oauth.url, 'whoami'], {
+      env: { ...world.env, BROWSER: 'false' },
+      cwd: world.cwd,
+    });
     let stderr = '';
     const url = await new Promise<URL>((resolve, reject) => {
       child.stderr!.on('data', (d: string) => {
         stderr += d;
-        const m = /No browser could be started\. To sign in, open this address in a browser \(waiting up to 5 minutes\):\n {2}(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)\n/.exec(stderr);
+        const m =
+          /No browser could be started\. To sign in, open this address in a browser \(waiting up to 5 minutes\):\n {2}(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)\n/.exec(
+            stderr,
+          );
         if (m) resolve(new URL(m[1]!));
       });
       child.on('close', () => reject(new Error(`rein ended before printing the URL: ${stderr}`)));

@@ -18,7 +18,12 @@ let d: TestDaemon;
 beforeEach(async () => {
   fake = await startFakeAnthropic();
   d = await startTestDaemon(fake, {
-    config: { mcp_servers: { everything: everythingStdio({ always_allow: ['echo', 'trigger-elicitation-request'], context: 'Test server.' }), off: { ...everythingStdio(), disabled: true } } },
+    config: {
+      mcp_servers: {
+        everything: everythingStdio({ always_allow: ['echo', 'trigger-elicitation-request'], context: 'Test server.' }),
+        off: { ...everythingStdio(), disabled: true },
+      },
+    },
   });
 });
 afterEach(async () => {
@@ -34,7 +39,13 @@ describe('MCP in the daemon', () => {
       {
         agent: 'default',
         servers: [
-          expect.objectContaining({ name: 'everything', type: 'stdio', state: 'idle', tools: 0, sign_in_required: false }),
+          expect.objectContaining({
+            name: 'everything',
+            type: 'stdio',
+            state: 'idle',
+            tools: 0,
+            sign_in_required: false,
+          }),
           expect.objectContaining({ name: 'off', state: 'disabled' }),
         ],
       },
@@ -48,7 +59,11 @@ describe('MCP in the daemon', () => {
 
     const after = await http(d, 'GET', '/mcp/servers?agent=default');
     const everything = after.json.agents[0].servers[0];
-    expect(everything).toMatchObject({ name: 'everything', state: 'healthy', server: { name: 'mcp-servers/everything' } });
+    expect(everything).toMatchObject({
+      name: 'everything',
+      state: 'healthy',
+      server: { name: 'mcp-servers/everything' },
+    });
     expect(everything.tools).toBeGreaterThan(5);
     expect(typeof everything.last_ok_at).toBe('string');
 
@@ -61,14 +76,19 @@ describe('MCP in the daemon', () => {
     const answer = http(d, 'POST', '/message', { body: { text: 'ask me' } });
     let pending: any;
     await expect
-      .poll(async () => {
-        pending = (await http(d, 'GET', '/approvals')).json.approvals[0];
-        return pending?.layer;
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          pending = (await http(d, 'GET', '/approvals')).json.approvals[0];
+          return pending?.layer;
+        },
+        { timeout: 10_000 },
+      )
       .toBe('elicitation');
     expect(pending.form.message).toMatch(/provide inputs/);
     expect(Object.keys(pending.form.schema.properties)).toEqual(expect.arrayContaining(['name', 'check', 'email']));
-    const posted = await http(d, 'POST', '/approval', { body: { request_id: pending.request_id, decision: 'allow', values: { name: 'Hedy', check: true } } });
+    const posted = await http(d, 'POST', '/approval', {
+      body: { request_id: pending.request_id, decision: 'allow', values: { name: 'Hedy', check: true } },
+    });
     expect(posted.status).toBe(200);
     expect((await answer).json).toMatchObject({ stop_reason: 'final', text: 'filled' });
     expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('Hedy');

@@ -38,15 +38,47 @@ mcp_servers:
 describe('rein mcp add', () => {
   it('adds a program server with arguments and environment, keeping the file’s comments', async () => {
     await writeFile(join(home, 'config.yaml'), MINE);
-    const r = await mcp('add', 'fs', '--command', 'npx', '--env', 'DEBUG=1', '--context', 'my files', '--', '-y', '@modelcontextprotocol/server-filesystem', '/tmp');
+    const r = await mcp(
+      'add',
+      'fs',
+      '--command',
+      'npx',
+      '--env',
+      'DEBUG=1',
+      '--context',
+      'my files',
+      '--',
+      '-y',
+      '@modelcontextprotocol/server-filesystem',
+      '/tmp',
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^added fs in .*config\.yaml \(stdio: npx -y @modelcontextprotocol\/server-filesystem \/tmp\)/);
+    expect(r.stdout).toMatch(
+      /^added fs in .*config\.yaml \(stdio: npx -y @modelcontextprotocol\/server-filesystem \/tmp\)/,
+    );
     const text = await config();
     for (const c of ['# my Rein', '# everyday', '# the notes server']) expect(text).toContain(c);
     const loaded = parseLayer('config.yaml', text);
     expect(loaded.ok).toBe(true);
-    expect((loaded as { raw: any }).raw.mcp_servers.fs).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { DEBUG: '1' }, context: 'my files' });
-    expect((await mcp('add', 'web', '--url', 'https://mcp.example.com/mcp', '--header', 'Authorization: Bearer ${WEB_TOKEN}', '--disabled')).code).toBe(0);
+    expect((loaded as { raw: any }).raw.mcp_servers.fs).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+      env: { DEBUG: '1' },
+      context: 'my files',
+    });
+    expect(
+      (
+        await mcp(
+          'add',
+          'web',
+          '--url',
+          'https://mcp.example.com/mcp',
+          '--header',
+          'Authorization: Bearer ${WEB_TOKEN}',
+          '--disabled',
+        )
+      ).code,
+    ).toBe(0);
     expect((parseLayer('config.yaml', await config()) as { raw: any }).raw.mcp_servers.web).toEqual({
       type: 'http',
       url: 'https://mcp.example.com/mcp',
@@ -57,7 +89,16 @@ describe('rein mcp add', () => {
 
   it('--transport sse writes type: sse (the legacy HTTP+SSE transport only); --transport http is the default', async () => {
     await writeFile(join(home, 'config.yaml'), MINE);
-    const r = await mcp('add', 'old', '--url', 'http://localhost:3001/sse', '--transport', 'sse', '--header', 'X-Key: ${OLD_KEY}');
+    const r = await mcp(
+      'add',
+      'old',
+      '--url',
+      'http://localhost:3001/sse',
+      '--transport',
+      'sse',
+      '--header',
+      'X-Key: ${OLD_KEY}',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^added old in .*config\.yaml \(sse: http:\/\/localhost:3001\/sse\)/);
     const servers = (parseLayer('config.yaml', await config()) as { raw: any }).raw.mcp_servers;
@@ -81,7 +122,9 @@ describe('rein mcp add', () => {
     expect(await config()).toBe(MINE);
     const replaced = await mcp('add', 'notes', '--url', 'http://127.0.0.1:9999/mcp', '--replace');
     expect(replaced.code, replaced.stderr).toBe(0);
-    expect(await config()).toContain('# the notes server\n  notes:\n    type: http\n    url: http://127.0.0.1:9999/mcp\n');
+    expect(await config()).toContain(
+      '# the notes server\n  notes:\n    type: http\n    url: http://127.0.0.1:9999/mcp\n',
+    );
   });
 
   it('exits 2 naming the flag that is wrong, and writes nothing', async () => {
@@ -128,14 +171,19 @@ describe('rein mcp add', () => {
     const r = await mcp('add', 'k8s', '--agent', 'ops', '--command', 'kubectl-mcp');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/no longer gets: notes/);
-    expect(await readFile(join(home, 'agents', 'ops', 'config.yaml'), 'utf8')).toBe('# ops agent\nmodel: claude-haiku-5-5\nmcp_servers:\n  k8s:\n    command: kubectl-mcp\n');
+    expect(await readFile(join(home, 'agents', 'ops', 'config.yaml'), 'utf8')).toBe(
+      '# ops agent\nmodel: claude-haiku-5-5\nmcp_servers:\n  k8s:\n    command: kubectl-mcp\n',
+    );
     expect(await config()).toBe(MINE);
   });
 });
 
 describe('rein mcp remove', () => {
   it('removes a server, keeping the comments, and names the servers there when the name is unknown', async () => {
-    await writeFile(join(home, 'config.yaml'), MINE.replace('  # the notes server\n', '  # the notes server\n  extra:\n    command: x\n'));
+    await writeFile(
+      join(home, 'config.yaml'),
+      MINE.replace('  # the notes server\n', '  # the notes server\n  extra:\n    command: x\n'),
+    );
     const r = await mcp('remove', 'extra');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^removed extra from /);
@@ -180,7 +228,9 @@ describe('rein mcp import claude-desktop', () => {
     const r = await mcp('import', 'claude-desktop');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Imported from ${join(dir, 'claude_desktop_config.json')}`);
-    expect(r.stdout).toMatch(/added\s+filesystem \(stdio: npx -y @modelcontextprotocol\/server-filesystem \/Users\/me\/Desktop\)/);
+    expect(r.stdout).toMatch(
+      /added\s+filesystem \(stdio: npx -y @modelcontextprotocol\/server-filesystem \/Users\/me\/Desktop\)/,
+    );
     expect(r.stdout).toMatch(/added\s+remote \(http: https:\/\/mcp\.example\.com\/mcp\)/);
     expect(r.stdout).toMatch(/clash\s+notes: already there with other settings, kept as it is/);
     expect(r.stdout).toMatch(/added\s+secret \(http: https:\/\/x\.example\/mcp\)/);
@@ -188,10 +238,17 @@ describe('rein mcp import claude-desktop', () => {
     expect(r.stdout).toMatch(/3 added, 0 the same, 1 clashing, 1 skipped/);
     const text = await config();
     expect(text).toContain('# the notes server\n  notes:\n    type: http\n    url: http://127.0.0.1:9000/mcp\n');
-    expect((parseLayer('config.yaml', text) as { raw: any }).raw.mcp_servers.remote).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp' });
+    expect((parseLayer('config.yaml', text) as { raw: any }).raw.mcp_servers.remote).toEqual({
+      type: 'http',
+      url: 'https://mcp.example.com/mcp',
+    });
 
     const again = await mcp('import', 'claude-desktop');
-    expect((parseLayer('config.yaml', text) as { raw: any }).raw.mcp_servers.secret).toEqual({ type: 'http', url: 'https://x.example/mcp', headers: { Authorization: 'Bearer t' } });
+    expect((parseLayer('config.yaml', text) as { raw: any }).raw.mcp_servers.secret).toEqual({
+      type: 'http',
+      url: 'https://x.example/mcp',
+      headers: { Authorization: 'Bearer t' },
+    });
     expect(again.stdout).toMatch(/0 added, 3 the same, 1 clashing, 1 skipped/);
     expect(await config()).toBe(text);
   });

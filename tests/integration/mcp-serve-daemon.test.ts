@@ -64,18 +64,39 @@ describe('POST /approvals/ask', () => {
     const q = question();
     const asking = http(t, 'POST', '/approvals/ask', { body: q });
     const shown = await events.next((f) => f.event === 'approval_request', 'approval_request');
-    expect(shown.data).toMatchObject({ request_id: q.request_id, tool: 'bash', source: 'mcp', origin: 'remote', summary: '$ touch x', route: 'mcp:01234567' });
-    expect((await http(t, 'GET', '/approvals')).json.approvals).toEqual([expect.objectContaining({ request_id: q.request_id, input: { command: 'touch x' } })]);
-    expect((await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'allow' } })).status).toBe(200);
+    expect(shown.data).toMatchObject({
+      request_id: q.request_id,
+      tool: 'bash',
+      source: 'mcp',
+      origin: 'remote',
+      summary: '$ touch x',
+      route: 'mcp:01234567',
+    });
+    expect((await http(t, 'GET', '/approvals')).json.approvals).toEqual([
+      expect.objectContaining({ request_id: q.request_id, input: { command: 'touch x' } }),
+    ]);
+    expect((await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'allow' } })).status).toBe(
+      200,
+    );
     const answer = await asking;
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({ request_id: q.request_id, decision: 'allow', by: 'daemon' });
     const response = await events.next((f) => f.event === 'approval_response', 'approval_response');
-    expect(response.data).toMatchObject({ request_id: q.request_id, decision: 'allow', by: 'daemon', route: 'mcp:01234567' });
-    expect((await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'deny' } })).status).toBe(409);
+    expect(response.data).toMatchObject({
+      request_id: q.request_id,
+      decision: 'allow',
+      by: 'daemon',
+      route: 'mcp:01234567',
+    });
+    expect((await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'deny' } })).status).toBe(
+      409,
+    );
     expect((await http(t, 'GET', '/approvals')).json.approvals).toEqual([]);
     // An id already decided is not asked again (its old answer is never handed out as a new one).
-    expect((await http(t, 'POST', '/approvals/ask', { body: q })).json).toMatchObject({ code: 'approval_already_decided', field: 'request_id' });
+    expect((await http(t, 'POST', '/approvals/ask', { body: q })).json).toMatchObject({
+      code: 'approval_already_decided',
+      field: 'request_id',
+    });
     events.close();
   });
 
@@ -90,27 +111,44 @@ describe('POST /approvals/ask', () => {
     const t = await daemon();
     const q = question();
     const body = JSON.stringify(q);
-    const req = request({ host: '127.0.0.1', port: t.port, method: 'POST', path: '/approvals/ask', headers: { host: `127.0.0.1:${t.port}`, authorization: `Bearer ${t.token}`, 'content-type': 'application/json' } });
+    const req = request({
+      host: '127.0.0.1',
+      port: t.port,
+      method: 'POST',
+      path: '/approvals/ask',
+      headers: { host: `127.0.0.1:${t.port}`, authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+    });
     req.on('error', () => undefined);
     req.end(body);
     await eventually(async () => (await http(t, 'GET', '/approvals')).json.approvals.length === 1);
     req.destroy();
     await eventually(async () => (await http(t, 'GET', '/approvals')).json.approvals.length === 0);
-    expect((await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'allow' } })).status).toBe(409);
+    expect((await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'allow' } })).status).toBe(
+      409,
+    );
   });
 
   it('checks the body like every endpoint, and needs the token', async () => {
     const t = await daemon();
     const { summary: _s, ...missing } = question();
-    expect((await http(t, 'POST', '/approvals/ask', { body: missing })).json).toMatchObject({ code: 'invalid_request', field: 'summary' });
+    expect((await http(t, 'POST', '/approvals/ask', { body: missing })).json).toMatchObject({
+      code: 'invalid_request',
+      field: 'summary',
+    });
     expect((await http(t, 'POST', '/approvals/ask', { body: { ...question(), extra: 1 } })).status).toBe(400);
-    expect((await http(t, 'POST', '/approvals/ask', { body: question({ request_id: 'apr_nothex' }) })).json).toMatchObject({ field: 'request_id' });
+    expect(
+      (await http(t, 'POST', '/approvals/ask', { body: question({ request_id: 'apr_nothex' }) })).json,
+    ).toMatchObject({ field: 'request_id' });
     expect((await http(t, 'POST', '/approvals/ask', { body: question(), token: 'f'.repeat(64) })).status).toBe(401);
   });
 });
 
 /** `rein mcp serve` for this daemon's REIN_HOME, and a client connected to it (`prepare` runs before it connects). */
-async function serve(t: TestDaemon, client = new Client({ name: 'no-forms', version: '1' }), prepare?: (c: Client) => void) {
+async function serve(
+  t: TestDaemon,
+  client = new Client({ name: 'no-forms', version: '1' }),
+  prepare?: (c: Client) => void,
+) {
   const userHome = join(t.cwd, '..', 'user');
   await mkdir(userHome, { recursive: true });
   const transport = new StdioClientTransport({
@@ -142,7 +180,13 @@ describe('rein mcp serve asks the running daemon', () => {
     const client = await serve(t);
     const allowed = client.callTool({ name: 'bash', arguments: { command: 'touch via-desk.txt' } });
     const q = await pending(t);
-    expect(q).toMatchObject({ tool: 'bash', source: 'mcp', origin: 'remote', summary: '$ touch via-desk.txt', agent: 'default' });
+    expect(q).toMatchObject({
+      tool: 'bash',
+      source: 'mcp',
+      origin: 'remote',
+      summary: '$ touch via-desk.txt',
+      agent: 'default',
+    });
     expect(q.session_id).toMatch(/^mcp-[0-9a-f]{32}$/);
     await http(t, 'POST', '/approval', { body: { request_id: q.request_id, decision: 'allow' } });
     const r = await allowed;
@@ -156,11 +200,17 @@ describe('rein mcp serve asks the running daemon', () => {
     expect(r2.isError).toBe(true);
     expect(JSON.stringify(r2.content)).toMatch(/DENIED/);
     expect(existsSync(join(t.cwd, 'refused.txt'))).toBe(false);
-    const audit = (await readFile(join(t.home, 'logs', 'audit.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(audit.filter((l) => l.source === 'mcp').map((l) => [l.decision, l.approved_by])).toEqual(expect.arrayContaining([['allow', 'daemon']]));
+    const audit = (await readFile(join(t.home, 'logs', 'audit.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(audit.filter((l) => l.source === 'mcp').map((l) => [l.decision, l.approved_by])).toEqual(
+      expect.arrayContaining([['allow', 'daemon']]),
+    );
   });
 
-  const textOf = (r: unknown): string => ((r as { content: Array<{ type: string; text?: string }> }).content.find((c) => c.type === 'text')?.text ?? '');
+  const textOf = (r: unknown): string =>
+    (r as { content: Array<{ type: string; text?: string }> }).content.find((c) => c.type === 'text')?.text ?? '';
   const configText = (t: TestDaemon) => readFile(join(t.home, 'config.yaml'), 'utf8').catch(() => '(none)');
 
   it('"always allow" over the desk runs the call, holds for the connection, and becomes a pending change for the app', async () => {
@@ -182,7 +232,14 @@ describe('rein mcp serve asks the running daemon', () => {
       const changes = (await http(t, 'GET', '/changes')).json.changes;
       // The grant the daemon's runtime would save for this call (its shape is grants.ts's).
       expect(changes).toEqual([
-        expect.objectContaining({ kind: 'always_allow', agent: 'default', requested_by: 'mcp_serve', raises: [{ field: expect.stringMatching(/^permissions\./), change: expect.stringContaining('touch always.txt') }] }),
+        expect.objectContaining({
+          kind: 'always_allow',
+          agent: 'default',
+          requested_by: 'mcp_serve',
+          raises: [
+            { field: expect.stringMatching(/^permissions\./), change: expect.stringContaining('touch always.txt') },
+          ],
+        }),
       ]);
       expect(JSON.stringify(changes[0].request)).toContain('touch always.txt');
       // The same call again on this connection runs without a question.
@@ -231,9 +288,17 @@ describe('rein mcp serve asks the running daemon', () => {
     const r = await first;
     expect(r.isError, textOf(r)).toBeFalsy();
     const changes = (await http(t, 'GET', '/changes')).json.changes;
-    expect(changes).toEqual([expect.objectContaining({ kind: 'always_allow', requested_by: 'mcp_serve', accept_command: `REIN_HOME=${t.home} rein changes accept ${changes[0].change_id}` })]);
+    expect(changes).toEqual([
+      expect.objectContaining({
+        kind: 'always_allow',
+        requested_by: 'mcp_serve',
+        accept_command: `REIN_HOME=${t.home} rein changes accept ${changes[0].change_id}`,
+      }),
+    ]);
     expect(textOf(r)).toContain('[rein] "always allow" holds for this MCP connection.');
-    expect(textOf(r)).toContain(`Nothing is changed until a person confirms it: run \`${changes[0].accept_command}\` in a shell on this machine (change`);
+    expect(textOf(r)).toContain(
+      `Nothing is changed until a person confirms it: run \`${changes[0].accept_command}\` in a shell on this machine (change`,
+    );
     expect(textOf(r)).not.toContain('desktop app');
     expect(await configText(t)).toBe('(none)');
     expect((await client.callTool({ name: 'bash', arguments: { command: 'touch headless.txt' } })).isError).toBeFalsy();
@@ -247,20 +312,27 @@ describe('rein mcp serve asks the running daemon', () => {
     const app = t.daemon.service.attachClient('desktop');
     try {
       let asked = 0;
-      const client = await serve(t, new Client({ name: 'forms', version: '1' }, { capabilities: { elicitation: { form: {} } } }), (c) =>
-        c.setRequestHandler(ElicitRequestSchema, async () => {
-          asked++;
-          return { action: 'accept', content: { decision: 'always_allow' } };
-        }),
+      const client = await serve(
+        t,
+        new Client({ name: 'forms', version: '1' }, { capabilities: { elicitation: { form: {} } } }),
+        (c) =>
+          c.setRequestHandler(ElicitRequestSchema, async () => {
+            asked++;
+            return { action: 'accept', content: { decision: 'always_allow' } };
+          }),
       );
       const r = await client.callTool({ name: 'bash', arguments: { command: 'touch by-form.txt' } });
       expect(r.isError, textOf(r)).toBeFalsy();
-      expect(textOf(r)).toMatch(/Nothing is changed until a person confirms it: run `[^`]*rein changes accept chg_[0-9a-f]{16}` in a shell on this machine, or confirm it in the Rein desktop app/);
+      expect(textOf(r)).toMatch(
+        /Nothing is changed until a person confirms it: run `[^`]*rein changes accept chg_[0-9a-f]{16}` in a shell on this machine, or confirm it in the Rein desktop app/,
+      );
       expect(await configText(t)).toBe('(none)');
       const changes = (await http(t, 'GET', '/changes')).json.changes;
       expect(changes).toEqual([expect.objectContaining({ kind: 'always_allow', requested_by: 'mcp_serve' })]);
       expect(JSON.stringify(changes[0].request)).toContain('touch by-form.txt');
-      expect((await client.callTool({ name: 'bash', arguments: { command: 'touch by-form.txt' } })).isError).toBeFalsy();
+      expect(
+        (await client.callTool({ name: 'bash', arguments: { command: 'touch by-form.txt' } })).isError,
+      ).toBeFalsy();
       expect(asked).toBe(1);
     } finally {
       app.dispose();
@@ -274,14 +346,26 @@ describe('POST /changes/always-allow', () => {
     const body = { agent: 'default', tool: 'bash', input: { command: 'npm test' }, cwd: t.cwd };
     const headless = await http(t, 'POST', '/changes/always-allow', { body });
     expect(headless.status, headless.text).toBe(202);
-    expect(headless.json).toMatchObject({ pending: true, kind: 'always_allow', accept_command: `REIN_HOME=${t.home} rein changes accept ${headless.json.change_id}` });
-    expect(headless.json.raises).toEqual([{ field: expect.stringMatching(/^permissions\./), change: expect.stringContaining('npm test') }]);
+    expect(headless.json).toMatchObject({
+      pending: true,
+      kind: 'always_allow',
+      accept_command: `REIN_HOME=${t.home} rein changes accept ${headless.json.change_id}`,
+    });
+    expect(headless.json.raises).toEqual([
+      { field: expect.stringMatching(/^permissions\./), change: expect.stringContaining('npm test') },
+    ]);
     expect(await readFile(join(t.home, 'config.yaml'), 'utf8').catch(() => '(none)')).toBe('(none)');
     const app = t.daemon.service.attachClient('desktop');
     try {
-      const ok = await http(t, 'POST', '/changes/always-allow', { body: { ...body, tool: 'file_write', input: { path: 'a', content: 'b' } } });
+      const ok = await http(t, 'POST', '/changes/always-allow', {
+        body: { ...body, tool: 'file_write', input: { path: 'a', content: 'b' } },
+      });
       expect(ok.status).toBe(202);
-      expect(ok.json).toMatchObject({ pending: true, kind: 'always_allow', raises: [{ change: expect.stringContaining('file_write') }] });
+      expect(ok.json).toMatchObject({
+        pending: true,
+        kind: 'always_allow',
+        raises: [{ change: expect.stringContaining('file_write') }],
+      });
       expect(await readFile(join(t.home, 'config.yaml'), 'utf8').catch(() => '(none)')).toBe('(none)');
     } finally {
       app.dispose();
@@ -292,10 +376,18 @@ describe('POST /changes/always-allow', () => {
     const t = await daemon();
     const body = { agent: 'default', tool: 'bash', input: { command: 'npm test' } };
     expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, extra: 1 } })).status).toBe(400);
-    expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, agent: 'Bad Name' } })).json).toMatchObject({ code: 'invalid_request', field: 'agent' });
-    expect((await http(t, 'POST', '/changes/always-allow', { body: { agent: 'default', tool: 'bash' } })).json).toMatchObject({ code: 'invalid_request', field: 'input' });
-    expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, cwd: 'relative/dir' } })).json).toMatchObject({ field: 'cwd' });
-    expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, tool: 'no_such_tool' } })).json).toMatchObject({ code: 'invalid_input', field: 'tool' });
+    expect(
+      (await http(t, 'POST', '/changes/always-allow', { body: { ...body, agent: 'Bad Name' } })).json,
+    ).toMatchObject({ code: 'invalid_request', field: 'agent' });
+    expect(
+      (await http(t, 'POST', '/changes/always-allow', { body: { agent: 'default', tool: 'bash' } })).json,
+    ).toMatchObject({ code: 'invalid_request', field: 'input' });
+    expect(
+      (await http(t, 'POST', '/changes/always-allow', { body: { ...body, cwd: 'relative/dir' } })).json,
+    ).toMatchObject({ field: 'cwd' });
+    expect(
+      (await http(t, 'POST', '/changes/always-allow', { body: { ...body, tool: 'no_such_tool' } })).json,
+    ).toMatchObject({ code: 'invalid_input', field: 'tool' });
     expect((await http(t, 'POST', '/changes/always-allow', { body: { ...body, agent: 'nobody' } })).status).toBe(404);
     expect((await http(t, 'POST', '/changes/always-allow', { body, token: 'f'.repeat(64) })).status).toBe(401);
   });

@@ -24,11 +24,19 @@ interface Served {
   token: string;
 }
 
-const env = (home: string, userHome: string) => ({ PATH: process.env.PATH ?? '', HOME: userHome, REIN_HOME: home, LANG: 'C.UTF-8' });
+const env = (home: string, userHome: string) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: userHome,
+  REIN_HOME: home,
+  LANG: 'C.UTF-8',
+});
 
 /** Starts `rein mcp serve --http --port 0` and reads the URL (with its token) from its first line. */
 async function serveHttp(home: string, cwd: string, userHome: string, extra: string[] = []): Promise<Served> {
-  const { child, done } = startRein(['mcp', 'serve', '--http', '--port', '0', ...extra], { env: env(home, userHome), cwd });
+  const { child, done } = startRein(['mcp', 'serve', '--http', '--port', '0', ...extra], {
+    env: env(home, userHome),
+    cwd,
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (d: string) => {
@@ -51,9 +59,15 @@ async function stop(s: Served): Promise<CliResult> {
   return s.done;
 }
 
-const textOf = (r: unknown): string => ((r as { content: Array<{ type: string; text?: string }> }).content.find((c) => c.type === 'text')?.text ?? '');
+const textOf = (r: unknown): string =>
+  (r as { content: Array<{ type: string; text?: string }> }).content.find((c) => c.type === 'text')?.text ?? '';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 
 describe('rein mcp serve --http', () => {
@@ -79,9 +93,19 @@ describe('rein mcp serve --http', () => {
   });
 
   async function connect(opts: { url?: URL; headers?: Record<string, string>; elicit?: boolean } = {}) {
-    const transport = new StreamableHTTPClientTransport(opts.url ?? served.url, opts.headers ? { requestInit: { headers: opts.headers } } : {});
-    const client = new Client({ name: 'http-test', version: '1' }, { capabilities: opts.elicit ? { elicitation: { form: {} } } : {} });
-    if (opts.elicit) client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { decision: 'allow_once' } }));
+    const transport = new StreamableHTTPClientTransport(
+      opts.url ?? served.url,
+      opts.headers ? { requestInit: { headers: opts.headers } } : {},
+    );
+    const client = new Client(
+      { name: 'http-test', version: '1' },
+      { capabilities: opts.elicit ? { elicitation: { form: {} } } : {} },
+    );
+    if (opts.elicit)
+      client.setRequestHandler(ElicitRequestSchema, async () => ({
+        action: 'accept',
+        content: { decision: 'allow_once' },
+      }));
     await client.connect(transport);
     clients.push(client);
     return { client, transport };
@@ -142,15 +166,28 @@ describe('rein mcp serve --http', () => {
     const noToken = await http(d, 'POST', '/mcp', { body: INIT, headers: MCP_HEADERS, token: null });
     expect(noToken.status).toBe(401);
     expect(noToken.json).toMatchObject({ code: 'unauthorized' });
-    expect((await http(d, 'POST', '/mcp', { body: INIT, headers: MCP_HEADERS, token: 'f'.repeat(64) })).status).toBe(401);
-    expect((await http(d, 'POST', `/mcp?token=${'f'.repeat(64)}`, { body: INIT, headers: MCP_HEADERS, token: null })).status).toBe(401);
-    const rebound = await http(d, 'POST', '/mcp', { body: INIT, headers: { ...MCP_HEADERS, host: `evil.example:${served.port}` } });
+    expect((await http(d, 'POST', '/mcp', { body: INIT, headers: MCP_HEADERS, token: 'f'.repeat(64) })).status).toBe(
+      401,
+    );
+    expect(
+      (await http(d, 'POST', `/mcp?token=${'f'.repeat(64)}`, { body: INIT, headers: MCP_HEADERS, token: null })).status,
+    ).toBe(401);
+    const rebound = await http(d, 'POST', '/mcp', {
+      body: INIT,
+      headers: { ...MCP_HEADERS, host: `evil.example:${served.port}` },
+    });
     expect(rebound.status).toBe(403);
     expect(rebound.json).toMatchObject({ code: 'host_refused' });
-    const foreign = await http(d, 'POST', '/mcp', { body: INIT, headers: { ...MCP_HEADERS, origin: 'https://evil.example' } });
+    const foreign = await http(d, 'POST', '/mcp', {
+      body: INIT,
+      headers: { ...MCP_HEADERS, origin: 'https://evil.example' },
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.json).toMatchObject({ code: 'origin_refused' });
-    const own = await http(d, 'POST', '/mcp', { body: INIT, headers: { ...MCP_HEADERS, origin: `http://localhost:${served.port}` } });
+    const own = await http(d, 'POST', '/mcp', {
+      body: INIT,
+      headers: { ...MCP_HEADERS, origin: `http://localhost:${served.port}` },
+    });
     expect(own.status).toBe(200);
     expect(own.headers['mcp-session-id']).toMatch(/^[0-9a-f]{32}$/);
   });
@@ -158,9 +195,15 @@ describe('rein mcp serve --http', () => {
   it('answers only at /mcp, and only for sessions it knows', async () => {
     const d = { port: served.port, token: served.token };
     expect((await http(d, 'GET', '/')).status).toBe(404);
-    const unknown = await http(d, 'POST', '/mcp', { body: { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers: { ...MCP_HEADERS, 'mcp-session-id': 'a'.repeat(32) } });
+    const unknown = await http(d, 'POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      headers: { ...MCP_HEADERS, 'mcp-session-id': 'a'.repeat(32) },
+    });
     expect(unknown.status).toBe(404);
-    const noSession = await http(d, 'POST', '/mcp', { body: { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers: MCP_HEADERS });
+    const noSession = await http(d, 'POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      headers: MCP_HEADERS,
+    });
     expect(noSession.status).toBe(400);
     const notJson = await http(d, 'POST', '/mcp', { rawBody: '{nope', headers: MCP_HEADERS });
     expect(notJson.status).toBe(400);
@@ -172,7 +215,10 @@ describe('rein mcp serve --http', () => {
     const id = transport.sessionId!;
     await transport.terminateSession();
     const d = { port: served.port, token: served.token };
-    const after = await http(d, 'POST', '/mcp', { body: { jsonrpc: '2.0', id: 3, method: 'ping' }, headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } });
+    const after = await http(d, 'POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 3, method: 'ping' },
+      headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    });
     expect(after.status).toBe(404);
     await client.close();
   });
@@ -190,7 +236,10 @@ describe('the token', () => {
     expect((await stop(second)).code).toBe(0);
     const third = await serveHttp(home, cwd, userHome, ['--new-token']);
     expect(third.token).not.toBe(first.token);
-    const old = await http({ port: third.port, token: first.token }, 'POST', '/mcp', { body: INIT, headers: MCP_HEADERS });
+    const old = await http({ port: third.port, token: first.token }, 'POST', '/mcp', {
+      body: INIT,
+      headers: MCP_HEADERS,
+    });
     expect(old.status).toBe(401);
     expect((await stop(third)).code).toBe(0);
   });

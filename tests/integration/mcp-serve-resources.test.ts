@@ -9,7 +9,12 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { paths } from '../../src-main/core/config/paths.js';
 import { SessionStore } from '../../src-main/core/sessions/store.js';
@@ -40,7 +45,13 @@ afterEach(async () => {
 });
 
 async function serve(args: string[] = []) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [REIN_BIN, 'mcp', 'serve', ...args], env: env as Record<string, string>, cwd, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [REIN_BIN, 'mcp', 'serve', ...args],
+    env: env as Record<string, string>,
+    cwd,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'resources-test', version: '1' });
   const updated: string[] = [];
   let listChanged = 0;
@@ -73,7 +84,8 @@ async function rpcError(p: Promise<unknown>): Promise<McpError> {
   return e as McpError;
 }
 
-const textOf = (r: { contents: ReadonlyArray<object> }): string => String((r.contents[0] as { text?: unknown } | undefined)?.text ?? '');
+const textOf = (r: { contents: ReadonlyArray<object> }): string =>
+  String((r.contents[0] as { text?: unknown } | undefined)?.text ?? '');
 
 describe('rein mcp serve: resources', () => {
   it('lists the agent’s sessions and memory, and reads a transcript without Rein’s injected context', async () => {
@@ -92,7 +104,11 @@ describe('rein mcp serve: resources', () => {
 
     const { resources, nextCursor } = await client.listResources();
     expect(nextCursor).toBeUndefined();
-    expect(resources.map((r) => r.uri)).toEqual(['rein://sessions', 'rein://agents/default/memory', `rein://sessions/${id}`]);
+    expect(resources.map((r) => r.uri)).toEqual([
+      'rein://sessions',
+      'rein://agents/default/memory',
+      `rein://sessions/${id}`,
+    ]);
     expect(resources[2]).toMatchObject({ mimeType: 'text/markdown', name: id });
 
     const transcript = textOf(await client.readResource({ uri: `rein://sessions/${id}` }));
@@ -109,17 +125,28 @@ describe('rein mcp serve: resources', () => {
     expect(textOf(memory)).toContain('likes green tea');
 
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['rein://sessions/{id}', 'rein://sessions{?query}', 'rein://agents/{agent}/memory']);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'rein://sessions/{id}',
+      'rein://sessions{?query}',
+      'rein://agents/{agent}/memory',
+    ]);
 
     const found = textOf(await client.readResource({ uri: 'rein://sessions?query=glacier' }));
     expect(found).toContain(`(rein://sessions/${id})`);
     expect(found).toContain('**glacier**');
-    expect(textOf(await client.readResource({ uri: 'rein://sessions?query=zeppelin' }))).toContain('No matching sessions found.');
+    expect(textOf(await client.readResource({ uri: 'rein://sessions?query=zeppelin' }))).toContain(
+      'No matching sessions found.',
+    );
     expect(textOf(await client.readResource({ uri: 'rein://sessions' }))).toContain(`(rein://sessions/${id})`);
 
     // Each read is in the audit log, as the agent's own calls are.
     await expect
-      .poll(async () => (await readFile(paths.auditLog(home), 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('"resources/read"')).length)
+      .poll(
+        async () =>
+          (await readFile(paths.auditLog(home), 'utf8').catch(() => ''))
+            .split('\n')
+            .filter((l) => l.includes('"resources/read"')).length,
+      )
       .toBe(5);
   });
 
@@ -139,7 +166,9 @@ describe('rein mcp serve: resources', () => {
     expect(first.nextCursor).toEqual(expect.any(String));
     const second = await client.listResources({ cursor: first.nextCursor! });
     expect(second.nextCursor).toBeUndefined();
-    const listed = [...first.resources, ...second.resources].map((r) => r.uri).filter((u) => u.startsWith('rein://sessions/'));
+    const listed = [...first.resources, ...second.resources]
+      .map((r) => r.uri)
+      .filter((u) => u.startsWith('rein://sessions/'));
     expect(listed).toHaveLength(55);
     expect(new Set(listed).size).toBe(55);
     expect(first.resources[0]!.uri).toBe('rein://sessions');
@@ -177,13 +206,23 @@ describe('rein mcp serve: resources', () => {
       expect(e.data, uri).toEqual({ uri });
     }
     // The search is the serving agent's too.
-    expect(textOf(await client.readResource({ uri: 'rein://sessions?query=zeppelin' }))).toContain('No matching sessions found.');
+    expect(textOf(await client.readResource({ uri: 'rein://sessions?query=zeppelin' }))).toContain(
+      'No matching sessions found.',
+    );
     // Nor can it be subscribed to.
-    expect((await rpcError(client.subscribeResource({ uri: `rein://sessions/${theirs}` }))).code).toBe(ErrorCode.InvalidParams);
+    expect((await rpcError(client.subscribeResource({ uri: `rein://sessions/${theirs}` }))).code).toBe(
+      ErrorCode.InvalidParams,
+    );
     // Completion offers only the serving agent's ids and name.
-    const ids = await client.complete({ ref: { type: 'ref/resource', uri: 'rein://sessions/{id}' }, argument: { name: 'id', value: '' } });
+    const ids = await client.complete({
+      ref: { type: 'ref/resource', uri: 'rein://sessions/{id}' },
+      argument: { name: 'id', value: '' },
+    });
     expect(ids.completion.values).toEqual([mine]);
-    const agents = await client.complete({ ref: { type: 'ref/resource', uri: 'rein://agents/{agent}/memory' }, argument: { name: 'agent', value: '' } });
+    const agents = await client.complete({
+      ref: { type: 'ref/resource', uri: 'rein://agents/{agent}/memory' },
+      argument: { name: 'agent', value: '' },
+    });
     expect(agents.completion.values).toEqual(['default']);
   });
 
@@ -261,12 +300,19 @@ describe('rein mcp serve: prompts and completion', () => {
     expect(review.arguments).toEqual([expect.objectContaining({ name: 'arguments', required: false })]);
     expect(review.arguments![0]!.description).toContain('<file> [strict|lenient]');
     expect(prompts.find((p) => p.name === 'standup')).toMatchObject({ description: 'Write my standup notes.' });
-    expect(prompts.find((p) => p.name === 'skill-brew-tea')).toMatchObject({ title: 'Skill: brew-tea', description: expect.stringContaining('Brews tea') });
+    expect(prompts.find((p) => p.name === 'skill-brew-tea')).toMatchObject({
+      title: 'Skill: brew-tea',
+      description: expect.stringContaining('Brews tea'),
+    });
 
     const got = await client.getPrompt({ name: 'review', arguments: { arguments: 'src/app.ts strict' } });
-    expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review src/app.ts in strict mode.' } }]);
+    expect(got.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Review src/app.ts in strict mode.' } },
+    ]);
     const plain = await client.getPrompt({ name: 'standup', arguments: { arguments: 'for Monday' } });
-    expect((plain.messages[0]!.content as { text: string }).text).toBe('Write my standup notes.\n\nARGUMENTS: for Monday');
+    expect((plain.messages[0]!.content as { text: string }).text).toBe(
+      'Write my standup notes.\n\nARGUMENTS: for Monday',
+    );
     const skill = await client.getPrompt({ name: 'skill-brew-tea', arguments: { arguments: 'green, 80 degrees' } });
     const skillText = (skill.messages[0]!.content as { text: string }).text;
     expect(skillText).toContain('# Skill: brew-tea');
@@ -274,21 +320,50 @@ describe('rein mcp serve: prompts and completion', () => {
     expect(skillText).toContain('## Request details\ngreen, 80 degrees');
 
     expect((await rpcError(client.getPrompt({ name: 'no-such-prompt' }))).code).toBe(ErrorCode.InvalidParams);
-    expect((await rpcError(client.getPrompt({ name: 'review', arguments: { file: 'x' } }))).code).toBe(ErrorCode.InvalidParams);
+    expect((await rpcError(client.getPrompt({ name: 'review', arguments: { file: 'x' } }))).code).toBe(
+      ErrorCode.InvalidParams,
+    );
   });
 
   it('completes a prompt argument from its hint, and session ids by prefix', async () => {
     const id = await run('a question', 'an answer');
     const { client } = await serve();
-    const r = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'arguments', value: 'src/app.ts st' } });
+    const r = await client.complete({
+      ref: { type: 'ref/prompt', name: 'review' },
+      argument: { name: 'arguments', value: 'src/app.ts st' },
+    });
     expect(r.completion).toEqual({ values: ['src/app.ts strict'], total: 1, hasMore: false });
-    const none = await client.complete({ ref: { type: 'ref/prompt', name: 'standup' }, argument: { name: 'arguments', value: '' } });
+    const none = await client.complete({
+      ref: { type: 'ref/prompt', name: 'standup' },
+      argument: { name: 'arguments', value: '' },
+    });
     expect(none.completion.values).toEqual([]);
-    const ids = await client.complete({ ref: { type: 'ref/resource', uri: 'rein://sessions/{id}' }, argument: { name: 'id', value: id.slice(0, 12) } });
+    const ids = await client.complete({
+      ref: { type: 'ref/resource', uri: 'rein://sessions/{id}' },
+      argument: { name: 'id', value: id.slice(0, 12) },
+    });
     expect(ids.completion.values).toEqual([id]);
-    const nothing = await client.complete({ ref: { type: 'ref/resource', uri: 'rein://sessions/{id}' }, argument: { name: 'id', value: 'zzz' } });
+    const nothing = await client.complete({
+      ref: { type: 'ref/resource', uri: 'rein://sessions/{id}' },
+      argument: { name: 'id', value: 'zzz' },
+    });
     expect(nothing.completion.values).toEqual([]);
-    expect((await rpcError(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'arguments', value: '' } }))).code).toBe(ErrorCode.InvalidParams);
-    expect((await rpcError(client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '' } }))).code).toBe(ErrorCode.InvalidParams);
+    expect(
+      (
+        await rpcError(
+          client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'arguments', value: '' } }),
+        )
+      ).code,
+    ).toBe(ErrorCode.InvalidParams);
+    expect(
+      (
+        await rpcError(
+          client.complete({
+            ref: { type: 'ref/resource', uri: 'test://template/{id}/data' },
+            argument: { name: 'id', value: '' },
+          }),
+        )
+      ).code,
+    ).toBe(ErrorCode.InvalidParams);
   });
 });

@@ -47,12 +47,22 @@ const endpoint = (s: Served) => `${s.url.origin}${s.url.pathname}`;
 function post(s: Served, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(endpoint(s), {
     method: 'POST',
-    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      authorization: `Bearer ${s.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }
 
-const init = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const init = (protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 /** SSE events of a body: each as its fields (`id`, `retry`, `data`…). */
 function parseSse(textBody: string): Array<Record<string, string>> {
@@ -73,7 +83,10 @@ function parseSse(textBody: string): Array<Record<string, string>> {
 }
 
 /** Reads a streaming body until `enough` says so (or it ends); cancels the rest. */
-async function readUntil(res: Response, enough: (events: Array<Record<string, string>>) => boolean): Promise<Array<Record<string, string>>> {
+async function readUntil(
+  res: Response,
+  enough: (events: Array<Record<string, string>>) => boolean,
+): Promise<Array<Record<string, string>>> {
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buf = '';
   try {
@@ -128,7 +141,11 @@ describe('rein mcp serve --http: SSE priming and resumption', () => {
     const first = await post(served, init('2025-11-25'));
     const session = first.headers.get('mcp-session-id')!;
     await first.text();
-    const call = await post(served, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' });
+    const call = await post(
+      served,
+      { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} },
+      { 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' },
+    );
     const events = parseSse(await call.text());
     expect(events[0]).toEqual({ id: expect.stringMatching(/^\S+$/), retry: '2000', data: '' });
     expect(events.some((e) => e.data?.includes('"id":3'))).toBe(true);
@@ -138,7 +155,11 @@ describe('rein mcp serve --http: SSE priming and resumption', () => {
     const first = await post(served, init('2025-06-18'));
     const session = first.headers.get('mcp-session-id')!;
     await first.text();
-    const call = await post(served, { jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' });
+    const call = await post(
+      served,
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} },
+      { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+    );
     const events = parseSse(await call.text());
     expect(events[0]!.data).toContain('"id":4');
   });
@@ -150,13 +171,30 @@ describe('rein mcp serve --http: SSE priming and resumption', () => {
     const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
     expect((await post(served, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
 
-    const call = await post(served, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'bash', arguments: { command: 'sleep 1; echo resumed-answer' } } }, headers);
+    const call = await post(
+      served,
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'bash', arguments: { command: 'sleep 1; echo resumed-answer' } },
+      },
+      headers,
+    );
     // The priming event only; then the connection breaks (the reader is cancelled).
     const [priming] = await readUntil(call, (events) => events.length >= 1);
     expect(priming).toMatchObject({ data: '', retry: '2000' });
 
     // As a client waits `retry` before reconnecting: until the server has seen the old stream go (409 till then).
-    const resume = () => fetch(endpoint(served), { headers: { authorization: `Bearer ${served.token}`, accept: 'text/event-stream', 'last-event-id': priming!.id!, ...headers } });
+    const resume = () =>
+      fetch(endpoint(served), {
+        headers: {
+          authorization: `Bearer ${served.token}`,
+          accept: 'text/event-stream',
+          'last-event-id': priming!.id!,
+          ...headers,
+        },
+      });
     let resumed = await resume();
     for (let i = 0; resumed.status === 409 && i < 200; i++) {
       await resumed.text();
@@ -171,14 +209,22 @@ describe('rein mcp serve --http: SSE priming and resumption', () => {
 
   it('serves resources, prompts and completion to the SDK client over HTTP', async () => {
     const client = new Client({ name: 'http-resources', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(endpoint(served)), { requestInit: { headers: { authorization: `Bearer ${served.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint(served)), {
+      requestInit: { headers: { authorization: `Bearer ${served.token}` } },
+    });
     await client.connect(transport);
     try {
       const { resources } = await client.listResources();
       expect(resources.map((r) => r.uri)).toEqual(['rein://sessions']);
-      expect((await client.readResource({ uri: 'rein://sessions' })).contents[0]).toMatchObject({ mimeType: 'text/markdown', text: expect.stringContaining('No sessions yet') });
+      expect((await client.readResource({ uri: 'rein://sessions' })).contents[0]).toMatchObject({
+        mimeType: 'text/markdown',
+        text: expect.stringContaining('No sessions yet'),
+      });
       expect(Array.isArray((await client.listPrompts()).prompts)).toBe(true);
-      const agents = await client.complete({ ref: { type: 'ref/resource', uri: 'rein://agents/{agent}/memory' }, argument: { name: 'agent', value: 'de' } });
+      const agents = await client.complete({
+        ref: { type: 'ref/resource', uri: 'rein://agents/{agent}/memory' },
+        argument: { name: 'agent', value: 'de' },
+      });
       expect(agents.completion.values).toEqual(['default']);
     } finally {
       await client.close();

@@ -28,9 +28,14 @@ describe('README examples', () => {
 
     expect((await rein(['agents', 'create', 'reviewer'], { env: world.env, cwd: world.cwd })).code).toBe(0);
     // Without the file: exit 2, naming where it goes.
-    const missing = await rein(['run', '--agent', 'reviewer', '/review src/app.ts'], { env: world.env, cwd: world.cwd });
+    const missing = await rein(['run', '--agent', 'reviewer', '/review src/app.ts'], {
+      env: world.env,
+      cwd: world.cwd,
+    });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`create ${join(world.home, 'agents', 'reviewer', 'commands', 'review.md')} (this agent's only) or ${join(world.home, 'commands', 'review.md')}`);
+    expect(missing.stderr).toContain(
+      `create ${join(world.home, 'agents', 'reviewer', 'commands', 'review.md')} (this agent's only) or ${join(world.home, 'commands', 'review.md')}`,
+    );
     expect(world.fake.requests).toHaveLength(0);
 
     // README's `~/.rein` is REIN_HOME here.
@@ -45,7 +50,9 @@ describe('README examples', () => {
   });
 
   it('the ways README gives to run rein work: ./bin/rein.js and the package bin', async () => {
-    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as { bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
     expect(pkg.bin.rein).toBe('bin/rein.js');
     for (const text of ['npm link', 'npx rein', './bin/rein.js']) expect(README).toContain(text);
     const help = await rein(['--help'], { env: world.env, cwd: world.cwd });

@@ -19,15 +19,28 @@ export async function tempHome(): Promise<{ home: string; cwd: string }> {
 }
 
 export function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1', REIN_RETRY_BASE_MS: '5' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+    REIN_RETRY_BASE_MS: '5',
+  };
   // This test run's code cache (tests/support/globalSetup.ts), not the user's.
   if (process.env.REIN_CODE_CACHE) env.REIN_CODE_CACHE = process.env.REIN_CODE_CACHE;
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }
 
-export function startRein(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string }): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [REIN_BIN, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+export function startRein(
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string },
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [REIN_BIN, ...args], {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -38,7 +51,10 @@ export function startRein(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: s
   return { child, done };
 }
 
-export function rein(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string }): Promise<CliResult> {
+export function rein(
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string },
+): Promise<CliResult> {
   return startRein(args, opts).done;
 }
 
@@ -56,5 +72,10 @@ export function events(stdout: string): Array<Record<string, any>> {
 export async function cliWorld(): Promise<{ fake: FakeAnthropic; home: string; cwd: string; env: NodeJS.ProcessEnv }> {
   const fake = await startFakeAnthropic();
   const { home, cwd } = await tempHome();
-  return { fake, home, cwd, env: cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, REIN_HOME: home }) };
+  return {
+    fake,
+    home,
+    cwd,
+    env: cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, REIN_HOME: home }),
+  };
 }

@@ -13,13 +13,17 @@ async function drain<E, R>(gen: AsyncGenerator<E, R>): Promise<{ events: E[]; re
 }
 
 /** A loop's run: its events and its outcome. */
-export async function drainRun(events: AsyncGenerator<ReinEvent, RunOutcome>): Promise<{ events: ReinEvent[]; outcome: RunOutcome }> {
+export async function drainRun(
+  events: AsyncGenerator<ReinEvent, RunOutcome>,
+): Promise<{ events: ReinEvent[]; outcome: RunOutcome }> {
   const { events: seen, result } = await drain(events);
   return { events: seen, outcome: result };
 }
 
 /** One model turn: its events (text deltas, retry notices) and the assembled response. */
-export async function drainTurn(turn: AsyncGenerator<LlmEvent, ModelResponse>): Promise<{ events: LlmEvent[]; response: ModelResponse }> {
+export async function drainTurn(
+  turn: AsyncGenerator<LlmEvent, ModelResponse>,
+): Promise<{ events: LlmEvent[]; response: ModelResponse }> {
   const { events, result } = await drain(turn);
   return { events, response: result };
 }

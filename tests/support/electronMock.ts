@@ -51,7 +51,10 @@ type HeadersListener = (
   details: { url: string; resourceType?: string; responseHeaders?: Record<string, string[]> },
   callback: (response: { cancel?: boolean; responseHeaders?: Record<string, string[]> }) => void,
 ) => void;
-type BeforeRequestListener = (details: { url: string; resourceType?: string }, callback: (response: { cancel?: boolean }) => void) => void;
+type BeforeRequestListener = (
+  details: { url: string; resourceType?: string },
+  callback: (response: { cancel?: boolean }) => void,
+) => void;
 
 class FakeWebRequest {
   headersReceived: HeadersListener | null = null;
@@ -192,7 +195,11 @@ class FakeIpcMain {
     this.handlers.delete(channel);
   }
   /** Play the renderer: call the handler of `channel` as if `sender`/`senderFrame` sent `args`. */
-  async invokeAs(channel: string, from: { sender: unknown; senderFrame: unknown }, ...args: unknown[]): Promise<unknown> {
+  async invokeAs(
+    channel: string,
+    from: { sender: unknown; senderFrame: unknown },
+    ...args: unknown[]
+  ): Promise<unknown> {
     const h = this.handlers.get(channel);
     if (!h) throw new Error(`No handler registered for '${channel}'`);
     return h(from, ...args);
@@ -226,7 +233,10 @@ class FakeApp extends EventEmitter {
   readonly setLoginItemSettings = vi.fn((s: { openAtLogin?: boolean }) => {
     this.loginItem = { ...this.loginItem, openAtLogin: s.openAtLogin === true };
   });
-  readonly getLoginItemSettings = vi.fn(() => ({ ...this.loginItem, status: this.loginItem.openAtLogin ? 'enabled' : 'not-registered' }));
+  readonly getLoginItemSettings = vi.fn(() => ({
+    ...this.loginItem,
+    status: this.loginItem.openAtLogin ? 'enabled' : 'not-registered',
+  }));
   inApplications = false;
   readonly isInApplicationsFolder = vi.fn(() => this.inApplications);
   /** What moveToApplicationsFolder answers (or throws, when an Error). */
@@ -273,7 +283,15 @@ export class Tray {
   }
 }
 
-export type FakeMenuItem = { label?: string; type?: string; role?: string; enabled?: boolean; toolTip?: string; click?: () => void; submenu?: FakeMenuItem[] };
+export type FakeMenuItem = {
+  label?: string;
+  type?: string;
+  role?: string;
+  enabled?: boolean;
+  toolTip?: string;
+  click?: () => void;
+  submenu?: FakeMenuItem[];
+};
 export const Menu = {
   buildFromTemplate: (template: FakeMenuItem[]) => ({ items: template }),
   /** The application menu last set (null: none). */
@@ -284,7 +302,13 @@ export const Menu = {
 };
 
 export const nativeImage = {
-  createFromPath: vi.fn((path: string) => ({ path, template: false, setTemplateImage(t: boolean) { this.template = t; } })),
+  createFromPath: vi.fn((path: string) => ({
+    path,
+    template: false,
+    setTemplateImage(t: boolean) {
+      this.template = t;
+    },
+  })),
 };
 
 class FakeGlobalShortcut {
@@ -341,7 +365,17 @@ export class Notification extends EventEmitter {
 
 export interface PendingMessageBox {
   window: unknown;
-  options: { buttons?: string[]; defaultId?: number; cancelId?: number; signal?: AbortSignal; message: string; detail?: string; title?: string; type?: string; checkboxLabel?: string };
+  options: {
+    buttons?: string[];
+    defaultId?: number;
+    cancelId?: number;
+    signal?: AbortSignal;
+    message: string;
+    detail?: string;
+    title?: string;
+    type?: string;
+    checkboxLabel?: string;
+  };
   /** The person clicks button `index` (with the box's checkbox ticked or not). */
   answer(index: number, checkboxChecked?: boolean): void;
   settled: boolean;
@@ -384,11 +418,17 @@ export const safeStorage = {
   available: true,
   backend: 'gnome_libsecret' as string,
   isAsyncEncryptionAvailable: vi.fn(async () => safeStorage.available),
-  encryptStringAsync: vi.fn(async (plain: string) => Buffer.from(`sealed:${Buffer.from(plain, 'utf8').reverse().toString('base64')}`)),
+  encryptStringAsync: vi.fn(async (plain: string) =>
+    Buffer.from(`sealed:${Buffer.from(plain, 'utf8').reverse().toString('base64')}`),
+  ),
   decryptStringAsync: vi.fn(async (sealed: Buffer) => {
     const text = sealed.toString('utf8');
-    if (!text.startsWith('sealed:')) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
-    return { result: Buffer.from(text.slice('sealed:'.length), 'base64').reverse().toString('utf8'), shouldReEncrypt: false };
+    if (!text.startsWith('sealed:'))
+      throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+    return {
+      result: Buffer.from(text.slice('sealed:'.length), 'base64').reverse().toString('utf8'),
+      shouldReEncrypt: false,
+    };
   }),
   getSelectedStorageBackend: vi.fn(() => safeStorage.backend),
 };
@@ -424,7 +464,17 @@ export function resetElectronMock(): void {
   app.moveToApplicationsFolder.mockClear();
   nativeTheme.shouldUseDarkColors = false;
   Menu.application = undefined;
-  for (const fn of [app.requestSingleInstanceLock, app.quit, app.exit, app.whenReady, app.getVersion, app.getAppPath, app.focus, app.dock.hide, app.dock.show]) {
+  for (const fn of [
+    app.requestSingleInstanceLock,
+    app.quit,
+    app.exit,
+    app.whenReady,
+    app.getVersion,
+    app.getAppPath,
+    app.focus,
+    app.dock.hide,
+    app.dock.show,
+  ]) {
     fn.mockClear();
   }
   session.defaultSession = new FakeSession();
@@ -436,7 +486,12 @@ export function resetElectronMock(): void {
   dialog.showMessageBox.mockClear();
   safeStorage.available = true;
   safeStorage.backend = 'gnome_libsecret';
-  for (const fn of [safeStorage.isAsyncEncryptionAvailable, safeStorage.encryptStringAsync, safeStorage.decryptStringAsync, safeStorage.getSelectedStorageBackend]) {
+  for (const fn of [
+    safeStorage.isAsyncEncryptionAvailable,
+    safeStorage.encryptStringAsync,
+    safeStorage.decryptStringAsync,
+    safeStorage.getSelectedStorageBackend,
+  ]) {
     fn.mockClear();
   }
   contextBridge.exposed.clear();

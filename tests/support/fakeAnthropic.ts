@@ -12,9 +12,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type FakeBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
+export type FakeBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 export interface RecordedRequest {
   index: number;
@@ -67,7 +65,11 @@ export const text = (t: string, extra: Partial<Extract<FakeReply, { kind: 'messa
 });
 
 let toolSeq = 0;
-export const toolCall = (name: string, input: unknown, id = `toolu_${(++toolSeq).toString(16).padStart(8, '0')}`): FakeBlock => ({
+export const toolCall = (
+  name: string,
+  input: unknown,
+  id = `toolu_${(++toolSeq).toString(16).padStart(8, '0')}`,
+): FakeBlock => ({
   type: 'tool_use',
   id,
   name,
@@ -188,7 +190,10 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
       res.end(
         JSON.stringify({
           type: 'error',
-          error: { type: reply.type ?? errorType(reply.status), message: reply.message ?? `fake error ${reply.status}` },
+          error: {
+            type: reply.type ?? errorType(reply.status),
+            message: reply.message ?? `fake error ${reply.status}`,
+          },
         }),
       );
       return;
@@ -238,17 +243,30 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
     await send('ping', { type: 'ping' });
     for (const [index, block] of content.entries()) {
       if (block.type === 'text') {
-        await send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+        await send('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'text', text: '' },
+        });
         for (let i = 0; i < block.text.length; i += size) {
           const piece = block.text.slice(i, i + size);
           if (sentText + piece.length > cutAt) {
             const rest = cutAt - sentText;
-            if (rest > 0) await send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece.slice(0, rest) } });
+            if (rest > 0)
+              await send('content_block_delta', {
+                type: 'content_block_delta',
+                index,
+                delta: { type: 'text_delta', text: piece.slice(0, rest) },
+              });
             res.end(); // the connection drops mid-stream: no message_stop
             return;
           }
           sentText += piece.length;
-          await send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+          await send('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'text_delta', text: piece },
+          });
         }
       } else {
         await send('content_block_start', {
@@ -258,7 +276,11 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
         });
         const json = JSON.stringify(block.input ?? {});
         for (let i = 0; i < json.length; i += 16) {
-          await send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(i, i + 16) } });
+          await send('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json: json.slice(i, i + 16) },
+          });
         }
       }
       await send('content_block_stop', { type: 'content_block_stop', index });
@@ -308,7 +330,8 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
     const write = written['5m'] + written['1h'];
     const input = Math.max(0, tok(total.length) - read - write);
     let outChars = 0;
-    for (const b of reply.content) outChars += b.type === 'text' ? b.text.length : JSON.stringify(b.input).length + b.name.length;
+    for (const b of reply.content)
+      outChars += b.type === 'text' ? b.text.length : JSON.stringify(b.input).length + b.name.length;
     const given = reply.kind === 'message' ? reply.usage : undefined;
     const usage: {
       input_tokens: number;
@@ -326,7 +349,10 @@ export async function startFakeAnthropic(opts: FakeOptions = {}): Promise<FakeAn
     };
     // A scripted total without its own split is all 5-minute writes; null leaves the split out.
     if (given?.cache_creation_input_tokens !== undefined && given.cache_creation === undefined) {
-      usage.cache_creation = { ephemeral_5m_input_tokens: given.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 };
+      usage.cache_creation = {
+        ephemeral_5m_input_tokens: given.cache_creation_input_tokens,
+        ephemeral_1h_input_tokens: 0,
+      };
     }
     if (usage.cache_creation === null) delete usage.cache_creation;
     accounting.cacheRead += usage.cache_read_input_tokens;

@@ -122,7 +122,14 @@ export async function startFakeGateway(opts: { apiKey?: string; prefix?: string 
     } catch {
       // kept raw
     }
-    const record: GatewayRequest = { method: req.method ?? 'GET', path: url.pathname, rawPath, query: Object.fromEntries(url.searchParams), headers: req.headers, body };
+    const record: GatewayRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      rawPath,
+      query: Object.fromEntries(url.searchParams),
+      headers: req.headers,
+      body,
+    };
     requests.push(record);
     for (const w of [...waiters]) {
       if (w.match(record)) {
@@ -133,7 +140,8 @@ export async function startFakeGateway(opts: { apiKey?: string; prefix?: string 
 
     // What the reverse proxy answers for a path outside the gateway's prefix.
     if (!inside) return json(res, 404, { error: `no route ${req.method} ${rawPath} (the gateway is at ${prefix})` });
-    if (opts.apiKey !== undefined && req.headers['x-api-key'] !== opts.apiKey) return json(res, 401, { error: 'invalid API key' });
+    if (opts.apiKey !== undefined && req.headers['x-api-key'] !== opts.apiKey)
+      return json(res, 401, { error: 'invalid API key' });
 
     if (req.method === 'POST' && url.pathname === '/api/v1/tasks/stream') {
       const script = queue.shift() ?? gateway.fallback;
@@ -144,10 +152,24 @@ export async function startFakeGateway(opts: { apiKey?: string; prefix?: string 
       seq++;
       const workflowId = script.workflowId ?? `wf-${seq}`;
       const taskId = script.taskId ?? `task-${seq}`;
-      const query = typeof body === 'object' && body && 'query' in body ? String((body as { query: unknown }).query) : '';
-      workflows.set(workflowId, { script, workflowId, taskId, query, connections: 0, reviewed: false, onReview: [], cancelled: false });
+      const query =
+        typeof body === 'object' && body && 'query' in body ? String((body as { query: unknown }).query) : '';
+      workflows.set(workflowId, {
+        script,
+        workflowId,
+        taskId,
+        query,
+        connections: 0,
+        reviewed: false,
+        onReview: [],
+        cancelled: false,
+      });
       workflows.set(taskId, workflows.get(workflowId)!);
-      return json(res, 201, { workflow_id: workflowId, task_id: taskId, stream_url: script.streamUrl ?? `/api/v1/stream/sse?workflow_id=${workflowId}` });
+      return json(res, 201, {
+        workflow_id: workflowId,
+        task_id: taskId,
+        stream_url: script.streamUrl ?? `/api/v1/stream/sse?workflow_id=${workflowId}`,
+      });
     }
 
     if (req.method === 'GET' && url.pathname === '/api/v1/stream/sse') {
@@ -162,7 +184,14 @@ export async function startFakeGateway(opts: { apiKey?: string; prefix?: string 
       if (!wf) return json(res, 404, { error: 'unknown task' });
       if (req.method === 'GET' && !task[2]) {
         if (wf.script.taskStatus) return json(res, wf.script.taskStatus, { error: 'task lookup failed' });
-        return json(res, 200, { task_id: wf.taskId, workflow_id: wf.workflowId, status: wf.cancelled ? 'CANCELLED' : 'COMPLETED', result: wf.script.result ?? '', query: wf.query, ...(wf.script.usage !== undefined ? { usage: wf.script.usage } : {}) });
+        return json(res, 200, {
+          task_id: wf.taskId,
+          workflow_id: wf.workflowId,
+          status: wf.cancelled ? 'CANCELLED' : 'COMPLETED',
+          result: wf.script.result ?? '',
+          query: wf.query,
+          ...(wf.script.usage !== undefined ? { usage: wf.script.usage } : {}),
+        });
       }
       if (req.method === 'POST' && task[2] === 'review') {
         wf.reviewed = true;
@@ -208,7 +237,11 @@ export async function startFakeGateway(opts: { apiKey?: string; prefix?: string 
       if (e.afterReview && !wf.reviewed) await new Promise<void>((ok) => wf.onReview.push(ok));
       if (res.destroyed) return;
       const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
-      const lines = [...(ids[i] ? [`id: ${ids[i]}`] : []), ...(e.event ? [`event: ${e.event}`] : []), ...data.split('\n').map((l) => `data: ${l}`)];
+      const lines = [
+        ...(ids[i] ? [`id: ${ids[i]}`] : []),
+        ...(e.event ? [`event: ${e.event}`] : []),
+        ...data.split('\n').map((l) => `data: ${l}`),
+      ];
       await new Promise<void>((ok) => res.write(`${lines.join('\n')}\n\n`, () => ok()));
       sent++;
     }
@@ -229,7 +262,10 @@ export async function startFakeGateway(opts: { apiKey?: string; prefix?: string 
       const found = requests.find(matches(path, method));
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no ${method ?? ''} request to ${String(path)} within ${timeoutMs} ms`)), timeoutMs);
+        const t = setTimeout(
+          () => reject(new Error(`no ${method ?? ''} request to ${String(path)} within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({ match: matches(path, method), resolve: (r) => (clearTimeout(t), resolve(r)) });
       });
     },

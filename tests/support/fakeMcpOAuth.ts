@@ -8,7 +8,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOAuthMetadata, getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import {
+  createOAuthMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthRouter,
+} from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
@@ -42,11 +46,20 @@ class Clients implements OAuthRegisteredClientsStore {
   constructor(private readonly log: OAuthClientInformationFull[]) {}
   urlClients: { redirect_uri: string } | undefined;
   getClient(id: string) {
-    if (this.urlClients && /^https:\/\//.test(id)) return { client_id: id, redirect_uris: [this.urlClients.redirect_uri], token_endpoint_auth_method: 'none' } as OAuthClientInformationFull;
+    if (this.urlClients && /^https:\/\//.test(id))
+      return {
+        client_id: id,
+        redirect_uris: [this.urlClients.redirect_uri],
+        token_endpoint_auth_method: 'none',
+      } as OAuthClientInformationFull;
     return this.byId.get(id);
   }
   registerClient(c: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>) {
-    const full = { client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000), ...c } as OAuthClientInformationFull;
+    const full = {
+      client_id: randomUUID(),
+      client_id_issued_at: Math.floor(Date.now() / 1000),
+      ...c,
+    } as OAuthClientInformationFull;
     this.byId.set(full.client_id, full);
     this.log.push(full);
     return full;
@@ -76,7 +89,11 @@ export async function startFakeMcpOAuth(o: FakeOAuthOptions = {}): Promise<FakeO
   const clients = new Clients(registrations);
   clients.urlClients = o.cimd;
   if (o.preRegistered) {
-    clients.byId.set(o.preRegistered.client_id, { client_id: o.preRegistered.client_id, redirect_uris: [o.preRegistered.redirect_uri], token_endpoint_auth_method: 'none' });
+    clients.byId.set(o.preRegistered.client_id, {
+      client_id: o.preRegistered.client_id,
+      redirect_uris: [o.preRegistered.redirect_uri],
+      token_endpoint_auth_method: 'none',
+    });
   }
   const codes = new Map<string, Grant>();
   const access = new Map<string, AuthInfo>();
@@ -139,7 +156,10 @@ export async function startFakeMcpOAuth(o: FakeOAuthOptions = {}): Promise<FakeO
   const scopesSupported = o.stepUp ? [o.stepUp.basic, o.stepUp.write] : ['mcp:tools'];
   if (o.cimd) {
     // The router's own metadata, plus SEP-991's flag.
-    const metadata = { ...createOAuthMetadata({ provider, issuerUrl: new URL(base), scopesSupported }), client_id_metadata_document_supported: true };
+    const metadata = {
+      ...createOAuthMetadata({ provider, issuerUrl: new URL(base), scopesSupported }),
+      client_id_metadata_document_supported: true,
+    };
     app.get('/.well-known/oauth-authorization-server', (_req: unknown, res: any) => res.json(metadata));
   }
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, scopesSupported }));
@@ -151,12 +171,21 @@ export async function startFakeMcpOAuth(o: FakeOAuthOptions = {}): Promise<FakeO
     const header = String(req.headers.authorization ?? '');
     const info = header.startsWith('Bearer ') ? access.get(header.slice(7)) : undefined;
     if (!info) {
-      res.status(401).set('WWW-Authenticate', `Bearer error="invalid_token", scope="${basic}", resource_metadata="${prm}"`).json({ error: 'invalid_token' });
+      res
+        .status(401)
+        .set('WWW-Authenticate', `Bearer error="invalid_token", scope="${basic}", resource_metadata="${prm}"`)
+        .json({ error: 'invalid_token' });
       return;
     }
     const needed = req.body?.method === 'tools/call' ? [basic, write] : [basic];
     if (!needed.every((s) => info.scopes.includes(s))) {
-      res.status(403).set('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${needed.join(' ')}", resource_metadata="${prm}"`).json({ error: 'insufficient_scope' });
+      res
+        .status(403)
+        .set(
+          'WWW-Authenticate',
+          `Bearer error="insufficient_scope", scope="${needed.join(' ')}", resource_metadata="${prm}"`,
+        )
+        .json({ error: 'insufficient_scope' });
       return;
     }
     req.auth = info;
@@ -165,9 +194,13 @@ export async function startFakeMcpOAuth(o: FakeOAuthOptions = {}): Promise<FakeO
   const bearer = o.stepUp ? stepUpBearer : plainBearer;
   app.post('/mcp', express.json(), bearer, async (req: any, res: any) => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
-    server.registerTool('whoami', { description: 'Says which OAuth client is calling', inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => ({
-      content: [{ type: 'text', text: `client ${extra.authInfo?.clientId ?? 'unknown'}` }],
-    }));
+    server.registerTool(
+      'whoami',
+      { description: 'Says which OAuth client is calling', inputSchema: {}, annotations: { readOnlyHint: true } },
+      async (_args, extra) => ({
+        content: [{ type: 'text', text: `client ${extra.authInfo?.clientId ?? 'unknown'}` }],
+      }),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

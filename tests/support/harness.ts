@@ -20,19 +20,23 @@ import { runAgent, type RunDeps, type RunOutcome, type RunSettings } from '../..
 import { Inbox } from '../../src-main/core/harness/inbox.js';
 import type { FakeAnthropic } from './fakeAnthropic.js';
 
-export const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
-  model: 'claude-sonnet-5-5',
-  maxTokens: 1024,
-  maxIterations: 25,
-  maxUsdPerRun: 0,
-  maxParallel: 10,
-  resultBudget: 30_000,
-  mode: 'default',
-  contextWindow: 200_000,
-  ...over,
-} as RunSettings);
+export const settings = (over: Partial<RunSettings> = {}): RunSettings =>
+  ({
+    model: 'claude-sonnet-5-5',
+    maxTokens: 1024,
+    maxIterations: 25,
+    maxUsdPerRun: 0,
+    maxParallel: 10,
+    resultBudget: 30_000,
+    mode: 'default',
+    contextWindow: 200_000,
+    ...over,
+  }) as RunSettings;
 
-export const face = (decision: 'allow' | 'deny' | 'always_allow' | 'allow_session', log: string[] = []): ApprovalFace => ({
+export const face = (
+  decision: 'allow' | 'deny' | 'always_allow' | 'allow_session',
+  log: string[] = [],
+): ApprovalFace => ({
   name: 'test',
   ask: async (req) => {
     log.push(`${req.tool}:${req.summary}`);

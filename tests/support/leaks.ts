@@ -98,7 +98,8 @@ function describeLeaks(processes: ProcessInfo[], handles: LeakedHandle[]): strin
   if (processes.length === 0 && handles.length === 0) return '';
   const lines = ['the test left resources behind:'];
   for (const p of processes) lines.push(`  process ${p.pid} (parent ${p.ppid}): ${p.command}`);
-  for (const h of handles) lines.push(`  handle ${h.kind}: ${h.before} before, ${h.after} after (+${h.after - h.before})`);
+  for (const h of handles)
+    lines.push(`  handle ${h.kind}: ${h.before} before, ${h.after} after (+${h.after - h.before})`);
   return lines.join('\n');
 }
 
@@ -187,7 +188,8 @@ function fromPs(): Map<string, ProcessInfo> {
   }
   const out = new Map<string, ProcessInfo>();
   for (const row of rows.values()) {
-    if (!row.zombie && row.pid !== process.pid && descends(row, rows)) out.set(row.key, { pid: row.pid, ppid: row.ppid, command: row.command });
+    if (!row.zombie && row.pid !== process.pid && descends(row, rows))
+      out.set(row.key, { pid: row.pid, ppid: row.ppid, command: row.command });
   }
   return out;
 }

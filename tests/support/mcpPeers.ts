@@ -68,7 +68,11 @@ export function startEverythingSse(): Promise<ChildServer> {
 
 async function startEverything(mode: string, path: string): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING_BIN, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [EVERYTHING_BIN, mode], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let log = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the everything server did not start: ${log}`)), 15_000);
@@ -131,7 +135,10 @@ export class MemoryEventStore implements EventStore {
   async getStreamIdForEventId(id: string): Promise<string | undefined> {
     return this.events.find((e) => e.id === id)?.stream;
   }
-  async replayEventsAfter(lastEventId: string, { send }: { send: (id: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (id: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     this.replays.push(lastEventId);
     const at = this.events.findIndex((e) => e.id === lastEventId);
     const stream = this.events[at]?.stream ?? '';
@@ -166,7 +173,11 @@ export async function startSdkServer(o: SdkServerOptions): Promise<SdkServer> {
   const servers: McpServer[] = [];
   const http: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const lastEventId = req.headers['last-event-id'];
-    requests.push({ method: req.method ?? '', ...(typeof lastEventId === 'string' ? { lastEventId } : {}), at: Date.now() });
+    requests.push({
+      method: req.method ?? '',
+      ...(typeof lastEventId === 'string' ? { lastEventId } : {}),
+      at: Date.now(),
+    });
     const sid = req.headers['mcp-session-id'];
     let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
     if (!transport) {
@@ -174,7 +185,10 @@ export async function startSdkServer(o: SdkServerOptions): Promise<SdkServer> {
         res.writeHead(400).end();
         return;
       }
-      const server = new McpServer({ name: 'test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } }, ...(o.instructions ? { instructions: o.instructions } : {}) });
+      const server = new McpServer(
+        { name: 'test-server', version: '1.0.0' },
+        { capabilities: { tools: { listChanged: true } }, ...(o.instructions ? { instructions: o.instructions } : {}) },
+      );
       o.setup(server);
       servers.push(server);
       transport = new StreamableHTTPServerTransport({

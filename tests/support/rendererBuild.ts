@@ -42,7 +42,11 @@ export async function ensureRendererBuilt(): Promise<{ dir: string; built: boole
 export async function buildRendererInto(outDir: string, recordInputs = false): Promise<string> {
   const { resolveConfig } = await import('electron-vite');
   const { build } = await import('vite');
-  const { config } = await resolveConfig({ root: ROOT, configFile: join(ROOT, 'electron.vite.config.ts'), build: { outDir }, logLevel: 'error' }, 'build', 'production');
+  const { config } = await resolveConfig(
+    { root: ROOT, configFile: join(ROOT, 'electron.vite.config.ts'), build: { outDir }, logLevel: 'error' },
+    'build',
+    'production',
+  );
   if (!config?.renderer) throw new Error('electron.vite.config.ts has no renderer config');
   const rendererDir = join(outDir, 'renderer');
   const output = await build({
@@ -56,7 +60,9 @@ export async function buildRendererInto(outDir: string, recordInputs = false): P
       if (!('output' in o)) continue;
       for (const chunk of o.output) if (chunk.type === 'chunk') for (const id of chunk.moduleIds) ids.add(id);
     }
-    const files = [...ids].filter((id) => id.startsWith(`${ROOT}/`) && !id.includes('/node_modules/') && !id.includes('\0')).map((id) => id.split('?')[0]!);
+    const files = [...ids]
+      .filter((id) => id.startsWith(`${ROOT}/`) && !id.includes('/node_modules/') && !id.includes('\0'))
+      .map((id) => id.split('?')[0]!);
     await writeFile(INPUTS_FILE, `${JSON.stringify({ files: [...new Set(files)].sort() }, null, 2)}\n`);
   }
   return rendererDir;
@@ -74,7 +80,11 @@ async function staleness(): Promise<string | undefined> {
   } catch {
     return 'the record of the last build is unreadable';
   }
-  const inputs = [...recorded, ...ALWAYS_INPUTS.map((f) => join(ROOT, f)), ...(await filesUnder(join(ROOT, 'src-renderer')))];
+  const inputs = [
+    ...recorded,
+    ...ALWAYS_INPUTS.map((f) => join(ROOT, f)),
+    ...(await filesUnder(join(ROOT, 'src-renderer'))),
+  ];
   for (const file of inputs) {
     const info = await stat(file).catch(() => undefined);
     if (!info) return `${file} is gone`;

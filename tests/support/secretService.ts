@@ -29,7 +29,13 @@ export async function startSecretService(): Promise<SecretService> {
   const home = await mkdtemp(join(tmpdir(), 'rein-secret-service-'));
   await mkdir(join(home, '.local', 'share'), { recursive: true });
   const socket = join(home, 'bus');
-  const base: NodeJS.ProcessEnv = { HOME: home, PATH: process.env.PATH, XDG_DATA_HOME: join(home, '.local', 'share'), XDG_RUNTIME_DIR: home, LC_ALL: 'C' };
+  const base: NodeJS.ProcessEnv = {
+    HOME: home,
+    PATH: process.env.PATH,
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_RUNTIME_DIR: home,
+    LC_ALL: 'C',
+  };
   const children: ChildProcess[] = [];
   const stop = async () => {
     for (const c of children.reverse()) {
@@ -54,7 +60,11 @@ export async function startSecretService(): Promise<SecretService> {
 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
 `,
     );
-    const bus = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--nopidfile', '--print-address=1'], { env: base, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const bus = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--nopidfile', '--print-address=1'], {
+      env: base,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     children.push(bus);
     const address = await new Promise<string>((ok, fail) => {
       let out = '';
@@ -66,14 +76,23 @@ export async function startSecretService(): Promise<SecretService> {
       setTimeout(() => fail(new Error('dbus-daemon printed no address')), 10_000);
     });
     const env = { ...base, DBUS_SESSION_BUS_ADDRESS: address };
-    const keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], { env, detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    const keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], {
+      env,
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     children.push(keyring);
     keyring.stdin!.end('rein-test-password');
     // Ready when an item can be stored (the unlocked login collection exists), then cleared.
     const until = Date.now() + 15_000;
     for (;;) {
       const probe = ['service', 'rein-probe', 'account', 'ready'];
-      const r = spawnSync('secret-tool', ['store', '--label=probe', ...probe], { env, encoding: 'utf8', timeout: 5_000, input: 'x' });
+      const r = spawnSync('secret-tool', ['store', '--label=probe', ...probe], {
+        env,
+        encoding: 'utf8',
+        timeout: 5_000,
+        input: 'x',
+      });
       if (r.status === 0) {
         spawnSync('secret-tool', ['clear', ...probe], { env, timeout: 5_000 });
         break;

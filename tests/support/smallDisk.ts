@@ -31,7 +31,8 @@ function probe(): string | undefined {
 /** Skips (or, under CI, fails) when no small disk can be had. Call at the top of a describe's tests. */
 export function requireSmallDisk(): boolean {
   if (smallDiskUnavailable === undefined) return true;
-  if (process.env.CI === 'true') throw new Error(`CI runs as root and must run the full-disk tests: ${smallDiskUnavailable}`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI runs as root and must run the full-disk tests: ${smallDiskUnavailable}`);
   return false;
 }
 

@@ -90,7 +90,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       expectArgs(sub, positionals, 1, 1);
       const name = agentName(positionals[0]!, false);
       const target = await deleteAgent(home, name);
-      io.stdout.write(`Moved agent "${name}" to ${target}\n(move the folder back to $REIN_HOME/agents/${name} to restore it)\n`);
+      io.stdout.write(
+        `Moved agent "${name}" to ${target}\n(move the folder back to $REIN_HOME/agents/${name} to restore it)\n`,
+      );
       return 0;
     }
     default:
@@ -121,9 +123,12 @@ function expectArgs(sub: string, positionals: string[], min: number, max: number
 /** A malformed name is a usage mistake (exit 2), caught before it reaches any path. */
 function agentName(name: string, allowDefault: boolean): string {
   if (!isAgentName(name)) {
-    throw new UsageError(`"${name}" is not a valid agent name (lowercase letters, digits, - and _, starting with a letter or digit, at most 64)`);
+    throw new UsageError(
+      `"${name}" is not a valid agent name (lowercase letters, digits, - and _, starting with a letter or digit, at most 64)`,
+    );
   }
-  if (!allowDefault && name === DEFAULT_AGENT) throw new UsageError(`"${DEFAULT_AGENT}" is the built-in agent; choose another name`);
+  if (!allowDefault && name === DEFAULT_AGENT)
+    throw new UsageError(`"${DEFAULT_AGENT}" is the built-in agent; choose another name`);
   return name;
 }
 
@@ -162,7 +167,9 @@ async function showCommand(home: string, name: string, io: CliIo): Promise<numbe
   out.push('');
   if (rt.persona !== undefined) {
     const lines = rt.persona.replace(/\s+$/, '').split('\n');
-    out.push(`Persona (AGENT.md${lines.length > PERSONA_HEAD_LINES ? `, first ${PERSONA_HEAD_LINES} of ${lines.length} lines` : ''}):`);
+    out.push(
+      `Persona (AGENT.md${lines.length > PERSONA_HEAD_LINES ? `, first ${PERSONA_HEAD_LINES} of ${lines.length} lines` : ''}):`,
+    );
     for (const l of lines.slice(0, PERSONA_HEAD_LINES)) out.push(`  ${l}`.trimEnd());
   } else {
     out.push("Persona: Rein's built-in persona");
@@ -171,7 +178,8 @@ async function showCommand(home: string, name: string, io: CliIo): Promise<numbe
   const agentFile = rt.dir ? join(rt.dir, 'config.yaml') : undefined;
   const sources = [...files, ...(agentFile && (await isFile(agentFile)) ? [agentFile] : [])];
   out.push(`Effective config (${sources.length > 0 ? sources.join(' + ') : 'defaults'}):`);
-  for (const l of stringify(effectiveForDisplay(rt), { lineWidth: 0 }).replace(/\s+$/, '').split('\n')) out.push(`  ${l}`);
+  for (const l of stringify(effectiveForDisplay(rt), { lineWidth: 0 }).replace(/\s+$/, '').split('\n'))
+    out.push(`  ${l}`);
   out.push('');
   const [sessions, commands, skills] = await Promise.all([
     countSessions(rt.sessionsDir),
@@ -218,15 +226,34 @@ function effectiveForDisplay(rt: AgentRuntimeConfig): Record<string, unknown> {
     permissions: e.permissions,
     mcp_servers: mcp,
     ...(hb && e.heartbeat
-      ? { heartbeat: { every: hb.every, ...(hb.active_hours ? { active_hours: hb.active_hours } : {}), model: e.heartbeat.model, overlap_prevention: e.heartbeat.overlapPrevention } }
+      ? {
+          heartbeat: {
+            every: hb.every,
+            ...(hb.active_hours ? { active_hours: hb.active_hours } : {}),
+            model: e.heartbeat.model,
+            overlap_prevention: e.heartbeat.overlapPrevention,
+          },
+        }
       : {}),
-    ...(rt.watch.length > 0 ? { watch: rt.watch.map((w) => ({ path: w.path, ...(w.glob ? { glob: w.glob } : {}), debounce_ms: w.debounceMs, ...(w.prompt ? { prompt: w.prompt } : {}) })) } : {}),
+    ...(rt.watch.length > 0
+      ? {
+          watch: rt.watch.map((w) => ({
+            path: w.path,
+            ...(w.glob ? { glob: w.glob } : {}),
+            debounce_ms: w.debounceMs,
+            ...(w.prompt ? { prompt: w.prompt } : {}),
+          })),
+        }
+      : {}),
     ...(rt.cwd ? { cwd: rt.cwd } : {}),
   };
 }
 
 async function isFile(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isFile(), () => false);
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 async function countSessions(dir: string): Promise<number> {
@@ -264,6 +291,10 @@ async function validateCommand(home: string, name: string | undefined, io: CliIo
     io.stderr.write(`${problems.length} problem${problems.length === 1 ? '' : 's'} found\n`);
     return 1;
   }
-  io.stdout.write(name === undefined ? `ok: ${checked} agent${checked === 1 ? '' : 's'} checked, no problems\n` : `ok: agent "${name}" has no problems\n`);
+  io.stdout.write(
+    name === undefined
+      ? `ok: ${checked} agent${checked === 1 ? '' : 's'} checked, no problems\n`
+      : `ok: agent "${name}" has no problems\n`,
+  );
   return 0;
 }

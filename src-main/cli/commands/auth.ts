@@ -43,7 +43,11 @@ export async function authCommand(argv: string[], io: CliIo): Promise<number> {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true }));
+    ({ values, positionals } = parseArgs({
+      args: rest,
+      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+    }));
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -58,7 +62,10 @@ export async function authCommand(argv: string[], io: CliIo): Promise<number> {
   };
 
   if (sub === 'set-key') {
-    if (positionals.length > 0) throw new UsageError('rein auth set-key reads the key from stdin, not from its arguments (other programs can see arguments): `printenv ANTHROPIC_API_KEY | rein auth set-key`');
+    if (positionals.length > 0)
+      throw new UsageError(
+        'rein auth set-key reads the key from stdin, not from its arguments (other programs can see arguments): `printenv ANTHROPIC_API_KEY | rein auth set-key`',
+      );
     if (values.json) throw new UsageError('rein auth set-key has no --json');
     let text: string;
     try {
@@ -73,12 +80,17 @@ export async function authCommand(argv: string[], io: CliIo): Promise<number> {
     }
     try {
       const r = await storeApiKey(io.env, home, text);
-      const plain = r.store.encrypted ? '' : ` — readable only by you, but plain text on disk${r.fallbackReason ? ` (${r.fallbackReason})` : ''}`;
+      const plain = r.store.encrypted
+        ? ''
+        : ` — readable only by you, but plain text on disk${r.fallbackReason ? ` (${r.fallbackReason})` : ''}`;
       io.stdout.write(`Stored the API key in ${r.store.where}${plain}.\n`);
-      if (r.removedFrom.length > 0) io.stdout.write(`Removed the older copy from ${r.removedFrom.map(storeName).join(', ')}.\n`);
+      if (r.removedFrom.length > 0)
+        io.stdout.write(`Removed the older copy from ${r.removedFrom.map(storeName).join(', ')}.\n`);
       for (const p of r.problems) io.stderr.write(`rein: an older copy could not be removed: ${p}\n`);
       if (io.env.ANTHROPIC_API_KEY?.trim() || io.env.ANTHROPIC_AUTH_TOKEN?.trim()) {
-        io.stdout.write('Note: ANTHROPIC_API_KEY is set in this environment; runs started from here use it instead of the stored key.\n');
+        io.stdout.write(
+          'Note: ANTHROPIC_API_KEY is set in this environment; runs started from here use it instead of the stored key.\n',
+        );
       }
       return 0;
     } catch (e) {
@@ -101,7 +113,9 @@ export async function authCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${JSON.stringify({ stored: r.status.stored, store: r.status.store, env: r.status.env })}\n`);
       return 0;
     }
-    io.stdout.write(r.status.stored ? `API key: stored in ${r.where}.\n` : 'API key: none stored (`rein auth set-key` stores one).\n');
+    io.stdout.write(
+      r.status.stored ? `API key: stored in ${r.where}.\n` : 'API key: none stored (`rein auth set-key` stores one).\n',
+    );
     if (r.status.env) {
       io.stdout.write(
         r.status.stored
@@ -116,7 +130,11 @@ export async function authCommand(argv: string[], io: CliIo): Promise<number> {
     if (values.json) throw new UsageError('rein auth remove has no --json');
     try {
       const removed = await removeStoredApiKey(io.env, home);
-      io.stdout.write(removed.length > 0 ? `Removed the stored API key from ${removed.map((s) => s.where).join(' and ')}.\n` : 'No API key was stored; nothing to remove.\n');
+      io.stdout.write(
+        removed.length > 0
+          ? `Removed the stored API key from ${removed.map((s) => s.where).join(' and ')}.\n`
+          : 'No API key was stored; nothing to remove.\n',
+      );
       return 0;
     } catch (e) {
       return fail(1, errorMessage(e));

@@ -96,7 +96,9 @@ export async function axCommand(argv: string[], io: CliIo, deps: AxCommandDeps =
   if (sub === '__warm-serve') return warmServe(args[0], io);
   if (sub === 'helper') return helperCommand(args, io, json);
   const store = new SnapshotStore(join(reinHome(io.env), 'ax', 'snapshots'));
-  const client = deps.client ?? new AXClient({ clientName: 'rein-cli', idleMs: 0, connect: () => connectHelper(warmDir(io.env), io.env) });
+  const client =
+    deps.client ??
+    new AXClient({ clientName: 'rein-cli', idleMs: 0, connect: () => connectHelper(warmDir(io.env), io.env) });
   try {
     return await run(sub, args, values, { io, store, client, json });
   } catch (err) {
@@ -143,18 +145,25 @@ async function helperCommand(args: string[], io: CliIo, json: boolean): Promise<
   if (what === 'stop') {
     const stopped = await stopWarm(warmDir(io.env), io.env);
     if (json) print(io, { ok: true, stopped });
-    else io.stdout.write(stopped ? 'The warm accessibility helper was stopped.\n' : 'No warm accessibility helper was running.\n');
+    else
+      io.stdout.write(
+        stopped ? 'The warm accessibility helper was stopped.\n' : 'No warm accessibility helper was running.\n',
+      );
     return 0;
   }
   if (what !== 'status') throw new UsageError('rein ax helper takes no argument, or stop');
   const enabled = warmEnabled(io.env);
   const s = await warmStatus(warmDir(io.env), io.env);
   if (json) print(io, { ok: true, warm: enabled, idle_ms: warmIdleMs(io.env), ...s });
-  else if (!enabled) io.stdout.write('The warm helper is off (REIN_AX_WARM=0): each rein ax command starts its own helper.\n');
-  else if (!s.running) io.stdout.write(`No warm accessibility helper is running; the next rein ax command starts one (${s.socket}).\n`);
+  else if (!enabled)
+    io.stdout.write('The warm helper is off (REIN_AX_WARM=0): each rein ax command starts its own helper.\n');
+  else if (!s.running)
+    io.stdout.write(`No warm accessibility helper is running; the next rein ax command starts one (${s.socket}).\n`);
   else {
     io.stdout.write(`warm helper: relay pid ${s.pid}, helper pid ${s.helper_pid ?? '?'}, since ${s.started_at}\n`);
-    io.stdout.write(`socket: ${s.socket}\nidle: ${Math.round((s.idle_for_ms ?? 0) / 1000)} s of ${Math.round((s.idle_ms ?? 0) / 1000)} s, ${s.calls ?? 0} calls served\n`);
+    io.stdout.write(
+      `socket: ${s.socket}\nidle: ${Math.round((s.idle_for_ms ?? 0) / 1000)} s of ${Math.round((s.idle_ms ?? 0) / 1000)} s, ${s.calls ?? 0} calls served\n`,
+    );
   }
   return 0;
 }
@@ -170,7 +179,14 @@ const print = (io: CliIo, v: unknown) => io.stdout.write(`${JSON.stringify(v, nu
 
 function failure(err: unknown, io: CliIo, json: boolean): number {
   const e = isAxError(err) ? err : new AxError('FAILED', err instanceof Error ? err.message : String(err));
-  if (json) print(io, { ok: false, code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.method ? { method: e.method } : {}) });
+  if (json)
+    print(io, {
+      ok: false,
+      code: e.code,
+      message: e.message,
+      ...(e.hint ? { hint: e.hint } : {}),
+      ...(e.method ? { method: e.method } : {}),
+    });
   else io.stderr.write(`rein ax: ${e.code}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}\n`);
   return 1;
 }
@@ -178,7 +194,8 @@ function failure(err: unknown, io: CliIo, json: boolean): number {
 const int = (v: string | undefined, flag: string, min: number, max: number): number | undefined => {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}`);
   return n;
 };
 
@@ -216,7 +233,11 @@ async function run(sub: string, args: string[], v: Values, c: Ctx): Promise<numb
       const what = v.ref ?? args[0];
       if (!what) throw new UsageError('rein ax press needs a REF or KEYS (Return, ctrl+a …)');
       if (REF_RE.test(what) && !v.ref) return act(c, v, 'press', { ref: what, waitMs });
-      return act(c, v, 'key', { keys: v.ref ? needKeys(args[0]) : what, ...(v.ref ? { ref: needRef(v.ref, 'press') } : {}), waitMs });
+      return act(c, v, 'key', {
+        keys: v.ref ? needKeys(args[0]) : what,
+        ...(v.ref ? { ref: needRef(v.ref, 'press') } : {}),
+        waitMs,
+      });
     }
     case 'focus':
       if (args[0]) return act(c, v, 'focus', { ref: needRef(args[0], 'focus'), waitMs });
@@ -231,7 +252,8 @@ async function run(sub: string, args: string[], v: Values, c: Ctx): Promise<numb
       return act(c, v, 'get_value', { ref: needRef(args[0], 'get-value') });
     case 'scroll': {
       const direction = v.direction;
-      if (direction !== undefined && !['up', 'down', 'left', 'right'].includes(direction)) throw new UsageError('--direction must be up, down, left or right');
+      if (direction !== undefined && !['up', 'down', 'left', 'right'].includes(direction))
+        throw new UsageError('--direction must be up, down, left or right');
       return act(c, v, 'scroll', {
         ref: needRef(args[0], 'scroll'),
         ...(direction ? { direction: direction as 'up' } : {}),
@@ -242,7 +264,11 @@ async function run(sub: string, args: string[], v: Values, c: Ctx): Promise<numb
     }
     case 'type': {
       if (args.length === 0) throw new UsageError('rein ax type needs TEXT');
-      return act(c, v, 'type_text', { text: args.join(' '), ...(v.ref ? { ref: needRef(v.ref, 'type') } : {}), waitMs });
+      return act(c, v, 'type_text', {
+        text: args.join(' '),
+        ...(v.ref ? { ref: needRef(v.ref, 'type') } : {}),
+        waitMs,
+      });
     }
     default:
       throw new UsageError(`unknown ax command "${sub}" (rein ax --help)`);
@@ -261,7 +287,10 @@ async function apps(c: Ctx): Promise<number> {
   else {
     for (const a of apps) {
       c.io.stdout.write(`${a.name}  pid ${a.pid}${a.toolkit ? `  ${a.toolkit}` : ''}${a.active ? '  (active)' : ''}\n`);
-      for (const w of a.windows) c.io.stdout.write(`  window ${JSON.stringify(w.name || '(untitled)')}${w.bounds ? ` at ${w.bounds.join(',')}` : ''}\n`);
+      for (const w of a.windows)
+        c.io.stdout.write(
+          `  window ${JSON.stringify(w.name || '(untitled)')}${w.bounds ? ` at ${w.bounds.join(',')}` : ''}\n`,
+        );
     }
   }
   return 0;
@@ -287,7 +316,13 @@ const publicElement = (el: RefElement, all: readonly RefElement[]) => {
 
 async function snapshot(v: Values, c: Ctx): Promise<number> {
   const table = await c.store.tableForNext();
-  const filter = v.interactive ? 'interactive' : v.filter === undefined ? undefined : v.filter === 'interactive' || v.filter === 'all' ? v.filter : bad('--filter must be all or interactive');
+  const filter = v.interactive
+    ? 'interactive'
+    : v.filter === undefined
+      ? undefined
+      : v.filter === 'interactive' || v.filter === 'all'
+        ? v.filter
+        : bad('--filter must be all or interactive');
   const id = newSnapshotId();
   const view = await new AxDriver(c.client, table).snapshot({
     snapshotId: id,
@@ -299,9 +334,17 @@ async function snapshot(v: Values, c: Ctx): Promise<number> {
   });
   await c.store.save('snapshot', view, table);
   if (c.json) {
-    print(c.io, { snapshot: view.id, app: view.app, windows: view.windows, truncated: view.truncated, elements: view.elements.map((el) => publicElement(el, view.elements)) });
+    print(c.io, {
+      snapshot: view.id,
+      app: view.app,
+      windows: view.windows,
+      truncated: view.truncated,
+      elements: view.elements.map((el) => publicElement(el, view.elements)),
+    });
   } else {
-    c.io.stdout.write(`${renderSnapshot(view, Number.MAX_SAFE_INTEGER)}\n(saved as ${view.id}; its refs work in rein ax click REF and the like)\n`);
+    c.io.stdout.write(
+      `${renderSnapshot(view, Number.MAX_SAFE_INTEGER)}\n(saved as ${view.id}; its refs work in rein ax click REF and the like)\n`,
+    );
   }
   return 0;
 }
@@ -313,9 +356,33 @@ function bad(message: string): never {
 async function find(v: Values, c: Ctx): Promise<number> {
   const table = await c.store.tableForNext();
   const id = newSnapshotId();
-  const found = await new AxDriver(c.client, table).find({ snapshotId: id, app: v.app, role: role(v.role), name: v.name, value: v.value, exact: v.exact });
-  await c.store.save('find', { id, app: found.app, windows: [], truncated: found.truncated, takenAt: new Date().toISOString(), elements: found.elements }, table);
-  if (c.json) print(c.io, { snapshot: id, app: found.app, truncated: found.truncated, elements: found.elements.map((el) => publicElement(el, [])) });
+  const found = await new AxDriver(c.client, table).find({
+    snapshotId: id,
+    app: v.app,
+    role: role(v.role),
+    name: v.name,
+    value: v.value,
+    exact: v.exact,
+  });
+  await c.store.save(
+    'find',
+    {
+      id,
+      app: found.app,
+      windows: [],
+      truncated: found.truncated,
+      takenAt: new Date().toISOString(),
+      elements: found.elements,
+    },
+    table,
+  );
+  if (c.json)
+    print(c.io, {
+      snapshot: id,
+      app: found.app,
+      truncated: found.truncated,
+      elements: found.elements.map((el) => publicElement(el, [])),
+    });
   else c.io.stdout.write(`${renderFound(found.app, found.elements, found.truncated)}\n(saved as ${id})\n`);
   return 0;
 }
@@ -328,11 +395,30 @@ async function annotate(v: Values, c: Ctx): Promise<number> {
   const a = await new AxDriver(c.client, table).annotate({ snapshotId: id, app: v.app, window: v.window });
   await writeFile(out, a.png);
   await c.store.save('annotate', a.view, table);
-  const labels = a.labels.map((l) => ({ label: l.label, ref: l.element.ref, role: l.element.role, name: l.element.name, bounds: l.element.bounds ?? null }));
-  if (c.json) print(c.io, { ok: true, snapshot: id, out, app: a.view.app, image: a.image, region: a.region, scale: a.scale, labels });
+  const labels = a.labels.map((l) => ({
+    label: l.label,
+    ref: l.element.ref,
+    role: l.element.role,
+    name: l.element.name,
+    bounds: l.element.bounds ?? null,
+  }));
+  if (c.json)
+    print(c.io, {
+      ok: true,
+      snapshot: id,
+      out,
+      app: a.view.app,
+      image: a.image,
+      region: a.region,
+      scale: a.scale,
+      labels,
+    });
   else {
     c.io.stdout.write(`wrote ${out} (${a.image.width}×${a.image.height}); snapshot ${id}\n`);
-    for (const l of labels) c.io.stdout.write(`[${l.label}] ${l.ref} ${l.role}${l.name ? ` ${JSON.stringify(l.name)}` : ''}${l.bounds ? ` (${l.bounds.join(',')})` : ''}\n`);
+    for (const l of labels)
+      c.io.stdout.write(
+        `[${l.label}] ${l.ref} ${l.role}${l.name ? ` ${JSON.stringify(l.name)}` : ''}${l.bounds ? ` (${l.bounds.join(',')})` : ''}\n`,
+      );
   }
   return 0;
 }
@@ -342,7 +428,9 @@ async function permissions(c: Ctx): Promise<number> {
   const ok = p.accessibility === 'granted';
   if (c.json) print(c.io, { ok, ...p });
   else {
-    c.io.stdout.write(`accessibility: ${p.accessibility}\nscreen recording: ${p.screen_recording}\nautomation: ${p.automation}\n`);
+    c.io.stdout.write(
+      `accessibility: ${p.accessibility}\nscreen recording: ${p.screen_recording}\nautomation: ${p.automation}\n`,
+    );
     const hint = p.details?.hint;
     if (typeof hint === 'string' && hint) c.io.stdout.write(`hint: ${hint}\n`);
   }
@@ -352,7 +440,8 @@ async function permissions(c: Ctx): Promise<number> {
 async function waitFor(args: string[], v: Values, c: Ctx): Promise<number> {
   const condition = args[0];
   const conditions = ['exists', 'gone', 'value', 'enabled', 'focused', 'checked', 'unchecked', 'window'] as const;
-  if (!condition || !conditions.includes(condition as (typeof conditions)[number])) throw new UsageError(`rein ax wait-for needs a condition: ${conditions.join(', ')}`);
+  if (!condition || !conditions.includes(condition as (typeof conditions)[number]))
+    throw new UsageError(`rein ax wait-for needs a condition: ${conditions.join(', ')}`);
   const saved = v.ref ? await c.store.load(v.snapshot) : undefined;
   const table = saved ? RefTable.fromJSON(saved.refs) : await c.store.tableForNext();
   const timeout = v.timeout === undefined ? 10 : Number(v.timeout);
@@ -372,7 +461,13 @@ async function waitFor(args: string[], v: Values, c: Ctx): Promise<number> {
   return 0;
 }
 
-async function act(c: Ctx, v: Values, method: ActionMethod, req: Parameters<AxDriver['act']>[1], needsSnapshot = true): Promise<number> {
+async function act(
+  c: Ctx,
+  v: Values,
+  method: ActionMethod,
+  req: Parameters<AxDriver['act']>[1],
+  needsSnapshot = true,
+): Promise<number> {
   let table: RefTable;
   let snapshotId: string | undefined;
   if (needsSnapshot && req.ref) {
@@ -391,7 +486,16 @@ async function act(c: Ctx, v: Values, method: ActionMethod, req: Parameters<AxDr
       action: method,
       ...(out.ref ? { ref: out.ref } : {}),
       ...(snapshotId ? { snapshot: snapshotId } : {}),
-      ...(out.actedOn ? { acted_on: { role: out.actedOn.role, name: out.actedOn.name, bounds: out.actedOn.bounds, resolved_by: out.actedOn.resolved_by } } : {}),
+      ...(out.actedOn
+        ? {
+            acted_on: {
+              role: out.actedOn.role,
+              name: out.actedOn.name,
+              bounds: out.actedOn.bounds,
+              resolved_by: out.actedOn.resolved_by,
+            },
+          }
+        : {}),
       ...resultFields(out.result),
     });
   } else c.io.stdout.write(`${out.summary}\n`);

@@ -44,7 +44,11 @@ export async function changesCommand(argv: string[], io: CliIo): Promise<number>
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        json: { type: 'boolean' },
+        yes: { type: 'boolean', short: 'y' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     throw new UsageError(`changes: ${(err as Error).message}`);
@@ -56,16 +60,20 @@ export async function changesCommand(argv: string[], io: CliIo): Promise<number>
     return 0;
   }
   if (sub === undefined) throw new UsageError('changes: say list, accept ID or reject ID');
-  if (sub !== 'list' && sub !== 'accept' && sub !== 'reject') throw new UsageError(`unknown changes command "${sub}" (use list, accept or reject)`);
+  if (sub !== 'list' && sub !== 'accept' && sub !== 'reject')
+    throw new UsageError(`unknown changes command "${sub}" (use list, accept or reject)`);
   if (sub === 'list' && rest.length > 0) throw new UsageError('changes list takes no arguments');
-  if (sub !== 'list' && rest.length !== 1) throw new UsageError(`changes ${sub} takes one ID (see \`rein changes list\`)`);
+  if (sub !== 'list' && rest.length !== 1)
+    throw new UsageError(`changes ${sub} takes one ID (see \`rein changes list\`)`);
   if (values.json && sub !== 'list') throw new UsageError('changes: --json goes with list');
   if (values.yes && sub !== 'accept') throw new UsageError('changes: --yes goes with accept');
 
   const home = reinHome(io.env);
   const info = await runningDaemon(home);
   if (!info) {
-    io.stderr.write(`rein: no Rein daemon is running for ${home}: changes wait in a running daemon (\`rein daemon\`, or the desktop app), and none does now\n`);
+    io.stderr.write(
+      `rein: no Rein daemon is running for ${home}: changes wait in a running daemon (\`rein daemon\`, or the desktop app), and none does now\n`,
+    );
     return 1;
   }
   let listed: PendingChange[];
@@ -80,13 +88,17 @@ export async function changesCommand(argv: string[], io: CliIo): Promise<number>
   const id = rest[0]!;
   const change = listed.find((c) => c.change_id === id);
   if (!change) {
-    io.stderr.write(`rein: no change ${visibleText(id)} waits (it was answered, it expired, or the daemon restarted); \`rein changes list\` shows what waits\n`);
+    io.stderr.write(
+      `rein: no change ${visibleText(id)} waits (it was answered, it expired, or the daemon restarted); \`rein changes list\` shows what waits\n`,
+    );
     return 1;
   }
   io.stdout.write(describe(change));
   if (sub === 'accept' && !values.yes) {
     if (!io.stdin.isTTY) {
-      io.stderr.write(`rein: no terminal to ask on: run \`rein changes accept ${id} --yes\` to accept it without being asked\n`);
+      io.stderr.write(
+        `rein: no terminal to ask on: run \`rein changes accept ${id} --yes\` to accept it without being asked\n`,
+      );
       return 1;
     }
     const answer = await ask(io, 'Accept this change? [y]es / [N]o: ');
@@ -105,18 +117,27 @@ export async function changesCommand(argv: string[], io: CliIo): Promise<number>
   }
   let answer: DaemonAnswer;
   try {
-    answer = await daemonRequest(info, 'POST', `/changes/${encodeURIComponent(id)}/answer`, { decision: sub === 'accept' ? 'apply' : 'reject' }, { headers: { [CONFIRM_HEADER]: secret } });
+    answer = await daemonRequest(
+      info,
+      'POST',
+      `/changes/${encodeURIComponent(id)}/answer`,
+      { decision: sub === 'accept' ? 'apply' : 'reject' },
+      { headers: { [CONFIRM_HEADER]: secret } },
+    );
   } catch (e) {
     io.stderr.write(`rein: the daemon did not answer: ${errorMessage(e)}\n`);
     return 1;
   }
   if (answer.status === 200) {
-    io.stdout.write(sub === 'accept' ? `Applied ${id}: ${visibleText(change.summary)}\n` : `Rejected ${id}: nothing was changed\n`);
+    io.stdout.write(
+      sub === 'accept' ? `Applied ${id}: ${visibleText(change.summary)}\n` : `Rejected ${id}: nothing was changed\n`,
+    );
     return 0;
   }
   const said = (answer.json ?? {}) as { error?: unknown; code?: unknown };
   const why = typeof said.error === 'string' ? said.error : `HTTP ${answer.status}`;
-  if (said.code === 'change_not_found') io.stderr.write(`rein: no change ${id} waits any more (answered meanwhile, or expired)\n`);
+  if (said.code === 'change_not_found')
+    io.stderr.write(`rein: no change ${id} waits any more (answered meanwhile, or expired)\n`);
   else io.stderr.write(`rein: ${sub === 'accept' ? 'not applied' : 'not rejected'}: ${visibleText(why)}\n`);
   return 1;
 }
@@ -125,7 +146,9 @@ async function listChanges(info: DaemonInfo): Promise<PendingChange[]> {
   const answer = await daemonRequest(info, 'GET', '/changes');
   const body = answer.json as { changes?: unknown; error?: unknown } | undefined;
   if (answer.status !== 200 || !Array.isArray(body?.changes)) {
-    throw new Error(`the daemon did not list its changes (HTTP ${answer.status}${typeof body?.error === 'string' ? `: ${body.error}` : ''})`);
+    throw new Error(
+      `the daemon did not list its changes (HTTP ${answer.status}${typeof body?.error === 'string' ? `: ${body.error}` : ''})`,
+    );
   }
   return body.changes as PendingChange[];
 }
@@ -165,7 +188,8 @@ function list(io: CliIo, changes: PendingChange[], json: boolean): number {
 function describe(c: PendingChange): string {
   const raises = c.raises.map((r) => `  ${visibleText(r.field)}: ${visibleText(r.change)}\n`).join('');
   const request = JSON.stringify(c.request, null, 2) ?? 'null';
-  const shown = request.length > 4_000 ? `${request.slice(0, 4_000)}\n… (${request.length - 4_000} more characters)` : request;
+  const shown =
+    request.length > 4_000 ? `${request.slice(0, 4_000)}\n… (${request.length - 4_000} more characters)` : request;
   return (
     `${c.change_id}: ${visibleText(c.summary)}\n` +
     `It raises:\n${raises}` +

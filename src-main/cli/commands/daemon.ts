@@ -46,7 +46,8 @@ export async function daemonCommand(argv: string[], io: CliIo): Promise<number> 
   if (sub === 'stop') return await stop(rest, io);
   if (sub === 'rotate-token') return await rotate(rest, io);
   if (sub === 'start') return await run(rest, io);
-  if (sub !== undefined && !sub.startsWith('-')) throw new UsageError(`unknown daemon command "${sub}" (use status, stop or rotate-token)`);
+  if (sub !== undefined && !sub.startsWith('-'))
+    throw new UsageError(`unknown daemon command "${sub}" (use status, stop or rotate-token)`);
   return await run(argv, io);
 }
 
@@ -55,7 +56,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     values = parseArgs({
       args: argv,
-      options: { port: { type: 'string' }, host: { type: 'string' }, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        cwd: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }).values;
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -67,7 +73,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   let port: number | undefined;
   if (values.port !== undefined) {
     port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port > 65_535) throw new UsageError(`--port: "${values.port}" is not a port number (0-65535)`);
+    if (!/^\d+$/.test(values.port) || port > 65_535)
+      throw new UsageError(`--port: "${values.port}" is not a port number (0-65535)`);
   }
   const host = values.host;
   const home = reinHome(io.env);
@@ -97,21 +104,29 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     }
     throw e;
   }
-  io.stdout.write(`rein daemon ${handle.info.version} listening on ${handle.url} (pid ${process.pid}); port and token in ${daemonInfoFile(home)}\n`);
+  io.stdout.write(
+    `rein daemon ${handle.info.version} listening on ${handle.url} (pid ${process.pid}); port and token in ${daemonInfoFile(home)}\n`,
+  );
   if (webUi.built) {
     // The token rides in the fragment, which browsers never send to a server; the page reads it once.
     io.stdout.write(`Web UI: ${handle.url}/#token=${handle.token()}\n`);
   } else {
-    io.stderr.write(`rein daemon: the web UI is not built (no ${join(webUi.dir, 'index.html')}); run \`npm run build\`${webUi.root ? ` in ${webUi.root}` : ''} to build it. The API works without it.\n`);
+    io.stderr.write(
+      `rein daemon: the web UI is not built (no ${join(webUi.dir, 'index.html')}); run \`npm run build\`${webUi.root ? ` in ${webUi.root}` : ''} to build it. The API works without it.\n`,
+    );
   }
 
   // No window shows a change waiting for a person here: say it, with the command that accepts it.
   const changes = handle.service.subscribe(({ event }) => {
     if (event.type === 'change_request') {
       const c = event.change;
-      io.stdout.write(`change ${c.change_id} waits: ${visibleText(c.summary)} — accept with: ${c.accept_command ?? `rein changes accept ${c.change_id}`}\n`);
+      io.stdout.write(
+        `change ${c.change_id} waits: ${visibleText(c.summary)} — accept with: ${c.accept_command ?? `rein changes accept ${c.change_id}`}\n`,
+      );
     } else if (event.type === 'change_response') {
-      io.stdout.write(`change ${event.change_id} ${event.outcome}${event.by === 'timeout' || event.by === 'overflow' ? '' : ` (by ${event.by})`}${event.error ? `: ${visibleText(event.error)}` : ''}\n`);
+      io.stdout.write(
+        `change ${event.change_id} ${event.outcome}${event.by === 'timeout' || event.by === 'overflow' ? '' : ` (by ${event.by})`}${event.error ? `: ${visibleText(event.error)}` : ''}\n`,
+      );
     }
   });
 
@@ -242,7 +257,10 @@ function call(info: DaemonInfo, method: string, path: string): Promise<unknown> 
         path,
         agent: false,
         timeout: 5_000,
-        headers: { authorization: `Bearer ${info.token}`, ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}) },
+        headers: {
+          authorization: `Bearer ${info.token}`,
+          ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}),
+        },
       },
       (res) => {
         let text = '';

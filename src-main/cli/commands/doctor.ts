@@ -24,7 +24,11 @@ const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
 export async function doctorCommand(argv: string[], io: CliIo): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, online: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean' }, online: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: false,
+    }));
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

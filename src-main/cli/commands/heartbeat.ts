@@ -8,7 +8,12 @@
  */
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { listAgents, parseDailyWindow, resolveAgentRuntimeConfig, type AgentRuntimeConfig } from '../../core/agents/index.js';
+import {
+  listAgents,
+  parseDailyWindow,
+  resolveAgentRuntimeConfig,
+  type AgentRuntimeConfig,
+} from '../../core/agents/index.js';
 import { loadConfig } from '../../core/config/load.js';
 import { storedTrust } from '../folderTrust.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT, reinHome } from '../../core/config/paths.js';
@@ -53,7 +58,11 @@ export async function heartbeatCommand(argv: string[], io: CliIo): Promise<numbe
   }
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -81,7 +90,8 @@ export async function heartbeatCommand(argv: string[], io: CliIo): Promise<numbe
     throw new UsageError(`unknown heartbeat subcommand "${sub}"`);
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    if (isReinError(err)) return fail(err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1, err.message);
+    if (isReinError(err))
+      return fail(err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1, err.message);
     return fail(1, err instanceof Error ? (err.stack ?? err.message) : String(err));
   }
 }
@@ -96,9 +106,20 @@ async function runOne(home: string, config: GlobalConfig, agent: string, io: Cli
     const daemon = await runningDaemon(home);
     if (daemon) record = await beatInDaemon(daemon, agent, controller.signal);
     else {
-      const service = await ReinService.create({ home, cwd: io.env.HOME ?? homedir(), env: io.env, config, version: 'cli', warn: (m) => warnings.push(m) });
+      const service = await ReinService.create({
+        home,
+        cwd: io.env.HOME ?? homedir(),
+        env: io.env,
+        config,
+        version: 'cli',
+        warn: (m) => warnings.push(m),
+      });
       try {
-        record = await runHeartbeat(service, agent, { trigger: 'hand', signal: controller.signal, warn: (m) => warnings.push(m) });
+        record = await runHeartbeat(service, agent, {
+          trigger: 'hand',
+          signal: controller.signal,
+          warn: (m) => warnings.push(m),
+        });
       } finally {
         await service.close();
       }
@@ -115,11 +136,17 @@ async function runOne(home: string, config: GlobalConfig, agent: string, io: Cli
 
 /** The beat, made by the running daemon; its refusals keep their code (not_found: exit 1, like a beat here). */
 async function beatInDaemon(daemon: DaemonInfo, agent: string, signal: AbortSignal): Promise<BeatRecord> {
-  const res = await daemonRequest(daemon, 'POST', `/agents/${encodeURIComponent(agent)}/heartbeat`, undefined, { timeoutMs: 0, signal });
+  const res = await daemonRequest(daemon, 'POST', `/agents/${encodeURIComponent(agent)}/heartbeat`, undefined, {
+    timeoutMs: 0,
+    signal,
+  });
   if (res.status === 200) return res.json as BeatRecord;
   const body = (res.json ?? {}) as { error?: unknown; code?: unknown };
   const message = typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
-  throw new ReinError(typeof body.code === 'string' ? (body.code as ReinErrorCode) : 'internal', `the daemon refused the beat (${res.status}): ${message}`);
+  throw new ReinError(
+    typeof body.code === 'string' ? (body.code as ReinErrorCode) : 'internal',
+    `the daemon refused the beat (${res.status}): ${message}`,
+  );
 }
 
 /** One beat in words: outcome first, then what it cost. */
@@ -163,7 +190,13 @@ interface AgentStatus {
   error?: string;
 }
 
-async function status(home: string, config: GlobalConfig, agent: string | undefined, io: CliIo, json: boolean): Promise<number> {
+async function status(
+  home: string,
+  config: GlobalConfig,
+  agent: string | undefined,
+  io: CliIo,
+  json: boolean,
+): Promise<number> {
   const names = agent ? [agent] : await listAgents(home);
   const now = new Date();
   const all: AgentStatus[] = [];
@@ -185,14 +218,23 @@ async function status(home: string, config: GlobalConfig, agent: string | undefi
     return 0;
   }
   if (all.length === 0) {
-    io.stdout.write('No agent has a heartbeat (set heartbeat.every in an agent\'s config.yaml and write its HEARTBEAT.md).\n');
+    io.stdout.write(
+      "No agent has a heartbeat (set heartbeat.every in an agent's config.yaml and write its HEARTBEAT.md).\n",
+    );
     return 0;
   }
   io.stdout.write(`${all.map(render).join('\n\n')}\n`);
   return 0;
 }
 
-async function statusOf(home: string, name: string, rc: AgentRuntimeConfig | undefined, records: BeatRecord[], now: Date, error: string | undefined): Promise<AgentStatus> {
+async function statusOf(
+  home: string,
+  name: string,
+  rc: AgentRuntimeConfig | undefined,
+  records: BeatRecord[],
+  now: Date,
+  error: string | undefined,
+): Promise<AgentStatus> {
   const hb = rc?.effective.heartbeat;
   const own = rc?.agentConfig.heartbeat;
   const settings = rc ? beatSettings(rc) : undefined;
@@ -200,7 +242,10 @@ async function statusOf(home: string, name: string, rc: AgentRuntimeConfig | und
   const state = hb ? await readHeartbeatState(home, name) : undefined;
   const timer = state && isProcessAlive(state.pid) ? state : undefined;
   const window = own?.active_hours ? parseDailyWindow(own.active_hours) : undefined;
-  const next = timer && hb ? nextBeatAt(new Date(timer.anchor), hb.everyMs, window?.ok ? window.value : undefined, now) : undefined;
+  const next =
+    timer && hb
+      ? nextBeatAt(new Date(timer.anchor), hb.everyMs, window?.ok ? window.value : undefined, now)
+      : undefined;
   const ran = [...records].reverse().find((r) => r.outcome !== 'skipped');
   return {
     agent: name,
@@ -222,7 +267,9 @@ async function statusOf(home: string, name: string, rc: AgentRuntimeConfig | und
 
 function render(s: AgentStatus): string {
   const lines: string[] = [];
-  const schedule = s.configured ? `every ${s.every}${s.active_hours ? `, ${s.active_hours}` : ''}${s.pause_when_idle ? `, paused after ${s.pause_when_idle} without a message` : ''}` : 'no heartbeat in config.yaml';
+  const schedule = s.configured
+    ? `every ${s.every}${s.active_hours ? `, ${s.active_hours}` : ''}${s.pause_when_idle ? `, paused after ${s.pause_when_idle} without a message` : ''}`
+    : 'no heartbeat in config.yaml';
   lines.push(`${s.agent}  ${schedule}${s.model ? ` · model ${s.model}` : ''}`);
   if (s.error) lines.push(`  problem     ${s.error}`);
   if (!s.goals) lines.push('  goals       HEARTBEAT.md is missing or empty: beats do nothing');
@@ -232,11 +279,13 @@ function render(s: AgentStatus): string {
     lines.push(`  last beat   ${stamp(r.at)}  ${r.outcome}${cost}`);
     if (r.outcome !== 'ok' && r.message) lines.push(`              ${oneLine(r.message)}`);
   } else lines.push('  last beat   none yet');
-  if (s.last && s.last.outcome === 'skipped') lines.push(`  last skip   ${stamp(s.last.at)}  ${s.last.message ?? s.last.reason ?? ''}`);
+  if (s.last && s.last.outcome === 'skipped')
+    lines.push(`  last skip   ${stamp(s.last.at)}  ${s.last.message ?? s.last.reason ?? ''}`);
   const cap = s.max_usd_per_day ? ` of $${s.max_usd_per_day.toFixed(2)}` : '';
   lines.push(`  today       $${s.today_usd.toFixed(4)}${cap} (${s.beats_today} beat${s.beats_today === 1 ? '' : 's'})`);
   if (s.next_beat) lines.push(`  next beat   ${stamp(s.next_beat)} (timer in pid ${s.timer_pid})`);
-  else if (s.configured) lines.push('  next beat   not scheduled: timed beats run while the daemon or the desktop app runs');
+  else if (s.configured)
+    lines.push('  next beat   not scheduled: timed beats run while the daemon or the desktop app runs');
   return lines.join('\n');
 }
 

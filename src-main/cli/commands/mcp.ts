@@ -9,7 +9,13 @@ import { parseArgs } from 'node:util';
 import { reinHome } from '../../core/config/paths.js';
 import { isReinError, type ReinError } from '../../core/errors.js';
 import { claudeDesktopConfigPath, readClaudeDesktopConfig } from '../../core/mcpServer/claudeDesktop.js';
-import { addMcpServers, configTarget, configuredServers, removeMcpServer, type McpServerSpec } from '../../core/mcpServer/configEdit.js';
+import {
+  addMcpServers,
+  configTarget,
+  configuredServers,
+  removeMcpServer,
+  type McpServerSpec,
+} from '../../core/mcpServer/configEdit.js';
 import { checkServe, serveHttp, serveStdio } from '../../core/mcpServer/serve.js';
 import { mcpServeToken, mcpServeTokenFile } from '../../core/mcpServer/token.js';
 import { UsageError, type CliIo } from '../io.js';
@@ -88,7 +94,8 @@ function exitFor(io: CliIo, err: unknown, flagOf: (field: string) => string = (f
   const field = typeof e.details?.field === 'string' ? e.details.field : undefined;
   if (e.code === 'invalid_request' || e.code === 'invalid_input') {
     const flag = field ? flagOf(field) : undefined;
-    const message = flag && field && e.message.startsWith(`${field}:`) ? `${flag}:${e.message.slice(field.length + 1)}` : e.message;
+    const message =
+      flag && field && e.message.startsWith(`${field}:`) ? `${flag}:${e.message.slice(field.length + 1)}` : e.message;
     return fail(io, 2, message);
   }
   if (e.code === 'agent_not_found' || e.code === 'no_api_key') return fail(io, 2, e.message);
@@ -119,11 +126,13 @@ async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(MCP_HELP);
     return 0;
   }
-  if (!values.http && (values.port !== undefined || values['new-token'])) throw new UsageError('--port and --new-token go with --http');
+  if (!values.http && (values.port !== undefined || values['new-token']))
+    throw new UsageError('--port and --new-token go with --http');
   let port = DEFAULT_MCP_SERVE_PORT;
   if (values.port !== undefined) {
     port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port > 65_535) throw new UsageError(`--port: "${values.port}" is not a port number (0-65535)`);
+    if (!/^\d+$/.test(values.port) || port > 65_535)
+      throw new UsageError(`--port: "${values.port}" is not a port number (0-65535)`);
   }
   const home = reinHome(io.env);
   const opts = {
@@ -139,7 +148,8 @@ async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     await checkServe(opts);
   } catch (e) {
     // An unknown agent or a config.yaml that does not load: nothing to serve; say so before any client waits.
-    if (isReinError(e) && ['invalid_input', 'not_found', 'agent_not_found', 'config_invalid'].includes(e.code)) return fail(io, 2, e.message);
+    if (isReinError(e) && ['invalid_input', 'not_found', 'agent_not_found', 'config_invalid'].includes(e.code))
+      return fail(io, 2, e.message);
     return exitFor(io, e);
   }
 
@@ -181,7 +191,18 @@ async function serveCommand(argv: string[], io: CliIo): Promise<number> {
 /** The command-line flag behind a field of a server entry (for error messages). */
 function flagOfField(field: string): string {
   const last = field.split('.').at(-1) ?? field;
-  const flags: Record<string, string> = { command: '--command', url: '--url', args: '--arg', env: '--env', headers: '--header', context: '--context', disabled: '--disabled', type: '--url', name: 'NAME', agent: '--agent' };
+  const flags: Record<string, string> = {
+    command: '--command',
+    url: '--url',
+    args: '--arg',
+    env: '--env',
+    headers: '--header',
+    context: '--context',
+    disabled: '--disabled',
+    type: '--url',
+    name: 'NAME',
+    agent: '--agent',
+  };
   return Object.hasOwn(flags, last) ? flags[last]! : field;
 }
 
@@ -211,14 +232,23 @@ async function addCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(MCP_HELP);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'NAME: give the server a name (rein mcp add NAME --command … | --url …)' : `NAME: one name only, got ${positionals.join(' ')} (arguments for the command go after --, or with --arg=VALUE)`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? 'NAME: give the server a name (rein mcp add NAME --command … | --url …)'
+        : `NAME: one name only, got ${positionals.join(' ')} (arguments for the command go after --, or with --arg=VALUE)`,
+    );
   const name = positionals[0]!;
   const command = values.command;
   const url = values.url;
-  if ((command === undefined) === (url === undefined)) throw new UsageError('give either --command CMD (a program Rein starts) or --url URL (a Streamable HTTP server)');
+  if ((command === undefined) === (url === undefined))
+    throw new UsageError('give either --command CMD (a program Rein starts) or --url URL (a Streamable HTTP server)');
   const args = [...(values.arg ?? []), ...trailing];
   const envList = values.env ?? [];
-  if (url !== undefined && (args.length > 0 || envList.length > 0)) throw new UsageError(`${args.length > 0 ? '--arg' : '--env'}: only a --command server takes arguments and environment variables`);
+  if (url !== undefined && (args.length > 0 || envList.length > 0))
+    throw new UsageError(
+      `${args.length > 0 ? '--arg' : '--env'}: only a --command server takes arguments and environment variables`,
+    );
   const env: Record<string, string> = {};
   for (const pair of envList) {
     const eq = pair.indexOf('=');
@@ -226,10 +256,13 @@ async function addCommand(argv: string[], io: CliIo): Promise<number> {
     env[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   const transport = values.transport;
-  if (transport !== undefined && transport !== 'http' && transport !== 'sse') throw new UsageError(`--transport: "${transport}" is not http or sse`);
-  if (transport !== undefined && command !== undefined) throw new UsageError('--transport: only a --url server has one (a --command server speaks stdio)');
+  if (transport !== undefined && transport !== 'http' && transport !== 'sse')
+    throw new UsageError(`--transport: "${transport}" is not http or sse`);
+  if (transport !== undefined && command !== undefined)
+    throw new UsageError('--transport: only a --url server has one (a --command server speaks stdio)');
   const headerList = values.header ?? [];
-  if (command !== undefined && headerList.length > 0) throw new UsageError('--header: only a --url server sends headers');
+  if (command !== undefined && headerList.length > 0)
+    throw new UsageError('--header: only a --url server sends headers');
   const headers: Record<string, string> = {};
   for (const line of headerList) {
     const colon = line.indexOf(':');
@@ -251,13 +284,19 @@ async function addCommand(argv: string[], io: CliIo): Promise<number> {
     const target = await configTarget(home, values.agent ?? 'default');
     const report = await addMcpServers(home, target, [[name, spec]], { replace: values.replace === true });
     if (report.clashes.length > 0) {
-      return fail(io, 1, `an MCP server "${name}" is already in ${report.file} with other settings; nothing was written (--replace replaces it, rein mcp remove ${name} removes it)`);
+      return fail(
+        io,
+        1,
+        `an MCP server "${name}" is already in ${report.file} with other settings; nothing was written (--replace replaces it, rein mcp remove ${name} removes it)`,
+      );
     }
     if (report.same.length > 0) {
       io.stdout.write(`${name} is already in ${report.file} with these settings; nothing to do\n`);
       return 0;
     }
-    io.stdout.write(`${report.replaced.length > 0 ? 'replaced' : 'added'} ${name} in ${report.file} (${describe(spec)})\n`);
+    io.stdout.write(
+      `${report.replaced.length > 0 ? 'replaced' : 'added'} ${name} in ${report.file} (${describe(spec)})\n`,
+    );
     if (report.droppedGlobal && report.droppedGlobal.length > 0) {
       io.stderr.write(
         `rein: note: agent "${target.agent}" had no mcp_servers of its own, so it used every global server; now it uses its own and the global ones marked _inherit: true, ` +
@@ -271,14 +310,19 @@ async function addCommand(argv: string[], io: CliIo): Promise<number> {
 }
 
 function describe(spec: McpServerSpec): string {
-  const what = spec.url !== undefined ? `${spec.transport ?? 'http'}: ${spec.url}` : `stdio: ${[spec.command, ...(spec.args ?? [])].join(' ')}`;
+  const what =
+    spec.url !== undefined
+      ? `${spec.transport ?? 'http'}: ${spec.url}`
+      : `stdio: ${[spec.command, ...(spec.args ?? [])].join(' ')}`;
   return spec.disabled ? `${what}; disabled` : what;
 }
 
 // ---- remove -----------------------------------------------------------------------------------------
 
 async function removeCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = usage(() => parseArgs({ args: argv, allowPositionals: true, options: { ...HELP_OPTION, agent: { type: 'string' } } }));
+  const { values, positionals } = usage(() =>
+    parseArgs({ args: argv, allowPositionals: true, options: { ...HELP_OPTION, agent: { type: 'string' } } }),
+  );
   if (values.help) {
     io.stdout.write(MCP_HELP);
     return 0;
@@ -296,7 +340,11 @@ async function removeCommand(argv: string[], io: CliIo): Promise<number> {
     if (isReinError(e, 'not_found') && agent !== 'default') {
       const global = await configuredServers(await configTarget(home)).catch(() => ({}));
       if (Object.hasOwn(global, name)) {
-        return fail(io, 1, `${e.message}; "${name}" is a global server (remove it without --agent, which takes it from every agent that uses it)`);
+        return fail(
+          io,
+          1,
+          `${e.message}; "${name}" is a global server (remove it without --agent, which takes it from every agent that uses it)`,
+        );
       }
     }
     return exitFor(io, e, flagOfField);
@@ -307,14 +355,20 @@ async function removeCommand(argv: string[], io: CliIo): Promise<number> {
 
 async function importCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = usage(() =>
-    parseArgs({ args: argv, allowPositionals: true, options: { ...HELP_OPTION, agent: { type: 'string' }, file: { type: 'string' }, 'dry-run': { type: 'boolean' } } }),
+    parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { ...HELP_OPTION, agent: { type: 'string' }, file: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    }),
   );
   if (values.help) {
     io.stdout.write(MCP_HELP);
     return 0;
   }
   if (positionals.length !== 1 || positionals[0] !== 'claude-desktop') {
-    throw new UsageError(`SOURCE: the one source is claude-desktop (rein mcp import claude-desktop [--file PATH] [--agent A] [--dry-run])${positionals.length ? `, not ${positionals.join(' ')}` : ''}`);
+    throw new UsageError(
+      `SOURCE: the one source is claude-desktop (rein mcp import claude-desktop [--file PATH] [--agent A] [--dry-run])${positionals.length ? `, not ${positionals.join(' ')}` : ''}`,
+    );
   }
   const dryRun = values['dry-run'] === true;
   const home = reinHome(io.env);
@@ -327,17 +381,26 @@ async function importCommand(argv: string[], io: CliIo): Promise<number> {
     const specs = new Map(found.servers);
     for (const n of report.added) out.push(`  ${dryRun ? 'would add' : 'added'}  ${n} (${describe(specs.get(n)!)})`);
     for (const n of report.same) out.push(`  same     ${n}: already there with the same settings`);
-    for (const n of report.clashes) out.push(`  clash    ${n}: already there with other settings, kept as it is (rein mcp remove ${n}, then import again, to take Claude Desktop's)`);
+    for (const n of report.clashes)
+      out.push(
+        `  clash    ${n}: already there with other settings, kept as it is (rein mcp remove ${n}, then import again, to take Claude Desktop's)`,
+      );
     for (const s of found.skipped) out.push(`  skipped  ${s.name}: ${s.reason}`);
     for (const n of found.notes) out.push(`  note     ${n.name}: ${n.note}`);
     if (found.servers.length === 0 && found.skipped.length === 0) out.push('  (no servers in mcpServers)');
-    out.push(`${report.added.length} ${dryRun ? 'to add' : 'added'}, ${report.same.length} the same, ${report.clashes.length} clashing, ${found.skipped.length} skipped${dryRun ? '; nothing was written (--dry-run)' : ''}`);
+    out.push(
+      `${report.added.length} ${dryRun ? 'to add' : 'added'}, ${report.same.length} the same, ${report.clashes.length} clashing, ${found.skipped.length} skipped${dryRun ? '; nothing was written (--dry-run)' : ''}`,
+    );
     io.stdout.write(`${out.join('\n')}\n`);
     if (report.droppedGlobal && report.droppedGlobal.length > 0) {
-      io.stderr.write(`rein: note: agent "${target.agent}" had no mcp_servers of its own, so it used every global server; now it no longer gets: ${report.droppedGlobal.join(', ')}\n`);
+      io.stderr.write(
+        `rein: note: agent "${target.agent}" had no mcp_servers of its own, so it used every global server; now it no longer gets: ${report.droppedGlobal.join(', ')}\n`,
+      );
     }
     return 0;
   } catch (e) {
-    return exitFor(io, e, (f) => (f === 'agent' || f === 'name' ? '--agent' : f === 'file' ? '--file' : flagOfField(f)));
+    return exitFor(io, e, (f) =>
+      f === 'agent' || f === 'name' ? '--agent' : f === 'file' ? '--file' : flagOfField(f),
+    );
   }
 }

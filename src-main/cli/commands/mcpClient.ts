@@ -31,7 +31,12 @@ import type { McpServerStatus } from '../../core/api/mcpStatus.js';
 import type { ApprovalRequest } from '../../core/api/events.js';
 import type { AuthChallenge } from '../../core/mcpClient/challenge.js';
 import { clientMetadataUrl } from '../../core/mcpClient/clientMetadata.js';
-import { isUrlServer, urlServerName, type McpServerSettings, type ResolvedServer } from '../../core/mcpClient/config.js';
+import {
+  isUrlServer,
+  urlServerName,
+  type McpServerSettings,
+  type ResolvedServer,
+} from '../../core/mcpClient/config.js';
 import { acceptDefaults, acceptValues, type Elicitor } from '../../core/mcpClient/elicitation.js';
 import { McpManager } from '../../core/mcpClient/manager.js';
 import { memoryTokenStore, signIn, type TokenStore } from '../../core/mcpClient/oauth.js';
@@ -73,7 +78,12 @@ const fail = (io: CliIo, code: number, message: string): number => {
 
 /** A ReinError from loading config or an agent: bad input is 2, the rest 1. */
 function exitOf(io: CliIo, err: unknown): number {
-  if (isReinError(err)) return fail(io, ['config_invalid', 'invalid_input', 'agent_not_found', 'not_found', 'invalid_request'].includes(err.code) ? 2 : 1, err.message);
+  if (isReinError(err))
+    return fail(
+      io,
+      ['config_invalid', 'invalid_input', 'agent_not_found', 'not_found', 'invalid_request'].includes(err.code) ? 2 : 1,
+      err.message,
+    );
   return fail(io, 1, errorMessage(err));
 }
 
@@ -89,7 +99,15 @@ function parseHeaders(list: readonly string[] | undefined): Record<string, strin
   return out;
 }
 
-async function agentServers(io: CliIo, agent: string | undefined): Promise<{ home: string; servers: Record<string, McpServerSettings>; config: GlobalConfig; cwd: string | undefined }> {
+async function agentServers(
+  io: CliIo,
+  agent: string | undefined,
+): Promise<{
+  home: string;
+  servers: Record<string, McpServerSettings>;
+  config: GlobalConfig;
+  cwd: string | undefined;
+}> {
   const home = reinHome(io.env);
   const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
   const rc = await resolveAgentRuntimeConfig(home, config, agent ?? 'default');
@@ -97,14 +115,21 @@ async function agentServers(io: CliIo, agent: string | undefined): Promise<{ hom
 }
 
 /** `mcp.client_metadata_url` of a config that may not load (a URL target needs none): undefined then. */
-const configuredMetadataUrl = (config: GlobalConfig | undefined): string | null | undefined => config?.mcp?.client_metadata_url;
+const configuredMetadataUrl = (config: GlobalConfig | undefined): string | null | undefined =>
+  config?.mcp?.client_metadata_url;
 
 /** A manager holding one server, by name from the agent's config or as an ad-hoc URL. */
 async function oneServer(
   io: CliIo,
   target: string,
   values: { agent?: string | undefined; header?: string[] | undefined },
-): Promise<{ manager: McpManager; handle: McpServerHandle; home: string; adHoc: boolean; metadataUrl: string | undefined }> {
+): Promise<{
+  manager: McpManager;
+  handle: McpServerHandle;
+  home: string;
+  adHoc: boolean;
+  metadataUrl: string | undefined;
+}> {
   const headers = parseHeaders(values.header);
   if (isUrl(target)) {
     if (values.agent !== undefined) throw new UsageError('--agent: a URL is used as it is, without any agent’s config');
@@ -116,13 +141,26 @@ async function oneServer(
     }
     // The config is only read for a name and the client ID URL: a URL works without one that loads.
     const ctx = await agentServers(io, undefined).catch(() => undefined);
-    const known = ctx ? Object.entries(ctx.servers).find(([, cfg]) => isUrlServer(cfg) && cfg.url !== undefined && sameUrl(cfg.url, url)) : undefined;
+    const known = ctx
+      ? Object.entries(ctx.servers).find(
+          ([, cfg]) => isUrlServer(cfg) && cfg.url !== undefined && sameUrl(cfg.url, url),
+        )
+      : undefined;
     const name = known?.[0] ?? urlServerName(url);
     const metadataUrl = clientMetadataUrl(io.env, configuredMetadataUrl(ctx?.config));
     const stores = new Map<string, TokenStore>();
     const store = (n: string) => stores.get(n) ?? stores.set(n, memoryTokenStore()).get(n)!;
     const manager = new McpManager({
-      servers: { [name]: { type: known?.[1].type === 'sse' ? 'sse' : 'http', url: url.href, args: [], env: {}, disabled: false, ...(Object.keys(headers).length > 0 ? { headers } : {}) } },
+      servers: {
+        [name]: {
+          type: known?.[1].type === 'sse' ? 'sse' : 'http',
+          url: url.href,
+          args: [],
+          env: {},
+          disabled: false,
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        },
+      },
       env: io.env,
       home: reinHome(io.env),
       tokenStore: store,
@@ -130,11 +168,14 @@ async function oneServer(
     });
     return { manager, handle: manager.server(name)!, home: reinHome(io.env), adHoc: true, metadataUrl };
   }
-  if (Object.keys(headers).length > 0) throw new UsageError('--header: only for a URL; a configured server has its headers in config.yaml');
+  if (Object.keys(headers).length > 0)
+    throw new UsageError('--header: only for a URL; a configured server has its headers in config.yaml');
   const { home, servers, cwd, config } = await agentServers(io, values.agent);
   if (!Object.hasOwn(servers, target)) {
     const names = Object.keys(servers);
-    throw new UsageError(`no MCP server "${target}" for agent ${values.agent ?? 'default'}${names.length > 0 ? ` (it has: ${names.join(', ')})` : ' (it has none; rein mcp add …)'}`);
+    throw new UsageError(
+      `no MCP server "${target}" for agent ${values.agent ?? 'default'}${names.length > 0 ? ` (it has: ${names.join(', ')})` : ' (it has none; rein mcp add …)'}`,
+    );
   }
   const metadataUrl = clientMetadataUrl(io.env, configuredMetadataUrl(config));
   const manager: McpManager = new McpManager({
@@ -158,9 +199,17 @@ function sameUrl(a: string, b: URL): boolean {
 }
 
 /** A step-up: the server wants more scope for a call; the person signs in again with all of it. */
-async function reauthorize(io: CliIo, server: ResolvedServer, store: TokenStore, challenge: AuthChallenge, metadataUrl: string | undefined): Promise<void> {
+async function reauthorize(
+  io: CliIo,
+  server: ResolvedServer,
+  store: TokenStore,
+  challenge: AuthChallenge,
+  metadataUrl: string | undefined,
+): Promise<void> {
   if (server.transport.kind !== 'http') return;
-  io.stderr.write(`rein: MCP server ${server.name} asks for more permission${challenge.scope ? ` (scope "${challenge.scope}")` : ''}; signing in again.\n`);
+  io.stderr.write(
+    `rein: MCP server ${server.name} asks for more permission${challenge.scope ? ` (scope "${challenge.scope}")` : ''}; signing in again.\n`,
+  );
   await signIn({
     serverUrl: server.transport.url,
     store,
@@ -175,7 +224,12 @@ async function reauthorize(io: CliIo, server: ResolvedServer, store: TokenStore,
  * Connects the server; an http server that asks for a sign-in gets one now (the person is at the
  * command line), then the connection is tried again.
  */
-async function connect(io: CliIo, manager: McpManager, handle: McpServerHandle, metadataUrl: string | undefined): Promise<void> {
+async function connect(
+  io: CliIo,
+  manager: McpManager,
+  handle: McpServerHandle,
+  metadataUrl: string | undefined,
+): Promise<void> {
   let challenge: AuthChallenge | undefined;
   try {
     await handle.ensure();
@@ -211,7 +265,9 @@ function exitGuard(manager: McpManager): () => void {
 // ---- list -------------------------------------------------------------------------------------------
 
 export async function listCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parse(() => parseArgs({ args: argv, options: { ...HELP, agent: { type: 'string' }, json: { type: 'boolean' } } }));
+  const { values } = parse(() =>
+    parseArgs({ args: argv, options: { ...HELP, agent: { type: 'string' }, json: { type: 'boolean' } } }),
+  );
   if (values.help) {
     io.stdout.write(MCP_CLIENT_HELP);
     return 0;
@@ -232,7 +288,9 @@ export async function listCommand(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (statuses.length === 0) {
-      io.stdout.write(`agent ${values.agent ?? 'default'} has no MCP servers (rein mcp add NAME --command … | --url …)\n`);
+      io.stdout.write(
+        `agent ${values.agent ?? 'default'} has no MCP servers (rein mcp add NAME --command … | --url …)\n`,
+      );
       return 0;
     }
     const width = Math.max(...statuses.map((s) => s.name.length));
@@ -247,7 +305,11 @@ export async function listCommand(argv: string[], io: CliIo): Promise<number> {
 function statusLine(s: McpServerStatus, width: number, cfg: McpServerSettings): string {
   const where = isUrlServer(cfg) ? (cfg.url ?? '') : [cfg.command ?? '', ...cfg.args].join(' ');
   const tools = s.state === 'disabled' ? '' : `${s.tools} tool${s.tools === 1 ? '' : 's'}`;
-  const extra = s.sign_in_required ? ` — sign-in needed: rein mcp login ${s.name}` : s.last_error && s.state !== 'healthy' ? ` — ${s.last_error}` : '';
+  const extra = s.sign_in_required
+    ? ` — sign-in needed: rein mcp login ${s.name}`
+    : s.last_error && s.state !== 'healthy'
+      ? ` — ${s.last_error}`
+      : '';
   return `${s.name.padEnd(width)}  ${cfg.type.padEnd(5)}  ${s.state.padEnd(12)}  ${tools.padEnd(9)}  ${where}${extra}`;
 }
 
@@ -255,7 +317,16 @@ function statusLine(s: McpServerStatus, width: number, cfg: McpServerSettings): 
 
 export async function toolsCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(() =>
-    parseArgs({ args: argv, allowPositionals: true, options: { ...HELP, agent: { type: 'string' }, json: { type: 'boolean' }, header: { type: 'string', multiple: true } } }),
+    parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        ...HELP,
+        agent: { type: 'string' },
+        json: { type: 'boolean' },
+        header: { type: 'string', multiple: true },
+      },
+    }),
   );
   if (values.help) {
     io.stdout.write(MCP_CLIENT_HELP);
@@ -275,14 +346,25 @@ export async function toolsCommand(argv: string[], io: CliIo): Promise<number> {
     try {
       await connect(io, manager, handle, one.metadataUrl);
     } catch (e) {
-      return fail(io, 1, `cannot reach MCP server ${handle.name}${one.adHoc ? ` (${positionals[0]})` : ''}: ${errorMessage(e)}`);
+      return fail(
+        io,
+        1,
+        `cannot reach MCP server ${handle.name}${one.adHoc ? ` (${positionals[0]})` : ''}: ${errorMessage(e)}`,
+      );
     }
     const tools = await handle.tools();
     const defs = new Map(handle.definitions.map((d) => [d.name, d]));
     const rows = tools.map((t) => {
       const own = t.traits?.mcp?.tool ?? t.name;
       const def = defs.get(own);
-      return { name: t.name, tool: own, ...(def?.title ? { title: def.title } : {}), description: t.description, input_schema: def?.inputSchema ?? {}, annotations: def?.annotations ?? {} };
+      return {
+        name: t.name,
+        tool: own,
+        ...(def?.title ? { title: def.title } : {}),
+        description: t.description,
+        input_schema: def?.inputSchema ?? {},
+        annotations: def?.annotations ?? {},
+      };
     });
     if (values.json) {
       io.stdout.write(`${JSON.stringify(rows)}\n`);
@@ -290,10 +372,15 @@ export async function toolsCommand(argv: string[], io: CliIo): Promise<number> {
     }
     if (rows.length === 0) io.stdout.write('(no tools)\n');
     for (const r of rows) {
-      const flags = [r.annotations.readOnlyHint ? 'read-only' : undefined, r.annotations.destructiveHint && !r.annotations.readOnlyHint ? 'destructive' : undefined].filter(Boolean);
+      const flags = [
+        r.annotations.readOnlyHint ? 'read-only' : undefined,
+        r.annotations.destructiveHint && !r.annotations.readOnlyHint ? 'destructive' : undefined,
+      ].filter(Boolean);
       const first = r.description.split('\n')[0]!.trim();
       // The server's own name too when the registry's had to change it (characters, length).
-      io.stdout.write(`${r.name}${r.name.endsWith(`__${r.tool}`) ? '' : ` (${r.tool})`}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}\n    ${first}\n`);
+      io.stdout.write(
+        `${r.name}${r.name.endsWith(`__${r.tool}`) ? '' : ` (${r.tool})`}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}\n    ${first}\n`,
+      );
     }
     return 0;
   } finally {
@@ -309,14 +396,22 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
     parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { ...HELP, agent: { type: 'string' }, json: { type: 'boolean' }, args: { type: 'string' }, yes: { type: 'boolean', short: 'y' }, header: { type: 'string', multiple: true } },
+      options: {
+        ...HELP,
+        agent: { type: 'string' },
+        json: { type: 'boolean' },
+        args: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+        header: { type: 'string', multiple: true },
+      },
     }),
   );
   if (values.help) {
     io.stdout.write(MCP_CLIENT_HELP);
     return 0;
   }
-  if (positionals.length !== 2) throw new UsageError('SERVER TOOL: rein mcp call SERVER|URL TOOL [--args JSON] [--yes] [--json]');
+  if (positionals.length !== 2)
+    throw new UsageError('SERVER TOOL: rein mcp call SERVER|URL TOOL [--args JSON] [--yes] [--json]');
   const [target, toolName] = positionals as [string, string];
   let args: Record<string, unknown> = {};
   if (values.args !== undefined) {
@@ -326,7 +421,8 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
     } catch (e) {
       throw new UsageError(`--args: not JSON: ${(e as Error).message}`);
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--args: must be a JSON object ({"name": value, …})');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new UsageError('--args: must be a JSON object ({"name": value, …})');
     args = parsed as Record<string, unknown>;
   }
   let one;
@@ -345,11 +441,20 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
     try {
       await connect(io, manager, handle, one.metadataUrl);
     } catch (e) {
-      return fail(io, 1, `cannot reach MCP server ${handle.name}${one.adHoc ? ` (${target})` : ''}: ${errorMessage(e)}`);
+      return fail(
+        io,
+        1,
+        `cannot reach MCP server ${handle.name}${one.adHoc ? ` (${target})` : ''}: ${errorMessage(e)}`,
+      );
     }
     const tools = await handle.tools();
     const tool = tools.find((t) => t.name === toolName) ?? tools.find((t) => t.traits?.mcp?.tool === toolName);
-    if (!tool) return fail(io, 1, `MCP server ${handle.name} has no tool "${toolName}" (it has: ${tools.map((t) => t.traits?.mcp?.tool ?? t.name).join(', ') || 'none'})`);
+    if (!tool)
+      return fail(
+        io,
+        1,
+        `MCP server ${handle.name} has no tool "${toolName}" (it has: ${tools.map((t) => t.traits?.mcp?.tool ?? t.name).join(', ') || 'none'})`,
+      );
     const own = tool.traits?.mcp?.tool ?? tool.name;
     // As in a run: `"3"` becomes 3 where the tool's schema asks for a number; input that does not fit
     // (a required field missing) is refused here, as the server would (exit 1, like its refusal).
@@ -360,7 +465,12 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
     const elicitor = cliElicitor(io, values.yes === true, handle.name, tool.name);
     let result;
     try {
-      result = await handle.callRaw(own, args, { signal: controller.signal, elicitor, sampler: cliSampler(values.yes === true), registryName: tool.name });
+      result = await handle.callRaw(own, args, {
+        signal: controller.signal,
+        elicitor,
+        sampler: cliSampler(values.yes === true),
+        registryName: tool.name,
+      });
     } catch (e) {
       return fail(io, 1, `${own} failed: ${errorMessage(e)}`);
     }
@@ -369,7 +479,8 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
       const shown = toToolResult(result);
       const text = shown.ok ? shown.content : shown.content.replace(/^\[business error\] /, '');
       if (text) io.stdout.write(`${text}\n`);
-      for (const img of shown.images ?? []) io.stdout.write(`[image: ${img.mediaType}, ${formatSize(Math.floor((img.data.length * 3) / 4))}]\n`);
+      for (const img of shown.images ?? [])
+        io.stdout.write(`[image: ${img.mediaType}, ${formatSize(Math.floor((img.data.length * 3) / 4))}]\n`);
     }
     if (result.isError === true) {
       if (values.json) io.stderr.write(`rein: ${own} reported an error\n`);
@@ -389,7 +500,9 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
  */
 function cliSampler(yes: boolean): Sampler {
   return async () => {
-    throw new SamplingRefused(`rein mcp call has no model to answer with${yes ? ' (--yes approves questions, but there is no model to ask)' : ''}; sampling is answered in rein run`);
+    throw new SamplingRefused(
+      `rein mcp call has no model to answer with${yes ? ' (--yes approves questions, but there is no model to ask)' : ''}; sampling is answered in rein run`,
+    );
   };
 }
 
@@ -405,11 +518,15 @@ function cliElicitor(io: CliIo, yes: boolean, server: string, tool: string): Eli
     if (yes) {
       const defaults = acceptDefaults(req);
       if (defaults) return defaults;
-      io.stderr.write(`rein: ${server} asks for input that has no defaults for every required field; --yes cannot answer it, so it is declined\n`);
+      io.stderr.write(
+        `rein: ${server} asks for input that has no defaults for every required field; --yes cannot answer it, so it is declined\n`,
+      );
       return { action: 'decline' };
     }
     if (!io.stdin.isTTY) {
-      io.stderr.write(`rein: ${server} asks for input ("${req.message}"), but there is no terminal to ask on; declined (--yes takes the defaults)\n`);
+      io.stderr.write(
+        `rein: ${server} asks for input ("${req.message}"), but there is no terminal to ask on; declined (--yes takes the defaults)\n`,
+      );
       return { action: 'decline' };
     }
     const request: ApprovalRequest = {
@@ -422,7 +539,8 @@ function cliElicitor(io: CliIo, yes: boolean, server: string, tool: string): Eli
     const answer = await ttyFace({ input: io.stdin, output: io.stderr }).ask(request, signal);
     if (answer.decision === 'deny') return { action: 'decline' };
     const { answer: out, problems } = acceptValues(req, answer.values);
-    if (problems.length > 0) io.stderr.write(`rein: the answers do not fit the form (${problems.join('; ')}); declined\n`);
+    if (problems.length > 0)
+      io.stderr.write(`rein: the answers do not fit the form (${problems.join('; ')}); declined\n`);
     return out;
   };
 }
@@ -445,7 +563,14 @@ function terminalQuestion(tool: string, input: unknown) {
 }
 
 /** A server asks the person to open a page: show it, ask, open it only on a yes. */
-async function askToOpen(io: CliIo, yes: boolean, server: string, tool: string, req: Parameters<Elicitor>[0], signal: AbortSignal): Promise<Awaited<ReturnType<Elicitor>>> {
+async function askToOpen(
+  io: CliIo,
+  yes: boolean,
+  server: string,
+  tool: string,
+  req: Parameters<Elicitor>[0],
+  signal: AbortSignal,
+): Promise<Awaited<ReturnType<Elicitor>>> {
   let url: URL;
   try {
     url = new URL(req.url!);
@@ -459,7 +584,9 @@ async function askToOpen(io: CliIo, yes: boolean, server: string, tool: string, 
     return { action: 'decline' };
   }
   if (!io.stdin.isTTY) {
-    io.stderr.write(`rein: ${server} asks you to open ${url.href}${said ? ` ("${said}")` : ''}, but there is no terminal to ask on; declined${yes ? ' (--yes never opens a page)' : ''}\n`);
+    io.stderr.write(
+      `rein: ${server} asks you to open ${url.href}${said ? ` ("${said}")` : ''}, but there is no terminal to ask on; declined${yes ? ' (--yes never opens a page)' : ''}\n`,
+    );
     return { action: 'decline' };
   }
   const request: ApprovalRequest = {
@@ -469,7 +596,10 @@ async function askToOpen(io: CliIo, yes: boolean, server: string, tool: string, 
     risk_explanation: `the page is the MCP server's choice (${url.host}): check its address before you allow it`,
   };
   const answer = await ttyFace({ input: io.stdin, output: io.stderr }).ask(request, signal);
-  if (answer.decision === 'deny') return ['timeout', 'cancelled', 'withdrawn', 'error'].includes(answer.by) ? { action: 'cancel' } : { action: 'decline' };
+  if (answer.decision === 'deny')
+    return ['timeout', 'cancelled', 'withdrawn', 'error'].includes(answer.by)
+      ? { action: 'cancel' }
+      : { action: 'decline' };
   try {
     await pageOpener(io.env, io.stderr)(url);
   } catch {
@@ -481,14 +611,19 @@ async function askToOpen(io: CliIo, yes: boolean, server: string, tool: string, 
 // ---- login ------------------------------------------------------------------------------------------
 
 export async function loginCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(() => parseArgs({ args: argv, allowPositionals: true, options: { ...HELP, agent: { type: 'string' } } }));
+  const { values, positionals } = parse(() =>
+    parseArgs({ args: argv, allowPositionals: true, options: { ...HELP, agent: { type: 'string' } } }),
+  );
   if (values.help) {
     io.stdout.write(MCP_CLIENT_HELP);
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError('NAME: rein mcp login NAME [--agent A]');
   const name = positionals[0]!;
-  if (isUrl(name)) throw new UsageError('NAME: sign in to a configured server by its name (a URL signs in by itself with rein mcp tools|call URL)');
+  if (isUrl(name))
+    throw new UsageError(
+      'NAME: sign in to a configured server by its name (a URL signs in by itself with rein mcp tools|call URL)',
+    );
   let one;
   try {
     one = await oneServer(io, name, values);
@@ -500,7 +635,12 @@ export async function loginCommand(argv: string[], io: CliIo): Promise<number> {
   try {
     const server = handle.server;
     if (!server) return fail(io, 2, (handle.status().last_error ?? `MCP server ${name} cannot be used`) + '');
-    if (server.transport.kind !== 'http') return fail(io, 2, `MCP server ${name} is a stdio server: it has nothing to sign in to (its credentials go in env)`);
+    if (server.transport.kind !== 'http')
+      return fail(
+        io,
+        2,
+        `MCP server ${name} is a stdio server: it has nothing to sign in to (its credentials go in env)`,
+      );
     const store = manager.tokenStore(name);
     try {
       await signIn({

@@ -55,9 +55,11 @@ export async function memoryCommand(argv: string[], io: CliIo, deps: MemoryComma
     return values.help ? 0 : 2;
   }
   const agent = values.agent ?? DEFAULT_AGENT;
-  if (!AGENT_NAME_RE.test(agent)) throw new UsageError(`--agent: "${agent}" is not a valid agent name (lowercase letters, digits, - and _)`);
+  if (!AGENT_NAME_RE.test(agent))
+    throw new UsageError(`--agent: "${agent}" is not a valid agent name (lowercase letters, digits, - and _)`);
   if (values.prompt && sub !== 'show') throw new UsageError('--prompt only applies to `rein memory show`');
-  if (values['if-due'] && sub !== 'consolidate') throw new UsageError('--if-due only applies to `rein memory consolidate`');
+  if (values['if-due'] && sub !== 'consolidate')
+    throw new UsageError('--if-due only applies to `rein memory consolidate`');
 
   const home = reinHome(io.env);
   const fail = (message: string) => {
@@ -100,7 +102,10 @@ async function show(dir: string, agent: string, asPrompt: boolean, io: CliIo): P
   io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   if (!asPrompt) {
     const overflow = (await listAutoFiles(dir)).length;
-    if (overflow > 0) io.stderr.write(`(${overflow} overflow file${overflow === 1 ? '' : 's'} in ${dir}; --prompt shows them inlined)\n`);
+    if (overflow > 0)
+      io.stderr.write(
+        `(${overflow} overflow file${overflow === 1 ? '' : 's'} in ${dir}; --prompt shows them inlined)\n`,
+      );
   }
   return 0;
 }
@@ -110,11 +115,21 @@ async function append(dir: string, words: string[], io: CliIo, deps: MemoryComma
   if (content.trim() === '' && !io.stdin.isTTY) content = await readAll(io.stdin);
   if (content.trim() === '') throw new UsageError('nothing to append: pass the text as an argument or on stdin');
   const r = await boundedAppend(dir, content, deps.now ? { now: deps.now } : {});
-  io.stdout.write(r.overflowed ? `MEMORY.md is full; saved to ${r.path} and linked from ${memoryFile(dir)}\n` : `appended to ${r.path}\n`);
+  io.stdout.write(
+    r.overflowed
+      ? `MEMORY.md is full; saved to ${r.path} and linked from ${memoryFile(dir)}\n`
+      : `appended to ${r.path}\n`,
+  );
   return 0;
 }
 
-async function consolidate(dir: string, home: string, ifDue: boolean, io: CliIo, deps: MemoryCommandDeps): Promise<number> {
+async function consolidate(
+  dir: string,
+  home: string,
+  ifDue: boolean,
+  io: CliIo,
+  deps: MemoryCommandDeps,
+): Promise<number> {
   const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
   const llm = deps.llm ?? new AnthropicLlm(withoutSource(await resolveModelAccess(io.env, config, home)));
   const controller = new AbortController();
@@ -136,7 +151,8 @@ async function consolidate(dir: string, home: string, ifDue: boolean, io: CliIo,
     io.stdout.write(
       `Consolidated ${files} overflow file${files === 1 ? '' : 's'} and the automatic entries of ${memoryFile(dir)} into ${outcome.lines} line${outcome.lines === 1 ? '' : 's'}.\n`,
     );
-    if (outcome.leftover.length > 0) io.stderr.write(`rein: could not delete ${outcome.leftover.join(', ')}; they will be merged again next time\n`);
+    if (outcome.leftover.length > 0)
+      io.stderr.write(`rein: could not delete ${outcome.leftover.join(', ')}; they will be merged again next time\n`);
     return 0;
   } finally {
     process.off('SIGINT', onSigint);

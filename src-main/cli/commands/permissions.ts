@@ -53,7 +53,8 @@ export async function permissionsCommand(argv: string[], io: CliIo): Promise<num
     io.stdout.write(PERMISSIONS_HELP);
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== 'check') throw new UsageError(`unknown permissions command "${sub}" (try: rein permissions check --help)`);
+  if (sub !== 'check')
+    throw new UsageError(`unknown permissions command "${sub}" (try: rein permissions check --help)`);
   let values;
   try {
     ({ values } = parseArgs({
@@ -78,8 +79,14 @@ export async function permissionsCommand(argv: string[], io: CliIo): Promise<num
     return 0;
   }
   if (values.batch) {
-    if (values.tool !== undefined || values.input !== undefined) throw new UsageError('--batch reads the calls from stdin: give no --tool or --input');
-    return checkBatch(io, { agent: values.agent, mode: parseMode(values.mode), source: values.source, cwd: values.cwd });
+    if (values.tool !== undefined || values.input !== undefined)
+      throw new UsageError('--batch reads the calls from stdin: give no --tool or --input');
+    return checkBatch(io, {
+      agent: values.agent,
+      mode: parseMode(values.mode),
+      source: values.source,
+      cwd: values.cwd,
+    });
   }
   if (!values.tool) throw new UsageError('--tool is required');
   let input: unknown = {};
@@ -95,7 +102,10 @@ export async function permissionsCommand(argv: string[], io: CliIo): Promise<num
   const home = reinHome(io.env);
   try {
     const { config } = await loadConfig({ home, cwd, ...storedTrust(io) });
-    const rt = await checkRuntime({ home, cwd, env: io.env, config }, { agent: values.agent, mode, source: values.source });
+    const rt = await checkRuntime(
+      { home, cwd, env: io.env, config },
+      { agent: values.agent, mode, source: values.source },
+    );
     const decision = await decide(rt, cwd, values.tool, input);
     if (values.json) io.stdout.write(`${JSON.stringify(decisionJson(decision))}\n`);
     else io.stdout.write(`${explainDecision(decision)}\n`);
@@ -128,7 +138,10 @@ interface CheckBase {
  * source decides who is behind the run, as it would for a real one: `cli` and `desktop` a person at
  * the screen, `schedule`, `heartbeat` and `watcher` nobody (asks are refused), any other a remote client.
  */
-function checkRuntime(base: CheckBase, who: { agent?: string | undefined; mode?: PermissionMode | undefined; source?: string | undefined }): Promise<Runtime> {
+function checkRuntime(
+  base: CheckBase,
+  who: { agent?: string | undefined; mode?: PermissionMode | undefined; source?: string | undefined },
+): Promise<Runtime> {
   const source = who.source ?? 'cli';
   return createRuntime({
     ...base,
@@ -157,7 +170,13 @@ async function decide(rt: Runtime, cwd: string, toolName: string, input: unknown
   });
 }
 
-const decisionJson = (d: PermissionDecision) => ({ decision: d.decision, layer: d.layer, reason: d.reason, risk: d.risk, riskExplanation: d.riskExplanation });
+const decisionJson = (d: PermissionDecision) => ({
+  decision: d.decision,
+  layer: d.layer,
+  reason: d.reason,
+  risk: d.risk,
+  riskExplanation: d.riskExplanation,
+});
 
 /** One line of `--batch` input. Unknown keys are refused, so a misspelt field is named, not ignored. */
 const BatchLine = z.strictObject({
@@ -174,7 +193,12 @@ const BatchLine = z.strictObject({
  */
 async function checkBatch(
   io: CliIo,
-  flags: { agent: string | undefined; mode: PermissionMode | undefined; source: string | undefined; cwd: string | undefined },
+  flags: {
+    agent: string | undefined;
+    mode: PermissionMode | undefined;
+    source: string | undefined;
+    cwd: string | undefined;
+  },
 ): Promise<number> {
   const cwd = flags.cwd ? resolve(io.cwd, flags.cwd) : io.cwd;
   const home = reinHome(io.env);
@@ -189,7 +213,11 @@ async function checkBatch(
     throw err;
   }
   const runtimes = new Map<string, Promise<Runtime>>();
-  const runtimeFor = (who: { agent?: string | undefined; mode?: PermissionMode | undefined; source?: string | undefined }) => {
+  const runtimeFor = (who: {
+    agent?: string | undefined;
+    mode?: PermissionMode | undefined;
+    source?: string | undefined;
+  }) => {
     const key = JSON.stringify([who.agent ?? '', who.mode ?? '', who.source ?? '']);
     let rt = runtimes.get(key);
     if (!rt) {
@@ -224,7 +252,11 @@ async function checkBatch(
       continue;
     }
     const call = parsed.data;
-    const who = { agent: call.agent ?? flags.agent, mode: call.mode ?? flags.mode, source: call.source ?? flags.source };
+    const who = {
+      agent: call.agent ?? flags.agent,
+      mode: call.mode ?? flags.mode,
+      source: call.source ?? flags.source,
+    };
     let rt: Runtime;
     try {
       rt = await runtimeFor(who);

@@ -33,7 +33,9 @@ async function indexSession(home: string, session: SessionFile, io: CliIo): Prom
   try {
     await noteSavedSession(home, { agent: session.agent, id: session.id });
   } catch (err) {
-    io.stderr.write(`rein: warning: the search index was not told about session ${session.id} (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
+    io.stderr.write(
+      `rein: warning: the search index was not told about session ${session.id} (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`,
+    );
   }
 }
 
@@ -65,7 +67,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (values.session && values.new) throw new UsageError('--session and --new cannot be used together');
-  if (values.session && !isSessionId(values.session)) throw new UsageError(`--session: "${values.session}" is not a session id (YYYY-MM-DD-<12 hex>)`);
+  if (values.session && !isSessionId(values.session))
+    throw new UsageError(`--session: "${values.session}" is not a session id (YYYY-MM-DD-<12 hex>)`);
   let mode: PermissionMode | undefined;
   if (values.mode !== undefined) {
     const m = PermissionMode.safeParse(values.mode);
@@ -102,13 +105,20 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     // A project overlay's hooks, MCP servers, base_url and wider permissions wait for the person to
     // trust the folder: asked here when someone is at the terminal, else left out with a warning.
     const present = originTraits(origin).personPresent;
-    const trust = terminalTrust({ home, ask: present && io.stdin.isTTY === true && io.stdout.isTTY === true, input: io.stdin, output: io.stderr, warn });
+    const trust = terminalTrust({
+      home,
+      ask: present && io.stdin.isTTY === true && io.stdout.isTTY === true,
+      input: io.stdin,
+      output: io.stderr,
+      warn,
+    });
     const { config } = await loadConfig({ home, cwd, trust, warn });
     if (trust.interrupted) return 130;
     if (prompt.startsWith('/')) {
       const { commands } = await loadCommands({ home, ...(values.agent ? { agent: values.agent } : {}) });
       const expanded = expandSlashCommand(prompt, commands);
-      if (expanded && 'error' in expanded) return fail(2, `${expanded.error} ${whereCommandsLive(home, values.agent, prompt)}`);
+      if (expanded && 'error' in expanded)
+        return fail(2, `${expanded.error} ${whereCommandsLive(home, values.agent, prompt)}`);
       if (expanded) prompt = expanded.prompt;
     }
     // A person at this terminal, unless the source says nobody is watching (a schedule run through the
@@ -128,7 +138,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       yes: values.yes ?? false,
       // The agent's MCP servers, started for this run and stopped when it is over.
       mcp: true,
-      ...(present ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })], openUrl: pageOpener(io.env, io.stderr) } : {}),
+      ...(present
+        ? { faces: [ttyFace({ input: io.stdin, output: io.stderr })], openUrl: pageOpener(io.env, io.stderr) }
+        : {}),
       signal: stop.signal,
     });
     unguard = exitGuard(service);
@@ -155,9 +167,11 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       render.event(step.value);
     }
   } catch (err) {
-    if (stop.signal.aborted && !run) return fail(1, `${stop.stoppedBy ?? 'a signal'}: the run was stopped before it started`);
+    if (stop.signal.aborted && !run)
+      return fail(1, `${stop.stoppedBy ?? 'a signal'}: the run was stopped before it started`);
     if (isReinError(err, 'no_api_key')) return fail(2, err.message);
-    if (isReinError(err)) return fail(err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1, err.message);
+    if (isReinError(err))
+      return fail(err.code === 'invalid_input' || err.code === 'config_invalid' ? 2 : 1, err.message);
     return fail(1, err instanceof Error ? (err.stack ?? err.message) : String(err));
   } finally {
     // A run left before its end (a renderer that threw) is closed, which saves it and ends its events.

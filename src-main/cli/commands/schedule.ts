@@ -99,7 +99,12 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
 
   try {
     const { config } = await loadConfig({ home, cwd: io.cwd, ...storedTrust(io) });
-    const schedules = new Schedules({ home, env: io.env, config, ...(process.argv[1] ? { launcher: process.argv[1] } : {}) });
+    const schedules = new Schedules({
+      home,
+      env: io.env,
+      config,
+      ...(process.argv[1] ? { launcher: process.argv[1] } : {}),
+    });
     const show = (s: Schedule, count = 3, detail = false) => {
       const view = scheduleView(s, schedules.backend, count);
       if (flags.json) out(JSON.stringify(view));
@@ -122,7 +127,8 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
       case 'list': {
         const all = await schedules.list();
         if (flags.json) out(JSON.stringify(all.map((s) => scheduleView(s, schedules.backend))));
-        else if (all.length === 0) out('No schedules. Create one with `rein schedule create --cron EXPR --prompt TEXT`.');
+        else if (all.length === 0)
+          out('No schedules. Create one with `rein schedule create --cron EXPR --prompt TEXT`.');
         else for (const s of all) out(describe(scheduleView(s, schedules.backend, 1)));
         return 0;
       }
@@ -130,7 +136,12 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
         show(await schedules.get(needId()), 5, true);
         return 0;
       case 'update': {
-        if (flags.cron === undefined && flags.prompt === undefined && flags.agent === undefined && flags['catch-up'] === undefined) {
+        if (
+          flags.cron === undefined &&
+          flags.prompt === undefined &&
+          flags.agent === undefined &&
+          flags['catch-up'] === undefined
+        ) {
           throw new UsageError('schedule update needs at least one of --cron, --prompt, --agent, --catch-up');
         }
         show(
@@ -156,7 +167,8 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
       }
       case 'next': {
         const count = flags.count === undefined ? 5 : Number(flags.count);
-        if (!Number.isInteger(count) || count < 1 || count > 1000) throw new UsageError('--count: expected a whole number from 1 to 1000');
+        if (!Number.isInteger(count) || count < 1 || count > 1000)
+          throw new UsageError('--count: expected a whole number from 1 to 1000');
         const times = await schedules.next(needId(), count);
         if (flags.json) out(JSON.stringify({ id, next: times.map((t) => t.toISOString()) }));
         else for (const t of times) out(localTime(t));
@@ -167,7 +179,8 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
         await schedules.get(sid);
         if (flags.all) {
           const logs = await scheduleLogs(home, sid);
-          if (flags.json) out(JSON.stringify(logs.map((l) => ({ ...l, file: join(scheduleLogsDir(home, sid), l.name) }))));
+          if (flags.json)
+            out(JSON.stringify(logs.map((l) => ({ ...l, file: join(scheduleLogsDir(home, sid), l.name) }))));
           else if (logs.length === 0) out('No runs yet.');
           else for (const l of logs) out(`${l.name}  ${l.size} bytes`);
           return 0;
@@ -185,9 +198,12 @@ export async function scheduleCommand(argv: string[], io: CliIo): Promise<number
         const report = await schedules.sync();
         if (flags.json) out(JSON.stringify({ backend: schedules.backend, ...report }));
         else if (report.problem) io.stderr.write(`rein: ${report.problem}\n`);
-        else if (schedules.backend !== 'launchd') out('Nothing to sync: the daemon runs the schedules (backend: daemon).');
+        else if (schedules.backend !== 'launchd')
+          out('Nothing to sync: the daemon runs the schedules (backend: daemon).');
         else if (report.jobs.length === 0) out('No launchd jobs to sync.');
-        else for (const j of report.jobs) out(`${j.id}  ${j.action}${j.reason ? `: ${j.reason}` : ''}${j.error ? `: ${j.error}` : ''}`);
+        else
+          for (const j of report.jobs)
+            out(`${j.id}  ${j.action}${j.reason ? `: ${j.reason}` : ''}${j.error ? `: ${j.error}` : ''}`);
         return report.problem || report.jobs.some((j) => j.action === 'failed') ? 1 : 0;
       }
       case 'run':
@@ -248,7 +264,8 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
     if (!cron.isDue(now)) {
       // The latest time missed since the schedule last ran or was set (an edit or enable starts afresh).
       const missed = latestMissedFireTime(schedule, now, 60_000);
-      if (missed === undefined) return skip(`skipped: ${localTime(now)} is not a time of "${schedule.cron}" and no run was missed`);
+      if (missed === undefined)
+        return skip(`skipped: ${localTime(now)} is not a time of "${schedule.cron}" and no run was missed`);
       const decision = catchUpDecision(schedule.catch_up, missed, now, localTime);
       if (!decision.run) return skip(decision.why);
       note = `catching up: launchd started this run on wake or at login, while the Mac slept or was off; ${decision.note}`;
@@ -267,23 +284,46 @@ async function runNow(id: string, flags: Flags, c: RunContext): Promise<number> 
   }
 }
 
-async function runHere(id: string, schedule: Schedule, trigger: 'launchd' | 'hand', note: string | undefined, flags: Flags, c: RunContext, signal: AbortSignal): Promise<number> {
+async function runHere(
+  id: string,
+  schedule: Schedule,
+  trigger: 'launchd' | 'hand',
+  note: string | undefined,
+  flags: Flags,
+  c: RunContext,
+  signal: AbortSignal,
+): Promise<number> {
   let outcome: ScheduleRunOutcome;
   const daemon = await runningDaemon(c.home);
   if (daemon) {
     let res;
     try {
       // Stopped meanwhile, this request goes away, and the daemon stops the run (and records it).
-      res = await daemonRequest(daemon, 'POST', `/schedules/${id}/run`, { trigger, ...(note ? { note } : {}), wait: true }, { timeoutMs: 0, signal });
+      res = await daemonRequest(
+        daemon,
+        'POST',
+        `/schedules/${id}/run`,
+        { trigger, ...(note ? { note } : {}), wait: true },
+        { timeoutMs: 0, signal },
+      );
     } catch (e) {
       if (!signal.aborted) throw e;
       c.out(`interrupted: ${errorMessage(signal.reason)}; the daemon stops the run, saves its session and records it`);
       return 1;
     }
-    if (res.status >= 400) throw new Error(`the daemon refused the run (${res.status}): ${String((res.json as { error?: unknown })?.error ?? '')}`);
+    if (res.status >= 400)
+      throw new Error(
+        `the daemon refused the run (${res.status}): ${String((res.json as { error?: unknown })?.error ?? '')}`,
+      );
     outcome = res.json as ScheduleRunOutcome;
   } else {
-    const service = await ReinService.create({ home: c.home, cwd: homedir(), env: c.io.env, config: c.config, version: 'cli' });
+    const service = await ReinService.create({
+      home: c.home,
+      cwd: homedir(),
+      env: c.io.env,
+      config: c.config,
+      version: 'cli',
+    });
     try {
       outcome = await service.runScheduleNow(id, trigger, note, signal);
     } finally {
@@ -295,7 +335,9 @@ async function runHere(id: string, schedule: Schedule, trigger: 'launchd' | 'han
   }
   if (flags.json) c.out(JSON.stringify(outcome));
   else {
-    c.out(`${outcome.status}${outcome.session_id ? ` · session ${outcome.session_id}` : ''}${outcome.log ? ` · log ${outcome.log}` : ''}`);
+    c.out(
+      `${outcome.status}${outcome.session_id ? ` · session ${outcome.session_id}` : ''}${outcome.log ? ` · log ${outcome.log}` : ''}`,
+    );
     if (outcome.text) c.out(outcome.text);
     else if (outcome.message) c.out(outcome.message);
   }
@@ -305,7 +347,13 @@ async function runHere(id: string, schedule: Schedule, trigger: 'launchd' | 'han
 /** The notice the app would show for this outcome, as a system notification; a failure only warns. */
 async function notifyOutcome(agent: string, id: string, outcome: ScheduleRunOutcome, io: CliIo): Promise<void> {
   if (outcome.status !== 'finished' && outcome.status !== 'failed') return;
-  const content = windowlessNotice({ kind: 'schedule_ended', agent, schedule_id: id, ok: outcome.status === 'finished', ...(outcome.message !== undefined ? { message: outcome.message } : {}) });
+  const content = windowlessNotice({
+    kind: 'schedule_ended',
+    agent,
+    schedule_id: id,
+    ok: outcome.status === 'finished',
+    ...(outcome.message !== undefined ? { message: outcome.message } : {}),
+  });
   if (!content) return;
   const notifier = systemNotifier({ env: io.env });
   try {
@@ -321,23 +369,44 @@ async function indexSession(home: string, agent: string, sessionId: string, io: 
   try {
     await noteSavedSession(home, { agent, id: sessionId });
   } catch (err) {
-    io.stderr.write(`rein: warning: the run's session was saved but the search index was not told (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`);
+    io.stderr.write(
+      `rein: warning: the run's session was saved but the search index was not told (${errorMessage(err)}); \`rein sessions reindex\` repairs it\n`,
+    );
   }
 }
 
 function localTime(d: Date): string {
-  return d.toLocaleString('en-GB', { weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false });
+  return d.toLocaleString('en-GB', {
+    weekday: 'short',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  });
 }
 
 /** `show`: the list's line, then the whole prompt, every upcoming time (five) and the last run. */
 function describeInFull(s: ReturnType<typeof scheduleView>): string {
   const lines = [describe(s), `  prompt: ${s.prompt.replace(/\n/g, '\n          ')}`];
-  if (s.next.length > 0) lines.push(`  next ${s.next.length === 1 ? 'run' : `${s.next.length} runs`}:`, ...s.next.map((at) => `    ${localTime(new Date(at))}`));
-  else lines.push(s.enabled ? '  next runs: none (the expression has no upcoming time)' : '  next runs: none while disabled (rein schedule enable ID)');
+  if (s.next.length > 0)
+    lines.push(
+      `  next ${s.next.length === 1 ? 'run' : `${s.next.length} runs`}:`,
+      ...s.next.map((at) => `    ${localTime(new Date(at))}`),
+    );
+  else
+    lines.push(
+      s.enabled
+        ? '  next runs: none (the expression has no upcoming time)'
+        : '  next runs: none while disabled (rein schedule enable ID)',
+    );
   if (s.last_run) {
     const r = s.last_run;
     const session = r.session ?? r.session_id;
-    lines.push(`  last run: ${r.status} ${localTime(new Date(r.started_at))}${session ? ` · session ${session}` : ''}${r.error ? ` · ${r.error}` : ''}`);
+    lines.push(
+      `  last run: ${r.status} ${localTime(new Date(r.started_at))}${session ? ` · session ${session}` : ''}${r.error ? ` · ${r.error}` : ''}`,
+    );
   } else lines.push('  last run: never');
   return lines.join('\n');
 }

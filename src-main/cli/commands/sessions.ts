@@ -53,9 +53,11 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
     throw new UsageError((err as Error).message);
   }
   const { values, positionals } = parsed;
-  if (values.agent !== undefined && !AGENT_NAME_RE.test(values.agent)) throw new UsageError(`--agent: "${values.agent}" is not a valid agent name`);
+  if (values.agent !== undefined && !AGENT_NAME_RE.test(values.agent))
+    throw new UsageError(`--agent: "${values.agent}" is not a valid agent name`);
   const limit = values.limit === undefined ? undefined : Number(values.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError('--limit must be a positive whole number');
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new UsageError('--limit must be a positive whole number');
   const home = reinHome(io.env);
   const out = (s: string) => io.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
 
@@ -65,7 +67,11 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
         const index = await SessionIndex.open(home);
         let rows: ListedSession[];
         try {
-          rows = await listedSessions(home, index, { ...(values.agent ? { agent: values.agent } : {}), ...(values.source ? { source: values.source } : {}), limit: limit ?? 50 });
+          rows = await listedSessions(home, index, {
+            ...(values.agent ? { agent: values.agent } : {}),
+            ...(values.source ? { source: values.source } : {}),
+            limit: limit ?? 50,
+          });
         } finally {
           tellIndexState(index, io);
           index.close();
@@ -80,10 +86,19 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
         if (!query) throw new UsageError('search needs a QUERY');
         const index = await SessionIndex.open(home);
         try {
-          const hits = await index.withRepair(() => searchHits(index, { q: query, agent: values.agent ?? DEFAULT_AGENT, ...(values.source ? { source: values.source } : {}), ...(limit ? { limit } : {}) }));
+          const hits = await index.withRepair(() =>
+            searchHits(index, {
+              q: query,
+              agent: values.agent ?? DEFAULT_AGENT,
+              ...(values.source ? { source: values.source } : {}),
+              ...(limit ? { limit } : {}),
+            }),
+          );
           if (values.json) out(JSON.stringify(hits));
           else if (hits.length === 0) out('No matching sessions found.');
-          else for (const h of hits) out(`${h.session_id}  ${(h.updated_at ?? '').slice(0, 10)}  [${h.source}] ${h.title}\n    ${h.snippet}`);
+          else
+            for (const h of hits)
+              out(`${h.session_id}  ${(h.updated_at ?? '').slice(0, 10)}  [${h.source}] ${h.title}\n    ${h.snippet}`);
         } finally {
           tellIndexState(index, io);
           index.close();
@@ -94,7 +109,9 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
         const index = await SessionIndex.open(home, { rebuild: 'never' });
         try {
           const report = await index.reindex();
-          out(`Indexed ${report.sessions} session(s) of ${report.agents.length} agent(s); removed ${report.removed} stale entr${report.removed === 1 ? 'y' : 'ies'}.`);
+          out(
+            `Indexed ${report.sessions} session(s) of ${report.agents.length} agent(s); removed ${report.removed} stale entr${report.removed === 1 ? 'y' : 'ies'}.`,
+          );
           for (const p of report.problems) io.stderr.write(`skipped ${p.file}: ${p.error.message}\n`);
         } finally {
           tellIndexState(index, io);
@@ -128,7 +145,10 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
  * memory from the session files).
  */
 function tellIndexState(index: SessionIndex, io: CliIo): void {
-  if (index.opened.movedAside) io.stderr.write(`rein: the search index was damaged: kept as ${index.opened.movedAside}, and rebuilt from the session files\n`);
+  if (index.opened.movedAside)
+    io.stderr.write(
+      `rein: the search index was damaged: kept as ${index.opened.movedAside}, and rebuilt from the session files\n`,
+    );
   if (index.opened.notUpdated) io.stderr.write(`rein: warning: ${index.opened.notUpdated}\n`);
 }
 
@@ -153,12 +173,18 @@ async function settleLeftovers(home: string, agent: string | undefined): Promise
  * and each listed session's file is read, so a file that has been cut short or broken since it was
  * indexed is shown as damaged, with its problem, instead of as the whole session it once was.
  */
-async function listedSessions(home: string, index: SessionIndex, q: { agent?: string; source?: string; limit: number }): Promise<ListedSession[]> {
+async function listedSessions(
+  home: string,
+  index: SessionIndex,
+  q: { agent?: string; source?: string; limit: number },
+): Promise<ListedSession[]> {
   await settleLeftovers(home, q.agent);
   const folders = (await listAgentSessionFiles(home)).filter((f) => q.agent === undefined || f.agent === q.agent);
   const stores = new Map(folders.map((f) => [f.agent, new SessionStore(f.dir)]));
   const onDisk = new Set(folders.flatMap((f) => f.ids.map((id) => `${f.agent}/${id}`)));
-  const indexed = await index.withRepair(() => index.list({ ...(q.agent ? { agent: q.agent } : {}), limit: Number.MAX_SAFE_INTEGER }));
+  const indexed = await index.withRepair(() =>
+    index.list({ ...(q.agent ? { agent: q.agent } : {}), limit: Number.MAX_SAFE_INTEGER }),
+  );
   const known = new Set(indexed.map((r) => `${r.agent}/${r.id}`));
   const wanted = (s: ListedSession) => q.source === undefined || s.source === q.source;
 
@@ -173,7 +199,8 @@ async function listedSessions(home: string, index: SessionIndex, q: { agent?: st
     }
   }
   const byTime = (a: { row: ListedSession }, b: { row: ListedSession }) =>
-    Date.parse(b.row.updated_at) - Date.parse(a.row.updated_at) || (a.row.id < b.row.id ? 1 : a.row.id > b.row.id ? -1 : 0);
+    Date.parse(b.row.updated_at) - Date.parse(a.row.updated_at) ||
+    (a.row.id < b.row.id ? 1 : a.row.id > b.row.id ? -1 : 0);
   const shown = candidates.sort(byTime).slice(0, q.limit);
   const rows: Array<{ row: ListedSession }> = [];
   for (const c of shown) {
@@ -208,7 +235,9 @@ function listLine(r: ListedSession): string {
 }
 
 async function findSession(home: string, id: string, agent?: string): Promise<SessionFile> {
-  const agents = agent ? [agent] : [DEFAULT_AGENT, ...(await readdir(paths.agentDir(home, '')).catch(() => [] as string[]))];
+  const agents = agent
+    ? [agent]
+    : [DEFAULT_AGENT, ...(await readdir(paths.agentDir(home, '')).catch(() => [] as string[]))];
   let lastErr: unknown;
   for (const a of agents) {
     try {
@@ -240,11 +269,17 @@ export function renderSession(s: SessionFile): string {
         lines.push(`[${who}] ${b.text}`);
       } else if (b.type === 'tool_use') lines.push(`[tool call] ${b.name} ${JSON.stringify(b.input).slice(0, 300)}`);
       else if (b.type === 'tool_result') {
-        const text = typeof b.content === 'string' ? b.content : (b.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ');
-        lines.push(`[tool result${b.is_error ? ', error' : ''}] ${text.slice(0, 300).replace(/\n/g, ' ')}${text.length > 300 ? '…' : ''}`);
+        const text =
+          typeof b.content === 'string'
+            ? b.content
+            : (b.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ');
+        lines.push(
+          `[tool result${b.is_error ? ', error' : ''}] ${text.slice(0, 300).replace(/\n/g, ' ')}${text.length > 300 ? '…' : ''}`,
+        );
       } else lines.push(`[${b.type}]`);
     }
   });
-  if (s.checkpoint) lines.push('', '(the history was compacted; the full transcript is above, and runs continue from the checkpoint)');
+  if (s.checkpoint)
+    lines.push('', '(the history was compacted; the full transcript is above, and runs continue from the checkpoint)');
   return lines.join('\n');
 }

@@ -66,7 +66,9 @@ export async function trustCommand(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`rein: ${printable(trustKey(folder))} was not trusted\n`);
       return 1;
     }
-    io.stdout.write(`${printable(trustKey(folder))} is no longer trusted: its overlay's raising settings are left out from now on\n`);
+    io.stdout.write(
+      `${printable(trustKey(folder))} is no longer trusted: its overlay's raising settings are left out from now on\n`,
+    );
     return 0;
   }
 
@@ -95,7 +97,9 @@ export async function trustCommand(argv: string[], io: CliIo): Promise<number> {
   if (!values.yes) {
     if (!io.stdin.isTTY) {
       io.stdout.write(describeOverlay(overlay));
-      io.stderr.write(`rein: no terminal to ask on: run \`rein trust ${shellWord(overlay.folder)} --yes\` to trust it\n`);
+      io.stderr.write(
+        `rein: no terminal to ask on: run \`rein trust ${shellWord(overlay.folder)} --yes\` to trust it\n`,
+      );
       return 1;
     }
     const answer = await askTrust({ input: io.stdin, output: io.stdout }, overlay);

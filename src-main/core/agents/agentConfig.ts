@@ -19,8 +19,10 @@ function durationString(min: number, max: number, minText: string, maxText: stri
   return z.string().superRefine((text, ctx) => {
     const parsed = parseDuration(text);
     if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
-    else if (parsed.value < min) ctx.addIssue({ code: 'custom', message: `"${text}" is shorter than the minimum ${minText}` });
-    else if (parsed.value > max) ctx.addIssue({ code: 'custom', message: `"${text}" is longer than the maximum ${maxText}` });
+    else if (parsed.value < min)
+      ctx.addIssue({ code: 'custom', message: `"${text}" is shorter than the minimum ${minText}` });
+    else if (parsed.value > max)
+      ctx.addIssue({ code: 'custom', message: `"${text}" is longer than the maximum ${maxText}` });
   });
 }
 
@@ -33,10 +35,14 @@ const DailyWindowString = z.string().superRefine((text, ctx) => {
 const PathString = z
   .string()
   .min(1)
-  .refine((p) => p === '~' || p.startsWith('~/') || isAbsolute(p), { message: 'must be an absolute path or start with ~/' });
+  .refine((p) => p === '~' || p.startsWith('~/') || isAbsolute(p), {
+    message: 'must be an absolute path or start with ~/',
+  });
 
 /** Same rule as the tool registry, so a name that could never match a tool is caught here. */
-const ToolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, { message: 'not a tool name (letters, digits, _ and -, at most 64)' });
+const ToolName = z
+  .string()
+  .regex(/^[a-zA-Z0-9_-]{1,64}$/, { message: 'not a tool name (letters, digits, _ and -, at most 64)' });
 const NonEmptyStrings = z.array(z.string().min(1));
 
 /**
@@ -46,7 +52,8 @@ const NonEmptyStrings = z.array(z.string().min(1));
 const AgentMcpServer = McpServerConfig.extend({
   _inherit: z
     .custom<never>(() => false, {
-      message: '_inherit belongs in the global config.yaml (it marks a global server every agent keeps); an agent always uses its own servers',
+      message:
+        '_inherit belongs in the global config.yaml (it marks a global server every agent keeps); an agent always uses its own servers',
     })
     .optional(),
 });
@@ -72,10 +79,9 @@ export const AgentWatchEntry = z.strictObject({
   /** Glob matched against the changed file's name; absent = every file. */
   glob: z.string().min(1).optional(),
   /** Quiet time before a batch of changes starts a run: a duration (`2s`) or milliseconds (`2000`). */
-  debounce: z.union([
-    z.number().int().nonnegative().max(MAX_DEBOUNCE_MS),
-    durationString(0, MAX_DEBOUNCE_MS, '0ms', '1h'),
-  ]).optional(),
+  debounce: z
+    .union([z.number().int().nonnegative().max(MAX_DEBOUNCE_MS), durationString(0, MAX_DEBOUNCE_MS, '0ms', '1h')])
+    .optional(),
   /** Instructions for the run the changes start; the list of changed files is appended. */
   prompt: z.string().min(1).optional(),
 });

@@ -31,7 +31,10 @@ async function readText(file: string, problems: AgentProblem[]): Promise<string 
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    problems.push({ file, message: code === 'EISDIR' ? 'is a folder, expected a file' : `cannot read: ${errorMessage(e)}` });
+    problems.push({
+      file,
+      message: code === 'EISDIR' ? 'is a folder, expected a file' : `cannot read: ${errorMessage(e)}`,
+    });
     return undefined;
   }
 }
@@ -43,7 +46,10 @@ async function listVisible(dir: string, problems: AgentProblem[]): Promise<strin
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
-    problems.push({ file: dir, message: code === 'ENOTDIR' ? 'is a file, expected a folder' : `cannot read: ${errorMessage(e)}` });
+    problems.push({
+      file: dir,
+      message: code === 'ENOTDIR' ? 'is a file, expected a folder' : `cannot read: ${errorMessage(e)}`,
+    });
     return [];
   }
 }
@@ -61,7 +67,8 @@ export async function checkPersona(file: string): Promise<Checked<string | undef
   const problems: AgentProblem[] = [];
   const text = await readText(file, problems);
   if (text === undefined) {
-    if (problems.length === 0) problems.push({ file, message: "missing: every agent needs an AGENT.md holding its persona" });
+    if (problems.length === 0)
+      problems.push({ file, message: 'missing: every agent needs an AGENT.md holding its persona' });
     return { value: undefined, problems };
   }
   if (text.trim() === '') {
@@ -152,15 +159,22 @@ export async function checkCommands(dir: string): Promise<Checked<string[]>> {
     }
     const name = entry.slice(0, -'.md'.length);
     if (!ITEM_NAME_RE.test(name)) {
-      problems.push({ file, message: `"${name}" is not a usable command name (lowercase letters, digits, - and _, at most 64)` });
+      problems.push({
+        file,
+        message: `"${name}" is not a usable command name (lowercase letters, digits, - and _, at most 64)`,
+      });
     }
     const text = await readText(file, problems);
     if (text === undefined) continue;
     // Characters as a person counts them (code points), not UTF-16 units.
     const chars = Array.from(text).length;
-    if (text.trim() === '') problems.push({ file, message: 'empty: a command file holds the prompt the command sends' });
+    if (text.trim() === '')
+      problems.push({ file, message: 'empty: a command file holds the prompt the command sends' });
     else if (chars > COMMAND_MAX_CHARS) {
-      problems.push({ file, message: `${groupDigits(chars)} characters; a command may have at most ${groupDigits(COMMAND_MAX_CHARS)}` });
+      problems.push({
+        file,
+        message: `${groupDigits(chars)} characters; a command may have at most ${groupDigits(COMMAND_MAX_CHARS)}`,
+      });
     } else if (ITEM_NAME_RE.test(name)) names.push(name);
   }
   return { value: names, problems };
@@ -187,11 +201,17 @@ export async function checkAgentSkills(dir: string): Promise<Checked<string[]>> 
       continue;
     }
     if (!hasFrontMatter(text)) {
-      problems.push({ file, message: 'no front matter: SKILL.md must start with a --- block holding at least name and description' });
+      problems.push({
+        file,
+        message: 'no front matter: SKILL.md must start with a --- block holding at least name and description',
+      });
       continue;
     }
     if (!ITEM_NAME_RE.test(entry)) {
-      problems.push({ file: folder, message: `"${entry}" is not a usable skill folder name (lowercase letters, digits, - and _, at most 64)` });
+      problems.push({
+        file: folder,
+        message: `"${entry}" is not a usable skill folder name (lowercase letters, digits, - and _, at most 64)`,
+      });
       continue;
     }
     names.push(entry);

@@ -9,13 +9,7 @@ import { join } from 'node:path';
 import { ReinError, errorMessage } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import type { AgentConfig } from './agentConfig.js';
-import {
-  checkAgentConfig,
-  checkAgentSkills,
-  checkAttachedSkills,
-  checkCommands,
-  checkPersona,
-} from './agentFiles.js';
+import { checkAgentConfig, checkAgentSkills, checkAttachedSkills, checkCommands, checkPersona } from './agentFiles.js';
 import {
   agentLayout,
   agentsRoot,
@@ -72,7 +66,10 @@ export async function loadAgent(home: string, name: string): Promise<Agent> {
   }
   const layout = agentLayout(home, name);
   if (!(await isFile(layout.persona))) {
-    throw new ReinError('not_found', `agent "${name}" not found: ${layout.persona} does not exist`, { agent: name, file: layout.persona });
+    throw new ReinError('not_found', `agent "${name}" not found: ${layout.persona} does not exist`, {
+      agent: name,
+      file: layout.persona,
+    });
   }
   const [persona, config, attached] = await Promise.all([
     checkPersona(layout.persona),
@@ -103,7 +100,10 @@ export async function validateAgent(home: string, name: string): Promise<AgentPr
   const layout = agentLayout(home, name);
   if (isDefaultAgent(name)) return validateDefaultAgentFolder(layout);
   if (!(await isDirectory(layout.dir))) {
-    throw new ReinError('not_found', `agent "${name}" not found: ${layout.dir} does not exist`, { agent: name, file: layout.dir });
+    throw new ReinError('not_found', `agent "${name}" not found: ${layout.dir} does not exist`, {
+      agent: name,
+      file: layout.dir,
+    });
   }
   const checks = await Promise.all([
     checkPersona(layout.persona),
@@ -148,7 +148,10 @@ export async function validateAllAgents(home: string): Promise<AllAgentsReport> 
   for (const entry of await agentFolders(home)) {
     const dir = join(agentsRoot(home), entry);
     if (!isAgentName(entry)) {
-      problems.push({ file: dir, message: `"${entry}" is not a valid agent name (${NAME_RULE}), so this agent can never be used` });
+      problems.push({
+        file: dir,
+        message: `"${entry}" is not a valid agent name (${NAME_RULE}), so this agent can never be used`,
+      });
       continue;
     }
     checked.push(entry);
@@ -171,15 +174,21 @@ export interface CreateAgentOptions {
  */
 export async function createAgent(home: string, name: string, opts: CreateAgentOptions = {}): Promise<Agent> {
   assertAgentName(name);
-  if (isDefaultAgent(name)) throw new ReinError('invalid_input', `"${name}" is the built-in agent's name; choose another`, { field: 'name' });
+  if (isDefaultAgent(name))
+    throw new ReinError('invalid_input', `"${name}" is the built-in agent's name; choose another`, { field: 'name' });
   if (opts.persona !== undefined && opts.fromFile !== undefined) {
     throw new ReinError('invalid_input', 'give the persona as text or as a file, not both');
   }
-  const persona = opts.fromFile !== undefined ? await readPersonaFile(opts.fromFile) : (opts.persona ?? starterPersona(name));
+  const persona =
+    opts.fromFile !== undefined ? await readPersonaFile(opts.fromFile) : (opts.persona ?? starterPersona(name));
   if (persona.trim() === '') {
-    throw new ReinError('invalid_input', `the persona is empty${opts.fromFile !== undefined ? ` (${opts.fromFile})` : ''}: an agent needs one`, {
-      field: 'persona',
-    });
+    throw new ReinError(
+      'invalid_input',
+      `the persona is empty${opts.fromFile !== undefined ? ` (${opts.fromFile})` : ''}: an agent needs one`,
+      {
+        field: 'persona',
+      },
+    );
   }
 
   const layout = agentLayout(home, name);
@@ -189,7 +198,10 @@ export async function createAgent(home: string, name: string, opts: CreateAgentO
     await mkdir(layout.dir, { mode: 0o700 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new ReinError('invalid_input', `agent "${name}" already exists: ${layout.dir}`, { agent: name, file: layout.dir });
+      throw new ReinError('invalid_input', `agent "${name}" already exists: ${layout.dir}`, {
+        agent: name,
+        file: layout.dir,
+      });
     }
     throw e;
   }
@@ -198,7 +210,12 @@ export async function createAgent(home: string, name: string, opts: CreateAgentO
     await atomicWriteFile(layout.config, starterConfig(name), { mode: 0o600 });
   } catch (e) {
     await rm(layout.dir, { recursive: true, force: true });
-    throw new ReinError('internal', `could not create agent "${name}": ${errorMessage(e)}`, { agent: name }, { cause: e });
+    throw new ReinError(
+      'internal',
+      `could not create agent "${name}": ${errorMessage(e)}`,
+      { agent: name },
+      { cause: e },
+    );
   }
   return loadAgent(home, name);
 }
@@ -214,9 +231,11 @@ export interface DeleteAgentOptions {
  */
 export async function deleteAgent(home: string, name: string, opts: DeleteAgentOptions = {}): Promise<string> {
   assertAgentName(name);
-  if (isDefaultAgent(name)) throw new ReinError('invalid_input', `"${name}" is the built-in agent and cannot be deleted`, { agent: name });
+  if (isDefaultAgent(name))
+    throw new ReinError('invalid_input', `"${name}" is the built-in agent and cannot be deleted`, { agent: name });
   const { dir } = agentLayout(home, name);
-  if (!(await isDirectory(dir))) throw new ReinError('not_found', `agent "${name}" not found: ${dir} does not exist`, { agent: name, file: dir });
+  if (!(await isDirectory(dir)))
+    throw new ReinError('not_found', `agent "${name}" not found: ${dir} does not exist`, { agent: name, file: dir });
 
   const trash = agentsTrash(home);
   await mkdir(trash, { recursive: true, mode: 0o700 });

@@ -27,7 +27,10 @@ export function parseDuration(text: string): Parsed<number> {
     const m = PART.exec(s);
     if (!m) {
       const bare = /^\d+(\.\d+)?$/.test(s.slice(at));
-      return { ok: false, error: bare ? `"${s}" has no unit: expected ${DURATION_HINT}` : `"${s}" is not ${DURATION_HINT}` };
+      return {
+        ok: false,
+        error: bare ? `"${s}" has no unit: expected ${DURATION_HINT}` : `"${s}" is not ${DURATION_HINT}`,
+      };
     }
     const unit = m[2] as Unit;
     const rank = UNIT_ORDER.indexOf(unit);
@@ -55,8 +58,10 @@ export function parseDailyWindow(text: string): Parsed<DailyWindow> {
   if (parts.length !== 2) return { ok: false, error: `"${s}" is not a window of the day like 09:00-18:00` };
   const start = parseClock(parts[0]!.trim());
   const end = parseClock(parts[1]!.trim());
-  if (start === undefined || start === 1440) return { ok: false, error: `"${s}": start "${parts[0]!.trim()}" is not a time from 00:00 to 23:59` };
-  if (end === undefined) return { ok: false, error: `"${s}": end "${parts[1]!.trim()}" is not a time from 00:00 to 24:00` };
+  if (start === undefined || start === 1440)
+    return { ok: false, error: `"${s}": start "${parts[0]!.trim()}" is not a time from 00:00 to 23:59` };
+  if (end === undefined)
+    return { ok: false, error: `"${s}": end "${parts[1]!.trim()}" is not a time from 00:00 to 24:00` };
   if (start === end) {
     // An equal start and end is ambiguous (never? always?); the whole day is spelled by leaving the key out.
     return { ok: false, error: `"${s}": start and end are the same time; leave active_hours out to be active all day` };

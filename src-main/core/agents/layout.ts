@@ -47,7 +47,8 @@ export function isAgentName(name: string): boolean {
 
 /** Checked before the name is joined into any path, so `../x` can never reach outside the agents folder. */
 export function assertAgentName(name: string): void {
-  if (!isAgentName(name)) throw new ReinError('invalid_input', `agent name "${name}" is invalid: use ${NAME_RULE}`, { field: 'name' });
+  if (!isAgentName(name))
+    throw new ReinError('invalid_input', `agent name "${name}" is invalid: use ${NAME_RULE}`, { field: 'name' });
 }
 
 /** `default` is the built-in agent: it has no folder, so it can be neither created nor deleted. */

@@ -14,6 +14,9 @@ export function formatProblem(p: AgentProblem): string {
 /** Problems in reading order: by file, then line, then column. */
 export function sortProblems(problems: AgentProblem[]): AgentProblem[] {
   return [...problems].sort(
-    (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
+    (a, b) =>
+      (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0),
   );
 }

@@ -53,11 +53,16 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 function choicesOf(p: Json): FormChoice[] | undefined {
   if (Array.isArray(p.enum)) {
     const names = Array.isArray(p.enumNames) ? p.enumNames : [];
-    return p.enum.filter((v): v is string => typeof v === 'string').map((v, i) => ({ value: v, label: str(names[i]) ?? v }));
+    return p.enum
+      .filter((v): v is string => typeof v === 'string')
+      .map((v, i) => ({ value: v, label: str(names[i]) ?? v }));
   }
   const alts = Array.isArray(p.oneOf) ? p.oneOf : Array.isArray(p.anyOf) ? p.anyOf : undefined;
   if (alts) {
-    const out = alts.map(obj).filter((a) => typeof a.const === 'string').map((a) => ({ value: a.const as string, label: str(a.title) ?? (a.const as string) }));
+    const out = alts
+      .map(obj)
+      .filter((a) => typeof a.const === 'string')
+      .map((a) => ({ value: a.const as string, label: str(a.title) ?? (a.const as string) }));
     return out.length > 0 ? out : undefined;
   }
   return undefined;
@@ -66,7 +71,9 @@ function choicesOf(p: Json): FormChoice[] | undefined {
 /** The fields of a form schema, in the order the server listed them. */
 export function formFields(schema: unknown): FormField[] {
   const s = obj(schema);
-  const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === 'string') : []);
+  const required = new Set(
+    Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === 'string') : [],
+  );
   return Object.entries(obj(s.properties)).map(([name, raw]) => {
     const p = obj(raw);
     const type = str(p.type);
@@ -89,8 +96,15 @@ export function formFields(schema: unknown): FormField[] {
       };
     }
     const choices = choicesOf(p);
-    if (choices) return { ...base, kind: 'choice' as const, choices, ...(typeof p.default === 'string' ? { default: p.default } : {}) };
-    if (type === 'boolean') return { ...base, kind: 'boolean' as const, ...(typeof p.default === 'boolean' ? { default: p.default } : {}) };
+    if (choices)
+      return {
+        ...base,
+        kind: 'choice' as const,
+        choices,
+        ...(typeof p.default === 'string' ? { default: p.default } : {}),
+      };
+    if (type === 'boolean')
+      return { ...base, kind: 'boolean' as const, ...(typeof p.default === 'boolean' ? { default: p.default } : {}) };
     if (type === 'number' || type === 'integer') {
       return {
         ...base,
@@ -131,7 +145,9 @@ export function checkFieldValue(f: FormField, v: FormValue): string | undefined 
       if (f.maximum !== undefined && v > f.maximum) return `at most ${f.maximum}`;
       return undefined;
     case 'choice':
-      return typeof v === 'string' && (f.choices ?? []).some((c) => c.value === v) ? undefined : `one of ${(f.choices ?? []).map((c) => c.value).join(', ')}`;
+      return typeof v === 'string' && (f.choices ?? []).some((c) => c.value === v)
+        ? undefined
+        : `one of ${(f.choices ?? []).map((c) => c.value).join(', ')}`;
     case 'choices': {
       if (!Array.isArray(v)) return 'expected a list';
       const bad = v.filter((x) => !(f.choices ?? []).some((c) => c.value === x));
@@ -157,7 +173,10 @@ export function checkFieldValue(f: FormField, v: FormValue): string | undefined 
  * The values to send: the defaults with the given values laid over them, checked. Values for fields
  * the form does not have are dropped. `problems` names each field that is missing or wrong.
  */
-export function completeForm(fields: readonly FormField[], given: FormValues = {}): { values: FormValues; problems: string[] } {
+export function completeForm(
+  fields: readonly FormField[],
+  given: FormValues = {},
+): { values: FormValues; problems: string[] } {
   const values: FormValues = {};
   const problems: string[] = [];
   for (const f of fields) {
@@ -174,7 +193,10 @@ export function completeForm(fields: readonly FormField[], given: FormValues = {
 }
 
 /** Text a person typed for a field, as the field's value; an error message when it does not parse. */
-export function parseFieldInput(f: FormField, text: string): { ok: true; value: FormValue } | { ok: false; error: string } {
+export function parseFieldInput(
+  f: FormField,
+  text: string,
+): { ok: true; value: FormValue } | { ok: false; error: string } {
   const t = text.trim();
   let value: FormValue;
   switch (f.kind) {
@@ -194,7 +216,14 @@ export function parseFieldInput(f: FormField, text: string): { ok: true; value: 
       break;
     }
     case 'choices':
-      value = t === '' ? [] : t.split(',').map((x) => x.trim()).filter(Boolean).map((x) => (/^\d+$/.test(x) ? (f.choices?.[Number(x) - 1]?.value ?? x) : x));
+      value =
+        t === ''
+          ? []
+          : t
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean)
+              .map((x) => (/^\d+$/.test(x) ? (f.choices?.[Number(x) - 1]?.value ?? x) : x));
       break;
     default:
       value = text;

@@ -131,11 +131,18 @@ function readToken(text: string, spec: FieldSpec, item: string): Token {
       const index = spec.names.indexOf(upper);
       if (index >= 0) return { value: index + spec.min, named: true };
     }
-    if (upper === 'L' || upper === 'LW' || upper === 'W' || (upper.endsWith('L') && spec.names?.includes(upper.slice(0, -1)))) {
+    if (
+      upper === 'L' ||
+      upper === 'LW' ||
+      upper === 'W' ||
+      (upper.endsWith('L') && spec.names?.includes(upper.slice(0, -1)))
+    ) {
       throw new FieldProblem(dialectMessage(item));
     }
     if (!spec.names) throw new FieldProblem(`"${text}" is not a number (names are only for month and day of week)`);
-    throw new FieldProblem(`"${text}" is not a ${spec.name === 'month' ? 'month' : 'day'} name (${spec.names.join(', ')})`);
+    throw new FieldProblem(
+      `"${text}" is not a ${spec.name === 'month' ? 'month' : 'day'} name (${spec.names.join(', ')})`,
+    );
   }
   if (/^\d+[LW]$/i.test(text)) throw new FieldProblem(dialectMessage(item));
   throw new FieldProblem(`cannot read "${item}"`);
@@ -148,7 +155,7 @@ function dialectMessage(item: string): string {
 /** Consecutive runs as ranges: [5, 6, 7] → `5-7`, [11, 12, 1, 2] → `11-12,1-2`. */
 function compress(values: readonly number[]): string {
   const out: string[] = [];
-  for (let i = 0; i < values.length; ) {
+  for (let i = 0; i < values.length;) {
     let j = i;
     while (j + 1 < values.length && values[j + 1] === values[j]! + 1) j++;
     out.push(j === i ? `${values[i]}` : `${values[i]}-${values[j]}`);
@@ -178,7 +185,7 @@ function wrapSuggestion(a: Token, b: Token, spec: FieldSpec): string {
   }
   const numeric = compress(values);
   if (!spec.names || !(a.named || b.named)) return numeric;
-  const names = values.map((v) => spec.names![(weekday ? v % 7 : v - spec.min)]!);
+  const names = values.map((v) => spec.names![weekday ? v % 7 : v - spec.min]!);
   return `${names.join(',')} or ${numeric}`;
 }
 
@@ -231,7 +238,8 @@ function parseField(text: string, spec: FieldSpec): ParsedField {
       if (!/^\d+$/.test(stepText)) throw new FieldProblem(`"${item}": the step must be a number`);
       step = stepText.length > 4 ? Number.POSITIVE_INFINITY : Number(stepText);
       if (step < 1) throw new FieldProblem(`"${item}": a step of 0 is not allowed`);
-      if (step > spec.width) throw new FieldProblem(`"${item}": the step ${stepText} is larger than the field (at most ${spec.width})`);
+      if (step > spec.width)
+        throw new FieldProblem(`"${item}": the step ${stepText} is larger than the field (at most ${spec.width})`);
     }
     for (let v = lo; v <= hi; v += step) set.add(v);
   }
@@ -272,7 +280,8 @@ export function parseCron(expr: string): CronParseResult {
   // One line, as in a crontab: tabs may separate fields, no other control character may appear.
   for (const ch of trimmed) {
     const code = ch.charCodeAt(0);
-    if ((code < 0x20 && ch !== '\t') || code === 0x7f) return fail('expression', 'the cron expression must be one line without control characters');
+    if ((code < 0x20 && ch !== '\t') || code === 0x7f)
+      return fail('expression', 'the cron expression must be one line without control characters');
   }
   const parts = trimmed.split(/\s+/);
   let normalized: string;
@@ -281,7 +290,11 @@ export function parseCron(expr: string): CronParseResult {
   let stored: string[];
   if (parts[0]!.startsWith('@')) {
     const macro = parts[0]!.toLowerCase();
-    if (macro === '@reboot') return fail('expression', '@reboot is not a time: schedules run at times (try @hourly, @daily, @weekly, @monthly or @yearly)');
+    if (macro === '@reboot')
+      return fail(
+        'expression',
+        '@reboot is not a time: schedules run at times (try @hourly, @daily, @weekly, @monthly or @yearly)',
+      );
     const fields = CRON_MACROS[macro];
     if (!fields) return fail('expression', `unknown macro ${parts[0]} (known: ${Object.keys(CRON_MACROS).join(', ')})`);
     if (parts.length > 1) return fail('expression', `${macro} stands alone; nothing may follow it`);
@@ -290,9 +303,16 @@ export function parseCron(expr: string): CronParseResult {
     stored = texts;
   } else {
     if (parts.length === 6 || parts.length === 7) {
-      return fail('expression', `expected five fields (minute hour day-of-month month day-of-week), got ${parts.length}: seconds and year fields are not supported`);
+      return fail(
+        'expression',
+        `expected five fields (minute hour day-of-month month day-of-week), got ${parts.length}: seconds and year fields are not supported`,
+      );
     }
-    if (parts.length !== 5) return fail('expression', `expected five fields (minute hour day-of-month month day-of-week), got ${parts.length}`);
+    if (parts.length !== 5)
+      return fail(
+        'expression',
+        `expected five fields (minute hour day-of-month month day-of-week), got ${parts.length}`,
+      );
     texts = parts;
     stored = parts.map(normalizeField);
     normalized = stored.join(' ');
@@ -313,7 +333,10 @@ export function parseCron(expr: string): CronParseResult {
     // Day 30 in February (and the like) never comes; classic cron would accept it and never run.
     const possible = dom.values.some((d) => month.values.some((m) => d <= MAX_DAY[m]!));
     if (!possible) {
-      return fail('day of month', `day ${dom.text} never occurs in month ${month.text}, so this expression would never run`);
+      return fail(
+        'day of month',
+        `day ${dom.text} never occurs in month ${month.text}, so this expression would never run`,
+      );
     }
   }
   const cron: ParsedCron = Object.freeze({
@@ -361,7 +384,13 @@ function bits(values: readonly number[], size: number): Uint8Array {
 function matcherOf(cron: ParsedCron): Matcher {
   let m = matchers.get(cron);
   if (!m) {
-    m = { minute: bits(cron.minute, 60), hour: bits(cron.hour, 24), day: bits(cron.day, 32), month: bits(cron.month, 13), weekday: bits(cron.weekday, 7) };
+    m = {
+      minute: bits(cron.minute, 60),
+      hour: bits(cron.hour, 24),
+      day: bits(cron.day, 32),
+      month: bits(cron.month, 13),
+      weekday: bits(cron.weekday, 7),
+    };
     matchers.set(cron, m);
   }
   return m;
@@ -391,14 +420,36 @@ const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 /** The wall clock of an instant: local time, or in an IANA time zone. */
 export function wallClock(at: Date, timezone?: string): WallClock {
   if (timezone === undefined) {
-    return { year: at.getFullYear(), month: at.getMonth() + 1, day: at.getDate(), hour: at.getHours(), minute: at.getMinutes(), weekday: at.getDay() };
+    return {
+      year: at.getFullYear(),
+      month: at.getMonth() + 1,
+      day: at.getDate(),
+      hour: at.getHours(),
+      minute: at.getMinutes(),
+      weekday: at.getDay(),
+    };
   }
   if (isUtc(timezone)) {
-    return { year: at.getUTCFullYear(), month: at.getUTCMonth() + 1, day: at.getUTCDate(), hour: at.getUTCHours(), minute: at.getUTCMinutes(), weekday: at.getUTCDay() };
+    return {
+      year: at.getUTCFullYear(),
+      month: at.getUTCMonth() + 1,
+      day: at.getUTCDate(),
+      hour: at.getUTCHours(),
+      minute: at.getUTCMinutes(),
+      weekday: at.getUTCDay(),
+    };
   }
   let f = zoneFormats.get(timezone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
     zoneFormats.set(timezone, f);
   }
   const p: Record<string, number> = {};
@@ -422,7 +473,8 @@ export function isDue(cron: ParsedCron, at: Date, timezone?: string): boolean {
 export function cronerPattern(cron: ParsedCron): { pattern: string; domAndDow: boolean } {
   const list = (values: readonly number[], count: number) => (values.length === count ? '*' : values.join(','));
   const day = cron.dayRule === 'dom' || cron.dayRule === 'or' || cron.dayRule === 'and' ? cron.day.join(',') : '*';
-  const weekday = cron.dayRule === 'dow' || cron.dayRule === 'or' || cron.dayRule === 'and' ? cron.weekday.join(',') : '*';
+  const weekday =
+    cron.dayRule === 'dow' || cron.dayRule === 'or' || cron.dayRule === 'and' ? cron.weekday.join(',') : '*';
   const pattern = [list(cron.minute, 60), list(cron.hour, 24), day, list(cron.month, 12), weekday].join(' ');
   return { pattern, domAndDow: cron.dayRule === 'and' };
 }

@@ -13,7 +13,20 @@ import { nextRuns, parseCron, wallClock, type CronFieldName, type ParsedCron, ty
 
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const DAY_SHORT = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const MONTH_SHORT = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** How many times a short list of clock times may hold before the words switch to "every …". */
@@ -59,7 +72,8 @@ function evenStep(values: readonly number[], width: number): { start: number; st
 type TimePart = { kind: 'at'; times: string[] } | { kind: 'every'; text: string };
 
 const minuteMarks = (minutes: readonly number[]): string => listWords(minutes.map((m) => `:${pad2(m)}`));
-const plainHours = (hours: readonly number[]): string => `hour${hours.length > 1 ? 's' : ''} ${listWords(hours.map(String))}`;
+const plainHours = (hours: readonly number[]): string =>
+  `hour${hours.length > 1 ? 's' : ''} ${listWords(hours.map(String))}`;
 
 function timePart(minutes: readonly number[], hours: readonly number[]): TimePart {
   const allMinutes = minutes.length === 60;
@@ -70,7 +84,8 @@ function timePart(minutes: readonly number[], hours: readonly number[]): TimePar
   const hourRange = rangeOf(hours, 1);
   if (allMinutes) {
     if (allHours) return { kind: 'every', text: 'every minute' };
-    if (hourRange) return { kind: 'every', text: `every minute from ${clock(hourRange.from, 0)} to ${clock(hourRange.to, 59)}` };
+    if (hourRange)
+      return { kind: 'every', text: `every minute from ${clock(hourRange.from, 0)} to ${clock(hourRange.to, 59)}` };
     return { kind: 'every', text: `every minute of ${plainHours(hours)}` };
   }
   const minuteStep = evenStep(minutes, 60);
@@ -79,7 +94,11 @@ function timePart(minutes: readonly number[], hours: readonly number[]): TimePar
     const every = `every ${minuteStep.step} minutes`;
     const starting = minuteStep.start === 0 ? '' : `, starting at :${pad2(minuteStep.start)}`;
     if (allHours) return { kind: 'every', text: every + starting };
-    if (hourRange) return { kind: 'every', text: `${every} from ${clock(hourRange.from, minutes[0]!)} to ${clock(hourRange.to, minutes.at(-1)!)}` };
+    if (hourRange)
+      return {
+        kind: 'every',
+        text: `${every} from ${clock(hourRange.from, minutes[0]!)} to ${clock(hourRange.to, minutes.at(-1)!)}`,
+      };
     return { kind: 'every', text: `${every}${starting}, in ${plainHours(hours)}` };
   }
   if (minutes.length <= 4) {
@@ -90,11 +109,18 @@ function timePart(minutes: readonly number[], hours: readonly number[]): TimePar
       const starting = hourStep.start === 0 && only === 0 ? '' : `, starting at ${clock(hourStep.start, only)}`;
       return { kind: 'every', text: `every ${hourStep.step} hours${starting}` };
     }
-    if (hourRange && only !== undefined) return { kind: 'every', text: `every hour from ${clock(hourRange.from, only)} to ${clock(hourRange.to, only)}` };
-    if (hourRange) return { kind: 'every', text: `every hour from ${clock(hourRange.from, minutes[0]!)} to ${clock(hourRange.to, minutes.at(-1)!)}, at ${minuteMarks(minutes)}` };
+    if (hourRange && only !== undefined)
+      return { kind: 'every', text: `every hour from ${clock(hourRange.from, only)} to ${clock(hourRange.to, only)}` };
+    if (hourRange)
+      return {
+        kind: 'every',
+        text: `every hour from ${clock(hourRange.from, minutes[0]!)} to ${clock(hourRange.to, minutes.at(-1)!)}, at ${minuteMarks(minutes)}`,
+      };
   }
   const minuteRange = rangeOf(minutes, 3);
-  const mins = minuteRange ? `minutes ${minuteRange.from} to ${minuteRange.to}` : `minute${minutes.length > 1 ? 's' : ''} ${listWords(minutes.map(String))}`;
+  const mins = minuteRange
+    ? `minutes ${minuteRange.from} to ${minuteRange.to}`
+    : `minute${minutes.length > 1 ? 's' : ''} ${listWords(minutes.map(String))}`;
   return { kind: 'every', text: `at ${mins} past ${allHours ? 'every hour' : plainHours(hours)}` };
 }
 
@@ -113,9 +139,16 @@ interface Weekdays {
 function weekdayWords(weekdays: readonly number[]): Weekdays {
   const monFirst = weekdays.map((d) => (d === 0 ? 7 : d)).sort((a, b) => a - b);
   const name = (d: number) => DAY_NAMES[d % 7]!;
-  if (monFirst.join() === '1,2,3,4,5') return { plural: 'weekdays', on: 'on weekdays', every: 'weekday', single: 'a weekday' };
+  if (monFirst.join() === '1,2,3,4,5')
+    return { plural: 'weekdays', on: 'on weekdays', every: 'weekday', single: 'a weekday' };
   if (monFirst.join() === '6,7') return { plural: 'weekends', on: 'on weekends', single: 'a Saturday or Sunday' };
-  if (monFirst.length === 1) return { plural: `${name(monFirst[0]!)}s`, on: `on ${name(monFirst[0]!)}s`, every: name(monFirst[0]!), single: `a ${name(monFirst[0]!)}` };
+  if (monFirst.length === 1)
+    return {
+      plural: `${name(monFirst[0]!)}s`,
+      on: `on ${name(monFirst[0]!)}s`,
+      every: name(monFirst[0]!),
+      single: `a ${name(monFirst[0]!)}`,
+    };
   const range = rangeOf(monFirst, 3);
   if (range) {
     const text = `${name(range.from)} to ${name(range.to)}`;
@@ -252,5 +285,11 @@ export function previewCron(text: string, opts: CronTimeOptions & { count?: numb
   if (!parsed.ok) return { ok: false, field: parsed.field, message: parsed.message };
   const now = opts.now ?? new Date();
   const next = nextRuns(parsed.cron, now, opts.count ?? 3, opts.timeZone);
-  return { ok: true, normalized: parsed.cron.normalized, words: describeCron(parsed.cron), next, nextText: formatFireTimes(next, { now, ...(opts.timeZone ? { timeZone: opts.timeZone } : {}) }) };
+  return {
+    ok: true,
+    normalized: parsed.cron.normalized,
+    words: describeCron(parsed.cron),
+    next,
+    nextText: formatFireTimes(next, { now, ...(opts.timeZone ? { timeZone: opts.timeZone } : {}) }),
+  };
 }

@@ -35,9 +35,15 @@ export const httpCalls: { [K in HttpOperation]: (input: ReinOperationInput<K>) =
   saveAgent: ({ name, ...rest }) => ({ method: 'PUT', path: `/agents/${seg(name)}`, body: rest }),
   deleteAgent: ({ name }) => ({ method: 'DELETE', path: `/agents/${seg(name)}` }),
   listSkills: (input) => ({ method: 'GET', path: `/skills${query({ agent: input?.agent })}` }),
-  listSessions: (input) => ({ method: 'GET', path: `/sessions${query({ agent: input?.agent, source: input?.source, limit: input?.limit })}` }),
+  listSessions: (input) => ({
+    method: 'GET',
+    path: `/sessions${query({ agent: input?.agent, source: input?.source, limit: input?.limit })}`,
+  }),
   getSession: ({ id, agent }) => ({ method: 'GET', path: `/sessions/${seg(id)}${query({ agent })}` }),
-  searchSessions: ({ q, agent, source, limit }) => ({ method: 'GET', path: `/sessions/search${query({ q, agent, source, limit })}` }),
+  searchSessions: ({ q, agent, source, limit }) => ({
+    method: 'GET',
+    path: `/sessions/search${query({ q, agent, source, limit })}`,
+  }),
   cancel: (input) => ({ method: 'POST', path: '/cancel', body: input }),
   listApprovals: () => ({ method: 'GET', path: '/approvals' }),
   answerApproval: (input) => ({ method: 'POST', path: '/approval', body: input }),
@@ -53,8 +59,19 @@ export const httpCalls: { [K in HttpOperation]: (input: ReinOperationInput<K>) =
   removeSchedule: ({ id }) => ({ method: 'DELETE', path: `/schedules/${seg(id)}` }),
   runSchedule: ({ id }) => ({ method: 'POST', path: `/schedules/${seg(id)}/run` }),
   scheduleLogs: ({ id }) => ({ method: 'GET', path: `/schedules/${seg(id)}/logs` }),
-  readScheduleLog: ({ id, name }) => ({ method: 'GET', path: name ? `/schedules/${seg(id)}/logs/${seg(name)}` : `/schedules/${seg(id)}/log` }),
+  readScheduleLog: ({ id, name }) => ({
+    method: 'GET',
+    path: name ? `/schedules/${seg(id)}/logs/${seg(name)}` : `/schedules/${seg(id)}/log`,
+  }),
   mcpServers: (input) => ({ method: 'GET', path: `/mcp/servers${query({ agent: input?.agent })}` }),
-  mcpLogin: ({ name, agent }) => ({ method: 'POST', path: `/mcp/servers/${seg(name)}/login`, body: agent !== undefined ? { agent } : {} }),
-  mcpReconnect: ({ name, agent }) => ({ method: 'POST', path: `/mcp/servers/${seg(name)}/reconnect`, body: agent !== undefined ? { agent } : {} }),
+  mcpLogin: ({ name, agent }) => ({
+    method: 'POST',
+    path: `/mcp/servers/${seg(name)}/login`,
+    body: agent !== undefined ? { agent } : {},
+  }),
+  mcpReconnect: ({ name, agent }) => ({
+    method: 'POST',
+    path: `/mcp/servers/${seg(name)}/reconnect`,
+    body: agent !== undefined ? { agent } : {},
+  }),
 };

@@ -144,9 +144,10 @@ export const DESKTOP_NAVIGATE_CHANNEL = 'rein:navigate';
 export const DesktopView = z.enum(['chat', 'approvals', 'agents', 'sessions', 'schedules', 'settings']);
 export type DesktopView = z.infer<typeof DesktopView>;
 
-type DesktopMethod<K extends DesktopOperationName> = undefined extends DesktopOperationInput<K>
-  ? (input?: DesktopOperationInput<K>) => Promise<DesktopOperationOutput<K>>
-  : (input: DesktopOperationInput<K>) => Promise<DesktopOperationOutput<K>>;
+type DesktopMethod<K extends DesktopOperationName> =
+  undefined extends DesktopOperationInput<K>
+    ? (input?: DesktopOperationInput<K>) => Promise<DesktopOperationOutput<K>>
+    : (input: DesktopOperationInput<K>) => Promise<DesktopOperationOutput<K>>;
 
 /** `window.reinDesktop`: one method per desktop operation, plus the shell's requests to open a view. */
 export type ReinDesktopApi = { [K in DesktopOperationName]: DesktopMethod<K> } & {

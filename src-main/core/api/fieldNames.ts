@@ -30,7 +30,8 @@ export function acceptCamelCaseKeys(value: unknown): SnakeCaseResult {
       continue;
     }
     const to = snakeCase(key);
-    if (Object.hasOwn(input, to)) return { ok: false, field: to, message: `give either ${to} or ${key} (the older spelling), not both` };
+    if (Object.hasOwn(input, to))
+      return { ok: false, field: to, message: `give either ${to} or ${key} (the older spelling), not both` };
     out[to] = v;
     renamed.push({ from: key, to });
   }

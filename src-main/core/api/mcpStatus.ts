@@ -11,7 +11,15 @@ import { z } from 'zod';
  *   backoff, or waiting for a sign-in), dormant (gave up after repeated failures; a call retries);
  * - disabled: `disabled: true` in the config.
  */
-export const McpServerState = z.enum(['idle', 'connecting', 'healthy', 'degraded', 'disconnected', 'dormant', 'disabled']);
+export const McpServerState = z.enum([
+  'idle',
+  'connecting',
+  'healthy',
+  'degraded',
+  'disconnected',
+  'dormant',
+  'disabled',
+]);
 export type McpServerState = z.infer<typeof McpServerState>;
 
 export const McpServerStatus = z.object({
@@ -59,7 +67,10 @@ export const McpServerName = z
   .string()
   .min(1, 'expected an MCP server name')
   .max(200, 'expected an MCP server name (at most 200 characters)')
-  .refine((s) => ![...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), 'expected an MCP server name without control characters');
+  .refine(
+    (s) => ![...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f),
+    'expected an MCP server name without control characters',
+  );
 
 /**
  * The answer to mcpLogin: `waiting` once the authorization page was handed to the browser (the rest

@@ -17,8 +17,11 @@ export const APPROVAL_ID_PATTERN = /^apr_[0-9a-f]{16}$/;
 /** A permission-raising change waiting for a person (`rein changes accept`, the desktop app: core/service/changeDesk.ts). */
 export const CHANGE_ID_PATTERN = /^chg_[0-9a-f]{16}$/;
 
-export const AgentName = z.string().regex(AGENT_NAME_PATTERN, 'expected an agent name (lowercase letters, digits, - and _, at most 64)');
-export const ItemName = (what: string) => z.string().regex(NAME_PATTERN, `expected a ${what} name (lowercase letters, digits, - and _, at most 64)`);
+export const AgentName = z
+  .string()
+  .regex(AGENT_NAME_PATTERN, 'expected an agent name (lowercase letters, digits, - and _, at most 64)');
+export const ItemName = (what: string) =>
+  z.string().regex(NAME_PATTERN, `expected a ${what} name (lowercase letters, digits, - and _, at most 64)`);
 export const SessionId = z.string().regex(SESSION_ID_PATTERN, 'expected a session id (YYYY-MM-DD-<12 hex>)');
 export const SourceName = z.string().regex(SOURCE_PATTERN, 'expected a short lowercase word (slack, telegram, web…)');
 export const ApprovalId = z.string().regex(APPROVAL_ID_PATTERN, 'expected an approval id (apr_<16 hex>)');

@@ -19,7 +19,10 @@ const Label = z
 
 export const MessageRequest = z
   .strictObject({
-    text: z.string().max(500_000).refine((t) => t.trim() !== '', 'must not be blank'),
+    text: z
+      .string()
+      .max(500_000)
+      .refine((t) => t.trim() !== '', 'must not be blank'),
     agent: AgentName.optional(),
     session_id: SessionId.optional(),
     new_session: z.boolean().optional(),
@@ -28,7 +31,10 @@ export const MessageRequest = z
     thread_id: Label.optional(),
     sender: Label.optional(),
   })
-  .refine((m) => !(m.session_id && m.new_session), { path: ['new_session'], message: 'cannot be true together with session_id' })
+  .refine((m) => !(m.session_id && m.new_session), {
+    path: ['new_session'],
+    message: 'cannot be true together with session_id',
+  })
   .refine((m) => !(m.thread_id && !m.channel), { path: ['thread_id'], message: 'needs a channel' });
 export type MessageRequest = z.infer<typeof MessageRequest>;
 

@@ -28,7 +28,9 @@ export const ReinStatus = z.looseObject({
   pending_approvals: z.number().int().nonnegative().optional(),
   /** `default` first, then the named agents. */
   agents: z.array(z.string()).optional(),
-  runs: z.array(z.looseObject({ route: z.string(), agent: z.string(), session_id: z.string().nullable().optional() })).optional(),
+  runs: z
+    .array(z.looseObject({ route: z.string(), agent: z.string(), session_id: z.string().nullable().optional() }))
+    .optional(),
 });
 export type ReinStatus = z.infer<typeof ReinStatus>;
 
@@ -92,7 +94,10 @@ export const AgentDetail = z.looseObject({
 export type AgentDetail = z.infer<typeof AgentDetail>;
 
 export { COMMAND_MAX_CHARS };
-const Persona = z.string().max(200_000).refine((t) => t.trim() !== '', 'must not be blank: an agent needs a persona');
+const Persona = z
+  .string()
+  .max(200_000)
+  .refine((t) => t.trim() !== '', 'must not be blank: an agent needs a persona');
 const Memory = z.string().max(500_000);
 const CommandText = z
   .string()
@@ -126,7 +131,11 @@ export const SaveAgentInput = z.strictObject({
 });
 export type SaveAgentInput = z.infer<typeof SaveAgentInput>;
 
-export const DeleteAgentResult = z.looseObject({ deleted: z.boolean(), name: z.string(), moved_to: z.string().optional() });
+export const DeleteAgentResult = z.looseObject({
+  deleted: z.boolean(),
+  name: z.string(),
+  moved_to: z.string().optional(),
+});
 
 // ---- skills ---------------------------------------------------------------------------------------
 
@@ -172,7 +181,9 @@ export type SessionMessage = z.infer<typeof SessionMessage>;
 /** A session file as stored (messages in the Messages API's own shape). */
 export const SessionRecord = SessionHead.extend({
   messages: z.array(SessionMessage),
-  message_meta: z.array(z.looseObject({ source: z.string(), timestamp: z.string(), injected: z.boolean().optional() })).optional(),
+  message_meta: z
+    .array(z.looseObject({ source: z.string(), timestamp: z.string(), injected: z.boolean().optional() }))
+    .optional(),
   usage: UsageTotals.optional(),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
@@ -207,7 +218,11 @@ export const SendMessageResult = z.looseObject({
 });
 export type SendMessageResult = z.infer<typeof SendMessageResult>;
 
-export const CancelResult = z.looseObject({ cancelled: z.boolean(), route: z.string().optional(), session_id: z.string().optional() });
+export const CancelResult = z.looseObject({
+  cancelled: z.boolean(),
+  route: z.string().optional(),
+  session_id: z.string().optional(),
+});
 
 export const ApprovalList = z.looseObject({ approvals: z.array(PendingApproval) });
 export const ApprovalAnswerResult = z.looseObject({ ok: z.boolean(), request_id: z.string(), decision: z.string() });
@@ -276,7 +291,13 @@ export const ReinSettings = z.looseObject({
    * values above are the last ones that loaded.
    */
   config_problem: z
-    .looseObject({ code: z.string(), message: z.string(), file: z.string().optional(), line: z.number().optional(), field: z.string().optional() })
+    .looseObject({
+      code: z.string(),
+      message: z.string(),
+      file: z.string().optional(),
+      line: z.number().optional(),
+      field: z.string().optional(),
+    })
     .optional(),
 });
 export type ReinSettings = z.infer<typeof ReinSettings>;
@@ -284,7 +305,11 @@ export type ReinSettings = z.infer<typeof ReinSettings>;
 export const SaveSettingsInput = z.strictObject({
   /** Write-only: stored in the keychain by the desktop app; never read back. */
   api_key: z.string().min(1).max(500).optional(),
-  base_url: z.url({ protocol: /^https?$/ }).max(2_000).nullable().optional(),
+  base_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2_000)
+    .nullable()
+    .optional(),
   model: z.string().min(1).max(200).optional(),
   small_model: z.string().min(1).max(200).optional(),
   permission_mode: PermissionMode.optional(),
@@ -295,7 +320,10 @@ export type SaveSettingsInput = z.infer<typeof SaveSettingsInput>;
 /** One small request to the model with these values (or the saved ones where absent). */
 export const TestConnectionInput = z.strictObject({
   api_key: z.string().min(1).max(500).optional(),
-  base_url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+  base_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2_000)
+    .optional(),
   model: z.string().min(1).max(200).optional(),
 });
 export const TestConnectionResult = z.looseObject({
@@ -319,7 +347,16 @@ export const AgentActivity = z.looseObject({
       model: z.string(),
       has_goals: z.boolean(),
       next_at: z.string().optional(),
-      last: z.looseObject({ at: z.string(), outcome: z.string(), message: z.string().optional(), cost_usd: z.number(), total_input_tokens: z.number(), cache_read_share: z.number() }).optional(),
+      last: z
+        .looseObject({
+          at: z.string(),
+          outcome: z.string(),
+          message: z.string().optional(),
+          cost_usd: z.number(),
+          total_input_tokens: z.number(),
+          cache_read_share: z.number(),
+        })
+        .optional(),
       spent_today_usd: z.number(),
       beats_today: z.number(),
     })
@@ -385,14 +422,37 @@ export const ScheduleInfo = z.looseObject({
 });
 export type ScheduleInfo = z.infer<typeof ScheduleInfo>;
 
-export const CreateScheduleInput = z.strictObject({ cron: CronText, prompt: SchedulePrompt, agent: AgentName.optional(), enabled: z.boolean().optional(), catch_up: CatchUpText.optional() });
+export const CreateScheduleInput = z.strictObject({
+  cron: CronText,
+  prompt: SchedulePrompt,
+  agent: AgentName.optional(),
+  enabled: z.boolean().optional(),
+  catch_up: CatchUpText.optional(),
+});
 export const UpdateScheduleInput = z
-  .strictObject({ id: ScheduleId, cron: CronText.optional(), prompt: SchedulePrompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional(), catch_up: CatchUpText.optional() })
-  .refine((u) => u.cron !== undefined || u.prompt !== undefined || u.agent !== undefined || u.enabled !== undefined || u.catch_up !== undefined, {
-    path: ['cron'],
-    message: 'give at least one of cron, prompt, agent, enabled or catch_up',
-  });
-export const ScheduleLogList = z.looseObject({ logs: z.array(z.looseObject({ name: z.string(), at: z.string(), size: z.number() })) });
+  .strictObject({
+    id: ScheduleId,
+    cron: CronText.optional(),
+    prompt: SchedulePrompt.optional(),
+    agent: AgentName.optional(),
+    enabled: z.boolean().optional(),
+    catch_up: CatchUpText.optional(),
+  })
+  .refine(
+    (u) =>
+      u.cron !== undefined ||
+      u.prompt !== undefined ||
+      u.agent !== undefined ||
+      u.enabled !== undefined ||
+      u.catch_up !== undefined,
+    {
+      path: ['cron'],
+      message: 'give at least one of cron, prompt, agent, enabled or catch_up',
+    },
+  );
+export const ScheduleLogList = z.looseObject({
+  logs: z.array(z.looseObject({ name: z.string(), at: z.string(), size: z.number() })),
+});
 export const ScheduleLogText = z.looseObject({ name: z.string(), text: z.string(), truncated: z.boolean() });
 
 // ---- MCP servers ----------------------------------------------------------------------------------
@@ -427,7 +487,9 @@ export const reinOperations = {
   listSkills: { input: z.strictObject({ agent: AgentName.optional() }).optional(), output: SkillList },
   /** GET /sessions?agent&source&limit */
   listSessions: {
-    input: z.strictObject({ agent: AgentName.optional(), source: Source.optional(), limit: Limit(1_000).optional() }).optional(),
+    input: z
+      .strictObject({ agent: AgentName.optional(), source: Source.optional(), limit: Limit(1_000).optional() })
+      .optional(),
     output: z.looseObject({ sessions: z.array(SessionSummary) }),
   },
   /** GET /sessions/{id}?agent= */
@@ -462,7 +524,10 @@ export const reinOperations = {
   /** GET /agents/{name}/activity: its heartbeat (settings, last beat, today's spend, next beat) and file watchers. */
   agentActivity: { input: z.strictObject({ name: AgentName }), output: AgentActivity },
   /** GET /schedules */
-  listSchedules: { input: z.undefined(), output: z.looseObject({ schedules: z.array(ScheduleInfo), backend: z.string() }) },
+  listSchedules: {
+    input: z.undefined(),
+    output: z.looseObject({ schedules: z.array(ScheduleInfo), backend: z.string() }),
+  },
   /** GET /schedules/{id} (with its next ten fire times) */
   getSchedule: { input: z.strictObject({ id: ScheduleId }), output: ScheduleInfo },
   /** POST /schedules: the cron expression is checked as classic cron reads it (400 naming `cron`). */
@@ -470,15 +535,27 @@ export const reinOperations = {
   /** PUT /schedules/{id}: cron, prompt, agent, enabled or catch_up. */
   updateSchedule: { input: UpdateScheduleInput, output: ScheduleInfo },
   /** DELETE /schedules/{id} (its launchd job too; the logs stay). */
-  removeSchedule: { input: z.strictObject({ id: ScheduleId }), output: z.looseObject({ removed: z.boolean(), id: z.string() }) },
+  removeSchedule: {
+    input: z.strictObject({ id: ScheduleId }),
+    output: z.looseObject({ removed: z.boolean(), id: z.string() }),
+  },
   /** POST /schedules/{id}/run: runs it now, unattended; answers at once, the run's events come on the bus. */
-  runSchedule: { input: z.strictObject({ id: ScheduleId }), output: z.looseObject({ started: z.boolean(), id: z.string() }) },
+  runSchedule: {
+    input: z.strictObject({ id: ScheduleId }),
+    output: z.looseObject({ started: z.boolean(), id: z.string() }),
+  },
   /** GET /schedules/{id}/logs: the run logs, newest first. */
   scheduleLogs: { input: z.strictObject({ id: ScheduleId }), output: ScheduleLogList },
   /** GET /schedules/{id}/logs/{name} (the newest without a name: GET /schedules/{id}/log). */
-  readScheduleLog: { input: z.strictObject({ id: ScheduleId, name: z.string().max(40).optional() }), output: ScheduleLogText },
+  readScheduleLog: {
+    input: z.strictObject({ id: ScheduleId, name: z.string().max(40).optional() }),
+    output: ScheduleLogText,
+  },
   /** Desktop only: opens the System Settings pane of a macOS privacy permission. */
-  openPermissionSettings: { input: z.strictObject({ permission: MacPermissionName }), output: z.looseObject({ opened: z.boolean() }) },
+  openPermissionSettings: {
+    input: z.strictObject({ permission: MacPermissionName }),
+    output: z.looseObject({ opened: z.boolean() }),
+  },
   /** GET /changes: permission-raising changes asked for over the API, waiting for a person (confirmed with `rein changes accept` on the daemon's machine, or in the desktop app: reinDesktop.answerChange). */
   listChanges: { input: z.undefined(), output: ChangeList },
   /** GET /mcp/servers?agent=: each agent's MCP servers (state, tools, last error, sign-in); asking starts nothing. */
@@ -530,9 +607,10 @@ export type { MessageRequest, PendingApproval } from './protocol.js';
 /** An event as the page receives it: a run's event or a daemon event, with the route of its run. */
 export type ApiEvent = RoutedEvent;
 
-type OperationMethod<K extends ReinOperationName> = undefined extends ReinOperationInput<K>
-  ? (input?: ReinOperationInput<K>) => Promise<ReinOperationOutput<K>>
-  : (input: ReinOperationInput<K>) => Promise<ReinOperationOutput<K>>;
+type OperationMethod<K extends ReinOperationName> =
+  undefined extends ReinOperationInput<K>
+    ? (input?: ReinOperationInput<K>) => Promise<ReinOperationOutput<K>>
+    : (input: ReinOperationInput<K>) => Promise<ReinOperationOutput<K>>;
 
 export type ReinOperationMethods = { [K in ReinOperationName]: OperationMethod<K> };
 

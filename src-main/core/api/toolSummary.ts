@@ -37,34 +37,78 @@ const utf8 = new TextEncoder();
 export const CALL_SUMMARIES = {
   bash: rule(z.looseObject({ command: str }), (i) => `$ ${i.command.replace(/\s*\n\s*/g, ' ⏎ ')}`),
   directory_list: rule(z.looseObject({ path: opt }), (i) => `list ${i.path ?? '.'}`),
-  file_edit: rule(z.looseObject({ path: str, replace_all: z.boolean().optional() }), (i) => `edit ${i.path}${i.replace_all ? ' (all occurrences)' : ''}`),
+  file_edit: rule(
+    z.looseObject({ path: str, replace_all: z.boolean().optional() }),
+    (i) => `edit ${i.path}${i.replace_all ? ' (all occurrences)' : ''}`,
+  ),
   file_read: rule(z.looseObject({ path: str, offset: z.number().optional(), limit: z.number().optional() }), (i) =>
     i.offset !== undefined || i.limit !== undefined
       ? `read ${i.path} (lines ${(i.offset ?? 0) + 1}–${(i.offset ?? 0) + (i.limit ?? FILE_READ_DEFAULT_LIMIT)})`
       : `read ${i.path}`,
   ),
-  file_write: rule(z.looseObject({ path: str, content: str }), (i) => `write ${i.path} (${utf8.encode(i.content).length} bytes)`),
+  file_write: rule(
+    z.looseObject({ path: str, content: str }),
+    (i) => `write ${i.path} (${utf8.encode(i.content).length} bytes)`,
+  ),
   glob: rule(z.looseObject({ pattern: str, path: opt }), (i) => `glob ${i.pattern}${i.path ? ` in ${i.path}` : ''}`),
-  grep: rule(z.looseObject({ pattern: str, path: opt, glob: opt }), (i) => `grep ${JSON.stringify(i.pattern)}${i.path ? ` in ${i.path}` : ''}${i.glob ? ` (${i.glob})` : ''}`),
+  grep: rule(
+    z.looseObject({ pattern: str, path: opt, glob: opt }),
+    (i) => `grep ${JSON.stringify(i.pattern)}${i.path ? ` in ${i.path}` : ''}${i.glob ? ` (${i.glob})` : ''}`,
+  ),
   http: rule(z.looseObject({ url: str, method: opt }), (i) => `${i.method ?? 'GET'} ${i.url}`),
-  memory_append: rule(z.looseObject({ content: str }), (i) => `memory_append: ${i.content.trim().split('\n')[0] ?? ''}`),
-  schedule_create: rule(z.looseObject({ cron: str, prompt: str, agent: opt, catch_up: opt }), (i) => `${i.cron} → ${i.agent ?? 'default'}${i.catch_up ? ` (catch up: ${i.catch_up})` : ''}: ${i.prompt}`),
+  memory_append: rule(
+    z.looseObject({ content: str }),
+    (i) => `memory_append: ${i.content.trim().split('\n')[0] ?? ''}`,
+  ),
+  schedule_create: rule(
+    z.looseObject({ cron: str, prompt: str, agent: opt, catch_up: opt }),
+    (i) => `${i.cron} → ${i.agent ?? 'default'}${i.catch_up ? ` (catch up: ${i.catch_up})` : ''}: ${i.prompt}`,
+  ),
   schedule_update: rule(z.looseObject({ id: str }), (i) => `${i.id}: ${JSON.stringify({ ...i, id: undefined })}`),
-  session_search: rule(z.looseObject({ query: str, source: opt }), (i) => `session_search ${JSON.stringify(i.query)}${i.source ? ` (source ${i.source})` : ''}`),
+  session_search: rule(
+    z.looseObject({ query: str, source: opt }),
+    (i) => `session_search ${JSON.stringify(i.query)}${i.source ? ` (source ${i.source})` : ''}`,
+  ),
   system_info: rule(z.unknown(), () => 'system info'),
   think: rule(z.looseObject({ thought: str }), (i) => `think: ${i.thought.replace(/\s+/g, ' ')}`),
   tool_search: rule(z.looseObject({ query: str }), (i) => `tool search: ${i.query}`),
   use_skill: rule(z.looseObject({ skill_name: str }), (i) => `use skill ${i.skill_name}`),
   // The GUI tools (core/ax/guiTools.ts).
-  accessibility: rule(z.looseObject({ action: str, ref: opt, app: opt, value: z.unknown().optional(), text: z.unknown().optional(), keys: opt }), (i) =>
-    [i.action, i.ref, i.app && `app ${i.app}`, i.value !== undefined && `value ${JSON.stringify(i.value)}`, i.text !== undefined && `text ${JSON.stringify(i.text)}`, i.keys].filter(Boolean).join(' '),
+  accessibility: rule(
+    z.looseObject({
+      action: str,
+      ref: opt,
+      app: opt,
+      value: z.unknown().optional(),
+      text: z.unknown().optional(),
+      keys: opt,
+    }),
+    (i) =>
+      [
+        i.action,
+        i.ref,
+        i.app && `app ${i.app}`,
+        i.value !== undefined && `value ${JSON.stringify(i.value)}`,
+        i.text !== undefined && `text ${JSON.stringify(i.text)}`,
+        i.keys,
+      ]
+        .filter(Boolean)
+        .join(' '),
   ),
-  wait_for: rule(z.looseObject({ condition: str, ref: opt, role: opt, name: opt, value: z.unknown().optional() }), (i) =>
-    [i.condition, i.ref, i.role, i.name && JSON.stringify(i.name), i.value !== undefined && JSON.stringify(i.value)].filter(Boolean).join(' '),
+  wait_for: rule(
+    z.looseObject({ condition: str, ref: opt, role: opt, name: opt, value: z.unknown().optional() }),
+    (i) =>
+      [i.condition, i.ref, i.role, i.name && JSON.stringify(i.name), i.value !== undefined && JSON.stringify(i.value)]
+        .filter(Boolean)
+        .join(' '),
   ),
   screenshot: rule(z.looseObject({ app: opt }), (i) => (i.app ? `window of ${i.app}` : 'whole screen')),
-  computer: rule(z.looseObject({ action: str, coordinate: z.array(z.number()).optional(), text: z.unknown().optional() }), (i) =>
-    [i.action, i.coordinate && `at ${i.coordinate.join(',')}`, i.text !== undefined && JSON.stringify(i.text)].filter(Boolean).join(' '),
+  computer: rule(
+    z.looseObject({ action: str, coordinate: z.array(z.number()).optional(), text: z.unknown().optional() }),
+    (i) =>
+      [i.action, i.coordinate && `at ${i.coordinate.join(',')}`, i.text !== undefined && JSON.stringify(i.text)]
+        .filter(Boolean)
+        .join(' '),
   ),
   applescript: rule(z.looseObject({ script: str }), (i) => i.script),
 } as const satisfies Record<string, SummaryRule<z.ZodType>>;
@@ -72,7 +116,10 @@ export const CALL_SUMMARIES = {
 export type SummarizedTool = keyof typeof CALL_SUMMARIES;
 
 /** The whole line of a call of one of the tools above (uncut: approvals show all of it). */
-export function callSummaryOf<T extends SummarizedTool>(tool: T, input: z.infer<(typeof CALL_SUMMARIES)[T]['input']>): string {
+export function callSummaryOf<T extends SummarizedTool>(
+  tool: T,
+  input: z.infer<(typeof CALL_SUMMARIES)[T]['input']>,
+): string {
   return (CALL_SUMMARIES[tool].line as (i: unknown) => string)(input);
 }
 

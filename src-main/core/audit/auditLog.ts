@@ -100,7 +100,8 @@ export class AuditLog {
     this.maxBytes = opts.maxBytes ?? AUDIT_MAX_BYTES;
     this.keep = Math.max(1, Math.floor(opts.keep ?? AUDIT_KEEP));
     this.lock = opts.lock;
-    if (!(this.maxBytes > 0)) throw new ReinError('invalid_input', `audit log maxBytes must be positive, got ${opts.maxBytes}`);
+    if (!(this.maxBytes > 0))
+      throw new ReinError('invalid_input', `audit log maxBytes must be positive, got ${opts.maxBytes}`);
   }
 
   append(entry: AuditEntryInput): Promise<void> {
@@ -157,7 +158,12 @@ export class AuditLog {
     } catch (e) {
       // A full or failing disk as util/diskErrors.ts says it (`disk_full` / `io_error`, the file named).
       if (isStorageFailure(e)) throw describeWriteError(e, this.file, `write the audit log ${this.file}`);
-      throw new ReinError('internal', `could not write the audit log ${this.file}: ${errorMessage(e)}`, { file: this.file }, { cause: e });
+      throw new ReinError(
+        'internal',
+        `could not write the audit log ${this.file}: ${errorMessage(e)}`,
+        { file: this.file },
+        { cause: e },
+      );
     }
   }
 

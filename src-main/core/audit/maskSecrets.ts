@@ -18,7 +18,10 @@ const SECRET_NAMES =
 /** In order: assignments first, so a key-shaped value inside one is not masked twice. */
 const RULES: ReadonlyArray<[RegExp, (match: string, ...groups: string[]) => string]> = [
   // PEM private keys, whole block (or to the end of the text when it was cut off).
-  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, () => `${MASK} private key`],
+  [
+    /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+    () => `${MASK} private key`,
+  ],
   // name = value, name: value, "name":"value", \"name\":\"value\" (a JSON summary of a command line).
   [
     new RegExp(
@@ -68,7 +71,8 @@ const MASK_MAX_STRING = 20_000;
  * For showing an input to people (approval cards, dialogs); the call itself runs with the real input.
  */
 export function maskSecretsIn(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return maskSecrets(value.length > MASK_MAX_STRING ? `${value.slice(0, MASK_MAX_STRING)}…` : value);
+  if (typeof value === 'string')
+    return maskSecrets(value.length > MASK_MAX_STRING ? `${value.slice(0, MASK_MAX_STRING)}…` : value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MASK_MAX_DEPTH) return '…';
   if (Array.isArray(value)) return value.map((v) => maskSecretsIn(v, depth + 1));

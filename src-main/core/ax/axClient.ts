@@ -91,17 +91,32 @@ export class AXClient implements Disposable {
     const spec = METHODS[method];
     const checked = spec.params.safeParse(params);
     if (!checked.success) {
-      throw new AxError('INVALID', `${method}: ${checked.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`, method);
+      throw new AxError(
+        'INVALID',
+        `${method}: ${checked.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`,
+        method,
+      );
     }
     this.#inFlight++;
     this.#stopIdleTimer();
     try {
       const live = await this.#ensure();
       const timeoutMs = opts.timeoutMs ?? this.#opts.timeouts?.[method] ?? timeoutFor(method, params);
-      const raw = await live.peer.request(method, checked.data, { timeoutMs, mutation: spec.mutation, ...(opts.signal ? { signal: opts.signal } : {}) });
+      const raw = await live.peer.request(method, checked.data, {
+        timeoutMs,
+        mutation: spec.mutation,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
       const parsed = spec.result.safeParse(raw);
       if (!parsed.success) {
-        throw new AxError('PROTOCOL', `ax_server answered ${method} with an unexpected shape: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, method);
+        throw new AxError(
+          'PROTOCOL',
+          `ax_server answered ${method} with an unexpected shape: ${parsed.error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join('.')}: ${i.message}`)
+            .join('; ')}`,
+          method,
+        );
       }
       return parsed.data as AxResult<M>;
     } finally {
@@ -157,7 +172,10 @@ export class AXClient implements Disposable {
     this.#starts = this.#starts.filter((t) => now - t < window);
     const max = this.#opts.maxRestarts ?? 5;
     if (this.#starts.length >= max) {
-      throw new AxError('HELPER_UNAVAILABLE', `the accessibility helper stopped ${this.#starts.length} times within ${Math.round(window / 1000)} s; not starting it again yet`);
+      throw new AxError(
+        'HELPER_UNAVAILABLE',
+        `the accessibility helper stopped ${this.#starts.length} times within ${Math.round(window / 1000)} s; not starting it again yet`,
+      );
     }
     this.#starts.push(now);
     const connection = await this.#connect();
@@ -180,11 +198,19 @@ export class AXClient implements Disposable {
       }
     });
     try {
-      const raw = await peer.request('hello', { protocol: AX_PROTOCOL_VERSION, client: this.#opts.clientName ?? 'rein' }, { timeoutMs: this.#opts.timeouts?.hello ?? METHODS.hello.timeoutMs });
+      const raw = await peer.request(
+        'hello',
+        { protocol: AX_PROTOCOL_VERSION, client: this.#opts.clientName ?? 'rein' },
+        { timeoutMs: this.#opts.timeouts?.hello ?? METHODS.hello.timeoutMs },
+      );
       const hello = METHODS.hello.result.safeParse(raw);
       if (!hello.success) throw new AxError('PROTOCOL', 'ax_server answered hello with an unexpected shape', 'hello');
       if (hello.data.protocol !== AX_PROTOCOL_VERSION) {
-        throw new AxError('PROTOCOL', `ax_server speaks protocol ${hello.data.protocol}, this Rein speaks ${AX_PROTOCOL_VERSION}`, 'hello');
+        throw new AxError(
+          'PROTOCOL',
+          `ax_server speaks protocol ${hello.data.protocol}, this Rein speaks ${AX_PROTOCOL_VERSION}`,
+          'hello',
+        );
       }
       live = { peer, connection, hello: hello.data };
       this.#current = live;

@@ -73,8 +73,10 @@ export interface WaitRequest extends AppChoice {
   timeoutMs?: number | undefined;
 }
 
-const appParams = (a: AppChoice): { app?: string } => (a.app !== undefined && a.app.trim() !== '' ? { app: a.app.trim() } : {});
-const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+const appParams = (a: AppChoice): { app?: string } =>
+  a.app !== undefined && a.app.trim() !== '' ? { app: a.app.trim() } : {};
+const defined = <T extends object>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 const VERB: Record<ActionMethod, string> = {
   click: 'clicked',
@@ -96,22 +98,43 @@ export class AxDriver {
   async snapshot(req: SnapshotRequest, opts: CallOptions = {}): Promise<SnapshotView> {
     const result = await this.client.call(
       'snapshot',
-      defined({ ...appParams(req), window: req.window, filter: req.filter, max_nodes: req.maxNodes, include_hidden: req.includeHidden }),
+      defined({
+        ...appParams(req),
+        window: req.window,
+        filter: req.filter,
+        max_nodes: req.maxNodes,
+        include_hidden: req.includeHidden,
+      }),
       opts,
     );
     return this.refs.ingestSnapshot(result, req.snapshotId);
   }
 
-  async find(req: FindRequest, opts: CallOptions = {}): Promise<{ app: AxResult<'find'>['app']; elements: RefElement[]; truncated: boolean }> {
+  async find(
+    req: FindRequest,
+    opts: CallOptions = {},
+  ): Promise<{ app: AxResult<'find'>['app']; elements: RefElement[]; truncated: boolean }> {
     if (!req.role && req.name === undefined && req.value === undefined && !req.identifier) {
       throw new AxError('INVALID', 'find needs a role, name, value or identifier', 'find');
     }
     const result = await this.client.call(
       'find',
-      defined({ ...appParams(req), role: req.role, name: req.name, value: req.value, identifier: req.identifier, exact: req.exact, max_results: req.maxResults }),
+      defined({
+        ...appParams(req),
+        role: req.role,
+        name: req.name,
+        value: req.value,
+        identifier: req.identifier,
+        exact: req.exact,
+        max_results: req.maxResults,
+      }),
       opts,
     );
-    return { app: result.app, elements: this.refs.ingestFound(result.app, result.elements, req.snapshotId), truncated: result.truncated };
+    return {
+      app: result.app,
+      elements: this.refs.ingestFound(result.app, result.elements, req.snapshotId),
+      truncated: result.truncated,
+    };
   }
 
   async act(method: ActionMethod, req: ActionRequest, opts: CallOptions = {}): Promise<ActionOutcome> {
@@ -120,8 +143,13 @@ export class AxDriver {
     let result: Record<string, unknown>;
     switch (method) {
       case 'click':
-        if (!target && (req.x === undefined || req.y === undefined)) throw new AxError('INVALID', 'click needs a ref (or x and y)', method);
-        result = await this.client.call('click', defined({ target, x: req.x, y: req.y, button: req.button, count: req.count, ...wait }), opts);
+        if (!target && (req.x === undefined || req.y === undefined))
+          throw new AxError('INVALID', 'click needs a ref (or x and y)', method);
+        result = await this.client.call(
+          'click',
+          defined({ target, x: req.x, y: req.y, button: req.button, count: req.count, ...wait }),
+          opts,
+        );
         break;
       case 'press':
         result = await this.client.call('press', { target: need(target, method), ...wait }, opts);
@@ -137,31 +165,59 @@ export class AxDriver {
         result = await this.client.call('focus', target ? { target } : appParams(req), opts);
         break;
       case 'scroll':
-        if (!target && (req.x === undefined || req.y === undefined)) throw new AxError('INVALID', 'scroll needs a ref (or x and y)', method);
+        if (!target && (req.x === undefined || req.y === undefined))
+          throw new AxError('INVALID', 'scroll needs a ref (or x and y)', method);
         result = await this.client.call(
           'scroll',
-          defined({ target, direction: req.direction, amount: req.amount, into_view: req.intoView, x: req.x, y: req.y, ...wait }),
+          defined({
+            target,
+            direction: req.direction,
+            amount: req.amount,
+            into_view: req.intoView,
+            x: req.x,
+            y: req.y,
+            ...wait,
+          }),
           opts,
         );
         break;
       case 'key':
         if (!req.keys) throw new AxError('INVALID', 'key needs keys (Return, ctrl+a, …)', method);
-        result = await this.client.call('key', defined({ keys: req.keys, target, ...(target ? {} : appParams(req)), ...wait }), opts);
+        result = await this.client.call(
+          'key',
+          defined({ keys: req.keys, target, ...(target ? {} : appParams(req)), ...wait }),
+          opts,
+        );
         break;
       case 'type_text':
         if (!req.text) throw new AxError('INVALID', 'type_text needs text', method);
-        result = await this.client.call('type_text', defined({ text: req.text, target, ...(target ? {} : appParams(req)), ...wait }), opts);
+        result = await this.client.call(
+          'type_text',
+          defined({ text: req.text, target, ...(target ? {} : appParams(req)), ...wait }),
+          opts,
+        );
         break;
     }
     const actedOn = result.acted_on as ActedOn | undefined;
     if (req.ref) this.refs.noteActedOn(req.ref, actedOn);
     const effect = result.effect as Effect | undefined;
-    return { method, ...(req.ref ? { ref: req.ref } : {}), ...(actedOn ? { actedOn } : {}), ...(effect ? { effect } : {}), result, summary: summarize(method, req, result, actedOn, effect) };
+    return {
+      method,
+      ...(req.ref ? { ref: req.ref } : {}),
+      ...(actedOn ? { actedOn } : {}),
+      ...(effect ? { effect } : {}),
+      result,
+      summary: summarize(method, req, result, actedOn, effect),
+    };
   }
 
   async waitFor(req: WaitRequest, opts: CallOptions = {}): Promise<AxResult<'wait_for'>> {
     const target = req.ref ? this.refs.target(req.ref) : undefined;
-    const query = defined({ role: req.role, name: req.name, value: req.condition === 'exists' || req.condition === 'gone' ? req.value : undefined });
+    const query = defined({
+      role: req.role,
+      name: req.name,
+      value: req.condition === 'exists' || req.condition === 'gone' ? req.value : undefined,
+    });
     return this.client.call(
       'wait_for',
       defined({
@@ -181,12 +237,28 @@ export class AxDriver {
   async annotate(req: SnapshotRequest & { maxLabels?: number; maxWidth?: number }, opts: CallOptions = {}) {
     const result = await this.client.call(
       'annotate',
-      defined({ ...appParams(req), window: req.window, filter: req.filter ?? 'interactive', max_nodes: req.maxNodes, max_labels: req.maxLabels, max_width: req.maxWidth }),
+      defined({
+        ...appParams(req),
+        window: req.window,
+        filter: req.filter ?? 'interactive',
+        max_nodes: req.maxNodes,
+        max_labels: req.maxLabels,
+        max_width: req.maxWidth,
+      }),
       opts,
     );
     const view = this.refs.ingestSnapshot(result, req.snapshotId);
-    const labels = result.labels.map((l) => ({ label: l.label, element: view.elements[l.index]! })).filter((l) => l.element);
-    return { view, png: Buffer.from(result.png, 'base64'), image: result.image, region: result.region, scale: result.scale, labels };
+    const labels = result.labels
+      .map((l) => ({ label: l.label, element: view.elements[l.index]! }))
+      .filter((l) => l.element);
+    return {
+      view,
+      png: Buffer.from(result.png, 'base64'),
+      image: result.image,
+      region: result.region,
+      scale: result.scale,
+      labels,
+    };
   }
 }
 
@@ -195,12 +267,24 @@ function need<T>(target: T | undefined, method: string): T {
   return target;
 }
 
-function summarize(method: ActionMethod, req: ActionRequest, result: Record<string, unknown>, acted: ActedOn | undefined, effect: Effect | undefined): string {
-  const what = acted ? describeActedOn(acted, req.ref) : req.x !== undefined ? `the point (${req.x}, ${req.y})` : 'the focused element';
+function summarize(
+  method: ActionMethod,
+  req: ActionRequest,
+  result: Record<string, unknown>,
+  acted: ActedOn | undefined,
+  effect: Effect | undefined,
+): string {
+  const what = acted
+    ? describeActedOn(acted, req.ref)
+    : req.x !== undefined
+      ? `the point (${req.x}, ${req.y})`
+      : 'the focused element';
   const via = typeof result.method === 'string' ? ` via ${result.method}` : '';
   const extra: string[] = [];
-  if (method === 'get_value') extra.push(result.secure ? 'value: (secure, not shown)' : `value: ${JSON.stringify(result.value ?? null)}`);
-  if (method === 'set_value' && 'value' in result) extra.push(result.secure ? 'value set (secure, not shown)' : `value now ${JSON.stringify(result.value ?? null)}`);
+  if (method === 'get_value')
+    extra.push(result.secure ? 'value: (secure, not shown)' : `value: ${JSON.stringify(result.value ?? null)}`);
+  if (method === 'set_value' && 'value' in result)
+    extra.push(result.secure ? 'value set (secure, not shown)' : `value now ${JSON.stringify(result.value ?? null)}`);
   if (method === 'focus') extra.push(result.focused ? 'it has the focus' : 'the focus did not move');
   if (method === 'scroll' && result.in_view) extra.push('it is in view');
   const e = describeEffect(effect);

@@ -38,7 +38,12 @@ export class AxError extends Error {
   }
 }
 
-export const isAxError = (e: unknown, code?: AxClientErrorCode): e is AxError => e instanceof AxError && (code === undefined || e.code === code);
+export const isAxError = (e: unknown, code?: AxClientErrorCode): e is AxError =>
+  e instanceof AxError && (code === undefined || e.code === code);
 
 /** Failures worth a retry after a moment (the helper restarts, the app was busy). */
-export const TRANSIENT_AX_CODES: ReadonlySet<AxClientErrorCode> = new Set(['HELPER_EXITED', 'TIMEOUT', 'COMMIT_UNKNOWN']);
+export const TRANSIENT_AX_CODES: ReadonlySet<AxClientErrorCode> = new Set([
+  'HELPER_EXITED',
+  'TIMEOUT',
+  'COMMIT_UNKNOWN',
+]);

@@ -68,7 +68,10 @@ function procReader(): (pid: number) => Promise<ProcInfo | undefined> {
     return async (pid) => {
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
       // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses, so read after the last `)`.
-      const [, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+      const [, ppid, pgid] = stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
       return Number.isInteger(ppid) && Number.isInteger(pgid) ? { ppid: ppid!, pgid: pgid! } : undefined;
     };
   }
@@ -80,7 +83,8 @@ function procReader(): (pid: number) => Promise<ProcInfo | undefined> {
       if (r.kind === 'exited' && r.exitCode === 0) {
         for (const line of r.stdout.split('\n')) {
           const [pid, ppid, pgid] = line.trim().split(/\s+/).map(Number);
-          if (Number.isInteger(pid) && Number.isInteger(ppid) && Number.isInteger(pgid)) map.set(pid!, { ppid: ppid!, pgid: pgid! });
+          if (Number.isInteger(pid) && Number.isInteger(ppid) && Number.isInteger(pgid))
+            map.set(pid!, { ppid: ppid!, pgid: pgid! });
         }
       }
       return map;
@@ -93,7 +97,12 @@ function procReader(): (pid: number) => Promise<ProcInfo | undefined> {
 /** Every ancestor of a process (not pid 0 or 1, at most 64). */
 async function ancestors(pid: number, info: (pid: number) => Promise<ProcInfo | undefined>): Promise<Set<number>> {
   const out = new Set<number>();
-  for (let p = (await info(pid))?.ppid; p !== undefined && p > 1 && !out.has(p) && out.size < 64; p = (await info(p))?.ppid) out.add(p);
+  for (
+    let p = (await info(pid))?.ppid;
+    p !== undefined && p > 1 && !out.has(p) && out.size < 64;
+    p = (await info(p))?.ppid
+  )
+    out.add(p);
   return out;
 }
 
@@ -160,15 +169,61 @@ const RETURN_KEYS = new Set(['return', 'enter', 'kp_enter', 'kp_return', 'linefe
 const BACKSPACE_KEYS = new Set(['backspace', 'back_space']);
 /** Keys that move, scroll or recall without changing the line's text themselves. */
 const MOVE_KEYS = new Set([
-  'home', 'end', 'pageup', 'pagedown', 'page_up', 'page_down', 'prior', 'next', 'left', 'right', 'up', 'down', 'kp_up', 'kp_down', 'kp_left',
-  'kp_right', 'kp_home', 'kp_end', 'kp_prior', 'kp_next', 'menu', 'pause', 'print', ...Array.from({ length: 35 }, (_, i) => `f${i + 1}`),
+  'home',
+  'end',
+  'pageup',
+  'pagedown',
+  'page_up',
+  'page_down',
+  'prior',
+  'next',
+  'left',
+  'right',
+  'up',
+  'down',
+  'kp_up',
+  'kp_down',
+  'kp_left',
+  'kp_right',
+  'kp_home',
+  'kp_end',
+  'kp_prior',
+  'kp_next',
+  'menu',
+  'pause',
+  'print',
+  ...Array.from({ length: 35 }, (_, i) => `f${i + 1}`),
 ]);
 /** ctrl+letter that only move or recall in a shell's line editor (start, end, back, forward, clear screen, previous, next, suspend, end of input). */
 const MOVE_CTRL = new Set(['a', 'e', 'b', 'f', 'l', 'p', 'n', 'z', 'd']);
 /** Keys that type no character (anything else — `a`, `space`, `minus`, `asciitilde` — types one). */
-const NON_PRINTING = new Set([...RETURN_KEYS, ...BACKSPACE_KEYS, ...MOVE_KEYS, 'tab', 'iso_left_tab', 'escape', 'esc', 'delete', 'forwarddelete', 'del', 'insert', 'kp_delete', 'kp_insert']);
+const NON_PRINTING = new Set([
+  ...RETURN_KEYS,
+  ...BACKSPACE_KEYS,
+  ...MOVE_KEYS,
+  'tab',
+  'iso_left_tab',
+  'escape',
+  'esc',
+  'delete',
+  'forwarddelete',
+  'del',
+  'insert',
+  'kp_delete',
+  'kp_insert',
+]);
 const MODIFIERS: Readonly<Record<string, string>> = {
-  cmd: 'cmd', command: 'cmd', super: 'cmd', meta: 'cmd', win: 'cmd', ctrl: 'ctrl', control: 'ctrl', alt: 'alt', option: 'alt', opt: 'alt', shift: 'shift',
+  cmd: 'cmd',
+  command: 'cmd',
+  super: 'cmd',
+  meta: 'cmd',
+  win: 'cmd',
+  ctrl: 'ctrl',
+  control: 'ctrl',
+  alt: 'alt',
+  option: 'alt',
+  opt: 'alt',
+  shift: 'shift',
 };
 
 function parseCombo(keys: string): { mods: Set<string>; key: string } {
@@ -219,32 +274,54 @@ export class GuiGuard {
 
   /** Refuses Rein's own app: by name, bundle id, or process. */
   async refuseRein(app: GuiApp, doing: string, isReinPid?: (pid: number) => Promise<boolean>): Promise<void> {
-    if (isReinApp(app.name, bundleOf(app)) || (await (isReinPid ?? this.#pidCheck())(app.pid))) throw this.#reinRefusal(doing, describe(app));
+    if (isReinApp(app.name, bundleOf(app)) || (await (isReinPid ?? this.#pidCheck())(app.pid)))
+      throw this.#reinRefusal(doing, describe(app));
   }
 
   /** Refuses when the `app` input is given and is not the app acted on (a ref of another app, keys to another app). */
   refuseOtherApp(want: string | undefined, actual: GuiApp, doing: string): void {
     if (want === undefined || want.trim() === '' || namesApp(want, actual)) return;
-    throw new GuiRefusal(`${doing} would act on ${describe(actual)}, not on ${JSON.stringify(want)} as the call says; nothing was done. Name the app the ref or the keyboard focus belongs to, or focus ${JSON.stringify(want)} first (accessibility focus with app).`);
+    throw new GuiRefusal(
+      `${doing} would act on ${describe(actual)}, not on ${JSON.stringify(want)} as the call says; nothing was done. Name the app the ref or the keyboard focus belongs to, or focus ${JSON.stringify(want)} first (accessibility focus with app).`,
+    );
   }
 
   /**
    * Refuses points (screen units) inside a window of Rein's; with `pastes` (a middle click, which pastes the
    * selection on Linux), inside a terminal's window too.
    */
-  async refuseReinPoints(points: ReadonlyArray<readonly [number, number]>, doing: string, signal: AbortSignal, pastes = false): Promise<void> {
+  async refuseReinPoints(
+    points: ReadonlyArray<readonly [number, number]>,
+    doing: string,
+    signal: AbortSignal,
+    pastes = false,
+  ): Promise<void> {
     const check = this.#pidCheck();
     for (const app of await this.apps(signal)) {
-      const hits = app.windows.filter((w) => w.bounds && points.some(([x, y]) => x >= w.bounds![0] && y >= w.bounds![1] && x < w.bounds![0] + w.bounds![2] && y < w.bounds![1] + w.bounds![3]));
+      const hits = app.windows.filter(
+        (w) =>
+          w.bounds &&
+          points.some(
+            ([x, y]) =>
+              x >= w.bounds![0] &&
+              y >= w.bounds![1] &&
+              x < w.bounds![0] + w.bounds![2] &&
+              y < w.bounds![1] + w.bounds![3],
+          ),
+      );
       if (hits.length === 0) continue;
       await this.refuseRein(app, `${doing} (the point is on its window ${JSON.stringify(hits[0]!.name)})`, check);
-      if (pastes && isTerminalApp(app.name, bundleOf(app))) throw this.#pasteRefusal(`${doing} on ${describe(app)}, a terminal,`);
+      if (pastes && isTerminalApp(app.name, bundleOf(app)))
+        throw this.#pasteRefusal(`${doing} on ${describe(app)}, a terminal,`);
     }
   }
 
   /** Refuses a click on a terminal's Paste menu item (or button): the clipboard would run unseen. */
   refusePasteItem(app: GuiApp, element: { role: string; name: string }, doing: string): void {
-    if (isTerminalApp(app.name, bundleOf(app)) && /paste/i.test(element.name)) throw this.#pasteRefusal(`${doing} (${element.role} ${JSON.stringify(element.name)}) in ${describe(app)}, a terminal,`);
+    if (isTerminalApp(app.name, bundleOf(app)) && /paste/i.test(element.name))
+      throw this.#pasteRefusal(
+        `${doing} (${element.role} ${JSON.stringify(element.name)}) in ${describe(app)}, a terminal,`,
+      );
   }
 
   /** Refuses a click while a terminal's line is being typed or unseen: it could move the keyboard to another line. */
@@ -253,8 +330,14 @@ export class GuiGuard {
       if (app && app.pid !== pid) continue;
       if (where !== undefined && (where === t.where || (where === 'focus' && t.where !== 'focus'))) continue;
       const line = unfinished(t);
-      if (line !== '') throw new GuiRefusal(`${doing} could move the keyboard away from the line being typed into ${t.name} (${short(line)}); nothing was done. Finish that line with Return or clear it with ctrl+u first.`);
-      if (t.unseen) throw new GuiRefusal(`${doing} could move the keyboard away from ${t.name}, whose line may hold text Rein has not seen (after keys that moved, recalled or edited it); nothing was done. Clear it with ctrl+c or ctrl+u first.`);
+      if (line !== '')
+        throw new GuiRefusal(
+          `${doing} could move the keyboard away from the line being typed into ${t.name} (${short(line)}); nothing was done. Finish that line with Return or clear it with ctrl+u first.`,
+        );
+      if (t.unseen)
+        throw new GuiRefusal(
+          `${doing} could move the keyboard away from ${t.name}, whose line may hold text Rein has not seen (after keys that moved, recalled or edited it); nothing was done. Clear it with ctrl+c or ctrl+u first.`,
+        );
     }
   }
 
@@ -270,7 +353,10 @@ export class GuiGuard {
     this.refuseWhileTyping(ctx, doing, app, where);
     const norm = text.replace(/\r\n?/g, '\n');
     // A Tab completes, an Escape or another control character edits the line: what runs would not be what was checked.
-    if ([...norm].some(isControl)) throw new GuiRefusal(`${doing} is refused: the text holds a Tab or another control character, which would change the line unseen. Type the whole command as plain text.`);
+    if ([...norm].some(isControl))
+      throw new GuiRefusal(
+        `${doing} is refused: the text holds a Tab or another control character, which would change the line unseen. Type the whole command as plain text.`,
+      );
     const terminals = this.#terminals(ctx);
     const unseen = terminals.get(app.pid)?.unseen;
     if (unseen) throw this.#unseenRefusal(doing, unseen);
@@ -278,10 +364,19 @@ export class GuiGuard {
     const base = replace ? before.slice(0, before.lastIndexOf('\n') + 1) : before;
     const next = base + norm;
     await initShellParser();
-    const why = typedTextHardBlock(next, { home: this.#opts.home ?? os.homedir(), cwd: ctx.cwd, reinHome: ctx.reinHome });
+    const why = typedTextHardBlock(next, {
+      home: this.#opts.home ?? os.homedir(),
+      cwd: ctx.cwd,
+      reinHome: ctx.reinHome,
+    });
     if (why) {
-      const whole = base.trim() === '' ? '' : ` with what was typed there before (${short(unfinished({ text: next, where, name: app.name }), 120)})`;
-      throw new GuiRefusal(`${doing}${whole} would run a command line the bash tool refuses; nothing was typed. ${why}`);
+      const whole =
+        base.trim() === ''
+          ? ''
+          : ` with what was typed there before (${short(unfinished({ text: next, where, name: app.name }), 120)})`;
+      throw new GuiRefusal(
+        `${doing}${whole} would run a command line the bash tool refuses; nothing was typed. ${why}`,
+      );
     }
     terminals.set(app.pid, { text: kept(next), where, name: app.name });
   }
@@ -303,11 +398,18 @@ export class GuiGuard {
     const committed = t ? t.text.slice(0, t.text.length - line.length) : '';
     const set = (text: string, unseen?: 'recalled' | 'edited'): void =>
       void terminals.set(app.pid, { text: kept(text), where, name: app.name, ...(unseen ? { unseen } : {}) });
-    if ((mods.has('cmd') && key === 'v') || (mods.has('ctrl') && mods.has('shift') && key === 'v') || (mods.has('shift') && key === 'insert') || key === 'paste') {
+    if (
+      (mods.has('cmd') && key === 'v') ||
+      (mods.has('ctrl') && mods.has('shift') && key === 'v') ||
+      (mods.has('shift') && key === 'insert') ||
+      key === 'paste'
+    ) {
       throw this.#pasteRefusal(doing);
     }
     if (plain && !NON_PRINTING.has(key)) {
-      throw new GuiRefusal(`${doing} would type a character, which Rein checks only as text; nothing was done. Type text into a terminal with type_text (accessibility) or type (computer).`);
+      throw new GuiRefusal(
+        `${doing} would type a character, which Rein checks only as text; nothing was done. Type text into a terminal with type_text (accessibility) or type (computer).`,
+      );
     }
     if (line !== '' || t?.unseen) this.refuseWhileTyping(ctx, doing, app, where);
     const enter = (plain && RETURN_KEYS.has(key)) || (only('ctrl') && (key === 'm' || key === 'j'));
@@ -318,7 +420,10 @@ export class GuiGuard {
       if (t?.unseen === 'edited') throw this.#unseenRefusal(doing, 'edited');
       return set(`${t?.text ?? ''}\n`);
     }
-    const moves = (plain && MOVE_KEYS.has(key)) || (only('ctrl') && MOVE_CTRL.has(key)) || (mods.has('cmd') && !mods.has('ctrl') && !mods.has('alt'));
+    const moves =
+      (plain && MOVE_KEYS.has(key)) ||
+      (only('ctrl') && MOVE_CTRL.has(key)) ||
+      (mods.has('cmd') && !mods.has('ctrl') && !mods.has('alt'));
     if (t?.unseen) {
       if (moves) return;
       throw this.#unseenRefusal(doing, t.unseen);
@@ -327,7 +432,9 @@ export class GuiGuard {
       if (BACKSPACE_KEYS.has(key) && mods.size === 0) return set(committed + line.slice(0, -1));
       if (only('ctrl') && key === 'h') return set(committed + line.slice(0, -1));
       if (only('ctrl') && key === 'w') return set(committed + line.replace(/\S+\s*$/, ''));
-      throw new GuiRefusal(`${doing} could change the line being typed (${short(line)}) out of sight (completion, history, moving the cursor); nothing was done. Finish it with Return or clear it with ctrl+u first.`);
+      throw new GuiRefusal(
+        `${doing} could change the line being typed (${short(line)}) out of sight (completion, history, moving the cursor); nothing was done. Finish it with Return or clear it with ctrl+u first.`,
+      );
     }
     if (BACKSPACE_KEYS.has(key) && mods.size === 0) return;
     // Nothing typed on the line: moving or recalling is fine, but what the line holds is no longer known.
@@ -343,13 +450,20 @@ export class GuiGuard {
   }
 
   #pasteRefusal(doing: string): GuiRefusal {
-    return new GuiRefusal(`${doing} would paste: Rein cannot check what the clipboard holds before it runs in a terminal; nothing was done. Type the command with type_text (accessibility) or type (computer).`);
+    return new GuiRefusal(
+      `${doing} would paste: Rein cannot check what the clipboard holds before it runs in a terminal; nothing was done. Type the command with type_text (accessibility) or type (computer).`,
+    );
   }
 
   #unseenRefusal(doing: string, unseen: 'recalled' | 'edited'): GuiRefusal {
     const after = unseen === 'recalled' ? 'keys that moved or recalled history' : 'keys that may have changed it';
-    const next = unseen === 'recalled' ? 'press Return to run the recalled line as it is, or clear it with ctrl+c or ctrl+u' : 'clear it with ctrl+c or ctrl+u';
-    return new GuiRefusal(`${doing} is refused: after ${after}, the terminal's line may hold text Rein has not seen; nothing was done. First ${next}.`);
+    const next =
+      unseen === 'recalled'
+        ? 'press Return to run the recalled line as it is, or clear it with ctrl+c or ctrl+u'
+        : 'clear it with ctrl+c or ctrl+u';
+    return new GuiRefusal(
+      `${doing} is refused: after ${after}, the terminal's line may hold text Rein has not seen; nothing was done. First ${next}.`,
+    );
   }
 
   #reinRefusal(doing: string, what: string): GuiRefusal {

@@ -20,7 +20,11 @@ export type GuiEnabled = boolean | 'auto';
 
 export type GuiAvailability = { available: true } | { available: false; reason: string };
 
-export function guiAvailability(enabled: GuiEnabled, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): GuiAvailability {
+export function guiAvailability(
+  enabled: GuiEnabled,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): GuiAvailability {
   if (enabled === false) return { available: false, reason: 'gui.enabled is false' };
   if (platform === 'darwin') return { available: true };
   if (platform !== 'linux') return { available: false, reason: `no accessibility helper for ${platform}` };
@@ -49,9 +53,21 @@ export class GuiToolProvider implements ToolProvider {
 
   constructor(opts: GuiProviderOptions = {}) {
     const platform = opts.platform ?? process.platform;
-    this.client = opts.client ?? this.#store.add(new AXClient({ clientName: 'rein-gui-tools', ...opts.clientOptions }, { env: opts.env ?? process.env, platform }));
+    this.client =
+      opts.client ??
+      this.#store.add(
+        new AXClient(
+          { clientName: 'rein-gui-tools', ...opts.clientOptions },
+          { env: opts.env ?? process.env, platform },
+        ),
+      );
     const guard = new GuiGuard(this.client, opts.guard);
-    const tools: Tool[] = [accessibilityTool(this.client, guard), computerTool(this.client, guard), screenshotTool(this.client, guard), waitForTool(this.client, guard)];
+    const tools: Tool[] = [
+      accessibilityTool(this.client, guard),
+      computerTool(this.client, guard),
+      screenshotTool(this.client, guard),
+      waitForTool(this.client, guard),
+    ];
     if (platform === 'darwin') tools.push(applescriptTool());
     this.#tools = Object.freeze(tools);
   }
@@ -74,7 +90,14 @@ export class GuiToolProvider implements ToolProvider {
 }
 
 const poolKey = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string =>
-  [platform, env.DISPLAY, env.DBUS_SESSION_BUS_ADDRESS, env.REIN_AX_HELPER, env.REIN_AX_PYTHON, env.REIN_AX_HELPER_BUNDLE].join('\0');
+  [
+    platform,
+    env.DISPLAY,
+    env.DBUS_SESSION_BUS_ADDRESS,
+    env.REIN_AX_HELPER,
+    env.REIN_AX_PYTHON,
+    env.REIN_AX_HELPER_BUNDLE,
+  ].join('\0');
 
 /**
  * For runtimes without an owner (a one-shot `rein run`, no RuntimeCache): one provider per process, keyed
@@ -85,7 +108,10 @@ const poolKey = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string =>
 const shared = new Map<string, GuiToolProvider>();
 let exitHook = false;
 
-export function sharedGuiProvider(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): GuiToolProvider {
+export function sharedGuiProvider(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): GuiToolProvider {
   const key = poolKey(env, platform);
   let p = shared.get(key);
   if (!p) {
@@ -116,7 +142,9 @@ export function guiProviderFor(
   if (given.some((p) => p.source === 'gui')) return undefined;
   if (enabled === false) return undefined;
   if (enabled === 'auto' && !guiAvailability(enabled, env, platform).available) return undefined;
-  return pool ? pool.get(poolKey(env, platform), () => new GuiToolProvider({ env, platform })) : sharedGuiProvider(env, platform);
+  return pool
+    ? pool.get(poolKey(env, platform), () => new GuiToolProvider({ env, platform }))
+    : sharedGuiProvider(env, platform);
 }
 
 /** Stops every shared provider's helper (tests; a process that wants them gone before it exits). */

@@ -15,7 +15,14 @@ import { callSummaryOf } from '../api/toolSummary.js';
 import { z } from 'zod';
 import { runProcess } from '../process/subprocess.js';
 import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
-import { errorResult, okResult, type Tool, type ToolContext, type ToolErrorKind, type ToolResult } from '../tools/tool.js';
+import {
+  errorResult,
+  okResult,
+  type Tool,
+  type ToolContext,
+  type ToolErrorKind,
+  type ToolResult,
+} from '../tools/tool.js';
 import type { ToolTraits } from '../tools/traits.js';
 import type { AXClient } from './axClient.js';
 import { AxDriver, type ActionMethod } from './axDriver.js';
@@ -57,23 +64,65 @@ async function guarded(fn: () => Promise<ToolResult>): Promise<ToolResult> {
   }
 }
 
-const png = (buf: Buffer | string) => ({ mediaType: 'image/png' as const, data: typeof buf === 'string' ? buf : buf.toString('base64') });
+const png = (buf: Buffer | string) => ({
+  mediaType: 'image/png' as const,
+  data: typeof buf === 'string' ? buf : buf.toString('base64'),
+});
 
 // ------------------------------------------------------------------------------------------ accessibility
 
-const ACTIONS = ['snapshot', 'find', 'click', 'press', 'set_value', 'get_value', 'focus', 'scroll', 'key', 'type_text', 'annotate', 'list_apps', 'check_permissions'] as const;
+const ACTIONS = [
+  'snapshot',
+  'find',
+  'click',
+  'press',
+  'set_value',
+  'get_value',
+  'focus',
+  'scroll',
+  'key',
+  'type_text',
+  'annotate',
+  'list_apps',
+  'check_permissions',
+] as const;
 
 const accessibilityInput = z.strictObject({
   action: z.enum(ACTIONS).describe('What to do; see the tool description.'),
-  app: z.string().optional().describe('App name or pid (snapshot, find, annotate, focus); default: the app with the active window.'),
-  ref: z.string().optional().describe('Element ref from a snapshot or find, e.g. "e12" (click, press, set_value, get_value, focus, scroll, and optionally key/type_text).'),
+  app: z
+    .string()
+    .optional()
+    .describe('App name or pid (snapshot, find, annotate, focus); default: the app with the active window.'),
+  ref: z
+    .string()
+    .optional()
+    .describe(
+      'Element ref from a snapshot or find, e.g. "e12" (click, press, set_value, get_value, focus, scroll, and optionally key/type_text).',
+    ),
   window: z.string().optional().describe('snapshot/annotate: only the window whose title contains this.'),
-  filter: z.enum(['all', 'interactive']).optional().describe('snapshot/annotate: "interactive" lists only controls (and what contains them).'),
-  max_nodes: z.number().int().positive().max(2000).optional().describe('snapshot: at most this many elements (default 400).'),
+  filter: z
+    .enum(['all', 'interactive'])
+    .optional()
+    .describe('snapshot/annotate: "interactive" lists only controls (and what contains them).'),
+  max_nodes: z
+    .number()
+    .int()
+    .positive()
+    .max(2000)
+    .optional()
+    .describe('snapshot: at most this many elements (default 400).'),
   role: AxRole.optional().describe('find: button, checkbox, textfield, menuitem, row, link, tab, …'),
   name: z.string().optional().describe('find: part of the element’s label (case-insensitive).'),
-  value: z.string().optional().describe('set_value: the new value (text, a number for sliders, true/false for checkboxes, an item for comboboxes); find: part of the value.'),
-  text: z.string().optional().describe('type_text: the text to type (into ref if given, else where the keyboard focus is).'),
+  value: z
+    .string()
+    .optional()
+    .describe(
+      'set_value: the new value (text, a number for sliders, true/false for checkboxes, an item for comboboxes); find: part of the value.',
+    ),
+  text: z
+    .string()
+    .optional()
+    .describe('type_text: the text to type (into ref if given, else where the keyboard focus is).'),
   keys: z.string().optional().describe('key: a key or combination, e.g. "Return", "Tab", "ctrl+a", "shift+F10".'),
   direction: z.enum(['up', 'down', 'left', 'right']).optional().describe('scroll: direction (default down).'),
   amount: z.number().int().min(1).max(50).optional().describe('scroll: steps (default 3).'),
@@ -111,7 +160,10 @@ export function accessibilityTool(client: AXClient, guard = new GuiGuard(client)
         guard.refuseReinName(i.app, doing);
         switch (i.action) {
           case 'snapshot': {
-            const view = await driver.snapshot({ app: i.app, window: i.window, filter: i.filter, maxNodes: i.max_nodes }, opts);
+            const view = await driver.snapshot(
+              { app: i.app, window: i.window, filter: i.filter, maxNodes: i.max_nodes },
+              opts,
+            );
             await guard.refuseRein(view.app, doing);
             return okResult(renderSnapshot(view));
           }
@@ -123,9 +175,15 @@ export function accessibilityTool(client: AXClient, guard = new GuiGuard(client)
           case 'annotate': {
             const a = await driver.annotate({ app: i.app, window: i.window, filter: i.filter, maxWidth: 1280 }, opts);
             await guard.refuseRein(a.view.app, doing);
-            const index = a.labels.map((l) => `[${l.label}] ${l.element.ref} ${l.element.role}${l.element.name ? ` ${JSON.stringify(l.element.name)}` : ''}`);
+            const index = a.labels.map(
+              (l) =>
+                `[${l.label}] ${l.element.ref} ${l.element.role}${l.element.name ? ` ${JSON.stringify(l.element.name)}` : ''}`,
+            );
             return okResult(
-              [`App: ${a.view.app.name} (pid ${a.view.app.pid}) · ${a.labels.length} labelled elements (numbers on the picture → refs):`, ...index].join('\n'),
+              [
+                `App: ${a.view.app.name} (pid ${a.view.app.pid}) · ${a.labels.length} labelled elements (numbers on the picture → refs):`,
+                ...index,
+              ].join('\n'),
               [png(a.png)],
             );
           }
@@ -134,7 +192,10 @@ export function accessibilityTool(client: AXClient, guard = new GuiGuard(client)
             if (apps.length === 0) return okResult('No applications are on the accessibility bus.');
             return okResult(
               apps
-                .map((a) => `${a.name} (pid ${a.pid})${a.active ? ' — active' : ''}: ${a.windows.map((w) => JSON.stringify(w.name || '(untitled)')).join(', ') || 'no windows'}`)
+                .map(
+                  (a) =>
+                    `${a.name} (pid ${a.pid})${a.active ? ' — active' : ''}: ${a.windows.map((w) => JSON.stringify(w.name || '(untitled)')).join(', ') || 'no windows'}`,
+                )
                 .join('\n'),
             );
           }
@@ -143,7 +204,20 @@ export function accessibilityTool(client: AXClient, guard = new GuiGuard(client)
           default: {
             const method = i.action as ActionMethod;
             await checkAction(guard, ctx, method, i, doing, signal);
-            const out = await driver.act(method, { app: i.app, ref: i.ref, value: i.value, text: i.text, keys: i.keys, direction: i.direction, amount: i.amount, intoView: i.into_view }, opts);
+            const out = await driver.act(
+              method,
+              {
+                app: i.app,
+                ref: i.ref,
+                value: i.value,
+                text: i.text,
+                keys: i.keys,
+                direction: i.direction,
+                amount: i.amount,
+                intoView: i.into_view,
+              },
+              opts,
+            );
             return okResult(out.summary);
           }
         }
@@ -155,7 +229,14 @@ export function accessibilityTool(client: AXClient, guard = new GuiGuard(client)
  * Before an action: the app it acts on (the ref's, the keyboard focus's, the one `focus` names) is not Rein
  * and is the app the input names; text and keys for a terminal pass the terminal checks (guiGuard.ts).
  */
-async function checkAction(guard: GuiGuard, ctx: ToolContext, method: ActionMethod, i: AccessibilityInput, doing: string, signal: AbortSignal): Promise<void> {
+async function checkAction(
+  guard: GuiGuard,
+  ctx: ToolContext,
+  method: ActionMethod,
+  i: AccessibilityInput,
+  doing: string,
+  signal: AbortSignal,
+): Promise<void> {
   let app: GuiApp | undefined;
   let where: string | undefined;
   if (i.ref) {
@@ -184,7 +265,9 @@ async function checkAction(guard: GuiGuard, ctx: ToolContext, method: ActionMeth
 const waitInput = z.strictObject({
   condition: z
     .enum(['exists', 'gone', 'value', 'enabled', 'focused', 'checked', 'unchecked', 'window'])
-    .describe('exists/gone: an element matching role/name/value (or ref, for gone); value/enabled/focused/checked/unchecked: the ref; window: a window title containing value.'),
+    .describe(
+      'exists/gone: an element matching role/name/value (or ref, for gone); value/enabled/focused/checked/unchecked: the ref; window: a window title containing value.',
+    ),
   ref: z.string().optional(),
   app: z.string().optional().describe('App name or pid.'),
   role: AxRole.optional(),
@@ -213,7 +296,16 @@ export function waitForTool(client: AXClient, guard = new GuiGuard(client)): Too
         if (i.ref) await guard.refuseRein(refsOf(ctx).get(i.ref).app, `wait_for ${i.condition} ${i.ref}`);
         const driver = new AxDriver(client, refsOf(ctx));
         const r = await driver.waitFor(
-          { condition: i.condition, ref: i.ref, app: i.app, role: i.role, name: i.name, value: i.value, exact: i.exact, timeoutMs: Math.round((i.timeout ?? 10) * 1000) },
+          {
+            condition: i.condition,
+            ref: i.ref,
+            app: i.app,
+            role: i.role,
+            name: i.name,
+            value: i.value,
+            exact: i.exact,
+            timeoutMs: Math.round((i.timeout ?? 10) * 1000),
+          },
           { signal },
         );
         const el = r.element ? ` (${r.element.role}${r.element.name ? ` ${JSON.stringify(r.element.name)}` : ''})` : '';
@@ -228,13 +320,24 @@ const screenshotInput = z.strictObject({
   app: z.string().optional().describe('Only the first window of this app (name or pid); default: the whole screen.'),
 });
 
-async function appRegion(client: AXClient, guard: GuiGuard, app: string | undefined, signal: AbortSignal): Promise<[number, number, number, number] | undefined> {
+async function appRegion(
+  client: AXClient,
+  guard: GuiGuard,
+  app: string | undefined,
+  signal: AbortSignal,
+): Promise<[number, number, number, number] | undefined> {
   if (!app) return undefined;
   guard.refuseReinName(app, 'screenshot');
   const { apps } = await client.call('list_apps', {}, { signal });
   const want = app.trim().toLowerCase();
-  const hit = apps.find((a) => String(a.pid) === want) ?? apps.find((a) => a.name.toLowerCase() === want) ?? apps.find((a) => a.name.toLowerCase().includes(want));
-  if (!hit) throw new AxError('NOT_FOUND', `no running app matches ${JSON.stringify(app)}`, 'screenshot', { hint: 'accessibility list_apps shows the names' });
+  const hit =
+    apps.find((a) => String(a.pid) === want) ??
+    apps.find((a) => a.name.toLowerCase() === want) ??
+    apps.find((a) => a.name.toLowerCase().includes(want));
+  if (!hit)
+    throw new AxError('NOT_FOUND', `no running app matches ${JSON.stringify(app)}`, 'screenshot', {
+      hint: 'accessibility list_apps shows the names',
+    });
   await guard.refuseRein(hit, 'screenshot');
   const win = hit.windows.find((w) => w.bounds);
   if (!win?.bounds) throw new AxError('NOT_VISIBLE', `${hit.name} has no window on screen`, 'screenshot');
@@ -245,7 +348,8 @@ export function screenshotTool(client: AXClient, guard = new GuiGuard(client)): 
   return {
     name: 'screenshot',
     source: 'gui',
-    description: 'Take a screenshot of the screen (or of one app’s window), scaled to at most 1280 pixels wide. Prefer accessibility snapshot to find and operate controls.',
+    description:
+      'Take a screenshot of the screen (or of one app’s window), scaled to at most 1280 pixels wide. Prefer accessibility snapshot to find and operate controls.',
     input: screenshotInput,
     isReadOnly: () => false,
     isConcurrencySafe: () => false,
@@ -256,7 +360,10 @@ export function screenshotTool(client: AXClient, guard = new GuiGuard(client)): 
       guarded(async () => {
         const region = await appRegion(client, guard, i.app, signal);
         const shot = await client.call('screenshot', { ...(region ? { region } : {}), max_width: 1280 }, { signal });
-        return okResult(`Screenshot of ${i.app ? `${i.app}’s window` : 'the screen'} at (${shot.region.join(', ')}), ${shot.image.width}×${shot.image.height} px.`, [png(shot.png)]);
+        return okResult(
+          `Screenshot of ${i.app ? `${i.app}’s window` : 'the screen'} at (${shot.region.join(', ')}), ${shot.image.width}×${shot.image.height} px.`,
+          [png(shot.png)],
+        );
       }),
   };
 }
@@ -268,9 +375,23 @@ export const COMPUTER_MAX_WIDTH = 1280;
 
 const Point = z.tuple([z.number(), z.number()]);
 const computerInput = z.strictObject({
-  action: z.enum(['screenshot', 'left_click', 'right_click', 'middle_click', 'double_click', 'triple_click', 'mouse_move', 'left_click_drag', 'key', 'type', 'scroll']),
+  action: z.enum([
+    'screenshot',
+    'left_click',
+    'right_click',
+    'middle_click',
+    'double_click',
+    'triple_click',
+    'mouse_move',
+    'left_click_drag',
+    'key',
+    'type',
+    'scroll',
+  ]),
   coordinate: Point.optional().describe('[x, y] in the screenshot’s pixels.'),
-  start_coordinate: Point.optional().describe('left_click_drag: where the drag starts ([x, y]); coordinate is where it ends.'),
+  start_coordinate: Point.optional().describe(
+    'left_click_drag: where the drag starts ([x, y]); coordinate is where it ends.',
+  ),
   text: z.string().optional().describe('type: the text; key: the keys, e.g. "ctrl+s", "Return".'),
   scroll_direction: z.enum(['up', 'down', 'left', 'right']).optional(),
   scroll_amount: z.number().int().min(1).max(50).optional(),
@@ -298,7 +419,12 @@ export function computerTool(client: AXClient, guard = new GuiGuard(client)): To
   const scale = async (): Promise<ScreenScale> => {
     const hello = client.hello ?? (await client.start());
     const screen = hello.screen;
-    if (!screen) throw new AxError('PERMISSION', 'the helper has no screen to work on (no display, or no Screen Recording permission)', 'computer');
+    if (!screen)
+      throw new AxError(
+        'PERMISSION',
+        'the helper has no screen to work on (no display, or no Screen Recording permission)',
+        'computer',
+      );
     return screenScale(screen);
   };
   const shot = async (signal: AbortSignal) => client.call('screenshot', { max_width: COMPUTER_MAX_WIDTH }, { signal });
@@ -328,7 +454,12 @@ export function computerTool(client: AXClient, guard = new GuiGuard(client)): To
           const point = toScreen(p, s);
           if (i.action !== 'scroll') guard.refuseWhileTyping(ctx, `${doing} at (${point.join(', ')})`);
           // A middle click pastes the selection (X11): never into a terminal.
-          await guard.refuseReinPoints([point], `${doing} at (${point.join(', ')})`, signal, i.action === 'middle_click');
+          await guard.refuseReinPoints(
+            [point],
+            `${doing} at (${point.join(', ')})`,
+            signal,
+            i.action === 'middle_click',
+          );
           return point;
         };
         // Keys and text go to the app with the keyboard focus: not Rein, and a terminal's checks.
@@ -386,13 +517,20 @@ export function computerTool(client: AXClient, guard = new GuiGuard(client)): To
           }
           case 'scroll': {
             const [x, y] = await at(i.coordinate, 'coordinate');
-            await client.call('scroll', { x, y, direction: i.scroll_direction ?? 'down', amount: i.scroll_amount ?? 3 }, { signal });
+            await client.call(
+              'scroll',
+              { x, y, direction: i.scroll_direction ?? 'down', amount: i.scroll_amount ?? 3 },
+              { signal },
+            );
             did = `scrolled ${i.scroll_direction ?? 'down'} at (${x}, ${y})`;
             break;
           }
         }
         const picture = await shot(signal);
-        return okResult(`${did}; screenshot ${picture.image.width}×${picture.image.height} px (screen ${s.screen.width}×${s.screen.height}).`, [png(picture.png)]);
+        return okResult(
+          `${did}; screenshot ${picture.image.width}×${picture.image.height} px (screen ${s.screen.width}×${s.screen.height}).`,
+          [png(picture.png)],
+        );
       }),
   };
 }
@@ -411,7 +549,8 @@ export function applescriptTool(): Tool<z.infer<typeof applescriptInput>> {
   return {
     name: 'applescript',
     source: 'gui',
-    description: 'Run an AppleScript (osascript) to control a scriptable Mac app; returns what the script returns. Reports its own success: no screenshot is needed to check it.',
+    description:
+      'Run an AppleScript (osascript) to control a scriptable Mac app; returns what the script returns. Reports its own success: no screenshot is needed to check it.',
     input: applescriptInput,
     isReadOnly: () => false,
     isConcurrencySafe: () => false,
@@ -421,11 +560,21 @@ export function applescriptTool(): Tool<z.infer<typeof applescriptInput>> {
     approvalSummaryChars: APPLESCRIPT_MAX,
     summarize: (i) => callSummaryOf('applescript', i),
     async call(i, _ctx, signal) {
-      const r = await runProcess({ file: '/usr/bin/osascript', args: ['-e', i.script], timeoutMs: Math.round((i.timeout ?? 30) * 1000), signal });
+      const r = await runProcess({
+        file: '/usr/bin/osascript',
+        args: ['-e', i.script],
+        timeoutMs: Math.round((i.timeout ?? 30) * 1000),
+        signal,
+      });
       if (r.kind === 'spawn_failed') return errorResult('business', `osascript could not run: ${r.error.message}`);
-      if (r.kind === 'timed_out') return errorResult('transient', `the script ran longer than ${i.timeout ?? 30} s and was stopped`);
+      if (r.kind === 'timed_out')
+        return errorResult('transient', `the script ran longer than ${i.timeout ?? 30} s and was stopped`);
       if (r.kind === 'cancelled') return errorResult('transient', 'cancelled');
-      if (r.exitCode !== 0) return errorResult(/not allowed|1743/.test(r.stderr) ? 'permission' : 'business', `osascript failed: ${r.stderr.trim() || `exit code ${r.exitCode}`}`);
+      if (r.exitCode !== 0)
+        return errorResult(
+          /not allowed|1743/.test(r.stderr) ? 'permission' : 'business',
+          `osascript failed: ${r.stderr.trim() || `exit code ${r.exitCode}`}`,
+        );
       return okResult(r.stdout.trim() || '(the script returned nothing)');
     },
   };

@@ -63,23 +63,43 @@ export function locateHelper(opts: LocateOptions = {}): HelperLookup {
   const childEnv = childEnvironment(env);
   if (platform === 'linux') {
     const python = env.REIN_AX_PYTHON || '/usr/bin/python3';
-    const candidates = [env.REIN_AX_HELPER, resources && join(resources, 'ax_server', 'linux', 'ax_server.py'), root && join(root, 'native', 'ax_server', 'linux', 'ax_server.py')];
+    const candidates = [
+      env.REIN_AX_HELPER,
+      resources && join(resources, 'ax_server', 'linux', 'ax_server.py'),
+      root && join(root, 'native', 'ax_server', 'linux', 'ax_server.py'),
+    ];
     const script = candidates.find((c): c is string => !!c && existsSync(c));
-    if (!existsSync(python)) return { ok: false, reason: `${python} does not exist (the Linux helper needs Debian's python3 with python3-pyatspi)` };
+    if (!existsSync(python))
+      return {
+        ok: false,
+        reason: `${python} does not exist (the Linux helper needs Debian's python3 with python3-pyatspi)`,
+      };
     if (!script) return { ok: false, reason: 'native/ax_server/linux/ax_server.py was not found next to Rein' };
     if (!env.REIN_AX_PYTHON && !PYATSPI_DIRS.some((d) => existsSync(d))) {
-      return { ok: false, reason: 'pyatspi is not installed (apt-get install python3-pyatspi gir1.2-atspi-2.0 python3-gi)' };
+      return {
+        ok: false,
+        reason: 'pyatspi is not installed (apt-get install python3-pyatspi gir1.2-atspi-2.0 python3-gi)',
+      };
     }
     return { ok: true, spec: { kind: 'child', file: python, args: [script], transport, env: childEnv } };
   }
   if (platform === 'darwin') {
     const bundles = [env.REIN_AX_HELPER_BUNDLE, resources && join(resources, '..', 'Helpers', 'Rein AX.app')];
     const bundle = bundles.find((b): b is string => !!b && existsSync(b));
-    if (bundle) return { ok: true, spec: { kind: 'bundle', file: bundle, args: [], transport: 'socket', env: childEnv } };
-    const builds = [env.REIN_AX_HELPER, root && join(root, 'native', 'ax_server', 'macos', '.build', 'release', 'ax_server'), root && join(root, 'native', 'ax_server', 'macos', '.build', 'debug', 'ax_server')];
+    if (bundle)
+      return { ok: true, spec: { kind: 'bundle', file: bundle, args: [], transport: 'socket', env: childEnv } };
+    const builds = [
+      env.REIN_AX_HELPER,
+      root && join(root, 'native', 'ax_server', 'macos', '.build', 'release', 'ax_server'),
+      root && join(root, 'native', 'ax_server', 'macos', '.build', 'debug', 'ax_server'),
+    ];
     const binary = builds.find((b): b is string => !!b && existsSync(b));
     if (binary) return { ok: true, spec: { kind: 'child', file: binary, args: [], transport, env: childEnv } };
-    return { ok: false, reason: 'the accessibility helper (Rein AX.app) is not installed; in a checkout, run `swift build -c release` in native/ax_server/macos' };
+    return {
+      ok: false,
+      reason:
+        'the accessibility helper (Rein AX.app) is not installed; in a checkout, run `swift build -c release` in native/ax_server/macos',
+    };
   }
   return { ok: false, reason: `the accessibility helper does not run on ${platform}` };
 }
@@ -117,24 +137,40 @@ function tailOf(handle: ProcessHandle): { text: () => string } {
 function exitText(handle: ProcessHandle, stderr: { text: () => string }): () => string {
   let ended: string | undefined;
   void handle.exited.then((e) => {
-    ended = e.kind === 'spawn_failed' ? `it could not start (${e.error.message})` : e.exitSignal ? `it was killed by ${e.exitSignal}` : `it exited with code ${e.exitCode}`;
+    ended =
+      e.kind === 'spawn_failed'
+        ? `it could not start (${e.error.message})`
+        : e.exitSignal
+          ? `it was killed by ${e.exitSignal}`
+          : `it exited with code ${e.exitCode}`;
   });
   return () => [ended ?? 'the connection closed', stderr.text()].filter(Boolean).join('; ');
 }
 
 async function launchStdio(spec: HelperSpec): Promise<HelperConnection> {
-  const handle = startProcess({ file: spec.file, args: [...spec.args, '--stdio', '--parent-pid', String(process.pid)], env: spec.env });
+  const handle = startProcess({
+    file: spec.file,
+    args: [...spec.args, '--stdio', '--parent-pid', String(process.pid)],
+    env: spec.env,
+  });
   const stderr = tailOf(handle);
   const started = await handle.started;
-  if (!started.ok) throw new AxError('HELPER_UNAVAILABLE', `the accessibility helper could not start: ${started.error.message}`);
+  if (!started.ok)
+    throw new AxError('HELPER_UNAVAILABLE', `the accessibility helper could not start: ${started.error.message}`);
   const transport = streamTransport(handle.stdout, handle.stdin, () => void handle.close());
   holdNothing(handle);
-  return { transport, pid: started.pid, describeExit: exitText(handle, stderr), kill: () => void handle.kill('SIGTERM'), dispose: async () => {
-    transport.dispose();
-    // Whoever waits for the helper to be gone keeps the process alive until it is.
-    handle.child.ref();
-    await handle.close();
-  } };
+  return {
+    transport,
+    pid: started.pid,
+    describeExit: exitText(handle, stderr),
+    kill: () => void handle.kill('SIGTERM'),
+    dispose: async () => {
+      transport.dispose();
+      // Whoever waits for the helper to be gone keeps the process alive until it is.
+      handle.child.ref();
+      await handle.close();
+    },
+  };
 }
 
 /**
@@ -149,7 +185,11 @@ function holdNothing(handle: ProcessHandle): void {
 async function launchSocketChild(spec: HelperSpec): Promise<HelperConnection> {
   const dir = await mkdtemp(join(tmpdir(), 'rein-ax-'));
   const socketPath = join(dir, 'ax.sock');
-  const handle = startProcess({ file: spec.file, args: [...spec.args, '--socket', socketPath, '--parent-pid', String(process.pid), '--exit-on-disconnect'], env: spec.env });
+  const handle = startProcess({
+    file: spec.file,
+    args: [...spec.args, '--socket', socketPath, '--parent-pid', String(process.pid), '--exit-on-disconnect'],
+    env: spec.env,
+  });
   const stderr = tailOf(handle);
   const cleanup = async () => {
     // Whoever waits for the helper to be gone keeps the process alive until it is.
@@ -162,19 +202,28 @@ async function launchSocketChild(spec: HelperSpec): Promise<HelperConnection> {
     const transport = await connectUnixSocket(socketPath);
     handle.stdout.resume();
     holdNothing(handle);
-    return { transport, pid: ready.pid, describeExit: exitText(handle, stderr), kill: () => void handle.kill('SIGTERM'), dispose: async () => {
-      transport.dispose();
-      await cleanup();
-    } };
+    return {
+      transport,
+      pid: ready.pid,
+      describeExit: exitText(handle, stderr),
+      kill: () => void handle.kill('SIGTERM'),
+      dispose: async () => {
+        transport.dispose();
+        await cleanup();
+      },
+    };
   } catch (e) {
     await cleanup();
-    throw e instanceof AxError ? e : new AxError('HELPER_UNAVAILABLE', `the accessibility helper could not be reached: ${(e as Error).message}`);
+    throw e instanceof AxError
+      ? e
+      : new AxError('HELPER_UNAVAILABLE', `the accessibility helper could not be reached: ${(e as Error).message}`);
   }
 }
 
 async function readyLine(handle: ProcessHandle, stderr: { text: () => string }): Promise<{ pid: number }> {
   const started = await handle.started;
-  if (!started.ok) throw new AxError('HELPER_UNAVAILABLE', `the accessibility helper could not start: ${started.error.message}`);
+  if (!started.ok)
+    throw new AxError('HELPER_UNAVAILABLE', `the accessibility helper could not start: ${started.error.message}`);
   return new Promise((resolve, reject) => {
     let buf = '';
     const done = (fn: () => void) => {
@@ -193,14 +242,43 @@ async function readyLine(handle: ProcessHandle, stderr: { text: () => string }):
         parsed = undefined;
       }
       const ready = ReadyLine.safeParse(parsed);
-      done(() => (ready.success ? resolve({ pid: ready.data.pid }) : reject(new AxError('PROTOCOL', `the helper's first line was not its ready line: ${buf.slice(0, 200)}`))));
+      done(() =>
+        ready.success
+          ? resolve({ pid: ready.data.pid })
+          : reject(new AxError('PROTOCOL', `the helper's first line was not its ready line: ${buf.slice(0, 200)}`)),
+      );
     };
-    const timer = setTimeout(() => done(() => reject(new AxError('HELPER_UNAVAILABLE', `the accessibility helper did not get ready within ${READY_TIMEOUT_MS} ms ${stderr.text()}`))), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () =>
+        done(() =>
+          reject(
+            new AxError(
+              'HELPER_UNAVAILABLE',
+              `the accessibility helper did not get ready within ${READY_TIMEOUT_MS} ms ${stderr.text()}`,
+            ),
+          ),
+        ),
+      READY_TIMEOUT_MS,
+    );
     handle.stdout.on('data', onData);
     void handle.exited.then((e) => {
-      const why = e.kind === 'spawn_failed' ? e.error.message : `exit code ${e.exitCode}${e.exitSignal ? `, ${e.exitSignal}` : ''}`;
+      const why =
+        e.kind === 'spawn_failed'
+          ? e.error.message
+          : `exit code ${e.exitCode}${e.exitSignal ? `, ${e.exitSignal}` : ''}`;
       // Give the stderr pipe a moment to deliver the helper's last words.
-      setTimeout(() => done(() => reject(new AxError('HELPER_UNAVAILABLE', `the accessibility helper stopped before it was ready (${why}): ${stderr.text() || 'no message'}`))), 50);
+      setTimeout(
+        () =>
+          done(() =>
+            reject(
+              new AxError(
+                'HELPER_UNAVAILABLE',
+                `the accessibility helper stopped before it was ready (${why}): ${stderr.text() || 'no message'}`,
+              ),
+            ),
+          ),
+        50,
+      );
     });
   });
 }
@@ -212,23 +290,43 @@ async function launchBundle(spec: HelperSpec): Promise<HelperConnection> {
   const cleanup = () => rm(dir, { recursive: true, force: true });
   const opened = await runProcess({
     file: '/usr/bin/open',
-    args: ['-n', '-g', '-a', spec.file, '--args', '--socket', socketPath, '--parent-pid', String(process.pid), '--exit-on-disconnect'],
+    args: [
+      '-n',
+      '-g',
+      '-a',
+      spec.file,
+      '--args',
+      '--socket',
+      socketPath,
+      '--parent-pid',
+      String(process.pid),
+      '--exit-on-disconnect',
+    ],
     env: spec.env,
     timeoutMs: 15_000,
   });
   if (opened.kind !== 'exited' || opened.exitCode !== 0) {
     await cleanup();
-    throw new AxError('HELPER_UNAVAILABLE', `could not open ${spec.file}: ${opened.kind === 'spawn_failed' ? opened.error.message : opened.stderr.trim() || opened.kind}`);
+    throw new AxError(
+      'HELPER_UNAVAILABLE',
+      `could not open ${spec.file}: ${opened.kind === 'spawn_failed' ? opened.error.message : opened.stderr.trim() || opened.kind}`,
+    );
   }
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     if (existsSync(socketPath)) {
       try {
         const transport = await connectUnixSocket(socketPath);
-        return { transport, pid: undefined, describeExit: () => 'the helper app closed its connection', kill: () => transport.dispose(), dispose: async () => {
-          transport.dispose();
-          await cleanup();
-        } };
+        return {
+          transport,
+          pid: undefined,
+          describeExit: () => 'the helper app closed its connection',
+          kill: () => transport.dispose(),
+          dispose: async () => {
+            transport.dispose();
+            await cleanup();
+          },
+        };
       } catch (e) {
         if (Date.now() > deadline) {
           await cleanup();
@@ -238,7 +336,10 @@ async function launchBundle(spec: HelperSpec): Promise<HelperConnection> {
     }
     if (Date.now() > deadline) {
       await cleanup();
-      throw new AxError('HELPER_UNAVAILABLE', `the helper app did not open its socket within ${READY_TIMEOUT_MS} ms (is Rein AX allowed to run?)`);
+      throw new AxError(
+        'HELPER_UNAVAILABLE',
+        `the helper app did not open its socket within ${READY_TIMEOUT_MS} ms (is Rein AX allowed to run?)`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -44,7 +44,12 @@ export class JsonRpcPeer implements Disposable {
       transport.onClose((cause) => {
         this.#closed = true;
         const why = this.#closeReason?.() || cause?.message || 'the connection closed';
-        this.#failAll((p) => new AxError('HELPER_EXITED', `ax_server stopped while ${p.method} was pending: ${why}`, p.method, { hint: 'the next call starts it again' }));
+        this.#failAll(
+          (p) =>
+            new AxError('HELPER_EXITED', `ax_server stopped while ${p.method} was pending: ${why}`, p.method, {
+              hint: 'the next call starts it again',
+            }),
+        );
       }),
     );
   }
@@ -58,8 +63,10 @@ export class JsonRpcPeer implements Disposable {
   }
 
   request(method: string, params: unknown, opts: RequestOptions): Promise<unknown> {
-    if (this.closed) return Promise.reject(new AxError('HELPER_EXITED', `ax_server is not connected (${method})`, method));
-    if (opts.signal?.aborted) return Promise.reject(new AxError('CANCELLED', `${method} was cancelled before it was sent`, method));
+    if (this.closed)
+      return Promise.reject(new AxError('HELPER_EXITED', `ax_server is not connected (${method})`, method));
+    if (opts.signal?.aborted)
+      return Promise.reject(new AxError('CANCELLED', `${method} was cancelled before it was sent`, method));
     const id = this.#nextId++;
     return new Promise<unknown>((resolve, reject) => {
       const mutation = opts.mutation === true;
@@ -74,9 +81,14 @@ export class JsonRpcPeer implements Disposable {
         this.#settle(id, () =>
           reject(
             mutation
-              ? new AxError('COMMIT_UNKNOWN', `ax_server did not acknowledge ${method} within ${opts.timeoutMs} ms: it may or may not have happened`, method, {
-                  hint: 'take a new snapshot to see the state before trying again',
-                })
+              ? new AxError(
+                  'COMMIT_UNKNOWN',
+                  `ax_server did not acknowledge ${method} within ${opts.timeoutMs} ms: it may or may not have happened`,
+                  method,
+                  {
+                    hint: 'take a new snapshot to see the state before trying again',
+                  },
+                )
               : new AxError('TIMEOUT', `ax_server did not answer ${method} within ${opts.timeoutMs} ms`, method),
           ),
         );
@@ -94,13 +106,17 @@ export class JsonRpcPeer implements Disposable {
       try {
         this.#transport.send(JSON.stringify({ jsonrpc: '2.0', id, method, params: params ?? {} }));
       } catch (e) {
-        this.#settle(id, () => reject(new AxError('HELPER_EXITED', `could not send ${method}: ${(e as Error).message}`, method)));
+        this.#settle(id, () =>
+          reject(new AxError('HELPER_EXITED', `could not send ${method}: ${(e as Error).message}`, method)),
+        );
       }
     });
   }
 
   dispose(): void {
-    this.#failAll((p) => new AxError('CANCELLED', `the accessibility client was closed while ${p.method} was pending`, p.method));
+    this.#failAll(
+      (p) => new AxError('CANCELLED', `the accessibility client was closed while ${p.method} was pending`, p.method),
+    );
     this.#closed = true;
     this.#store.dispose();
   }
@@ -139,5 +155,9 @@ export class JsonRpcPeer implements Disposable {
 export function toAxError(method: string, error: RpcErrorBody): AxError {
   const data = (error.data && typeof error.data === 'object' ? error.data : {}) as Record<string, unknown>;
   const hint = typeof data.hint === 'string' ? data.hint : undefined;
-  return new AxError(errorCodeOf(error), error.message, method, { rpcCode: error.code, ...(hint ? { hint } : {}), data });
+  return new AxError(errorCodeOf(error), error.message, method, {
+    rpcCode: error.code,
+    ...(hint ? { hint } : {}),
+    data,
+  });
 }

@@ -74,9 +74,12 @@ export async function checkPrivateSocket(path: string): Promise<void> {
   const uid = process.getuid?.();
   const [sock, dir] = await Promise.all([lstat(path), lstat(dirname(path))]);
   if (!sock.isSocket()) throw new Error(`${path} is not a socket`);
-  if (uid !== undefined && (sock.uid !== uid || dir.uid !== uid)) throw new Error(`${path} or its folder belongs to another user`);
-  if ((dir.mode & 0o077) !== 0) throw new Error(`the folder of ${path} is open to other users (mode ${(dir.mode & 0o777).toString(8)})`);
-  if ((sock.mode & 0o077) !== 0) throw new Error(`${path} is open to other users (mode ${(sock.mode & 0o777).toString(8)})`);
+  if (uid !== undefined && (sock.uid !== uid || dir.uid !== uid))
+    throw new Error(`${path} or its folder belongs to another user`);
+  if ((dir.mode & 0o077) !== 0)
+    throw new Error(`the folder of ${path} is open to other users (mode ${(dir.mode & 0o777).toString(8)})`);
+  if ((sock.mode & 0o077) !== 0)
+    throw new Error(`${path} is open to other users (mode ${(sock.mode & 0o777).toString(8)})`);
 }
 
 /** Connects to a private Unix socket (checked first) and gives its lines. */

@@ -17,9 +17,41 @@ export const AX_PROTOCOL_VERSION = 1;
 
 /** The one role vocabulary of both platforms (AX roles and AT-SPI roles map onto it). */
 export const AX_ROLES = [
-  'button', 'checkbox', 'radio', 'switch', 'textfield', 'textarea', 'slider', 'spinbutton', 'combobox', 'menuitem', 'menu',
-  'menubar', 'link', 'tab', 'tablist', 'row', 'cell', 'header', 'list', 'table', 'calendar', 'window', 'dialog', 'text', 'heading',
-  'image', 'scrollbar', 'progressbar', 'toolbar', 'statusbar', 'separator', 'tooltip', 'document', 'application', 'group',
+  'button',
+  'checkbox',
+  'radio',
+  'switch',
+  'textfield',
+  'textarea',
+  'slider',
+  'spinbutton',
+  'combobox',
+  'menuitem',
+  'menu',
+  'menubar',
+  'link',
+  'tab',
+  'tablist',
+  'row',
+  'cell',
+  'header',
+  'list',
+  'table',
+  'calendar',
+  'window',
+  'dialog',
+  'text',
+  'heading',
+  'image',
+  'scrollbar',
+  'progressbar',
+  'toolbar',
+  'statusbar',
+  'separator',
+  'tooltip',
+  'document',
+  'application',
+  'group',
   'unknown',
 ] as const;
 export const AxRole = z.enum(AX_ROLES);
@@ -27,10 +59,35 @@ export type AxRole = z.infer<typeof AxRole>;
 
 /** What a person operates; `filter: interactive` keeps these (and the windows and named containers around them). */
 export const INTERACTIVE_ROLES: ReadonlySet<AxRole> = new Set<AxRole>([
-  'button', 'checkbox', 'radio', 'switch', 'textfield', 'textarea', 'slider', 'spinbutton', 'combobox', 'menuitem', 'link', 'tab', 'row', 'cell',
+  'button',
+  'checkbox',
+  'radio',
+  'switch',
+  'textfield',
+  'textarea',
+  'slider',
+  'spinbutton',
+  'combobox',
+  'menuitem',
+  'link',
+  'tab',
+  'row',
+  'cell',
 ]);
 
-export const AX_STATES = ['disabled', 'focused', 'checked', 'mixed', 'pressed', 'selected', 'expanded', 'collapsed', 'modal', 'readonly', 'hidden'] as const;
+export const AX_STATES = [
+  'disabled',
+  'focused',
+  'checked',
+  'mixed',
+  'pressed',
+  'selected',
+  'expanded',
+  'collapsed',
+  'modal',
+  'readonly',
+  'hidden',
+] as const;
 
 /** Screen pixels (AT-SPI) or points (macOS): x, y, width, height. */
 export const Bounds = z.tuple([z.number(), z.number(), z.number(), z.number()]);
@@ -39,7 +96,17 @@ export type Bounds = z.infer<typeof Bounds>;
 // ------------------------------------------------------------------------------------------------ errors
 
 export const AX_ERROR_CODES = [
-  'STALE_REF', 'NOT_FOUND', 'AMBIGUOUS', 'NOT_VISIBLE', 'DISABLED', 'TIMEOUT', 'PERMISSION', 'APP_GONE', 'UNSUPPORTED', 'FAILED', 'INVALID',
+  'STALE_REF',
+  'NOT_FOUND',
+  'AMBIGUOUS',
+  'NOT_VISIBLE',
+  'DISABLED',
+  'TIMEOUT',
+  'PERMISSION',
+  'APP_GONE',
+  'UNSUPPORTED',
+  'FAILED',
+  'INVALID',
 ] as const;
 export const AxErrorCode = z.enum(AX_ERROR_CODES);
 export type AxErrorCode = z.infer<typeof AxErrorCode>;
@@ -142,7 +209,11 @@ const AppParams = { pid: z.number().int().optional(), app: z.string().optional()
 /** How long an action waits for its effect before it answers (default 800 ms, at most 10 s). */
 const WaitParam = { wait_ms: z.number().int().min(0).max(10_000).optional() };
 
-const ActionResult = z.looseObject({ acted_on: ActedOn.optional(), method: z.string().optional(), effect: Effect.optional() });
+const ActionResult = z.looseObject({
+  acted_on: ActedOn.optional(),
+  method: z.string().optional(),
+  effect: Effect.optional(),
+});
 
 const PngResult = {
   png: z.string(),
@@ -262,7 +333,12 @@ export const METHODS = {
   },
   key: {
     /** Without a target, `pid`/`app` names the app the keys are for (else: the app holding the keyboard focus). */
-    params: z.object({ keys: z.union([z.string(), z.array(z.string()).max(50)]), target: Target.optional(), ...AppParams, ...WaitParam }),
+    params: z.object({
+      keys: z.union([z.string(), z.array(z.string()).max(50)]),
+      target: Target.optional(),
+      ...AppParams,
+      ...WaitParam,
+    }),
     result: ActionResult,
     mutation: true,
     timeoutMs: 4_000,
@@ -292,7 +368,14 @@ export const METHODS = {
     params: z.object({
       ...AppParams,
       condition: z.enum(['exists', 'gone', 'value', 'enabled', 'focused', 'checked', 'unchecked', 'window']),
-      query: z.object({ role: AxRole.optional(), name: z.string().optional(), value: z.string().optional(), identifier: z.string().optional() }).optional(),
+      query: z
+        .object({
+          role: AxRole.optional(),
+          name: z.string().optional(),
+          value: z.string().optional(),
+          identifier: z.string().optional(),
+        })
+        .optional(),
       target: Target.optional(),
       value: z.string().optional(),
       exact: z.boolean().optional(),
@@ -304,7 +387,10 @@ export const METHODS = {
     timeoutMs: 3_000,
   },
   annotate: {
-    params: SnapshotParams.extend({ max_labels: z.number().int().positive().max(200).optional(), max_width: z.number().int().min(0).max(8000).optional() }),
+    params: SnapshotParams.extend({
+      max_labels: z.number().int().positive().max(200).optional(),
+      max_width: z.number().int().min(0).max(8000).optional(),
+    }),
     result: SnapshotResult.extend({
       ...PngResult,
       labels: z.array(z.object({ label: z.number().int(), index: z.number().int() })),
@@ -351,13 +437,22 @@ export type RpcErrorBody = z.infer<typeof RpcErrorBody>;
 
 /** One line from the helper: an answer to a request (by id), or an error it could not tie to one (id null). */
 export const RpcReply = z.union([
-  z.object({ jsonrpc: z.literal('2.0'), id: z.number().int(), result: z.unknown().refine((v) => v !== undefined, 'result is missing') }),
+  z.object({
+    jsonrpc: z.literal('2.0'),
+    id: z.number().int(),
+    result: z.unknown().refine((v) => v !== undefined, 'result is missing'),
+  }),
   z.object({ jsonrpc: z.literal('2.0'), id: z.number().int().nullable(), error: RpcErrorBody }),
 ]);
 export type RpcReply = z.infer<typeof RpcReply>;
 
 /** The line a helper started with `--socket` prints on stdout once it listens. */
-export const ReadyLine = z.looseObject({ ready: z.literal(true), socket: z.string(), pid: z.number().int(), protocol: z.number().int() });
+export const ReadyLine = z.looseObject({
+  ready: z.literal(true),
+  socket: z.string(),
+  pid: z.number().int(),
+  protocol: z.number().int(),
+});
 
 /** Whitespace collapsed: how names are compared on both sides. */
 export const normName = (s: string): string => s.split(/\s+/).filter(Boolean).join(' ');

@@ -12,7 +12,17 @@
  * others. The table lives in the session's tool slot (tools) or in a snapshot file (CLI).
  */
 import { AxError } from './axError.js';
-import { normName, type ActedOn, type Ancestor, type AppInfo, type Bounds, type SnapshotResult, type Target, type WireElement, type AxRole } from './protocol.js';
+import {
+  normName,
+  type ActedOn,
+  type Ancestor,
+  type AppInfo,
+  type Bounds,
+  type SnapshotResult,
+  type Target,
+  type WireElement,
+  type AxRole,
+} from './protocol.js';
 
 export interface RefEntry {
   ref: string;
@@ -65,7 +75,11 @@ export class RefTable {
   ingestSnapshot(result: SnapshotResult, id = this.#nextViewId()): SnapshotView {
     const ancestries = ancestriesOf(result.elements);
     const app = { pid: result.app.pid, name: result.app.name };
-    const elements = result.elements.map((el, i) => ({ ...el, ref: this.#record(el, app, ancestries[i]!, id), ancestry: ancestries[i]! }));
+    const elements = result.elements.map((el, i) => ({
+      ...el,
+      ref: this.#record(el, app, ancestries[i]!, id),
+      ancestry: ancestries[i]!,
+    }));
     this.#trim();
     return {
       id,
@@ -98,7 +112,9 @@ export class RefTable {
     if (!entry) {
       throw new AxError(
         'NOT_FOUND',
-        REF_RE.test(ref.trim()) ? `unknown ref ${ref}: it is not from a snapshot of this session` : `"${ref}" is not a ref (refs look like e12)`,
+        REF_RE.test(ref.trim())
+          ? `unknown ref ${ref}: it is not from a snapshot of this session`
+          : `"${ref}" is not a ref (refs look like e12)`,
         undefined,
         { hint: 'take a snapshot (or find) and use a ref it lists' },
       );
@@ -108,7 +124,14 @@ export class RefTable {
 
   target(ref: string): Target {
     const e = this.get(ref);
-    return { id: e.id, role: e.role, name: e.name, app: e.app, ancestry: e.ancestry, ...(e.identifier ? { identifier: e.identifier } : {}) };
+    return {
+      id: e.id,
+      role: e.role,
+      name: e.name,
+      app: e.app,
+      ancestry: e.ancestry,
+      ...(e.identifier ? { identifier: e.identifier } : {}),
+    };
   }
 
   /**

@@ -40,24 +40,36 @@ export function renderSnapshot(view: SnapshotView, maxChars = SNAPSHOT_MAX_CHARS
   return kept.join('\n');
 }
 
-export function renderFound(app: { name: string; pid: number }, found: readonly RefElement[], truncated: boolean): string {
+export function renderFound(
+  app: { name: string; pid: number },
+  found: readonly RefElement[],
+  truncated: boolean,
+): string {
   if (found.length === 0) return `No element matched in ${app.name} (pid ${app.pid}).`;
   const lines = found.map((el) => {
-    const where = el.ancestry.filter((a) => a.name).map((a) => a.name).join(' › ');
+    const where = el.ancestry
+      .filter((a) => a.name)
+      .map((a) => a.name)
+      .join(' › ');
     return `${elementLine(el)}${where ? ` in ${quote(where, 100)}` : ''}`;
   });
-  return [`${found.length} match${found.length === 1 ? '' : 'es'} in ${app.name} (pid ${app.pid})${truncated ? ' (more exist; narrow the query)' : ''}:`, ...lines].join('\n');
+  return [
+    `${found.length} match${found.length === 1 ? '' : 'es'} in ${app.name} (pid ${app.pid})${truncated ? ' (more exist; narrow the query)' : ''}:`,
+    ...lines,
+  ].join('\n');
 }
 
 export function describeActedOn(acted: ActedOn | undefined, ref?: string): string {
   if (!acted) return '';
   const b = acted.bounds ? ` at (${acted.bounds[0]}, ${acted.bounds[1]}, ${acted.bounds[2]}×${acted.bounds[3]})` : '';
-  const how = acted.resolved_by === 'rematch' ? ' — it had been recreated, so it was re-matched by role, name and place' : '';
+  const how =
+    acted.resolved_by === 'rematch' ? ' — it had been recreated, so it was re-matched by role, name and place' : '';
   return `${acted.role}${acted.name ? ` ${quote(acted.name)}` : ''}${ref ? ` [${ref}]` : ''}${b}${how}`;
 }
 
 export function describeEffect(effect: Effect | undefined): string {
   if (!effect) return '';
-  if (!effect.observed) return `no reaction from the app within ${Math.round(effect.waited_ms)} ms (check with a snapshot if it mattered)`;
+  if (!effect.observed)
+    return `no reaction from the app within ${Math.round(effect.waited_ms)} ms (check with a snapshot if it mattered)`;
   return effect.events.length ? `the app reacted (${effect.events.slice(0, 4).join(', ')})` : 'done';
 }

@@ -44,7 +44,9 @@ export function newSnapshotId(now = new Date(), rand = Math.random): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   const day = `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}`;
   const time = `${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}`;
-  return `s-${day}-${time}-${Math.floor(rand() * 0x10000).toString(16).padStart(4, '0')}`;
+  return `s-${day}-${time}-${Math.floor(rand() * 0x10000)
+    .toString(16)
+    .padStart(4, '0')}`;
 }
 
 export class SnapshotStore {
@@ -61,7 +63,11 @@ export class SnapshotStore {
     }
   }
 
-  async save(kind: SavedSnapshot['kind'], view: Pick<SnapshotView, 'id' | 'app' | 'windows' | 'truncated' | 'takenAt'> & { elements: RefElement[] }, table: RefTable): Promise<void> {
+  async save(
+    kind: SavedSnapshot['kind'],
+    view: Pick<SnapshotView, 'id' | 'app' | 'windows' | 'truncated' | 'takenAt'> & { elements: RefElement[] },
+    table: RefTable,
+  ): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const saved: SavedSnapshot = {
       version: 1,
@@ -98,16 +104,24 @@ export class SnapshotStore {
   /** The snapshot `id`, or the latest; NOT_FOUND with a hint when there is none. */
   async load(id?: string): Promise<SavedSnapshot> {
     const which = id ?? (await this.latestId());
-    if (!which) throw new AxError('NOT_FOUND', 'no snapshot yet', undefined, { hint: 'run `rein ax snapshot --app NAME` first' });
-    if (!ID_RE.test(which)) throw new AxError('INVALID', `"${which}" is not a snapshot id (they look like s-20261129-153012-ab12)`);
+    if (!which)
+      throw new AxError('NOT_FOUND', 'no snapshot yet', undefined, { hint: 'run `rein ax snapshot --app NAME` first' });
+    if (!ID_RE.test(which))
+      throw new AxError('INVALID', `"${which}" is not a snapshot id (they look like s-20261129-153012-ab12)`);
     let text: string;
     try {
       text = await readFile(this.#file(which), 'utf8');
     } catch {
-      throw new AxError('NOT_FOUND', `snapshot ${which} does not exist (only the newest ${SNAPSHOTS_KEPT} are kept)`, undefined, { hint: 'take a new snapshot' });
+      throw new AxError(
+        'NOT_FOUND',
+        `snapshot ${which} does not exist (only the newest ${SNAPSHOTS_KEPT} are kept)`,
+        undefined,
+        { hint: 'take a new snapshot' },
+      );
     }
     const parsed = SavedSnapshot.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new AxError('INVALID', `snapshot ${which} is damaged: ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new AxError('INVALID', `snapshot ${which} is damaged: ${parsed.error.issues[0]?.message ?? ''}`);
     return parsed.data;
   }
 

@@ -39,7 +39,17 @@ export const WARM_STOP = 'rein.warm.stop';
 const MAX_SOCKET_PATH = 100;
 const READY_TIMEOUT_MS = 20_000;
 /** The variables that pick the helper: a command with other values must not use this one. */
-const KEY_VARS = ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'REIN_AX_PYTHON', 'REIN_AX_HELPER', 'REIN_AX_HELPER_BUNDLE', 'REIN_AX_TRANSPORT', 'REIN_AX_WARM_IDLE_MS'];
+const KEY_VARS = [
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'XDG_RUNTIME_DIR',
+  'REIN_AX_PYTHON',
+  'REIN_AX_HELPER',
+  'REIN_AX_HELPER_BUNDLE',
+  'REIN_AX_TRANSPORT',
+  'REIN_AX_WARM_IDLE_MS',
+];
 
 export interface WarmPaths {
   dir: string;
@@ -79,7 +89,8 @@ export interface RelayCommand {
 
 export function relayCommand(): RelayCommand {
   const entry = process.argv[1];
-  if (!entry) throw new AxError('HELPER_UNAVAILABLE', 'cannot tell which file runs the rein command line (no process.argv[1])');
+  if (!entry)
+    throw new AxError('HELPER_UNAVAILABLE', 'cannot tell which file runs the rein command line (no process.argv[1])');
   return { file: process.execPath, args: [...loaderFlags(process.execArgv), entry, 'ax', '__warm-serve'], entry };
 }
 
@@ -92,7 +103,8 @@ function loaderFlags(execArgv: readonly string[]): string[] {
   for (let i = 0; i < execArgv.length; i++) {
     const a = execArgv[i]!;
     if (/^--(import|require|loader|experimental-loader)=/.test(a)) out.push(a);
-    else if (/^(--import|--require|--loader|--experimental-loader|-r)$/.test(a) && execArgv[i + 1] !== undefined) out.push(a, execArgv[++i]!);
+    else if (/^(--import|--require|--loader|--experimental-loader|-r)$/.test(a) && execArgv[i + 1] !== undefined)
+      out.push(a, execArgv[++i]!);
   }
   return out;
 }
@@ -110,14 +122,28 @@ export function warmPaths(dir: string, env: NodeJS.ProcessEnv, cmd: RelayCommand
   // The CLI bundle too (its path and build time): after a rebuild or an upgrade, a new helper.
   // bin/rein.js loads ../out/cli/rein.js: that file's time changes with every build.
   const built = join(dirname(dirname(cmd.entry)), 'out', 'cli', 'rein.js');
-  const material = JSON.stringify([process.getuid?.() ?? null, cmd.file, cmd.args, buildStamp(cmd.entry), buildStamp(built), KEY_VARS.map((k) => env[k] ?? null)]);
+  const material = JSON.stringify([
+    process.getuid?.() ?? null,
+    cmd.file,
+    cmd.args,
+    buildStamp(cmd.entry),
+    buildStamp(built),
+    KEY_VARS.map((k) => env[k] ?? null),
+  ]);
   return warmPathsFor(dir, createHash('sha256').update(material).digest('hex').slice(0, 12));
 }
 
 /** The paths of the relay with this key (the relay itself is told its key). */
 export function warmPathsFor(dir: string, key: string): WarmPaths {
   if (!/^[0-9a-f]{12}$/.test(key)) throw new AxError('INVALID', `"${key}" is not a warm helper key`);
-  return { dir, key, socket: join(dir, `${key}.sock`), info: join(dir, `${key}.json`), lock: join(dir, `${key}.lock`), log: join(dir, `${key}.log`) };
+  return {
+    dir,
+    key,
+    socket: join(dir, `${key}.sock`),
+    info: join(dir, `${key}.json`),
+    lock: join(dir, `${key}.lock`),
+    log: join(dir, `${key}.log`),
+  };
 }
 
 /** The folder must be ours and 0700. A folder of ours with looser modes is tightened; another user's is refused. */
@@ -126,7 +152,13 @@ async function ensurePrivateDir(dir: string): Promise<void> {
   const st = await lstat(dir);
   const uid = process.getuid?.();
   if (!st.isDirectory()) throw new AxError('HELPER_UNAVAILABLE', `${dir} is not a folder`);
-  if (uid !== undefined && st.uid !== uid) throw new AxError('HELPER_UNAVAILABLE', `${dir} belongs to another user (uid ${st.uid}); the warm helper will not use it`, undefined, { hint: 'remove it, or set REIN_AX_WARM=0' });
+  if (uid !== undefined && st.uid !== uid)
+    throw new AxError(
+      'HELPER_UNAVAILABLE',
+      `${dir} belongs to another user (uid ${st.uid}); the warm helper will not use it`,
+      undefined,
+      { hint: 'remove it, or set REIN_AX_WARM=0' },
+    );
   if ((st.mode & 0o077) !== 0) await chmod(dir, 0o700);
 }
 
@@ -169,7 +201,11 @@ export interface WarmConnectOptions {
  * A connection to this user's warm helper, starting it when there is none. A path too long for a Unix
  * socket gives undefined: the caller then starts a helper of its own.
  */
-export async function connectWarm(dir: string, env: NodeJS.ProcessEnv, opts: WarmConnectOptions = {}): Promise<HelperConnection | undefined> {
+export async function connectWarm(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  opts: WarmConnectOptions = {},
+): Promise<HelperConnection | undefined> {
   const cmd = opts.command ?? relayCommand();
   const paths = warmPaths(dir, env, cmd);
   if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH) return undefined;
@@ -186,10 +222,24 @@ export async function connectWarm(dir: string, env: NodeJS.ProcessEnv, opts: War
       await clearStale(paths);
       await startRelay(paths, env, cmd);
       const t = await tryConnect(paths);
-      if (!t) throw new AxError('HELPER_UNAVAILABLE', `the warm accessibility helper started but ${paths.socket} cannot be reached (its log: ${paths.log})`);
+      if (!t)
+        throw new AxError(
+          'HELPER_UNAVAILABLE',
+          `the warm accessibility helper started but ${paths.socket} cannot be reached (its log: ${paths.log})`,
+        );
       return t;
     },
-    { holder: 'rein ax (starting the warm helper)', waitMs: READY_TIMEOUT_MS + 5_000, busyError: () => new AxError('HELPER_UNAVAILABLE', 'another rein ax command is starting the warm helper and has not finished', undefined, { hint: 'try again, or set REIN_AX_WARM=0' }) },
+    {
+      holder: 'rein ax (starting the warm helper)',
+      waitMs: READY_TIMEOUT_MS + 5_000,
+      busyError: () =>
+        new AxError(
+          'HELPER_UNAVAILABLE',
+          'another rein ax command is starting the warm helper and has not finished',
+          undefined,
+          { hint: 'try again, or set REIN_AX_WARM=0' },
+        ),
+    },
   );
   return connectionOf(transport, paths);
 }
@@ -227,13 +277,21 @@ async function startRelay(paths: WarmPaths, env: NodeJS.ProcessEnv, cmd: RelayCo
   try {
     // Its own session, so it outlives this command and its terminal; in Rein's folder, never in the
     // caller's (which may be removed), and where `--import tsx` still resolves in development.
-    child = spawn(cmd.file, [...cmd.args, paths.key], { detached: true, cwd: dirname(dirname(cmd.entry)), stdio: ['ignore', 'pipe', logFd], env });
+    child = spawn(cmd.file, [...cmd.args, paths.key], {
+      detached: true,
+      cwd: dirname(dirname(cmd.entry)),
+      stdio: ['ignore', 'pipe', logFd],
+      env,
+    });
   } finally {
     closeSync(logFd);
   }
   const ready = await new Promise<{ ok: true } | { ok: false; reason: string }>((resolve) => {
     let buf = '';
-    const timer = setTimeout(() => finish({ ok: false, reason: `it did not get ready within ${READY_TIMEOUT_MS} ms` }), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => finish({ ok: false, reason: `it did not get ready within ${READY_TIMEOUT_MS} ms` }),
+      READY_TIMEOUT_MS,
+    );
     const finish = (r: { ok: true } | { ok: false; reason: string }) => {
       clearTimeout(timer);
       child.stdout?.removeAllListeners('data');
@@ -251,7 +309,9 @@ async function startRelay(paths: WarmPaths, env: NodeJS.ProcessEnv, cmd: RelayCo
         finish({ ok: false, reason: `its first line was not its ready line: ${buf.slice(0, 200)}` });
       }
     });
-    child.once('exit', (code, signal) => finish({ ok: false, reason: `it exited (${signal ?? `code ${code}`}) before it was ready` }));
+    child.once('exit', (code, signal) =>
+      finish({ ok: false, reason: `it exited (${signal ?? `code ${code}`}) before it was ready` }),
+    );
     child.once('error', (e) => finish({ ok: false, reason: e.message }));
   });
   child.stdout?.destroy();
@@ -263,7 +323,12 @@ async function startRelay(paths: WarmPaths, env: NodeJS.ProcessEnv, cmd: RelayCo
     } catch {
       // no log
     }
-    throw new AxError('HELPER_UNAVAILABLE', `the warm accessibility helper could not start: ${ready.reason}${log ? ` (${log})` : ''}`, undefined, { hint: 'set REIN_AX_WARM=0 to start a helper for each command' });
+    throw new AxError(
+      'HELPER_UNAVAILABLE',
+      `the warm accessibility helper could not start: ${ready.reason}${log ? ` (${log})` : ''}`,
+      undefined,
+      { hint: 'set REIN_AX_WARM=0 to start a helper for each command' },
+    );
   }
 }
 
@@ -282,7 +347,12 @@ export interface WarmStatus {
 }
 
 /** Asks a running relay one of its own methods; undefined when none runs. */
-async function askRelay(dir: string, env: NodeJS.ProcessEnv, method: string, cmd?: RelayCommand): Promise<{ paths: WarmPaths; result: Record<string, unknown> | undefined }> {
+async function askRelay(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  method: string,
+  cmd?: RelayCommand,
+): Promise<{ paths: WarmPaths; result: Record<string, unknown> | undefined }> {
   const paths = warmPaths(dir, env, cmd);
   const transport = await tryConnect(paths);
   if (!transport) return { paths, result: undefined };

@@ -112,7 +112,15 @@ export async function serveWarm(opts: WarmServeOptions): Promise<number> {
     }
     // Asking the relay about itself is not a use of the helper: it does not keep it warm.
     if (msg.method === WARM_STATUS || msg.method === WARM_STOP) {
-      const status = { pid: process.pid, helper_pid: helperPid, idle_ms: opts.idleMs, idle_for_ms: Date.now() - lastActivity, started_at: startedAt, clients: clients.size, calls };
+      const status = {
+        pid: process.pid,
+        helper_pid: helperPid,
+        idle_ms: opts.idleMs,
+        idle_for_ms: Date.now() - lastActivity,
+        started_at: startedAt,
+        clients: clients.size,
+        calls,
+      };
       send(client, { jsonrpc: '2.0', id: msg.id ?? null, result: status });
       if (msg.method === WARM_STOP) setImmediate(() => void end('asked to stop', 0));
       return;
@@ -184,26 +192,47 @@ export async function serveWarm(opts: WarmServeOptions): Promise<number> {
   const socketIno = lstatSync(opts.socket).ino;
   server.on('error', (e) => void end(`the socket failed: ${e.message}`, 1));
 
-  const info: WarmInfo = { pid: process.pid, helper_pid: helperPid, socket: opts.socket, idle_ms: opts.idleMs, started_at: startedAt };
+  const info: WarmInfo = {
+    pid: process.pid,
+    helper_pid: helperPid,
+    socket: opts.socket,
+    idle_ms: opts.idleMs,
+    started_at: startedAt,
+  };
   await atomicWriteFile(opts.info, `${JSON.stringify(info)}\n`, { mode: 0o600 });
 
   const idleTimer = setInterval(
     () => {
-      if (routes.size === 0 && Date.now() - lastActivity >= opts.idleMs) void end(`idle for ${Math.round((Date.now() - lastActivity) / 1000)} s`, 0);
+      if (routes.size === 0 && Date.now() - lastActivity >= opts.idleMs)
+        void end(`idle for ${Math.round((Date.now() - lastActivity) / 1000)} s`, 0);
     },
     Math.min(1_000, Math.max(50, Math.floor(opts.idleMs / 5))),
   );
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, () => void end(`got ${sig}`, 0));
 
   log(`serving ${opts.socket} for helper pid ${helperPid ?? '?'} (idle exit after ${opts.idleMs} ms)`);
-  opts.ready(JSON.stringify({ ready: true, socket: opts.socket, pid: process.pid, helper_pid: helperPid, protocol: AX_PROTOCOL_VERSION }));
+  opts.ready(
+    JSON.stringify({
+      ready: true,
+      socket: opts.socket,
+      pid: process.pid,
+      helper_pid: helperPid,
+      protocol: AX_PROTOCOL_VERSION,
+    }),
+  );
   return done;
 }
 
 /** One hello of our own: the helper speaks our protocol, and its pid goes into the info file. */
 async function hello(helper: HelperConnection): Promise<number | null> {
-  const answer = await new Promise<{ result?: { protocol?: number; helper?: { pid?: number } }; error?: { message?: string } }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new AxError('HELPER_UNAVAILABLE', 'the helper did not answer hello within 10 s')), 10_000);
+  const answer = await new Promise<{
+    result?: { protocol?: number; helper?: { pid?: number } };
+    error?: { message?: string };
+  }>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new AxError('HELPER_UNAVAILABLE', 'the helper did not answer hello within 10 s')),
+      10_000,
+    );
     const sub = helper.transport.onLine((line) => {
       try {
         const msg = JSON.parse(line) as { id?: unknown };
@@ -215,10 +244,21 @@ async function hello(helper: HelperConnection): Promise<number | null> {
         // not for us
       }
     });
-    helper.transport.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'hello', params: { protocol: AX_PROTOCOL_VERSION, client: 'rein-warm-relay' } }));
+    helper.transport.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'hello',
+        params: { protocol: AX_PROTOCOL_VERSION, client: 'rein-warm-relay' },
+      }),
+    );
   });
   if (answer.error) throw new AxError('HELPER_UNAVAILABLE', `the helper refused hello: ${answer.error.message ?? ''}`);
-  if (answer.result?.protocol !== AX_PROTOCOL_VERSION) throw new AxError('PROTOCOL', `the helper speaks protocol ${String(answer.result?.protocol)}, this Rein speaks ${AX_PROTOCOL_VERSION}`);
+  if (answer.result?.protocol !== AX_PROTOCOL_VERSION)
+    throw new AxError(
+      'PROTOCOL',
+      `the helper speaks protocol ${String(answer.result?.protocol)}, this Rein speaks ${AX_PROTOCOL_VERSION}`,
+    );
   return answer.result.helper?.pid ?? helper.pid ?? null;
 }
 

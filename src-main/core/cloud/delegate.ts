@@ -22,7 +22,15 @@ import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
 import { errorResult, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
 import { GatewayClient, GatewayError, type Fetch } from './gateway.js';
 import type { SseEvent } from './sse.js';
-import { cloudBaseUrl, keyOptional, keySources, resolveCloudKey, type CloudConfig, type CloudKeyStore, type ResolvedKey } from './settings.js';
+import {
+  cloudBaseUrl,
+  keyOptional,
+  keySources,
+  resolveCloudKey,
+  type CloudConfig,
+  type CloudKeyStore,
+  type ResolvedKey,
+} from './settings.js';
 import { RUN_COSTS, type RunCosts } from '../tools/runCosts.js';
 import { groupDigits } from '../util/groupDigits.js';
 
@@ -44,19 +52,30 @@ const PROCESSING_NOTE_MAX = 150;
 const ANSWER_AGENTS: ReadonlySet<string> = new Set(['', 'final_output', 'swarm-lead', 'synthesis']);
 
 const input = z.strictObject({
-  task: z.string().min(1).describe('The task for the cloud agents, complete and self-contained: what to find out or produce, scope, and the form of the result.'),
+  task: z
+    .string()
+    .min(1)
+    .describe(
+      'The task for the cloud agents, complete and self-contained: what to find out or produce, scope, and the form of the result.',
+    ),
   context: z
     .string()
     .optional()
-    .describe(`Background the cloud agents need (what the user already knows, constraints, sources to use or avoid). Cut at ${groupDigits(CONTEXT_MAX_CHARS)} characters.`),
+    .describe(
+      `Background the cloud agents need (what the user already knows, constraints, sources to use or avoid). Cut at ${groupDigits(CONTEXT_MAX_CHARS)} characters.`,
+    ),
   workflow_type: z
     .enum(['research', 'swarm', 'auto'])
     .optional()
-    .describe('research: deep multi-source research with a cited report; swarm: many independent subtasks worked in parallel; auto (default): the cloud decides.'),
+    .describe(
+      'research: deep multi-source research with a cited report; swarm: many independent subtasks worked in parallel; auto (default): the cloud decides.',
+    ),
   final_answer: z
     .boolean()
     .optional()
-    .describe('true (default): the complete result is shown to the user as your answer and your turn ends. false: the result comes back to you, to continue working with it (save it to a file, combine it with local work).'),
+    .describe(
+      'true (default): the complete result is shown to the user as your answer and your turn ends. false: the result comes back to you, to continue working with it (save it to a file, combine it with local work).',
+    ),
 });
 export type CloudDelegateInput = z.infer<typeof input>;
 
@@ -72,8 +91,18 @@ export interface CloudDelegateDeps {
 /** What a running delegation reports in `tool_progress.data`; `workflow_id` once it is known. */
 export type CloudProgress = { source: 'cloud'; workflow_id?: string } & (
   | { kind: 'workflow'; status: 'submitting' | 'started' | 'completed' | 'cancelling'; task_id?: string }
-  | { kind: 'agent'; agent_id: string; status: 'started' | 'completed' | 'thinking' | 'tool' | 'processing'; message: string }
-  | { kind: 'plan'; plan_type: 'research_plan' | 'research_plan_updated' | 'approved'; content: string; needs_review: boolean }
+  | {
+      kind: 'agent';
+      agent_id: string;
+      status: 'started' | 'completed' | 'thinking' | 'tool' | 'processing';
+      message: string;
+    }
+  | {
+      kind: 'plan';
+      plan_type: 'research_plan' | 'research_plan_updated' | 'approved';
+      content: string;
+      needs_review: boolean;
+    }
   | { kind: 'tasks'; completed: number; total: number }
   | { kind: 'delta'; agent_id: string; text: string }
   | { kind: 'reconnect'; attempt: number; reason: string; last_event_id?: string }
@@ -81,7 +110,11 @@ export type CloudProgress = { source: 'cloud'; workflow_id?: string } & (
 );
 
 /** A progress report's data before the delegation adds `source` and `workflow_id`. */
-type ProgressBody = CloudProgress extends infer P ? (P extends CloudProgress ? Omit<P, 'source' | 'workflow_id'> : never) : never;
+type ProgressBody = CloudProgress extends infer P
+  ? P extends CloudProgress
+    ? Omit<P, 'source' | 'workflow_id'>
+    : never
+  : never;
 
 export interface CloudUsage {
   input_tokens: number;
@@ -123,7 +156,8 @@ export function createCloudDelegateTool(deps: CloudDelegateDeps): Tool<CloudDele
     isConcurrencySafe: () => false,
     // The task and its context leave this machine and the work is billed: asked as high-risk.
     isDestructive: () => true,
-    summarize: (i) => `${i.workflow_type ?? 'auto'} task for ${where} (the task and its context are sent there): ${i.task}`,
+    summarize: (i) =>
+      `${i.workflow_type ?? 'auto'} task for ${where} (the task and its context are sent there): ${i.task}`,
     resultBudget: CLOUD_RESULT_BUDGET,
     maxCallsPerResponse: 1,
     admit: (_i, ctx) => refusal(deps, ctx),
@@ -131,7 +165,8 @@ export function createCloudDelegateTool(deps: CloudDelegateDeps): Tool<CloudDele
   };
 }
 
-const spendingOf = (ctx: ToolContext): RunCosts | undefined => sessionSlots(ctx).slot(RUN_COSTS, () => undefined as RunCosts | undefined);
+const spendingOf = (ctx: ToolContext): RunCosts | undefined =>
+  sessionSlots(ctx).slot(RUN_COSTS, () => undefined as RunCosts | undefined);
 
 /** Why a call may not run at all in this run (asked before anyone is asked to approve it, and again when it runs); undefined: it may. */
 function refusal(deps: CloudDelegateDeps, ctx: ToolContext): ToolResult | undefined {
@@ -154,12 +189,20 @@ function refusal(deps: CloudDelegateDeps, ctx: ToolContext): ToolResult | undefi
     );
   }
   if (spendingOf(ctx)?.overBudget()) {
-    return errorResult('business', "the run's spending cap (budget.max_usd_per_run) is reached, so cloud_delegate did not run and nothing was sent. Answer with what you have.");
+    return errorResult(
+      'business',
+      "the run's spending cap (budget.max_usd_per_run) is reached, so cloud_delegate did not run and nothing was sent. Answer with what you have.",
+    );
   }
   return undefined;
 }
 
-async function delegate(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult> {
+async function delegate(
+  deps: CloudDelegateDeps,
+  i: CloudDelegateInput,
+  ctx: ToolContext,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   const refused = refusal(deps, ctx);
   if (refused) return refused;
   // The place is held while the delegation runs and kept unless it ends in an error.
@@ -174,7 +217,12 @@ async function delegate(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: Too
   }
 }
 
-async function delegateOnce(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult> {
+async function delegateOnce(
+  deps: CloudDelegateDeps,
+  i: CloudDelegateInput,
+  ctx: ToolContext,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   const failures = sessionSlots(ctx).slot(FAILURES, () => ({ count: 0, last: '' }));
   const fail = (kind: 'business' | 'transient' | 'permission', why: string): ToolResult => {
     failures.count++;
@@ -185,7 +233,8 @@ async function delegateOnce(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx:
   const base = cloudBaseUrl(deps.cloud);
   if (!base.ok) return fail('business', base.message);
   const verdict = await ctx.egress(base.url, 'POST');
-  if (!verdict.allowed) return fail('permission', `the cloud gateway ${base.url.host} may not be reached: ${verdict.reason}`);
+  if (!verdict.allowed)
+    return fail('permission', `the cloud gateway ${base.url.host} may not be reached: ${verdict.reason}`);
   let resolved: ResolvedKey;
   try {
     resolved = await resolveCloudKey(deps.cloud, deps.env, deps.keys);
@@ -194,10 +243,17 @@ async function delegateOnce(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx:
   }
   const key = resolved.key;
   if (!key && !keyOptional(base.url)) {
-    return fail('business', `no API key for the cloud gateway ${base.url.host}: set REIN_CLOUD_API_KEY (or SHANNON_API_KEY), cloud.api_key, or save it in ${keyFileOf(deps)} (docs/cloud.md)`);
+    return fail(
+      'business',
+      `no API key for the cloud gateway ${base.url.host}: set REIN_CLOUD_API_KEY (or SHANNON_API_KEY), cloud.api_key, or save it in ${keyFileOf(deps)} (docs/cloud.md)`,
+    );
   }
 
-  const client = new GatewayClient({ baseUrl: base.url, ...(key ? { apiKey: key } : {}), ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  const client = new GatewayClient({
+    baseUrl: base.url,
+    ...(key ? { apiKey: key } : {}),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
   const timeoutS = deps.cloud.timeout;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(`timed out after ${timeoutS} s`)), timeoutS * 1000);
@@ -221,9 +277,15 @@ async function delegateOnce(deps: CloudDelegateDeps, i: CloudDelegateInput, ctx:
       failures.count++;
       failures.last = `timed out after ${timeoutS} s`;
       if (partial) {
-        return { ok: true, content: `[timed out after ${timeoutS} s (cloud.timeout)${cancelled}; this is the partial result. ${advice(failures.count)}]\n\n${partial}` };
+        return {
+          ok: true,
+          content: `[timed out after ${timeoutS} s (cloud.timeout)${cancelled}; this is the partial result. ${advice(failures.count)}]\n\n${partial}`,
+        };
       }
-      return errorResult('transient', `the cloud workflow timed out after ${timeoutS} s (cloud.timeout) without a result${cancelled}. ${advice(failures.count)}`);
+      return errorResult(
+        'transient',
+        `the cloud workflow timed out after ${timeoutS} s (cloud.timeout) without a result${cancelled}. ${advice(failures.count)}`,
+      );
     }
     const transient = err instanceof GatewayError ? err.transient : true;
     const cancelled = run.workflowId ? await run.cancelWorkflow() : '';
@@ -261,9 +323,24 @@ function advice(count: number): string {
 
 type Outcome = { status: 'completed'; result: ToolResult } | { status: 'failed' | 'cancelled'; message: string };
 
-const TERMINAL: ReadonlySet<string> = new Set(['done', 'WORKFLOW_COMPLETED', 'WORKFLOW_FAILED', 'ERROR_OCCURRED', 'error', 'workflow.cancelled', 'WORKFLOW_CANCELLED']);
+const TERMINAL: ReadonlySet<string> = new Set([
+  'done',
+  'WORKFLOW_COMPLETED',
+  'WORKFLOW_FAILED',
+  'ERROR_OCCURRED',
+  'error',
+  'workflow.cancelled',
+  'WORKFLOW_CANCELLED',
+]);
 const IGNORED: ReadonlySet<string> = new Set([
-  'WORKFLOW_STARTED', 'TOOL_OBSERVATION', 'TOOL_COMPLETED', 'DELEGATION', 'PROGRESS', 'STATUS_UPDATE', 'WAITING', 'APPROVAL_DECISION',
+  'WORKFLOW_STARTED',
+  'TOOL_OBSERVATION',
+  'TOOL_COMPLETED',
+  'DELEGATION',
+  'PROGRESS',
+  'STATUS_UPDATE',
+  'WAITING',
+  'APPROVAL_DECISION',
 ]);
 
 interface Parsed {
@@ -282,7 +359,8 @@ function parseEvent(ev: SseEvent): Parsed {
     // plain text data ("[DONE]")
   }
   const named = ev.event !== 'message' ? ev.event : undefined;
-  const type = named ?? (typeof data.type === 'string' ? data.type : typeof data.event === 'string' ? data.event : 'message');
+  const type =
+    named ?? (typeof data.type === 'string' ? data.type : typeof data.event === 'string' ? data.event : 'message');
   return { type, data, text: ev.data };
 }
 
@@ -301,7 +379,15 @@ class Delegation {
   #flush: NodeJS.Timeout | undefined;
   #status: 'running' | 'completed' | 'failed' | 'cancelled' = 'running';
   #failure = '';
-  readonly #usage: CloudUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0, cache_read_tokens: 0, cache_creation_tokens: 0, models: [] };
+  readonly #usage: CloudUsage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    total_tokens: 0,
+    cost_usd: 0,
+    cache_read_tokens: 0,
+    cache_creation_tokens: 0,
+    models: [],
+  };
   #usageSeen = false;
   #usageReported = false;
 
@@ -315,13 +401,17 @@ class Delegation {
 
   #report(message: string, data: ProgressBody): void {
     if (data.kind !== 'delta') this.#flushDelta();
-    this.ctx.progress?.({ message, data: { source: 'cloud', ...(this.workflowId ? { workflow_id: this.workflowId } : {}), ...data } });
+    this.ctx.progress?.({
+      message,
+      data: { source: 'cloud', ...(this.workflowId ? { workflow_id: this.workflowId } : {}), ...data },
+    });
   }
 
   async execute(): Promise<Outcome> {
     const { input: i, ctx } = this;
     const context: Record<string, unknown> = { agent_name: ctx.agent };
-    if (i.context) context.user_context = i.context.length > CONTEXT_MAX_CHARS ? i.context.slice(0, CONTEXT_MAX_CHARS) : i.context;
+    if (i.context)
+      context.user_context = i.context.length > CONTEXT_MAX_CHARS ? i.context.slice(0, CONTEXT_MAX_CHARS) : i.context;
     if (i.workflow_type === 'research') context.force_research = true;
     if (i.workflow_type === 'swarm') context.force_swarm = true;
 
@@ -329,7 +419,11 @@ class Delegation {
     const task = await this.client.submitTask({ query: i.task, session_id: ctx.sessionId, context }, this.signal);
     this.workflowId = task.workflowId;
     this.taskId = task.taskId;
-    this.#report(`cloud workflow ${task.workflowId} started`, { kind: 'workflow', status: 'started', task_id: task.taskId });
+    this.#report(`cloud workflow ${task.workflowId} started`, {
+      kind: 'workflow',
+      status: 'started',
+      task_id: task.taskId,
+    });
 
     const stream = this.client.events(task.streamUrl, {
       signal: this.signal,
@@ -337,12 +431,15 @@ class Delegation {
       ...(this.deps.reconnectDelayMs !== undefined ? { reconnectDelayMs: this.deps.reconnectDelayMs } : {}),
       isTerminal: (ev) => TERMINAL.has(parseEvent(ev).type),
       onReconnect: (r) =>
-        this.#report(`event stream dropped (${r.reason}); resuming${r.lastEventId ? ` after event ${r.lastEventId}` : ''}`, {
-          kind: 'reconnect',
-          attempt: r.attempt,
-          reason: r.reason,
-          ...(r.lastEventId ? { last_event_id: r.lastEventId } : {}),
-        }),
+        this.#report(
+          `event stream dropped (${r.reason}); resuming${r.lastEventId ? ` after event ${r.lastEventId}` : ''}`,
+          {
+            kind: 'reconnect',
+            attempt: r.attempt,
+            reason: r.reason,
+            ...(r.lastEventId ? { last_event_id: r.lastEventId } : {}),
+          },
+        ),
     });
     for await (const ev of stream) {
       await this.#handle(parseEvent(ev));
@@ -350,15 +447,26 @@ class Delegation {
     }
     this.#flushDelta();
     if (this.#status === 'running') this.#status = 'completed'; // the stream ended on a terminal event the loop did not see
-    if (this.#status === 'failed') return { status: 'failed', message: `the cloud workflow ${this.workflowId} failed: ${this.#failure || 'no reason given'}` };
-    if (this.#status === 'cancelled') return { status: 'cancelled', message: `the cloud workflow ${this.workflowId} was cancelled on the gateway${this.#failure ? `: ${this.#failure}` : ''}` };
+    if (this.#status === 'failed')
+      return {
+        status: 'failed',
+        message: `the cloud workflow ${this.workflowId} failed: ${this.#failure || 'no reason given'}`,
+      };
+    if (this.#status === 'cancelled')
+      return {
+        status: 'cancelled',
+        message: `the cloud workflow ${this.workflowId} was cancelled on the gateway${this.#failure ? `: ${this.#failure}` : ''}`,
+      };
 
     // The stream may cut long results (~10K characters): the task's own record has all of it.
     let full: string | undefined;
     let fullUsage: unknown;
     let fetchProblem = '';
     try {
-      const t = await this.client.getTask(this.taskId ?? this.workflowId!, AbortSignal.any([this.signal, AbortSignal.timeout(FULL_RESULT_TIMEOUT_MS)]));
+      const t = await this.client.getTask(
+        this.taskId ?? this.workflowId!,
+        AbortSignal.any([this.signal, AbortSignal.timeout(FULL_RESULT_TIMEOUT_MS)]),
+      );
       full = t.result ?? '';
       fullUsage = t.usage;
     } catch (err) {
@@ -370,14 +478,24 @@ class Delegation {
     if (!this.#usageSeen && fullUsage !== undefined) this.#addUsage(fullUsage);
     this.reportUsage();
     this.#report(`cloud workflow ${this.workflowId} completed`, { kind: 'workflow', status: 'completed' });
-    if (!text.trim()) return { status: 'failed', message: `the cloud workflow ${this.workflowId} finished without a result${fetchProblem ? ` (and fetching it failed: ${fetchProblem})` : ''}` };
+    if (!text.trim())
+      return {
+        status: 'failed',
+        message: `the cloud workflow ${this.workflowId} finished without a result${fetchProblem ? ` (and fetching it failed: ${fetchProblem})` : ''}`,
+      };
     if (full === undefined) {
       return {
         status: 'completed',
-        result: { ok: true, content: `${text}\n\n[note: the full result could not be fetched (${fetchProblem}); this is the result as streamed, which the gateway may have cut]` },
+        result: {
+          ok: true,
+          content: `${text}\n\n[note: the full result could not be fetched (${fetchProblem}); this is the result as streamed, which the gateway may have cut]`,
+        },
       };
     }
-    return { status: 'completed', result: { ok: true, content: text, ...(this.input.final_answer !== false ? { final: true as const } : {}) } };
+    return {
+      status: 'completed',
+      result: { ok: true, content: text, ...(this.input.final_answer !== false ? { final: true as const } : {}) },
+    };
   }
 
   async #handle(e: Parsed): Promise<void> {
@@ -406,53 +524,94 @@ class Delegation {
         return;
       }
       case 'RESEARCH_PLAN_READY':
-        this.#report('research plan ready; approving it', { kind: 'plan', plan_type: 'research_plan', content: message, needs_review: true });
+        this.#report('research plan ready; approving it', {
+          kind: 'plan',
+          plan_type: 'research_plan',
+          content: message,
+          needs_review: true,
+        });
         await this.client.approvePlan(this.workflowId!, this.signal);
         return;
       case 'RESEARCH_PLAN_UPDATED':
-        this.#report('research plan updated', { kind: 'plan', plan_type: 'research_plan_updated', content: message, needs_review: false });
+        this.#report('research plan updated', {
+          kind: 'plan',
+          plan_type: 'research_plan_updated',
+          content: message,
+          needs_review: false,
+        });
         return;
       case 'RESEARCH_PLAN_APPROVED':
-        this.#report('research plan approved', { kind: 'plan', plan_type: 'approved', content: '', needs_review: false });
+        this.#report('research plan approved', {
+          kind: 'plan',
+          plan_type: 'approved',
+          content: '',
+          needs_review: false,
+        });
         return;
       case 'APPROVAL_REQUESTED':
-        this.#report(`the cloud asked for approval${message ? ` (${cut(message, PROCESSING_NOTE_MAX)})` : ''}; approving it`, {
-          kind: 'agent',
-          agent_id: agent,
-          status: 'thinking',
-          message,
-        });
+        this.#report(
+          `the cloud asked for approval${message ? ` (${cut(message, PROCESSING_NOTE_MAX)})` : ''}; approving it`,
+          {
+            kind: 'agent',
+            agent_id: agent,
+            status: 'thinking',
+            message,
+          },
+        );
         await this.client.approvePlan(this.workflowId!, this.signal);
         return;
       case 'AGENT_STARTED':
       case 'AGENT_COMPLETED': {
         const status = e.type === 'AGENT_STARTED' ? 'started' : 'completed';
-        this.#report(`[${agent || 'agent'}] ${status}${message ? `: ${cut(message, PROCESSING_NOTE_MAX)}` : ''}`, { kind: 'agent', agent_id: agent, status, message });
+        this.#report(`[${agent || 'agent'}] ${status}${message ? `: ${cut(message, PROCESSING_NOTE_MAX)}` : ''}`, {
+          kind: 'agent',
+          agent_id: agent,
+          status,
+          message,
+        });
         return;
       }
       case 'AGENT_THINKING':
       case 'LEAD_DECISION':
       case 'HITL_RESPONSE': {
         const note = cut(message, e.type === 'AGENT_THINKING' ? AGENT_NOTE_MAX : PROCESSING_NOTE_MAX);
-        if (note) this.#report(`[${agent || 'agent'}] ${note}`, { kind: 'agent', agent_id: agent, status: 'thinking', message: note });
+        if (note)
+          this.#report(`[${agent || 'agent'}] ${note}`, {
+            kind: 'agent',
+            agent_id: agent,
+            status: 'thinking',
+            message: note,
+          });
         return;
       }
       case 'TOOL_INVOKED':
       case 'TOOL_STARTED': {
         const tool = s(d.tool) || s((d.payload as Record<string, unknown> | undefined)?.tool);
         const note = cut(message || tool, PROCESSING_NOTE_MAX);
-        this.#report(`[${agent || 'agent'}] tool: ${note}`, { kind: 'agent', agent_id: agent, status: 'tool', message: note });
+        this.#report(`[${agent || 'agent'}] tool: ${note}`, {
+          kind: 'agent',
+          agent_id: agent,
+          status: 'tool',
+          message: note,
+        });
         return;
       }
       case 'DATA_PROCESSING': {
         const note = cut(message, PROCESSING_NOTE_MAX);
-        this.#report(`[synthesis] ${note || 'processing'}`, { kind: 'agent', agent_id: 'synthesis', status: 'processing', message: note });
+        this.#report(`[synthesis] ${note || 'processing'}`, {
+          kind: 'agent',
+          agent_id: 'synthesis',
+          status: 'processing',
+          message: note,
+        });
         return;
       }
       case 'TASKLIST_UPDATED': {
         const payload = d.payload && typeof d.payload === 'object' ? (d.payload as Record<string, unknown>) : {};
         const tasks = Array.isArray(payload.tasks) ? payload.tasks : [];
-        const completed = tasks.filter((t) => t && typeof t === 'object' && (t as Record<string, unknown>).status === 'completed').length;
+        const completed = tasks.filter(
+          (t) => t && typeof t === 'object' && (t as Record<string, unknown>).status === 'completed',
+        ).length;
         this.#report(`tasks: ${completed} of ${tasks.length} done`, { kind: 'tasks', completed, total: tasks.length });
         return;
       }
@@ -485,7 +644,10 @@ class Delegation {
     if (!this.#usageSeen || this.#usageReported) return;
     this.#usageReported = true;
     const u = this.#usage;
-    this.#report(`cloud usage: ${u.total_tokens || u.input_tokens + u.output_tokens} tokens, $${u.cost_usd.toFixed(4)}`, { kind: 'usage', usage: { ...u, models: [...u.models] } });
+    this.#report(
+      `cloud usage: ${u.total_tokens || u.input_tokens + u.output_tokens} tokens, $${u.cost_usd.toFixed(4)}`,
+      { kind: 'usage', usage: { ...u, models: [...u.models] } },
+    );
   }
 
   /** The cost the gateway reported (US dollars). */
@@ -523,7 +685,13 @@ class Delegation {
     const tail = text.replace(/\s+/g, ' ').trim();
     this.ctx.progress?.({
       message: `writing: ${tail.length > 80 ? `…${tail.slice(-79)}` : tail}`,
-      data: { source: 'cloud', ...(this.workflowId ? { workflow_id: this.workflowId } : {}), kind: 'delta', agent_id: this.#pendingAgent, text },
+      data: {
+        source: 'cloud',
+        ...(this.workflowId ? { workflow_id: this.workflowId } : {}),
+        kind: 'delta',
+        agent_id: this.#pendingAgent,
+        text,
+      },
     });
   }
 

@@ -119,8 +119,13 @@ export class GatewayClient {
     const json = await this.#json('POST', this.url('api/v1/tasks/stream'), body, signal);
     const o = asObject(json);
     const workflowId = str(o.workflow_id) ?? str(o.task_id);
-    if (!workflowId) throw new GatewayError('the gateway accepted the task but named no workflow_id', { transient: false });
-    return { workflowId, taskId: str(o.task_id) ?? workflowId, streamUrl: this.streamUrl(workflowId, str(o.stream_url)) };
+    if (!workflowId)
+      throw new GatewayError('the gateway accepted the task but named no workflow_id', { transient: false });
+    return {
+      workflowId,
+      taskId: str(o.task_id) ?? workflowId,
+      streamUrl: this.streamUrl(workflowId, str(o.stream_url)),
+    };
   }
 
   /**
@@ -164,7 +169,11 @@ export class GatewayClient {
       ...(str(o.task_id) ? { task_id: str(o.task_id)! } : {}),
       ...(str(o.workflow_id) ? { workflow_id: str(o.workflow_id)! } : {}),
       ...(str(o.status) ? { status: str(o.status)! } : {}),
-      ...(typeof result === 'string' ? { result } : result !== undefined && result !== null ? { result: JSON.stringify(result, null, 2) } : {}),
+      ...(typeof result === 'string'
+        ? { result }
+        : result !== undefined && result !== null
+          ? { result: JSON.stringify(result, null, 2) }
+          : {}),
       ...(str(o.query) ? { query: str(o.query)! } : {}),
       ...(o.usage !== undefined ? { usage: o.usage } : {}),
     };
@@ -172,7 +181,12 @@ export class GatewayClient {
 
   /** Approves the workflow's research plan (human-in-the-loop review, answered for the user). */
   async approvePlan(workflowId: string, signal: AbortSignal): Promise<void> {
-    await this.#json('POST', this.url(`api/v1/tasks/${encodeURIComponent(workflowId)}/review`), { action: 'approve' }, signal);
+    await this.#json(
+      'POST',
+      this.url(`api/v1/tasks/${encodeURIComponent(workflowId)}/review`),
+      { action: 'approve' },
+      signal,
+    );
   }
 
   async cancelTask(id: string, signal: AbortSignal): Promise<void> {
@@ -187,7 +201,11 @@ export class GatewayClient {
    * fetch with redirects followed by hand, and only on the gateway's origin: fetch itself would send
    * `X-API-Key` to wherever a redirect points. A redirect elsewhere is a (non-transient) error.
    */
-  async #send(url: URL, init: RequestInit & { method: string; headers: Record<string, string> }, what: string): Promise<Response> {
+  async #send(
+    url: URL,
+    init: RequestInit & { method: string; headers: Record<string, string> },
+    what: string,
+  ): Promise<Response> {
     let current = url;
     let method = init.method;
     let headers = init.headers;
@@ -201,7 +219,10 @@ export class GatewayClient {
       try {
         next = new URL(location, current);
       } catch {
-        throw new GatewayError(`the cloud gateway answered ${what} with HTTP ${res.status} to an unusable location`, { status: res.status, transient: false });
+        throw new GatewayError(`the cloud gateway answered ${what} with HTTP ${res.status} to an unusable location`, {
+          status: res.status,
+          transient: false,
+        });
       }
       if (next.origin !== this.#base.origin) {
         throw new GatewayError(
@@ -209,7 +230,11 @@ export class GatewayClient {
           { status: res.status, transient: false },
         );
       }
-      if (hops >= MAX_REDIRECTS) throw new GatewayError(`the cloud gateway redirected ${what} more than ${MAX_REDIRECTS} times`, { status: res.status, transient: false });
+      if (hops >= MAX_REDIRECTS)
+        throw new GatewayError(`the cloud gateway redirected ${what} more than ${MAX_REDIRECTS} times`, {
+          status: res.status,
+          transient: false,
+        });
       // As fetch does: 303, and 301/302 after a POST, go on as a GET without the body.
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
         method = 'GET';
@@ -229,7 +254,10 @@ export class GatewayClient {
         url,
         {
           method,
-          headers: this.#headers({ Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) }),
+          headers: this.#headers({
+            Accept: 'application/json',
+            ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          }),
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
           signal,
         },
@@ -237,11 +265,17 @@ export class GatewayClient {
       );
     } catch (err) {
       if (signal.aborted || err instanceof GatewayError) throw err;
-      throw new GatewayError(`cannot reach the cloud gateway at ${url.origin} (${what}): ${causeOf(err)}`, { transient: true });
+      throw new GatewayError(`cannot reach the cloud gateway at ${url.origin} (${what}): ${causeOf(err)}`, {
+        transient: true,
+      });
     }
     if (!res.ok) {
       const text = await readCapped(res, ERROR_BODY_MAX_BYTES);
-      throw new GatewayError(`the cloud gateway answered ${what} with HTTP ${res.status}${text ? `: ${text}` : ''}`, { status: res.status, body: text, transient: transientStatus(res.status) });
+      throw new GatewayError(`the cloud gateway answered ${what} with HTTP ${res.status}${text ? `: ${text}` : ''}`, {
+        status: res.status,
+        body: text,
+        transient: transientStatus(res.status),
+      });
     }
     let text: string;
     try {
@@ -254,7 +288,10 @@ export class GatewayClient {
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new GatewayError(`the cloud gateway's answer to ${what} is not JSON: ${text.slice(0, 200)}`, { status: res.status, transient: false });
+      throw new GatewayError(`the cloud gateway's answer to ${what} is not JSON: ${text.slice(0, 200)}`, {
+        status: res.status,
+        transient: false,
+      });
     }
   }
 
@@ -289,7 +326,11 @@ export class GatewayClient {
           url,
           {
             method: 'GET',
-            headers: this.#headers({ Accept: 'text/event-stream', 'Cache-Control': 'no-cache', ...(lastId !== undefined ? { 'Last-Event-ID': lastId } : {}) }),
+            headers: this.#headers({
+              Accept: 'text/event-stream',
+              'Cache-Control': 'no-cache',
+              ...(lastId !== undefined ? { 'Last-Event-ID': lastId } : {}),
+            }),
             signal: conn.signal,
           },
           `GET ${url.pathname}`,
@@ -297,7 +338,8 @@ export class GatewayClient {
         if (!res.ok) {
           const text = await readCapped(res, ERROR_BODY_MAX_BYTES);
           const message = `the cloud gateway answered GET ${url.pathname} with HTTP ${res.status}${text ? `: ${text}` : ''}`;
-          if (!transientStatus(res.status)) throw new GatewayError(message, { status: res.status, body: text, transient: false });
+          if (!transientStatus(res.status))
+            throw new GatewayError(message, { status: res.status, body: text, transient: false });
           reason = `HTTP ${res.status}`;
         } else if (!res.body) {
           reason = 'the gateway sent no event stream';
@@ -333,8 +375,11 @@ export class GatewayClient {
       } catch (err) {
         if (o.signal.aborted) throw o.signal.reason;
         if (err instanceof GatewayError && !err.transient) throw err;
-        if (err instanceof SseLineTooLongError) throw new GatewayError(`the cloud gateway's event stream is malformed: ${err.message}`, { transient: false });
-        reason = idled ? `no data for ${o.idleTimeoutMs >= 1000 ? `${Math.round(o.idleTimeoutMs / 1000)} s` : `${o.idleTimeoutMs} ms`}` : causeOf(err);
+        if (err instanceof SseLineTooLongError)
+          throw new GatewayError(`the cloud gateway's event stream is malformed: ${err.message}`, { transient: false });
+        reason = idled
+          ? `no data for ${o.idleTimeoutMs >= 1000 ? `${Math.round(o.idleTimeoutMs / 1000)} s` : `${o.idleTimeoutMs} ms`}`
+          : causeOf(err);
       } finally {
         clearTimeout(idle);
         o.signal.removeEventListener('abort', onAbort);
@@ -342,7 +387,9 @@ export class GatewayClient {
       }
       drops = gotEvent ? 1 : drops + 1;
       if (drops > maxReconnects) {
-        throw new GatewayError(`the cloud workflow's event stream was lost ${drops} times in a row (last: ${reason})`, { transient: true });
+        throw new GatewayError(`the cloud workflow's event stream was lost ${drops} times in a row (last: ${reason})`, {
+          transient: true,
+        });
       }
       const delayMs = retryMs ?? Math.min(baseDelay * 2 ** (drops - 1), maxDelay);
       o.onReconnect?.({ attempt: drops, reason, lastEventId: lastId, delayMs });

@@ -13,4 +13,12 @@ export {
 } from './delegate.js';
 export { GatewayClient, GatewayError, type Fetch, type SubmittedTask, type TaskStatus } from './gateway.js';
 export { SseParser, type SseEvent } from './sse.js';
-export { cloudBaseUrl, cloudKeyFile, fileCloudKeyStore, resolveCloudKey, CLOUD_KEY_ENV, type CloudConfig, type CloudKeyStore } from './settings.js';
+export {
+  cloudBaseUrl,
+  cloudKeyFile,
+  fileCloudKeyStore,
+  resolveCloudKey,
+  CLOUD_KEY_ENV,
+  type CloudConfig,
+  type CloudKeyStore,
+} from './settings.js';

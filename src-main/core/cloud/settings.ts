@@ -57,9 +57,14 @@ export interface ResolvedKey {
 }
 
 /** The places the key is looked up, in order, for messages. */
-export const keySources = (store: string): string => `cloud.api_key in config.yaml, then the environment variables ${CLOUD_KEY_ENV.join(' and ')}, then ${store}`;
+export const keySources = (store: string): string =>
+  `cloud.api_key in config.yaml, then the environment variables ${CLOUD_KEY_ENV.join(' and ')}, then ${store}`;
 
-export async function resolveCloudKey(cloud: CloudConfig, env: NodeJS.ProcessEnv, store: CloudKeyStore | undefined): Promise<ResolvedKey> {
+export async function resolveCloudKey(
+  cloud: CloudConfig,
+  env: NodeJS.ProcessEnv,
+  store: CloudKeyStore | undefined,
+): Promise<ResolvedKey> {
   if (cloud.api_key?.trim()) return { key: cloud.api_key.trim(), from: 'config' };
   for (const name of CLOUD_KEY_ENV) {
     const v = env[name]?.trim();
@@ -74,7 +79,11 @@ export function cloudBaseUrl(cloud: CloudConfig): { ok: true; url: URL } | { ok:
   const raw = cloud.base_url ?? cloud.endpoint;
   const field = cloud.base_url !== undefined ? 'cloud.base_url' : 'cloud.endpoint';
   if (raw === undefined || raw.trim() === '') {
-    return { ok: false, message: 'cloud.enabled is true but cloud.base_url is not set: cloud_delegate needs the gateway URL (docs/cloud.md)' };
+    return {
+      ok: false,
+      message:
+        'cloud.enabled is true but cloud.base_url is not set: cloud_delegate needs the gateway URL (docs/cloud.md)',
+    };
   }
   let url: URL;
   try {
@@ -82,11 +91,19 @@ export function cloudBaseUrl(cloud: CloudConfig): { ok: true; url: URL } | { ok:
   } catch {
     return { ok: false, message: `${field} is not a valid URL: ${raw}` };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `${field} must be an http or https URL, not ${url.protocol}` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, message: `${field} must be an http or https URL, not ${url.protocol}` };
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    return { ok: false, message: `${field} must be an https URL (the API key would cross the network in clear text over http); plain http is only for a gateway on this machine` };
+    return {
+      ok: false,
+      message: `${field} must be an https URL (the API key would cross the network in clear text over http); plain http is only for a gateway on this machine`,
+    };
   }
-  if (url.username || url.password) return { ok: false, message: `${field} must not carry a user name or password; put the key in cloud.api_key or REIN_CLOUD_API_KEY` };
+  if (url.username || url.password)
+    return {
+      ok: false,
+      message: `${field} must not carry a user name or password; put the key in cloud.api_key or REIN_CLOUD_API_KEY`,
+    };
   url.search = '';
   url.hash = '';
   return { ok: true, url };

@@ -22,7 +22,9 @@ export function expandSlashCommand(input: string, commands: readonly Command[]):
   const command = commands.find((c) => c.name === name);
   if (!command) {
     const available = commands.map((c) => `/${c.name}`).join(', ');
-    return { error: `unknown command /${name}. ${available ? `Available: ${available}` : 'No custom commands are defined.'}` };
+    return {
+      error: `unknown command /${name}. ${available ? `Available: ${available}` : 'No custom commands are defined.'}`,
+    };
   }
   const rest = text.slice(m[0].length).trim();
   return { prompt: fillTemplate(command.template, rest), command };

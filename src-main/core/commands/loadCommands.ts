@@ -15,7 +15,16 @@ import { describeIssues } from '../util/zodIssues.js';
 import { NAME_PATTERN } from '../api/patterns.js';
 
 /** Commands the CLI and the UI implement themselves. */
-export const RESERVED_COMMAND_NAMES: readonly string[] = ['help', 'clear', 'new', 'agent', 'agents', 'sessions', 'quit', 'exit'];
+export const RESERVED_COMMAND_NAMES: readonly string[] = [
+  'help',
+  'clear',
+  'new',
+  'agent',
+  'agents',
+  'sessions',
+  'quit',
+  'exit',
+];
 export const COMMAND_NAME_RE = NAME_PATTERN;
 /** A command file longer than this is refused rather than cut: half a prompt template does harm. */
 export const MAX_COMMAND_CHARS = 8_000;
@@ -68,7 +77,11 @@ export async function loadCommands(opts: { home: string; agent?: string }): Prom
     throw new ReinError('invalid_input', `agent name "${agent}" is not valid (${AGENT_NAME_RE.source})`, { agent });
   }
   const problems: CommandProblem[] = [];
-  const agentCommands = await readCommandDir(resolve(commandPaths.agentCommandsDir(opts.home, agent)), 'agent', problems);
+  const agentCommands = await readCommandDir(
+    resolve(commandPaths.agentCommandsDir(opts.home, agent)),
+    'agent',
+    problems,
+  );
   const globalCommands = await readCommandDir(resolve(commandPaths.globalCommandsDir(opts.home)), 'global', problems);
   const byName = new Map<string, Command>();
   for (const c of [...agentCommands, ...globalCommands]) if (!byName.has(c.name)) byName.set(c.name, c);
@@ -82,7 +95,8 @@ async function readCommandDir(dir: string, scope: CommandScope, problems: Comman
     names = await readdir(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') problems.push({ file: dir, message: code === 'ENOTDIR' ? 'is not a folder' : `cannot read: ${errorMessage(e)}` });
+    if (code !== 'ENOENT')
+      problems.push({ file: dir, message: code === 'ENOTDIR' ? 'is not a folder' : `cannot read: ${errorMessage(e)}` });
     return [];
   }
   const commands: Command[] = [];
@@ -100,7 +114,9 @@ async function readCommand(
   name: string,
   scope: CommandScope,
 ): Promise<{ command: Command } | { problem?: CommandProblem }> {
-  const fail = (message: string, field?: string) => ({ problem: field === undefined ? { file, message } : { file, field, message } });
+  const fail = (message: string, field?: string) => ({
+    problem: field === undefined ? { file, message } : { file, field, message },
+  });
   if (!COMMAND_NAME_RE.test(name)) {
     return fail(`"${name}" is not a valid command name (lowercase letters, digits, "-" and "_", at most 64)`);
   }
@@ -119,12 +135,14 @@ async function readCommand(
   }
 
   const split = splitFrontMatter(text);
-  if (split.kind === 'error') return fail(split.line !== undefined ? `line ${split.line}: ${split.message}` : split.message);
+  if (split.kind === 'error')
+    return fail(split.line !== undefined ? `line ${split.line}: ${split.message}` : split.message);
   let description: string | undefined;
   let argumentHint: string | undefined;
   if (split.kind === 'ok') {
     const data = split.data;
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) return fail('front matter must be a YAML mapping');
+    if (data === null || typeof data !== 'object' || Array.isArray(data))
+      return fail('front matter must be a YAML mapping');
     const parsed = CommandFrontMatter.safeParse(data);
     if (!parsed.success) {
       const first = describeIssues(parsed.error.issues, data)[0]!;
@@ -142,6 +160,10 @@ async function readCommand(
 }
 
 function firstLineSummary(template: string): string {
-  const line = template.split('\n').find((l) => l.trim() !== '')!.replace(/^#+\s*/, '').trim();
+  const line = template
+    .split('\n')
+    .find((l) => l.trim() !== '')!
+    .replace(/^#+\s*/, '')
+    .trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

@@ -46,7 +46,13 @@ export interface OverlaySplit {
  * Least to most permissive: the same order as permissions/raises.ts's MODE_RANK (config may not import
  * permissions; tests/unit/config/folderTrust.test.ts pins that the two agree).
  */
-export const OVERLAY_MODE_RANK: Readonly<Record<PermissionMode, number>> = { plan: 0, dontAsk: 1, default: 2, acceptEdits: 3, bypassPermissions: 4 };
+export const OVERLAY_MODE_RANK: Readonly<Record<PermissionMode, number>> = {
+  plan: 0,
+  dontAsk: 1,
+  default: 2,
+  acceptEdits: 3,
+  bypassPermissions: 4,
+};
 
 /** The lowest iteration cap an origin has by default (remote and unattended runs: 25). */
 const LOWEST_DEFAULT_ITERATIONS = 25;
@@ -104,14 +110,19 @@ const TOP: Record<string, TopRule> = {
   base_url: (v, g) => !(typeof v === 'string' && g.base_url !== undefined && sameBaseUrl(g.base_url, v)),
 };
 
-const adds = (v: unknown, existing: readonly unknown[]): boolean => !Array.isArray(v) || v.some((item) => !existing.some((e) => isDeepStrictEqual(e, item)));
+const adds = (v: unknown, existing: readonly unknown[]): boolean =>
+  !Array.isArray(v) || v.some((item) => !existing.some((e) => isDeepStrictEqual(e, item)));
 
 const SECTIONS: Record<string, SectionRule> = {
   permissions: (sub, v, g) => {
     const p = g.permissions;
     switch (sub) {
       case 'mode':
-        return !(typeof v === 'string' && v in OVERLAY_MODE_RANK && OVERLAY_MODE_RANK[v as PermissionMode] <= OVERLAY_MODE_RANK[p.mode]);
+        return !(
+          typeof v === 'string' &&
+          v in OVERLAY_MODE_RANK &&
+          OVERLAY_MODE_RANK[v as PermissionMode] <= OVERLAY_MODE_RANK[p.mode]
+        );
       case 'allowed_commands':
       case 'allowed_dirs':
       case 'network_allowlist':
@@ -156,7 +167,10 @@ const SECTIONS: Record<string, SectionRule> = {
     const parsed = McpServerConfig.safeParse(v);
     if (!parsed.success) return true;
     if (parsed.data.disabled) return false;
-    return !(Object.hasOwn(g.mcp_servers, name) && isDeepStrictEqual(stripUndefined(parsed.data), stripUndefined(g.mcp_servers[name])));
+    return !(
+      Object.hasOwn(g.mcp_servers, name) &&
+      isDeepStrictEqual(stripUndefined(parsed.data), stripUndefined(g.mcp_servers[name]))
+    );
   },
   // A hook is a command run outside the permission rules; one the global file already has adds nothing.
   hooks: (event, v, g) => adds(v, (g.hooks as Record<string, readonly unknown[]>)[event] ?? []),
@@ -175,7 +189,8 @@ const SECTIONS: Record<string, SectionRule> = {
     return false;
   },
   gui: (sub, v) => !(sub === 'enabled' && v === false),
-  cloud: (sub, v, g) => !(sub === 'enabled' && v === false) && !isDeepStrictEqual(v, (g.cloud as Record<string, unknown>)[sub]),
+  cloud: (sub, v, g) =>
+    !(sub === 'enabled' && v === false) && !isDeepStrictEqual(v, (g.cloud as Record<string, unknown>)[sub]),
   daemon: (sub, v, g) => !isDeepStrictEqual(v, (g.daemon as Record<string, unknown>)[sub]),
   schedule: (sub, v, g) => !isDeepStrictEqual(v, (g.schedule as Record<string, unknown>)[sub]),
 };

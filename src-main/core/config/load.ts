@@ -130,13 +130,22 @@ async function readLayers(home: string, cwd: string): Promise<ReadLayers> {
  * The overlay of `cwd` as a trust decision sees it, without deciding anything (`rein trust` shows it):
  * undefined when there is none. Throws `config_invalid` when either file does not load.
  */
-export async function inspectOverlay(opts: { home: string; cwd: string }): Promise<(OverlayCandidate & { raw: RawConfig }) | undefined> {
+export async function inspectOverlay(opts: {
+  home: string;
+  cwd: string;
+}): Promise<(OverlayCandidate & { raw: RawConfig }) | undefined> {
   const layers = await readLayers(opts.home, opts.cwd);
   if (layers.problems.length > 0) throw configInvalid(layers.problems);
   if (!layers.overlay) return undefined;
   const global = parseMerged(layers.global ? [layers.global] : []);
   const { raising } = splitOverlay(global, layers.overlay.raw);
-  return { folder: trustKey(opts.cwd), file: layers.overlay.file, hash: layers.overlay.hash, settings: raising, raw: layers.overlay.raw };
+  return {
+    folder: trustKey(opts.cwd),
+    file: layers.overlay.file,
+    hash: layers.overlay.hash,
+    settings: raising,
+    raw: layers.overlay.raw,
+  };
 }
 
 export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig> {
@@ -147,13 +156,22 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   if (layers.overlay) {
     const global = parseMerged(used);
     const split = splitOverlay(global, layers.overlay.raw);
-    const candidate: OverlayCandidate = { folder: trustKey(opts.cwd), file: layers.overlay.file, hash: layers.overlay.hash, settings: split.raising };
+    const candidate: OverlayCandidate = {
+      folder: trustKey(opts.cwd),
+      file: layers.overlay.file,
+      hash: layers.overlay.hash,
+      settings: split.raising,
+    };
     const applied = split.raising.length === 0 || (await decide(opts, candidate));
     used.push(applied ? layers.overlay : { ...layers.overlay, raw: split.safe });
     overlay = { ...candidate, raising: split.raising.map((r) => r.key), applied };
     if (!applied) opts.warn?.(untrustedWarning(overlay));
   }
-  return { config: parseMerged(used), files: [...(layers.global ? [layers.global.file] : []), ...(layers.overlay ? [layers.overlay.file] : [])], ...(overlay ? { overlay } : {}) };
+  return {
+    config: parseMerged(used),
+    files: [...(layers.global ? [layers.global.file] : []), ...(layers.overlay ? [layers.overlay.file] : [])],
+    ...(overlay ? { overlay } : {}),
+  };
 }
 
 async function decide(opts: LoadConfigOptions, candidate: OverlayCandidate): Promise<boolean> {
@@ -171,7 +189,9 @@ function parseMerged(layers: readonly Layer[]): GlobalConfig {
   if (!parsed.success) {
     // Each file passed on its own, so this is a combination problem: no single file or line to blame.
     const file = layers.map((l) => l.file).join(' + ');
-    throw configInvalid(describeIssues(parsed.error.issues, merged).map((p) => ({ file, field: p.field, message: p.message })));
+    throw configInvalid(
+      describeIssues(parsed.error.issues, merged).map((p) => ({ file, field: p.field, message: p.message })),
+    );
   }
   return parsed.data;
 }

@@ -59,7 +59,12 @@ export const GrantEntry = z.strictObject({
   tool: z.string().min(1).max(200),
   command: z.string().min(1).max(20_000).optional(),
   cwd: z.string().min(1).max(4096).optional(),
-  scripts: z.record(z.string().max(4096), z.string().regex(/^(sha256:[0-9a-f]{64}|missing)$/, 'sha256:<64 hex digits> or missing')).optional(),
+  scripts: z
+    .record(
+      z.string().max(4096),
+      z.string().regex(/^(sha256:[0-9a-f]{64}|missing)$/, 'sha256:<64 hex digits> or missing'),
+    )
+    .optional(),
   path: z.string().min(1).max(4096).optional(),
   app: z.string().min(1).max(500).optional(),
   host: z.string().min(1).max(500).optional(),
@@ -129,7 +134,9 @@ export const GlobalConfig = z.strictObject({
        * Variables the bash tool and hooks pass to their commands although their names look secret
        * (`GITHUB_TOKEN`, `AWS_*`). Rein's own credentials never pass (core/process/childEnv.ts).
        */
-      env_passthrough: z.array(z.string().regex(/^[A-Za-z0-9_*]{1,128}$/, 'a variable name, or a glob with *')).default([]),
+      env_passthrough: z
+        .array(z.string().regex(/^[A-Za-z0-9_*]{1,128}$/, 'a variable name, or a glob with *'))
+        .default([]),
     })
     .prefault({}),
   permissions: PermissionsConfig.prefault({}),

@@ -26,7 +26,10 @@ const TrustEntry = z.strictObject({
 
 const TrustFile = z.strictObject({
   version: z.literal(1),
-  folders: z.record(z.string().refine((p) => isAbsolute(p), 'an absolute folder path'), TrustEntry),
+  folders: z.record(
+    z.string().refine((p) => isAbsolute(p), 'an absolute folder path'),
+    TrustEntry,
+  ),
 });
 type TrustFile = z.infer<typeof TrustFile>;
 
@@ -76,7 +79,12 @@ export class TrustedFolders {
 }
 
 /** Remembers that the person trusts `folder`'s overlay with these bytes (replacing an older hash). */
-export async function trustFolder(home: string, folder: string, sha256: string, warn?: (message: string) => void): Promise<TrustedFolder> {
+export async function trustFolder(
+  home: string,
+  folder: string,
+  sha256: string,
+  warn?: (message: string) => void,
+): Promise<TrustedFolder> {
   const key = trustKey(folder);
   const entry: TrustedFolder = { folder: key, sha256, trusted_at: new Date().toISOString() };
   await update(home, warn, (entries) => void entries.set(key, entry));
@@ -91,7 +99,11 @@ export async function revokeFolder(home: string, folder: string, warn?: (message
   return removed;
 }
 
-async function update(home: string, warn: ((message: string) => void) | undefined, change: (entries: Map<string, TrustedFolder>) => void): Promise<void> {
+async function update(
+  home: string,
+  warn: ((message: string) => void) | undefined,
+  change: (entries: Map<string, TrustedFolder>) => void,
+): Promise<void> {
   const file = paths.trustedFolders(home);
   await mkdir(home, { recursive: true, mode: 0o700 });
   await withFileLock(file, async () => {
@@ -99,7 +111,12 @@ async function update(home: string, warn: ((message: string) => void) | undefine
     change(entries);
     const out: TrustFile = { version: 1, folders: {} };
     for (const [folder, e] of [...entries].sort(([a], [b]) => a.localeCompare(b))) {
-      Object.defineProperty(out.folders, folder, { value: { sha256: e.sha256, trusted_at: e.trusted_at }, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out.folders, folder, {
+        value: { sha256: e.sha256, trusted_at: e.trusted_at },
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     await atomicWriteFile(file, `${JSON.stringify(out, null, 2)}\n`, { mode: 0o600 });
   });
@@ -112,7 +129,8 @@ async function readEntries(home: string, warn?: (message: string) => void): Prom
     text = await readFile(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') warn?.(`${file}: cannot read (${errorMessage(e)}); no folder is trusted`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      warn?.(`${file}: cannot read (${errorMessage(e)}); no folder is trusted`);
     return new Map();
   }
   let raw: unknown;
@@ -125,7 +143,9 @@ async function readEntries(home: string, warn?: (message: string) => void): Prom
   const parsed = TrustFile.safeParse(raw);
   if (!parsed.success) {
     const first = describeIssues(parsed.error.issues, raw)[0];
-    warn?.(`${file}: ${first ? `${first.field}: ${first.message}` : 'not a trust file'}; no folder is trusted until it is fixed or removed`);
+    warn?.(
+      `${file}: ${first ? `${first.field}: ${first.message}` : 'not a trust file'}; no folder is trusted until it is fixed or removed`,
+    );
     return new Map();
   }
   const out = new Map<string, TrustedFolder>();

@@ -18,12 +18,17 @@ export function yamlDocToJs(doc: Document): { ok: true; value: unknown } | { ok:
     return { ok: true, value: doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT }) as unknown };
   } catch (e) {
     const message = e instanceof RangeError ? 'nested too deeply' : `${(e as Error).message ?? String(e)}`;
-    return { ok: false, message: `YAML cannot be read: ${message.split('\n', 1)[0]} (at most ${YAML_MAX_ALIAS_COUNT} aliases)` };
+    return {
+      ok: false,
+      message: `YAML cannot be read: ${message.split('\n', 1)[0]} (at most ${YAML_MAX_ALIAS_COUNT} aliases)`,
+    };
   }
 }
 
 /** Why text is too long to be a config file, or undefined when it is not. */
 export function configTooLarge(text: string): string | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
-  return bytes > MAX_CONFIG_BYTES ? `the file is ${bytes} bytes; a config file may have at most ${MAX_CONFIG_BYTES}` : undefined;
+  return bytes > MAX_CONFIG_BYTES
+    ? `the file is ${bytes} bytes; a config file may have at most ${MAX_CONFIG_BYTES}`
+    : undefined;
 }

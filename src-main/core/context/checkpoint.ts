@@ -45,7 +45,10 @@ export function readCheckpoint(raw: unknown): CompactionCheckpoint | undefined {
 }
 
 export function messageAnchor(m: SessionMessage): string {
-  return createHash('sha256').update(JSON.stringify(sortKeys(m))).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify(sortKeys(m)))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**
@@ -55,7 +58,8 @@ export function messageAnchor(m: SessionMessage): string {
  */
 export function locateKept(messages: readonly SessionMessage[], cp: CompactionCheckpoint): number | undefined {
   const at = cp.firstKeptIndex;
-  const ok = (i: number) => i >= 1 && i < messages.length && messages[i]!.role === 'assistant' && messageAnchor(messages[i]!) === cp.anchor;
+  const ok = (i: number) =>
+    i >= 1 && i < messages.length && messages[i]!.role === 'assistant' && messageAnchor(messages[i]!) === cp.anchor;
   if (ok(at)) return at;
   for (let d = 1; d < messages.length; d++) {
     if (ok(at - d)) return at - d;
@@ -68,7 +72,10 @@ export function locateKept(messages: readonly SessionMessage[], cp: CompactionCh
  * What requests carry of a session: its full history without a (usable) checkpoint, else the first
  * message with the summary, then the messages from the checkpoint on. Never modifies the session.
  */
-export function requestHistory(session: { messages: readonly SessionMessage[]; checkpoint?: unknown }): SessionMessage[] {
+export function requestHistory(session: {
+  messages: readonly SessionMessage[];
+  checkpoint?: unknown;
+}): SessionMessage[] {
   const messages = session.messages;
   const cp = readCheckpoint(session.checkpoint);
   if (!cp || messages.length === 0 || messages[0]!.role !== 'user') return [...messages];
@@ -79,8 +86,14 @@ export function requestHistory(session: { messages: readonly SessionMessage[]; c
 
 /** The first user message with the summary block appended (and long texts cut when asked). */
 export function withSummary(first: SessionMessage, summary: string, maxChars?: number): SessionMessage {
-  const blocks: ContentBlockParam[] = typeof first.content === 'string' ? [{ type: 'text', text: first.content }] : [...first.content];
-  const cut = maxChars === undefined ? blocks : blocks.map((b) => (b.type === 'text' && !isVolatileBlock(b) && b.text.length > maxChars ? cutText(b, maxChars) : b));
+  const blocks: ContentBlockParam[] =
+    typeof first.content === 'string' ? [{ type: 'text', text: first.content }] : [...first.content];
+  const cut =
+    maxChars === undefined
+      ? blocks
+      : blocks.map((b) =>
+          b.type === 'text' && !isVolatileBlock(b) && b.text.length > maxChars ? cutText(b, maxChars) : b,
+        );
   return { role: 'user', content: [...cut, summaryBlock(summary)] };
 }
 
@@ -103,5 +116,8 @@ function cutText(b: TextBlockParam, max: number): TextBlockParam {
   const head = Math.floor(max * 0.6);
   const tail = max - head;
   const omitted = b.text.length - head - tail;
-  return { ...b, text: `${b.text.slice(0, head)}\n[… ${groupDigits(omitted)} characters omitted to save context …]\n${b.text.slice(b.text.length - tail)}` };
+  return {
+    ...b,
+    text: `${b.text.slice(0, head)}\n[… ${groupDigits(omitted)} characters omitted to save context …]\n${b.text.slice(b.text.length - tail)}`,
+  };
 }

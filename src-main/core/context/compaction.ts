@@ -18,7 +18,14 @@ import { z } from 'zod';
 import { errorMessage, isReinError } from '../errors.js';
 import type { LlmClient } from '../llm/client.js';
 import type { SessionMessage } from '../sessions/types.js';
-import { messageAnchor, locateKept, readCheckpoint, requestHistory, withSummary, type CompactionCheckpoint } from './checkpoint.js';
+import {
+  messageAnchor,
+  locateKept,
+  readCheckpoint,
+  requestHistory,
+  withSummary,
+  type CompactionCheckpoint,
+} from './checkpoint.js';
 import { houseKeep, raiseTier, type HouseKeepOptions, type HouseKeepState } from './houseKeep.js';
 import { ensureIdentifiers, pickIdentifiers } from './identifiers.js';
 import { generateSummary, persistLearnings } from './summarize.js';
@@ -102,7 +109,9 @@ export interface CompactionResult {
 }
 
 /** Tokens the next request will carry, by the last real usage when there is one, else by estimate. */
-export function measureRequest(input: Pick<CompactionInput, 'session' | 'fixedTokens' | 'lastUsage' | 'housekeeping'>): number {
+export function measureRequest(
+  input: Pick<CompactionInput, 'session' | 'fixedTokens' | 'lastUsage' | 'housekeeping'>,
+): number {
   const history = requestHistory(input.session);
   const u = input.lastUsage;
   if (u) {
@@ -113,13 +122,21 @@ export function measureRequest(input: Pick<CompactionInput, 'session' | 'fixedTo
   return input.fixedTokens + view(history, input.housekeeping).reduce((n, m) => n + estimateMessageTokens(m), 0);
 }
 
-export function shouldCompact(input: Pick<CompactionInput, 'session' | 'fixedTokens' | 'lastUsage' | 'housekeeping' | 'contextWindow' | 'triggerRatio'>): boolean {
+export function shouldCompact(
+  input: Pick<
+    CompactionInput,
+    'session' | 'fixedTokens' | 'lastUsage' | 'housekeeping' | 'contextWindow' | 'triggerRatio'
+  >,
+): boolean {
   if (input.contextWindow <= 0) return false;
   return measureRequest(input) >= Math.floor((input.triggerRatio ?? COMPACT_TRIGGER_RATIO) * input.contextWindow);
 }
 
 /** Compacts when the request would reach 85% of the window; undefined when nothing was done. */
-export async function compactIfNeeded(input: CompactionInput, deps: CompactionDeps): Promise<CompactionResult | undefined> {
+export async function compactIfNeeded(
+  input: CompactionInput,
+  deps: CompactionDeps,
+): Promise<CompactionResult | undefined> {
   input.state.calls++;
   if (!shouldCompact(input)) return undefined;
   const plan = planCut(input, (i) => view(i, input.housekeeping));
@@ -133,7 +150,9 @@ export async function compactIfNeeded(input: CompactionInput, deps: CompactionDe
  * caller retries once with the rebuilt request; a second refusal ends the run.
  */
 export async function compactHard(
-  input: Omit<CompactionInput, 'housekeeping'> & { housekeeping: { state: HouseKeepState; options?: HouseKeepOptions } },
+  input: Omit<CompactionInput, 'housekeeping'> & {
+    housekeeping: { state: HouseKeepState; options?: HouseKeepOptions };
+  },
   deps: CompactionDeps,
 ): Promise<HardCompactionResult> {
   const messages = input.session.messages;
@@ -146,7 +165,9 @@ export async function compactHard(
     }
   }
   const tokensBefore = Math.max(
-    input.lastUsage ? input.lastUsage.inputTokens + input.lastUsage.cacheReadTokens + input.lastUsage.cacheCreationTokens : 0,
+    input.lastUsage
+      ? input.lastUsage.inputTokens + input.lastUsage.cacheReadTokens + input.lastUsage.cacheCreationTokens
+      : 0,
     measureRequest({ ...input, lastUsage: undefined }),
   );
   const byBudget = planCut(input, (h) => view(h, input.housekeeping));
@@ -156,7 +177,13 @@ export async function compactHard(
   const cut = Math.max(byBudget?.cut ?? 0, half ?? 0);
   if (cut <= start) return { clipped };
   const limit = byBudget?.firstMessageMaxChars ?? firstMessageLimit(input);
-  const compaction = await compact(input, deps, { start, cut, ...(limit ? { firstMessageMaxChars: limit } : {}) }, 'reactive', tokensBefore);
+  const compaction = await compact(
+    input,
+    deps,
+    { start, cut, ...(limit ? { firstMessageMaxChars: limit } : {}) },
+    'reactive',
+    tokensBefore,
+  );
   return { clipped, compaction };
 }
 
@@ -172,7 +199,9 @@ export function isPromptTooLong(error: unknown): boolean {
   if (!isReinError(error, 'llm_failed')) return false;
   const status = error.details?.status;
   if (status !== 400 && status !== 413) return false;
-  return /prompt is too long|context_length_exceeded|exceed(s|ed)? (the )?context (limit|window)|request_too_large/i.test(error.message);
+  return /prompt is too long|context_length_exceeded|exceed(s|ed)? (the )?context (limit|window)|request_too_large/i.test(
+    error.message,
+  );
 }
 
 interface Plan {
@@ -198,14 +227,26 @@ function planCut(input: CompactionInput, see: (h: SessionMessage[]) => SessionMe
   for (let j = cost.length - 1; j >= 0; j--) suffix[j] = suffix[j + 1]! + cost[j]!;
 
   const firstMessageMaxChars = firstMessageLimit(input);
-  const first = estimateMessageTokens(firstMessageMaxChars ? withSummary(messages[0]!, 'x', firstMessageMaxChars) : messages[0]!);
-  const budget = Math.floor((input.targetRatio ?? COMPACT_TARGET_RATIO) * input.contextWindow) - input.fixedTokens - first - SUMMARY_RESERVE_TOKENS;
+  const first = estimateMessageTokens(
+    firstMessageMaxChars ? withSummary(messages[0]!, 'x', firstMessageMaxChars) : messages[0]!,
+  );
+  const budget =
+    Math.floor((input.targetRatio ?? COMPACT_TARGET_RATIO) * input.contextWindow) -
+    input.fixedTokens -
+    first -
+    SUMMARY_RESERVE_TOKENS;
   const fits = candidates.find((k) => suffix[k - start]! <= budget);
   const cut = fits ?? candidates[candidates.length - 1]!;
   return { start, cut, ...(firstMessageMaxChars ? { firstMessageMaxChars } : {}) };
 }
 
-async function compact(input: CompactionInput, deps: CompactionDeps, plan: Plan, reason: 'proactive' | 'reactive', tokensBefore: number): Promise<CompactionResult> {
+async function compact(
+  input: CompactionInput,
+  deps: CompactionDeps,
+  plan: Plan,
+  reason: 'proactive' | 'reactive',
+  tokensBefore: number,
+): Promise<CompactionResult> {
   const { state } = input;
   const messages = input.session.messages;
   const previous = previousSummary(input.session);
@@ -215,7 +256,16 @@ async function compact(input: CompactionInput, deps: CompactionDeps, plan: Plan,
   let learnings: CompactionResult['learnings'] = 'skipped';
   if (deps.memoryDir) {
     try {
-      learnings = (await persistLearnings({ llm: deps.llm, model: deps.model, memoryDir: deps.memoryDir, dropped, signal: deps.signal, now: now(deps) })).status;
+      learnings = (
+        await persistLearnings({
+          llm: deps.llm,
+          model: deps.model,
+          memoryDir: deps.memoryDir,
+          dropped,
+          signal: deps.signal,
+          now: now(deps),
+        })
+      ).status;
     } catch (err) {
       if (deps.signal.aborted) throw err;
       learnings = 'failed';
@@ -227,24 +277,38 @@ async function compact(input: CompactionInput, deps: CompactionDeps, plan: Plan,
   if (state.calls >= state.backoffUntil) {
     for (let attempt = 1; attempt <= 2 && summary === undefined; attempt++) {
       try {
-        summary = await generateSummary({ llm: deps.llm, model: deps.model, dropped, ...(previous ? { previousSummary: previous } : {}), signal: deps.signal });
+        summary = await generateSummary({
+          llm: deps.llm,
+          model: deps.model,
+          dropped,
+          ...(previous ? { previousSummary: previous } : {}),
+          signal: deps.signal,
+        });
       } catch (err) {
         if (deps.signal.aborted) throw err;
-        if (attempt === 2) warn(`compaction: the summary failed twice (${errorMessage(err)}); older turns were dropped with a note instead`);
+        if (attempt === 2)
+          warn(
+            `compaction: the summary failed twice (${errorMessage(err)}); older turns were dropped with a note instead`,
+          );
       }
     }
     if (summary === undefined) {
       state.consecutiveFailures++;
-      if (state.consecutiveFailures >= MAX_SUMMARY_FAILURES) state.backoffUntil = state.calls + SUMMARY_BACKOFF_ITERATIONS + 1;
+      if (state.consecutiveFailures >= MAX_SUMMARY_FAILURES)
+        state.backoffUntil = state.calls + SUMMARY_BACKOFF_ITERATIONS + 1;
     } else state.consecutiveFailures = 0;
   }
   const summarised = summary !== undefined;
   const body = summary ?? droppedNote(dropped.length, previous);
 
-  const identifiers = pickIdentifiers([...(previous ? [{ text: previous, weight: 2 }] : []), ...identifierSources(dropped)]);
+  const identifiers = pickIdentifiers([
+    ...(previous ? [{ text: previous, weight: 2 }] : []),
+    ...identifierSources(dropped),
+  ]);
   const checked = ensureIdentifiers(body, identifiers);
 
-  const firstMessageMaxChars = plan.firstMessageMaxChars ?? readCheckpoint(input.session.checkpoint)?.firstMessageMaxChars;
+  const firstMessageMaxChars =
+    plan.firstMessageMaxChars ?? readCheckpoint(input.session.checkpoint)?.firstMessageMaxChars;
   const draft: CompactionCheckpoint = {
     version: 1,
     summary: checked.text,
@@ -258,7 +322,8 @@ async function compact(input: CompactionInput, deps: CompactionDeps, plan: Plan,
     ...(firstMessageMaxChars ? { firstMessageMaxChars } : {}),
   };
   const after = requestHistory({ messages, checkpoint: draft });
-  draft.tokensAfter = input.fixedTokens + view(after, input.housekeeping).reduce((n, m) => n + estimateMessageTokens(m), 0);
+  draft.tokensAfter =
+    input.fixedTokens + view(after, input.housekeeping).reduce((n, m) => n + estimateMessageTokens(m), 0);
   return {
     checkpoint: draft,
     droppedMessages: plan.cut - plan.start,

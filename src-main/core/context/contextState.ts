@@ -44,7 +44,9 @@ export function readContextState(raw: unknown): { state: ContextState; reset: st
     if (obj[key] === undefined) return dflt;
     const parsed = shape.safeParse(obj[key]);
     if (parsed.success) return parsed.data;
-    reset.push(`${key}: ${parsed.error.issues[0]?.path.join('.') || 'value'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    reset.push(
+      `${key}: ${parsed.error.issues[0]?.path.join('.') || 'value'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+    );
     return dflt;
   };
   if (typeof raw !== 'object') reset.push('context state: not an object');

@@ -49,7 +49,8 @@ export function historyShapeProblems(messages: readonly MessageParam[]): string[
           continue;
         }
         if (sawOther) problems.push(`message ${i}: tool_result ${b.tool_use_id} comes after other content`);
-        if (!uses.has(b.tool_use_id)) problems.push(`message ${i}: tool_result ${b.tool_use_id} answers no tool_use of the previous message`);
+        if (!uses.has(b.tool_use_id))
+          problems.push(`message ${i}: tool_result ${b.tool_use_id} answers no tool_use of the previous message`);
         if (answeredHere.has(b.tool_use_id)) problems.push(`message ${i}: tool_result ${b.tool_use_id} given twice`);
         answeredHere.add(b.tool_use_id);
         if (b.content !== undefined && typeof b.content !== 'string' && b.content.length === 0) {

@@ -22,7 +22,12 @@
  * old results get rewritten, in the batches above.
  */
 import { createHash } from 'node:crypto';
-import type { ContentBlockParam, ImageBlockParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  ImageBlockParam,
+  TextBlockParam,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { sortKeys } from '../tools/registry.js';
 import { estimateMessageTokens } from './tokens.js';
@@ -75,7 +80,15 @@ export interface HouseKeepOptions {
   pressureRatio?: number;
 }
 
-export const HOUSEKEEP_DEFAULTS = { keepImages: 5, keepFull: 3, keepTrimmed: 7, headTailChars: 300, clipChars: 100, slack: 3, pressureRatio: 0.5 } as const;
+export const HOUSEKEEP_DEFAULTS = {
+  keepImages: 5,
+  keepFull: 3,
+  keepTrimmed: 7,
+  headTailChars: 300,
+  clipChars: 100,
+  slack: 3,
+  pressureRatio: 0.5,
+} as const;
 
 export const IMAGE_NOTE = '[image removed to save context]';
 
@@ -88,7 +101,11 @@ interface ToolCallInfo {
  * Returns the history to send. `messages` is never modified; unchanged messages are shared. `state`
  * records the decisions made (and forgets ids no longer in the history: compaction only moves forward).
  */
-export function houseKeep(messages: readonly SessionMessage[], state: HouseKeepState, opts: HouseKeepOptions = {}): SessionMessage[] {
+export function houseKeep(
+  messages: readonly SessionMessage[],
+  state: HouseKeepState,
+  opts: HouseKeepOptions = {},
+): SessionMessage[] {
   const o = { ...HOUSEKEEP_DEFAULTS, ...opts };
   const calls = toolCalls(messages);
 
@@ -100,7 +117,9 @@ export function houseKeep(messages: readonly SessionMessage[], state: HouseKeepS
   const recorded = (i: number): ResultTier => maxTier(resultIds(messages[i]!).map((id) => state.results[id] ?? 'full'));
   const fullCount = resultMessages.filter((i) => recorded(i) === 'full').length;
   const keepFull = o.keepFull;
-  const demote = fullCount > keepFull + o.slack && (!opts.budget || underPressure(messages, resultMessages, recorded, calls, o, opts.budget));
+  const demote =
+    fullCount > keepFull + o.slack &&
+    (!opts.budget || underPressure(messages, resultMessages, recorded, calls, o, opts.budget));
   const tierOf = new Map<number, ResultTier>();
   resultMessages.forEach((i, k) => {
     const rank = resultMessages.length - 1 - k; // 0 = newest
@@ -159,7 +178,10 @@ function underPressure(
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     const tier = tiers.get(i) ?? 'full';
-    tokens += tier === 'full' || typeof m.content === 'string' ? estimateMessageTokens(m) : estimateMessageTokens({ ...m, content: m.content.map((b) => rewriteBlock(b, tier, false, calls, o)) });
+    tokens +=
+      tier === 'full' || typeof m.content === 'string'
+        ? estimateMessageTokens(m)
+        : estimateMessageTokens({ ...m, content: m.content.map((b) => rewriteBlock(b, tier, false, calls, o)) });
     if (tokens >= limit) return true;
   }
   return false;
@@ -179,8 +201,11 @@ function rewriteBlock(
   if (tier === 'full' && (!strip || images.length === 0)) return b;
   const body = resultText(b);
   const text = tier === 'full' ? body : compressText(body, tier, calls.get(b.tool_use_id), b.is_error === true, o);
-  const kept: Array<TextBlockParam | ImageBlockParam> = images.map((img) => (strip ? imageNote() : (img as ImageBlockParam)));
-  const textParts = tier === 'full' ? parts.filter((p) => p.type !== 'image') : [{ type: 'text', text } as TextBlockParam];
+  const kept: Array<TextBlockParam | ImageBlockParam> = images.map((img) =>
+    strip ? imageNote() : (img as ImageBlockParam),
+  );
+  const textParts =
+    tier === 'full' ? parts.filter((p) => p.type !== 'image') : [{ type: 'text', text } as TextBlockParam];
   const content = kept.length === 0 ? text : ([...textParts, ...kept] as ToolResultBlockParam['content']);
   return { ...b, content };
 }
@@ -249,7 +274,9 @@ function toolCalls(messages: readonly SessionMessage[]): Map<string, ToolCallInf
 function hasImage(m: SessionMessage): boolean {
   if (typeof m.content === 'string') return false;
   return m.content.some(
-    (b) => b.type === 'image' || (b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((p) => p.type === 'image')),
+    (b) =>
+      b.type === 'image' ||
+      (b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((p) => p.type === 'image')),
   );
 }
 

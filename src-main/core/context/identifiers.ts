@@ -112,8 +112,14 @@ export function pickIdentifiers(texts: readonly WeightedText[], max = MAX_IDENTI
 export const IDENTIFIERS_HEADING = 'Identifiers from the earlier conversation (verbatim):';
 
 /** The summary with any of `identifiers` it lacks appended verbatim. */
-export function ensureIdentifiers(summary: string, identifiers: readonly string[]): { text: string; appended: string[] } {
+export function ensureIdentifiers(
+  summary: string,
+  identifiers: readonly string[],
+): { text: string; appended: string[] } {
   const missing = identifiers.filter((id) => !summary.includes(id));
   if (missing.length === 0) return { text: summary, appended: [] };
-  return { text: `${summary.trimEnd()}\n\n${IDENTIFIERS_HEADING}\n${missing.map((m) => `- ${m}`).join('\n')}`, appended: missing };
+  return {
+    text: `${summary.trimEnd()}\n\n${IDENTIFIERS_HEADING}\n${missing.map((m) => `- ${m}`).join('\n')}`,
+    appended: missing,
+  };
 }

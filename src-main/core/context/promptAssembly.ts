@@ -94,7 +94,8 @@ export function assemblePrompt(parts: PromptParts): AssembledPrompt {
  * loop keeps what this returns (per deferred-tool catalogue) instead of rendering it again each time.
  */
 export function assembleSystem(staticText: string, stable: StableParts): [TextBlockParam, TextBlockParam] {
-  if (staticText.trim() === '') throw new ReinError('invalid_input', 'static prompt: must not be empty', { field: 'static' });
+  if (staticText.trim() === '')
+    throw new ReinError('invalid_input', 'static prompt: must not be empty', { field: 'static' });
   return [
     { type: 'text', text: normalizeStatic(staticText) },
     { type: 'text', text: renderStable(stable) },
@@ -130,7 +131,9 @@ export function renderSourceFacts(facts: SourceFacts): string {
   const parsed = SourceFacts.safeParse(facts);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ReinError('invalid_input', `source facts: ${issue.path.join('.') || 'value'}: ${issue.message}`, { field: `sourceFacts.${issue.path.join('.')}` });
+    throw new ReinError('invalid_input', `source facts: ${issue.path.join('.') || 'value'}: ${issue.message}`, {
+      field: `sourceFacts.${issue.path.join('.')}`,
+    });
   }
   const f = parsed.data;
   // Values arrive from chat platforms: squash whitespace so a crafted channel name cannot add prompt lines.
@@ -163,8 +166,12 @@ export function renderStable(s: StableParts): string {
     .sort()
     .map((server) => [server, normalize(s.mcpInstructions![server]!)] as const)
     .filter(([, text]) => text !== '')
-    .map(([server, text]) => `## Instructions from the MCP server "${server.replace(/\s+/g, ' ')}" (written by the server, not by the user)\n${text}`);
-  if (mcp.length > 0 || told.length > 0) sections.push([`# MCP servers${mcp.length > 0 ? `\n${mcp.join('\n')}` : ''}`, ...told].join('\n\n'));
+    .map(
+      ([server, text]) =>
+        `## Instructions from the MCP server "${server.replace(/\s+/g, ' ')}" (written by the server, not by the user)\n${text}`,
+    );
+  if (mcp.length > 0 || told.length > 0)
+    sections.push([`# MCP servers${mcp.length > 0 ? `\n${mcp.join('\n')}` : ''}`, ...told].join('\n\n'));
   const deferred = s.deferredCatalogue ? normalize(s.deferredCatalogue) : '';
   if (deferred) sections.push(deferred);
   return sections.join('\n\n');
@@ -241,4 +248,3 @@ function normalize(text: string): string {
 
 const escapeMemory = (s: string) => s.replace(/<\/memory>/g, '<\\/memory>');
 const unescapeMemory = (s: string) => s.replace(/<\\\/memory>/g, '</memory>');
-

@@ -53,7 +53,13 @@ export async function generateSummary(req: SummaryRequest): Promise<string> {
   parts.push(`Conversation to summarise:\n\n${renderTranscript(req.dropped)}`);
   const answer = await completeText(
     req.llm,
-    { model: req.model, system: SUMMARY_SYSTEM, prompt: parts.join('\n\n---\n\n'), maxTokens: SUMMARY_MAX_TOKENS, temperature: TEMPERATURE },
+    {
+      model: req.model,
+      system: SUMMARY_SYSTEM,
+      prompt: parts.join('\n\n---\n\n'),
+      maxTokens: SUMMARY_MAX_TOKENS,
+      temperature: TEMPERATURE,
+    },
     req.signal,
   );
   const summary = answer.trim();
@@ -90,7 +96,9 @@ export async function persistLearnings(req: LearningsRequest): Promise<Learnings
   const bullets = cleanLearnings(answer);
   if (bullets === '') return { status: 'none' };
   const now = req.now ?? new Date();
-  const result = await boundedAppend(req.memoryDir, `\n## Auto-persisted (${localDateTime(now)})\n\n${bullets}\n`, { now });
+  const result = await boundedAppend(req.memoryDir, `\n## Auto-persisted (${localDateTime(now)})\n\n${bullets}\n`, {
+    now,
+  });
   return { status: 'written', path: result.path, bullets: bullets.split('\n').length };
 }
 

@@ -4,7 +4,12 @@
  * 4 tokens of framing per message, about 1000 tokens per image whatever its size. Real usage from the
  * API always wins over these numbers when there is one.
  */
-import type { ContentBlockParam, MessageParam, TextBlockParam, Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  MessageParam,
+  TextBlockParam,
+  Tool as ApiTool,
+} from '@anthropic-ai/sdk/resources/messages';
 
 export const CHARS_PER_TOKEN = 3.5;
 export const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -74,7 +79,10 @@ export function blockChars(block: ContentBlockParam | { type: string; [k: string
 }
 
 export function estimateMessageTokens(message: MessageParam): number {
-  const chars = typeof message.content === 'string' ? countChars(message.content) : message.content.reduce((n, b) => n + blockChars(b), 0);
+  const chars =
+    typeof message.content === 'string'
+      ? countChars(message.content)
+      : message.content.reduce((n, b) => n + blockChars(b), 0);
   return charsToTokens(chars) + MESSAGE_OVERHEAD_TOKENS;
 }
 

@@ -41,19 +41,31 @@ type Handler = Route['handler'];
 
 /** A handler that answers 200 (or `status`) with whatever `fn` returns. */
 const json =
-  (fn: (ctx: DaemonContext, req: IncomingMessage, args: RouteArgs) => Promise<unknown> | unknown, status = 200): Handler =>
+  (
+    fn: (ctx: DaemonContext, req: IncomingMessage, args: RouteArgs) => Promise<unknown> | unknown,
+    status = 200,
+  ): Handler =>
   async (ctx, req, res, args) =>
     sendJson(res, status, await fn(ctx, req, args));
 
 /** The body checked against an operation's input schema (camelCase names accepted for one release). */
-const body = async <K extends keyof typeof reinOperations>(req: IncomingMessage, op: K): Promise<z.output<(typeof reinOperations)[K]['input']>> =>
+const body = async <K extends keyof typeof reinOperations>(
+  req: IncomingMessage,
+  op: K,
+): Promise<z.output<(typeof reinOperations)[K]['input']>> =>
   validate(reinOperations[op].input, await readBodyJson(req)) as z.output<(typeof reinOperations)[K]['input']>;
 
 /** The query string as an operation's input: `limit` as a number, nothing else. */
-function queryInput<K extends keyof typeof reinOperations>(op: K, query: URLSearchParams, extra: Record<string, unknown> = {}): z.output<(typeof reinOperations)[K]['input']> {
+function queryInput<K extends keyof typeof reinOperations>(
+  op: K,
+  query: URLSearchParams,
+  extra: Record<string, unknown> = {},
+): z.output<(typeof reinOperations)[K]['input']> {
   const raw: Record<string, unknown> = { ...Object.fromEntries(query.entries()), ...extra };
   if (typeof raw.limit === 'string' && /^\d+$/.test(raw.limit)) raw.limit = Number(raw.limit);
-  return validate(reinOperations[op].input, snakeCaseBody(raw), 'query') as z.output<(typeof reinOperations)[K]['input']>;
+  return validate(reinOperations[op].input, snakeCaseBody(raw), 'query') as z.output<
+    (typeof reinOperations)[K]['input']
+  >;
 }
 
 const pathName = (params: Record<string, string>) => validate(AgentName, params.name, 'path.name');
@@ -65,11 +77,17 @@ function mcpServersQuery(query: URLSearchParams): { agent?: string } {
 }
 
 /** POST /mcp/servers/{name}/…: the server from the path, the agent from the body (`{agent?}`; an empty body is the built-in agent). */
-async function mcpServerTarget(req: IncomingMessage, op: 'mcpLogin' | 'mcpReconnect', params: Record<string, string>): Promise<{ agent?: string; name: string }> {
+async function mcpServerTarget(
+  req: IncomingMessage,
+  op: 'mcpLogin' | 'mcpReconnect',
+  params: Record<string, string>,
+): Promise<{ agent?: string; name: string }> {
   const raw = await readBody(req);
   const parsed = raw.length === 0 ? {} : snakeCaseBody(parseJson(raw));
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'invalid_request', 'body: expected a JSON object ({"agent": NAME})');
-  if ('name' in parsed) throw new HttpError(400, 'invalid_request', 'body.name: the server is named by the path', 'name');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new HttpError(400, 'invalid_request', 'body: expected a JSON object ({"agent": NAME})');
+  if ('name' in parsed)
+    throw new HttpError(400, 'invalid_request', 'body.name: the server is named by the path', 'name');
   return validate(reinOperations[op].input, { ...parsed, name: params.name });
 }
 
@@ -84,17 +102,46 @@ const changeOrPending =
 
 export function apiRoutes(): Route[] {
   return [
-    { method: 'GET', path: '/health', public: true, handler: json((ctx) => ({ status: 'ok', version: ctx.service.version })) },
+    {
+      method: 'GET',
+      path: '/health',
+      public: true,
+      handler: json((ctx) => ({ status: 'ok', version: ctx.service.version })),
+    },
     { method: 'GET', path: '/status', handler: json((ctx) => ctx.service.status()) },
     { method: 'POST', path: '/message', handler: postMessage },
-    { method: 'POST', path: '/cancel', handler: json(async (ctx, req) => ctx.service.cancel(await body(req, 'cancel'))) },
-    { method: 'POST', path: '/approval', handler: json(async (ctx, req) => ctx.service.answerApproval(await body(req, 'answerApproval'), 'daemon')) },
+    {
+      method: 'POST',
+      path: '/cancel',
+      handler: json(async (ctx, req) => ctx.service.cancel(await body(req, 'cancel'))),
+    },
+    {
+      method: 'POST',
+      path: '/approval',
+      handler: json(async (ctx, req) => ctx.service.answerApproval(await body(req, 'answerApproval'), 'daemon')),
+    },
     { method: 'GET', path: '/approvals', handler: json((ctx) => ctx.service.listApprovals()) },
     // MCP servers per agent (state, tools, last error, sign-in); ?agent=NAME for one agent.
-    { method: 'GET', path: '/mcp/servers', handler: json((ctx, _req, { query }) => ctx.service.mcpServers(mcpServersQuery(query))) },
+    {
+      method: 'GET',
+      path: '/mcp/servers',
+      handler: json((ctx, _req, { query }) => ctx.service.mcpServers(mcpServersQuery(query))),
+    },
     // A person in the web page signs in to an http server: its page opens in the browser of the machine the daemon runs on ($BROWSER).
-    { method: 'POST', path: '/mcp/servers/{name}/login', handler: json(async (ctx, req, { params }) => ctx.service.mcpLogin(await mcpServerTarget(req, 'mcpLogin', params))) },
-    { method: 'POST', path: '/mcp/servers/{name}/reconnect', handler: json(async (ctx, req, { params }) => ctx.service.mcpReconnect(await mcpServerTarget(req, 'mcpReconnect', params))) },
+    {
+      method: 'POST',
+      path: '/mcp/servers/{name}/login',
+      handler: json(async (ctx, req, { params }) =>
+        ctx.service.mcpLogin(await mcpServerTarget(req, 'mcpLogin', params)),
+      ),
+    },
+    {
+      method: 'POST',
+      path: '/mcp/servers/{name}/reconnect',
+      handler: json(async (ctx, req, { params }) =>
+        ctx.service.mcpReconnect(await mcpServerTarget(req, 'mcpReconnect', params)),
+      ),
+    },
     // Another Rein process on this machine (`rein mcp serve`) asks the desk; see askApproval below.
     { method: 'POST', path: '/approvals/ask', handler: askApproval },
     { method: 'GET', path: '/events', handler: getEvents },
@@ -102,52 +149,145 @@ export function apiRoutes(): Route[] {
     { method: 'POST', path: '/shutdown', handler: shutdown },
     // The webhook proves itself with its per-source secret instead of the daemon token.
     { method: 'POST', path: '/hooks/{source}', public: true, handler: postHook },
-    { method: 'GET', path: '/skills', handler: json((ctx, _req, { query }) => ctx.service.listSkills(queryInput('listSkills', query))) },
-    { method: 'PUT', path: '/active-agent', handler: json(async (ctx, req) => ctx.service.switchAgent(await body(req, 'switchAgent'))) },
+    {
+      method: 'GET',
+      path: '/skills',
+      handler: json((ctx, _req, { query }) => ctx.service.listSkills(queryInput('listSkills', query))),
+    },
+    {
+      method: 'PUT',
+      path: '/active-agent',
+      handler: json(async (ctx, req) => ctx.service.switchAgent(await body(req, 'switchAgent'))),
+    },
     // Sessions: `/sessions/search` before `/sessions/{id}`.
-    { method: 'GET', path: '/sessions', handler: json((ctx, _req, { query }) => ctx.service.listSessions(queryInput('listSessions', query))) },
-    { method: 'GET', path: '/sessions/search', handler: json((ctx, _req, { query }) => ctx.service.searchSessions(queryInput('searchSessions', query))) },
+    {
+      method: 'GET',
+      path: '/sessions',
+      handler: json((ctx, _req, { query }) => ctx.service.listSessions(queryInput('listSessions', query))),
+    },
+    {
+      method: 'GET',
+      path: '/sessions/search',
+      handler: json((ctx, _req, { query }) => ctx.service.searchSessions(queryInput('searchSessions', query))),
+    },
     {
       method: 'GET',
       path: '/sessions/{id}',
-      handler: json((ctx, _req, { params, query }) => ctx.service.getSession(queryInput('getSession', query, { id: params.id }))),
+      handler: json((ctx, _req, { params, query }) =>
+        ctx.service.getSession(queryInput('getSession', query, { id: params.id })),
+      ),
     },
     // Agents.
     { method: 'GET', path: '/agents', handler: json((ctx) => ctx.service.listAgents()) },
     // A change that raises an agent's permissions waits for a person (a shell on this machine, the desktop app): 202 with the pending change.
-    { method: 'POST', path: '/agents', handler: changeOrPending(async (ctx, req) => ctx.service.createAgent(await body(req, 'createAgent'), 'remote'), 201) },
-    { method: 'GET', path: '/agents/{name}', handler: json((ctx, _req, { params }) => ctx.service.getAgent({ name: pathName(params) })) },
-    { method: 'PUT', path: '/agents/{name}', handler: changeOrPending(async (ctx, req, { params }) => ctx.service.saveAgent(await agentUpdate(req, pathName(params)), 'remote')) },
-    { method: 'DELETE', path: '/agents/{name}', handler: json((ctx, _req, { params }) => ctx.service.deleteAgent({ name: pathName(params) })) },
-    { method: 'GET', path: '/agents/{name}/activity', handler: json((ctx, _req, { params }) => ctx.service.agentActivity({ name: pathName(params) })) },
+    {
+      method: 'POST',
+      path: '/agents',
+      handler: changeOrPending(
+        async (ctx, req) => ctx.service.createAgent(await body(req, 'createAgent'), 'remote'),
+        201,
+      ),
+    },
+    {
+      method: 'GET',
+      path: '/agents/{name}',
+      handler: json((ctx, _req, { params }) => ctx.service.getAgent({ name: pathName(params) })),
+    },
+    {
+      method: 'PUT',
+      path: '/agents/{name}',
+      handler: changeOrPending(async (ctx, req, { params }) =>
+        ctx.service.saveAgent(await agentUpdate(req, pathName(params)), 'remote'),
+      ),
+    },
+    {
+      method: 'DELETE',
+      path: '/agents/{name}',
+      handler: json((ctx, _req, { params }) => ctx.service.deleteAgent({ name: pathName(params) })),
+    },
+    {
+      method: 'GET',
+      path: '/agents/{name}/activity',
+      handler: json((ctx, _req, { params }) => ctx.service.agentActivity({ name: pathName(params) })),
+    },
     { method: 'POST', path: '/agents/{name}/heartbeat', handler: postHeartbeat },
     // Settings.
     { method: 'GET', path: '/settings', handler: json((ctx) => ctx.service.getSettings()) },
-    { method: 'PUT', path: '/settings', handler: changeOrPending(async (ctx, req) => ctx.service.saveSettings(await body(req, 'saveSettings'), 'remote')) },
+    {
+      method: 'PUT',
+      path: '/settings',
+      handler: changeOrPending(async (ctx, req) => ctx.service.saveSettings(await body(req, 'saveSettings'), 'remote')),
+    },
     // Pending changes; confirmed only where a person is known to be: the desktop app's window, or a shell on this machine (below).
     { method: 'GET', path: '/changes', handler: json((ctx) => ctx.service.listChanges()) },
     // `rein changes accept|reject`: the token and the confirm secret only a local shell of this user can read.
     { method: 'POST', path: '/changes/{id}/answer', handler: answerChangeFromShell },
     // `rein mcp serve` hands over an "always allow" its client (or this desk) gave: always a pending change (202), or 403.
-    { method: 'POST', path: '/changes/always-allow', handler: changeOrPending(async (ctx, req) => ctx.service.proposeAlwaysAllow(validate(AlwaysAllowBody, await readBodyJson(req)))) },
-    { method: 'POST', path: '/settings/test', handler: json(async (ctx, req) => ctx.service.testConnection(await body(req, 'testConnection'))) },
+    {
+      method: 'POST',
+      path: '/changes/always-allow',
+      handler: changeOrPending(async (ctx, req) =>
+        ctx.service.proposeAlwaysAllow(validate(AlwaysAllowBody, await readBodyJson(req))),
+      ),
+    },
+    {
+      method: 'POST',
+      path: '/settings/test',
+      handler: json(async (ctx, req) => ctx.service.testConnection(await body(req, 'testConnection'))),
+    },
     // Schedules.
     { method: 'GET', path: '/schedules', handler: json((ctx) => ctx.service.listSchedules()) },
-    { method: 'POST', path: '/schedules', handler: json(async (ctx, req) => ctx.service.createSchedule(await body(req, 'createSchedule')), 201) },
-    { method: 'GET', path: '/schedules/{id}', handler: json((ctx, _req, { params }) => ctx.service.getSchedule(validate(reinOperations.getSchedule.input, { id: params.id }, 'path'))) },
+    {
+      method: 'POST',
+      path: '/schedules',
+      handler: json(async (ctx, req) => ctx.service.createSchedule(await body(req, 'createSchedule')), 201),
+    },
+    {
+      method: 'GET',
+      path: '/schedules/{id}',
+      handler: json((ctx, _req, { params }) =>
+        ctx.service.getSchedule(validate(reinOperations.getSchedule.input, { id: params.id }, 'path')),
+      ),
+    },
     {
       method: 'PUT',
       path: '/schedules/{id}',
-      handler: json(async (ctx, req, { params }) => ctx.service.updateSchedule(validate(reinOperations.updateSchedule.input, { ...((await readBodyJson(req)) as object), id: params.id }))),
+      handler: json(async (ctx, req, { params }) =>
+        ctx.service.updateSchedule(
+          validate(reinOperations.updateSchedule.input, { ...((await readBodyJson(req)) as object), id: params.id }),
+        ),
+      ),
     },
-    { method: 'DELETE', path: '/schedules/{id}', handler: json((ctx, _req, { params }) => ctx.service.removeSchedule(validate(reinOperations.removeSchedule.input, { id: params.id }, 'path'))) },
+    {
+      method: 'DELETE',
+      path: '/schedules/{id}',
+      handler: json((ctx, _req, { params }) =>
+        ctx.service.removeSchedule(validate(reinOperations.removeSchedule.input, { id: params.id }, 'path')),
+      ),
+    },
     { method: 'POST', path: '/schedules/{id}/run', handler: postScheduleRun },
-    { method: 'GET', path: '/schedules/{id}/logs', handler: json((ctx, _req, { params }) => ctx.service.scheduleLogs(validate(reinOperations.scheduleLogs.input, { id: params.id }, 'path'))) },
-    { method: 'GET', path: '/schedules/{id}/log', handler: json((ctx, _req, { params }) => ctx.service.readScheduleLog(validate(reinOperations.readScheduleLog.input, { id: params.id }, 'path'))) },
+    {
+      method: 'GET',
+      path: '/schedules/{id}/logs',
+      handler: json((ctx, _req, { params }) =>
+        ctx.service.scheduleLogs(validate(reinOperations.scheduleLogs.input, { id: params.id }, 'path')),
+      ),
+    },
+    {
+      method: 'GET',
+      path: '/schedules/{id}/log',
+      handler: json((ctx, _req, { params }) =>
+        ctx.service.readScheduleLog(validate(reinOperations.readScheduleLog.input, { id: params.id }, 'path')),
+      ),
+    },
     {
       method: 'GET',
       path: '/schedules/{id}/logs/{name}',
-      handler: json((ctx, _req, { params }) => ctx.service.readScheduleLog(validate(reinOperations.readScheduleLog.input, { id: params.id, name: params.name }, 'path'))),
+      handler: json((ctx, _req, { params }) =>
+        ctx.service.readScheduleLog(
+          validate(reinOperations.readScheduleLog.input, { id: params.id, name: params.name }, 'path'),
+        ),
+      ),
     },
   ];
 }
@@ -169,7 +309,12 @@ const ScheduleRunBody = z
  * client that goes away (a launchd-started `rein schedule run` told to stop: SIGTERM at logout,
  * `launchctl bootout`) stops the run with it: cancelled, its session saved, recorded `interrupted`.
  */
-async function postScheduleRun(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
+async function postScheduleRun(
+  ctx: DaemonContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { params }: RouteArgs,
+): Promise<void> {
   const { id } = validate(reinOperations.runSchedule.input, { id: params.id }, 'path');
   const raw = await readBody(req);
   const opts = validate(ScheduleRunBody, raw.length === 0 ? undefined : snakeCaseBody(parseJson(raw)));
@@ -192,10 +337,16 @@ async function postScheduleRun(ctx: DaemonContext, req: IncomingMessage, res: Se
  * `hand`, unattended), answered with its record when it is over. Here, in the daemon, an alert waits
  * for the person's run on the same conversation and goes on the bus; a client that goes away cancels it.
  */
-async function postHeartbeat(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
+async function postHeartbeat(
+  ctx: DaemonContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { params }: RouteArgs,
+): Promise<void> {
   const name = pathName(params);
   await readBody(req);
-  if (name === DEFAULT_AGENT) throw new HttpError(400, 'invalid_request', 'the built-in agent has no heartbeat: name one of your agents', 'name');
+  if (name === DEFAULT_AGENT)
+    throw new HttpError(400, 'invalid_request', 'the built-in agent has no heartbeat: name one of your agents', 'name');
   sendJson(res, 200, await ctx.service.runHeartbeat({ name }, whileConnected(res, 'the client went away')));
 }
 
@@ -216,8 +367,13 @@ function whileConnected(res: ServerResponse, why: string): AbortSignal {
 const AlwaysAllowBody = z.strictObject({
   agent: AgentName,
   tool: z.string().min(1).max(200),
-  input: z.unknown().refine((v) => v !== undefined, 'expected the call\'s input'),
-  cwd: z.string().min(1).max(4_096).refine((p) => p.startsWith('/'), 'expected an absolute path').optional(),
+  input: z.unknown().refine((v) => v !== undefined, "expected the call's input"),
+  cwd: z
+    .string()
+    .min(1)
+    .max(4_096)
+    .refine((p) => p.startsWith('/'), 'expected an absolute path')
+    .optional(),
 });
 
 const ChangeAnswerBody = z.strictObject({ decision: z.enum(['apply', 'reject']) });
@@ -231,16 +387,26 @@ const ChangeAnswerBody = z.strictObject({ decision: z.enum(['apply', 'reject']) 
  * else is 403 `confirm_refused`, checked before the change is looked up, so a refused caller learns
  * nothing about it. See docs/permissions.md, *Threat model*.
  */
-async function answerChangeFromShell(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
+async function answerChangeFromShell(
+  ctx: DaemonContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { params }: RouteArgs,
+): Promise<void> {
   const refuse = (why: string) => {
     req.resume();
-    return new HttpError(403, 'confirm_refused', `${why}: a permission change is confirmed by a person, with \`rein changes accept ID\` in a shell on the daemon's machine (or in the Rein desktop app)`);
+    return new HttpError(
+      403,
+      'confirm_refused',
+      `${why}: a permission change is confirmed by a person, with \`rein changes accept ID\` in a shell on the daemon's machine (or in the Rein desktop app)`,
+    );
   };
   if (req.headers.origin !== undefined) throw refuse('a web page cannot confirm a change');
   if (!isLoopbackHost(req.socket.remoteAddress ?? '')) throw refuse('only this machine can confirm a change');
   const presented = req.headers[CONFIRM_HEADER];
   const secret = Array.isArray(presented) ? presented[0] : presented;
-  if (secret === undefined || !sameSecret(ctx.confirmSecret, secret.trim())) throw refuse('the daemon token alone cannot confirm a change');
+  if (secret === undefined || !sameSecret(ctx.confirmSecret, secret.trim()))
+    throw refuse('the daemon token alone cannot confirm a change');
   const { decision } = validate(ChangeAnswerBody, await readBodyJson(req));
   const change_id = validate(ChangeId, params.id, 'path.id');
   sendJson(res, 200, await ctx.service.answerChange({ change_id, decision }, 'shell'));
@@ -269,7 +435,12 @@ async function askApproval(ctx: DaemonContext, req: IncomingMessage, res: Server
 async function agentUpdate(req: IncomingMessage, name: string) {
   const raw = await readBodyJson(req);
   if (raw && typeof raw === 'object' && !Array.isArray(raw) && 'name' in raw) {
-    throw new HttpError(400, 'invalid_request', 'body.name: the agent is named by the path; renaming is not supported', 'name');
+    throw new HttpError(
+      400,
+      'invalid_request',
+      'body.name: the agent is named by the path; renaming is not supported',
+      'name',
+    );
   }
   return validate(reinOperations.saveAgent.input, { ...(raw as object), name });
 }
@@ -283,7 +454,12 @@ async function postMessage(ctx: DaemonContext, req: IncomingMessage, res: Server
   await answerMessage(ctx, req, res, runRequestFromMessage(msg, 'http', 'http'));
 }
 
-export async function answerMessage(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, request: RunRequest): Promise<void> {
+export async function answerMessage(
+  ctx: DaemonContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: RunRequest,
+): Promise<void> {
   const streaming = /\btext\/event-stream\b/.test(req.headers.accept ?? '');
   if (!streaming) {
     const outcome = await ctx.service.submit(request);
@@ -354,7 +530,12 @@ async function shutdown(ctx: DaemonContext, _req: IncomingMessage, res: ServerRe
   ctx.requestShutdown();
 }
 
-async function postHook(ctx: DaemonContext, req: IncomingMessage, res: ServerResponse, { params }: RouteArgs): Promise<void> {
+async function postHook(
+  ctx: DaemonContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { params }: RouteArgs,
+): Promise<void> {
   const source = params.source!;
   if (!SOURCE_PATTERN.test(source)) throw new HttpError(404, 'webhook_unknown_source', `no webhook source "${source}"`);
   // The caller has proved nothing yet: answers up to the proof never name a path.
@@ -367,8 +548,15 @@ async function postHook(ctx: DaemonContext, req: IncomingMessage, res: ServerRes
   const raw = await readBody(req);
   const proof = verifyWebhook(cfg, secretOf(source, cfg, ctx.service.env), req.headers, raw);
   if (!proof.ok) throw new HttpError(proof.status, proof.code, proof.message);
-  if (proof.replayKey !== undefined && !ctx.webhooks.replays.claim(`${source}:${proof.replayKey}`, proof.expiresAtMs!)) {
-    throw new HttpError(409, 'webhook_replayed', 'this signed request was already accepted; a relay signs every delivery with its own timestamp');
+  if (
+    proof.replayKey !== undefined &&
+    !ctx.webhooks.replays.claim(`${source}:${proof.replayKey}`, proof.expiresAtMs!)
+  ) {
+    throw new HttpError(
+      409,
+      'webhook_replayed',
+      'this signed request was already accepted; a relay signs every delivery with its own timestamp',
+    );
   }
   const mapped = mapWebhookBody(source, cfg, parseJson(raw));
   if (mapped === 'skip') {

@@ -37,7 +37,9 @@ export function daemonRequest(
           ...opts.headers,
           authorization: `Bearer ${info.token}`,
           accept: 'application/json',
-          ...(text !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } : {}),
+          ...(text !== undefined
+            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }
+            : {}),
         },
       },
       (res) => {
@@ -56,7 +58,10 @@ export function daemonRequest(
         res.on('error', reject);
       },
     );
-    if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new Error(`the daemon did not answer within ${Math.round(timeoutMs / 1000)} s`)));
+    if (timeoutMs > 0)
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(new Error(`the daemon did not answer within ${Math.round(timeoutMs / 1000)} s`)),
+      );
     req.on('error', reject);
     req.end(text);
   });

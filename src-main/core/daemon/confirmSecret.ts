@@ -46,6 +46,7 @@ export async function readConfirmSecret(home: string): Promise<string> {
       { file },
     );
   }
-  if (!SECRET_RE.test(text)) throw new ReinError('config_invalid', `${file} is damaged: restart the daemon to make a new one`, { file });
+  if (!SECRET_RE.test(text))
+    throw new ReinError('config_invalid', `${file} is damaged: restart the daemon to make a new one`, { file });
   return text;
 }

@@ -22,7 +22,14 @@ import { agentActivity, runHeartbeat, startTriggers, type TriggerOptions, type T
 import { isLoopbackHost, WILDCARD_HOSTS } from '../util/loopback.js';
 import type { DaemonContext } from './context.js';
 import { writeConfirmSecret } from './confirmSecret.js';
-import { loadOrCreateToken, newToken, removeDaemonInfo, writeDaemonInfo, writeToken, type DaemonInfo } from './daemonFile.js';
+import {
+  loadOrCreateToken,
+  newToken,
+  removeDaemonInfo,
+  writeDaemonInfo,
+  writeToken,
+  type DaemonInfo,
+} from './daemonFile.js';
 import { createHttpServer } from './httpServer.js';
 import { acquireInstanceLock } from './instanceLock.js';
 import { hostNamesFor, LOOPBACK_NAMES } from './security.js';
@@ -135,7 +142,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   // daemon.json goes just before the lock, once the server has stopped answering.
   store.add({
     dispose: () =>
-      infoWritten ? removeDaemonInfo(home, process.pid).catch((e: unknown) => warn(`could not remove daemon.json: ${errorMessage(e)}`)) : undefined,
+      infoWritten
+        ? removeDaemonInfo(home, process.pid).catch((e: unknown) =>
+            warn(`could not remove daemon.json: ${errorMessage(e)}`),
+          )
+        : undefined,
   });
   try {
     const cwd = opts.cwd ?? homedir();
@@ -181,7 +192,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         service.own({ dispose: () => lock.release() });
       };
     } else store.add({ dispose: () => service.close() });
-    service.setHeartbeatRunner((agent, signal) => runHeartbeat(service, agent, { trigger: 'hand', ...(signal ? { signal } : {}), warn }));
+    service.setHeartbeatRunner((agent, signal) =>
+      runHeartbeat(service, agent, { trigger: 'hand', ...(signal ? { signal } : {}), warn }),
+    );
 
     const shutdownRequested = store.add(new Emitter<void>());
     const ctx: DaemonContext = {
@@ -217,7 +230,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     );
     // What embedders hand over (watchers, runners) goes before the streams close and the server stops.
     const owned = new DisposableStore();
-    store.add({ dispose: () => owned.disposeAsync().catch((e: unknown) => warn(`teardown failed: ${errorMessage(e)}`)) });
+    store.add({
+      dispose: () => owned.disposeAsync().catch((e: unknown) => warn(`teardown failed: ${errorMessage(e)}`)),
+    });
     await listen(server, requestedPort, host);
     const port = (server.address() as AddressInfo).port;
     ctx.security.port = port;
@@ -238,9 +253,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     // The runs end first: close() tears the store down from here back to the lock.
     store.add({ dispose: () => service.close() });
     // Before them, heartbeats and watchers stop, so none starts a run while the others wind down.
-    const triggers = opts.triggers === false ? undefined : store.add(startTriggers(service, { warn, ...opts.triggers }));
-    if (opts.notifications && config.daemon.notifications) store.add(watchWindowlessNotices(service, noticeShower(opts.notifications, env), warn));
-    if (triggers) service.setActivitySource((agent) => agentActivity(service, triggers, agent) as unknown as Promise<Record<string, unknown>>);
+    const triggers =
+      opts.triggers === false ? undefined : store.add(startTriggers(service, { warn, ...opts.triggers }));
+    if (opts.notifications && config.daemon.notifications)
+      store.add(watchWindowlessNotices(service, noticeShower(opts.notifications, env), warn));
+    if (triggers)
+      service.setActivitySource(
+        (agent) => agentActivity(service, triggers, agent) as unknown as Promise<Record<string, unknown>>,
+      );
 
     let resolveClosed!: () => void;
     const closed = new Promise<void>((ok) => (resolveClosed = ok));
@@ -262,7 +282,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       token: () => ctx.security.token,
       service,
       publish: (event) => service.publish(event),
-      router: { get running() { return service.router.running; }, get queued() { return service.router.queued; }, submit: (r, o) => service.submit(r, o) },
+      router: {
+        get running() {
+          return service.router.running;
+        },
+        get queued() {
+          return service.router.queued;
+        },
+        submit: (r, o) => service.submit(r, o),
+      },
       ...(triggers ? { triggers } : {}),
       closed,
       onShutdownRequested: (l) => void shutdownRequested.event(l),
@@ -299,7 +327,10 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     const onError = (e: NodeJS.ErrnoException) => {
       fail(
         e.code === 'EADDRINUSE'
-          ? new ReinError('invalid_input', `port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`)
+          ? new ReinError(
+              'invalid_input',
+              `port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`,
+            )
           : new ReinError('internal', `cannot listen on ${host}:${port}: ${e.message}`),
       );
     };
@@ -323,7 +354,10 @@ function allowedHostNames(host: string): string[] {
 }
 
 /** The notifier behind `DaemonOptions.notifications`; without one each notice fails with the reason. */
-function noticeShower(choice: 'system' | ((notice: SystemNotice) => Promise<void>), env: NodeJS.ProcessEnv): (notice: SystemNotice) => Promise<void> {
+function noticeShower(
+  choice: 'system' | ((notice: SystemNotice) => Promise<void>),
+  env: NodeJS.ProcessEnv,
+): (notice: SystemNotice) => Promise<void> {
   if (choice !== 'system') return choice;
   const notifier = systemNotifier({ env });
   return isNotifier(notifier) ? (n) => notifier.show(n) : () => Promise.reject(new Error(notifier.why));

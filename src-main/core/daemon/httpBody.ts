@@ -40,10 +40,15 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
     // request, its socket and its buffered chunks for ever. The answer closes the connection.
     const timer = req.complete
       ? undefined
-      : setTimeout(() => {
-          cleanup();
-          reject(new HttpError(408, 'body_timeout', `the request body did not arrive within ${deadline.ms / 1000} s`));
-        }, Math.max(0, deadline.at - Date.now()));
+      : setTimeout(
+          () => {
+            cleanup();
+            reject(
+              new HttpError(408, 'body_timeout', `the request body did not arrive within ${deadline.ms / 1000} s`),
+            );
+          },
+          Math.max(0, deadline.at - Date.now()),
+        );
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
@@ -115,7 +120,11 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
 /** Checks a body or query against its schema; see validateInput. */
 export const validate = validateInput;
 
-export async function readJson<S extends z.ZodType>(req: IncomingMessage, schema: S, limit = MAX_BODY_BYTES): Promise<z.output<S>> {
+export async function readJson<S extends z.ZodType>(
+  req: IncomingMessage,
+  schema: S,
+  limit = MAX_BODY_BYTES,
+): Promise<z.output<S>> {
   return validate(schema, await readBodyJson(req, limit));
 }
 

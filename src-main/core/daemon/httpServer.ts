@@ -56,20 +56,52 @@ async function handle(ctx: DaemonContext, routes: Route[], req: IncomingMessage,
     const allowed = routes.filter((r) => matchPath(r.path, pathname)).map((r) => r.method);
     if (allowed.length > 0) {
       res.setHeader('allow', allowed.join(', '));
-      return sendError(res, new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${pathname}; use ${allowed.join(' or ')}`));
+      return sendError(
+        res,
+        new HttpError(
+          405,
+          'method_not_allowed',
+          `${method} is not allowed on ${pathname}; use ${allowed.join(' or ')}`,
+        ),
+      );
     }
     return sendError(res, new HttpError(404, 'not_found', `no such endpoint: ${method} ${pathname}`));
   }
-  await match.route.handler(ctx, req, res, { params: match.params, query: new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '') });
+  await match.route.handler(ctx, req, res, {
+    params: match.params,
+    query: new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''),
+  });
 }
 
 /** Paths under these prefixes are API paths: a miss there is a 404 even when static files are served. */
-const API_PREFIXES = ['/health', '/status', '/agents', '/skills', '/sessions', '/message', '/cancel', '/approval', '/events', '/ws', '/hooks', '/token', '/shutdown', '/settings', '/schedules', '/active-agent', '/changes'];
+const API_PREFIXES = [
+  '/health',
+  '/status',
+  '/agents',
+  '/skills',
+  '/sessions',
+  '/message',
+  '/cancel',
+  '/approval',
+  '/events',
+  '/ws',
+  '/hooks',
+  '/token',
+  '/shutdown',
+  '/settings',
+  '/schedules',
+  '/active-agent',
+  '/changes',
+];
 function isApiPath(p: string): boolean {
   return API_PREFIXES.some((x) => p === x || p.startsWith(`${x}/`));
 }
 
-function findRoute(routes: Route[], method: string, pathname: string): { route: Route; params: Record<string, string> } | undefined {
+function findRoute(
+  routes: Route[],
+  method: string,
+  pathname: string,
+): { route: Route; params: Record<string, string> } | undefined {
   for (const route of routes) {
     if (route.method !== method && !(method === 'HEAD' && route.method === 'GET')) continue;
     const params = matchPath(route.path, pathname);

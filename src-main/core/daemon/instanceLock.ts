@@ -51,9 +51,13 @@ export async function acquireInstanceLock(home: string): Promise<InstanceLock> {
       if (released) return;
       released = true;
       heldHere.delete(home);
-      await withFileLock(file, async () => {
-        if ((await readPid(file)) === process.pid) await rm(file, { force: true });
-      }, { waitMs: 5_000 }).catch(() => undefined);
+      await withFileLock(
+        file,
+        async () => {
+          if ((await readPid(file)) === process.pid) await rm(file, { force: true });
+        },
+        { waitMs: 5_000 },
+      ).catch(() => undefined);
     },
   };
 }

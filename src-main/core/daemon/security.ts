@@ -58,7 +58,11 @@ export function checkRequest(policy: SecurityPolicy, req: RequestFacts): CheckRe
   const query = checkNoTokenInQuery(req.url);
   if (!query.ok) return query;
   if (req.isPublic) return OK;
-  return checkToken(policy.token, bearerToken(header(req.headers, 'authorization')) ?? (req.isWebSocket ? tokenFromSubprotocols(header(req.headers, 'sec-websocket-protocol')) : undefined));
+  return checkToken(
+    policy.token,
+    bearerToken(header(req.headers, 'authorization')) ??
+      (req.isWebSocket ? tokenFromSubprotocols(header(req.headers, 'sec-websocket-protocol')) : undefined),
+  );
 }
 
 /** `Host` must be one of our names with our port (HTTP/1.1 requires the header; absent = refused). */
@@ -74,7 +78,10 @@ export function checkHost(policy: Pick<SecurityPolicy, 'port' | 'hostNames'>, ho
 }
 
 /** No Origin (curl, scripts, the desktop main process) is fine; a browser origin must be ours. */
-export function checkOrigin(policy: Pick<SecurityPolicy, 'port' | 'hostNames' | 'extraOrigins'>, origin: string | undefined): CheckResult {
+export function checkOrigin(
+  policy: Pick<SecurityPolicy, 'port' | 'hostNames' | 'extraOrigins'>,
+  origin: string | undefined,
+): CheckResult {
   if (origin === undefined) return OK;
   const o = origin.trim().toLowerCase();
   if (ownOrigins(policy).includes(o) || policy.extraOrigins.some((x) => x.toLowerCase() === o)) return OK;
@@ -92,14 +99,19 @@ export function checkNoTokenInQuery(url: string): CheckResult {
   const params = new URLSearchParams(url.slice(q + 1));
   for (const key of params.keys()) {
     if (/^(token|access_token|auth|authorization|api_key|key)$/i.test(key)) {
-      return refuse(400, 'token_in_query', 'tokens are never accepted in the query string; send Authorization: Bearer <token>');
+      return refuse(
+        400,
+        'token_in_query',
+        'tokens are never accepted in the query string; send Authorization: Bearer <token>',
+      );
     }
   }
   return OK;
 }
 
 export function checkToken(expected: string, presented: string | undefined): CheckResult {
-  if (presented === undefined) return refuse(401, 'unauthorized', 'missing token: send Authorization: Bearer <token> (see daemon.json)');
+  if (presented === undefined)
+    return refuse(401, 'unauthorized', 'missing token: send Authorization: Bearer <token> (see daemon.json)');
   if (!sameSecret(expected, presented)) return refuse(401, 'unauthorized', 'wrong token');
   return OK;
 }

@@ -75,7 +75,10 @@ export function staticFiles(root: string): StaticHandler {
       return true;
     }
     await new Promise<void>((done) => {
-      createReadStream(real).on('error', () => res.destroy()).on('close', done).pipe(res);
+      createReadStream(real)
+        .on('error', () => res.destroy())
+        .on('close', done)
+        .pipe(res);
     });
     return true;
   };

@@ -46,13 +46,18 @@ export const REPLAY_WINDOW_SECONDS = 300;
 export const REPLAY_CACHE_MAX = 10_000;
 
 /** `a.b[0].c` — dotted keys and list indices into the posted JSON. */
-const JsonPath = z.string().regex(/^[A-Za-z0-9_$-]+(\[\d+\])*(\.[A-Za-z0-9_$-]+(\[\d+\])*)*$/, 'expected a path like event.text or items[0].id');
+const JsonPath = z
+  .string()
+  .regex(/^[A-Za-z0-9_$-]+(\[\d+\])*(\.[A-Za-z0-9_$-]+(\[\d+\])*)*$/, 'expected a path like event.text or items[0].id');
 
 const WebhookSource = z
   .strictObject({
     auth: z.enum(['hmac', 'header']).default('hmac'),
     secret: z.string().min(16, 'use at least 16 characters').optional(),
-    secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name').optional(),
+    secret_env: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
+      .optional(),
     agent: AgentName.optional(),
     reply: z.enum(['wait', 'accept']).default('wait'),
     map: z.strictObject({
@@ -63,7 +68,10 @@ const WebhookSource = z
     }),
     skip_if_present: z.array(JsonPath).default([]),
   })
-  .refine((s) => (s.secret === undefined) !== (s.secret_env === undefined), { path: ['secret'], message: 'give exactly one of secret or secret_env' });
+  .refine((s) => (s.secret === undefined) !== (s.secret_env === undefined), {
+    path: ['secret'],
+    message: 'give exactly one of secret or secret_env',
+  });
 export type WebhookSource = z.infer<typeof WebhookSource>;
 
 export const WebhooksFile = z.strictObject({
@@ -93,7 +101,11 @@ export class WebhookConfig {
     try {
       text = await readFile(this.file, 'utf8');
     } catch (e) {
-      throw new HttpError(500, 'webhooks_config_invalid', `${WEBHOOKS_FILE}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new HttpError(
+        500,
+        'webhooks_config_invalid',
+        `${WEBHOOKS_FILE}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
     const value = parseWebhooksText(WEBHOOKS_FILE, text);
     this.#cache = { mtimeMs: info.mtimeMs, size: info.size, value };
@@ -106,7 +118,11 @@ export function parseWebhooksText(file: string, text: string): WebhooksFile {
   if (tooLarge) throw new HttpError(500, 'webhooks_config_invalid', `${file}: ${tooLarge}`);
   const doc = parseDocument(text, { prettyErrors: false });
   if (doc.errors.length > 0) {
-    throw new HttpError(500, 'webhooks_config_invalid', `${file}: YAML syntax error: ${errorMessage(doc.errors[0]).split('\n')[0]}`);
+    throw new HttpError(
+      500,
+      'webhooks_config_invalid',
+      `${file}: YAML syntax error: ${errorMessage(doc.errors[0]).split('\n')[0]}`,
+    );
   }
   const js = yamlDocToJs(doc);
   if (!js.ok) throw new HttpError(500, 'webhooks_config_invalid', `${file}: ${js.message}`);
@@ -124,7 +140,11 @@ export function secretOf(source: string, cfg: WebhookSource, env: NodeJS.Process
   if (cfg.secret !== undefined) return cfg.secret;
   const v = env[cfg.secret_env!];
   if (!v || v.length < 16) {
-    throw new HttpError(500, 'webhooks_config_invalid', `webhook source "${source}": environment variable ${cfg.secret_env} is unset or shorter than 16 characters`);
+    throw new HttpError(
+      500,
+      'webhooks_config_invalid',
+      `webhook source "${source}": environment variable ${cfg.secret_env} is unset or shorter than 16 characters`,
+    );
   }
   return v;
 }
@@ -145,8 +165,7 @@ export function signedHeaders(secret: string, body: Buffer | string, nowMs = Dat
 
 export type WebhookProof =
   /** `replayKey`: what the replay guard remembers until `expiresAtMs` (signed requests only). */
-  | { ok: true; replayKey?: string; expiresAtMs?: number }
-  | { ok: false; status: 401; code: string; message: string };
+  { ok: true; replayKey?: string; expiresAtMs?: number } | { ok: false; status: 401; code: string; message: string };
 
 /** Pure check of the caller's proof; the raw body bytes and the timestamp header are what was signed. */
 export function verifyWebhook(
@@ -156,7 +175,12 @@ export function verifyWebhook(
   body: Buffer,
   nowMs = Date.now(),
 ): WebhookProof {
-  const refuse = (message: string, code = 'webhook_unauthorized'): WebhookProof => ({ ok: false, status: 401, code, message });
+  const refuse = (message: string, code = 'webhook_unauthorized'): WebhookProof => ({
+    ok: false,
+    status: 401,
+    code,
+    message,
+  });
   const h = (name: string) => {
     const v = headers[name];
     return Array.isArray(v) ? v[0] : v;
@@ -172,7 +196,8 @@ export function verifyWebhook(
   if (!stamp) return refuse(`missing ${TIMESTAMP_HEADER} header (the unix time in seconds, signed with the body)`);
   if (!/^\d{1,12}$/.test(stamp)) return refuse(`${TIMESTAMP_HEADER} must be the unix time in whole seconds`);
   const signature = sig.trim().toLowerCase();
-  if (!sameSecret(signBody(secret, body, stamp), signature)) return refuse(`webhook signature does not match the timestamp and body`);
+  if (!sameSecret(signBody(secret, body, stamp), signature))
+    return refuse(`webhook signature does not match the timestamp and body`);
   // Checked after the signature, so only the relay learns about its clock.
   const skew = nowMs / 1000 - Number(stamp);
   if (Math.abs(skew) > REPLAY_WINDOW_SECONDS) {
@@ -217,7 +242,10 @@ export function valueAt(root: unknown, path: string): unknown {
     const m = /^([^[]+)((?:\[\d+\])*)$/.exec(part);
     if (!m) return undefined;
     // Own keys only: `constructor` or `__proto__` in a path must not reach into Object.prototype.
-    cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) && Object.hasOwn(cur, m[1]!) ? (cur as Record<string, unknown>)[m[1]!] : undefined;
+    cur =
+      cur !== null && typeof cur === 'object' && !Array.isArray(cur) && Object.hasOwn(cur, m[1]!)
+        ? (cur as Record<string, unknown>)[m[1]!]
+        : undefined;
     for (const idx of m[2]!.match(/\d+/g) ?? []) cur = Array.isArray(cur) ? cur[Number(idx)] : undefined;
     if (cur === undefined) return undefined;
   }
@@ -242,7 +270,12 @@ export function mapWebhookBody(source: string, cfg: WebhookSource, body: unknown
       return undefined;
     }
     if (typeof v !== 'string' && typeof v !== 'number') {
-      throw new HttpError(400, 'invalid_request', `body.${path} (mapped to ${field}): expected a string or number`, path);
+      throw new HttpError(
+        400,
+        'invalid_request',
+        `body.${path} (mapped to ${field}): expected a string or number`,
+        path,
+      );
     }
     return String(v);
   };

@@ -38,7 +38,8 @@ export function attachWebSocket(server: Server, ctx: DaemonContext): { close(): 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = req.url ?? '/';
     const pathname = url.split('?')[0];
-    if (pathname !== '/ws') return refuseUpgrade(socket, new HttpError(404, 'not_found', `no WebSocket endpoint at ${pathname}`));
+    if (pathname !== '/ws')
+      return refuseUpgrade(socket, new HttpError(404, 'not_found', `no WebSocket endpoint at ${pathname}`));
     const verdict = checkRequest(ctx.security, { headers: req.headers, url, isPublic: false, isWebSocket: true });
     if (!verdict.ok) return refuseUpgrade(socket, new HttpError(verdict.status, verdict.code, verdict.message));
     const offered = req.headers['sec-websocket-protocol'];

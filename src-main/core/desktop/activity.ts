@@ -17,8 +17,25 @@ interface RunInfo {
 
 /** Something that happened which a person may want to hear about. */
 export type ActivityNote =
-  | { kind: 'run_ended'; session_id: string; agent: string; source: string; stop_reason: StopReason; text: string; error?: string }
-  | { kind: 'approval_requested'; request_id: string; agent: string; tool: string; summary: string; risk: RiskLevel; origin: RunOrigin; source: string }
+  | {
+      kind: 'run_ended';
+      session_id: string;
+      agent: string;
+      source: string;
+      stop_reason: StopReason;
+      text: string;
+      error?: string;
+    }
+  | {
+      kind: 'approval_requested';
+      request_id: string;
+      agent: string;
+      tool: string;
+      summary: string;
+      risk: RiskLevel;
+      origin: RunOrigin;
+      source: string;
+    }
   | { kind: 'heartbeat_alert'; agent: string; text: string }
   | { kind: 'schedule_ended'; agent: string; schedule_id: string; ok: boolean; message?: string }
   /** A permission-raising change asked for over the API waits for the person here (service/changeDesk.ts). */
@@ -114,7 +131,12 @@ export class DesktopActivity {
         return { kind: 'heartbeat_alert', agent: event.agent, text: event.text };
       case 'change_request':
         this.#changes.add(event.change.change_id);
-        return { kind: 'change_requested', change_id: event.change.change_id, ...(event.change.agent ? { agent: event.change.agent } : {}), summary: event.change.summary };
+        return {
+          kind: 'change_requested',
+          change_id: event.change.change_id,
+          ...(event.change.agent ? { agent: event.change.agent } : {}),
+          summary: event.change.summary,
+        };
       case 'change_response':
         this.#changes.delete(event.change_id);
         return undefined;
@@ -123,7 +145,13 @@ export class DesktopActivity {
         const key = `${event.agent}\0${event.path}`;
         if (this.#unreadableTold.has(key)) return undefined;
         this.#unreadableTold.add(key);
-        return { kind: 'watch_unreadable', agent: event.agent, path: event.path, reason: event.reason ?? `${event.path} cannot be read`, ...(event.hint ? { hint: event.hint } : {}) };
+        return {
+          kind: 'watch_unreadable',
+          agent: event.agent,
+          path: event.path,
+          reason: event.reason ?? `${event.path} cannot be read`,
+          ...(event.hint ? { hint: event.hint } : {}),
+        };
       }
       case 'schedule_run':
         if (event.status !== 'finished' && event.status !== 'failed') return undefined;

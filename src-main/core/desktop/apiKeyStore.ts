@@ -32,7 +32,10 @@ export async function loadLegacyApiKey(home: string, cipher: StringCipher): Prom
     throw new ReinError('config_io', `cannot read ${apiKeyFile(home)}: ${errorMessage(e)}`);
   }
   if (!(await cipher.canEncrypt())) {
-    throw new ReinError('config_io', `${apiKeyFile(home)} cannot be opened: this system's keychain offers no encryption now; enter the key again in Settings`);
+    throw new ReinError(
+      'config_io',
+      `${apiKeyFile(home)} cannot be opened: this system's keychain offers no encryption now; enter the key again in Settings`,
+    );
   }
   try {
     return (await cipher.decrypt(sealed)).trim() || undefined;
@@ -54,7 +57,12 @@ export type Migration =
  * Moves api-key.enc into the key store and removes it once the store has confirmed the write. Does
  * nothing without the file; throws (leaving the file) when it cannot be opened or the store refuses.
  */
-export async function migrateLegacyApiKey(home: string, cipher: StringCipher, env: NodeJS.ProcessEnv, o: KeyStoreOptions = {}): Promise<Migration> {
+export async function migrateLegacyApiKey(
+  home: string,
+  cipher: StringCipher,
+  env: NodeJS.ProcessEnv,
+  o: KeyStoreOptions = {},
+): Promise<Migration> {
   const key = await loadLegacyApiKey(home, cipher);
   if (key === undefined) return { moved: false };
   const existing = await findStoredKey(env, home, o);

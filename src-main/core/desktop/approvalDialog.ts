@@ -27,7 +27,8 @@ const ONCE_BUTTONS = ['Allow once', 'Deny'] as const;
 const ONCE_DECISIONS: readonly ApprovalDecisionKind[] = ['allow', 'deny'];
 
 /** The decisions the dialog's buttons stand for, in button order. */
-const decisionsFor = (req: Pick<ApprovalRequest, 'grant'> | undefined): readonly ApprovalDecisionKind[] => (req?.grant === null ? ONCE_DECISIONS : DECISIONS);
+const decisionsFor = (req: Pick<ApprovalRequest, 'grant'> | undefined): readonly ApprovalDecisionKind[] =>
+  req?.grant === null ? ONCE_DECISIONS : DECISIONS;
 
 export interface ApprovalDialogContent {
   type: 'question' | 'warning';
@@ -49,7 +50,10 @@ export function keysLine(platform: NodeJS.Platform): string {
     : 'Return presses the highlighted button (Deny, until you Tab to another); Esc denies.';
 }
 
-export function approvalDialogContent(req: ApprovalRequest, platform: NodeJS.Platform = process.platform): ApprovalDialogContent {
+export function approvalDialogContent(
+  req: ApprovalRequest,
+  platform: NodeJS.Platform = process.platform,
+): ApprovalDialogContent {
   const who = req.agent === 'default' ? 'Rein' : `Agent "${req.agent}"`;
   const summary = visibleText(req.summary, { keepNewlines: true });
   const lines = [
@@ -62,8 +66,10 @@ export function approvalDialogContent(req: ApprovalRequest, platform: NodeJS.Pla
   if (args && args !== summary) lines.push('', `Arguments: ${args}`);
   if (req.source !== 'desktop') lines.push('', visibleText(`Run started from: ${req.source}`));
   // What the wider buttons cover is the engine's word; when nothing wider may be granted they are not offered.
-  if (req.grant) lines.push('', visibleText(`"Allow in this conversation" and "Always allow" cover ${req.grant.covers}.`));
-  else if (req.grant === null) lines.push('', 'Only this call can be allowed: it changes a place that decides what later runs may do.');
+  if (req.grant)
+    lines.push('', visibleText(`"Allow in this conversation" and "Always allow" cover ${req.grant.covers}.`));
+  else if (req.grant === null)
+    lines.push('', 'Only this call can be allowed: it changes a place that decides what later runs may do.');
   lines.push('', keysLine(platform));
   const once = req.grant === null;
   const deny = once ? ONCE_BUTTONS.length - 1 : DENY_BUTTON;

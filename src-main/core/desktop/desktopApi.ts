@@ -8,7 +8,13 @@
  * the daemon's API waits for a person to confirm it here (service/changeDesk.ts).
  */
 import type { z } from 'zod';
-import type { MacPermissionName, ReinOperationName, ReinOperationOutput, ReinSettings, reinOperations } from '../api/reinApi.js';
+import type {
+  MacPermissionName,
+  ReinOperationName,
+  ReinOperationOutput,
+  ReinSettings,
+  reinOperations,
+} from '../api/reinApi.js';
 import type { ChangePending } from '../api/reinApi.js';
 import type { ReinService } from '../service/reinService.js';
 import { ReinError } from '../errors.js';
@@ -16,7 +22,9 @@ import { ReinError } from '../errors.js';
 export type ReinOperationArgs<K extends ReinOperationName> = z.output<(typeof reinOperations)[K]['input']>;
 
 /** One function per operation, taking the input as the IPC handler validated it. */
-export type DesktopReinApi = { [K in ReinOperationName]: (input: ReinOperationArgs<K>) => Promise<ReinOperationOutput<K>> };
+export type DesktopReinApi = {
+  [K in ReinOperationName]: (input: ReinOperationArgs<K>) => Promise<ReinOperationOutput<K>>;
+};
 
 /** The desktop's own part of the settings. */
 export interface DesktopSettingsPart {
@@ -28,7 +36,10 @@ export interface DesktopSettingsPart {
 }
 
 export function createDesktopReinApi(service: ReinService, desktop: DesktopSettingsPart): DesktopReinApi {
-  const getSettings = async (): Promise<ReinSettings> => ({ ...(await service.getSettings()), ...(await desktop.read()) });
+  const getSettings = async (): Promise<ReinSettings> => ({
+    ...(await service.getSettings()),
+    ...(await desktop.read()),
+  });
   return {
     status: () => service.status(),
     switchAgent: (input) => service.switchAgent(input),
@@ -53,7 +64,10 @@ export function createDesktopReinApi(service: ReinService, desktop: DesktopSetti
       // itself: the key in the keychain, the hotkey (saved and registered).
       if (Object.keys(rest).length > 0) applied(await service.saveSettings(rest, 'person'));
       if (api_key !== undefined || hotkey !== undefined) {
-        await desktop.save({ ...(api_key !== undefined ? { api_key } : {}), ...(hotkey !== undefined ? { hotkey } : {}) });
+        await desktop.save({
+          ...(api_key !== undefined ? { api_key } : {}),
+          ...(hotkey !== undefined ? { hotkey } : {}),
+        });
       }
       return getSettings();
     },

@@ -50,11 +50,19 @@ export function devIndexHtml(html: string): string {
         'serve it as a module file in src-main/core/desktop/devCsp.ts',
     );
   });
-  if (!CSP_META.test(out)) throw new Error('index.html has no Content-Security-Policy meta tag to adjust for the dev server');
-  return out.replace(CSP_META, (_m, head: string, policy: string, tail: string) => `${head}${withInlineStyles(policy)}${tail}`);
+  if (!CSP_META.test(out))
+    throw new Error('index.html has no Content-Security-Policy meta tag to adjust for the dev server');
+  return out.replace(
+    CSP_META,
+    (_m, head: string, policy: string, tail: string) => `${head}${withInlineStyles(policy)}${tail}`,
+  );
 }
 
 /** The Vite plugin (structurally typed): `plugins: [react(), reinDevCsp()]` in the renderer's config. */
-export function reinDevCsp(): { name: string; apply: 'serve'; transformIndexHtml: { order: 'post'; handler(html: string): string } } {
+export function reinDevCsp(): {
+  name: string;
+  apply: 'serve';
+  transformIndexHtml: { order: 'post'; handler(html: string): string };
+} {
   return { name: 'rein:dev-csp', apply: 'serve', transformIndexHtml: { order: 'post', handler: devIndexHtml } };
 }

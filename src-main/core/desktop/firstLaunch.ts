@@ -45,9 +45,12 @@ export interface MoveOffer {
   checkboxLabel?: string;
 }
 
-export type MoveDecision = { offer: false; why: 'not_macos' | 'not_packaged' | 'in_applications' | 'declined' } | { offer: true; prompt: MoveOffer };
+export type MoveDecision =
+  | { offer: false; why: 'not_macos' | 'not_packaged' | 'in_applications' | 'declined' }
+  | { offer: true; prompt: MoveOffer };
 
-const bundleOf = (executable: string): string => /^(.*?\.app)\/Contents\/MacOS\/[^/]+$/.exec(executable)?.[1] ?? executable;
+const bundleOf = (executable: string): string =>
+  /^(.*?\.app)\/Contents\/MacOS\/[^/]+$/.exec(executable)?.[1] ?? executable;
 
 /** Where the app runs from, as far as moving it goes. */
 export function appPlace(executable: string, inApplicationsFolder: boolean, home: string): AppPlace {
@@ -84,7 +87,11 @@ export function moveToApplicationsDecision(input: MoveInput): MoveDecision {
       temporary,
       title: 'Move Rein to Applications?',
       message: 'Move Rein to the Applications folder?',
-      detail: [WHY[place], consequence, `Rein will restart from the Applications folder. (Now: ${bundleOf(input.executable)})`].join('\n\n'),
+      detail: [
+        WHY[place],
+        consequence,
+        `Rein will restart from the Applications folder. (Now: ${bundleOf(input.executable)})`,
+      ].join('\n\n'),
       buttons: ['Move to Applications', temporary ? 'Not now' : 'Keep it here'],
       defaultId: 0,
       cancelId: 1,

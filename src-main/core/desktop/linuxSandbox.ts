@@ -47,7 +47,11 @@ const SETUID = 0o4000;
  * Will Electron at `electronBinary` start under this system's AppArmor rule? `ok` unless the rule is on
  * and `chrome-sandbox` beside the binary is not root-owned and setuid.
  */
-export function checkLinuxSandbox(electronBinary: string, platform: NodeJS.Platform = process.platform, probe: SandboxProbe = realProbe): SandboxCheck {
+export function checkLinuxSandbox(
+  electronBinary: string,
+  platform: NodeJS.Platform = process.platform,
+  probe: SandboxProbe = realProbe,
+): SandboxCheck {
   if (platform !== 'linux') return { ok: true };
   if (probe.readSysctl(USERNS_SYSCTL)?.trim() !== '1') return { ok: true };
   const helper = join(dirname(electronBinary), 'chrome-sandbox');

@@ -26,11 +26,13 @@ export function logDirFor(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): st
   if (override && isAbsolute(override)) return override;
   const home = env.HOME || homedir();
   if (platform === 'darwin') return join(home, 'Library', 'Logs', 'Rein');
-  const state = env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(home, '.local', 'state');
+  const state =
+    env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(home, '.local', 'state');
   return join(state, 'rein');
 }
 
-export const logFileFor = (platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string => join(logDirFor(platform, env), LOG_FILE_NAME);
+export const logFileFor = (platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string =>
+  join(logDirFor(platform, env), LOG_FILE_NAME);
 
 export interface RotatingLogOptions {
   maxBytes?: number;

@@ -13,7 +13,10 @@ import { atomicWriteFile } from '../util/atomicWrite.js';
 export const AUTOSTART_FILE = 'dev.rein.app.desktop';
 
 export function autostartPath(env: NodeJS.ProcessEnv): string {
-  const config = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
+  const config =
+    env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/')
+      ? env.XDG_CONFIG_HOME
+      : join(env.HOME || homedir(), '.config');
   return join(config, 'autostart', AUTOSTART_FILE);
 }
 
@@ -42,8 +45,7 @@ export async function setAutostart(enabled: boolean, argv: readonly string[], en
   if (enabled) {
     await mkdir(dirname(file), { recursive: true });
     await atomicWriteFile(file, autostartEntry(argv), { mode: 0o644 });
-  }
-  else await rm(file, { force: true });
+  } else await rm(file, { force: true });
   return file;
 }
 
@@ -61,8 +63,13 @@ export function loginItemChange(systemEnabled: boolean, wanted: boolean): 'add' 
 }
 
 /** Where "Open at login" can be applied: a packaged app on macOS (login items), Linux (XDG autostart) or Windows. */
-export function loginItemAvailability(platform: NodeJS.Platform, packaged: boolean): { available: true } | { available: false; problem: string } {
-  if (!packaged) return { available: false, problem: 'a development build is never a login item; a packaged Rein offers this' };
-  if (platform !== 'darwin' && platform !== 'linux' && platform !== 'win32') return { available: false, problem: `not supported on ${platform}` };
+export function loginItemAvailability(
+  platform: NodeJS.Platform,
+  packaged: boolean,
+): { available: true } | { available: false; problem: string } {
+  if (!packaged)
+    return { available: false, problem: 'a development build is never a login item; a packaged Rein offers this' };
+  if (platform !== 'darwin' && platform !== 'linux' && platform !== 'win32')
+    return { available: false, problem: `not supported on ${platform}` };
   return { available: true };
 }

@@ -17,11 +17,19 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage } from '../errors.js';
-import { fileTokenStore, oauthDir, oauthFile, oauthFileName, type StoredOAuth, type TokenStore } from '../mcpClient/oauth.js';
+import {
+  fileTokenStore,
+  oauthDir,
+  oauthFile,
+  oauthFileName,
+  type StoredOAuth,
+  type TokenStore,
+} from '../mcpClient/oauth.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import type { StringCipher } from './apiKeyStore.js';
 
-export const sealedOAuthFile = (home: string, server: string): string => join(oauthDir(home), oauthFileName(server).replace(/\.json$/, '.enc'));
+export const sealedOAuthFile = (home: string, server: string): string =>
+  join(oauthDir(home), oauthFileName(server).replace(/\.json$/, '.enc'));
 
 export const NO_TOKEN_ENCRYPTION_MESSAGE =
   'this system offers no keychain encryption, so MCP sign-ins are kept as plain 0600 files in secrets/mcp-oauth/ (as the CLI keeps them)';
@@ -29,7 +37,12 @@ export const NO_TOKEN_ENCRYPTION_MESSAGE =
 const isEntry = (v: unknown): v is StoredOAuth =>
   !!v && typeof v === 'object' && (v as StoredOAuth).version === 1 && typeof (v as StoredOAuth).server_url === 'string';
 
-export function sealedTokenStore(home: string, server: string, cipher: StringCipher, warn: (message: string) => void = () => undefined): TokenStore {
+export function sealedTokenStore(
+  home: string,
+  server: string,
+  cipher: StringCipher,
+  warn: (message: string) => void = () => undefined,
+): TokenStore {
   const file = sealedOAuthFile(home, server);
   const plain = fileTokenStore(home, server);
 
@@ -45,7 +58,9 @@ export function sealedTokenStore(home: string, server: string, cipher: StringCip
       const v: unknown = JSON.parse(await cipher.decrypt(sealed));
       return isEntry(v) ? v : undefined;
     } catch (e) {
-      warn(`${file} cannot be opened with this user's keychain (${errorMessage(e)}); sign in to MCP server ${server} again`);
+      warn(
+        `${file} cannot be opened with this user's keychain (${errorMessage(e)}); sign in to MCP server ${server} again`,
+      );
       return undefined;
     }
   }

@@ -21,13 +21,20 @@ export interface NotificationContent {
 
 const BODY_MAX = 180;
 
-export function notificationFor(note: ActivityNote, context: { chatFocused: boolean }): NotificationContent | undefined {
+export function notificationFor(
+  note: ActivityNote,
+  context: { chatFocused: boolean },
+): NotificationContent | undefined {
   switch (note.kind) {
     case 'run_ended': {
       if (context.chatFocused || note.stop_reason === 'cancelled') return undefined;
       const who = agentLabel(note.agent, note.source);
       if (note.stop_reason === 'error') {
-        return { title: `${who} failed`, body: oneLine(note.error ?? 'the run stopped with an error', BODY_MAX), opens: 'sessions' };
+        return {
+          title: `${who} failed`,
+          body: oneLine(note.error ?? 'the run stopped with an error', BODY_MAX),
+          opens: 'sessions',
+        };
       }
       const stopped = note.stop_reason === 'final' ? 'finished' : `stopped (${note.stop_reason.replace('_', ' ')})`;
       return { title: `${who} ${stopped}`, body: oneLine(note.text || 'No answer text.', BODY_MAX), opens: 'sessions' };
@@ -46,7 +53,11 @@ export function notificationFor(note: ActivityNote, context: { chatFocused: bool
       return approvalNotification(note);
     case 'change_requested':
       // Always: nothing is changed until the person answers the card, and the chat does not show it.
-      return { title: 'Rein: confirm a permission change', body: oneLine(`${visibleText(note.summary)} — asked for over Rein's API`, BODY_MAX), opens: 'approvals' };
+      return {
+        title: 'Rein: confirm a permission change',
+        body: oneLine(`${visibleText(note.summary)} — asked for over Rein's API`, BODY_MAX),
+        opens: 'approvals',
+      };
     case 'watch_unreadable':
       // Always: nobody sees a watcher that sees nothing. The reason names the folder; the hint says what to do.
       return {
@@ -68,7 +79,12 @@ function agentLabel(agent: string, source: string): string {
  * escaped (visibleText) before it is cut to one line: a newline or a bidi override in a command must
  * not leave only a harmless-looking start in the notice.
  */
-export function approvalNotification(req: { tool: string; summary: string; agent: string; risk: string }): NotificationContent {
+export function approvalNotification(req: {
+  tool: string;
+  summary: string;
+  agent: string;
+  risk: string;
+}): NotificationContent {
   const who = req.agent === 'default' ? 'Rein' : req.agent;
   return {
     title: visibleText(`${who} asks to use ${req.tool} (${req.risk} risk)`),

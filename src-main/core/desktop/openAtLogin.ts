@@ -54,7 +54,9 @@ export class OpenAtLogin {
     // App Translocation, the disk image: the copy running now is not where the app will be at login.
     const place = change === 'add' ? this.o.placeProblem() : undefined;
     if (place) {
-      this.#problem = place.message.replace('a scheduled run could not start', 'it could not start at login').replace('then make the schedule', 'then turn this on');
+      this.#problem = place.message
+        .replace('a scheduled run could not start', 'it could not start at login')
+        .replace('then make the schedule', 'then turn this on');
       this.o.warn(this.#problem);
       return;
     }

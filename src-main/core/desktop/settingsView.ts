@@ -9,7 +9,11 @@ import type { ResolvedKey, WriteTarget } from '../secrets/apiKey.js';
 import { keyHint } from '../service/settings.js';
 
 /** The key as Settings shows it; `problem`: why the key could not be moved or read, when one could not. */
-export function apiKeySettings(found: ResolvedKey, target: WriteTarget, problem: string | undefined): ReinSettings['api_key'] {
+export function apiKeySettings(
+  found: ResolvedKey,
+  target: WriteTarget,
+  problem: string | undefined,
+): ReinSettings['api_key'] {
   return {
     present: Boolean(found.key),
     source: found.source ?? null,
@@ -21,7 +25,13 @@ export function apiKeySettings(found: ResolvedKey, target: WriteTarget, problem:
   };
 }
 
-export function desktopSettingsView(o: { settings: DesktopSettings; hotkey: HotkeyStatus; target: WriteTarget; file: string; loginItem: LoginItemStatus }): DesktopSettingsView {
+export function desktopSettingsView(o: {
+  settings: DesktopSettings;
+  hotkey: HotkeyStatus;
+  target: WriteTarget;
+  file: string;
+  loginItem: LoginItemStatus;
+}): DesktopSettingsView {
   const { target } = o;
   return {
     settings: o.settings,

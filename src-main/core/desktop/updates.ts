@@ -82,22 +82,39 @@ export async function readBuildInfo(resourcesDir: string): Promise<BuildInfo | u
 
 /** Whether this build may update itself, and if not, why (in words Settings shows). */
 export function updateEligibility(input: UpdateEligibilityInput): UpdateEligibility {
-  if (!input.packaged) return { eligible: false, reason: 'a development build does not update itself (git pull and npm start)' };
+  if (!input.packaged)
+    return { eligible: false, reason: 'a development build does not update itself (git pull and npm start)' };
   if (input.platform === 'darwin') {
     switch (input.macSignature) {
       case 'developer-id':
         return { eligible: true };
       case 'adhoc':
-        return { eligible: false, reason: 'this build is signed ad hoc, not with a Developer ID: updates need a signed release (docs/release.md)' };
+        return {
+          eligible: false,
+          reason:
+            'this build is signed ad hoc, not with a Developer ID: updates need a signed release (docs/release.md)',
+        };
       case 'other-identity':
-        return { eligible: false, reason: 'this build is not signed with a Developer ID Application certificate: updates need a signed release (docs/release.md)' };
+        return {
+          eligible: false,
+          reason:
+            'this build is not signed with a Developer ID Application certificate: updates need a signed release (docs/release.md)',
+        };
       default:
         return { eligible: false, reason: 'this build is not signed: updates need a signed release (docs/release.md)' };
     }
   }
   if (input.platform === 'linux') {
-    if (!input.appImage) return { eligible: false, reason: 'only the AppImage updates itself; a .deb is updated by installing the new .deb' };
-    if (!input.build?.release) return { eligible: false, reason: 'this AppImage was not built as a release (REIN_RELEASE=1), so it does not replace itself' };
+    if (!input.appImage)
+      return {
+        eligible: false,
+        reason: 'only the AppImage updates itself; a .deb is updated by installing the new .deb',
+      };
+    if (!input.build?.release)
+      return {
+        eligible: false,
+        reason: 'this AppImage was not built as a release (REIN_RELEASE=1), so it does not replace itself',
+      };
     return { eligible: true };
   }
   return { eligible: false, reason: `updates are not offered on ${input.platform}` };
@@ -205,9 +222,11 @@ export class UpdateController implements Disposable {
 
   /** The tray's "Check for Updates…": checks now, whatever the switch says. */
   checkNow(): Promise<ManualCheckResult> {
-    if (!this.#o.eligibility.eligible) return Promise.resolve({ outcome: 'not-eligible', reason: this.#o.eligibility.reason });
+    if (!this.#o.eligibility.eligible)
+      return Promise.resolve({ outcome: 'not-eligible', reason: this.#o.eligibility.reason });
     if (this.#state.state === 'ready') return Promise.resolve({ outcome: 'ready', version: this.#state.version });
-    if (this.#state.state === 'downloading') return Promise.resolve({ outcome: 'downloading', version: this.#state.version });
+    if (this.#state.state === 'downloading')
+      return Promise.resolve({ outcome: 'downloading', version: this.#state.version });
     return this.#check();
   }
 
@@ -265,7 +284,11 @@ export class UpdateController implements Disposable {
         this.#state = { state: 'downloading', version: e.version };
         return;
       case 'not-available':
-        this.#state = { state: 'idle', lastCheck: new Date().toISOString(), ...(e.version ? { latest: e.version } : {}) };
+        this.#state = {
+          state: 'idle',
+          lastCheck: new Date().toISOString(),
+          ...(e.version ? { latest: e.version } : {}),
+        };
         return;
       case 'progress':
         if (this.#state.state === 'downloading') this.#state = { ...this.#state, percent: Math.round(e.percent) };

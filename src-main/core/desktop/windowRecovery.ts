@@ -17,7 +17,10 @@ export type PageTrouble =
   | { kind: 'load_failed'; errorCode: number; errorDescription: string; url: string; mainFrame: boolean }
   | { kind: 'renderer_gone'; reason: string; exitCode: number };
 
-export type Recovery = { action: 'ignore' } | { action: 'reload'; log: string } | { action: 'explain'; log: string; title: string; message: string };
+export type Recovery =
+  | { action: 'ignore' }
+  | { action: 'reload'; log: string }
+  | { action: 'explain'; log: string; title: string; message: string };
 
 export class WindowRecovery {
   #reloads: number[] = [];

@@ -71,7 +71,14 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     const told: string[] = [];
     const loaded = await loadConfig({ home: o.home, cwd: o.cwd, trust: 'stored', warn: (m) => told.push(m) });
     config = loaded.config;
-    checks.push(ok('config', existsSync(paths.globalConfig(o.home)) ? `${paths.globalConfig(o.home)} is valid` : `no ${paths.globalConfig(o.home)}: the defaults apply`));
+    checks.push(
+      ok(
+        'config',
+        existsSync(paths.globalConfig(o.home))
+          ? `${paths.globalConfig(o.home)} is valid`
+          : `no ${paths.globalConfig(o.home)}: the defaults apply`,
+      ),
+    );
     checks.push(...overlayChecks(loaded.overlay, told));
   } catch (e) {
     checks.push(fail('config', errorMessage(e), 'fix the field it names; Rein never rewrites a broken file'));
@@ -98,10 +105,18 @@ function overlayChecks(overlay: LoadedOverlay | undefined, told: readonly string
   const out: Check[] = [];
   // A damaged trust file (the one warning besides the overlay's own).
   const own = overlay && !overlay.applied ? untrustedWarning(overlay) : undefined;
-  for (const m of told) if (m !== own) out.push(warn('trusted folders', m, 'fix or remove the file; `rein trust` writes it anew'));
+  for (const m of told)
+    if (m !== own) out.push(warn('trusted folders', m, 'fix or remove the file; `rein trust` writes it anew'));
   if (!overlay) return out;
   if (overlay.applied) {
-    out.push(ok('project overlay', overlay.raising.length > 0 ? `${printable(overlay.file)} applies (the folder is trusted)` : `${printable(overlay.file)} applies (it sets nothing that needs trust)`));
+    out.push(
+      ok(
+        'project overlay',
+        overlay.raising.length > 0
+          ? `${printable(overlay.file)} applies (the folder is trusted)`
+          : `${printable(overlay.file)} applies (it sets nothing that needs trust)`,
+      ),
+    );
   } else {
     out.push(
       warn(
@@ -121,9 +136,18 @@ async function homeCheck(home: string): Promise<Check> {
   } catch {
     return ok('home', `${home} does not exist yet: the first run makes it`);
   }
-  if (!st.isDirectory()) return fail('home', `${home} is not a folder`, 'move it away; Rein keeps its settings, sessions and secrets in that folder');
+  if (!st.isDirectory())
+    return fail(
+      'home',
+      `${home} is not a folder`,
+      'move it away; Rein keeps its settings, sessions and secrets in that folder',
+    );
   if ((st.mode & 0o077) !== 0) {
-    return warn('home', `${home} can be read by other users (mode ${(st.mode & 0o777).toString(8)})`, `chmod 700 ${home}: it holds sessions, memory and tokens`);
+    return warn(
+      'home',
+      `${home} can be read by other users (mode ${(st.mode & 0o777).toString(8)})`,
+      `chmod 700 ${home}: it holds sessions, memory and tokens`,
+    );
   }
   return ok('home', `${home} (mode 700)`);
 }
@@ -134,7 +158,8 @@ async function homeCheck(home: string): Promise<Check> {
  * app, which start without it: a warning.
  */
 async function modelCheck(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string): Promise<Check> {
-  const setKey = 'run `rein auth set-key` (it reads the key on stdin: `printenv ANTHROPIC_API_KEY | rein auth set-key`)';
+  const setKey =
+    'run `rein auth set-key` (it reads the key on stdin: `printenv ANTHROPIC_API_KEY | rein auth set-key`)';
   let stored;
   try {
     stored = await apiKeyStatus(env, home);
@@ -153,11 +178,19 @@ async function modelCheck(env: NodeJS.ProcessEnv, config: GlobalConfig, home: st
           : `the key stored in ${stored.where ?? storeName(access.keySource)}`;
     const message = `${config.model} ${where}, with ${key}`;
     if (access.keySource === 'env' && !stored.status.stored) {
-      return warn('model', `${message}; no key is stored, and a launchd job or the app will not see this shell's environment${stored.problems.length > 0 ? ` (${stored.problems.join('; ')})` : ''}`, setKey);
+      return warn(
+        'model',
+        `${message}; no key is stored, and a launchd job or the app will not see this shell's environment${stored.problems.length > 0 ? ` (${stored.problems.join('; ')})` : ''}`,
+        setKey,
+      );
     }
     return ok('model', message);
   } catch (e) {
-    return fail('model', errorMessage(e), isReinError(e, 'no_api_key') ? setKey : 'fix the base URL (base_url in config.yaml, or ANTHROPIC_BASE_URL)');
+    return fail(
+      'model',
+      errorMessage(e),
+      isReinError(e, 'no_api_key') ? setKey : 'fix the base URL (base_url in config.yaml, or ANTHROPIC_BASE_URL)',
+    );
   }
 }
 
@@ -165,7 +198,11 @@ async function modelOnlineCheck(o: DoctorOptions, config: GlobalConfig): Promise
   const r = await testModelConnection({}, { env: o.env, config, home: o.home });
   return r.ok
     ? ok('model online', `${r.model} answered${r.latency_ms !== undefined ? ` in ${r.latency_ms} ms` : ''}`)
-    : fail('model online', r.message, 'check the key, the base URL and the model name (Settings → Test connection does the same)');
+    : fail(
+        'model online',
+        r.message,
+        'check the key, the base URL and the model name (Settings → Test connection does the same)',
+      );
 }
 
 /** Each agent's enabled MCP servers connected once (the global ones once for all), then stopped. */
@@ -173,20 +210,48 @@ async function mcpOnlineChecks(o: DoctorOptions, config: GlobalConfig): Promise<
   const { McpManager } = await import('../mcpClient/manager.js');
   const out: Check[] = [];
   const seen = new Set<string>();
-  for (const name of ['default', ...(await listAgents(o.home).catch(() => [] as string[])).filter((n) => n !== 'default')]) {
+  for (const name of [
+    'default',
+    ...(await listAgents(o.home).catch(() => [] as string[])).filter((n) => n !== 'default'),
+  ]) {
     const rc = await resolveAgentRuntimeConfig(o.home, config, name).catch(() => undefined);
     if (!rc) continue;
-    const servers = Object.fromEntries(Object.entries(rc.effective.mcpServers).filter(([s, cfg]) => !cfg.disabled && !seen.has(`${s}\0${JSON.stringify(cfg)}`)));
+    const servers = Object.fromEntries(
+      Object.entries(rc.effective.mcpServers).filter(
+        ([s, cfg]) => !cfg.disabled && !seen.has(`${s}\0${JSON.stringify(cfg)}`),
+      ),
+    );
     for (const [s, cfg] of Object.entries(servers)) seen.add(`${s}\0${JSON.stringify(cfg)}`);
     if (Object.keys(servers).length === 0) continue;
-    const manager = new McpManager({ servers, env: o.env, home: o.home, cwd: rc.cwd ?? o.cwd, envPassthrough: rc.effective.config.tools.env_passthrough });
+    const manager = new McpManager({
+      servers,
+      env: o.env,
+      home: o.home,
+      cwd: rc.cwd ?? o.cwd,
+      envPassthrough: rc.effective.config.tools.env_passthrough,
+    });
     try {
       await manager.ready();
       for (const s of manager.status()) {
         const label = `mcp ${s.name}${name === 'default' ? '' : ` (${name})`}`;
-        if (s.state === 'healthy' || s.state === 'degraded') out.push(ok(label, `connected: ${s.tools} tool${s.tools === 1 ? '' : 's'}`));
-        else if (s.sign_in_required) out.push(warn(label, 'asks for a sign-in', `rein mcp login ${s.name}${name === 'default' ? '' : ` --agent ${name}`}`));
-        else out.push(fail(label, `${s.state}${s.last_error ? `: ${s.last_error}` : ''}`, 'rein mcp list shows the entry; fix its command, URL or environment'));
+        if (s.state === 'healthy' || s.state === 'degraded')
+          out.push(ok(label, `connected: ${s.tools} tool${s.tools === 1 ? '' : 's'}`));
+        else if (s.sign_in_required)
+          out.push(
+            warn(
+              label,
+              'asks for a sign-in',
+              `rein mcp login ${s.name}${name === 'default' ? '' : ` --agent ${name}`}`,
+            ),
+          );
+        else
+          out.push(
+            fail(
+              label,
+              `${s.state}${s.last_error ? `: ${s.last_error}` : ''}`,
+              'rein mcp list shows the entry; fix its command, URL or environment',
+            ),
+          );
       }
     } finally {
       await manager.dispose();
@@ -221,13 +286,27 @@ async function agentChecks(o: DoctorOptions, config: GlobalConfig): Promise<Chec
   }
   out.push(
     broken.length === 0
-      ? ok('agents', names.length === 0 ? 'only the built-in agent' : `${names.length} agent${names.length === 1 ? '' : 's'} load: ${names.join(', ')}`)
+      ? ok(
+          'agents',
+          names.length === 0
+            ? 'only the built-in agent'
+            : `${names.length} agent${names.length === 1 ? '' : 's'} load: ${names.join(', ')}`,
+        )
       : fail('agents', broken.join('; '), 'fix the file and field each line names (rein agents show NAME)'),
   );
   out.push(
     mcpProblems.length === 0
-      ? ok('mcp', servers === 0 ? 'no MCP servers configured' : `${servers} MCP server entr${servers === 1 ? 'y' : 'ies'} resolve (not connected here; rein mcp list does)`)
-      : fail('mcp', mcpProblems.join('; '), 'fix the entry under mcp_servers, or set the environment variable it names'),
+      ? ok(
+          'mcp',
+          servers === 0
+            ? 'no MCP servers configured'
+            : `${servers} MCP server entr${servers === 1 ? 'y' : 'ies'} resolve (not connected here; rein mcp list does)`,
+        )
+      : fail(
+          'mcp',
+          mcpProblems.join('; '),
+          'fix the entry under mcp_servers, or set the environment variable it names',
+        ),
   );
   return out;
 }
@@ -242,7 +321,17 @@ async function scheduleChecks(o: DoctorOptions, config: GlobalConfig, platform: 
   }
   const backend = scheduleBackend(o.env, config, platform);
   const summary = await scheduleCheck(o, list, backend);
-  const jobs = list.length === 0 ? [] : await scheduleJobChecks({ home: o.home, env: o.env, config, backend, schedules: list, ...(o.launchd ? { launchd: o.launchd } : {}) });
+  const jobs =
+    list.length === 0
+      ? []
+      : await scheduleJobChecks({
+          home: o.home,
+          env: o.env,
+          config,
+          backend,
+          schedules: list,
+          ...(o.launchd ? { launchd: o.launchd } : {}),
+        });
   return [summary, ...jobs];
 }
 
@@ -252,14 +341,25 @@ async function scheduleCheck(o: DoctorOptions, list: Schedule[], backend: Schedu
   if (backend === 'daemon') {
     // The daemon is the daemon backend's launchd: without it no schedule fires.
     if (enabled.length > 0 && !(await runningDaemon(o.home))) {
-      return fail('schedules', `${enabled.length} of ${list.length} enabled, and no daemon is running to fire them (backend: daemon)`, 'start the desktop app or `rein daemon` (and keep it running: a login item, a systemd user service)');
+      return fail(
+        'schedules',
+        `${enabled.length} of ${list.length} enabled, and no daemon is running to fire them (backend: daemon)`,
+        'start the desktop app or `rein daemon` (and keep it running: a login item, a systemd user service)',
+      );
     }
-    return ok('schedules', `${enabled.length} of ${list.length} enabled; they fire while the daemon or the app runs (backend: daemon)`);
+    return ok(
+      'schedules',
+      `${enabled.length} of ${list.length} enabled; they fire while the daemon or the app runs (backend: daemon)`,
+    );
   }
   const dir = resolveLaunchAgentsDir(o.env);
   const missing = enabled.filter((s) => !existsSync(launchdPlistPath(dir, s.id))).map((s) => s.id);
   if (missing.length > 0) {
-    return fail('schedules', `no launchd job for ${missing.join(', ')} in ${dir}`, '`rein schedule sync` writes the missing jobs again');
+    return fail(
+      'schedules',
+      `no launchd job for ${missing.join(', ')} in ${dir}`,
+      '`rein schedule sync` writes the missing jobs again',
+    );
   }
   // A time that passed (more than 10 minutes ago) with no run since: launchd did not start the job.
   const now = new Date();
@@ -268,7 +368,11 @@ async function scheduleCheck(o: DoctorOptions, list: Schedule[], backend: Schedu
     return at ? [`${s.id} (due ${at.toISOString()})`] : [];
   });
   if (late.length > 0) {
-    return warn('schedules', `missed with no run since: ${late.join(', ')}`, 'rein schedule logs ID shows the last runs; launchd catches a missed time up at the next wake or login, or run it now: rein schedule run ID');
+    return warn(
+      'schedules',
+      `missed with no run since: ${late.join(', ')}`,
+      'rein schedule logs ID shows the last runs; launchd catches a missed time up at the next wake or login, or run it now: rein schedule run ID',
+    );
   }
   return ok('schedules', `${enabled.length} of ${list.length} enabled, each with its launchd job in ${dir}`);
 }
@@ -276,25 +380,44 @@ async function scheduleCheck(o: DoctorOptions, list: Schedule[], backend: Schedu
 async function daemonCheck(home: string): Promise<Check> {
   const d = await runningDaemon(home);
   if (d) return ok('daemon', `running: pid ${d.pid}, http://${d.host}:${d.port}, version ${d.version}`);
-  return warn('daemon', 'not running', 'start the desktop app or `rein daemon`: heartbeats, file watchers and daemon-backend schedules run only then');
+  return warn(
+    'daemon',
+    'not running',
+    'start the desktop app or `rein daemon`: heartbeats, file watchers and daemon-backend schedules run only then',
+  );
 }
 
 function axCheck(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): Check {
   const found = locateHelper({ env, platform });
-  if (found.ok) return ok('accessibility', `helper: ${found.spec.file}${found.spec.args[0] ? ` ${found.spec.args[0]}` : ''} (rein ax permissions checks the grants)`);
-  return warn('accessibility', `no accessibility helper: ${found.reason}`, 'the GUI tools (accessibility, screenshot, computer) are unavailable until it is there');
+  if (found.ok)
+    return ok(
+      'accessibility',
+      `helper: ${found.spec.file}${found.spec.args[0] ? ` ${found.spec.args[0]}` : ''} (rein ax permissions checks the grants)`,
+    );
+  return warn(
+    'accessibility',
+    `no accessibility helper: ${found.reason}`,
+    'the GUI tools (accessibility, screenshot, computer) are unavailable until it is there',
+  );
 }
 
 function notificationCheck(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, config: GlobalConfig | undefined): Check {
   if (config && !config.daemon.notifications) return ok('notifications', 'turned off (daemon.notifications: false)');
   const n = systemNotifier({ env, platform });
   if (isNotifier(n)) return ok('notifications', `system notifications through ${n.program} where no window shows them`);
-  return warn('notifications', n.why, 'runs without the app (a launchd run, rein daemon) cannot tell you how they went');
+  return warn(
+    'notifications',
+    n.why,
+    'runs without the app (a launchd run, rein daemon) cannot tell you how they went',
+  );
 }
 
 async function indexCheck(home: string): Promise<Check> {
   const text = await readFile(pendingFile(home), 'utf8').catch(() => '');
   const pending = text.split('\n').filter((l) => l.trim()).length;
   if (pending === 0) return ok('search', 'the index is up to date with every saved run');
-  return ok('search', `${pending} run${pending === 1 ? '' : 's'} wait${pending === 1 ? 's' : ''} to be indexed; the next search or the daemon does it`);
+  return ok(
+    'search',
+    `${pending} run${pending === 1 ? '' : 's'} wait${pending === 1 ? 's' : ''} to be indexed; the next search or the daemon does it`,
+  );
 }

@@ -47,7 +47,8 @@ const ok = (name: string, message: string): Check => ({ name, status: 'ok', mess
 const warn = (name: string, message: string, hint: string): Check => ({ name, status: 'warn', message, hint });
 const fail = (name: string, message: string, hint: string): Check => ({ name, status: 'fail', message, hint });
 
-const SYNC = '`rein schedule sync` writes the job again for the Rein you run it with (opening the app does the same for the app)';
+const SYNC =
+  '`rein schedule sync` writes the job again for the Rein you run it with (opening the app does the same for the app)';
 
 export async function scheduleJobChecks(o: ScheduleJobChecksOptions): Promise<Check[]> {
   const enabled = o.schedules.filter((s) => s.enabled);
@@ -69,7 +70,14 @@ export async function scheduleJobChecks(o: ScheduleJobChecksOptions): Promise<Ch
       const program = plist?.args ? plistProgram(plist.args, s.id) : undefined;
       // program
       if (!plist) out.push(fail(name('program'), `no plist at ${path}: launchd has nothing to start`, SYNC));
-      else if (!program) out.push(fail(name('program'), `${path} is not a plist Rein wrote for this schedule (its ProgramArguments do not end in \`schedule run ${s.id} --from-launchd\`)`, SYNC));
+      else if (!program)
+        out.push(
+          fail(
+            name('program'),
+            `${path} is not a plist Rein wrote for this schedule (its ProgramArguments do not end in \`schedule run ${s.id} --from-launchd\`)`,
+            SYNC,
+          ),
+        );
       else {
         const env = plist.env ?? {};
         const key = JSON.stringify([program.prefix, env]);
@@ -79,7 +87,14 @@ export async function scheduleJobChecks(o: ScheduleJobChecksOptions): Promise<Ch
         out.push(stale ? warn(name('program'), `${c.message}, but ${stale}`, SYNC) : { ...c, name: name('program') });
       }
       // job
-      if (!launchd) out.push(fail(name('job'), `launchd cannot be asked: ${launchdProblem ?? 'unknown'}`, 'run rein doctor on the Mac the schedules are on'));
+      if (!launchd)
+        out.push(
+          fail(
+            name('job'),
+            `launchd cannot be asked: ${launchdProblem ?? 'unknown'}`,
+            'run rein doctor on the Mac the schedules are on',
+          ),
+        );
       else {
         try {
           const loaded = await launchd.isLoaded(launchdLabel(s.id));
@@ -93,7 +108,13 @@ export async function scheduleJobChecks(o: ScheduleJobChecksOptions): Promise<Ch
                 ),
           );
         } catch (e) {
-          out.push(fail(name('job'), `launchctl print failed: ${errorMessage(e)}`, 'check that launchctl works (launchctl print gui/$(id -u))'));
+          out.push(
+            fail(
+              name('job'),
+              `launchctl print failed: ${errorMessage(e)}`,
+              'check that launchctl works (launchctl print gui/$(id -u))',
+            ),
+          );
         }
       }
       // key
@@ -110,7 +131,9 @@ export async function scheduleJobChecks(o: ScheduleJobChecksOptions): Promise<Ch
 /** The job's program run as launchd would (its environment only, from /), with arguments that only print. */
 async function programCheck(p: PlistProgram, env: Record<string, string>, o: ScheduleJobChecksOptions): Promise<Check> {
   const r = await probeJobProgram(p, env, o.timeoutMs);
-  return r.ok ? ok('program', `${r.uses} starts Rein with the job's own environment`) : fail('program', r.problem, SYNC);
+  return r.ok
+    ? ok('program', `${r.uses} starts Rein with the job's own environment`)
+    : fail('program', r.problem, SYNC);
 }
 
 /** A job made by another Rein of the same kind (another checkout, the app before a move), which still works. */
@@ -123,8 +146,13 @@ function staleProgram(p: PlistProgram, o: ScheduleJobChecksOptions): string | un
   }
   if (now.kind !== p.kind || now.kind === 'given') return undefined;
   // The node may differ (the launcher finds one); Rein's script or the app is what matters.
-  const same = p.kind === 'launcher' ? p.prefix[0] === now.prefix[0] && p.prefix[2] === now.prefix[2] : p.prefix.join('\0') === now.prefix.join('\0');
-  return same ? undefined : `the job starts ${p.kind === 'launcher' ? p.prefix[2] : p.prefix[0]}, not this Rein (${now.kind === 'launcher' ? now.prefix[2] : now.prefix[0]})`;
+  const same =
+    p.kind === 'launcher'
+      ? p.prefix[0] === now.prefix[0] && p.prefix[2] === now.prefix[2]
+      : p.prefix.join('\0') === now.prefix.join('\0');
+  return same
+    ? undefined
+    : `the job starts ${p.kind === 'launcher' ? p.prefix[2] : p.prefix[0]}, not this Rein (${now.kind === 'launcher' ? now.prefix[2] : now.prefix[0]})`;
 }
 
 async function keyCheck(name: string, env: Record<string, string>, o: ScheduleJobChecksOptions): Promise<Check> {
@@ -132,10 +160,18 @@ async function keyCheck(name: string, env: Record<string, string>, o: ScheduleJo
     const access = await resolveModelAccess({ ...env }, o.config, o.home);
     const from = (access as { keySource?: string }).keySource;
     const where =
-      access.apiKey === 'local' ? `no key needed (${access.baseURL}, a server on this machine)` : from && from !== 'env' ? `the key stored in the ${from === 'keychain' ? 'Keychain' : from === 'libsecret' ? 'Secret Service' : 'key file'}` : "the key in the plist's environment";
+      access.apiKey === 'local'
+        ? `no key needed (${access.baseURL}, a server on this machine)`
+        : from && from !== 'env'
+          ? `the key stored in the ${from === 'keychain' ? 'Keychain' : from === 'libsecret' ? 'Secret Service' : 'key file'}`
+          : "the key in the plist's environment";
     return ok(name, `the job finds ${where}`);
   } catch (e) {
-    return fail(name, `the job's own environment finds no model key: ${errorMessage(e)}`, "store the key where every run finds it: `rein auth set-key` (reads it on stdin); a shell's `export` never reaches launchd");
+    return fail(
+      name,
+      `the job's own environment finds no model key: ${errorMessage(e)}`,
+      "store the key where every run finds it: `rein auth set-key` (reads it on stdin); a shell's `export` never reaches launchd",
+    );
   }
 }
 

@@ -44,7 +44,8 @@ export async function leftoversChecks(home: string): Promise<Check[]> {
     for (const e of entries) {
       const path = join(dir, e.name);
       if (e.isDirectory()) {
-        if (isSessions && e.name === LEFTOVERS_DIR) kept.push(...(await readdir(path).catch(() => [] as string[])).map((n) => join(path, n)));
+        if (isSessions && e.name === LEFTOVERS_DIR)
+          kept.push(...(await readdir(path).catch(() => [] as string[])).map((n) => join(path, n)));
         // A session's side folder holds its spilled tool results: thousands of them, none written in two steps.
         else if (depth < MAX_DEPTH && !(isSessions && isSessionId(e.name))) await walk(path, depth + 1);
         continue;
@@ -66,7 +67,7 @@ export async function leftoversChecks(home: string): Promise<Check[]> {
       name: 'leftovers',
       status: 'warn',
       message: `${sessionTemps.length} interrupted save(s) of sessions not settled yet: ${list(sessionTemps.map((f) => f.temp))}`,
-      hint: '`rein sessions list` recovers each newer complete version and keeps the others in the sessions folder\'s leftovers/',
+      hint: "`rein sessions list` recovers each newer complete version and keeps the others in the sessions folder's leftovers/",
     });
   }
   if (otherTemps.length > 0) {
@@ -85,7 +86,8 @@ export async function leftoversChecks(home: string): Promise<Check[]> {
       hint: 'versions a recovery replaced and copies that were cut short or older; Rein never deletes them: look, then remove them',
     });
   }
-  if (checks.length === 0) checks.push({ name: 'leftovers', status: 'ok', message: 'nothing left by writes that were interrupted' });
+  if (checks.length === 0)
+    checks.push({ name: 'leftovers', status: 'ok', message: 'nothing left by writes that were interrupted' });
   return checks;
 }
 

@@ -69,7 +69,12 @@ export async function watchCheck(o: WatchCheckOptions, config: GlobalConfig): Pr
   }
   const absent = seen.filter((s) => s.state === 'missing' || s.state === 'not_a_folder');
   if (absent.length > 0) {
-    return { name, status: 'warn', message: `${absent.map(line).join('; ')} — not watched, ${where}`, hint: 'make the folder, or change the watch entry in the agent\'s config.yaml; it is watched as soon as it is there' };
+    return {
+      name,
+      status: 'warn',
+      message: `${absent.map(line).join('; ')} — not watched, ${where}`,
+      hint: "make the folder, or change the watch entry in the agent's config.yaml; it is watched as soon as it is there",
+    };
   }
   const count = seen.length;
   return { name, status: 'ok', message: `${count} watched folder${count === 1 ? '' : 's'} readable, ${where}` };
@@ -82,7 +87,9 @@ function line(s: Seen): string {
 /** The watch states the daemon knows for one agent's folders (none when it does not answer). */
 async function daemonView(daemon: DaemonInfo, agent: string): Promise<Seen[]> {
   try {
-    const res = await daemonRequest(daemon, 'GET', `/agents/${encodeURIComponent(agent)}/activity`, undefined, { timeoutMs: 5_000 });
+    const res = await daemonRequest(daemon, 'GET', `/agents/${encodeURIComponent(agent)}/activity`, undefined, {
+      timeoutMs: 5_000,
+    });
     const watchers = res.status === 200 ? (res.json as { watchers?: unknown } | null)?.watchers : undefined;
     if (!Array.isArray(watchers)) return [];
     const out: Seen[] = [];

@@ -14,9 +14,23 @@ import { auditTrail } from './execution/audit.js';
 import { CallLedger } from './execution/ledger.js';
 import { admitCall, type PerToolCounts } from './execution/admission.js';
 import { partition, runBatch, toResultBlock } from './execution/batch.js';
-import { canonicalKey, type Admitted, type BatchOutcome, type ExecutedCall, type ExecutorDeps, type ToolCallRequest } from './execution/types.js';
+import {
+  canonicalKey,
+  type Admitted,
+  type BatchOutcome,
+  type ExecutedCall,
+  type ExecutorDeps,
+  type ToolCallRequest,
+} from './execution/types.js';
 
-export { TurnApprovals, canonicalKey, type BatchOutcome, type ExecutedCall, type ExecutorDeps, type ToolCallRequest } from './execution/types.js';
+export {
+  TurnApprovals,
+  canonicalKey,
+  type BatchOutcome,
+  type ExecutedCall,
+  type ExecutorDeps,
+  type ToolCallRequest,
+} from './execution/types.js';
 export { TOOL_EVENT_SINK } from './execution/batch.js';
 export { canonicalJson };
 
@@ -57,7 +71,8 @@ export async function* executeToolCalls(
   let guiUsed = false;
   for (const batch of partition(admitted, deps.ctx)) {
     if (signal.aborted) {
-      for (const a of batch) ledger.refuse(a.index, errorResult('transient', 'not run: the run was cancelled'), a.tool, a.input);
+      for (const a of batch)
+        ledger.refuse(a.index, errorResult('transient', 'not run: the run was cancelled'), a.tool, a.input);
       continue;
     }
     yield* runBatch(batch, deps, signal, ledger.outcomes, ledger.approvedBy, trail.audit);
@@ -92,7 +107,10 @@ function withDuplicates(
       call: calls[d.index]!,
       tool: orig.tool,
       input: orig.input,
-      result: { ...orig.result, content: `(identical to an earlier call in this response, which ran once)\n${orig.result.content}` },
+      result: {
+        ...orig.result,
+        content: `(identical to an earlier call in this response, which ran once)\n${orig.result.content}`,
+      },
       durationMs: 0,
       ran: false,
     };

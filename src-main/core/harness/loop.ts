@@ -39,13 +39,24 @@ export function runAgent(input: RunInput, deps: RunDeps): AsyncGenerator<ReinEve
 export async function* runAgentWhenReady(start: RunStart, setup: RunSetup): AsyncGenerator<ReinEvent, RunOutcome> {
   const stamp = stamper(start);
   const resumed = start.session.messages.length > 0;
-  yield stamp({ type: 'session_start', agent: start.agent, source: start.source, origin: start.origin, model: start.model, resumed, cwd: start.cwd });
+  yield stamp({
+    type: 'session_start',
+    agent: start.agent,
+    source: start.source,
+    origin: start.origin,
+    model: start.model,
+    resumed,
+    cwd: start.cwd,
+  });
 
   let ready: Awaited<ReturnType<RunSetup>>;
   try {
     ready = await setup();
   } catch (err) {
-    const error = { code: isReinError(err) ? err.code : 'internal', message: isReinError(err) ? err.message : `run failed: ${errorMessage(err)}` };
+    const error = {
+      code: isReinError(err) ? err.code : 'internal',
+      message: isReinError(err) ? err.message : `run failed: ${errorMessage(err)}`,
+    };
     yield stamp({ type: 'error', ...error });
     const usage = emptyUsage();
     yield stamp({ type: 'session_end', stop_reason: 'error', text: '', usage, iterations: 0 });
@@ -83,7 +94,8 @@ async function* iteration(state: RunState): AsyncGenerator<ReinEvent, NextStep> 
 function stamper(start: RunStart): Stamp {
   const now = start.now ?? (() => new Date());
   let seq = 0;
-  return (body: ReinEventBody): ReinEvent => ({ ...body, session_id: start.session.id, seq: seq++, at: now().toISOString() }) as ReinEvent;
+  return (body: ReinEventBody): ReinEvent =>
+    ({ ...body, session_id: start.session.id, seq: seq++, at: now().toISOString() }) as ReinEvent;
 }
 
 export type { MessageParam };

@@ -103,7 +103,9 @@ export function createRunState(input: RunInput, deps: RunDeps, stamp: Stamp, pre
     ...(input.skills && input.skills.length > 0 ? { skills: input.skills } : {}),
     ...(input.sourceFacts ? { sourceFacts: input.sourceFacts } : {}),
     ...(input.mcpContext && Object.keys(input.mcpContext).length > 0 ? { mcpContext: input.mcpContext } : {}),
-    ...(input.mcpInstructions && Object.keys(input.mcpInstructions).length > 0 ? { mcpInstructions: input.mcpInstructions } : {}),
+    ...(input.mcpInstructions && Object.keys(input.mcpInstructions).length > 0
+      ? { mcpInstructions: input.mcpInstructions }
+      : {}),
   };
   const hookOptions: RunHooksOptions = {
     cwd: input.toolContext.cwd,
@@ -145,15 +147,18 @@ export function createRunState(input: RunInput, deps: RunDeps, stamp: Stamp, pre
 }
 
 /** A model server on this machine or the local network: a model `prices` does not name costs $0. */
-export const localOf = (settings: RunSettings): { local?: boolean } => (settings.localModel === true ? { local: true } : {});
+export const localOf = (settings: RunSettings): { local?: boolean } =>
+  settings.localModel === true ? { local: true } : {};
 
 export function warn(state: RunState, message: string): void {
   state.warnings.push(message);
 }
 
 export function* flushWarnings(state: RunState): Generator<ReinEvent> {
-  while (state.warnings.length > 0) yield state.stamp({ type: 'notice', level: 'warning', message: state.warnings.shift()! });
+  while (state.warnings.length > 0)
+    yield state.stamp({ type: 'notice', level: 'warning', message: state.warnings.shift()! });
 }
 
 /** The spending cap (budget.max_usd_per_run) is reached; 0 is no cap. */
-export const overBudget = (state: RunState): boolean => state.settings.maxUsdPerRun > 0 && state.usage.cost_usd >= state.settings.maxUsdPerRun;
+export const overBudget = (state: RunState): boolean =>
+  state.settings.maxUsdPerRun > 0 && state.usage.cost_usd >= state.settings.maxUsdPerRun;

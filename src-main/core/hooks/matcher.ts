@@ -14,5 +14,7 @@ export function matchesTool(matcher: string | undefined, tool: string | undefine
     .map((a) => a.trim())
     .filter((a) => a !== '');
   if (alternatives.length === 0) return true;
-  return alternatives.some((alt) => (GLOB_CHARS.test(alt) ? picomatch.isMatch(tool, alt, { dot: true }) : alt === tool));
+  return alternatives.some((alt) =>
+    GLOB_CHARS.test(alt) ? picomatch.isMatch(tool, alt, { dot: true }) : alt === tool,
+  );
 }

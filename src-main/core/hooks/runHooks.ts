@@ -106,7 +106,8 @@ export async function runHooks(
   const applicable = entries.filter((e) => matchesTool(e.matcher, payload.tool));
   if (applicable.length === 0) return outcome;
   if (process.env[IN_HOOK_ENV] === '1') {
-    for (const e of applicable) log({ level: 'info', event, command: e.command, message: 'skipped: already inside a hook' });
+    for (const e of applicable)
+      log({ level: 'info', event, command: e.command, message: 'skipped: already inside a hook' });
     return outcome;
   }
 
@@ -158,7 +159,8 @@ export async function runHooks(
 
     if (event === 'PreToolUse') {
       if (exit2 || json?.decision === 'deny' || json?.decision === 'block') {
-        const reason = json?.reason?.trim() || (exit2 ? proc.stderr.trim() : '') || `blocked by hook \`${entry.command}\``;
+        const reason =
+          json?.reason?.trim() || (exit2 ? proc.stderr.trim() : '') || `blocked by hook \`${entry.command}\``;
         outcome.deny = { reason, command: entry.command };
         break;
       }
@@ -171,7 +173,9 @@ export async function runHooks(
     } else if (event === 'Stop') {
       if (exit2 || json?.decision === 'block') {
         const message =
-          json?.message?.trim() || json?.reason?.trim() || (exit2 ? proc.stderr.trim() : '') ||
+          json?.message?.trim() ||
+          json?.reason?.trim() ||
+          (exit2 ? proc.stderr.trim() : '') ||
           'A Stop hook asked you to continue working before finishing.';
         outcome.block = { message, command: entry.command };
         break;

@@ -66,9 +66,7 @@ export async function loadInstructions(opts: LoadInstructionsOptions): Promise<L
 
   // Dedupe walks from the highest priority down, so the copy that stays is the one that matters most.
   const deduped = dedupeLines([...read].reverse().map((p) => p.content)).reverse();
-  const parts = read
-    .map((p, i) => ({ file: p.file, content: deduped[i]! }))
-    .filter((p) => hasContent(p.content));
+  const parts = read.map((p, i) => ({ file: p.file, content: deduped[i]! })).filter((p) => hasContent(p.content));
 
   return { ...fitToBudget(parts, maxChars), problems };
 }
@@ -77,7 +75,10 @@ async function readInstructionFile(file: string, problems: InstructionProblem[])
   try {
     const info = await stat(file);
     if (info.size > MAX_FILE_BYTES) {
-      problems.push({ file, message: `is ${info.size} bytes; instruction files over ${MAX_FILE_BYTES} bytes are ignored` });
+      problems.push({
+        file,
+        message: `is ${info.size} bytes; instruction files over ${MAX_FILE_BYTES} bytes are ignored`,
+      });
       return undefined;
     }
     const bytes = await readFile(file);
@@ -109,7 +110,15 @@ function fitToBudget(parts: Part[], maxChars: number): Omit<LoadedInstructions, 
     reserve = Math.max(reserve + 1, note.length + SEPARATOR.length);
   }
   // Only reachable when maxChars is smaller than the note itself.
-  return { text: truncationNote(maxChars, parts.map((p) => p.file), undefined).slice(0, maxChars), sources: [], truncated: true };
+  return {
+    text: truncationNote(
+      maxChars,
+      parts.map((p) => p.file),
+      undefined,
+    ).slice(0, maxChars),
+    sources: [],
+    truncated: true,
+  };
 }
 
 interface Selection {

@@ -9,7 +9,12 @@
 import { BaseAnthropic, type ClientOptions } from '@anthropic-ai/sdk/client';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 
-export { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/core/error';
+export {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk/core/error';
 
 export function messagesClient(options: ClientOptions): Messages {
   return new Messages(new BaseAnthropic(options));

@@ -29,11 +29,19 @@ export interface CacheableRequest {
   prefixTtl?: CacheTtl;
 }
 
-export function withCacheBreakpoints(req: CacheableRequest): { tools: ApiTool[]; system: TextBlockParam[]; messages: MessageParam[] } {
+export function withCacheBreakpoints(req: CacheableRequest): {
+  tools: ApiTool[];
+  system: TextBlockParam[];
+  messages: MessageParam[];
+} {
   let budget = MAX_BREAKPOINTS;
   const prefix = req.prefixTtl === '1h' ? EPHEMERAL_1H : EPHEMERAL;
-  const tools = req.tools.map((t, i) => (i === req.tools.length - 1 && budget-- > 0 ? { ...t, cache_control: prefix } : t));
-  const system = req.system.map((b, i) => (i === req.system.length - 1 && budget-- > 0 ? { ...b, cache_control: prefix } : b));
+  const tools = req.tools.map((t, i) =>
+    i === req.tools.length - 1 && budget-- > 0 ? { ...t, cache_control: prefix } : t,
+  );
+  const system = req.system.map((b, i) =>
+    i === req.system.length - 1 && budget-- > 0 ? { ...b, cache_control: prefix } : b,
+  );
   const targets = new Set(
     (req.messageBreakpoints ?? [req.messages.length - 1]).filter((i) => i >= 0 && i < req.messages.length).slice(-2),
   );

@@ -52,8 +52,7 @@ export interface ModelRequest {
 }
 
 export type AssistantBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
+  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 export interface ModelResponse {
   content: AssistantBlock[];
@@ -107,7 +106,11 @@ export function describeBaseUrl(baseURL: string | undefined): string {
 /** What an error's cause chain says went wrong: a code (ECONNREFUSED), else the innermost message. */
 export function causeDetail(err: unknown): string | undefined {
   let found: string | undefined;
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 6;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
     const message = (e as { message?: unknown }).message;
@@ -185,7 +188,13 @@ export class AnthropicLlm implements LlmClient {
         const backoff = this.#baseDelayMs * 2 ** (attempt - 1);
         const jittered = backoff / 2 + Math.random() * (backoff / 2);
         const delayMs = Math.min(this.#maxDelayMs, Math.max(jittered, failure.retryAfterMs ?? 0));
-        yield { type: 'retry', attempt: attempt + 1, maxAttempts: this.#maxAttempts, reason: failure.reason, delayMs: Math.round(delayMs) };
+        yield {
+          type: 'retry',
+          attempt: attempt + 1,
+          maxAttempts: this.#maxAttempts,
+          reason: failure.reason,
+          delayMs: Math.round(delayMs),
+        };
         try {
           await this.#sleep(delayMs, signal);
         } catch (e) {
@@ -249,7 +258,8 @@ export class AnthropicLlm implements LlmClient {
           case 'content_block_start': {
             const b = ev.content_block;
             if (b.type === 'text') blocks[ev.index] = { type: 'text', text: b.text ?? '' };
-            else if (b.type === 'tool_use') blocks[ev.index] = { type: 'tool_use', id: b.id, name: b.name, input: {}, json: '' };
+            else if (b.type === 'tool_use')
+              blocks[ev.index] = { type: 'tool_use', id: b.id, name: b.name, input: {}, json: '' };
             break;
           }
           case 'content_block_delta': {
@@ -271,10 +281,14 @@ export class AnthropicLlm implements LlmClient {
             stopReason = ev.delta.stop_reason ?? stopReason;
             const u = ev.usage as unknown as Partial<Record<string, number | null>>;
             if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
-            if (typeof u.input_tokens === 'number' && u.input_tokens > usage.inputTokens) usage.inputTokens = u.input_tokens;
+            if (typeof u.input_tokens === 'number' && u.input_tokens > usage.inputTokens)
+              usage.inputTokens = u.input_tokens;
             if (typeof u.cache_read_input_tokens === 'number' && u.cache_read_input_tokens > usage.cacheReadTokens)
               usage.cacheReadTokens = u.cache_read_input_tokens;
-            if (typeof u.cache_creation_input_tokens === 'number' && u.cache_creation_input_tokens > usage.cacheCreationTokens)
+            if (
+              typeof u.cache_creation_input_tokens === 'number' &&
+              u.cache_creation_input_tokens > usage.cacheCreationTokens
+            )
               usage.cacheCreationTokens = u.cache_creation_input_tokens;
             break;
           }
@@ -284,14 +298,16 @@ export class AnthropicLlm implements LlmClient {
         }
       }
       if (!stopped) throw new RetryableFailure('stream interrupted before message_stop');
-      if (usage.cacheCreation1hTokens === undefined && req.cacheTtl === '1h' && usage.cacheCreationTokens > 0) usage.cacheCreation1hTokens = usage.cacheCreationTokens;
+      if (usage.cacheCreation1hTokens === undefined && req.cacheTtl === '1h' && usage.cacheCreationTokens > 0)
+        usage.cacheCreation1hTokens = usage.cacheCreationTokens;
       const content = blocks
         .filter((b): b is AssistantBlock & { json?: string } => b !== undefined)
         .map(({ json: _json, ...b }) => b as AssistantBlock)
         .filter((b) => b.type !== 'text' || b.text.length > 0);
       return { content, stopReason, usage, model };
     } catch (err) {
-      if (stalled && !outer.aborted) throw new RetryableFailure(`stream stalled (no data for ${Math.round(this.#idleTimeoutMs / 1000)} s)`);
+      if (stalled && !outer.aborted)
+        throw new RetryableFailure(`stream stalled (no data for ${Math.round(this.#idleTimeoutMs / 1000)} s)`);
       throw err;
     } finally {
       clearTimeout(idle);
@@ -315,18 +331,29 @@ function classify(err: unknown, where: string): RetryableFailure | ReinError {
   if (err instanceof ReinError) return err;
   // Without the SDK loaded (its import failed) no error can be one of its classes.
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk ?? {};
-  if (APIUserAbortError && err instanceof APIUserAbortError) return new ReinError('llm_cancelled', 'LLM call cancelled');
+  if (APIUserAbortError && err instanceof APIUserAbortError)
+    return new ReinError('llm_cancelled', 'LLM call cancelled');
   if (APIConnectionError && err instanceof APIConnectionError) {
     // A connect timeout is the SDK's APIConnectionTimeoutError, without a cause.
-    const network = networkDownCode(err) ?? (APIConnectionTimeoutError && err instanceof APIConnectionTimeoutError ? 'ETIMEDOUT' : undefined);
+    const network =
+      networkDownCode(err) ??
+      (APIConnectionTimeoutError && err instanceof APIConnectionTimeoutError ? 'ETIMEDOUT' : undefined);
     // The SDK's own message is only "Connection error.": say which address, and what the socket said.
     const detail = network ?? causeDetail(err);
-    return new RetryableFailure(`connection error: could not reach ${where}${detail ? ` (${detail})` : ''}`, undefined, network);
+    return new RetryableFailure(
+      `connection error: could not reach ${where}${detail ? ` (${detail})` : ''}`,
+      undefined,
+      network,
+    );
   }
   if (APIError && err instanceof APIError && typeof err.status === 'number') {
     if (RETRYABLE_STATUS.has(err.status)) {
       const reason =
-        err.status === 429 ? 'rate limited (429)' : err.status === 529 ? 'API overloaded (529)' : `server error (${err.status})`;
+        err.status === 429
+          ? 'rate limited (429)'
+          : err.status === 529
+            ? 'API overloaded (529)'
+            : `server error (${err.status})`;
       return new RetryableFailure(reason, retryAfterMs(err.headers));
     }
     return new ReinError('llm_failed', `LLM call failed: HTTP ${err.status}: ${apiMessage(err)}`, {
@@ -336,7 +363,8 @@ function classify(err: unknown, where: string): RetryableFailure | ReinError {
   }
   // A stream that errors while reading (socket reset) surfaces as a plain Error from the SDK.
   const msg = err instanceof Error ? err.message : String(err);
-  if (/terminated|socket|ECONNRESET|EPIPE|premature|aborted|network/i.test(msg)) return new RetryableFailure(`stream interrupted: ${msg}`);
+  if (/terminated|socket|ECONNRESET|EPIPE|premature|aborted|network/i.test(msg))
+    return new RetryableFailure(`stream interrupted: ${msg}`);
   return new ReinError('llm_failed', `LLM call failed: ${msg}`, { retryable: false }, { cause: err });
 }
 

@@ -33,7 +33,9 @@ export async function completeText(llm: LlmClient, req: CompleteTextRequest, sig
   while (!step.done) step = await turn.next();
   const response = step.value;
   if (req.rejectTruncated && response.stopReason === 'max_tokens') {
-    throw new ReinError('llm_failed', `the model's answer was cut off at ${req.maxTokens} tokens`, { stopReason: 'max_tokens' });
+    throw new ReinError('llm_failed', `the model's answer was cut off at ${req.maxTokens} tokens`, {
+      stopReason: 'max_tokens',
+    });
   }
   return response.content
     .filter((b): b is { type: 'text'; text: string } => b.type === 'text')

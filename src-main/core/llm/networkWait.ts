@@ -76,11 +76,19 @@ export function waitForNetwork(inner: LlmClient, opts: NetworkWaitOptions): LlmC
               { cause: err },
             );
           }
-          yield { type: 'retry', attempt: round + 2, maxAttempts: pauses.length + 1, reason: `waiting for the network (${down}): the model's host cannot be reached yet`, delayMs: pause };
+          yield {
+            type: 'retry',
+            attempt: round + 2,
+            maxAttempts: pauses.length + 1,
+            reason: `waiting for the network (${down}): the model's host cannot be reached yet`,
+            delayMs: pause,
+          };
           try {
             await sleep(pause, signal);
           } catch (e) {
-            throw new ReinError('llm_cancelled', 'LLM call cancelled while waiting for the network', undefined, { cause: e });
+            throw new ReinError('llm_cancelled', 'LLM call cancelled while waiting for the network', undefined, {
+              cause: e,
+            });
           }
         }
       }

@@ -125,7 +125,6 @@ export function createNodeFetch(opts: NodeFetchOptions = {}): NodeFetch {
 /** The process-wide transport: one connection pool per scheme for every client. */
 export const nodeFetch: NodeFetch = createNodeFetch();
 
-
 function encodableBody(body: RequestInit['body']): string | Buffer | undefined | typeof UNSUPPORTED {
   if (body === undefined || body === null) return undefined;
   // Kept a string here (it decides the default content type); send() encodes it once.
@@ -198,7 +197,8 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
       req.once('socket', (socket: Socket) => {
         if (req.reusedSocket || req !== current || state !== 'connecting') return;
         connectTimer = setTimeout(() => {
-          if (req === current) fail(new TypeError('fetch failed', { cause: connectTimeoutError(url, route.connectTimeoutMs) }));
+          if (req === current)
+            fail(new TypeError('fetch failed', { cause: connectTimeoutError(url, route.connectTimeoutMs) }));
         }, route.connectTimeoutMs);
         socket.once(route.secure ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
       });
@@ -261,7 +261,8 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
           res.resume(); // let the (empty) message finish so the socket returns to the pool
         } else {
           bodyStreams = decodingChain(res, responseHeaders.get('content-encoding'));
-          for (const s of bodyStreams) if (s !== res) s.on('error', (err) => fail(new TypeError('terminated', { cause: err })));
+          for (const s of bodyStreams)
+            if (s !== res) s.on('error', (err) => fail(new TypeError('terminated', { cause: err })));
           state = 'streaming';
           body = webBody(bodyStreams[bodyStreams.length - 1]!);
         }
@@ -334,14 +335,18 @@ function send(url: URL, init: RequestInit, payload: string | Buffer | undefined,
 }
 
 /** The request's method, headers and body bytes as they go on the wire. */
-function requestHead(init: RequestInit, payload: string | Buffer | undefined): { method: string; headers: Record<string, string>; bytes: Buffer | undefined } {
+function requestHead(
+  init: RequestInit,
+  payload: string | Buffer | undefined,
+): { method: string; headers: Record<string, string>; bytes: Buffer | undefined } {
   const method = normaliseMethod(init.method);
   const headers = requestHeaders(init.headers);
   // Encoded once: measuring a string's UTF-8 length and then writing it would walk ~40 KB twice.
   const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
   if (bytes !== undefined) {
     headers['content-length'] = String(bytes.byteLength);
-    if (typeof payload === 'string' && headers['content-type'] === undefined) headers['content-type'] = 'text/plain;charset=UTF-8';
+    if (typeof payload === 'string' && headers['content-type'] === undefined)
+      headers['content-type'] = 'text/plain;charset=UTF-8';
   } else if (method === 'POST' || method === 'PUT') {
     headers['content-length'] = '0';
   } else {

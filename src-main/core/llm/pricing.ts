@@ -42,7 +42,13 @@ const SORTED = [...TABLE].sort((a, b) => b[0].length - a[0].length);
 const FALLBACK: Price = { input: 3, output: 15 };
 
 /** What a model on a local server costs when `prices` does not say. */
-export const LOCAL_PRICE: Price = Object.freeze({ input: 0, output: 0, cache_write: 0, cache_write_1h: 0, cache_read: 0 });
+export const LOCAL_PRICE: Price = Object.freeze({
+  input: 0,
+  output: 0,
+  cache_write: 0,
+  cache_write_1h: 0,
+  cache_read: 0,
+});
 
 /**
  * `prices.<model>` when config has it; else $0 for a local server (`local`); else the table's row for
@@ -66,7 +72,10 @@ export function isLocalModelServer(baseURL: string | undefined): boolean {
   if (!baseURL) return false;
   let host: string;
   try {
-    host = new URL(baseURL).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+    host = new URL(baseURL).hostname
+      .toLowerCase()
+      .replace(/^\[|\]$/g, '')
+      .replace(/\.$/, '');
   } catch {
     return false;
   }

@@ -56,7 +56,9 @@ export function browserOpener(env: NodeJS.ProcessEnv, stderr: OpenerOutput): (ur
   return async (url) => {
     stderr.write(`Opening your browser to sign in. If it does not open, visit:\n  ${url.href}\n`);
     if (await startBrowser(url, env)) return;
-    stderr.write(`No browser could be started. To sign in, open this address in a browser (waiting up to 5 minutes):\n  ${url.href}\n`);
+    stderr.write(
+      `No browser could be started. To sign in, open this address in a browser (waiting up to 5 minutes):\n  ${url.href}\n`,
+    );
   };
 }
 
@@ -70,7 +72,10 @@ export function pageOpener(env: NodeJS.ProcessEnv, out: OpenerOutput): (url: URL
 
 /** Each command of $BROWSER, else the platform's opener, until one starts; false when none did. */
 async function startBrowser(url: URL, env: NodeJS.ProcessEnv): Promise<boolean> {
-  const fromEnv = (env.BROWSER ?? '').split(':').map((c) => c.trim()).filter(Boolean);
+  const fromEnv = (env.BROWSER ?? '')
+    .split(':')
+    .map((c) => c.trim())
+    .filter(Boolean);
   for (const command of fromEnv.length > 0 ? fromEnv : platformOpeners(env)) {
     if (await tryCommand(command, url.href)) return true;
   }

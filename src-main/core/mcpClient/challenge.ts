@@ -39,7 +39,12 @@ export function challengeOf(res: Pick<Response, 'status' | 'headers'>, bodyError
   } catch {
     resourceMetadataUrl = undefined;
   }
-  return { status: res.status, ...(error ? { error } : {}), ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) };
+  return {
+    status: res.status,
+    ...(error ? { error } : {}),
+    ...(scope ? { scope } : {}),
+    ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+  };
 }
 
 /** The scopes of both, each once, in the order first seen. */
@@ -50,4 +55,5 @@ export function unionScopes(...scopes: (string | undefined)[]): string | undefin
 }
 
 /** A 403 that a sign-in with more scope can fix: `insufficient_scope`, or no error but a scope it names. */
-export const isStepUp = (c: AuthChallenge | undefined): boolean => c?.status === 403 && (c.error === 'insufficient_scope' || (c.error === undefined && c.scope !== undefined));
+export const isStepUp = (c: AuthChallenge | undefined): boolean =>
+  c?.status === 403 && (c.error === 'insufficient_scope' || (c.error === undefined && c.scope !== undefined));

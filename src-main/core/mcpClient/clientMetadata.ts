@@ -35,11 +35,24 @@ export function isClientMetadataUrl(value: string): boolean {
 }
 
 /** The URL to offer as client ID, or undefined for none. Throws a ReinError for a malformed one, naming where it came from. */
-export function clientMetadataUrl(env: NodeJS.ProcessEnv, configured?: string | null, release: boolean = isRelease()): string | undefined {
+export function clientMetadataUrl(
+  env: NodeJS.ProcessEnv,
+  configured?: string | null,
+  release: boolean = isRelease(),
+): string | undefined {
   const fromEnv = env.REIN_MCP_CLIENT_METADATA_URL;
   const [value, where] =
-    fromEnv !== undefined ? [fromEnv.trim(), 'REIN_MCP_CLIENT_METADATA_URL'] : configured !== undefined ? [configured?.trim() ?? '', 'mcp.client_metadata_url'] : [release ? RELEASE_CLIENT_METADATA_URL : '', 'the release default'];
+    fromEnv !== undefined
+      ? [fromEnv.trim(), 'REIN_MCP_CLIENT_METADATA_URL']
+      : configured !== undefined
+        ? [configured?.trim() ?? '', 'mcp.client_metadata_url']
+        : [release ? RELEASE_CLIENT_METADATA_URL : '', 'the release default'];
   if (value === '') return undefined;
-  if (!isClientMetadataUrl(value)) throw new ReinError('invalid_input', `${where}: "${value}" is not an https URL with a path (a client ID metadata document's address)`, { field: where });
+  if (!isClientMetadataUrl(value))
+    throw new ReinError(
+      'invalid_input',
+      `${where}: "${value}" is not an https URL with a path (a client ID metadata document's address)`,
+      { field: where },
+    );
   return value;
 }

@@ -43,8 +43,12 @@ export function resolveServer(name: string, cfg: McpServerSettings, env: NodeJS.
   const where = `mcp_servers.${name}`;
   const common = {
     name,
-    connectTimeoutMs: cfg.connect_timeout_seconds !== undefined ? Math.round(cfg.connect_timeout_seconds * 1000) : DEFAULT_CONNECT_TIMEOUT_MS,
-    toolTimeoutMs: cfg.tool_timeout_seconds !== undefined ? Math.round(cfg.tool_timeout_seconds * 1000) : DEFAULT_TOOL_TIMEOUT_MS,
+    connectTimeoutMs:
+      cfg.connect_timeout_seconds !== undefined
+        ? Math.round(cfg.connect_timeout_seconds * 1000)
+        : DEFAULT_CONNECT_TIMEOUT_MS,
+    toolTimeoutMs:
+      cfg.tool_timeout_seconds !== undefined ? Math.round(cfg.tool_timeout_seconds * 1000) : DEFAULT_TOOL_TIMEOUT_MS,
     alwaysAllow: [...(cfg.always_allow ?? [])],
     ...(cfg.context !== undefined && cfg.context.trim() !== '' ? { context: cfg.context } : {}),
     ...(cfg.oauth ? { oauth: cfg.oauth } : {}),
@@ -58,7 +62,8 @@ export function resolveServer(name: string, cfg: McpServerSettings, env: NodeJS.
     } catch {
       return { ok: false, error: `${where}.url: not a URL: ${cfg.url}` };
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, error: `${where}.url: must be http or https, not ${url.protocol}` };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { ok: false, error: `${where}.url: must be http or https, not ${url.protocol}` };
     const headers: Record<string, string> = {};
     for (const [key, raw] of Object.entries(cfg.headers ?? {})) {
       const missing: string[] = [];
@@ -67,14 +72,26 @@ export function resolveServer(name: string, cfg: McpServerSettings, env: NodeJS.
         if (got === undefined) missing.push(v);
         return got ?? '';
       });
-      if (missing.length > 0) return { ok: false, error: `${where}.headers.${key}: environment variable ${missing.join(', ')} is not set` };
+      if (missing.length > 0)
+        return { ok: false, error: `${where}.headers.${key}: environment variable ${missing.join(', ')} is not set` };
       headers[key] = value;
     }
-    return { ok: true, server: { ...common, transport: { kind: 'http', url, headers, ...(cfg.type === 'sse' ? { via: 'sse' as const } : {}) } } };
+    return {
+      ok: true,
+      server: {
+        ...common,
+        transport: { kind: 'http', url, headers, ...(cfg.type === 'sse' ? { via: 'sse' as const } : {}) },
+      },
+    };
   }
-  if (!cfg.command || cfg.command.trim() === '') return { ok: false, error: `${where}: a stdio server needs a command (or set type: http and a url)` };
-  if (cfg.headers && Object.keys(cfg.headers).length > 0) return { ok: false, error: `${where}.headers: only http servers take headers` };
-  return { ok: true, server: { ...common, transport: { kind: 'stdio', command: cfg.command, args: [...cfg.args], env: { ...cfg.env } } } };
+  if (!cfg.command || cfg.command.trim() === '')
+    return { ok: false, error: `${where}: a stdio server needs a command (or set type: http and a url)` };
+  if (cfg.headers && Object.keys(cfg.headers).length > 0)
+    return { ok: false, error: `${where}.headers: only http servers take headers` };
+  return {
+    ok: true,
+    server: { ...common, transport: { kind: 'stdio', command: cfg.command, args: [...cfg.args], env: { ...cfg.env } } },
+  };
 }
 
 /** The transport family of a config entry: `sse` servers are HTTP servers (status, sign-in). */

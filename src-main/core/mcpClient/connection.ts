@@ -76,7 +76,12 @@ export interface OpenOptions extends ConnectionEvents {
   timeoutMs?: number;
   fetch?: typeof fetch;
   /** Tests: the SDK's SSE reconnection settings. */
-  reconnection?: { initialReconnectionDelay: number; maxReconnectionDelay: number; reconnectionDelayGrowFactor: number; maxRetries: number };
+  reconnection?: {
+    initialReconnectionDelay: number;
+    maxReconnectionDelay: number;
+    reconnectionDelayGrowFactor: number;
+    maxRetries: number;
+  };
   /** The last 401/403 the server answered with a `WWW-Authenticate` challenge (scope, resource metadata). */
   onChallenge?(challenge: AuthChallenge): void;
 }
@@ -91,8 +96,13 @@ export function isTransportError(e: unknown): boolean {
   if (e instanceof McpError) return e.code === ErrorCode.ConnectionClosed;
   if (e instanceof StreamableHTTPError) return e.code === undefined || e.code === 404 || e.code >= 500;
   if (e instanceof SseError) return e.code === undefined || e.code === 404 || e.code >= 500;
-  const code = (e as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code ?? (e as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code)) return true;
+  const code =
+    (e as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code ?? (e as { code?: unknown } | null)?.code;
+  if (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code)
+  )
+    return true;
   const m = errorMessage(e);
   return /fetch failed|not connected|not running|socket hang up|closed|terminated/i.test(m);
 }
@@ -104,7 +114,8 @@ export const isAuthError = (e: unknown): boolean =>
   (e instanceof OAuthError && !(e instanceof ServerError));
 
 /** A Streamable HTTP `initialize` refused in a way that says "not here, try HTTP+SSE" (the spec's 400/404/405). */
-const wantsLegacySse = (e: unknown): boolean => e instanceof StreamableHTTPError && (e.code === 400 || e.code === 404 || e.code === 405);
+const wantsLegacySse = (e: unknown): boolean =>
+  e instanceof StreamableHTTPError && (e.code === 400 || e.code === 404 || e.code === 405);
 
 export class McpConnection {
   readonly client: Client;
@@ -154,7 +165,8 @@ export class McpConnection {
 
   static async open(server: ResolvedServer, o: OpenOptions): Promise<McpConnection> {
     const spec = server.transport;
-    if (spec.kind !== 'http' || spec.via === 'sse') return McpConnection.#open(server, o, spec.kind === 'http' ? 'sse' : undefined);
+    if (spec.kind !== 'http' || spec.via === 'sse')
+      return McpConnection.#open(server, o, spec.kind === 'http' ? 'sse' : undefined);
     try {
       return await McpConnection.#open(server, o, 'http');
     } catch (e) {
@@ -163,19 +175,34 @@ export class McpConnection {
       try {
         return await McpConnection.#open(server, o, 'sse');
       } catch (e2) {
-        throw new Error(`${errorMessage(e)} over Streamable HTTP, and over HTTP+SSE: ${errorMessage(e2)}`, { cause: e2 });
+        throw new Error(`${errorMessage(e)} over Streamable HTTP, and over HTTP+SSE: ${errorMessage(e2)}`, {
+          cause: e2,
+        });
       }
     }
   }
 
-  static async #open(server: ResolvedServer, o: OpenOptions, via: HttpTransportKind | undefined): Promise<McpConnection> {
-    const reconnection = server.transport.kind === 'http' && via === 'http' ? { ...(o.reconnection ?? DEFAULT_RECONNECTION) } : undefined;
+  static async #open(
+    server: ResolvedServer,
+    o: OpenOptions,
+    via: HttpTransportKind | undefined,
+  ): Promise<McpConnection> {
+    const reconnection =
+      server.transport.kind === 'http' && via === 'http' ? { ...(o.reconnection ?? DEFAULT_RECONNECTION) } : undefined;
     const transport = makeTransport(server, o, via, reconnection);
-    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, ...(o.onSample ? { sampling: {} } : {}) } });
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {
+        elicitation: { form: { applyDefaults: true }, url: {} },
+        ...(o.onSample ? { sampling: {} } : {}),
+      },
+    });
     const conn = new McpConnection(client, transport, reconnection);
     const timeoutMs = o.timeoutMs ?? server.connectTimeoutMs;
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(new Error(`no answer within ${Math.round(timeoutMs / 100) / 10} s (connect_timeout_seconds)`)), timeoutMs);
+    const timer = setTimeout(
+      () => ac.abort(new Error(`no answer within ${Math.round(timeoutMs / 100) / 10} s (connect_timeout_seconds)`)),
+      timeoutMs,
+    );
     const onAbort = () => ac.abort(o.signal?.reason ?? new Error('cancelled'));
     o.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -255,7 +282,11 @@ export class McpConnection {
     }
   }
 
-  async callTool(name: string, args: Record<string, unknown>, o: { signal: AbortSignal; timeoutMs: number; onProgress?: (p: Progress) => void }): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    o: { signal: AbortSignal; timeoutMs: number; onProgress?: (p: Progress) => void },
+  ): Promise<CallToolResult> {
     // The SDK never takes its listener off the signal it is given; a run's signal lives for the whole
     // run, so each call gets a signal of its own, linked to the run's only while the call is under way.
     const ac = new AbortController();
@@ -285,7 +316,10 @@ export class McpConnection {
     // Polite first for HTTP: end the session on the server (a 405 means it keeps none).
     if (t instanceof StreamableHTTPClientTransport && t.sessionId && !this.#lost) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([t.terminateSession().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, 1_000)))]);
+      await Promise.race([
+        t.terminateSession().catch(() => undefined),
+        new Promise((r) => (timer = setTimeout(r, 1_000))),
+      ]);
       clearTimeout(timer);
     }
     await this.client.close().catch(() => undefined);
@@ -293,12 +327,27 @@ export class McpConnection {
   }
 }
 
-const DEFAULT_RECONNECTION: ReconnectionOptions = { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 };
+const DEFAULT_RECONNECTION: ReconnectionOptions = {
+  initialReconnectionDelay: 1_000,
+  maxReconnectionDelay: 30_000,
+  reconnectionDelayGrowFactor: 1.5,
+  maxRetries: 5,
+};
 
-function makeTransport(server: ResolvedServer, o: OpenOptions, via: HttpTransportKind | undefined, reconnection: ReconnectionOptions | undefined): Transport {
+function makeTransport(
+  server: ResolvedServer,
+  o: OpenOptions,
+  via: HttpTransportKind | undefined,
+  reconnection: ReconnectionOptions | undefined,
+): Transport {
   const spec = server.transport;
   if (spec.kind === 'stdio') {
-    return new ProcessStdioTransport({ command: spec.command, args: spec.args, env: { ...o.baseEnv, ...spec.env }, ...(o.cwd ? { cwd: o.cwd } : {}) });
+    return new ProcessStdioTransport({
+      command: spec.command,
+      args: spec.args,
+      env: { ...o.baseEnv, ...spec.env },
+      ...(o.cwd ? { cwd: o.cwd } : {}),
+    });
   }
   // Every answer passes here: HTML error pages become a status line, auth challenges are noted.
   const base = o.fetch ?? fetch;
@@ -317,7 +366,10 @@ function makeTransport(server: ResolvedServer, o: OpenOptions, via: HttpTranspor
     fetch: fetchFn,
   };
   if (via === 'sse') return new SSEClientTransport(spec.url, common);
-  return new StreamableHTTPClientTransport(spec.url, { ...common, reconnectionOptions: reconnection ?? { ...DEFAULT_RECONNECTION } });
+  return new StreamableHTTPClientTransport(spec.url, {
+    ...common,
+    reconnectionOptions: reconnection ?? { ...DEFAULT_RECONNECTION },
+  });
 }
 
 /** `error` of a JSON error body, read from a copy (the SDK reads the answer itself). */
@@ -348,7 +400,8 @@ function annotate(e: unknown, t: Transport): unknown {
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+  if (signal.aborted)
+    return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
     signal.addEventListener('abort', onAbort, { once: true });

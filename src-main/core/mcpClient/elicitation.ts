@@ -26,7 +26,8 @@ export interface ElicitationRequest {
   url?: string;
 }
 
-export type ElicitationAnswer = { action: 'accept'; content: FormValues } | { action: 'decline' } | { action: 'cancel' };
+export type ElicitationAnswer =
+  { action: 'accept'; content: FormValues } | { action: 'decline' } | { action: 'cancel' };
 
 export type Elicitor = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 
@@ -48,7 +49,12 @@ export function acceptDefaults(request: Pick<ElicitationRequest, 'schema' | 'url
 }
 
 /** The values a person gave, completed with defaults and checked; a decline when they do not fit. */
-export function acceptValues(request: Pick<ElicitationRequest, 'schema'>, given: FormValues | undefined): { answer: ElicitationAnswer; problems: string[] } {
+export function acceptValues(
+  request: Pick<ElicitationRequest, 'schema'>,
+  given: FormValues | undefined,
+): { answer: ElicitationAnswer; problems: string[] } {
   const { values, problems } = completeForm(formFields(request.schema), given ?? {});
-  return problems.length === 0 ? { answer: { action: 'accept', content: values }, problems } : { answer: { action: 'decline' }, problems };
+  return problems.length === 0
+    ? { answer: { action: 'accept', content: values }, problems }
+    : { answer: { action: 'decline' }, problems };
 }

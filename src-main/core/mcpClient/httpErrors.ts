@@ -9,7 +9,8 @@
 
 const MAX_REASON = 300;
 
-const looksLikeHtml = (contentType: string, body: string): boolean => /html/i.test(contentType) || /^\s*<(!doctype|html|head|body)\b/i.test(body);
+const looksLikeHtml = (contentType: string, body: string): boolean =>
+  /html/i.test(contentType) || /^\s*<(!doctype|html|head|body)\b/i.test(body);
 
 /** Words a page says about its status: its `<title>`, first heading or `<pre>`, skipping ones that say nothing ("Error"). */
 function htmlReason(body: string, line: string): string | undefined {
@@ -55,7 +56,11 @@ export function politeFetch(base: typeof fetch): typeof fetch {
     const headers = new Headers(res.headers);
     for (const h of ['content-length', 'content-encoding', 'transfer-encoding']) headers.delete(h);
     if (html) headers.set('content-type', 'text/plain; charset=utf-8');
-    const text = html ? shortRefusal(res.status, res.statusText, contentType, body) : body.length > MAX_REASON * 4 ? `${body.slice(0, MAX_REASON * 4)}…` : body;
+    const text = html
+      ? shortRefusal(res.status, res.statusText, contentType, body)
+      : body.length > MAX_REASON * 4
+        ? `${body.slice(0, MAX_REASON * 4)}…`
+        : body;
     return new Response(text, { status: res.status, statusText: res.statusText, headers });
   };
 }

@@ -17,7 +17,15 @@ const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 
 const DROPPED = new Set(['$schema', '$id', 'id']);
 
 const typeOf = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'array'
+      : typeof v === 'number'
+        ? Number.isInteger(v)
+          ? 'integer'
+          : 'number'
+        : typeof v;
 
 const matches = (value: unknown, type: string): boolean => {
   const actual = typeOf(value);
@@ -25,15 +33,26 @@ const matches = (value: unknown, type: string): boolean => {
 };
 
 /** zod's words for the JSON Schema types (what the lenient parse looks for). */
-const ZOD_EXPECTED: Record<string, string> = { integer: 'int', number: 'number', boolean: 'boolean', object: 'object', array: 'array', string: 'string', null: 'null' };
+const ZOD_EXPECTED: Record<string, string> = {
+  integer: 'int',
+  number: 'number',
+  boolean: 'boolean',
+  object: 'object',
+  array: 'array',
+  string: 'string',
+  null: 'null',
+};
 
 export function mcpInputSchema(jsonSchema: unknown): z.ZodType<Record<string, unknown>> {
-  const schema: Json = jsonSchema && typeof jsonSchema === 'object' && !Array.isArray(jsonSchema) ? (jsonSchema as Json) : {};
+  const schema: Json =
+    jsonSchema && typeof jsonSchema === 'object' && !Array.isArray(jsonSchema) ? (jsonSchema as Json) : {};
   const meta: Json = { type: 'object' };
   for (const [k, v] of Object.entries(schema)) if (!DROPPED.has(k)) meta[k] = v;
   if (typeof meta.properties !== 'object' || meta.properties === null) meta.properties = {};
   const properties = meta.properties as Record<string, unknown>;
-  const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((r): r is string => typeof r === 'string')
+    : [];
   const types = new Map<string, string[]>();
   for (const [key, prop] of Object.entries(properties)) {
     const t = prop && typeof prop === 'object' ? (prop as Json).type : undefined;
@@ -55,7 +74,12 @@ export function mcpInputSchema(jsonSchema: unknown): z.ZodType<Record<string, un
       for (const [key, list] of types) {
         if (!(key in obj) || obj[key] === undefined) continue;
         if (list.some((t) => matches(obj[key], t))) continue;
-        ctx.addIssue({ code: 'invalid_type', expected: ZOD_EXPECTED[list[0]!] as 'string', path: [key], message: `expected ${list.join(' or ')}, got ${typeOf(obj[key])}` });
+        ctx.addIssue({
+          code: 'invalid_type',
+          expected: ZOD_EXPECTED[list[0]!] as 'string',
+          path: [key],
+          message: `expected ${list.join(' or ')}, got ${typeOf(obj[key])}`,
+        });
       }
     })
     .meta(meta) as unknown as z.ZodType<Record<string, unknown>>;

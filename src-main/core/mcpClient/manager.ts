@@ -73,10 +73,18 @@ export class McpManager implements Disposable {
         disabled: cfg.disabled,
         baseEnv,
         ...(o.cwd ? { cwd: o.cwd } : {}),
-        authProvider: (server) => (server.transport.kind === 'http' ? runProvider(server.transport.url, store(name), server.oauth) : Promise.resolve(undefined)),
+        authProvider: (server) =>
+          server.transport.kind === 'http'
+            ? runProvider(server.transport.url, store(name), server.oauth)
+            : Promise.resolve(undefined),
         signedIn: () => isUrlServer(cfg) && (store(name).exists?.() ?? false),
-        ...(o.reauthorize ? { reauthorize: (server: ResolvedServer, c: AuthChallenge) => o.reauthorize!(name, server, c) } : {}),
-        onScopeNeeded: (server, scope) => (server.transport.kind === 'http' ? rememberNeededScope(store(name), server.transport.url, scope) : Promise.resolve()),
+        ...(o.reauthorize
+          ? { reauthorize: (server: ResolvedServer, c: AuthChallenge) => o.reauthorize!(name, server, c) }
+          : {}),
+        onScopeNeeded: (server, scope) =>
+          server.transport.kind === 'http'
+            ? rememberNeededScope(store(name), server.transport.url, scope)
+            : Promise.resolve(),
         ...(o.timing ? { timing: o.timing } : {}),
         ...(o.clock ? { clock: o.clock } : {}),
         ...(o.connection ? { connection: o.connection } : {}),
@@ -135,8 +143,17 @@ export class McpManager implements Disposable {
     const out: string[] = [];
     for (const h of this.#handles) {
       const s = h.status();
-      if (s.state === 'disabled' || s.state === 'healthy' || s.state === 'degraded' || s.state === 'connecting' || s.state === 'idle') continue;
-      out.push(`MCP server ${h.name} is ${s.state}${s.sign_in_required ? ' (sign-in needed: rein mcp login ' + h.name + ')' : ''}${s.last_error ? `: ${s.last_error}` : ''}`);
+      if (
+        s.state === 'disabled' ||
+        s.state === 'healthy' ||
+        s.state === 'degraded' ||
+        s.state === 'connecting' ||
+        s.state === 'idle'
+      )
+        continue;
+      out.push(
+        `MCP server ${h.name} is ${s.state}${s.sign_in_required ? ' (sign-in needed: rein mcp login ' + h.name + ')' : ''}${s.last_error ? `: ${s.last_error}` : ''}`,
+      );
     }
     return out;
   }
@@ -181,7 +198,15 @@ export function configuredStatus(
       const cfg = servers[name]!;
       const resolution = resolveServer(name, cfg, env);
       const type = isUrlServer(cfg) ? ('http' as const) : ('stdio' as const);
-      const base = { name, type, since: epoch, tools: 0, tool_names: [], sign_in_required: false, signed_in: type === 'http' && (tokenStore(name).exists?.() ?? false) };
+      const base = {
+        name,
+        type,
+        since: epoch,
+        tools: 0,
+        tool_names: [],
+        sign_in_required: false,
+        signed_in: type === 'http' && (tokenStore(name).exists?.() ?? false),
+      };
       if (cfg.disabled) return { ...base, state: 'disabled' as const };
       if (!resolution.ok) return { ...base, state: 'disconnected' as const, last_error: resolution.error };
       return { ...base, state: 'idle' as const };

@@ -16,7 +16,7 @@ export const MAX_DESCRIPTION = 1_024;
 
 const NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
 
-export const sanitizeNamePart = (s: string): string => (s.replace(/[^a-zA-Z0-9_-]/g, '_') || '_');
+export const sanitizeNamePart = (s: string): string => s.replace(/[^a-zA-Z0-9_-]/g, '_') || '_';
 
 const hash8 = (...parts: string[]): string => createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 8);
 
@@ -67,11 +67,16 @@ export function serverSlugs(names: readonly string[]): Map<string, string> {
 }
 
 /** The tool's description (or title) trimmed and capped; a stand-in when the server gave none. */
-export function toolDescription(server: string, tool: { name: string; title?: string | undefined; description?: string | undefined }): string {
-  const text = (tool.description ?? '').trim() || (tool.title ?? '').trim() || `Tool ${tool.name} of the MCP server ${server}.`;
+export function toolDescription(
+  server: string,
+  tool: { name: string; title?: string | undefined; description?: string | undefined },
+): string {
+  const text =
+    (tool.description ?? '').trim() || (tool.title ?? '').trim() || `Tool ${tool.name} of the MCP server ${server}.`;
   return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`;
 }
 
 const compareUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 /** Names that need no change claim their plain form before names that were changed into it. */
-const plainFirst = (a: string, b: string): number => Number(sanitizeNamePart(a) !== a) - Number(sanitizeNamePart(b) !== b) || compareUnits(a, b);
+const plainFirst = (a: string, b: string): number =>
+  Number(sanitizeNamePart(a) !== a) - Number(sanitizeNamePart(b) !== b) || compareUnits(a, b);

@@ -22,7 +22,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import { isStepUp, unionScopes, type AuthChallenge } from './challenge.js';
@@ -161,9 +165,12 @@ export class ReinOAuthProvider implements OAuthClientProvider {
   challenged(c: AuthChallenge): void {
     if (!isStepUp(c)) return;
     this.#stepUp = true;
-    void this.#entry().then((v) => {
-      if (this.#stepUp && this.#refused === undefined) this.#refused = v?.tokens?.access_token;
-    }, () => undefined);
+    void this.#entry().then(
+      (v) => {
+        if (this.#stepUp && this.#refused === undefined) this.#refused = v?.tokens?.access_token;
+      },
+      () => undefined,
+    );
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -306,10 +313,19 @@ export async function rememberNeededScope(store: TokenStore, serverUrl: URL, sco
 }
 
 /** A run's provider: stored tokens (refreshed when they can be), never a browser. */
-export async function runProvider(serverUrl: URL, store: TokenStore, oauth?: McpServerSettings['oauth']): Promise<ReinOAuthProvider | undefined> {
+export async function runProvider(
+  serverUrl: URL,
+  store: TokenStore,
+  oauth?: McpServerSettings['oauth'],
+): Promise<ReinOAuthProvider | undefined> {
   const v = await store.read();
   if (!v || v.server_url !== serverUrl.href || (!v.tokens && !oauth?.client_id)) return undefined;
-  return new ReinOAuthProvider({ serverUrl, store, redirectUrl: v.redirect_url ?? `http://127.0.0.1${CALLBACK_PATH}`, ...(oauth ? { oauth } : {}) });
+  return new ReinOAuthProvider({
+    serverUrl,
+    store,
+    redirectUrl: v.redirect_url ?? `http://127.0.0.1${CALLBACK_PATH}`,
+    ...(oauth ? { oauth } : {}),
+  });
 }
 
 export interface SignInOptions {
@@ -358,7 +374,10 @@ export async function signIn(o: SignInOptions): Promise<void> {
       ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
     });
     const challenge = o.challenge
-      ? { ...(o.challenge.scope ? { scope: o.challenge.scope } : {}), ...(o.challenge.resourceMetadataUrl ? { resourceMetadataUrl: new URL(o.challenge.resourceMetadataUrl) } : {}) }
+      ? {
+          ...(o.challenge.scope ? { scope: o.challenge.scope } : {}),
+          ...(o.challenge.resourceMetadataUrl ? { resourceMetadataUrl: new URL(o.challenge.resourceMetadataUrl) } : {}),
+        }
       : await probeChallenge(o.serverUrl, o.fetchFn);
     // A step-up keeps what was granted and adds what is required; any sign-in asks again for a scope a
     // server demanded since the last one (StoredOAuth.scope).
@@ -380,14 +399,24 @@ export async function signIn(o: SignInOptions): Promise<void> {
     try {
       result = await auth(provider, opts);
     } catch (e) {
-      throw new ReinError('unavailable', `sign-in to ${o.serverUrl.href} failed before the browser step: ${errorMessage(e)}`, {}, { cause: e });
+      throw new ReinError(
+        'unavailable',
+        `sign-in to ${o.serverUrl.href} failed before the browser step: ${errorMessage(e)}`,
+        {},
+        { cause: e },
+      );
     }
     if (result === 'AUTHORIZED') return;
     const code = await receiver.code(() => provider.expectedState, o.timeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS, o.signal);
     try {
       result = await auth(provider, { ...opts, authorizationCode: code });
     } catch (e) {
-      throw new ReinError('unavailable', `sign-in to ${o.serverUrl.href}: the code could not be exchanged for tokens: ${errorMessage(e)}`, {}, { cause: e });
+      throw new ReinError(
+        'unavailable',
+        `sign-in to ${o.serverUrl.href}: the code could not be exchanged for tokens: ${errorMessage(e)}`,
+        {},
+        { cause: e },
+      );
     }
     if (result !== 'AUTHORIZED') throw new ReinError('unavailable', `sign-in to ${o.serverUrl.href} did not complete`);
   } finally {
@@ -396,12 +425,30 @@ export async function signIn(o: SignInOptions): Promise<void> {
 }
 
 /** An `initialize` without any token (only `headers`): what the server answers before a sign-in. Its body is dropped. */
-async function bareInitialize(serverUrl: URL, headers: Record<string, string>, fetchFn: typeof fetch): Promise<Response> {
+async function bareInitialize(
+  serverUrl: URL,
+  headers: Record<string, string>,
+  fetchFn: typeof fetch,
+): Promise<Response> {
   const { LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
   const res = await fetchFn(serverUrl, {
     method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'rein', version: '0' } } }),
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'rein', version: '0' },
+      },
+    }),
     signal: AbortSignal.timeout(15_000),
   });
   await res.body?.cancel().catch(() => undefined);
@@ -413,7 +460,11 @@ async function bareInitialize(serverUrl: URL, headers: Record<string, string>, f
  * token is refused with 401; any other answer means Rein gets in without OAuth. Throws a ReinError
  * (`unavailable`) when the server cannot be reached.
  */
-export async function asksForSignIn(serverUrl: URL, headers: Record<string, string> = {}, fetchFn: typeof fetch = fetch): Promise<{ asks: boolean; status: number }> {
+export async function asksForSignIn(
+  serverUrl: URL,
+  headers: Record<string, string> = {},
+  fetchFn: typeof fetch = fetch,
+): Promise<{ asks: boolean; status: number }> {
   let res: Response;
   try {
     res = await bareInitialize(serverUrl, headers, fetchFn);
@@ -424,13 +475,19 @@ export async function asksForSignIn(serverUrl: URL, headers: Record<string, stri
 }
 
 /** What the server's 401 says about where to authorise (RFC 9728 `resource_metadata`) and which scope. */
-async function probeChallenge(serverUrl: URL, fetchFn: typeof fetch = fetch): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+async function probeChallenge(
+  serverUrl: URL,
+  fetchFn: typeof fetch = fetch,
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   try {
     const res = await bareInitialize(serverUrl, {}, fetchFn);
     if (res.status !== 401) return {};
     const { extractWWWAuthenticateParams } = await import('@modelcontextprotocol/sdk/client/auth.js');
     const p = extractWWWAuthenticateParams(res);
-    return { ...(p.resourceMetadataUrl ? { resourceMetadataUrl: p.resourceMetadataUrl } : {}), ...(p.scope ? { scope: p.scope } : {}) };
+    return {
+      ...(p.resourceMetadataUrl ? { resourceMetadataUrl: p.resourceMetadataUrl } : {}),
+      ...(p.scope ? { scope: p.scope } : {}),
+    };
   } catch {
     return {};
   }
@@ -446,7 +503,10 @@ const PAGE = (title: string, line: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:16px system-ui;margin:3em"><h1>${title}</h1><p>${line}</p></body>`;
 
 /** A one-shot HTTP listener on 127.0.0.1 for the authorization server's redirect. */
-async function startRedirectReceiver(port: number | undefined, preferred: number | undefined): Promise<RedirectReceiver> {
+async function startRedirectReceiver(
+  port: number | undefined,
+  preferred: number | undefined,
+): Promise<RedirectReceiver> {
   let deliver: ((q: URLSearchParams) => void) | undefined;
   const pending: URLSearchParams[] = [];
   const server: Server = createServer((req, res) => {
@@ -458,7 +518,11 @@ async function startRedirectReceiver(port: number | undefined, preferred: number
     const failed = url.searchParams.get('error');
     res
       .writeHead(failed ? 400 : 200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-      .end(failed ? PAGE('Sign-in failed', 'Rein was not authorised. You can close this window.') : PAGE('Signed in', 'Rein has the authorization. You can close this window.'));
+      .end(
+        failed
+          ? PAGE('Sign-in failed', 'Rein was not authorised. You can close this window.')
+          : PAGE('Signed in', 'Rein has the authorization. You can close this window.'),
+      );
     if (deliver) deliver(url.searchParams);
     else pending.push(url.searchParams);
   });
@@ -473,7 +537,11 @@ async function startRedirectReceiver(port: number | undefined, preferred: number
   try {
     await listen(port ?? preferred ?? 0);
   } catch (e) {
-    if (port !== undefined) throw new ReinError('unavailable', `cannot listen on 127.0.0.1:${port} for the sign-in redirect (oauth.redirect_port): ${errorMessage(e)}`);
+    if (port !== undefined)
+      throw new ReinError(
+        'unavailable',
+        `cannot listen on 127.0.0.1:${port} for the sign-in redirect (oauth.redirect_port): ${errorMessage(e)}`,
+      );
     await listen(0);
   }
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${CALLBACK_PATH}`;
@@ -481,7 +549,13 @@ async function startRedirectReceiver(port: number | undefined, preferred: number
     url,
     code(expectedState, timeoutMs, signal) {
       return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => finish(new ReinError('unavailable', `nobody completed the sign-in within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            finish(
+              new ReinError('unavailable', `nobody completed the sign-in within ${Math.round(timeoutMs / 1000)} s`),
+            ),
+          timeoutMs,
+        );
         const onAbort = () => finish(new ReinError('unavailable', 'the sign-in was cancelled'));
         signal?.addEventListener('abort', onAbort, { once: true });
         const finish = (result: Error | string) => {
@@ -493,9 +567,18 @@ async function startRedirectReceiver(port: number | undefined, preferred: number
         };
         deliver = (q) => {
           const error = q.get('error');
-          if (error) return finish(new ReinError('unavailable', `the authorization server refused: ${error}${q.get('error_description') ? ` (${q.get('error_description')})` : ''}`));
+          if (error)
+            return finish(
+              new ReinError(
+                'unavailable',
+                `the authorization server refused: ${error}${q.get('error_description') ? ` (${q.get('error_description')})` : ''}`,
+              ),
+            );
           const expected = expectedState();
-          if (expected !== undefined && q.get('state') !== expected) return finish(new ReinError('unavailable', 'the sign-in redirect carried the wrong state; it was not this sign-in'));
+          if (expected !== undefined && q.get('state') !== expected)
+            return finish(
+              new ReinError('unavailable', 'the sign-in redirect carried the wrong state; it was not this sign-in'),
+            );
           const code = q.get('code');
           if (!code) return finish(new ReinError('unavailable', 'the sign-in redirect carried no code'));
           finish(code);

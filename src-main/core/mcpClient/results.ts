@@ -42,29 +42,41 @@ function render(block: ContentBlock, texts: string[], images: ToolImage[]): void
       return;
     case 'image': {
       const mime = block.mimeType.toLowerCase() as ToolImage['mediaType'];
-      if (IMAGE_TYPES.has(mime) && block.data.length <= MAX_IMAGE_BASE64) images.push({ mediaType: mime, data: block.data });
-      else texts.push(`[image: ${block.mimeType}, ${formatSize(base64Bytes(block.data))}${IMAGE_TYPES.has(mime) ? ', too large to show' : ', a type the model cannot see'}]`);
+      if (IMAGE_TYPES.has(mime) && block.data.length <= MAX_IMAGE_BASE64)
+        images.push({ mediaType: mime, data: block.data });
+      else
+        texts.push(
+          `[image: ${block.mimeType}, ${formatSize(base64Bytes(block.data))}${IMAGE_TYPES.has(mime) ? ', too large to show' : ', a type the model cannot see'}]`,
+        );
       return;
     }
     case 'audio':
       texts.push(`[audio: ${block.mimeType}, ${formatSize(base64Bytes(block.data))}, not shown]`);
       return;
     case 'resource_link': {
-      const facts = [block.mimeType, block.size !== undefined ? formatSize(block.size) : undefined].filter(Boolean).join(', ');
-      texts.push(`[resource link: ${block.name} ${block.uri}${facts ? ` (${facts})` : ''}${block.description ? ` — ${block.description}` : ''}]`);
+      const facts = [block.mimeType, block.size !== undefined ? formatSize(block.size) : undefined]
+        .filter(Boolean)
+        .join(', ');
+      texts.push(
+        `[resource link: ${block.name} ${block.uri}${facts ? ` (${facts})` : ''}${block.description ? ` — ${block.description}` : ''}]`,
+      );
       return;
     }
     case 'resource': {
       const r = block.resource;
       if ('text' in r && typeof r.text === 'string') {
-        texts.push(`[resource: ${r.uri} (${[r.mimeType, `${r.text.length} characters`].filter(Boolean).join(', ')})]\n${preview(r.text)}`);
+        texts.push(
+          `[resource: ${r.uri} (${[r.mimeType, `${r.text.length} characters`].filter(Boolean).join(', ')})]\n${preview(r.text)}`,
+        );
       } else if ('blob' in r && typeof r.blob === 'string') {
         const mime = (r.mimeType ?? '').toLowerCase() as ToolImage['mediaType'];
         if (IMAGE_TYPES.has(mime) && r.blob.length <= MAX_IMAGE_BASE64) {
           texts.push(`[resource: ${r.uri} (${r.mimeType}, ${formatSize(base64Bytes(r.blob))}), shown as an image]`);
           images.push({ mediaType: mime, data: r.blob });
         } else {
-          texts.push(`[resource: ${r.uri} (${[r.mimeType, formatSize(base64Bytes(r.blob)), 'binary, not shown'].filter(Boolean).join(', ')})]`);
+          texts.push(
+            `[resource: ${r.uri} (${[r.mimeType, formatSize(base64Bytes(r.blob)), 'binary, not shown'].filter(Boolean).join(', ')})]`,
+          );
         }
       }
       return;
@@ -82,7 +94,10 @@ const BASE64_RE = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 /** Structured content with every long base64 string replaced by a one-line summary of it. */
 function withoutBlobs(v: unknown, depth = 0): unknown {
-  if (typeof v === 'string') return v.length >= BLOB_MIN_CHARS && BASE64_RE.test(v) ? `[base64 data, ${formatSize(base64Bytes(v))}, not shown]` : v;
+  if (typeof v === 'string')
+    return v.length >= BLOB_MIN_CHARS && BASE64_RE.test(v)
+      ? `[base64 data, ${formatSize(base64Bytes(v))}, not shown]`
+      : v;
   if (depth > 32 || v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) return v.map((x) => withoutBlobs(x, depth + 1));
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutBlobs(x, depth + 1)]));
@@ -97,7 +112,8 @@ export function toToolResult(result: CallToolResult | { toolResult: unknown }): 
   const texts: string[] = [];
   const images: ToolImage[] = [];
   for (const block of r.content ?? []) render(block, texts, images);
-  if ((r.content ?? []).length === 0 && r.structuredContent !== undefined) texts.push(JSON.stringify(withoutBlobs(r.structuredContent), null, 2));
+  if ((r.content ?? []).length === 0 && r.structuredContent !== undefined)
+    texts.push(JSON.stringify(withoutBlobs(r.structuredContent), null, 2));
   const content = texts.join('\n\n');
   if (r.isError === true) {
     const failed = errorResult('business', content || 'the tool reported an error without a message');

@@ -61,22 +61,29 @@ interface WireParams {
 }
 
 /** The server's request in Rein's terms, or why it cannot be answered. */
-export function samplingRequest(server: string, call: { tool: string; input: unknown }, p: WireParams): SamplingRequest | { error: string } {
+export function samplingRequest(
+  server: string,
+  call: { tool: string; input: unknown },
+  p: WireParams,
+): SamplingRequest | { error: string } {
   const messages: SamplingRequest['messages'] = [];
   let chars = p.systemPrompt?.length ?? 0;
   for (const m of p.messages) {
     const blocks = Array.isArray(m.content) ? m.content : [m.content];
     const texts: string[] = [];
     for (const b of blocks as { type?: unknown; text?: unknown }[]) {
-      if (b?.type !== 'text' || typeof b.text !== 'string') return { error: `Rein answers sampling requests with text only (got ${String(b?.type)})` };
+      if (b?.type !== 'text' || typeof b.text !== 'string')
+        return { error: `Rein answers sampling requests with text only (got ${String(b?.type)})` };
       texts.push(b.text);
     }
     const text = texts.join('\n');
     chars += text.length;
     messages.push({ role: m.role, text });
   }
-  if (messages.length === 0 || messages[messages.length - 1]!.role !== 'user') return { error: 'a sampling request must end with a user message' };
-  if (chars > MAX_SAMPLING_CHARS) return { error: `the request is ${chars} characters; Rein takes at most ${MAX_SAMPLING_CHARS}` };
+  if (messages.length === 0 || messages[messages.length - 1]!.role !== 'user')
+    return { error: 'a sampling request must end with a user message' };
+  if (chars > MAX_SAMPLING_CHARS)
+    return { error: `the request is ${chars} characters; Rein takes at most ${MAX_SAMPLING_CHARS}` };
   const prefs = p.modelPreferences ?? {};
   const intelligence = prefs.intelligencePriority ?? 0.5;
   return {

@@ -20,7 +20,14 @@ import { sessionSlots } from '../tools/sessionSlots.js';
 import { errorResult, type Tool, type ToolResult } from '../tools/tool.js';
 import type { ToolTraits } from '../tools/traits.js';
 import { canonicalJson } from '../util/canonicalJson.js';
-import type { CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpServerStatus } from '../api/mcpStatus.js';
 import { isStepUp, type AuthChallenge } from './challenge.js';
@@ -118,9 +125,18 @@ export class McpServerHandle implements ToolProvider {
           close: (c) => c.close(),
           isClosed: (c) => c.closed,
         },
-        { onConnected: (c) => this.#adopt(c), inUse: () => this.#inFlight.size > 0, onState: (s) => this.#stateChanged.fire(s) },
+        {
+          onConnected: (c) => this.#adopt(c),
+          inUse: () => this.#inFlight.size > 0,
+          onState: (s) => this.#stateChanged.fire(s),
+        },
         // Only `keep_alive: false` closes an unused connection (tests may shorten how soon).
-        { ...o.timing, ...(server.idleCloseMs !== undefined ? { idleCloseMs: o.timing?.idleCloseMs ?? server.idleCloseMs } : { idleCloseMs: undefined }) },
+        {
+          ...o.timing,
+          ...(server.idleCloseMs !== undefined
+            ? { idleCloseMs: o.timing?.idleCloseMs ?? server.idleCloseMs }
+            : { idleCloseMs: undefined }),
+        },
         o.clock,
       );
     }
@@ -150,7 +166,10 @@ export class McpServerHandle implements ToolProvider {
 
   /** A live connection now, reconnecting on demand; throws why there is none. */
   async ensure(): Promise<McpConnection> {
-    if (!this.#supervisor) throw new Error(this.#o.disabled ? `MCP server ${this.name} is disabled` : (this.#o.resolution as { error: string }).error);
+    if (!this.#supervisor)
+      throw new Error(
+        this.#o.disabled ? `MCP server ${this.name} is disabled` : (this.#o.resolution as { error: string }).error,
+      );
     return this.#supervisor.ensure();
   }
 
@@ -170,7 +189,13 @@ export class McpServerHandle implements ToolProvider {
       signed_in: this.#o.signedIn?.() ?? false,
     };
     if (this.#o.disabled) return { ...base, state: 'disabled', since: new Date(0).toISOString() };
-    if (!this.#supervisor) return { ...base, state: 'disconnected', since: new Date(0).toISOString(), last_error: (this.#o.resolution as { error: string }).error };
+    if (!this.#supervisor)
+      return {
+        ...base,
+        state: 'disconnected',
+        since: new Date(0).toISOString(),
+        last_error: (this.#o.resolution as { error: string }).error,
+      };
     const s = this.#supervisor.status();
     return {
       ...base,
@@ -191,10 +216,21 @@ export class McpServerHandle implements ToolProvider {
   async call(
     tool: string,
     args: Record<string, unknown>,
-    o: { signal: AbortSignal; elicitor?: Elicitor; sampler?: Sampler; registryName?: string; replayable?: boolean; onProgress?: (p: Progress) => void },
+    o: {
+      signal: AbortSignal;
+      elicitor?: Elicitor;
+      sampler?: Sampler;
+      registryName?: string;
+      replayable?: boolean;
+      onProgress?: (p: Progress) => void;
+    },
   ): Promise<ToolResult> {
     const server = this.server;
-    if (!server || !this.#supervisor) return errorResult('business', `MCP server ${this.name} cannot be used: ${this.#o.disabled ? 'it is disabled' : (this.#o.resolution as { error: string }).error}`);
+    if (!server || !this.#supervisor)
+      return errorResult(
+        'business',
+        `MCP server ${this.name} cannot be used: ${this.#o.disabled ? 'it is disabled' : (this.#o.resolution as { error: string }).error}`,
+      );
     if (o.signal.aborted) return errorResult('transient', 'not run: the run was cancelled');
     const leave = this.#enter(tool, args, o);
     try {
@@ -212,7 +248,10 @@ export class McpServerHandle implements ToolProvider {
         if (!isTransportError(e) && !conn.closed) return callError(this.name, tool, e);
         this.#supervisor.failed(conn, `lost during a call: ${errorMessage(e)}`);
         if (!o.replayable) {
-          return errorResult('transient', `the connection to MCP server ${this.name} was lost during the call (${errorMessage(e)}); ${tool} may or may not have run. The server is being reconnected; check before calling it again.`);
+          return errorResult(
+            'transient',
+            `the connection to MCP server ${this.name} was lost during the call (${errorMessage(e)}); ${tool} may or may not have run. The server is being reconnected; check before calling it again.`,
+          );
         }
         let again: McpConnection;
         try {
@@ -225,7 +264,9 @@ export class McpServerHandle implements ToolProvider {
         } catch (e2) {
           if (isAuthError(e2)) return this.#authRefusal(tool, e2);
           if (isTransportError(e2)) this.#supervisor.failed(again, `lost during a call: ${errorMessage(e2)}`);
-          return isTransportError(e2) ? errorResult('transient', `MCP server ${this.name} failed again after reconnecting: ${errorMessage(e2)}`) : callError(this.name, tool, e2);
+          return isTransportError(e2)
+            ? errorResult('transient', `MCP server ${this.name} failed again after reconnecting: ${errorMessage(e2)}`)
+            : callError(this.name, tool, e2);
         }
       }
     } finally {
@@ -237,7 +278,11 @@ export class McpServerHandle implements ToolProvider {
    * The server's own answer to one call (`rein mcp call --json`), reconnecting first if needed; a
    * question from the server during the call goes to `elicitor`. Throws what the call threw.
    */
-  async callRaw(tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; elicitor?: Elicitor; sampler?: Sampler; registryName?: string }): Promise<CallToolResult> {
+  async callRaw(
+    tool: string,
+    args: Record<string, unknown>,
+    o: { signal: AbortSignal; elicitor?: Elicitor; sampler?: Sampler; registryName?: string },
+  ): Promise<CallToolResult> {
     const conn = await this.ensure();
     const leave = this.#enter(tool, args, o);
     try {
@@ -255,8 +300,17 @@ export class McpServerHandle implements ToolProvider {
    * and tried once more. The answer waits (a little) for a tool list the server changed meanwhile, so a
    * tool the call added is in the registry when the model reads the result.
    */
-  async #callOnce(conn: McpConnection, tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; onProgress?: (p: Progress) => void }): Promise<CallToolResult> {
-    const opts = { signal: o.signal, timeoutMs: this.server!.toolTimeoutMs, ...(o.onProgress ? { onProgress: o.onProgress } : {}) };
+  async #callOnce(
+    conn: McpConnection,
+    tool: string,
+    args: Record<string, unknown>,
+    o: { signal: AbortSignal; onProgress?: (p: Progress) => void },
+  ): Promise<CallToolResult> {
+    const opts = {
+      signal: o.signal,
+      timeoutMs: this.server!.toolTimeoutMs,
+      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    };
     let result: CallToolResult;
     try {
       result = await conn.callTool(tool, args, opts);
@@ -282,7 +336,8 @@ export class McpServerHandle implements ToolProvider {
   #authRefusal(tool: string, e: unknown): ToolResult {
     const c = this.#challenge;
     if (c && isStepUp(c)) {
-      if (this.server && !this.#o.reauthorize) void this.#o.onScopeNeeded?.(this.server, c.scope).catch(() => undefined);
+      if (this.server && !this.#o.reauthorize)
+        void this.#o.onScopeNeeded?.(this.server, c.scope).catch(() => undefined);
       const scope = c.scope ? ` (scope "${c.scope}")` : '';
       return errorResult(
         'business',
@@ -291,13 +346,26 @@ export class McpServerHandle implements ToolProvider {
           : `MCP server ${this.name} needs more permission for ${tool}${scope} than the sign-in granted; the call did not run. Sign in again with \`rein mcp login ${this.name}\` (it asks for the larger scope). Tell the user.`,
       );
     }
-    return errorResult('transient', `MCP server ${this.name} needs a sign-in for ${tool}: run \`rein mcp login ${this.name}\`; the call did not run. Tell the user.`);
+    return errorResult(
+      'transient',
+      `MCP server ${this.name} needs a sign-in for ${tool}: run \`rein mcp login ${this.name}\`; the call did not run. Tell the user.`,
+    );
   }
 
   /** Registers a running call (for questions the server asks during it); returns its removal. */
-  #enter(tool: string, args: Record<string, unknown>, o: { signal: AbortSignal; elicitor?: Elicitor; sampler?: Sampler; registryName?: string }): () => void {
+  #enter(
+    tool: string,
+    args: Record<string, unknown>,
+    o: { signal: AbortSignal; elicitor?: Elicitor; sampler?: Sampler; registryName?: string },
+  ): () => void {
     const key = Symbol(tool);
-    this.#inFlight.set(key, { elicitor: o.elicitor ?? declineAll, sampler: o.sampler ?? refuseAll, tool: o.registryName ?? tool, input: args, signal: o.signal });
+    this.#inFlight.set(key, {
+      elicitor: o.elicitor ?? declineAll,
+      sampler: o.sampler ?? refuseAll,
+      tool: o.registryName ?? tool,
+      input: args,
+      signal: o.signal,
+    });
     this.#supervisor?.touch();
     return () => {
       this.#inFlight.delete(key);
@@ -315,7 +383,8 @@ export class McpServerHandle implements ToolProvider {
 
   #notConnected(e: unknown): string {
     const why = errorMessage(e);
-    if (e instanceof NeedsPersonError) return `MCP server ${this.name} needs a sign-in: ${why}. The call did not run; tell the user.`;
+    if (e instanceof NeedsPersonError)
+      return `MCP server ${this.name} needs a sign-in: ${why}. The call did not run; tell the user.`;
     return `MCP server ${this.name} is not connected (${why}); the call did not run. It may be back later.`;
   }
 
@@ -347,7 +416,10 @@ export class McpServerHandle implements ToolProvider {
     } catch (e) {
       if (isAuthError(e)) {
         this.#signInRequired = true;
-        throw new NeedsPersonError(`the server asks for a sign-in: run \`rein mcp login ${this.name}\``, this.#challenge);
+        throw new NeedsPersonError(
+          `the server asks for a sign-in: run \`rein mcp login ${this.name}\``,
+          this.#challenge,
+        );
       }
       throw e;
     }
@@ -382,7 +454,10 @@ export class McpServerHandle implements ToolProvider {
 
   #setDefs(defs: readonly McpToolDef[]): void {
     if (this.#disposed) return;
-    const names = toolNames(this.#o.slug, defs.map((d) => d.name));
+    const names = toolNames(
+      this.#o.slug,
+      defs.map((d) => d.name),
+    );
     const made = new Map<string, { sig: string; tool: Tool }>();
     const tools: Tool[] = [];
     for (const def of defs) {
@@ -408,7 +483,10 @@ export class McpServerHandle implements ToolProvider {
     const destructive = !readOnly && a.destructiveHint === true;
     const replayable = readOnly || a.idempotentHint === true;
     const browser = /^browser_/.test(def.name);
-    const traits: ToolTraits = { mcp: { server: this.name, tool: def.name }, ...(browser ? { family: 'web' as const, repeatable: true } : {}) };
+    const traits: ToolTraits = {
+      mcp: { server: this.name, tool: def.name },
+      ...(browser ? { family: 'web' as const, repeatable: true } : {}),
+    };
     return {
       name: registryName,
       description: toolDescription(this.name, def),
@@ -427,7 +505,15 @@ export class McpServerHandle implements ToolProvider {
           registryName,
           replayable,
           // The server's progress notifications become the call's `tool_progress` events.
-          ...(ctx.progress ? { onProgress: (p: Progress) => ctx.progress?.({ message: progressLine(p), data: { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) } }) } : {}),
+          ...(ctx.progress
+            ? {
+                onProgress: (p: Progress) =>
+                  ctx.progress?.({
+                    message: progressLine(p),
+                    data: { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) },
+                  }),
+              }
+            : {}),
         }),
     };
   }
@@ -437,15 +523,24 @@ export class McpServerHandle implements ToolProvider {
     const { McpError, ErrorCode } = await loadConnectionModule();
     const calls = [...this.#inFlight.values()];
     const samplers = new Set(calls.map((c) => c.sampler));
-    if (calls.length === 0 || samplers.size !== 1) throw new McpError(-1, 'refused: no single run of Rein is waiting on this server, so nobody can be asked');
+    if (calls.length === 0 || samplers.size !== 1)
+      throw new McpError(-1, 'refused: no single run of Rein is waiting on this server, so nobody can be asked');
     const call = calls[calls.length - 1]!;
     const request = samplingRequest(this.name, call, params as Parameters<typeof samplingRequest>[2]);
     if ('error' in request) throw new McpError(ErrorCode.InvalidParams, request.error);
     try {
       const answer = await call.sampler(request, AbortSignal.any([signal, call.signal]));
-      return { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: answer.stopReason };
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: answer.text },
+        model: answer.model,
+        stopReason: answer.stopReason,
+      };
     } catch (e) {
-      throw new McpError(-1, e instanceof SamplingRefused ? `refused: ${e.message}` : `the model failed: ${errorMessage(e)}`);
+      throw new McpError(
+        -1,
+        e instanceof SamplingRefused ? `refused: ${e.message}` : `the model failed: ${errorMessage(e)}`,
+      );
     }
   }
 
@@ -457,9 +552,17 @@ export class McpServerHandle implements ToolProvider {
     const url = params.mode === 'url' && 'url' in params && typeof params.url === 'string' ? params.url : undefined;
     if (url === undefined && !('requestedSchema' in params)) return { action: 'decline' };
     const call = calls[calls.length - 1]!;
-    const schema = url === undefined && 'requestedSchema' in params ? (params.requestedSchema as Record<string, unknown>) : {};
+    const schema =
+      url === undefined && 'requestedSchema' in params ? (params.requestedSchema as Record<string, unknown>) : {};
     const answer = await call.elicitor(
-      { server: this.name, tool: call.tool, input: call.input, message: params.message, schema, ...(url !== undefined ? { url } : {}) },
+      {
+        server: this.name,
+        tool: call.tool,
+        input: call.input,
+        message: params.message,
+        schema,
+        ...(url !== undefined ? { url } : {}),
+      },
       AbortSignal.any([signal, call.signal]),
     );
     if (answer.action !== 'accept') return { action: answer.action };
@@ -481,9 +584,15 @@ function callError(server: string, tool: string, e: unknown): ToolResult {
   const sdk = connectionModuleIfLoaded();
   if (sdk && e instanceof sdk.McpError) {
     const { ErrorCode } = sdk;
-    if (e.code === ErrorCode.InvalidParams) return errorResult('validation', `${tool} (MCP server ${server}) refused the arguments: ${e.message}`);
-    if (e.code === ErrorCode.RequestTimeout) return errorResult('transient', `${tool} (MCP server ${server}) did not answer in time (tool_timeout_seconds): ${e.message}`);
-    if (e.code === ErrorCode.MethodNotFound) return errorResult('business', `MCP server ${server} has no tool ${tool} any more: ${e.message}`);
+    if (e.code === ErrorCode.InvalidParams)
+      return errorResult('validation', `${tool} (MCP server ${server}) refused the arguments: ${e.message}`);
+    if (e.code === ErrorCode.RequestTimeout)
+      return errorResult(
+        'transient',
+        `${tool} (MCP server ${server}) did not answer in time (tool_timeout_seconds): ${e.message}`,
+      );
+    if (e.code === ErrorCode.MethodNotFound)
+      return errorResult('business', `MCP server ${server} has no tool ${tool} any more: ${e.message}`);
     return errorResult('business', `${tool} (MCP server ${server}) failed: ${e.message}`);
   }
   return errorResult('business', `${tool} (MCP server ${server}) failed: ${errorMessage(e)}`);

@@ -75,7 +75,12 @@ export class ProcessStdioTransport implements Transport {
       this.#stderr = (this.#stderr + text).slice(-STDERR_TAIL);
     });
     void handle.exited.then((exit) => {
-      this.#exit = exit.kind === 'spawn_failed' ? `could not be started: ${exit.error.message}` : exit.exitSignal ? `was stopped by ${exit.exitSignal}` : `exited with code ${exit.exitCode}`;
+      this.#exit =
+        exit.kind === 'spawn_failed'
+          ? `could not be started: ${exit.error.message}`
+          : exit.exitSignal
+            ? `was stopped by ${exit.exitSignal}`
+            : `exited with code ${exit.exitCode}`;
       this.#finish();
     });
     const started = await handle.started;
@@ -105,7 +110,8 @@ export class ProcessStdioTransport implements Transport {
 
   send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
     const stdin = this.#handle?.stdin;
-    if (!stdin || this.#closed || !this.#handle?.alive) return Promise.reject(new Error('the MCP server is not running'));
+    if (!stdin || this.#closed || !this.#handle?.alive)
+      return Promise.reject(new Error('the MCP server is not running'));
     return new Promise((resolve, reject) => {
       const ok = stdin.write(serializeMessage(message), (err) => (err ? reject(err) : undefined));
       if (ok) resolve();

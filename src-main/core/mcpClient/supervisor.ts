@@ -126,7 +126,12 @@ export class Supervisor<C> {
   /** The last time the connection was used (connected, a call began or ended). */
   #lastUse = 0;
 
-  constructor(connector: Connector<C>, events: SupervisorEvents<C> = {}, timing: Partial<SupervisorTiming> = {}, clock: Clock = systemClock) {
+  constructor(
+    connector: Connector<C>,
+    events: SupervisorEvents<C> = {},
+    timing: Partial<SupervisorTiming> = {},
+    clock: Clock = systemClock,
+  ) {
     this.#connector = connector;
     this.#events = events;
     this.#timing = { ...DEFAULT_TIMING, ...timing };
@@ -156,10 +161,13 @@ export class Supervisor<C> {
 
   /** Starts the first attempt (once); resolves when it has settled, whatever its outcome. */
   start(): Promise<void> {
-    this.#first ??= this.#state === 'idle' && !this.#disposed ? this.#connect().then(
-      () => undefined,
-      () => undefined,
-    ) : Promise.resolve();
+    this.#first ??=
+      this.#state === 'idle' && !this.#disposed
+        ? this.#connect().then(
+            () => undefined,
+            () => undefined,
+          )
+        : Promise.resolve();
     return this.#first;
   }
 

@@ -44,7 +44,11 @@ export class FaceProblems {
 // ---- 1. the client's own form -----------------------------------------------------------------------
 
 /** The choices of the confirm form, and what each means to the broker. */
-export const ELICIT_CHOICES = { allow_once: 'allow', always_allow: 'always_allow', deny: 'deny' } as const satisfies Record<string, ApprovalDecisionKind>;
+export const ELICIT_CHOICES = {
+  allow_once: 'allow',
+  always_allow: 'always_allow',
+  deny: 'deny',
+} as const satisfies Record<string, ApprovalDecisionKind>;
 
 /**
  * The form: one required choice. `enum` + `enumNames` are understood by every elicitation version.
@@ -86,11 +90,17 @@ export function approvalForm(req: ApprovalRequest): ElicitRequestFormParams {
 export function answerOfElicitation(result: ElicitResult): ApprovalAnswer {
   if (result.action !== 'accept') return { decision: 'deny', by: 'mcp_client' };
   const choice = result.content?.decision;
-  const decision = typeof choice === 'string' && Object.hasOwn(ELICIT_CHOICES, choice) ? ELICIT_CHOICES[choice as keyof typeof ELICIT_CHOICES] : 'deny';
+  const decision =
+    typeof choice === 'string' && Object.hasOwn(ELICIT_CHOICES, choice)
+      ? ELICIT_CHOICES[choice as keyof typeof ELICIT_CHOICES]
+      : 'deny';
   return { decision, by: 'mcp_client' };
 }
 
-export type Elicit = (params: ElicitRequestFormParams, opts: { signal: AbortSignal; timeoutMs: number }) => Promise<ElicitResult>;
+export type Elicit = (
+  params: ElicitRequestFormParams,
+  opts: { signal: AbortSignal; timeoutMs: number },
+) => Promise<ElicitResult>;
 
 /** Asks the MCP client that made the call. `timeoutMs` only bounds the request; the broker's timeout decides. */
 export function elicitationFace(elicit: Elicit, timeoutMs: number, problems: FaceProblems): ApprovalFace {
@@ -122,8 +132,12 @@ export function daemonDeskFace(info: Pick<DaemonInfo, 'port' | 'token'>, problem
         const answer = await postJson(info, '/approvals/ask', req, signal);
         if (answer.status === 200) {
           const parsed = AskApprovalAnswer.safeParse(answer.json);
-          if (parsed.success && parsed.data.request_id === req.request_id) return { decision: parsed.data.decision, by: parsed.data.by };
-          problems.note(req.request_id, 'the Rein daemon answered the approval request with something that is not an answer');
+          if (parsed.success && parsed.data.request_id === req.request_id)
+            return { decision: parsed.data.decision, by: parsed.data.by };
+          problems.note(
+            req.request_id,
+            'the Rein daemon answered the approval request with something that is not an answer',
+          );
         } else {
           const why = (answer.json as { error?: unknown } | undefined)?.error;
           problems.note(
@@ -143,7 +157,12 @@ export function daemonDeskFace(info: Pick<DaemonInfo, 'port' | 'token'>, problem
 }
 
 /** One JSON request to the local daemon that waits as long as it takes and stops when `signal` aborts. */
-function postJson(info: Pick<DaemonInfo, 'port' | 'token'>, path: string, body: unknown, signal: AbortSignal): Promise<DaemonAnswer> {
+function postJson(
+  info: Pick<DaemonInfo, 'port' | 'token'>,
+  path: string,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<DaemonAnswer> {
   return daemonRequest(info, 'POST', path, body, { timeoutMs: 0, signal });
 }
 
@@ -170,8 +189,10 @@ export async function proposeToDaemon(
     return `${await fallback()} (the Rein daemon could not be reached to keep it: ${errorMessage(e)})`;
   }
   const said = answer.json as { message?: unknown; error?: unknown; code?: unknown } | undefined;
-  if (answer.status === 202 && typeof said?.message === 'string') return `"always allow" holds for this MCP connection. ${said.message}`;
-  if (answer.status === 403 && said?.code === 'confirmation_required' && typeof said.error === 'string') return `"always allow" holds for this MCP connection only. ${said.error}`;
+  if (answer.status === 202 && typeof said?.message === 'string')
+    return `"always allow" holds for this MCP connection. ${said.message}`;
+  if (answer.status === 403 && said?.code === 'confirmation_required' && typeof said.error === 'string')
+    return `"always allow" holds for this MCP connection only. ${said.error}`;
   const why = typeof said?.error === 'string' ? `: ${said.error}` : '';
   return answer.status === 404 && said?.code === 'not_found'
     ? `${await fallback()} (the running Rein daemon is older and cannot keep it: restart it)`
@@ -194,7 +215,9 @@ export function nobodyToAsk(deskOnly: boolean): string {
 /** The policy with every `ask` turned into a deny from the `origin` layer, decided before any question. */
 export function refusingAsks(policy: PermissionPolicy, reason: string): PermissionPolicy {
   const apply = (d: PermissionDecision): PermissionDecision =>
-    d.decision === 'ask' ? { ...d, decision: 'deny', layer: 'origin', reason: `${reason} (it would have asked: ${d.reason})` } : d;
+    d.decision === 'ask'
+      ? { ...d, decision: 'deny', layer: 'origin', reason: `${reason} (it would have asked: ${d.reason})` }
+      : d;
   return {
     check(call) {
       const d = policy.check(call);

@@ -53,12 +53,15 @@ export async function configTarget(home: string, agent: string = DEFAULT_AGENT):
     const file = paths.globalConfig(home);
     return { file: await realpath(file).catch(() => resolve(file)), agent, scope: 'global' };
   }
-  if (!isAgentName(agent)) throw new ReinError('invalid_input', `agent: "${agent}" is not an agent name (${NAME_RULE})`, { field: 'agent' });
+  if (!isAgentName(agent))
+    throw new ReinError('invalid_input', `agent: "${agent}" is not an agent name (${NAME_RULE})`, { field: 'agent' });
   const layout = agentLayout(home, agent);
   try {
     await access(layout.persona);
   } catch {
-    throw new ReinError('agent_not_found', `no agent named "${agent}" (${layout.persona} does not exist)`, { field: 'agent' });
+    throw new ReinError('agent_not_found', `no agent named "${agent}" (${layout.persona} does not exist)`, {
+      field: 'agent',
+    });
   }
   return { file: await realpath(layout.config).catch(() => resolve(layout.config)), agent, scope: 'agent' };
 }
@@ -80,9 +83,14 @@ export function entryValue(spec: McpServerSpec): Record<string, unknown> {
 }
 
 /** An entry checked on its own (the name rule, the server schema), with the problem when it is not valid. */
-export function checkEntry(name: string, spec: McpServerSpec): { ok: true } | { ok: false; field: string; message: string } {
-  if (!SERVER_NAME_RE.test(name)) return { ok: false, field: 'name', message: `"${name}" is not a server name (${SERVER_NAME_RULE})` };
-  if ((spec.command === undefined) === (spec.url === undefined)) return { ok: false, field: 'command', message: 'give either a command (stdio) or a url (http)' };
+export function checkEntry(
+  name: string,
+  spec: McpServerSpec,
+): { ok: true } | { ok: false; field: string; message: string } {
+  if (!SERVER_NAME_RE.test(name))
+    return { ok: false, field: 'name', message: `"${name}" is not a server name (${SERVER_NAME_RULE})` };
+  if ((spec.command === undefined) === (spec.url === undefined))
+    return { ok: false, field: 'command', message: 'give either a command (stdio) or a url (http)' };
   if (spec.url !== undefined) {
     let u: URL;
     try {
@@ -90,15 +98,20 @@ export function checkEntry(name: string, spec: McpServerSpec): { ok: true } | { 
     } catch {
       return { ok: false, field: 'url', message: `"${spec.url}" is not a URL` };
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, field: 'url', message: `only http and https URLs are supported, not ${u.protocol}` };
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      return { ok: false, field: 'url', message: `only http and https URLs are supported, not ${u.protocol}` };
   }
-  if (spec.command !== undefined && spec.command.trim() === '') return { ok: false, field: 'command', message: 'must not be empty' };
+  if (spec.command !== undefined && spec.command.trim() === '')
+    return { ok: false, field: 'command', message: 'must not be empty' };
   for (const key of Object.keys(spec.env ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return { ok: false, field: 'env', message: `"${key}" is not an environment variable name` };
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+      return { ok: false, field: 'env', message: `"${key}" is not an environment variable name` };
   }
-  if (spec.headers && Object.keys(spec.headers).length > 0 && spec.url === undefined) return { ok: false, field: 'headers', message: 'only a url server sends headers' };
+  if (spec.headers && Object.keys(spec.headers).length > 0 && spec.url === undefined)
+    return { ok: false, field: 'headers', message: 'only a url server sends headers' };
   for (const [key, value] of Object.entries(spec.headers ?? {})) {
-    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) return { ok: false, field: 'headers', message: `"${key}" is not a header name` };
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key))
+      return { ok: false, field: 'headers', message: `"${key}" is not a header name` };
     if (/[\r\n]/.test(value)) return { ok: false, field: 'headers', message: `the value of ${key} has a line break` };
   }
   const parsed = McpServerConfig.safeParse(entryValue(spec));
@@ -143,7 +156,14 @@ export async function addMcpServers(
     const plan = planAdd(target, text, entries, opts.replace ?? false);
     const written = plan.next !== text;
     if (written && !opts.dryRun) await atomicWriteFile(target.file, plan.next);
-    const report: AddReport = { file: target.file, added: plan.added, replaced: plan.replaced, same: plan.same, clashes: plan.clashes, written };
+    const report: AddReport = {
+      file: target.file,
+      added: plan.added,
+      replaced: plan.replaced,
+      same: plan.same,
+      clashes: plan.clashes,
+      written,
+    };
     if (plan.startsOwnList && plan.added.length > 0) report.droppedGlobal = await globalServersNotInherited(home);
     return report;
   };
@@ -162,7 +182,10 @@ export async function removeMcpServer(target: ConfigTarget, name: string): Promi
   await ensureFolder(target.file);
   return withFileLock(target.file, async () => {
     const text = await readOrNull(target.file);
-    if (text === null) throw new ReinError('not_found', `no MCP server "${name}" in ${target.file} (the file does not exist)`, { field: 'name' });
+    if (text === null)
+      throw new ReinError('not_found', `no MCP server "${name}" in ${target.file} (the file does not exist)`, {
+        field: 'name',
+      });
     const next = planRemove(target, text, name);
     await atomicWriteFile(target.file, next);
     return { file: target.file, removed: name };
@@ -170,7 +193,9 @@ export async function removeMcpServer(target: ConfigTarget, name: string): Promi
 }
 
 /** The servers configured in the target file, by name (after validation). */
-export async function configuredServers(target: ConfigTarget): Promise<Record<string, ReturnType<typeof McpServerConfig.parse>>> {
+export async function configuredServers(
+  target: ConfigTarget,
+): Promise<Record<string, ReturnType<typeof McpServerConfig.parse>>> {
   const text = (await readOrNull(target.file)) ?? '';
   const { doc } = loadChecked(target, text);
   return normalisedServers(doc);
@@ -188,7 +213,12 @@ interface AddPlan {
   startsOwnList: boolean;
 }
 
-export function planAdd(target: Pick<ConfigTarget, 'file' | 'scope'>, text: string, entries: ReadonlyArray<readonly [string, McpServerSpec]>, replace: boolean): AddPlan {
+export function planAdd(
+  target: Pick<ConfigTarget, 'file' | 'scope'>,
+  text: string,
+  entries: ReadonlyArray<readonly [string, McpServerSpec]>,
+  replace: boolean,
+): AddPlan {
   const { doc } = loadChecked(target, text);
   const existing = normalisedServers(doc);
   const startsOwnList = target.scope === 'agent' && !doc.hasIn(['mcp_servers']);
@@ -239,12 +269,20 @@ export function planRemove(target: Pick<ConfigTarget, 'file' | 'scope'>, text: s
 function loadChecked(target: Pick<ConfigTarget, 'file' | 'scope'>, text: string): { doc: Document } {
   const problems = problemsOf(target, text);
   if (problems) {
-    const list = problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ''}${p.field ? `${p.field}: ` : ''}${p.message}`);
-    throw new ReinError('config_invalid', `${target.file} has problems to fix first (nothing was written): ${list.join('; ')}`, { file: target.file });
+    const list = problems.map(
+      (p) => `${p.line !== undefined ? `line ${p.line}: ` : ''}${p.field ? `${p.field}: ` : ''}${p.message}`,
+    );
+    throw new ReinError(
+      'config_invalid',
+      `${target.file} has problems to fix first (nothing was written): ${list.join('; ')}`,
+      { file: target.file },
+    );
   }
   const doc = parseDocument(text);
   if (!isEmptyNode(doc.contents) && !isMap(doc.contents)) {
-    throw new ReinError('config_invalid', `${target.file}: the top level must be a mapping (nothing was written)`, { file: target.file });
+    throw new ReinError('config_invalid', `${target.file}: the top level must be a mapping (nothing was written)`, {
+      file: target.file,
+    });
   }
   return { doc };
 }
@@ -316,10 +354,13 @@ function removePair(doc: Document, parentPath: string[], key: string, keepEmpty:
   const [pair] = parent.items.splice(index, 1);
   const k = pair!.key as { commentBefore?: string | null; comment?: string | null } | null;
   const v = pair!.value as { commentBefore?: string | null; comment?: string | null } | null;
-  const notes = [k?.commentBefore, k?.comment, v?.comment].filter((c): c is string => typeof c === 'string' && c !== '');
+  const notes = [k?.commentBefore, k?.comment, v?.comment].filter(
+    (c): c is string => typeof c === 'string' && c !== '',
+  );
   const next = parent.items[index];
   if (notes.length > 0) {
-    if (next && isScalar(next.key)) next.key.commentBefore = [...notes, next.key.commentBefore].filter(Boolean).join('\n');
+    if (next && isScalar(next.key))
+      next.key.commentBefore = [...notes, next.key.commentBefore].filter(Boolean).join('\n');
     else parent.comment = [parent.comment, ...notes].filter(Boolean).join('\n');
   }
   if (parent.items.length > 0 || keepEmpty) return;
@@ -330,10 +371,13 @@ function removePair(doc: Document, parentPath: string[], key: string, keepEmpty:
   if (at < 0) return;
   const [gone] = grand.items.splice(at, 1);
   const goneKey = gone!.key as { commentBefore?: string | null; comment?: string | null } | null;
-  const leftover = [goneKey?.commentBefore, goneKey?.comment, parent.commentBefore, parent.comment].filter((c): c is string => typeof c === 'string' && c !== '');
+  const leftover = [goneKey?.commentBefore, goneKey?.comment, parent.commentBefore, parent.comment].filter(
+    (c): c is string => typeof c === 'string' && c !== '',
+  );
   const after = grand.items[at];
   if (leftover.length > 0) {
-    if (after && isScalar(after.key)) after.key.commentBefore = [...leftover, after.key.commentBefore].filter(Boolean).join('\n');
+    if (after && isScalar(after.key))
+      after.key.commentBefore = [...leftover, after.key.commentBefore].filter(Boolean).join('\n');
     else grand.comment = [grand.comment, ...leftover].filter(Boolean).join('\n');
   }
   if (grand.items.length === 0 && parentPath.length === 1) {
@@ -350,14 +394,22 @@ async function globalServersNotInherited(home: string): Promise<string[]> {
   if (text === null) return [];
   const layer = parseLayer(file, text);
   if (!layer.ok) return [];
-  const servers = ((layer.raw as { mcp_servers?: Record<string, { _inherit?: unknown }> }).mcp_servers ?? {}) as Record<string, { _inherit?: unknown } | null>;
+  const servers = ((layer.raw as { mcp_servers?: Record<string, { _inherit?: unknown }> }).mcp_servers ?? {}) as Record<
+    string,
+    { _inherit?: unknown } | null
+  >;
   return Object.entries(servers)
     .filter(([, s]) => s?._inherit !== true)
     .map(([n]) => n);
 }
 
 function commentLines(comment: string | null | undefined): string {
-  return comment ? `${comment.split('\n').map((l) => `#${l}`).join('\n')}\n` : '';
+  return comment
+    ? `${comment
+        .split('\n')
+        .map((l) => `#${l}`)
+        .join('\n')}\n`
+    : '';
 }
 
 function isEmptyNode(node: unknown): boolean {

@@ -61,7 +61,15 @@ import { SessionReadTracker } from '../tools/readTracker.js';
 import { SessionSlots } from '../tools/sessionSlots.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
 import { StampCache } from '../util/stampCache.js';
-import { daemonDeskFace, elicitationFace, FACE_FAILED, FaceProblems, nobodyToAsk, proposeToDaemon, refusingAsks } from './approvalFaces.js';
+import {
+  daemonDeskFace,
+  elicitationFace,
+  FACE_FAILED,
+  FaceProblems,
+  nobodyToAsk,
+  proposeToDaemon,
+  refusingAsks,
+} from './approvalFaces.js';
 import { runningDaemon } from '../daemon/daemonFile.js';
 import { exposedTools, listSignature, mcpToolList } from './toolList.js';
 import { ReinResources, sessionUri, MAX_COMPLETIONS } from './resources.js';
@@ -177,19 +185,32 @@ export class McpConnection {
     this.server = new Server(
       { name: 'rein', title: 'Rein', version: host.opts.version },
       {
-        capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: {}, completions: {}, logging: {} },
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          prompts: {},
+          completions: {},
+          logging: {},
+        },
         instructions:
           `Rein's local tools for its agent "${host.opts.agent}". Every call is checked by Rein's permission engine, as when ` +
           'the agent calls it: hard blocks and denials come back as errors; a call that needs approval is asked through an ' +
           'elicitation form when this client supports one, otherwise in the Rein desktop app or web UI when the Rein daemon ' +
-          'is running, otherwise it is refused. Resources (read-only): the agent\'s sessions as rein://sessions/<id> ' +
+          "is running, otherwise it is refused. Resources (read-only): the agent's sessions as rein://sessions/<id> " +
           'transcripts, a search as rein://sessions?query=<words>, and its memory as rein://agents/<agent>/memory. ' +
-          'Prompts: the agent\'s slash commands, and its skills as skill-<name>.',
+          "Prompts: the agent's slash commands, and its skills as skill-<name>.",
       },
     );
     const runtime = () => host.runtime(undefined, this.route);
     const warn = host.opts.warn ?? (() => undefined);
-    this.#resources = new ReinResources({ home: host.opts.home, cwd: host.opts.cwd, agent: host.opts.agent, runtime, auditSession: this.sessionId, warn });
+    this.#resources = new ReinResources({
+      home: host.opts.home,
+      cwd: host.opts.cwd,
+      agent: host.opts.agent,
+      runtime,
+      auditSession: this.sessionId,
+      warn,
+    });
     this.#prompts = new ReinPrompts({ home: host.opts.home, runtime, warn });
     this.#watch = new SessionWatch({
       dir: () => this.#resources.sessionsDir(),
@@ -204,7 +225,9 @@ export class McpConnection {
       this.#listed = listSignature(tools);
       return { tools };
     });
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#tracked(() => this.#call(request.params, extra)));
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      this.#tracked(() => this.#call(request.params, extra)),
+    );
     // The SDK's own handler keeps levels per transport session; one connection is one session here.
     this.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
       this.#level = request.params.level;
@@ -220,8 +243,12 @@ export class McpConnection {
       await this.#watch.watchList();
       return page;
     });
-    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: this.#resources.templates() }));
-    this.server.setRequestHandler(ReadResourceRequestSchema, async (request) => this.#resources.read(request.params.uri));
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: this.#resources.templates(),
+    }));
+    this.server.setRequestHandler(ReadResourceRequestSchema, async (request) =>
+      this.#resources.read(request.params.uri),
+    );
     this.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
       await this.#watch.subscribe(await this.#resources.subscribable(request.params.uri));
       return {};
@@ -232,7 +259,9 @@ export class McpConnection {
       return {};
     });
     this.server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await this.#prompts.list() }));
-    this.server.setRequestHandler(GetPromptRequestSchema, async (request) => this.#prompts.get(request.params.name, request.params.arguments));
+    this.server.setRequestHandler(GetPromptRequestSchema, async (request) =>
+      this.#prompts.get(request.params.name, request.params.arguments),
+    );
     this.server.setRequestHandler(CompleteRequestSchema, async (request) => {
       const { ref, argument } = request.params;
       const all =
@@ -264,7 +293,10 @@ export class McpConnection {
       this.#closing.abort();
       this.#watch.close();
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...this.#background]), new Promise((ok) => (timer = setTimeout(ok, 5_000)))]);
+      await Promise.race([
+        Promise.allSettled([...this.#background]),
+        new Promise((ok) => (timer = setTimeout(ok, 5_000))),
+      ]);
       clearTimeout(timer);
       await this.server.close().catch(() => undefined);
     })();
@@ -282,22 +314,40 @@ export class McpConnection {
     }
   }
 
-  async #call(params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: { progressToken?: string | number | undefined } | undefined }, extra: Extra): Promise<CallToolResult> {
+  async #call(
+    params: {
+      name: string;
+      arguments?: Record<string, unknown> | undefined;
+      _meta?: { progressToken?: string | number | undefined } | undefined;
+    },
+    extra: Extra,
+  ): Promise<CallToolResult> {
     const signal = AbortSignal.any([extra.signal, this.#closing.signal]);
     const config = await this.#host.config();
     const face = await this.#face(extra, config.permissions.approval_timeout_seconds * 1000);
     const rt = await this.#host.runtime(face, this.route);
     const tool = exposedTools(rt.registry).find((t) => t.name === params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${params.name}. Tools: ${exposedTools(rt.registry).map((t) => t.name).join(', ')}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown tool: ${params.name}. Tools: ${exposedTools(rt.registry)
+          .map((t) => t.name)
+          .join(', ')}`,
+      );
     }
     this.#announceListChange(rt);
 
     const log = (level: LoggingLevel, data: unknown) => {
       if (severity(level) < severity(this.#level)) return;
-      void extra.sendNotification({ method: 'notifications/message', params: { level, logger: 'rein', data } }).catch(() => undefined);
+      void extra
+        .sendNotification({ method: 'notifications/message', params: { level, logger: 'rein', data } })
+        .catch(() => undefined);
     };
-    const progress = new CallProgress(extra, params._meta?.progressToken, this.#host.opts.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
+    const progress = new CallProgress(
+      extra,
+      params._meta?.progressToken,
+      this.#host.opts.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
+    );
     const callId = `call_${randomBytes(8).toString('hex')}`;
     let answered: { request_id: string; by: string } | undefined;
     let alwaysNote: string | undefined;
@@ -333,8 +383,18 @@ export class McpConnection {
         const ev: ReinEventBody = step.value;
         if (ev.type === 'approval_request') {
           // The client may show these on a terminal: the call's words are escaped, like every face's.
-          progress.note(`waiting for approval (${face?.name === 'mcp_client' ? 'this client' : 'Rein desktop app / web UI'}): ${visibleText(ev.summary)}`, true);
-          log('info', { event: 'approval_request', request_id: ev.request_id, tool: ev.tool, summary: visibleText(ev.summary), reason: visibleText(ev.reason), asked: face?.name });
+          progress.note(
+            `waiting for approval (${face?.name === 'mcp_client' ? 'this client' : 'Rein desktop app / web UI'}): ${visibleText(ev.summary)}`,
+            true,
+          );
+          log('info', {
+            event: 'approval_request',
+            request_id: ev.request_id,
+            tool: ev.tool,
+            summary: visibleText(ev.summary),
+            reason: visibleText(ev.reason),
+            asked: face?.name,
+          });
         } else if (ev.type === 'approval_response') {
           answered = { request_id: ev.request_id, by: ev.by };
           log('info', { event: 'approval_response', request_id: ev.request_id, decision: ev.decision, by: ev.by });
@@ -345,16 +405,27 @@ export class McpConnection {
       }
       for (const key of approvals.alwaysGrants) this.#held.add(key);
       const done = outcome.executed[0]!;
-      let text = done.result.content.length > 0 ? done.result.content : done.result.ok ? '(no output)' : '(error without message)';
+      let text =
+        done.result.content.length > 0
+          ? done.result.content
+          : done.result.ok
+            ? '(no output)'
+            : '(error without message)';
       const problem = answered?.by === FACE_FAILED ? this.#problems.take(answered.request_id) : undefined;
-      if (problem) text = `[permission error] DENIED: ${tool.name} did not run because ${problem}. Do not claim it ran.`;
+      if (problem)
+        text = `[permission error] DENIED: ${tool.name} did not run because ${problem}. Do not claim it ran.`;
       // Said to the client with the result (and logged as a notice): where the "always allow" went.
       if (alwaysNote) text = `${text}\n\n[rein] ${alwaysNote}`;
-      if (!done.result.ok) log('warning', { event: done.ran ? 'failed' : 'refused', tool: tool.name, reason: text.slice(0, 500) });
+      if (!done.result.ok)
+        log('warning', { event: done.ran ? 'failed' : 'refused', tool: tool.name, reason: text.slice(0, 500) });
       return {
         content: [
           { type: 'text', text },
-          ...(done.result.images ?? []).map((img) => ({ type: 'image' as const, data: img.data, mimeType: img.mediaType })),
+          ...(done.result.images ?? []).map((img) => ({
+            type: 'image' as const,
+            data: img.data,
+            mimeType: img.mediaType,
+          })),
         ],
         ...(done.result.ok ? {} : { isError: true }),
       };
@@ -379,7 +450,11 @@ export class McpConnection {
     const local = async () => (await rt.onAlwaysAllow(tool, input, 'mcp_client', grant)) ?? '';
     const daemon = await runningDaemon(this.#host.opts.home);
     if (!daemon) return local();
-    return proposeToDaemon(daemon, { agent: rt.agent, tool: tool.name, input, cwd: rt.agentConfig.cwd ?? this.#host.opts.cwd }, local);
+    return proposeToDaemon(
+      daemon,
+      { agent: rt.agent, tool: tool.name, input, cwd: rt.agentConfig.cwd ?? this.#host.opts.cwd },
+      local,
+    );
   }
 
   /** Who answers this call's approval question: the client's form, the daemon's desk, or nobody. */
@@ -387,7 +462,11 @@ export class McpConnection {
     if (!this.#host.opts.deskOnly && this.server.getClientCapabilities()?.elicitation?.form) {
       return elicitationFace(
         // The broker's timeout decides; the request's own is only a backstop a little later.
-        (params, o) => extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal: o.signal, timeout: o.timeoutMs + 5_000 }),
+        (params, o) =>
+          extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
+            signal: o.signal,
+            timeout: o.timeoutMs + 5_000,
+          }),
         timeoutMs,
         this.#problems,
       );
@@ -417,7 +496,10 @@ export class McpConnection {
       agent: rt.agent,
       readTracker: this.#readTracker,
       // The policy has decided about the URL already; Rein's daemon and this server stay out of reach.
-      egress: egressCheck(rt.config.permissions, { unlisted: 'allow', reinPorts: () => reinPorts(home, [rt.config.daemon.port, ...ownPorts()]) }),
+      egress: egressCheck(rt.config.permissions, {
+        unlisted: 'allow',
+        reinPorts: () => reinPorts(home, [rt.config.daemon.port, ...ownPorts()]),
+      }),
       envPassthrough: rt.config.tools.env_passthrough,
       protectedPaths: this.#host.cache.protectedPaths(rt.agentConfig.memoryDir),
       session: this.#slots,
@@ -465,8 +547,10 @@ class CallProgress {
     const seconds = Math.round((Date.now() - this.#started) / 1000);
     this.#count++;
     void this.#extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: this.#token, progress: this.#count, message: `${this.#message} (${seconds} s)` } })
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: this.#token, progress: this.#count, message: `${this.#message} (${seconds} s)` },
+      })
       .catch(() => undefined);
   }
 }
-

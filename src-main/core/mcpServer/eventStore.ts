@@ -52,12 +52,17 @@ export class BoundedEventStore implements EventStore {
     return this.#streams.get(eventId);
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const streamId = this.#streams.get(lastEventId);
     if (streamId === undefined) return '';
     const after = Number(lastEventId);
     // Priming events are stored as `{}`: nothing to send again.
-    for (const e of this.#events.filter((x) => x.seq > after && x.streamId === streamId && Object.keys(x.message).length > 0)) {
+    for (const e of this.#events.filter(
+      (x) => x.seq > after && x.streamId === streamId && Object.keys(x.message).length > 0,
+    )) {
       await send(String(e.seq), e.message);
     }
     return streamId;

@@ -49,7 +49,11 @@ export class ReinPrompts {
     const entry = (await this.#entries()).get(name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `unknown prompt: ${name}`, { name });
     const unknown = Object.keys(args ?? {}).filter((k) => k !== PROMPT_ARGUMENT);
-    if (unknown.length > 0) throw new McpError(ErrorCode.InvalidParams, `prompt ${name} has no argument ${unknown.map((k) => JSON.stringify(k)).join(', ')}; its only argument is "${PROMPT_ARGUMENT}"`);
+    if (unknown.length > 0)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `prompt ${name} has no argument ${unknown.map((k) => JSON.stringify(k)).join(', ')}; its only argument is "${PROMPT_ARGUMENT}"`,
+      );
     const rest = (args?.[PROMPT_ARGUMENT] ?? '').trim();
     if (entry.kind === 'command') {
       return {
@@ -61,7 +65,10 @@ export class ReinPrompts {
     const body = await rewriteSkillPaths(skill.body, skill.dir);
     const parts = [`# Skill: ${skill.name}`, `Skill folder: ${skill.dir}`, '', body];
     if (rest) parts.push('', '## Request details', rest);
-    return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: parts.join('\n') } }] };
+    return {
+      description: skill.description,
+      messages: [{ role: 'user', content: { type: 'text', text: parts.join('\n') } }],
+    };
   }
 
   /**
@@ -71,7 +78,11 @@ export class ReinPrompts {
   async complete(name: string, argument: string, value: string): Promise<string[]> {
     const entry = (await this.#entries()).get(name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `unknown prompt: ${name}`, { name });
-    if (argument !== PROMPT_ARGUMENT) throw new McpError(ErrorCode.InvalidParams, `prompt ${name} has no argument "${argument}"; its only argument is "${PROMPT_ARGUMENT}"`);
+    if (argument !== PROMPT_ARGUMENT)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `prompt ${name} has no argument "${argument}"; its only argument is "${PROMPT_ARGUMENT}"`,
+      );
     const hint = entry.kind === 'command' ? entry.command.argumentHint : undefined;
     if (!hint) return [];
     const cut = value.search(/\S*$/);
@@ -112,20 +123,33 @@ function describe(name: string, e: Entry): Prompt {
       name,
       title: `/${e.command.name}`,
       description: e.command.description,
-      arguments: [{ name: PROMPT_ARGUMENT, description: hint ? `What follows /${e.command.name}: ${hint}` : `What follows /${e.command.name} (optional)`, required: false }],
+      arguments: [
+        {
+          name: PROMPT_ARGUMENT,
+          description: hint ? `What follows /${e.command.name}: ${hint}` : `What follows /${e.command.name} (optional)`,
+          required: false,
+        },
+      ],
     };
   }
   return {
     name,
     title: `Skill: ${e.skill.name}`,
     description: e.skill.description,
-    arguments: [{ name: PROMPT_ARGUMENT, description: 'Details of the request the skill should work with (a folder, a date, a name); optional', required: false }],
+    arguments: [
+      {
+        name: PROMPT_ARGUMENT,
+        description: 'Details of the request the skill should work with (a folder, a date, a name); optional',
+        required: false,
+      },
+    ],
   };
 }
 
 /** `a|b|c` groups of an argument hint, each alternative once, in order. */
 export function hintChoices(hint: string): string[] {
   const out = new Set<string>();
-  for (const m of hint.matchAll(/[^\s|[\]<>(){}]+(?:\|[^\s|[\]<>(){}]+)+/g)) for (const c of m[0].split('|')) out.add(c);
+  for (const m of hint.matchAll(/[^\s|[\]<>(){}]+(?:\|[^\s|[\]<>(){}]+)+/g))
+    for (const c of m[0].split('|')) out.add(c);
   return [...out];
 }

@@ -17,7 +17,13 @@
  * (a resource read cannot ask anybody). Each read leaves an audit line (`tool: "resources/read"`).
  */
 import { readFile } from 'node:fs/promises';
-import { ErrorCode, McpError, type Resource, type ResourceTemplate, type TextResourceContents } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type Resource,
+  type ResourceTemplate,
+  type TextResourceContents,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AGENT_NAME_RE } from '../config/paths.js';
 import { errorMessage, isReinError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -44,7 +50,8 @@ export const SEARCH_LIMIT = 20;
 export const MAX_COMPLETIONS = 100;
 const MARKDOWN = 'text/markdown';
 
-export type ReinUri = { kind: 'session'; id: string } | { kind: 'sessions'; query?: string } | { kind: 'memory'; agent: string };
+export type ReinUri =
+  { kind: 'session'; id: string } | { kind: 'sessions'; query?: string } | { kind: 'memory'; agent: string };
 
 const SESSION_RE = /^rein:\/\/sessions\/([^/?#]+)$/;
 const SESSIONS_RE = /^rein:\/\/sessions(?:\?([^#]*))?$/;
@@ -102,9 +109,27 @@ export class ReinResources {
   templates(): ResourceTemplate[] {
     const { agent } = this.#deps;
     return [
-      { uriTemplate: SESSION_TEMPLATE, name: 'session', title: 'Session transcript', description: `One session of agent "${agent}" as a Markdown transcript (user, assistant, tool calls and the start of their output).`, mimeType: MARKDOWN },
-      { uriTemplate: SEARCH_TEMPLATE, name: 'session-search', title: 'Search sessions', description: `Search the sessions of agent "${agent}" (plain words; "exact phrases" in double quotes). Each hit links to rein://sessions/<id>.`, mimeType: MARKDOWN },
-      { uriTemplate: MEMORY_TEMPLATE, name: 'memory', title: 'Agent memory', description: `The MEMORY.md of agent "${agent}" (read-only; only the serving agent's).`, mimeType: MARKDOWN },
+      {
+        uriTemplate: SESSION_TEMPLATE,
+        name: 'session',
+        title: 'Session transcript',
+        description: `One session of agent "${agent}" as a Markdown transcript (user, assistant, tool calls and the start of their output).`,
+        mimeType: MARKDOWN,
+      },
+      {
+        uriTemplate: SEARCH_TEMPLATE,
+        name: 'session-search',
+        title: 'Search sessions',
+        description: `Search the sessions of agent "${agent}" (plain words; "exact phrases" in double quotes). Each hit links to rein://sessions/<id>.`,
+        mimeType: MARKDOWN,
+      },
+      {
+        uriTemplate: MEMORY_TEMPLATE,
+        name: 'memory',
+        title: 'Agent memory',
+        description: `The MEMORY.md of agent "${agent}" (read-only; only the serving agent's).`,
+        mimeType: MARKDOWN,
+      },
     ];
   }
 
@@ -115,7 +140,14 @@ export class ReinResources {
     const resources: Resource[] = [];
     const sessionsGate = await this.#gate(rt, 'session_search', { query: SESSIONS_URI });
     if (after === undefined) {
-      if (sessionsGate.ok) resources.push({ uri: SESSIONS_URI, name: 'sessions', title: 'Recent sessions', description: `The ${SEARCH_LIMIT} most recent sessions of agent "${rt.agent}", with links.`, mimeType: MARKDOWN });
+      if (sessionsGate.ok)
+        resources.push({
+          uri: SESSIONS_URI,
+          name: 'sessions',
+          title: 'Recent sessions',
+          description: `The ${SEARCH_LIMIT} most recent sessions of agent "${rt.agent}", with links.`,
+          mimeType: MARKDOWN,
+        });
       const memory = await this.#memoryResource(rt);
       if (memory) resources.push(memory);
     }
@@ -141,7 +173,9 @@ export class ReinResources {
       if (text === undefined) throw notFound(uri, `agent "${rt.agent}" has no MEMORY.md yet`);
       return { contents: [{ uri, mimeType: MARKDOWN, text: maskSecrets(text) }] };
     }
-    const gate = await this.#gate(rt, 'session_search', { query: parsed.kind === 'session' ? parsed.id : (parsed.query ?? SESSIONS_URI) });
+    const gate = await this.#gate(rt, 'session_search', {
+      query: parsed.kind === 'session' ? parsed.id : (parsed.query ?? SESSIONS_URI),
+    });
     this.#audit(rt, uri, gate);
     if (!gate.ok) throw notFound(uri, gate.why);
     if (parsed.kind === 'session') {
@@ -150,7 +184,11 @@ export class ReinResources {
         session = await rt.store.load(parsed.id);
       } catch (e) {
         if (isReinError(e, 'session_not_found')) throw notFound(uri);
-        throw new McpError(ErrorCode.InternalError, `session ${parsed.id} cannot be read: ${isReinError(e) ? e.code : errorMessage(e)}`, { uri });
+        throw new McpError(
+          ErrorCode.InternalError,
+          `session ${parsed.id} cannot be read: ${isReinError(e) ? e.code : errorMessage(e)}`,
+          { uri },
+        );
       }
       return { contents: [{ uri, mimeType: MARKDOWN, text: renderTranscript(session) }] };
     }
@@ -193,21 +231,35 @@ export class ReinResources {
       for (const s of await rt.store.list()) if (s.title && s.title.toLowerCase().includes(needle)) titles.add(s.title);
       return [...titles];
     }
-    if (uriTemplate === SESSION_TEMPLATE || uriTemplate === SEARCH_TEMPLATE || uriTemplate === MEMORY_TEMPLATE) return [];
-    throw new McpError(ErrorCode.InvalidParams, `unknown resource template: ${uriTemplate}. Templates: ${[SESSION_TEMPLATE, SEARCH_TEMPLATE, MEMORY_TEMPLATE].join(', ')}`);
+    if (uriTemplate === SESSION_TEMPLATE || uriTemplate === SEARCH_TEMPLATE || uriTemplate === MEMORY_TEMPLATE)
+      return [];
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown resource template: ${uriTemplate}. Templates: ${[SESSION_TEMPLATE, SEARCH_TEMPLATE, MEMORY_TEMPLATE].join(', ')}`,
+    );
   }
 
   async #memoryResource(rt: Runtime): Promise<Resource | undefined> {
     if (!(await this.#gate(rt, 'file_read', { path: rt.agentConfig.memoryFile })).ok) return undefined;
     const text = await readText(rt.agentConfig.memoryFile);
     if (text === undefined) return undefined;
-    return { uri: memoryUri(rt.agent), name: 'memory', title: `Memory of agent "${rt.agent}"`, description: `MEMORY.md of agent "${rt.agent}" (read-only).`, mimeType: MARKDOWN, size: Buffer.byteLength(text) };
+    return {
+      uri: memoryUri(rt.agent),
+      name: 'memory',
+      title: `Memory of agent "${rt.agent}"`,
+      description: `MEMORY.md of agent "${rt.agent}" (read-only).`,
+      mimeType: MARKDOWN,
+      size: Buffer.byteLength(text),
+    };
   }
 
   async #recent(rt: Runtime): Promise<string> {
     const sessions = (await rt.store.list()).slice(0, SEARCH_LIMIT);
     if (sessions.length === 0) return `# Sessions of agent "${rt.agent}"\n\nNo sessions yet.\n`;
-    const lines = sessions.map((s, n) => `${n + 1}. [${mdText(s.title) || s.id}](${sessionUri(s.id)}) — ${s.updated_at} · ${s.source} · ${s.messageCount} messages`);
+    const lines = sessions.map(
+      (s, n) =>
+        `${n + 1}. [${mdText(s.title) || s.id}](${sessionUri(s.id)}) — ${s.updated_at} · ${s.source} · ${s.messageCount} messages`,
+    );
     return `# Sessions of agent "${rt.agent}" (most recent first)\n\n${lines.join('\n')}\n`;
   }
 
@@ -239,13 +291,29 @@ export class ReinResources {
   /** The agent's policy on the tool that reads the same thing: on its lists, and allowed without asking. */
   async #gate(rt: Runtime, toolName: string, input: unknown): Promise<Gate> {
     const tool = exposedTools(rt.registry).find((t) => t.name === toolName);
-    if (!tool) return { ok: false, layer: 'tool', why: `agent "${rt.agent}" may not use ${toolName} (its tool lists), which reads this` };
-    const d = await rt.policy.check({ tool, input, cwd: rt.agentConfig.cwd ?? this.#deps.cwd, mode: rt.settings.mode, source: rt.source, origin: rt.origin, agent: rt.agent });
+    if (!tool)
+      return {
+        ok: false,
+        layer: 'tool',
+        why: `agent "${rt.agent}" may not use ${toolName} (its tool lists), which reads this`,
+      };
+    const d = await rt.policy.check({
+      tool,
+      input,
+      cwd: rt.agentConfig.cwd ?? this.#deps.cwd,
+      mode: rt.settings.mode,
+      source: rt.source,
+      origin: rt.origin,
+      agent: rt.agent,
+    });
     if (d.decision === 'allow') return { ok: true, layer: d.layer };
     return {
       ok: false,
       layer: d.layer,
-      why: d.decision === 'ask' ? `reading it would need approval (${toolName}: ${d.reason}), and a resource read asks nobody` : `denied (${d.layer}): ${d.reason}`,
+      why:
+        d.decision === 'ask'
+          ? `reading it would need approval (${toolName}: ${d.reason}), and a resource read asks nobody`
+          : `denied (${d.layer}): ${d.reason}`,
     };
   }
 
@@ -262,7 +330,9 @@ export class ReinResources {
         approved_by: gate.ok ? 'policy' : null,
         duration_ms: null,
       })
-      .catch((e: unknown) => this.#deps.warn(isReinError(e) ? e.message : `could not write the audit log: ${errorMessage(e)}`));
+      .catch((e: unknown) =>
+        this.#deps.warn(isReinError(e) ? e.message : `could not write the audit log: ${errorMessage(e)}`),
+      );
   }
 }
 
@@ -305,12 +375,16 @@ async function readText(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return undefined;
     throw new McpError(ErrorCode.InternalError, `cannot read: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
 }
 
 /** A title or snippet inside a Markdown list item: one line, link brackets escaped. */
 function mdText(s: string): string {
-  return s.replace(/\s+/g, ' ').trim().replace(/[[\]]/g, (c) => `\\${c}`);
+  return s
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[[\]]/g, (c) => `\\${c}`);
 }

@@ -14,8 +14,19 @@ import type { AddressInfo } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { bearerToken, checkHost, checkOrigin, checkToken, LOOPBACK_NAMES, type CheckResult } from '../daemon/security.js';
+import {
+  isInitializeRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  bearerToken,
+  checkHost,
+  checkOrigin,
+  checkToken,
+  LOOPBACK_NAMES,
+  type CheckResult,
+} from '../daemon/security.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { McpConnection, ServeHost, type ServeOptions } from './connection.js';
 import { BoundedEventStore, SSE_RETRY_MS } from './eventStore.js';
@@ -98,7 +109,10 @@ interface Session {
 }
 
 /** The version the SDK's server answers an `initialize` asking for `requested` with. */
-const negotiatedVersion = (requested: unknown): string => (typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION);
+const negotiatedVersion = (requested: unknown): string =>
+  typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
 
 /**
  * Serves a request at its session's agreed protocol version. The SDK's transport decides per request,
@@ -183,11 +197,19 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       req.resume();
-      return sendRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; the first request of a session is initialize');
+      return sendRpcError(
+        res,
+        400,
+        -32000,
+        'Bad Request: no Mcp-Session-Id header; the first request of a session is initialize',
+      );
     }
-    if (sessions.size >= maxSessions && !evictOne()) return sendRpcError(res, 503, -32000, `too many sessions (${maxSessions}) with calls in flight; try again later`);
+    if (sessions.size >= maxSessions && !evictOne())
+      return sendRpcError(res, 503, -32000, `too many sessions (${maxSessions}) with calls in flight; try again later`);
     const connection = new McpConnection(host);
-    const protocolVersion = negotiatedVersion((body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion);
+    const protocolVersion = negotiatedVersion(
+      (body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion,
+    );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => connection.id,
       // Every POST stream starts with a priming event (an id, empty data, `retry`), and a broken stream
@@ -219,7 +241,10 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
     const onError = (e: NodeJS.ErrnoException) =>
       fail(
         e.code === 'EADDRINUSE'
-          ? new ReinError('invalid_input', `port ${opts.port} on 127.0.0.1 is already in use; pick another with --port (0 = any free port)`)
+          ? new ReinError(
+              'invalid_input',
+              `port ${opts.port} on 127.0.0.1 is already in use; pick another with --port (0 = any free port)`,
+            )
           : new ReinError('internal', `cannot listen on 127.0.0.1:${opts.port}: ${e.message}`),
       );
     server.once('error', onError);
@@ -260,7 +285,11 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
  * The gate in front of every request: Host and Origin exactly as the daemon checks them, then the
  * token, from `Authorization: Bearer` or `?token=`. Pure over the request's facts.
  */
-export function admit(policy: { port: number; token: string }, req: Pick<IncomingMessage, 'headers'>, url: URL): CheckResult {
+export function admit(
+  policy: { port: number; token: string },
+  req: Pick<IncomingMessage, 'headers'>,
+  url: URL,
+): CheckResult {
   const names = { port: policy.port, hostNames: LOOPBACK_NAMES, extraOrigins: [] as string[] };
   const header = (name: string) => {
     const v = req.headers[name];
@@ -273,7 +302,13 @@ export function admit(policy: { port: number; token: string }, req: Pick<Incomin
   const presented = bearerToken(header('authorization')) ?? url.searchParams.get('token') ?? undefined;
   const token = checkToken(policy.token, presented);
   if (!token.ok) {
-    return { ...token, message: presented === undefined ? 'missing token: send Authorization: Bearer <token> or add ?token=<token> (rein mcp serve --http prints both)' : 'wrong token' };
+    return {
+      ...token,
+      message:
+        presented === undefined
+          ? 'missing token: send Authorization: Bearer <token> or add ?token=<token> (rein mcp serve --http prints both)'
+          : 'wrong token',
+    };
   }
   return token;
 }

@@ -76,7 +76,9 @@ export class SessionWatch {
   #tryWatch(): void {
     if (this.#closed || this.#watcher) return;
     try {
-      const w = watch(this.#dir!, { persistent: false }, (_event, name) => this.#changed(typeof name === 'string' ? name : undefined));
+      const w = watch(this.#dir!, { persistent: false }, (_event, name) =>
+        this.#changed(typeof name === 'string' ? name : undefined),
+      );
       w.on('error', () => {
         // The folder went away or the watch broke: poll until it can be watched again.
         w.close();
@@ -88,7 +90,10 @@ export class SessionWatch {
       this.#poll = undefined;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.#opts.warn?.(`cannot watch ${this.#dir} (${code ?? 'error'}); looking every ${WATCH_POLL_MS / 1000} s instead`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        this.#opts.warn?.(
+          `cannot watch ${this.#dir} (${code ?? 'error'}); looking every ${WATCH_POLL_MS / 1000} s instead`,
+        );
       this.#startPolling();
     }
   }
@@ -161,7 +166,10 @@ export class SessionWatch {
 
   async #ids(): Promise<string[]> {
     try {
-      return (await readdir(this.#dir!)).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId);
+      return (await readdir(this.#dir!))
+        .filter((n) => n.endsWith('.json'))
+        .map((n) => n.slice(0, -5))
+        .filter(isSessionId);
     } catch {
       return [];
     }

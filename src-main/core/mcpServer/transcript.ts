@@ -32,7 +32,12 @@ export function renderTranscript(session: SessionFile): string {
   ];
   session.messages.forEach((message, i) => {
     const meta = session.message_meta[i];
-    const section = message.role === 'user' ? userSection(message, meta?.injected === true) : meta?.injected === true ? [] : assistantSection(message);
+    const section =
+      message.role === 'user'
+        ? userSection(message, meta?.injected === true)
+        : meta?.injected === true
+          ? []
+          : assistantSection(message);
     if (section.length === 0) return;
     const label = message.role === 'user' ? 'User' : 'Assistant';
     out.push('', `## ${label}${meta?.timestamp ? ` · ${meta.timestamp}` : ''}`, '', ...section);
@@ -54,7 +59,8 @@ function userSection(message: SessionMessage, injected: boolean): string[] {
     if (block.type === 'text') {
       let text = withoutReinText(block.text).trim();
       if (!text) continue;
-      if (text.startsWith(INBOX_PREFIX)) text = `*(sent while the agent was working)* ${text.slice(INBOX_PREFIX.length).trim()}`;
+      if (text.startsWith(INBOX_PREFIX))
+        text = `*(sent while the agent was working)* ${text.slice(INBOX_PREFIX.length).trim()}`;
       // Rein's own nudges are injected without the inbox prefix: not anybody's words.
       else if (injected) continue;
       parts.push(text);
@@ -62,7 +68,15 @@ function userSection(message: SessionMessage, injected: boolean): string[] {
       if (injected) continue;
       const output = toolResultText(block.content);
       const label = block.is_error === true ? 'Tool error' : 'Tool output';
-      parts.push(`**${label}:**`, '', fence(output.length > TRANSCRIPT_TOOL_OUTPUT_CHARS ? `${cut(output, TRANSCRIPT_TOOL_OUTPUT_CHARS)}\n… (${output.length - TRANSCRIPT_TOOL_OUTPUT_CHARS} more characters)` : output || '(no output)'));
+      parts.push(
+        `**${label}:**`,
+        '',
+        fence(
+          output.length > TRANSCRIPT_TOOL_OUTPUT_CHARS
+            ? `${cut(output, TRANSCRIPT_TOOL_OUTPUT_CHARS)}\n… (${output.length - TRANSCRIPT_TOOL_OUTPUT_CHARS} more characters)`
+            : output || '(no output)',
+        ),
+      );
     } else if (block.type === 'image') {
       if (!injected) parts.push('*(image)*');
     } else if (block.type === 'document') {
@@ -79,7 +93,9 @@ function assistantSection(message: SessionMessage): string[] {
       const text = block.text.trim();
       if (text) parts.push(text);
     } else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
-      parts.push(`**Tool call:** \`${oneLine(cut(toolCallLine(block.name, block.input), TOOL_CALL_CHARS)).replaceAll('`', "'")}\``);
+      parts.push(
+        `**Tool call:** \`${oneLine(cut(toolCallLine(block.name, block.input), TOOL_CALL_CHARS)).replaceAll('`', "'")}\``,
+      );
     }
     // thinking, redacted_thinking, and server tool results are the model's working, not the conversation.
   }

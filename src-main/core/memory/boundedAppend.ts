@@ -46,7 +46,11 @@ export function normalizeMemoryContent(content: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
-export async function boundedAppend(dir: string, content: string, opts: BoundedAppendOptions = {}): Promise<BoundedAppendResult> {
+export async function boundedAppend(
+  dir: string,
+  content: string,
+  opts: BoundedAppendOptions = {},
+): Promise<BoundedAppendResult> {
   const body = normalizeMemoryContent(content);
   const now = opts.now ?? new Date();
   const file = memoryFile(dir);

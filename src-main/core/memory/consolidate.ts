@@ -143,21 +143,25 @@ export async function consolidateMemory(dir: string, opts: ConsolidateOptions): 
       if (parts.length === 0 && consumed.length === 0) return { status: 'skipped', reason: 'nothing to consolidate' };
 
       // Only empty or unreadable overflow files: nothing to ask the model about, just clear them away.
-      const answer = parts.length === 0 ? 'NONE' : await completeText(
-        opts.llm,
-        {
-          model: opts.model,
-          system: SYSTEM,
-          prompt: `Memory entries, oldest first:\n\n${parts.join('\n\n')}\n`,
-          maxTokens: 2000,
-          temperature: 0.2,
-          // A list cut short would silently drop facts whose sources are about to be deleted.
-          rejectTruncated: true,
-        },
-        opts.signal,
-      );
+      const answer =
+        parts.length === 0
+          ? 'NONE'
+          : await completeText(
+              opts.llm,
+              {
+                model: opts.model,
+                system: SYSTEM,
+                prompt: `Memory entries, oldest first:\n\n${parts.join('\n\n')}\n`,
+                maxTokens: 2000,
+                temperature: 0.2,
+                // A list cut short would silently drop facts whose sources are about to be deleted.
+                rejectTruncated: true,
+              },
+              opts.signal,
+            );
       const bullets = cleanAnswer(answer);
-      if (bullets === '') throw new ReinError('llm_failed', 'memory consolidation: the model gave an empty answer; memory is unchanged');
+      if (bullets === '')
+        throw new ReinError('llm_failed', 'memory consolidation: the model gave an empty answer; memory is unchanged');
       const keepNothing = bullets === 'NONE';
       const section = keepNothing ? '' : `## Auto-consolidated (${localDateTime(now)})\n\n${bullets}\n`;
       const userPart = user.replace(/\s+$/, '');
@@ -173,7 +177,12 @@ export async function consolidateMemory(dir: string, opts: ConsolidateOptions): 
       await atomicWriteFile(join(dir, GC_MARKER), `${now.toISOString()}\n`);
       // The marker's mtime is the cooldown clock; pin it to the same clock the trigger reads.
       await utimes(join(dir, GC_MARKER), now, now);
-      return { status: 'consolidated', consumedFiles: consumed, lines: keepNothing ? 0 : bullets.split('\n').length, leftover };
+      return {
+        status: 'consolidated',
+        consumedFiles: consumed,
+        lines: keepNothing ? 0 : bullets.split('\n').length,
+        leftover,
+      };
     },
     opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {},
   );
@@ -205,7 +214,13 @@ export async function listAutoFiles(dir: string): Promise<string[]> {
     throw e;
   }
   const withTimes = await Promise.all(
-    names.map(async (name) => ({ name, mtime: await stat(join(dir, name)).then((s) => s.mtimeMs, () => 0) })),
+    names.map(async (name) => ({
+      name,
+      mtime: await stat(join(dir, name)).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    })),
   );
   return withTimes.sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name)).map((f) => f.name);
 }

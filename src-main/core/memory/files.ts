@@ -23,7 +23,8 @@ export const AUTO_FILE_RE = /^auto-\d{4}-\d{2}-\d{2}-[0-9a-f]{6}\.md$/;
 
 export const autoFileName = (now: Date, hex: string): string => `auto-${localDate(now)}-${hex}.md`;
 
-export const pointerLine = (now: Date, file: string): string => `- [${localDate(now)}] See [${file}](${file}) for details`;
+export const pointerLine = (now: Date, file: string): string =>
+  `- [${localDate(now)}] See [${file}](${file}) for details`;
 
 /** A line of the pointer shape BoundedAppend writes (`- [` … `See [auto-` … `for details`). */
 export function isPointerLine(line: string): boolean {

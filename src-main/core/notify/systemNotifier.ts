@@ -24,7 +24,11 @@ export interface SystemNotifier {
 }
 
 /** Runs a program with arguments (no shell); rejects on a non-zero exit or the timeout. */
-export type RunProgram = (file: string, args: readonly string[], opts: { timeoutMs: number; env: NodeJS.ProcessEnv }) => Promise<void>;
+export type RunProgram = (
+  file: string,
+  args: readonly string[],
+  opts: { timeoutMs: number; env: NodeJS.ProcessEnv },
+) => Promise<void>;
 
 const TIMEOUT_MS = 10_000;
 /** Notices waiting while one is shown; more are dropped. */
@@ -70,7 +74,8 @@ export function systemNotifier(
   return {
     program: program.split('/').pop() ?? program,
     show(notice) {
-      if (waiting >= MAX_WAITING) return Promise.reject(new Error('too many notifications at once; this one was dropped'));
+      if (waiting >= MAX_WAITING)
+        return Promise.reject(new Error('too many notifications at once; this one was dropped'));
       waiting++;
       const n = { title: clip(notice.title, TITLE_MAX), body: clip(notice.body, BODY_MAX) };
       const shown = chain.then(() => run(program, argv(n), { timeoutMs: TIMEOUT_MS, env }));

@@ -54,7 +54,8 @@ export async function persistAlwaysAllow(opts: PersistAlwaysAllowOptions): Promi
     throw new ReinError('invalid_input', `persistAlwaysAllow: ${problems.join('; ')}`, { problems });
   }
   const { command, tool, grant } = parsed.data;
-  const key: AlwaysAllowKey = grant !== undefined ? 'grants' : command !== undefined ? 'allowed_commands' : 'always_allow_tools';
+  const key: AlwaysAllowKey =
+    grant !== undefined ? 'grants' : command !== undefined ? 'allowed_commands' : 'always_allow_tools';
   const value: string | GrantEntry = grant ?? (command ?? tool)!;
   const same = (item: unknown): boolean => {
     const v = isScalar(item) ? item.value : isMap(item) ? (item as { toJSON(): unknown }).toJSON() : item;
@@ -97,7 +98,10 @@ export async function persistAlwaysAllow(opts: PersistAlwaysAllowOptions): Promi
  */
 function listNode(doc: Document, file: string, key: AlwaysAllowKey) {
   const invalid = (field: string, expected: string) =>
-    new ReinError('config_invalid', `${file}: ${field} must be ${expected}; "always allow" was not saved`, { file, field });
+    new ReinError('config_invalid', `${file}: ${field} must be ${expected}; "always allow" was not saved`, {
+      file,
+      field,
+    });
   const isEmpty = (node: unknown) => node === undefined || node === null || (isScalar(node) && node.value === null);
 
   if (!isEmpty(doc.contents) && !isMap(doc.contents)) throw invalid('the top level', 'a mapping');

@@ -36,9 +36,10 @@ export class ApprovalBroker {
       if (signal?.aborted) resolve({ decision: 'deny', by: 'cancelled' });
       signal?.addEventListener('abort', () => resolve({ decision: 'deny', by: 'cancelled' }), { once: true });
     });
-    const first = Promise.any(this.#faces.map((f) => f.ask(req, ac.signal))).catch(
-      (): ApprovalAnswer => ({ decision: 'deny', by: 'error' }),
-    );
+    const first = Promise.any(this.#faces.map((f) => f.ask(req, ac.signal))).catch((): ApprovalAnswer => ({
+      decision: 'deny',
+      by: 'error',
+    }));
     try {
       return await Promise.race([first, timeout, cancelled]);
     } finally {

@@ -29,12 +29,17 @@ export interface PatternOptions {
 }
 
 /** The first pattern matching any of the texts, or undefined. */
-export function firstMatchingPattern(patterns: readonly string[], texts: readonly string[], opts: PatternOptions = {}): string | undefined {
+export function firstMatchingPattern(
+  patterns: readonly string[],
+  texts: readonly string[],
+  opts: PatternOptions = {},
+): string | undefined {
   for (const p of patterns) {
     const sq = squash(p);
     if (!sq) continue;
     const re = commandGlob(sq, opts.caseInsensitive);
-    const bare = opts.bareNameMatchesAnyArgs && /^[^\s*?]+$/.test(sq) ? commandGlob(`${sq} *`, opts.caseInsensitive) : undefined;
+    const bare =
+      opts.bareNameMatchesAnyArgs && /^[^\s*?]+$/.test(sq) ? commandGlob(`${sq} *`, opts.caseInsensitive) : undefined;
     for (const t of texts) {
       const st = squash(t);
       if (re.test(st) || bare?.test(st)) return p;

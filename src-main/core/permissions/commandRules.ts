@@ -25,7 +25,11 @@ import { isShellParserReady } from './shell/parser.js';
 import { hasUnknown, UNKNOWN, UNKNOWN_NONEMPTY, type ShellAnalysis, type SimpleCommand } from './shell/types.js';
 import { PRIVILEGE_WRAPPERS } from './shell/wrappers.js';
 import type { Verdict } from './types.js';
-import { setCommandClassifier, type CommandClassification, type CommandClassifier } from '../tools/builtin/support/commandSafety.js';
+import {
+  setCommandClassifier,
+  type CommandClassification,
+  type CommandClassifier,
+} from '../tools/builtin/support/commandSafety.js';
 
 export interface CommandRuleContext extends SensitivityContext {
   cwd: string;
@@ -55,7 +59,8 @@ export interface CommandVerdict extends Risk {
 }
 
 /** Environment assignments that cannot change what a read-only command does. */
-const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|COLORTERM|COLUMNS|LINES|CI|GREP_COLORS?|LS_COLORS|LSCOLORS|GIT_PAGER_IN_USE|POSIXLY_CORRECT)$/;
+const SAFE_ENV =
+  /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|COLORTERM|COLUMNS|LINES|CI|GREP_COLORS?|LS_COLORS|LSCOLORS|GIT_PAGER_IN_USE|POSIXLY_CORRECT)$/;
 
 const quote = (s: string, max = 120): string => `\`${s.length > max ? `${s.slice(0, max - 1)}…` : s}\``;
 
@@ -63,11 +68,43 @@ const quote = (s: string, max = 120): string => `\`${s.length > max ? `${s.slice
 
 /** Places where keys and tokens usually are, to test globs against (`cat ~/.ss?/id_*`). */
 const HOME_SECRET_SAMPLES = [
-  '.ssh/id_rsa', '.ssh/id_ed25519', '.ssh/id_ecdsa', '.ssh/config', '.aws/credentials', '.aws/config', '.netrc', '.npmrc', '.pypirc',
-  '.git-credentials', '.docker/config.json', '.kube/config', '.config/gh/hosts.yml', '.config/gcloud/credentials.db',
-  '.gnupg/private-keys-v1.d/k.key', 'Library/Keychains/login.keychain-db', '.zsh_history', '.bash_history',
+  '.ssh/id_rsa',
+  '.ssh/id_ed25519',
+  '.ssh/id_ecdsa',
+  '.ssh/config',
+  '.aws/credentials',
+  '.aws/config',
+  '.netrc',
+  '.npmrc',
+  '.pypirc',
+  '.git-credentials',
+  '.docker/config.json',
+  '.kube/config',
+  '.config/gh/hosts.yml',
+  '.config/gcloud/credentials.db',
+  '.gnupg/private-keys-v1.d/k.key',
+  'Library/Keychains/login.keychain-db',
+  '.zsh_history',
+  '.bash_history',
 ];
-const FOLDER_SECRET_SAMPLES = ['.env', '.env.local', '.env.production', 'server.pem', 'server.key', 'id_rsa', 'id_ed25519', 'credentials.json', 'tokens.json', 'cert.p12', '.netrc', '.npmrc', 'credentials', '.git-credentials', 'login.keychain-db', 'app.secrets'];
+const FOLDER_SECRET_SAMPLES = [
+  '.env',
+  '.env.local',
+  '.env.production',
+  'server.pem',
+  'server.key',
+  'id_rsa',
+  'id_ed25519',
+  'credentials.json',
+  'tokens.json',
+  'cert.p12',
+  '.netrc',
+  '.npmrc',
+  'credentials',
+  '.git-credentials',
+  'login.keychain-db',
+  'app.secrets',
+];
 const GLOBBY = new RegExp(`[*?[${UNKNOWN}${UNKNOWN_NONEMPTY}]`);
 /** A glob segment with a literal character in it (not only wildcards and dots). */
 const AIMED = new RegExp(`[^*?.[\\]${UNKNOWN}${UNKNOWN_NONEMPTY}]`);
@@ -77,7 +114,11 @@ function globMatcher(glob: string): picomatch.Matcher {
   let m = globMatchers.get(glob);
   if (!m) {
     // As bash expands it: `*` and `?` do not match a leading dot (no dotglob), so `cat *` does not reach `.env`.
-    m = picomatch(glob.replaceAll(UNKNOWN, '*').replaceAll(UNKNOWN_NONEMPTY, '*'), { dot: false, nocase: true, strictBrackets: false });
+    m = picomatch(glob.replaceAll(UNKNOWN, '*').replaceAll(UNKNOWN_NONEMPTY, '*'), {
+      dot: false,
+      nocase: true,
+      strictBrackets: false,
+    });
     if (globMatchers.size > 500) globMatchers.clear();
     globMatchers.set(glob, m);
   }
@@ -94,16 +135,26 @@ function secretPath(raw: string, s: SecretContext): string | undefined {
   for (const abs of pathCandidates(raw, s.pctx)) {
     // Public keys are meant to be shown.
     if (/\.pub$/i.test(abs)) continue;
-    if (/^\/proc\/[^/]+\/(task\/[^/]+\/)?environ$/.test(abs)) return `${raw} is a process's environment, which holds its secrets`;
+    if (/^\/proc\/[^/]+\/(task\/[^/]+\/)?environ$/.test(abs))
+      return `${raw} is a process's environment, which holds its secrets`;
     // A glob aimed at secrets (`id_*`, `*.pem`, `.e*`, `~/.ss?/…`) is tested against where secrets usually are;
     // a bare `*` is not (it would make `grep foo *` ask in every folder).
     const lastSegment = abs.slice(abs.lastIndexOf('/') + 1);
     if (GLOBBY.test(abs) && AIMED.test(lastSegment.replace(/\[[^\]]*\]/g, ''))) {
       const m = globMatcher(abs);
-      const dir = abs.slice(0, abs.split('/').findIndex((seg) => GLOBBY.test(seg)) === -1 ? abs.length : abs.lastIndexOf('/', abs.search(GLOBBY)));
-      const samples = [...HOME_SECRET_SAMPLES.map((r) => `${s.home}/${r}`), ...FOLDER_SECRET_SAMPLES.map((r) => `${dir || '/'}/${r}`.replace('//', '/'))];
+      const dir = abs.slice(
+        0,
+        abs.split('/').findIndex((seg) => GLOBBY.test(seg)) === -1
+          ? abs.length
+          : abs.lastIndexOf('/', abs.search(GLOBBY)),
+      );
+      const samples = [
+        ...HOME_SECRET_SAMPLES.map((r) => `${s.home}/${r}`),
+        ...FOLDER_SECRET_SAMPLES.map((r) => `${dir || '/'}/${r}`.replace('//', '/')),
+      ];
       const hit = samples.find((x) => m(x) && !/\.pub$/i.test(x));
-      if (hit) return `the pattern ${raw.replaceAll(UNKNOWN, '$…').replaceAll(UNKNOWN_NONEMPTY, '$…')}, which can match ${hit.startsWith(`${s.home}/`) ? `~/${hit.slice(s.home.length + 1)}` : hit} (it holds secrets)`;
+      if (hit)
+        return `the pattern ${raw.replaceAll(UNKNOWN, '$…').replaceAll(UNKNOWN_NONEMPTY, '$…')}, which can match ${hit.startsWith(`${s.home}/`) ? `~/${hit.slice(s.home.length + 1)}` : hit} (it holds secrets)`;
     }
     const why = sensitiveReason(abs, s);
     if (why) return `${raw} is a sensitive file (${why})`;
@@ -118,8 +169,12 @@ function sweepsSecrets(raw: string, s: SecretContext): string | undefined {
   for (const abs of pathCandidates(raw, s.pctx)) {
     const a = abs.toLowerCase();
     const h = s.home.toLowerCase().replace(/\/+$/, '');
-    if (h === a || h.startsWith(`${a === '/' ? '' : a}/`)) return `${raw} is ${h === a ? 'your home folder' : 'a folder above your home folder'}, which holds keys and tokens`;
-    if (a.startsWith(`${h}/`) && /^(\.ssh|\.aws|\.gnupg|\.config|\.kube|\.docker|library|\.password-store)(\/|$)/.test(a.slice(h.length + 1))) {
+    if (h === a || h.startsWith(`${a === '/' ? '' : a}/`))
+      return `${raw} is ${h === a ? 'your home folder' : 'a folder above your home folder'}, which holds keys and tokens`;
+    if (
+      a.startsWith(`${h}/`) &&
+      /^(\.ssh|\.aws|\.gnupg|\.config|\.kube|\.docker|library|\.password-store)(\/|$)/.test(a.slice(h.length + 1))
+    ) {
       return `${raw} holds keys or tokens`;
     }
     const why = sensitiveReason(abs, s);
@@ -138,7 +193,13 @@ function commandSecret(cmd: SimpleCommand, v: ReadOnlyVerdict, s: SecretContext)
     if (why) return `${label} reads ${why}`;
   }
   // rg and ag skip hidden folders (~/.ssh, ~/.aws, ~/.config) unless told otherwise; grep -r does not.
-  const skipsHidden = (cmd.name === 'rg' || cmd.name === 'ag') && !cmd.args.some((x) => /^(--hidden|--unrestricted|-[a-zA-Z]*u[a-zA-Z]*|--no-ignore-hidden|-\.|--all-types)$/.test(x.value) || /^-[a-zA-Z]*[H]/.test(x.value));
+  const skipsHidden =
+    (cmd.name === 'rg' || cmd.name === 'ag') &&
+    !cmd.args.some(
+      (x) =>
+        /^(--hidden|--unrestricted|-[a-zA-Z]*u[a-zA-Z]*|--no-ignore-hidden|-\.|--all-types)$/.test(x.value) ||
+        /^-[a-zA-Z]*[H]/.test(x.value),
+    );
   for (const w of skipsHidden ? [] : v.walks) {
     const why = sweepsSecrets(w, s);
     if (why) return `${label} searches every file in ${why}`;
@@ -170,22 +231,34 @@ function persistenceReason(a: ShellAnalysis, pctx: PathContext): string | undefi
     }
     const values = cmd.args.map((v) => v.value);
     const verb = values.find((v) => !v.startsWith('-'));
-    if (cmd.name === 'crontab' && !values.some((v) => /^-[a-zA-Z]*[lr]/.test(v))) return `${label} installs a crontab: its jobs run on a schedule`;
-    if (cmd.name === 'launchctl' && ['load', 'bootstrap', 'enable', 'submit', 'kickstart'].includes(verb ?? '')) return `${label} loads a launch agent or daemon, which runs at login or boot`;
-    if ((cmd.name === 'at' || cmd.name === 'batch') && !values.some((v) => /^-[a-zA-Z]*[lrd]/.test(v))) return `${label} schedules commands to run later`;
-    if (cmd.name === 'systemctl' && values.includes('enable')) return `${label} enables a service that starts at boot or login`;
-    if (cmd.name === 'defaults' && verb === 'write' && values.some((v) => /^(LoginHook|LogoutHook)$/i.test(v))) return `${label} sets a login hook, which runs at every login`;
+    if (cmd.name === 'crontab' && !values.some((v) => /^-[a-zA-Z]*[lr]/.test(v)))
+      return `${label} installs a crontab: its jobs run on a schedule`;
+    if (cmd.name === 'launchctl' && ['load', 'bootstrap', 'enable', 'submit', 'kickstart'].includes(verb ?? ''))
+      return `${label} loads a launch agent or daemon, which runs at login or boot`;
+    if ((cmd.name === 'at' || cmd.name === 'batch') && !values.some((v) => /^-[a-zA-Z]*[lrd]/.test(v)))
+      return `${label} schedules commands to run later`;
+    if (cmd.name === 'systemctl' && values.includes('enable'))
+      return `${label} enables a service that starts at boot or login`;
+    if (cmd.name === 'defaults' && verb === 'write' && values.some((v) => /^(LoginHook|LogoutHook)$/i.test(v)))
+      return `${label} sets a login hook, which runs at every login`;
     if (cmd.name === 'git' && values.includes('config') && values.some((v) => v === '--global' || v === '--system')) {
       const key = values.slice(values.indexOf('config') + 1).find((v) => !v.startsWith('-'));
-      if (key && /(^|\.)(pager|editor|sshcommand|fsmonitor|external|textconv|command|program|clean|smudge|process|askpass|hookspath|cmd|browser)$|^alias\./i.test(key)) {
+      if (
+        key &&
+        /(^|\.)(pager|editor|sshcommand|fsmonitor|external|textconv|command|program|clean|smudge|process|askpass|hookspath|cmd|browser)$|^alias\./i.test(
+          key,
+        )
+      ) {
         return `${label} sets a program in your git settings, which git runs later`;
       }
     }
-    if (cmd.name === 'osascript' && a.inlineCode.some((c) => c.command === cmd && /login item/i.test(c.code))) return `${label} adds a login item, which starts at every login`;
+    if (cmd.name === 'osascript' && a.inlineCode.some((c) => c.command === cmd && /login item/i.test(c.code)))
+      return `${label} adds a login item, which starts at every login`;
   }
   for (const r of a.fileWrites) {
     const place = persistencePlace(r.target, pctx);
-    if (place) return `the redirection \`${r.operator} ${r.target}\` writes ${place.path}, ${place.what}: ${STARTUP_WORDS[place.kind]}`;
+    if (place)
+      return `the redirection \`${r.operator} ${r.target}\` writes ${place.path}, ${place.what}: ${STARTUP_WORDS[place.kind]}`;
   }
   return undefined;
 }
@@ -234,18 +307,39 @@ interface CommandStanding {
   readOnly: boolean;
 }
 
-function gitSettingsRisk(cmd: SimpleCommand, v: ReadOnlyVerdict, ctx: CommandRuleContext, a: ShellAnalysis, pctx: PathContext): string | undefined {
+function gitSettingsRisk(
+  cmd: SimpleCommand,
+  v: ReadOnlyVerdict,
+  ctx: CommandRuleContext,
+  a: ShellAnalysis,
+  pctx: PathContext,
+): string | undefined {
   if (!v.git) return undefined;
-  if (cmd.args.length === 1 && ['--version', 'version', '--help', '--exec-path', '--html-path', '--man-path', '--info-path'].includes(cmd.args[0]!.value)) return undefined;
-  const dynamic = [...v.git.dirs, ...(v.git.gitDir !== undefined ? [v.git.gitDir] : [])].some((d) => d === '' || hasUnknown(d));
-  if (dynamic || a.cdTargets.some(hasUnknown)) return 'git runs in a folder only known when it runs, so the repository settings there cannot be checked';
+  if (
+    cmd.args.length === 1 &&
+    ['--version', 'version', '--help', '--exec-path', '--html-path', '--man-path', '--info-path'].includes(
+      cmd.args[0]!.value,
+    )
+  )
+    return undefined;
+  const dynamic = [...v.git.dirs, ...(v.git.gitDir !== undefined ? [v.git.gitDir] : [])].some(
+    (d) => d === '' || hasUnknown(d),
+  );
+  if (dynamic || a.cdTargets.some(hasUnknown))
+    return 'git runs in a folder only known when it runs, so the repository settings there cannot be checked';
   // The folders git may run in: the working folder and every `cd` target, then each `-C` in turn.
   const bases = [ctx.cwd, ...a.cdTargets.flatMap((t) => pathCandidates(t, { ...pctx, cdTargets: [] }))];
   for (const base of [...new Set(bases)].slice(0, 4)) {
     let dir = base;
     for (const c of v.git.dirs) dir = pathCandidates(c, { ...pctx, cwd: dir, cdTargets: [] })[0] ?? dir;
-    const gitDir = v.git.gitDir === undefined ? undefined : pathCandidates(v.git.gitDir, { ...pctx, cwd: dir, cdTargets: [] })[0];
-    const why = gitRepoRisk({ dir, home: ctx.home, ...(gitDir !== undefined ? { gitDir } : {}), ...(ctx.env ? { env: ctx.env } : {}) });
+    const gitDir =
+      v.git.gitDir === undefined ? undefined : pathCandidates(v.git.gitDir, { ...pctx, cwd: dir, cdTargets: [] })[0];
+    const why = gitRepoRisk({
+      dir,
+      home: ctx.home,
+      ...(gitDir !== undefined ? { gitDir } : {}),
+      ...(ctx.env ? { env: ctx.env } : {}),
+    });
     if (why) return why;
   }
   return undefined;
@@ -270,28 +364,52 @@ function standing(cmd: SimpleCommand, ctx: CommandRuleContext, a: ShellAnalysis,
   }
   if (pattern) {
     if (secret) return { allowed: false, readsSecret: true, why: secret, readOnly };
-    return { allowed: true, readsSecret: false, why: `${quote(cmd.innerText)} matches allowed_commands "${pattern}"`, readOnly };
+    return {
+      allowed: true,
+      readsSecret: false,
+      why: `${quote(cmd.innerText)} matches allowed_commands "${pattern}"`,
+      readOnly,
+    };
   }
   if (!privileged && !unsafeEnv && readOnly) {
     if (secret) return { allowed: false, readsSecret: true, why: secret, readOnly };
     return { allowed: true, readsSecret: false, why: `${quote(cmd.innerText)} is on the read-only list`, readOnly };
   }
   if (secret) return { allowed: false, readsSecret: true, why: secret, readOnly };
-  if (unsafeEnv) return { allowed: false, readsSecret: false, why: `${label} sets ${unsafeEnv.name}, which may change what it does`, readOnly };
+  if (unsafeEnv)
+    return {
+      allowed: false,
+      readsSecret: false,
+      why: `${label} sets ${unsafeEnv.name}, which may change what it does`,
+      readOnly,
+    };
   if (why) return { allowed: false, readsSecret: false, why: `${label} is not read-only: ${why}`, readOnly };
   const net = NETWORK[cmd.name];
   if (net) return { allowed: false, readsSecret: false, why: `${label} ${net}`, readOnly };
-  return { allowed: false, readsSecret: false, why: `${label} is not on the read-only list and matches no allowed_commands pattern`, readOnly };
+  return {
+    allowed: false,
+    readsSecret: false,
+    why: `${label} is not on the read-only list and matches no allowed_commands pattern`,
+    readOnly,
+  };
 }
 
 /** Reasons layer 3 always asks about the line, whatever allowed_commands says. */
 function compoundReasons(a: ShellAnalysis, persistence: string | undefined): string[] {
   const out: string[] = [];
   if (persistence) out.push(persistence);
-  if (!a.complete) out.push(`${a.problems[0] ?? 'the line could not be fully understood'}, so it cannot be allowed automatically`);
-  if (a.fileWrites.length > 0) out.push(`it writes to ${a.fileWrites.map((r) => r.target).slice(0, 3).join(', ')} with a redirection`);
+  if (!a.complete)
+    out.push(`${a.problems[0] ?? 'the line could not be fully understood'}, so it cannot be allowed automatically`);
+  if (a.fileWrites.length > 0)
+    out.push(
+      `it writes to ${a.fileWrites
+        .map((r) => r.target)
+        .slice(0, 3)
+        .join(', ')} with a redirection`,
+    );
   if (a.substitutions > 0) out.push('it uses command substitution, whose result is only known when it runs');
-  if (a.riskyAssignments.length > 0) out.push(`it sets ${[...new Set(a.riskyAssignments)].slice(0, 3).join(', ')}, which changes what programs run`);
+  if (a.riskyAssignments.length > 0)
+    out.push(`it sets ${[...new Set(a.riskyAssignments)].slice(0, 3).join(', ')}, which changes what programs run`);
   for (const c of a.commands) {
     const r = alwaysAskReason(c);
     if (r && !out.includes(r)) out.push(r);
@@ -302,7 +420,10 @@ function compoundReasons(a: ShellAnalysis, persistence: string | undefined): str
 /** Secrets the line reads outside any one command: `$TOKEN` expansions, `< ~/.ssh/id_rsa`. */
 function lineSecrets(a: ShellAnalysis, s: SecretContext): string | undefined {
   if (a.secretVariables.length > 0) {
-    return `it expands ${a.secretVariables.slice(0, 3).map((n) => `$${n}`).join(', ')}, whose name${a.secretVariables.length > 1 ? 's say they hold secrets' : ' says it holds a secret'}`;
+    return `it expands ${a.secretVariables
+      .slice(0, 3)
+      .map((n) => `$${n}`)
+      .join(', ')}, whose name${a.secretVariables.length > 1 ? 's say they hold secrets' : ' says it holds a secret'}`;
   }
   for (const r of a.redirects) {
     if (r.kind !== 'read') continue;
@@ -321,13 +442,31 @@ function lineSecrets(a: ShellAnalysis, s: SecretContext): string | undefined {
 
 export function checkCommandLine(line: string, ctx: CommandRuleContext): CommandVerdict {
   if (line.trim() === '') {
-    return { decision: 'deny', layer: 'tool', reason: 'the command is empty', readOnly: false, ...riskOf('low', 'nothing to run') };
+    return {
+      decision: 'deny',
+      layer: 'tool',
+      reason: 'the command is empty',
+      readOnly: false,
+      ...riskOf('low', 'nothing to run'),
+    };
   }
   const analysis = analyzeCommand(line, { home: ctx.home, cwd: ctx.cwd });
-  const hardCtx = { home: ctx.home, cwd: ctx.cwd, ...(ctx.caseInsensitive !== undefined ? { caseInsensitive: ctx.caseInsensitive } : {}) };
+  const hardCtx = {
+    home: ctx.home,
+    cwd: ctx.cwd,
+    ...(ctx.caseInsensitive !== undefined ? { caseInsensitive: ctx.caseInsensitive } : {}),
+  };
   const block = findHardBlock(analysis, hardCtx);
   if (block) {
-    return { decision: 'deny', layer: 'hard_block', reason: block.reason, readOnly: false, hardBlock: block, analysis, ...commandRisk(analysis, block, false) };
+    return {
+      decision: 'deny',
+      layer: 'hard_block',
+      reason: block.reason,
+      readOnly: false,
+      hardBlock: block,
+      analysis,
+      ...commandRisk(analysis, block, false),
+    };
   }
 
   const everything = [...analysis.commands, ...analysis.hidden];
@@ -357,7 +496,12 @@ export function checkCommandLine(line: string, ctx: CommandRuleContext): Command
   const secrets: SecretContext = { home: ctx.home, reinHome: ctx.reinHome, extraPatterns: ctx.extraPatterns, pctx };
   const standings = analysis.commands.map((c) => standing(c, ctx, analysis, secrets));
   const persistence = persistenceReason(analysis, pctx);
-  const guarded = protectedWriteReason(analysis, { home: ctx.home, reinHome: ctx.reinHome, env: ctx.env ?? process.env, pctx });
+  const guarded = protectedWriteReason(analysis, {
+    home: ctx.home,
+    reinHome: ctx.reinHome,
+    env: ctx.env ?? process.env,
+    pctx,
+  });
   const readOnly =
     analysis.complete &&
     analysis.fileWrites.length === 0 &&
@@ -372,21 +516,48 @@ export function checkCommandLine(line: string, ctx: CommandRuleContext): Command
 
   const compound = compoundReasons(analysis, guarded ?? persistence);
   if (compound.length > 0) {
-    return { decision: 'ask', layer: 'compound', reason: compound.slice(0, 3).join('; '), readOnly, analysis, ...risk, ...withPersistence };
+    return {
+      decision: 'ask',
+      layer: 'compound',
+      reason: compound.slice(0, 3).join('; '),
+      readOnly,
+      analysis,
+      ...risk,
+      ...withPersistence,
+    };
   }
 
   const lineSecret = lineSecrets(analysis, secrets);
   const secretStanding = standings.find((st) => st.readsSecret);
   if (lineSecret || secretStanding) {
-    const reason = [lineSecret, ...standings.filter((st) => st.readsSecret).map((st) => st.why)].filter(Boolean).slice(0, 2).join('; ');
-    return { decision: 'ask', layer: 'tool', reason: `it may show secrets: ${reason}`, readOnly, analysis, ...riskOf('medium', 'may show secrets (keys, tokens, passwords)') };
+    const reason = [lineSecret, ...standings.filter((st) => st.readsSecret).map((st) => st.why)]
+      .filter(Boolean)
+      .slice(0, 2)
+      .join('; ');
+    return {
+      decision: 'ask',
+      layer: 'tool',
+      reason: `it may show secrets: ${reason}`,
+      readOnly,
+      analysis,
+      ...riskOf('medium', 'may show secrets (keys, tokens, passwords)'),
+    };
   }
 
   // An exact (glob-free) entry equal to the whole line — what "always allow" saves — allows that line as a
   // whole. Glob entries never match whole lines: `npm test*` must not allow `npm test; rm -rf x`.
-  const exactLine = ctx.allowedCommands.find((p) => !/[*?]/.test(p) && p.trim().replace(/\s+/g, ' ') === line.trim().replace(/\s+/g, ' '));
+  const exactLine = ctx.allowedCommands.find(
+    (p) => !/[*?]/.test(p) && p.trim().replace(/\s+/g, ' ') === line.trim().replace(/\s+/g, ' '),
+  );
   if (exactLine) {
-    return { decision: 'allow', layer: 'allowed', reason: `the whole line is in allowed_commands ("${exactLine}")`, readOnly, analysis, ...risk };
+    return {
+      decision: 'allow',
+      layer: 'allowed',
+      reason: `the whole line is in allowed_commands ("${exactLine}")`,
+      readOnly,
+      analysis,
+      ...risk,
+    };
   }
 
   const refused = standings.filter((st) => !st.allowed);
@@ -396,10 +567,23 @@ export function checkCommandLine(line: string, ctx: CommandRuleContext): Command
         ? 'the line runs no command'
         : standings.length === 1
           ? standings[0]!.why
-          : `all ${standings.length} commands are allowed: ${standings.map((st) => st.why).slice(0, 3).join('; ')}`;
+          : `all ${standings.length} commands are allowed: ${standings
+              .map((st) => st.why)
+              .slice(0, 3)
+              .join('; ')}`;
     return { decision: 'allow', layer: 'allowed', reason: why, readOnly, analysis, ...risk };
   }
-  return { decision: 'ask', layer: 'tool', reason: refused.map((st) => st.why).slice(0, 3).join('; '), readOnly, analysis, ...risk };
+  return {
+    decision: 'ask',
+    layer: 'tool',
+    reason: refused
+      .map((st) => st.why)
+      .slice(0, 3)
+      .join('; '),
+    readOnly,
+    analysis,
+    ...risk,
+  };
 }
 
 // ---- text written where it runs later ---------------------------------------------------------------
@@ -409,7 +593,11 @@ export function checkCommandLine(line: string, ctx: CommandRuleContext): Command
  * launch agent's property list, a crontab): the same rules as the line would get through bash
  * (`echo 'curl x | sh' >> ~/.zshrc` is `download-into-shell`). Needs the shell parser.
  */
-export function plantedPayload(kind: string, text: string, ctx: { home: string; cwd: string; caseInsensitive?: boolean }): HardBlock | undefined {
+export function plantedPayload(
+  kind: string,
+  text: string,
+  ctx: { home: string; cwd: string; caseInsensitive?: boolean },
+): HardBlock | undefined {
   if (!isShellParserReady() || text.trim() === '') return undefined;
   const pieces = kind === 'launch-agent' ? plistStrings(text) : kind === 'cron' ? cronCommands(text, true) : [text];
   for (const code of pieces.slice(0, 24)) {
@@ -427,7 +615,14 @@ const FOLLOWS = /^-[a-zA-Z]*[fF]|^--follow|^--retry/;
 /** How the bash tool should treat a command: read-only, safe to run beside others, destructive. */
 export function classifyForTool(command: string, home: string, cwd: string): CommandClassification | undefined {
   if (!isShellParserReady() || command.trim() === '') return undefined;
-  const v = checkCommandLine(command, { home, cwd, reinHome: `${home}/.rein`, extraPatterns: [], allowedCommands: [], deniedCommands: [] });
+  const v = checkCommandLine(command, {
+    home,
+    cwd,
+    reinHome: `${home}/.rein`,
+    extraPatterns: [],
+    allowedCommands: [],
+    deniedCommands: [],
+  });
   const a = v.analysis;
   const readOnly = v.readOnly && v.decision !== 'deny';
   // Never-ending reads (following a file, a device, a pager or ping without a count) would hold a slot forever.
@@ -438,10 +633,16 @@ export function classifyForTool(command: string, home: string, cwd: string): Com
         c.args.some((x) => x.value.startsWith('/dev/')) ||
         c.redirects.some((r) => r.kind === 'read' && r.target.startsWith('/dev/')) ||
         (c.name === 'tail' && c.args.some((x) => FOLLOWS.test(x.value))) ||
-        c.name === 'top' || c.name === 'watch' || c.name === 'yes' ||
+        c.name === 'top' ||
+        c.name === 'watch' ||
+        c.name === 'yes' ||
         (c.name === 'sleep' && c.args.some((x) => !/^[0-9.]+[smhd]?$/.test(x.value) || parseFloat(x.value) > 60)),
     );
-  return { readOnly, concurrencySafe: readOnly && !endless, destructive: v.decision === 'deny' || (a ? isDestructiveLine(a) : true) };
+  return {
+    readOnly,
+    concurrencySafe: readOnly && !endless,
+    destructive: v.decision === 'deny' || (a ? isDestructiveLine(a) : true),
+  };
 }
 
 /**

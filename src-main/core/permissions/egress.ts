@@ -22,7 +22,10 @@ export interface UrlRules {
 }
 
 function normaliseHost(host: string): string {
-  return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 export { isLoopbackHost };
@@ -91,7 +94,10 @@ export interface EgressCheckOptions {
  * An EgressCheck for ToolContext.egress built from the permissions config. It never asks (it has nobody to
  * ask): the permission engine asks about the call's own URL before the tool runs.
  */
-export function egressCheck(config: { network_allowlist: readonly string[] }, opts: EgressCheckOptions = {}): EgressCheck {
+export function egressCheck(
+  config: { network_allowlist: readonly string[] },
+  opts: EgressCheckOptions = {},
+): EgressCheck {
   const allowlist = [...config.network_allowlist];
   const unlisted = opts.unlisted ?? 'deny';
   return async (url) => {

@@ -31,7 +31,11 @@ import { persistencePlace, type PathContext } from './shell/normalize.js';
 import type { ShellAnalysis } from './shell/types.js';
 import { protectedPlace, type ProtectedPlaceContext } from './protectedPlaces.js';
 
-const placeCtx = (s: EngineSettings): ProtectedPlaceContext => ({ home: s.home, reinHome: s.reinHome, env: process.env });
+const placeCtx = (s: EngineSettings): ProtectedPlaceContext => ({
+  home: s.home,
+  reinHome: s.reinHome,
+  env: process.env,
+});
 
 export type PermissionsInput = z.input<typeof PermissionsConfig>;
 
@@ -130,7 +134,9 @@ function normalGrant(g: GrantEntry, home: string): GrantEntry {
     ...g,
     ...(g.cwd !== undefined ? { cwd: abs(g.cwd) } : {}),
     ...(g.path !== undefined ? { path: realpathLoose(abs(g.path)) } : {}),
-    ...(g.scripts !== undefined ? { scripts: Object.fromEntries(Object.entries(g.scripts).map(([k, v]) => [abs(k), v])) } : {}),
+    ...(g.scripts !== undefined
+      ? { scripts: Object.fromEntries(Object.entries(g.scripts).map(([k, v]) => [abs(k), v])) }
+      : {}),
     ...(g.method !== undefined ? { method: g.method.toUpperCase() } : {}),
     ...(g.host !== undefined ? { host: g.host.toLowerCase() } : {}),
   };
@@ -144,7 +150,12 @@ function reinHardBlock(rule: 'rein-secrets' | 'rein-daemon', reason: string): La
     reason: `hard block "${rule}": ${reason}`,
     readOnly: false,
     final: true,
-    ...riskOf('high', rule === 'rein-secrets' ? "would expose or change Rein's own credentials" : "would use Rein's own API, which only a person may"),
+    ...riskOf(
+      'high',
+      rule === 'rein-secrets'
+        ? "would expose or change Rein's own credentials"
+        : "would use Rein's own API, which only a person may",
+    ),
   };
 }
 
@@ -229,7 +240,14 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
   if (shell) {
     const command = field(input, shell.field);
     if (typeof command !== 'string') {
-      return { decision: 'deny', layer: 'tool', reason: `${tool.name} needs a "${shell.field}" string`, readOnly: false, final: true, ...riskOf('low', 'nothing to run') };
+      return {
+        decision: 'deny',
+        layer: 'tool',
+        reason: `${tool.name} needs a "${shell.field}" string`,
+        readOnly: false,
+        final: true,
+        ...riskOf('low', 'nothing to run'),
+      };
     }
     const v = checkCommandLine(command, {
       ...sensitivity,
@@ -240,7 +258,12 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
     });
     // Rein's secrets and Rein's daemon, wherever the line names them (reinGuards.ts).
     if (v.decision !== 'deny' && v.analysis) {
-      const guard = shellReinGuard(v.analysis, { home: s.home, cwd, reinHome: s.reinHome, ports: reinPorts(s.reinHome, s.reinPorts) });
+      const guard = shellReinGuard(v.analysis, {
+        home: s.home,
+        cwd,
+        reinHome: s.reinHome,
+        ports: reinPorts(s.reinHome, s.reinPorts),
+      });
       if (guard) return reinHardBlock(guard.rule, guard.reason);
     }
     return {
@@ -253,7 +276,10 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
       riskExplanation: v.protected ? "changes Rein's own state: what later runs may do" : v.riskExplanation,
       ...(v.persistence ? { persistence: v.persistence } : {}),
       ...(v.protected ? { protected: v.protected } : {}),
-      grant: v.protected || v.persistence || v.decision === 'deny' ? null : bashGrant(command, cwd, v.analysis, grantPathContext(s, cwd, v.analysis), tool.name),
+      grant:
+        v.protected || v.persistence || v.decision === 'deny'
+          ? null
+          : bashGrant(command, cwd, v.analysis, grantPathContext(s, cwd, v.analysis), tool.name),
     };
   }
 
@@ -268,13 +294,31 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
     // Text written where it runs later is judged as the commands it holds (hard blocks in every mode).
     if (persistent && v.decision !== 'deny') {
       const text = textOf(paths, input);
-      const planted = typeof text === 'string' ? plantedPayload(persistent.kind, text, { home: s.home, cwd, ...(s.caseInsensitivePaths !== undefined ? { caseInsensitive: s.caseInsensitivePaths } : {}) }) : undefined;
+      const planted =
+        typeof text === 'string'
+          ? plantedPayload(persistent.kind, text, {
+              home: s.home,
+              cwd,
+              ...(s.caseInsensitivePaths !== undefined ? { caseInsensitive: s.caseInsensitivePaths } : {}),
+            })
+          : undefined;
       if (planted) {
-        return { decision: 'deny', layer: 'hard_block', reason: `${tool.name} writes ${persistent.path}, ${persistent.what}, and what it writes there is a hard block: ${planted.reason}`, readOnly: false, final: true, ...riskOf('high', 'plants a blocked command where it runs by itself later') };
+        return {
+          decision: 'deny',
+          layer: 'hard_block',
+          reason: `${tool.name} writes ${persistent.path}, ${persistent.what}, and what it writes there is a hard block: ${planted.reason}`,
+          readOnly: false,
+          final: true,
+          ...riskOf('high', 'plants a blocked command where it runs by itself later'),
+        };
       }
     }
     // Rein's run-later state (its folder, the code cache, launch agents): a person decides in every mode.
-    const guarded = write && v.path ? (protectedPlace(v.path.lexical, placeCtx(s)) ?? protectedPlace(v.path.real, placeCtx(s), { lexicalOnly: true })) : undefined;
+    const guarded =
+      write && v.path
+        ? (protectedPlace(v.path.lexical, placeCtx(s)) ??
+          protectedPlace(v.path.real, placeCtx(s), { lexicalOnly: true }))
+        : undefined;
     if (guarded && v.decision !== 'deny') {
       return {
         decision: 'ask',
@@ -299,7 +343,10 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
       };
     }
     const risk = v.sensitive
-      ? riskOf(write ? 'high' : 'medium', write ? 'changes a file that may hold secrets' : 'reads a file that may hold secrets')
+      ? riskOf(
+          write ? 'high' : 'medium',
+          write ? 'changes a file that may hold secrets' : 'reads a file that may hold secrets',
+        )
       : write
         ? v.insideWorkArea
           ? riskOf('medium', 'changes a file inside the working folder')
@@ -319,7 +366,9 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
   const egress = ruleTraits(tool)?.egress;
   if (egress) {
     const method = methodOf(egress.methodField, input);
-    const v = classifyUrl(field(input, egress.urlField), p.network_allowlist, { reinPorts: reinPorts(s.reinHome, s.reinPorts) });
+    const v = classifyUrl(field(input, egress.urlField), p.network_allowlist, {
+      reinPorts: reinPorts(s.reinHome, s.reinPorts),
+    });
     if (v.reinDaemon) return reinHardBlock('rein-daemon', `${tool.name} ${method}: ${v.reason}`);
     const readOnly = safely(() => tool.isReadOnly(input), ['GET', 'HEAD', 'OPTIONS'].includes(method));
     const risk =
@@ -330,13 +379,22 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
           : readOnly
             ? riskOf(v.decision === 'allow' ? 'low' : 'medium', `fetches from ${v.host ?? 'the network'}`)
             : riskOf('medium', `sends a ${method} request to ${v.host ?? 'the network'}`);
-    return { decision: v.decision, layer: 'tool', reason: `${tool.name} ${method}: ${v.reason}`, readOnly, final: v.decision === 'deny', ...risk };
+    return {
+      decision: v.decision,
+      layer: 'tool',
+      reason: `${tool.name} ${method}: ${v.reason}`,
+      readOnly,
+      final: v.decision === 'deny',
+      ...risk,
+    };
   }
 
   // GUI tools: AppleScript's shell commands and text typed into terminals are judged as bash lines, and
   // Rein's own windows are never a target (guiRules.ts); anything else they do falls to the rule below.
   if (drivesGui(tool.traits)) {
-    const gui = guiVerdict(call, (command) => layerVerdict({ ...call, tool: SHELL_JUDGE, input: { [SHELL_JUDGE_FIELD]: command } }, s));
+    const gui = guiVerdict(call, (command) =>
+      layerVerdict({ ...call, tool: SHELL_JUDGE, input: { [SHELL_JUDGE_FIELD]: command } }, s),
+    );
     if (gui) return gui;
   }
 
@@ -351,7 +409,14 @@ function toolVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
         ? riskOf('low', 'only reads')
         : riskOf('medium', `${tool.name} may change something`);
   if (tool.traits?.changesReinState && !readOnly) {
-    return { decision: 'ask', layer: 'tool', reason: `${tool.name} changes Rein's own run-later state (what runs later, as which agent)`, readOnly, protected: tool.name, ...riskOf('high', "changes Rein's own state: what later runs may do") };
+    return {
+      decision: 'ask',
+      layer: 'tool',
+      reason: `${tool.name} changes Rein's own run-later state (what runs later, as which agent)`,
+      readOnly,
+      protected: tool.name,
+      ...riskOf('high', "changes Rein's own state: what later runs may do"),
+    };
   }
   return readOnly
     ? { decision: 'allow', layer: 'tool', reason: `${tool.name} reports this call as read-only`, readOnly, ...risk }
@@ -380,26 +445,67 @@ function mcpVerdict(call: PermissionCheck, s: EngineSettings): LayerVerdict {
   // Paths in the call's input (a filesystem server's `path`, `source`, `destination`…): Rein can see where
   // such a call reaches, so Rein's secrets stay a hard block and its protected places ask in every mode.
   for (const raw of pathsIn(input)) {
-    const abs = path.resolve(call.cwd, raw === '~' ? s.home : raw.startsWith('~/') ? path.join(s.home, raw.slice(2)) : raw);
+    const abs = path.resolve(
+      call.cwd,
+      raw === '~' ? s.home : raw.startsWith('~/') ? path.join(s.home, raw.slice(2)) : raw,
+    );
     const secret = reinSecretReason(abs, s.reinHome) ?? reinSecretReason(realpathLoose(abs), s.reinHome);
     if (secret) return reinHardBlock('rein-secrets', `${tool.name} is given ${raw}: ${secret}`);
     const guarded = readOnly ? undefined : protectedPlace(abs, placeCtx(s));
     if (guarded) {
-      return { decision: 'ask', layer: 'mcp', reason: `${tool.name} is given ${guarded.path}, ${guarded.what}`, readOnly, protected: guarded.path, ...riskOf('high', "may change Rein's own state: what later runs may do") };
+      return {
+        decision: 'ask',
+        layer: 'mcp',
+        reason: `${tool.name} is given ${guarded.path}, ${guarded.what}`,
+        readOnly,
+        protected: guarded.path,
+        ...riskOf('high', "may change Rein's own state: what later runs may do"),
+      };
     }
     // A place that runs what is written there later (~/.zshrc, a crontab): as for Rein's own file tools.
     const persistent = readOnly ? undefined : persistencePlace(abs, { home: s.home, cwd: call.cwd });
     if (persistent) {
-      return { decision: 'ask', layer: 'mcp', reason: `${tool.name} is given ${persistent.path}, ${persistent.what}: what is written there runs by itself later`, readOnly, persistence: persistent.kind, ...riskOf('high', `may change ${persistent.what}, which runs programs without being asked`) };
+      return {
+        decision: 'ask',
+        layer: 'mcp',
+        reason: `${tool.name} is given ${persistent.path}, ${persistent.what}: what is written there runs by itself later`,
+        readOnly,
+        persistence: persistent.kind,
+        ...riskOf('high', `may change ${persistent.what}, which runs programs without being asked`),
+      };
     }
   }
-  const listed = facts !== undefined && (s.mcpAlwaysAllow?.[facts.server] ?? []).some((n) => n === facts.tool || n === tool.name);
-  if (listed) return { decision: 'allow', layer: 'mcp_always_allow', reason: `${tool.name} is in mcp_servers.${server}.always_allow`, readOnly, ...risk };
+  const listed =
+    facts !== undefined && (s.mcpAlwaysAllow?.[facts.server] ?? []).some((n) => n === facts.tool || n === tool.name);
+  if (listed)
+    return {
+      decision: 'allow',
+      layer: 'mcp_always_allow',
+      reason: `${tool.name} is in mcp_servers.${server}.always_allow`,
+      readOnly,
+      ...risk,
+    };
   if (readOnly && call.mode === 'acceptEdits') {
-    return { decision: 'allow', layer: 'mode', reason: `acceptEdits mode runs MCP tools their server marks read-only (${tool.name})`, readOnly, ...risk };
+    return {
+      decision: 'allow',
+      layer: 'mode',
+      reason: `acceptEdits mode runs MCP tools their server marks read-only (${tool.name})`,
+      readOnly,
+      ...risk,
+    };
   }
-  const why = destructive ? 'its server marks it destructive' : readOnly ? 'its server marks it read-only, which Rein cannot check' : 'it may change something';
-  return { decision: 'ask', layer: 'mcp', reason: `${tool.name} is an MCP tool (${why}); MCP tools ask unless mcp_servers.${server}.always_allow or always_allow_tools lists them`, readOnly, ...risk };
+  const why = destructive
+    ? 'its server marks it destructive'
+    : readOnly
+      ? 'its server marks it read-only, which Rein cannot check'
+      : 'it may change something';
+  return {
+    decision: 'ask',
+    layer: 'mcp',
+    reason: `${tool.name} is an MCP tool (${why}); MCP tools ask unless mcp_servers.${server}.always_allow or always_allow_tools lists them`,
+    readOnly,
+    ...risk,
+  };
 }
 
 /** String values of a tool's input that look like paths (absolute, `~`, or with a folder in them), at most 64. */
@@ -408,7 +514,16 @@ export function pathsIn(input: unknown): string[] {
   const walk = (v: unknown, depth: number) => {
     if (out.length >= 64 || depth > 5) return;
     if (typeof v === 'string') {
-      if (v.length > 0 && v.length < 4096 && !/[\n\r\0]/.test(v) && (v.startsWith('/') || v === '~' || v.startsWith('~/') || (v.includes('/') && !/\s/.test(v) && !/^[a-z][a-z0-9+.-]*:/i.test(v)))) out.push(v);
+      if (
+        v.length > 0 &&
+        v.length < 4096 &&
+        !/[\n\r\0]/.test(v) &&
+        (v.startsWith('/') ||
+          v === '~' ||
+          v.startsWith('~/') ||
+          (v.includes('/') && !/\s/.test(v) && !/^[a-z][a-z0-9+.-]*:/i.test(v)))
+      )
+        out.push(v);
     } else if (Array.isArray(v)) for (const x of v.slice(0, 64)) walk(x, depth + 1);
     else if (v && typeof v === 'object') for (const x of Object.values(v).slice(0, 64)) walk(x, depth + 1);
   };
@@ -436,7 +551,12 @@ function withGrant(verdict: LayerVerdict, s: EngineSettings, call: PermissionChe
   const d = modeDecision(verdict, s, call);
   if (d.decision !== 'ask' || !verdict.grant || s.grantKeys.size === 0) return d;
   if (!s.grantKeys.has(grantKey(verdict.grant))) return d;
-  return { ...d, decision: 'allow', layer: 'grant', reason: `"Always allow" saved for ${describeGrant(verdict.grant, s.home)} (it would otherwise ask: ${d.reason})` };
+  return {
+    ...d,
+    decision: 'allow',
+    layer: 'grant',
+    reason: `"Always allow" saved for ${describeGrant(verdict.grant, s.home)} (it would otherwise ask: ${d.reason})`,
+  };
 }
 
 function modeDecision(verdict: LayerVerdict, s: EngineSettings, call: PermissionCheck): PermissionDecision {
@@ -453,7 +573,12 @@ function modeDecision(verdict: LayerVerdict, s: EngineSettings, call: Permission
 }
 
 /** Where a write of a `paths` tool goes when that place runs what is written there later (undefined: elsewhere). */
-function writesWhereItRunsLater(paths: PathsTrait, input: unknown, s: EngineSettings, cwd: string): ReturnType<typeof persistencePlace> {
+function writesWhereItRunsLater(
+  paths: PathsTrait,
+  input: unknown,
+  s: EngineSettings,
+  cwd: string,
+): ReturnType<typeof persistencePlace> {
   const target = toolPath(paths, input);
   return target === undefined ? undefined : persistencePlace(target, { home: s.home, cwd });
 }
@@ -476,7 +601,8 @@ export function createPermissionEngine(opts: EngineOptions): PermissionEngine {
   return {
     settings,
     check(call: PermissionCheck): PermissionDecision | Promise<PermissionDecision> {
-      if (!isShellParserReady() && needsShellParser(call, settings)) return initShellParser().then(() => decide(call, settings));
+      if (!isShellParserReady() && needsShellParser(call, settings))
+        return initShellParser().then(() => decide(call, settings));
       return decide(call, settings);
     },
   };
@@ -561,5 +687,10 @@ export async function checkToolCall(q: ToolCallQuery): Promise<PermissionDecisio
 
 /** Human-readable lines for a decision (what `rein permissions check` prints without --json). */
 export function explainDecision(d: PermissionDecision): string {
-  return [`${d.decision}`, `  layer:  ${d.layer}`, `  reason: ${d.reason}`, `  risk:   ${d.risk} — ${d.riskExplanation}`].join('\n');
+  return [
+    `${d.decision}`,
+    `  layer:  ${d.layer}`,
+    `  reason: ${d.reason}`,
+    `  risk:   ${d.risk} — ${d.riskExplanation}`,
+  ].join('\n');
 }

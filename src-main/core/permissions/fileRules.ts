@@ -7,21 +7,53 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Verdict } from './types.js';
 import { realpathLoose } from '../util/realpath.js';
-import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR } from '../secrets/reinSecrets.js';
+import {
+  containsReinSecrets,
+  reinHomeForms,
+  reinSecretPaths,
+  reinSecretReason,
+  REIN_SECRET_FILES,
+  REIN_SECRETS_DIR,
+} from '../secrets/reinSecrets.js';
 import { keyMaterialIn } from './secretSearch.js';
 import type { PathsTrait } from '../tools/traits.js';
 import { BUILTIN_TRAITS } from '../tools/builtin/builtinTraits.js';
 
-export { containsReinSecrets, realpathLoose, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES, REIN_SECRETS_DIR };
+export {
+  containsReinSecrets,
+  realpathLoose,
+  reinHomeForms,
+  reinSecretPaths,
+  reinSecretReason,
+  REIN_SECRET_FILES,
+  REIN_SECRETS_DIR,
+};
 
 /** The path trait of a built-in file tool by its name (for callers that know only the name). */
 export const builtinPathsTrait = (tool: string): PathsTrait | undefined => BUILTIN_TRAITS.get(tool)?.paths;
 
 /** File names that hold secrets, wherever they are. */
 const SENSITIVE_NAMES = [
-  '.env*', '*.pem', '*.key', 'id_rsa*', 'id_ed25519*', 'id_ecdsa*', 'id_dsa*', '*.keychain', '*.keychain-db',
-  'credentials.json', 'tokens.json', '*.p12', '*.pfx', '.netrc', '.pgpass', '.git-credentials', '*.secrets',
-  '.npmrc', '.pypirc', 'credentials',
+  '.env*',
+  '*.pem',
+  '*.key',
+  'id_rsa*',
+  'id_ed25519*',
+  'id_ecdsa*',
+  'id_dsa*',
+  '*.keychain',
+  '*.keychain-db',
+  'credentials.json',
+  'tokens.json',
+  '*.p12',
+  '*.pfx',
+  '.netrc',
+  '.pgpass',
+  '.git-credentials',
+  '*.secrets',
+  '.npmrc',
+  '.pypirc',
+  'credentials',
 ];
 /** Folder names whose whole content is secret. */
 const SENSITIVE_FOLDERS = new Set(['.ssh', '.aws', '.gnupg', 'keychains', '.password-store']);
@@ -49,7 +81,10 @@ function matcher(glob: string): Matcher {
 }
 
 // One regular expression for all sensitive names: this check runs for every operand of every command.
-const ANY_SENSITIVE_NAME = new RegExp(SENSITIVE_NAMES.map((g) => picomatch.makeRe(g, { dot: true, nocase: true }).source).join('|'), 'i');
+const ANY_SENSITIVE_NAME = new RegExp(
+  SENSITIVE_NAMES.map((g) => picomatch.makeRe(g, { dot: true, nocase: true }).source).join('|'),
+  'i',
+);
 
 /** Why this absolute path is sensitive, or undefined. */
 export function sensitiveReason(abs: string, ctx: SensitivityContext): string | undefined {
@@ -71,7 +106,8 @@ export function sensitiveReason(abs: string, ctx: SensitivityContext): string | 
   // A project's `.rein/config.yaml` is laid over the global config for runs in that folder (mode, hooks,
   // permissions): writing one is raising permissions, so it is never an edit acceptEdits lets through.
   const [parent, name] = segments.slice(-2);
-  if (name === 'config.yaml' && parent === '.rein') return "it is a Rein settings file (.rein/config.yaml decides what the agent may do)";
+  if (name === 'config.yaml' && parent === '.rein')
+    return 'it is a Rein settings file (.rein/config.yaml decides what the agent may do)';
   const rein = ctx.reinHome.replace(/\/+$/, '');
   if (lower.startsWith(`${rein.toLowerCase()}/`)) {
     const rel = abs.slice(rein.length + 1);
@@ -147,12 +183,24 @@ export function toolPath(trait: PathsTrait, input: unknown): string | undefined 
  * Layer 5 for one call of a tool whose input names a path (its `paths` trait; a built-in tool's is found by
  * its name when not given).
  */
-export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleContext, trait: PathsTrait | undefined = builtinPathsTrait(tool)): FileVerdict {
-  if (!trait) return { decision: 'deny', action: 'write', reason: `${tool} names no path the file rules know`, insideWorkArea: false };
+export function checkFileAccess(
+  tool: string,
+  input: unknown,
+  ctx: FileRuleContext,
+  trait: PathsTrait | undefined = builtinPathsTrait(tool),
+): FileVerdict {
+  if (!trait)
+    return {
+      decision: 'deny',
+      action: 'write',
+      reason: `${tool} names no path the file rules know`,
+      insideWorkArea: false,
+    };
   const action = trait.access === 'write' ? 'write' : 'read';
   const raw = toolPath(trait, input);
   if (raw === undefined) return { decision: 'deny', action, reason: `${tool} needs a "path"`, insideWorkArea: false };
-  if (raw.includes('\0')) return { decision: 'deny', action, reason: 'the path contains a NUL character', insideWorkArea: false };
+  if (raw.includes('\0'))
+    return { decision: 'deny', action, reason: 'the path contains a NUL character', insideWorkArea: false };
   const resolved = resolveToolPath(raw, ctx.cwd, ctx.home);
   const candidates = [resolved.lexical, resolved.real];
   // A glob pattern that climbs out or names an absolute place can read there too.
@@ -161,22 +209,42 @@ export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleConte
     const segs = pattern.split('/');
     const firstGlob = segs.findIndex((seg) => /[*?[{]/.test(seg));
     const staticPart = (firstGlob === -1 ? segs : segs.slice(0, firstGlob)).join('/');
-    if (staticPart) candidates.push(resolveToolPath(path.isAbsolute(staticPart) || staticPart.startsWith('~') ? staticPart : path.join(raw, staticPart), ctx.cwd, ctx.home).real);
+    if (staticPart)
+      candidates.push(
+        resolveToolPath(
+          path.isAbsolute(staticPart) || staticPart.startsWith('~') ? staticPart : path.join(raw, staticPart),
+          ctx.cwd,
+          ctx.home,
+        ).real,
+      );
   }
   // Rein's own secrets: file_read, the writes and grep (which reads contents) are refused in every mode. glob and
   // directory_list only show names (access `list`). grep over a folder above REIN_HOME (the home folder) runs:
   // the tool itself leaves Rein's secret files out of its results.
   if (trait.access !== 'list') {
     const secret = candidates.map((c) => reinSecretReason(c, ctx.reinHome)).find((r) => r !== undefined);
-    const searchesReinHome = trait.searchField !== undefined && candidates.some((c) => reinHomeForms(ctx.reinHome).includes(path.resolve(c).toLowerCase()));
+    const searchesReinHome =
+      trait.searchField !== undefined &&
+      candidates.some((c) => reinHomeForms(ctx.reinHome).includes(path.resolve(c).toLowerCase()));
     const why = secret ?? (searchesReinHome ? "it searches Rein's own folder, which holds its credentials" : undefined);
     if (why) {
-      const shownPath = resolved.real === resolved.lexical ? resolved.lexical : `${resolved.lexical} (→ ${resolved.real})`;
-      return { decision: 'deny', action, reason: `${action === 'read' ? 'reads' : 'writes'} ${shownPath}: ${why}`, path: resolved, reinSecret: why, insideWorkArea: false };
+      const shownPath =
+        resolved.real === resolved.lexical ? resolved.lexical : `${resolved.lexical} (→ ${resolved.real})`;
+      return {
+        decision: 'deny',
+        action,
+        reason: `${action === 'read' ? 'reads' : 'writes'} ${shownPath}: ${why}`,
+        path: resolved,
+        reinSecret: why,
+        insideWorkArea: false,
+      };
     }
   }
   const sensitive = candidates.map((c) => sensitiveReason(c, ctx)).find((r) => r !== undefined);
-  const workAreas = [ctx.cwd, ...ctx.allowedDirs.map((d) => expandHome(d, ctx.home))].flatMap((d) => [path.resolve(d), realpathLoose(path.resolve(d))]);
+  const workAreas = [ctx.cwd, ...ctx.allowedDirs.map((d) => expandHome(d, ctx.home))].flatMap((d) => [
+    path.resolve(d),
+    realpathLoose(path.resolve(d)),
+  ]);
   // Judged on the resolved path: a symlink inside the working folder that points elsewhere is outside.
   const insideWorkArea = workAreas.some((d) => isInside(resolved.real, d));
   const shown = resolved.real === resolved.lexical ? resolved.lexical : `${resolved.lexical} (→ ${resolved.real})`;
@@ -194,7 +262,14 @@ export function checkFileAccess(tool: string, input: unknown, ctx: FileRuleConte
   const searched = trait.searchField !== undefined ? stringField(input, trait.searchField) : undefined;
   const material = searched === undefined ? undefined : keyMaterialIn(searched);
   if (action === 'read' && material) {
-    return { decision: 'ask', action, reason: `searches ${shown} for ${material} (\`${searched!.slice(0, 40)}\`)`, path: resolved, sensitive: `a search for ${material}`, insideWorkArea };
+    return {
+      decision: 'ask',
+      action,
+      reason: `searches ${shown} for ${material} (\`${searched!.slice(0, 40)}\`)`,
+      path: resolved,
+      sensitive: `a search for ${material}`,
+      insideWorkArea,
+    };
   }
   if (action === 'read') return { decision: 'allow', action, reason: `reads ${shown}`, path: resolved, insideWorkArea };
   return {

@@ -37,7 +37,17 @@ const MAX_CACHE = 256;
 const MAX_FILES = 48;
 
 /** Environment variables that move git to another repository or config: what it would read is not this one's. */
-const REDIRECTING_ENV = ['GIT_DIR', 'GIT_COMMON_DIR', 'GIT_WORK_TREE', 'GIT_CONFIG', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_PARAMETERS', 'GIT_EXEC_PATH'];
+const REDIRECTING_ENV = [
+  'GIT_DIR',
+  'GIT_COMMON_DIR',
+  'GIT_WORK_TREE',
+  'GIT_CONFIG',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_COUNT',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_EXEC_PATH',
+];
 
 const isDir = (p: string): boolean => {
   try {
@@ -102,7 +112,10 @@ export function parseGitConfig(text: string): Entry[] {
     }
     const m = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=([\s\S]*))?$/.exec(line);
     if (!m || section === '') throw new Unsure(`the line ${line.slice(0, 40)}`);
-    entries.push({ key: `${section}.${m[1]!.toLowerCase()}`, value: m[2] === undefined ? undefined : configValue(m[2]) });
+    entries.push({
+      key: `${section}.${m[1]!.toLowerCase()}`,
+      value: m[2] === undefined ? undefined : configValue(m[2]),
+    });
   }
   return entries;
 }
@@ -163,7 +176,12 @@ function readText(file: string, scan: Scan): string | undefined {
   }
 }
 
-function scanConfig(file: string, scan: Scan, home: string, depth = 0): { hooksPath?: string; worktreeConfig: boolean } {
+function scanConfig(
+  file: string,
+  scan: Scan,
+  home: string,
+  depth = 0,
+): { hooksPath?: string; worktreeConfig: boolean } {
   let hooksPath: string | undefined;
   let worktreeConfig = false;
   if (++scan.files > MAX_FILES) throw new Unsure('there are too many configuration files to read');
@@ -182,7 +200,9 @@ function scanConfig(file: string, scan: Scan, home: string, depth = 0): { hooksP
     if (e.key === 'extensions.worktreeconfig' && /^(true|yes|on|1)$/i.test(e.value ?? '')) worktreeConfig = true;
     if ((e.key === 'include.path' || (e.key.startsWith('includeif.') && e.key.endsWith('.path'))) && e.value) {
       if (depth >= 8) throw new Unsure('includes are nested too deeply');
-      const target = e.value.startsWith('~/') ? path.join(home, e.value.slice(2)) : path.resolve(path.dirname(file), e.value);
+      const target = e.value.startsWith('~/')
+        ? path.join(home, e.value.slice(2))
+        : path.resolve(path.dirname(file), e.value);
       const inner = scanConfig(target, scan, home, depth + 1);
       hooksPath = inner.hooksPath ?? hooksPath;
       worktreeConfig ||= inner.worktreeConfig;
@@ -212,7 +232,8 @@ function commonDirOf(gitDir: string, scan: Scan): string {
   return text === undefined ? gitDir : path.resolve(gitDir, text.trim());
 }
 
-const looksLikeGitDir = (d: string): boolean => isFile(path.join(d, 'HEAD')) && isDir(path.join(d, 'objects')) && isDir(path.join(d, 'refs'));
+const looksLikeGitDir = (d: string): boolean =>
+  isFile(path.join(d, 'HEAD')) && isDir(path.join(d, 'objects')) && isDir(path.join(d, 'refs'));
 
 /** Finds the repository git would use from `dir`, as git's discovery does. */
 function discover(dir: string, scan: Scan): Found | undefined {
@@ -221,7 +242,8 @@ function discover(dir: string, scan: Scan): Found | undefined {
     const dotGit = path.join(d, '.git');
     scan.deps.push(dotGit);
     scan.stamp += stampOf([dotGit]);
-    if (isDir(dotGit) && isFile(path.join(dotGit, 'HEAD'))) return { gitDir: dotGit, commonDir: commonDirOf(dotGit, scan), top: d };
+    if (isDir(dotGit) && isFile(path.join(dotGit, 'HEAD')))
+      return { gitDir: dotGit, commonDir: commonDirOf(dotGit, scan), top: d };
     if (isFile(dotGit)) {
       const gitDir = gitFileTarget(dotGit, scan);
       return { gitDir, commonDir: commonDirOf(gitDir, scan), top: d };
@@ -244,7 +266,11 @@ function scanRepository(found: Found, scan: Scan, home: string): void {
   if (main.worktreeConfig && found.gitDir !== found.commonDir) {
     hooksPath = scanConfig(path.join(found.gitDir, 'config.worktree'), scan, home).hooksPath ?? hooksPath;
   }
-  const hooks = hooksPath ? (hooksPath.startsWith('~/') ? path.join(home, hooksPath.slice(2)) : path.resolve(found.top ?? found.commonDir, hooksPath)) : path.join(found.commonDir, 'hooks');
+  const hooks = hooksPath
+    ? hooksPath.startsWith('~/')
+      ? path.join(home, hooksPath.slice(2))
+      : path.resolve(found.top ?? found.commonDir, hooksPath)
+    : path.join(found.commonDir, 'hooks');
   const hook = path.join(hooks, 'post-index-change');
   scan.deps.push(hook);
   scan.stamp += stampOf([hook]);
@@ -310,7 +336,10 @@ export function gitRepoRisk(q: GitRepoQuery): string | undefined {
   const scan: Scan = { deps: [], stamp: '', programs: [], files: 0 };
   let reason: string | undefined;
   try {
-    const found = q.gitDir !== undefined ? { gitDir: path.resolve(q.dir, q.gitDir), commonDir: commonDirOf(path.resolve(q.dir, q.gitDir), scan) } : discover(q.dir, scan);
+    const found =
+      q.gitDir !== undefined
+        ? { gitDir: path.resolve(q.dir, q.gitDir), commonDir: commonDirOf(path.resolve(q.dir, q.gitDir), scan) }
+        : discover(q.dir, scan);
     if (found) scanRepository(found, scan, q.home);
     if (scan.programs.length > 0) {
       const first = scan.programs[0]!;

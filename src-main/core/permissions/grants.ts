@@ -18,7 +18,17 @@
  * canonical JSON, so an entry matches only a call that would produce the same entry.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { GrantEntry } from '../config/schema.js';
 import { canonicalJson } from '../util/canonicalJson.js';
@@ -78,7 +88,15 @@ export function scriptsRun(a: ShellAnalysis, pctx: PathContext): string[] | unde
     if (script !== undefined && !(codeFamily(cmd.name) && inlineCodeArgs(cmd).length > 0)) candidates.push(script);
     // Package scripts and makefiles: what `npm test` or `make` runs is written in the project.
     const pm = ['npm', 'pnpm', 'yarn', 'bun'].includes(cmd.name);
-    if (pm && values.some((v) => ['run', 'run-script', 'test', 't', 'start', 'stop', 'restart', 'exec'].includes(v) || (cmd.name === 'yarn' && v !== '' && !v.startsWith('-')))) candidates.push('package.json');
+    if (
+      pm &&
+      values.some(
+        (v) =>
+          ['run', 'run-script', 'test', 't', 'start', 'stop', 'restart', 'exec'].includes(v) ||
+          (cmd.name === 'yarn' && v !== '' && !v.startsWith('-')),
+      )
+    )
+      candidates.push('package.json');
     if (['make', 'gmake'].includes(cmd.name)) {
       const f = values.findIndex((v) => v === '-f' || v === '--file' || v === '--makefile');
       candidates.push(...(f !== -1 && values[f + 1] ? [values[f + 1]!] : ['GNUmakefile', 'makefile', 'Makefile']));
@@ -96,7 +114,13 @@ export function scriptsRun(a: ShellAnalysis, pctx: PathContext): string[] | unde
  * The grant of a shell line: the exact line in this folder, with the content hashes of the scripts it runs,
  * for the tool that runs it (the bash tool, or another tool whose traits say it runs shell lines).
  */
-export function bashGrant(command: string, cwd: string, a: ShellAnalysis | undefined, pctx: PathContext, tool = 'bash'): GrantEntry | null {
+export function bashGrant(
+  command: string,
+  cwd: string,
+  a: ShellAnalysis | undefined,
+  pctx: PathContext,
+  tool = 'bash',
+): GrantEntry | null {
   if (!a) return null;
   const scripts = scriptsRun(a, pctx);
   if (scripts === undefined) return null;
@@ -108,7 +132,12 @@ export function bashGrant(command: string, cwd: string, a: ShellAnalysis | undef
     if (h === 'missing' && /(^|\/)(GNUmakefile|makefile|Makefile)$/.test(s)) continue;
     hashes[s] = h;
   }
-  return { tool, command: command.trim(), cwd: path.resolve(cwd), ...(Object.keys(hashes).length > 0 ? { scripts: hashes } : {}) };
+  return {
+    tool,
+    command: command.trim(),
+    cwd: path.resolve(cwd),
+    ...(Object.keys(hashes).length > 0 ? { scripts: hashes } : {}),
+  };
 }
 
 /** One line for a person: what the grant covers. */
@@ -116,7 +145,10 @@ export function describeGrant(g: GrantEntry, home?: string): string {
   const short = (p: string) => (home && (p === home || p.startsWith(`${home}/`)) ? `~${p.slice(home.length)}` : p);
   if (g.command !== undefined) {
     const scripts = Object.keys(g.scripts ?? {});
-    const more = scripts.length > 0 ? `, while ${scripts.map(short).join(', ')} ${scripts.length === 1 ? 'is' : 'are'} unchanged` : '';
+    const more =
+      scripts.length > 0
+        ? `, while ${scripts.map(short).join(', ')} ${scripts.length === 1 ? 'is' : 'are'} unchanged`
+        : '';
     return `the command \`${g.command}\`${g.cwd ? ` in ${short(g.cwd)}` : ''}${more}`;
   }
   if (g.path !== undefined) return `${g.tool} on ${short(g.path)}`;
@@ -130,7 +162,10 @@ export function describeGrant(g: GrantEntry, home?: string): string {
 export const pathGrant = (tool: string, real: string): GrantEntry => ({ tool, path: realpathLoose(real) });
 
 /** The grant of exactly one call (what a face's "allow" covers when nothing wider may be granted). */
-export const exactGrant = (tool: string, input: unknown): GrantEntry => ({ tool, input: canonicalJson(input).slice(0, 20_000) });
+export const exactGrant = (tool: string, input: unknown): GrantEntry => ({
+  tool,
+  input: canonicalJson(input).slice(0, 20_000),
+});
 
 // ---- session grants, signed ---------------------------------------------------------------------------
 
@@ -233,7 +268,12 @@ function readWholeKey(file: string): Buffer {
   for (let i = 0; ; i++) {
     const key = readFileSync(file);
     if (key.length >= 32) return key;
-    if (i >= 100) throw new ReinError('io_error', `${file}: the grant signing key is incomplete (${key.length} bytes); remove the file and Rein makes a new one`, { file });
+    if (i >= 100)
+      throw new ReinError(
+        'io_error',
+        `${file}: the grant signing key is incomplete (${key.length} bytes); remove the file and Rein makes a new one`,
+        { file },
+      );
     Atomics.wait(pause, 0, 0, 5);
   }
 }

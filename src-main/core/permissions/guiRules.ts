@@ -34,25 +34,84 @@ export type JudgeCommandLine = (command: string) => LayerVerdict;
 
 /** Terminal apps by name (macOS and Linux; what a helper reports, or what an input or a script says). */
 const TERMINAL_NAMES: ReadonlySet<string> = new Set([
-  'terminal', 'iterm', 'iterm2', 'warp', 'alacritty', 'kitty', 'wezterm', 'wezterm-gui', 'hyper', 'ghostty', 'tabby', 'rio', 'contour',
-  'gnome-terminal', 'gnome-terminal-server', 'gnome terminal', 'kgx', 'gnome console', 'ptyxis', 'konsole', 'yakuake', 'xterm', 'uxterm',
-  'xfce4-terminal', 'xfce terminal', 'tilix', 'terminator', 'mate-terminal', 'mate terminal', 'lxterminal', 'qterminal', 'urxvt', 'rxvt',
-  'rxvt-unicode', 'st', 'st-256color', 'foot', 'footclient', 'sakura', 'terminology', 'guake', 'tilda', 'cool-retro-term',
-  'deepin-terminal', 'blackbox', 'eterm', 'aterm', 'termite', 'roxterm', 'terminal.app', 'iterm.app',
+  'terminal',
+  'iterm',
+  'iterm2',
+  'warp',
+  'alacritty',
+  'kitty',
+  'wezterm',
+  'wezterm-gui',
+  'hyper',
+  'ghostty',
+  'tabby',
+  'rio',
+  'contour',
+  'gnome-terminal',
+  'gnome-terminal-server',
+  'gnome terminal',
+  'kgx',
+  'gnome console',
+  'ptyxis',
+  'konsole',
+  'yakuake',
+  'xterm',
+  'uxterm',
+  'xfce4-terminal',
+  'xfce terminal',
+  'tilix',
+  'terminator',
+  'mate-terminal',
+  'mate terminal',
+  'lxterminal',
+  'qterminal',
+  'urxvt',
+  'rxvt',
+  'rxvt-unicode',
+  'st',
+  'st-256color',
+  'foot',
+  'footclient',
+  'sakura',
+  'terminology',
+  'guake',
+  'tilda',
+  'cool-retro-term',
+  'deepin-terminal',
+  'blackbox',
+  'eterm',
+  'aterm',
+  'termite',
+  'roxterm',
+  'terminal.app',
+  'iterm.app',
 ]);
 
 /** Bundle ids (macOS) and application ids (Linux desktop files) of terminal apps. */
 const TERMINAL_IDS: readonly RegExp[] = [
-  /^com\.apple\.terminal$/, /^com\.googlecode\.iterm2$/, /^dev\.warp\.warp/, /^(io|org)\.alacritty/, /^net\.kovidgoyal\.kitty$/,
-  /^com\.github\.wez\.wezterm$/, /^co\.zeit\.hyper$/, /^com\.mitchellh\.ghostty$/, /^org\.tabby$/, /^com\.raphaelamorim\.rio$/,
-  /^org\.gnome\.(terminal|console|ptyxis)/, /^org\.kde\.(konsole|yakuake)$/, /^com\.gexperts\.tilix$/,
+  /^com\.apple\.terminal$/,
+  /^com\.googlecode\.iterm2$/,
+  /^dev\.warp\.warp/,
+  /^(io|org)\.alacritty/,
+  /^net\.kovidgoyal\.kitty$/,
+  /^com\.github\.wez\.wezterm$/,
+  /^co\.zeit\.hyper$/,
+  /^com\.mitchellh\.ghostty$/,
+  /^org\.tabby$/,
+  /^com\.raphaelamorim\.rio$/,
+  /^org\.gnome\.(terminal|console|ptyxis)/,
+  /^org\.kde\.(konsole|yakuake)$/,
+  /^com\.gexperts\.tilix$/,
 ];
 
 /** An app's name as compared: trimmed, lower-case, runs of spaces as one, no folder and no `.app`. */
 export function canonicalApp(name: string): string {
   const base = name.trim().replace(/\/+$/, '');
   const last = base.slice(base.lastIndexOf('/') + 1);
-  return last.replace(/\.app$/i, '').replace(/\s+/g, ' ').toLowerCase();
+  return last
+    .replace(/\.app$/i, '')
+    .replace(/\s+/g, ' ')
+    .toLowerCase();
 }
 
 /** True for a terminal app, by its name or its bundle id. */
@@ -78,7 +137,8 @@ export function isReinApp(name: string | undefined, bundleId?: string): boolean 
 
 // ------------------------------------------------------------------------------------------ verdicts
 
-const field = (input: unknown, key: string): unknown => (input && typeof input === 'object' ? (input as Record<string, unknown>)[key] : undefined);
+const field = (input: unknown, key: string): unknown =>
+  input && typeof input === 'object' ? (input as Record<string, unknown>)[key] : undefined;
 
 const RISK_ORDER: Record<RiskLevel, number> = { low: 0, medium: 1, high: 2 };
 
@@ -101,7 +161,18 @@ function reinWindows(what: string): LayerVerdict {
 
 /** What a verdict carries beyond its decision (persistence, protected places…), to pass on. */
 function carried(v: LayerVerdict): Partial<LayerVerdict> {
-  const { decision: _d, layer: _l, reason: _r, readOnly: _ro, final: _f, risk: _risk, riskExplanation: _re, editInWorkArea: _e, grant: _g, ...rest } = v;
+  const {
+    decision: _d,
+    layer: _l,
+    reason: _r,
+    readOnly: _ro,
+    final: _f,
+    risk: _risk,
+    riskExplanation: _re,
+    editInWorkArea: _e,
+    grant: _g,
+    ...rest
+  } = v;
   return rest;
 }
 
@@ -119,11 +190,18 @@ const describeBash = (v: LayerVerdict): string =>
 
 /** The strictest of several judged lines: the first hard block, else the first deny, else undefined. */
 function firstDeny<T extends { v: LayerVerdict }>(judged: readonly T[]): T | undefined {
-  return judged.find((j) => j.v.decision === 'deny' && j.v.layer === 'hard_block') ?? judged.find((j) => j.v.decision === 'deny');
+  return (
+    judged.find((j) => j.v.decision === 'deny' && j.v.layer === 'hard_block') ??
+    judged.find((j) => j.v.decision === 'deny')
+  );
 }
 
 /** An ask that runs or types these judged lines: at least medium risk, never read-only, carrying their flags. */
-function askFor(reason: string, judged: readonly LayerVerdict[], floor: { risk: RiskLevel; why: string }): LayerVerdict {
+function askFor(
+  reason: string,
+  judged: readonly LayerVerdict[],
+  floor: { risk: RiskLevel; why: string },
+): LayerVerdict {
   let risk = riskOf(floor.risk, floor.why);
   for (const v of judged) if (RISK_ORDER[v.risk] > RISK_ORDER[risk.risk]) risk = riskOf(v.risk, v.riskExplanation);
   const flags = Object.assign({}, ...judged.filter((v) => v.decision !== 'deny').map(carried)) as Partial<LayerVerdict>;
@@ -138,7 +216,8 @@ export function guiVerdict(call: PermissionCheck, judgeBash: JudgeCommandLine): 
   const { tool, input } = call;
   const judge: JudgeCommandLine = (command) => withoutGrant(judgeBash(command));
   const app = field(input, 'app');
-  if (typeof app === 'string' && isReinApp(app)) return reinWindows(`${tool.name} is aimed at ${JSON.stringify(app)}, which is Rein itself`);
+  if (typeof app === 'string' && isReinApp(app))
+    return reinWindows(`${tool.name} is aimed at ${JSON.stringify(app)}, which is Rein itself`);
   if (tool.traits?.runsScript === 'applescript') return appleScriptVerdict(tool.name, field(input, 'script'), judge);
   if (tool.traits?.typesText) return typingVerdict(tool.name, input, judge);
   return undefined;
@@ -157,13 +236,26 @@ function typingVerdict(toolName: string, input: unknown, judge: JudgeCommandLine
   // A pid says nothing about the app: judged like an app the call does not name.
   const byPid = named !== undefined && /^\d+$/.test(named);
   if (named && !byPid && !isTerminalApp(named)) return undefined;
-  const where = named && !byPid ? `${named}, a terminal, where it runs as a command` : `${byPid ? `the app with pid ${named}` : 'the app with the keyboard focus'}, judged as a command in case that is a terminal`;
+  const where =
+    named && !byPid
+      ? `${named}, a terminal, where it runs as a command`
+      : `${byPid ? `the app with pid ${named}` : 'the app with the keyboard focus'}, judged as a command in case that is a terminal`;
   const v = judge(text);
-  if (v.decision === 'deny') return { ...v, reason: `${toolName} would type ${short(text)} into ${where}: ${v.reason}`, readOnly: false, final: true };
-  return askFor(`${toolName} types ${short(text)} into ${where} (${describeBash(v)}); typing into a terminal always asks`, [v], {
-    risk: 'medium',
-    why: named && !byPid ? `types a command into ${named}` : 'types into another app, which may be a terminal',
-  });
+  if (v.decision === 'deny')
+    return {
+      ...v,
+      reason: `${toolName} would type ${short(text)} into ${where}: ${v.reason}`,
+      readOnly: false,
+      final: true,
+    };
+  return askFor(
+    `${toolName} types ${short(text)} into ${where} (${describeBash(v)}); typing into a terminal always asks`,
+    [v],
+    {
+      risk: 'medium',
+      why: named && !byPid ? `types a command into ${named}` : 'types into another app, which may be a terminal',
+    },
+  );
 }
 
 function appleScriptVerdict(toolName: string, script: unknown, judge: JudgeCommandLine): LayerVerdict | undefined {
@@ -176,29 +268,51 @@ function appleScriptVerdict(toolName: string, script: unknown, judge: JudgeComma
   const judged = sites.map((site) => ({ site, v: judge(site.line) }));
   const denied = firstDeny(judged);
   if (denied) {
-    const how = denied.site.via === 'keystroke' || denied.site.via === 'the clipboard' ? `types ${short(denied.site.line)} (${denied.site.via})` : `runs ${short(denied.site.line)} with \`${denied.site.via}\``;
+    const how =
+      denied.site.via === 'keystroke' || denied.site.via === 'the clipboard'
+        ? `types ${short(denied.site.line)} (${denied.site.via})`
+        : `runs ${short(denied.site.line)} with \`${denied.site.via}\``;
     return { ...denied.v, reason: `${toolName}: the script ${how}: ${denied.v.reason}`, readOnly: false, final: true };
   }
   // Its strings, as those of `osascript -e` in a bash line are scanned: a hard-blocked command there is
   // refused wherever the script would send it (a variable, a handler, another language's `run script`).
-  const strings = [...new Set([...r.literals, ...r.literals.filter((l) => /["'`]/.test(l)).flatMap(stringLiterals)])].slice(0, 64);
+  const strings = [
+    ...new Set([...r.literals, ...r.literals.filter((l) => /["'`]/.test(l)).flatMap(stringLiterals)]),
+  ].slice(0, 64);
   for (const s of strings) {
     const v = judge(s);
-    if (v.decision === 'deny' && v.layer === 'hard_block') return { ...v, reason: `${toolName}: a string in the script is a blocked command line, ${short(s)}: ${v.reason}`, readOnly: false, final: true };
+    if (v.decision === 'deny' && v.layer === 'hard_block')
+      return {
+        ...v,
+        reason: `${toolName}: a string in the script is a blocked command line, ${short(s)}: ${v.reason}`,
+        readOnly: false,
+        final: true,
+      };
   }
 
   if (sites.length === 0 && r.unknown.length === 0) return undefined;
   const parts: string[] = [];
   for (const { site, v } of judged.slice(0, 3)) {
-    const verb = site.via === 'keystroke' || site.via === 'the clipboard' ? `types ${short(site.line)} (${site.via})` : `runs ${short(site.line)} with \`${site.via}\``;
+    const verb =
+      site.via === 'keystroke' || site.via === 'the clipboard'
+        ? `types ${short(site.line)} (${site.via})`
+        : `runs ${short(site.line)} with \`${site.via}\``;
     parts.push(`${verb}${site.partial ? ', part of it only known when it runs,' : ''} — ${describeBash(v)}`);
   }
   if (judged.length > 3) parts.push(`and ${judged.length - 3} more`);
-  if (r.unknown.length > 0) parts.push(`runs shell code Rein cannot read before it runs (${r.unknown.slice(0, 2).join('; ')})`);
-  return askFor(`${toolName}: the script ${parts.join('; ')}. An AppleScript that runs shell commands or types always asks`, judged.map((j) => j.v), {
-    risk: r.unknown.length > 0 ? 'high' : 'medium',
-    why: r.unknown.length > 0 ? 'runs shell code that is only known when the script runs' : 'runs shell commands through AppleScript',
-  });
+  if (r.unknown.length > 0)
+    parts.push(`runs shell code Rein cannot read before it runs (${r.unknown.slice(0, 2).join('; ')})`);
+  return askFor(
+    `${toolName}: the script ${parts.join('; ')}. An AppleScript that runs shell commands or types always asks`,
+    judged.map((j) => j.v),
+    {
+      risk: r.unknown.length > 0 ? 'high' : 'medium',
+      why:
+        r.unknown.length > 0
+          ? 'runs shell code that is only known when the script runs'
+          : 'runs shell commands through AppleScript',
+    },
+  );
 }
 
 // ------------------------------------------------------------------------------------------ call time
@@ -218,10 +332,22 @@ export interface TypedLineContext {
  */
 export function typedTextHardBlock(text: string, ctx: TypedLineContext): string | undefined {
   if (text.trim() === '') return undefined;
-  const v = checkCommandLine(text, { home: ctx.home, cwd: ctx.cwd, reinHome: ctx.reinHome, extraPatterns: [], allowedCommands: [], deniedCommands: [] });
+  const v = checkCommandLine(text, {
+    home: ctx.home,
+    cwd: ctx.cwd,
+    reinHome: ctx.reinHome,
+    extraPatterns: [],
+    allowedCommands: [],
+    deniedCommands: [],
+  });
   if (v.decision === 'deny' && v.layer === 'hard_block') return v.reason;
   if (v.analysis) {
-    const hit = shellReinGuard(v.analysis, { home: ctx.home, cwd: ctx.cwd, reinHome: ctx.reinHome, ports: ctx.ports ?? reinPorts(ctx.reinHome, [DEFAULT_DAEMON_PORT]) });
+    const hit = shellReinGuard(v.analysis, {
+      home: ctx.home,
+      cwd: ctx.cwd,
+      reinHome: ctx.reinHome,
+      ports: ctx.ports ?? reinPorts(ctx.reinHome, [DEFAULT_DAEMON_PORT]),
+    });
     if (hit) return `hard block "${hit.rule}": ${hit.reason}`;
   }
   return undefined;

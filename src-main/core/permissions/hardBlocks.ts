@@ -61,7 +61,8 @@ export const HARD_BLOCK_RULES: Record<HardBlockRule, string> = {
   'sync-delete': '`rsync --delete` into /, the home folder or a system folder',
   'recursive-permissions': 'recursive chmod/chown/chgrp of /, the home folder or a system folder',
   'raw-disk-write': 'writing straight to a disk device (`dd of=/dev/…`, `> /dev/disk…`)',
-  'disk-erase': 'formatting or erasing a disk (`mkfs`, `newfs`, `diskutil eraseDisk|zeroDisk|partitionDisk`, deleting an APFS container or volume, a Core Storage group, a RAID set …)',
+  'disk-erase':
+    'formatting or erasing a disk (`mkfs`, `newfs`, `diskutil eraseDisk|zeroDisk|partitionDisk`, deleting an APFS container or volume, a Core Storage group, a RAID set …)',
   'download-into-shell': 'downloaded content run as code (`curl … | sh`, `bash <(curl …)`, `sh -c "$(wget …)"`)',
   'decoded-payload-into-shell': 'decoded content run as code (`base64 -d | sh`)',
   'download-then-run': 'a file downloaded (or decoded) and run in the same line',
@@ -69,10 +70,13 @@ export const HARD_BLOCK_RULES: Record<HardBlockRule, string> = {
   'security-disable':
     'turning off macOS protections: System Integrity Protection, Gatekeeper, quarantine, the firewall, FileVault, code-signing checks (AMFI boot-args)',
   'kill-everything': '`kill -1`: signalling every process you own',
-  'reverse-shell': 'a shell wired to a network connection (`bash -i >& /dev/tcp/…`, `nc -e /bin/sh`), which hands this computer to whoever is at the other end',
+  'reverse-shell':
+    'a shell wired to a network connection (`bash -i >& /dev/tcp/…`, `nc -e /bin/sh`), which hands this computer to whoever is at the other end',
   'keychain-delete': 'deleting a keychain (`security delete-keychain`, removing ~/Library/Keychains files)',
-  'history-wipe': 'wiping shell history (truncating, deleting or linking it to /dev/null, `history -c`), which hides what was done',
-  'persistence-payload': 'downloaded or decoded content written where it runs at every login, shell start or on a schedule (shell startup files, launch agents, crontab)',
+  'history-wipe':
+    'wiping shell history (truncating, deleting or linking it to /dev/null, `history -c`), which hides what was done',
+  'persistence-payload':
+    'downloaded or decoded content written where it runs at every login, shell start or on a schedule (shell startup files, launch agents, crontab)',
 };
 
 const MAX_VARIANTS = 32;
@@ -121,13 +125,38 @@ function splitOptions(args: string[]): Options {
 /** rm as GNU and BSD parse it (`--rec` is `--recursive`; BSD's letters are all flags). */
 const RM_SPEC: OptionSpec = {
   short: 'dfiIPrRvWx',
-  long: ['force', 'interactive=?', 'one-file-system', 'no-preserve-root', 'preserve-root=?', 'recursive', 'dir', 'verbose', 'help', 'version'],
+  long: [
+    'force',
+    'interactive=?',
+    'one-file-system',
+    'no-preserve-root',
+    'preserve-root=?',
+    'recursive',
+    'dir',
+    'verbose',
+    'help',
+    'version',
+  ],
   lenient: true,
 };
 /** chmod / chown / chgrp (GNU long options; BSD `-R -H -L -P -f -h -v`). */
 const CHMOD_SPEC: OptionSpec = {
   short: 'cfvRHLPhEChINi',
-  long: ['changes', 'silent', 'quiet', 'verbose', 'no-preserve-root', 'preserve-root', 'reference=', 'recursive', 'dereference', 'no-dereference', 'from=', 'help', 'version'],
+  long: [
+    'changes',
+    'silent',
+    'quiet',
+    'verbose',
+    'no-preserve-root',
+    'preserve-root',
+    'reference=',
+    'recursive',
+    'dereference',
+    'no-dereference',
+    'from=',
+    'help',
+    'version',
+  ],
   lenient: true,
 };
 /** A chmod mode that looks like an option (`-w`, `-x`). */
@@ -200,7 +229,9 @@ const syncDelete: Rule = (name, args, cmd, ctx) => {
   const dest = o.operands[o.operands.length - 1];
   if (!dest || /^[^/]*:/.test(dest)) return undefined;
   const hit = protectedTarget(dest, ctx);
-  return hit ? block('sync-delete', `\`${cmd.innerText}\` would delete whatever in ${hit} is not in the source`) : undefined;
+  return hit
+    ? block('sync-delete', `\`${cmd.innerText}\` would delete whatever in ${hit} is not in the source`)
+    : undefined;
 };
 
 const recursivePermissions: Rule = (name, args, cmd, ctx) => {
@@ -225,7 +256,11 @@ const recursivePermissions: Rule = (name, args, cmd, ctx) => {
 /** `find ~ -exec chmod 000 {} +` re-owns or locks every file it finds. */
 const findPermissions: Rule = (name, args, cmd, ctx) => {
   if (name !== 'find' && name !== 'gfind') return undefined;
-  const i = args.findIndex((a, k) => /^-(exec|execdir|ok|okdir)$/.test(a) && /^(chmod|chown|chgrp|chflags)$/.test((args[k + 1] ?? '').split('/').pop() ?? ''));
+  const i = args.findIndex(
+    (a, k) =>
+      /^-(exec|execdir|ok|okdir)$/.test(a) &&
+      /^(chmod|chown|chgrp|chflags)$/.test((args[k + 1] ?? '').split('/').pop() ?? ''),
+  );
   if (i === -1) return undefined;
   const firstExpr = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
   const starts = (firstExpr === -1 ? args : args.slice(0, firstExpr)).filter((a) => !a.startsWith('-'));
@@ -239,7 +274,8 @@ const findPermissions: Rule = (name, args, cmd, ctx) => {
 const rawDiskWrite: Rule = (name, args, cmd, ctx) => {
   if (name === 'dd' || name === 'gdd') {
     for (const a of args) {
-      if (/^of=/i.test(a) && isRawDevice(a.slice(3), ctx)) return block('raw-disk-write', `\`${cmd.innerText}\` writes to the device ${a.slice(3)}`);
+      if (/^of=/i.test(a) && isRawDevice(a.slice(3), ctx))
+        return block('raw-disk-write', `\`${cmd.innerText}\` writes to the device ${a.slice(3)}`);
     }
   }
   if (['tee', 'shred', 'srm', 'wipe'].includes(name)) {
@@ -249,13 +285,30 @@ const rawDiskWrite: Rule = (name, args, cmd, ctx) => {
   if (['cp', 'gcp', 'install', 'ditto', 'cat', 'pv', 'ddrescue', 'asr'].includes(name)) {
     const ops = splitOptions(args).operands;
     const last = ops[ops.length - 1];
-    if (last && ops.length > 1 && isRawDevice(last, ctx)) return block('raw-disk-write', `\`${cmd.innerText}\` writes to the device ${last}`);
+    if (last && ops.length > 1 && isRawDevice(last, ctx))
+      return block('raw-disk-write', `\`${cmd.innerText}\` writes to the device ${last}`);
   }
   return undefined;
 };
 
-const DISKUTIL_ERASE = new Set(['erasedisk', 'erasevolume', 'zerodisk', 'randomdisk', 'secureerase', 'partitiondisk', 'reformat', 'erasecd', 'resizevolume']);
-const DISKUTIL_APFS_ERASE = new Set(['deletecontainer', 'erasevolume', 'deletevolume', 'deletevolumegroup', 'resizecontainer']);
+const DISKUTIL_ERASE = new Set([
+  'erasedisk',
+  'erasevolume',
+  'zerodisk',
+  'randomdisk',
+  'secureerase',
+  'partitiondisk',
+  'reformat',
+  'erasecd',
+  'resizevolume',
+]);
+const DISKUTIL_APFS_ERASE = new Set([
+  'deletecontainer',
+  'erasevolume',
+  'deletevolume',
+  'deletevolumegroup',
+  'resizecontainer',
+]);
 /** Verbs that destroy a Core Storage group or volume (`diskutil cs …`) or an AppleRAID set (`diskutil ar …`). */
 const DISKUTIL_GROUP_ERASE: Readonly<Record<string, ReadonlySet<string>>> = {
   cs: new Set(['delete', 'deletevolume', 'deletelvg', 'deletelv']),
@@ -271,7 +324,11 @@ const diskErase: Rule = (name, args, cmd) => {
   if (name === 'diskutil') {
     const verbs = args.filter((a) => !a.startsWith('-')).map((a) => a.toLowerCase());
     const group = Object.hasOwn(DISKUTIL_GROUP_ERASE, verbs[0] ?? '') ? DISKUTIL_GROUP_ERASE[verbs[0]!] : undefined;
-    if (DISKUTIL_ERASE.has(verbs[0] ?? '') || (verbs[0] === 'apfs' && DISKUTIL_APFS_ERASE.has(verbs[1] ?? '')) || group?.has(verbs[1] ?? '')) {
+    if (
+      DISKUTIL_ERASE.has(verbs[0] ?? '') ||
+      (verbs[0] === 'apfs' && DISKUTIL_APFS_ERASE.has(verbs[1] ?? '')) ||
+      group?.has(verbs[1] ?? '')
+    ) {
       return block('disk-erase', `\`${cmd.innerText}\` erases, repartitions or deletes a disk or volume`);
     }
   }
@@ -293,7 +350,11 @@ const securityDisable: Rule = (name, args, cmd, ctx) => {
   if (name === 'csrutil' && lower.some((a) => a === 'disable' || a === 'clear' || a.startsWith('--without'))) {
     return block('security-disable', `${it} turns off System Integrity Protection`);
   }
-  if (name === 'spctl' && (lower.some((a) => a === '--master-disable' || a === '--global-disable' || a === '--disable-status') || (lower[0] === 'kext-consent' && lower[1] === 'disable'))) {
+  if (
+    name === 'spctl' &&
+    (lower.some((a) => a === '--master-disable' || a === '--global-disable' || a === '--disable-status') ||
+      (lower[0] === 'kext-consent' && lower[1] === 'disable'))
+  ) {
     return block('security-disable', `${it} turns off Gatekeeper`);
   }
   if (name === 'fdesetup' && lower.find((a) => !a.startsWith('-')) === 'disable') {
@@ -302,31 +363,49 @@ const securityDisable: Rule = (name, args, cmd, ctx) => {
   if (name === 'socketfilterfw') {
     const i = lower.findIndex((a) => a === '--setglobalstate' || a.startsWith('--setglobalstate='));
     const v = i === -1 ? undefined : lower[i]!.includes('=') ? lower[i]!.split('=')[1] : lower[i + 1];
-    if (v !== undefined && FALSE_VALUES.test(v)) return block('security-disable', `${it} turns off the application firewall`);
+    if (v !== undefined && FALSE_VALUES.test(v))
+      return block('security-disable', `${it} turns off the application firewall`);
   }
   if (name === 'pfctl' && lower.some((a) => /^-[a-z]*d$/.test(a) && !a.startsWith('--'))) {
     return block('security-disable', `${it} turns off the packet-filter firewall`);
   }
   if (name === 'nvram') {
     for (const a of lower) {
-      if (/^boot-args=/.test(a) && /amfi|cs_enforcement|cs_debug|cs_allow|arm64e_preview|ipc_control_port|rootless=0|kext-dev-mode|-no_compat_check|csr-active/.test(a)) {
+      if (
+        /^boot-args=/.test(a) &&
+        /amfi|cs_enforcement|cs_debug|cs_allow|arm64e_preview|ipc_control_port|rootless=0|kext-dev-mode|-no_compat_check|csr-active/.test(
+          a,
+        )
+      ) {
         return block('security-disable', `${it} sets boot arguments that turn off code-signing checks (AMFI)`);
       }
-      if (/^csr-active-config=/.test(a)) return block('security-disable', `${it} turns off System Integrity Protection through NVRAM`);
+      if (/^csr-active-config=/.test(a))
+        return block('security-disable', `${it} turns off System Integrity Protection through NVRAM`);
     }
   }
   if (name === 'defaults' && (lower[0] === 'write' || lower.includes('write'))) {
     const w = lower.indexOf('write');
     const [domain = '', key = '', ...vals] = lower.slice(w + 1);
     const value = vals.filter((v) => !v.startsWith('-')).pop() ?? '';
-    if (/com\.apple\.alf$/.test(domain) && key === 'globalstate' && FALSE_VALUES.test(value)) return block('security-disable', `${it} turns off the application firewall`);
-    if (/com\.apple\.launchservices$/.test(domain) && key === 'lsquarantine' && FALSE_VALUES.test(value)) return block('security-disable', `${it} turns off the download quarantine`);
-    if (/com\.apple\.security$/.test(domain) && /^gk/.test(key) && FALSE_VALUES.test(value)) return block('security-disable', `${it} turns off Gatekeeper`);
-    if (/com\.apple\.softwareupdate$/.test(domain) && /^(configdatainstall|criticalupdateinstall)$/.test(key) && FALSE_VALUES.test(value)) {
+    if (/com\.apple\.alf$/.test(domain) && key === 'globalstate' && FALSE_VALUES.test(value))
+      return block('security-disable', `${it} turns off the application firewall`);
+    if (/com\.apple\.launchservices$/.test(domain) && key === 'lsquarantine' && FALSE_VALUES.test(value))
+      return block('security-disable', `${it} turns off the download quarantine`);
+    if (/com\.apple\.security$/.test(domain) && /^gk/.test(key) && FALSE_VALUES.test(value))
+      return block('security-disable', `${it} turns off Gatekeeper`);
+    if (
+      /com\.apple\.softwareupdate$/.test(domain) &&
+      /^(configdatainstall|criticalupdateinstall)$/.test(key) &&
+      FALSE_VALUES.test(value)
+    ) {
       return block('security-disable', `${it} turns off XProtect and security updates`);
     }
   }
-  if (name === 'launchctl' && ['unload', 'bootout', 'disable', 'remove', 'stop', 'kill'].includes(lower[0] ?? '') && lower.slice(1).some((a) => SECURITY_LABELS.test(a))) {
+  if (
+    name === 'launchctl' &&
+    ['unload', 'bootout', 'disable', 'remove', 'stop', 'kill'].includes(lower[0] ?? '') &&
+    lower.slice(1).some((a) => SECURITY_LABELS.test(a))
+  ) {
     return block('security-disable', `${it} stops a macOS security service`);
   }
   if (name === 'xattr') {
@@ -335,14 +414,20 @@ const securityDisable: Rule = (name, args, cmd, ctx) => {
     const removes = lower.some((a) => /^-[a-z]*[dc]/.test(a));
     if (recursive && quarantine && removes) {
       for (const t of splitOptions(args).operands.filter((a) => a.toLowerCase() !== 'com.apple.quarantine')) {
-        const hit = protectedTarget(t, ctx) ?? (pathCandidates(t, ctx).some((p) => /^\/applications$/i.test(p)) ? '/Applications' : undefined);
+        const hit =
+          protectedTarget(t, ctx) ??
+          (pathCandidates(t, ctx).some((p) => /^\/applications$/i.test(p)) ? '/Applications' : undefined);
         if (hit) return block('security-disable', `${it} strips the download quarantine from ${hit}`);
       }
     }
   }
   if (REMOVERS.has(name) || name === 'mv') {
     for (const t of splitOptions(args).operands) {
-      if (pathCandidates(t, ctx).some((p) => /\/(xprotect(payloads)?\.bundle|xprotect\.app|mrt\.app|applicationfirewall)(\/|$)/i.test(p))) {
+      if (
+        pathCandidates(t, ctx).some((p) =>
+          /\/(xprotect(payloads)?\.bundle|xprotect\.app|mrt\.app|applicationfirewall)(\/|$)/i.test(p),
+        )
+      ) {
         return block('security-disable', `${it} removes a macOS malware or firewall component`);
       }
     }
@@ -353,7 +438,8 @@ const securityDisable: Rule = (name, args, cmd, ctx) => {
 /** `security delete-keychain`, or removing a keychain file in any way. */
 const keychainDelete: Rule = (name, args, cmd, ctx) => {
   const it = `\`${cmd.innerText}\``;
-  if (name === 'security' && (args[0] ?? '').toLowerCase() === 'delete-keychain') return block('keychain-delete', `${it} deletes a keychain and every password in it`);
+  if (name === 'security' && (args[0] ?? '').toLowerCase() === 'delete-keychain')
+    return block('keychain-delete', `${it} deletes a keychain and every password in it`);
   if (REMOVERS.has(name) || name === 'mv') {
     const ops = splitOptions(args).operands;
     const sources = name === 'mv' ? ops.slice(0, -1) : ops;
@@ -368,7 +454,8 @@ const keychainDelete: Rule = (name, args, cmd, ctx) => {
 /** Deleting, truncating, rewriting or unlinking a history file; `history -c`. */
 const historyWipe: Rule = (name, args, cmd, ctx) => {
   const it = `\`${cmd.innerText}\``;
-  if (name === 'history' && args.some((a) => /^-[a-z]*c/.test(a))) return block('history-wipe', `${it} clears the shell history`);
+  if (name === 'history' && args.some((a) => /^-[a-z]*c/.test(a)))
+    return block('history-wipe', `${it} clears the shell history`);
   const displays = cmd.args.map((w) => w.display);
   const hist = (t: string, i = args.indexOf(t)) => historyFile(t, ctx, displays[i] ?? t);
   if (REMOVERS.has(name) || name === 'mv') {
@@ -381,15 +468,22 @@ const historyWipe: Rule = (name, args, cmd, ctx) => {
   if (name === 'ln' && args.some((a) => a === '--symbolic' || /^-[a-z]*s/.test(a))) {
     const ops = splitOptions(args).operands;
     const link = ops[ops.length - 1];
-    if (ops.length === 2 && link !== undefined && hist(link) && /^\/dev\/null$/.test(ops[0]!)) return block('history-wipe', `${it} links the shell history to /dev/null`);
+    if (ops.length === 2 && link !== undefined && hist(link) && /^\/dev\/null$/.test(ops[0]!))
+      return block('history-wipe', `${it} links the shell history to /dev/null`);
   }
-  if ((name === 'cp' || name === 'dd' || name === 'install') && args.some((a) => a === '/dev/null' || a === 'if=/dev/null')) {
+  if (
+    (name === 'cp' || name === 'dd' || name === 'install') &&
+    args.some((a) => a === '/dev/null' || a === 'if=/dev/null')
+  ) {
     const ops = splitOptions(args).operands;
     const dest = name === 'dd' ? args.find((a) => a.startsWith('of='))?.slice(3) : ops[ops.length - 1];
     const h = dest === undefined ? undefined : hist(dest);
     if (h) return block('history-wipe', `${it} empties the shell history ${h}`);
   }
-  if ((name === 'sed' || name === 'gsed' || name === 'perl') && args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) {
+  if (
+    (name === 'sed' || name === 'gsed' || name === 'perl') &&
+    args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))
+  ) {
     for (const t of splitOptions(args).operands) {
       const h = hist(t);
       if (h) return block('history-wipe', `${it} rewrites the shell history ${h}`);
@@ -412,13 +506,22 @@ const reverseShellCommand: Rule = (name, args, cmd) => {
   if (['nc', 'ncat', 'netcat', 'cryptcat', 'pwncat'].includes(name)) {
     const ends = args.indexOf('--');
     const opts = ends === -1 ? args : args.slice(0, ends);
-    const runs = opts.some((a) => (/^-[A-Za-z0-9]*[ec]/.test(a) && !a.startsWith('--')) || /^--(e|ex|exe|exec|sh|sh-|sh-e|sh-ex|sh-exe|sh-exec|lua|lua-exec)(=|$)/.test(a) || /^--(exec|sh-exec|lua-exec)/.test(a));
+    const runs = opts.some(
+      (a) =>
+        (/^-[A-Za-z0-9]*[ec]/.test(a) && !a.startsWith('--')) ||
+        /^--(e|ex|exe|exec|sh|sh-|sh-e|sh-ex|sh-exe|sh-exec|lua|lua-exec)(=|$)/.test(a) ||
+        /^--(exec|sh-exec|lua-exec)/.test(a),
+    );
     if (runs) return block('reverse-shell', `${it} serves a program (a shell) over a network connection`);
   }
   if (name === 'socat') {
     const lower = args.map((a) => a.toLowerCase());
     const exec = lower.some((a) => /^(exec|system):/.test(a) || /^(exec|system),/.test(a));
-    const net = lower.some((a) => /^(tcp|tcp4|tcp6|tcp-connect|tcp-listen|tcp4-listen|tcp6-listen|udp|udp4|udp6|udp-connect|udp-listen|openssl|openssl-connect|openssl-listen|ssl|ssl-l|sctp|socks|socks4|socks4a|socks5|proxy|vsock)[:-]/.test(a));
+    const net = lower.some((a) =>
+      /^(tcp|tcp4|tcp6|tcp-connect|tcp-listen|tcp4-listen|tcp6-listen|udp|udp4|udp6|udp-connect|udp-listen|openssl|openssl-connect|openssl-listen|ssl|ssl-l|sctp|socks|socks4|socks4a|socks5|proxy|vsock)[:-]/.test(
+        a,
+      ),
+    );
     if (exec && net) return block('reverse-shell', `${it} connects a program to the network`);
   }
   return undefined;
@@ -441,7 +544,22 @@ const COMMAND_RULES: Rule[] = [
 ];
 
 /** For a command name known only at run time: what it would be as one of these programs. */
-const WHAT_IF_NAMES = ['rm', 'find', 'mv', 'chmod', 'chown', 'dd', 'rsync', 'kill', 'csrutil', 'spctl', 'diskutil', 'fdesetup', 'nvram', 'security'];
+const WHAT_IF_NAMES = [
+  'rm',
+  'find',
+  'mv',
+  'chmod',
+  'chown',
+  'dd',
+  'rsync',
+  'kill',
+  'csrutil',
+  'spctl',
+  'diskutil',
+  'fdesetup',
+  'nvram',
+  'security',
+];
 
 function checkCommand(cmd: SimpleCommand, ctx: PathContext): HardBlock | undefined {
   const names = cmd.nameDynamic ? WHAT_IF_NAMES : [cmd.name];
@@ -470,13 +588,16 @@ function checkCommand(cmd: SimpleCommand, ctx: PathContext): HardBlock | undefin
 function checkRedirects(redirects: Redirect[], ctx: PathContext): HardBlock | undefined {
   for (const r of redirects) {
     if (r.kind !== 'write') continue;
-    if (isRawDevice(r.target, ctx)) return block('raw-disk-write', `the redirection \`${r.operator} ${r.target}\` writes to a disk device`);
+    if (isRawDevice(r.target, ctx))
+      return block('raw-disk-write', `the redirection \`${r.operator} ${r.target}\` writes to a disk device`);
     // `>` (not `>>`) empties the file first.
     if (!r.operator.startsWith('>>')) {
       const h = historyFile(r.target, ctx, r.display ?? r.target);
-      if (h) return block('history-wipe', `the redirection \`${r.operator} ${r.target}\` empties the shell history ${h}`);
+      if (h)
+        return block('history-wipe', `the redirection \`${r.operator} ${r.target}\` empties the shell history ${h}`);
       const k = keychainPath(r.target, ctx);
-      if (k) return block('keychain-delete', `the redirection \`${r.operator} ${r.target}\` overwrites the keychain ${k}`);
+      if (k)
+        return block('keychain-delete', `the redirection \`${r.operator} ${r.target}\` overwrites the keychain ${k}`);
     }
   }
   return undefined;
@@ -500,7 +621,10 @@ function checkFeeds(analysis: ShellAnalysis): HardBlock | undefined {
     // A program only known at run time could be a downloader: its output is not run as code either.
     const unknown = f.feeders.find((c) => c.nameDynamic);
     if (unknown && f.channel !== 'command_name') {
-      return block('download-into-shell', `the output of \`${showValue(unknown.program)}\` (a program only known at run time) ${how} \`${sink}\``);
+      return block(
+        'download-into-shell',
+        `the output of \`${showValue(unknown.program)}\` (a program only known at run time) ${how} \`${sink}\``,
+      );
     }
   }
   return undefined;
@@ -541,7 +665,11 @@ const FORK_LOOP = /\bfork\b[\s\S]*\b(while|until|loop|for)\b|\b(while|until|loop
 function checkInlineDelete(analysis: ShellAnalysis): HardBlock | undefined {
   for (const { command, code } of analysis.inlineCode) {
     const what = deletesHomeInCode(code);
-    if (what) return block('recursive-delete', `the inline program of \`${command.name}\` calls ${what}, deleting ${what.endsWith('(/)') ? 'the root folder /' : 'your home folder'}`);
+    if (what)
+      return block(
+        'recursive-delete',
+        `the inline program of \`${command.name}\` calls ${what}, deleting ${what.endsWith('(/)') ? 'the root folder /' : 'your home folder'}`,
+      );
   }
   return undefined;
 }
@@ -553,14 +681,17 @@ function checkForkBomb(analysis: ShellAnalysis): HardBlock | undefined {
     }
   }
   for (const c of analysis.inlineCode) {
-    if (FORK_LOOP.test(c.code)) return block('fork-bomb', `the inline program of \`${c.command.name}\` forks in a loop`);
+    if (FORK_LOOP.test(c.code))
+      return block('fork-bomb', `the inline program of \`${c.command.name}\` forks in a loop`);
   }
   return undefined;
 }
 
 const NET_DEVICE = /^\/dev\/(tcp|udp)\//i;
-const SOCKET_CODE = /require\(\s*['"](node:)?(net|tls|dgram)['"]\s*\)|from ['"](node:)?(net|tls)['"]|\bsocket\b|Socket\b|TCPSocket|fsockopen|stream_socket_client|net\.connect|net\.Socket|createConnection|\/inet\/tcp|\/dev\/tcp\/|IO::Socket|socket\.socket|Net::Telnet|TCPClient/;
-const SPAWN_CODE = /\/bin\/(ba|z|k|da|fi)?sh\b|\bcmd\.exe\b|pty\.spawn|subprocess|\bdup2\b|\bexec[a-z]*\s*[("'`]|\bspawn\s*\(|child_process|\bsystem\s*\(|\bpopen\b|IO\.popen|\bsh\s+-i\b|\bbash\s+-i\b|\|&/;
+const SOCKET_CODE =
+  /require\(\s*['"](node:)?(net|tls|dgram)['"]\s*\)|from ['"](node:)?(net|tls)['"]|\bsocket\b|Socket\b|TCPSocket|fsockopen|stream_socket_client|net\.connect|net\.Socket|createConnection|\/inet\/tcp|\/dev\/tcp\/|IO::Socket|socket\.socket|Net::Telnet|TCPClient/;
+const SPAWN_CODE =
+  /\/bin\/(ba|z|k|da|fi)?sh\b|\bcmd\.exe\b|pty\.spawn|subprocess|\bdup2\b|\bexec[a-z]*\s*[("'`]|\bspawn\s*\(|child_process|\bsystem\s*\(|\bpopen\b|IO\.popen|\bsh\s+-i\b|\bbash\s+-i\b|\|&/;
 
 /**
  * A shell wired to the network: a `/dev/tcp` redirection in a line that runs a shell, interpreter or a
@@ -569,25 +700,45 @@ const SPAWN_CODE = /\/bin\/(ba|z|k|da|fi)?sh\b|\bcmd\.exe\b|pty\.spawn|subproces
  */
 function checkReverseShell(a: ShellAnalysis, all: SimpleCommand[]): HardBlock | undefined {
   const redirects = [...a.redirects, ...all.flatMap((c) => c.redirects)];
-  const net = redirects.find((r) => (r.kind === 'write' || r.kind === 'read' || r.kind === 'duplicate') && NET_DEVICE.test(r.target));
+  const net = redirects.find(
+    (r) => (r.kind === 'write' || r.kind === 'read' || r.kind === 'duplicate') && NET_DEVICE.test(r.target),
+  );
   if (net) {
-    const runner = all.find((c) => c.nameDynamic || isShell(c.name) || (codeFamily(c.name) !== undefined && c.name !== 'osascript'));
+    const runner = all.find(
+      (c) => c.nameDynamic || isShell(c.name) || (codeFamily(c.name) !== undefined && c.name !== 'osascript'),
+    );
     if (runner) {
-      return block('reverse-shell', `\`${runner.innerText || showValue(runner.text)}\` runs in a line that connects to ${net.target} (\`${net.operator} ${net.target}\`)`);
+      return block(
+        'reverse-shell',
+        `\`${runner.innerText || showValue(runner.text)}\` runs in a line that connects to ${net.target} (\`${net.operator} ${net.target}\`)`,
+      );
     }
   }
   for (const stages of a.pipelines) {
     const flat = stages.flat();
     const client = flat.find((c) => isNetworkClient(c) || isDownloader(c));
     if (!client) continue;
-    const shell = flat.find((c) => c !== client && (isShell(c.name) || codeFamily(c.name) === 'python') && (readsProgramFromStdin(c) || c.args.some((w) => /^-[A-Za-z]*i$/.test(w.value))));
-    if (shell) return block('reverse-shell', `\`${shell.innerText}\` is joined to \`${client.innerText}\` in one pipeline: a shell driven over the network`);
+    const shell = flat.find(
+      (c) =>
+        c !== client &&
+        (isShell(c.name) || codeFamily(c.name) === 'python') &&
+        (readsProgramFromStdin(c) || c.args.some((w) => /^-[A-Za-z]*i$/.test(w.value))),
+    );
+    if (shell)
+      return block(
+        'reverse-shell',
+        `\`${shell.innerText}\` is joined to \`${client.innerText}\` in one pipeline: a shell driven over the network`,
+      );
   }
   const ztcp = all.find((c) => c.name === 'ztcp' && c.args.some((w) => !w.value.startsWith('-')));
-  if (ztcp && all.some((c) => isShell(c.name) && c !== ztcp)) return block('reverse-shell', `\`${ztcp.innerText}\` opens a connection that a shell in the same line is wired to`);
+  if (ztcp && all.some((c) => isShell(c.name) && c !== ztcp))
+    return block('reverse-shell', `\`${ztcp.innerText}\` opens a connection that a shell in the same line is wired to`);
   for (const { command, code } of a.inlineCode) {
     if (SOCKET_CODE.test(code) && SPAWN_CODE.test(code)) {
-      return block('reverse-shell', `the inline program of \`${command.name}\` opens a network connection and starts a shell or program on it`);
+      return block(
+        'reverse-shell',
+        `the inline program of \`${command.name}\` opens a network connection and starts a shell or program on it`,
+      );
     }
   }
   return undefined;
@@ -603,13 +754,22 @@ function checkPersistencePayload(a: ShellAnalysis, all: SimpleCommand[], ctx: Pa
   }
   for (const stages of a.pipelines) {
     for (let j = 1; j < stages.length; j++) {
-      const crontab = stages[j]!.find((c) => c.name === 'crontab' && !c.args.some((w) => /^-[A-Za-z]*[lre]/.test(w.value)));
+      const crontab = stages[j]!.find(
+        (c) => c.name === 'crontab' && !c.args.some((w) => /^-[A-Za-z]*[lre]/.test(w.value)),
+      );
       if (!crontab) continue;
-      const source = stages.slice(0, j).flat().find((c) => isDownloader(c) || isDecoder(c));
+      const source = stages
+        .slice(0, j)
+        .flat()
+        .find((c) => isDownloader(c) || isDecoder(c));
       if (source) return block('persistence-payload', `the output of \`${source.name}\` is installed as your crontab`);
     }
   }
-  const fetched = new Set(fetchedFiles(a, all).flatMap((f) => pathCandidates(f, ctx)).map((p) => p.toLowerCase()));
+  const fetched = new Set(
+    fetchedFiles(a, all)
+      .flatMap((f) => pathCandidates(f, ctx))
+      .map((p) => p.toLowerCase()),
+  );
   for (const c of all) {
     if (c.name !== 'crontab') continue;
     const file = c.args.find((w) => !w.value.startsWith('-'))?.value;
@@ -652,5 +812,3 @@ export function findHardBlock(analysis: ShellAnalysis, ctx: HardBlockContext): H
     checkPersistencePayload(analysis, all, pctx)
   );
 }
-
-

@@ -82,20 +82,37 @@ export function applyMode(v: LayerVerdict, f: ModeFacts): PermissionDecision {
   if (v.protected) {
     return f.mode === 'dontAsk'
       ? decide(v, 'deny', 'protected', `dontAsk mode denies what would need approval: ${v.reason}`)
-      : decide(v, 'ask', 'protected', `${v.reason}. It changes what later runs may do, so a person decides in every mode`);
+      : decide(
+          v,
+          'ask',
+          'protected',
+          `${v.reason}. It changes what later runs may do, so a person decides in every mode`,
+        );
   }
   if (v.persistence && f.mode !== 'bypassPermissions') {
     // Persistence needs a person in every mode but bypassPermissions: always_allow_tools, acceptEdits, --yes and auto_approve do not approve it.
-    return f.mode === 'dontAsk' ? decide(v, 'deny', 'mode', `dontAsk mode denies what would need approval: ${v.reason}`) : decide(v, 'ask', v.layer, v.reason);
+    return f.mode === 'dontAsk'
+      ? decide(v, 'deny', 'mode', `dontAsk mode denies what would need approval: ${v.reason}`)
+      : decide(v, 'ask', v.layer, v.reason);
   }
   if (f.alwaysAllowTools.includes(f.tool)) {
-    return decide(v, 'allow', 'always_allow_tools', `${f.tool} is in always_allow_tools (it would otherwise ask: ${v.reason})`);
+    return decide(
+      v,
+      'allow',
+      'always_allow_tools',
+      `${f.tool} is in always_allow_tools (it would otherwise ask: ${v.reason})`,
+    );
   }
   if (f.mode === 'acceptEdits' && v.editInWorkArea) {
     return decide(v, 'allow', 'mode', `acceptEdits mode allows edits inside the working folder (${v.reason})`);
   }
   if (f.mode === 'bypassPermissions') {
-    return decide(v, 'allow', 'mode', `bypassPermissions mode allows everything but hard blocks (it would otherwise ask: ${v.reason})`);
+    return decide(
+      v,
+      'allow',
+      'mode',
+      `bypassPermissions mode allows everything but hard blocks (it would otherwise ask: ${v.reason})`,
+    );
   }
   if (f.autoApprove) {
     return decide(v, 'allow', 'flag', `approved by --yes / auto_approve (it would otherwise ask: ${v.reason})`);

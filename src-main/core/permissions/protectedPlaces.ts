@@ -91,19 +91,26 @@ function roots(ctx: ProtectedPlaceContext): Root[] {
 /** What a place under REIN_HOME is, from its path below it. */
 function reinWhat(rel: string): string {
   const [first = '', second, third] = rel.split('/');
-  if (rel === '') return "Rein's own folder (its settings, agents, schedules and sessions decide what later runs may do)";
+  if (rel === '')
+    return "Rein's own folder (its settings, agents, schedules and sessions decide what later runs may do)";
   if (first === 'config.yaml') return "Rein's settings (they decide what every run may do)";
-  if (first === 'schedules.json' || first === 'schedules' || first.startsWith('schedules.json')) return "Rein's schedule store (what runs later, as which agent, how often)";
+  if (first === 'schedules.json' || first === 'schedules' || first.startsWith('schedules.json'))
+    return "Rein's schedule store (what runs later, as which agent, how often)";
   const memory = /(^|\/)MEMORY\.md$|(^|\/)memory\//i.test(rel);
-  if (memory) return 'an agent\'s memory (add to it with the memory_append tool, which needs no approval)';
+  if (memory) return "an agent's memory (add to it with the memory_append tool, which needs no approval)";
   if (first === 'agents') {
     if (second === undefined) return "the folder of Rein's agents (a new folder there is a new agent)";
     if (third === 'sessions') return `the saved sessions of agent "${second}" (later turns read their state)`;
     return `agent "${second}"'s folder (its prompt, settings, heartbeat, watchers, commands and skills decide what it does)`;
   }
   if (first === 'sessions') return 'saved sessions (later turns of a conversation read their state)';
-  if (first === 'secrets' || ['daemon.json', 'daemon.token', 'daemon.pid', 'api-key.enc', 'webhooks.yaml'].includes(first)) return "Rein's credentials and daemon files";
-  if (first === 'skills' || first === 'commands') return `Rein's ${first} (their text becomes the agents' instructions)`;
+  if (
+    first === 'secrets' ||
+    ['daemon.json', 'daemon.token', 'daemon.pid', 'api-key.enc', 'webhooks.yaml'].includes(first)
+  )
+    return "Rein's credentials and daemon files";
+  if (first === 'skills' || first === 'commands')
+    return `Rein's ${first} (their text becomes the agents' instructions)`;
   if (first.startsWith('rein.db')) return "Rein's session index";
   if (first === 'logs') return "Rein's logs (the audit trail of what runs did)";
   if (first.startsWith('trusted-folders')) return 'the folders you trust (their project settings apply)';
@@ -122,7 +129,11 @@ const WHAT: Record<Exclude<Root['kind'], 'rein'>, string> = {
  * itself too), or undefined. Symlinks are resolved for the path given, so a link elsewhere pointing in
  * is caught; `lexicalOnly` skips that (the caller resolved it already).
  */
-export function protectedPlace(abs: string, ctx: ProtectedPlaceContext, opts: { lexicalOnly?: boolean } = {}): ProtectedPlace | undefined {
+export function protectedPlace(
+  abs: string,
+  ctx: ProtectedPlaceContext,
+  opts: { lexicalOnly?: boolean } = {},
+): ProtectedPlace | undefined {
   if (!path.isAbsolute(abs)) return undefined;
   const forms = opts.lexicalOnly ? [strip(abs)] : [...new Set([strip(abs), strip(realpathLoose(strip(abs)))])];
   const home = strip(path.resolve(ctx.home));
@@ -171,8 +182,13 @@ export function holdsProtectedPlace(abs: string, ctx: ProtectedPlaceContext): Pr
   const inside = below.find((r) => r.kind === 'rein') ?? below[0];
   if (!inside) return undefined;
   const home = strip(path.resolve(ctx.home));
-  const dir = inside.dir.startsWith(`${home.toLowerCase()}/`) ? `~/${inside.spelled.slice(home.length + 1)}` : inside.spelled;
-  return { path: strip(abs), what: `a folder that holds ${dir}, ${inside.kind === 'rein' ? "Rein's own state" : WHAT[inside.kind]}` };
+  const dir = inside.dir.startsWith(`${home.toLowerCase()}/`)
+    ? `~/${inside.spelled.slice(home.length + 1)}`
+    : inside.spelled;
+  return {
+    path: strip(abs),
+    what: `a folder that holds ${dir}, ${inside.kind === 'rein' ? "Rein's own state" : WHAT[inside.kind]}`,
+  };
 }
 
 /** Absolute paths (as written or after `~`) in free text such as inline code: `'~/.rein/schedules.json'`. */

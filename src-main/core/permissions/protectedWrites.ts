@@ -8,7 +8,13 @@
  */
 import path from 'node:path';
 import { readOnlyVerdict } from './readOnlyCommands.js';
-import { holdsProtectedPlace, protectedPlace, protectedPlaceInText, type ProtectedPlace, type ProtectedPlaceContext } from './protectedPlaces.js';
+import {
+  holdsProtectedPlace,
+  protectedPlace,
+  protectedPlaceInText,
+  type ProtectedPlace,
+  type ProtectedPlaceContext,
+} from './protectedPlaces.js';
 import { downloadTargets, filesWritten } from './shell/commandKinds.js';
 import { pathCandidates, type PathContext } from './shell/normalize.js';
 import { hasUnknown, UNKNOWN, UNKNOWN_NONEMPTY, type ShellAnalysis, type SimpleCommand } from './shell/types.js';
@@ -125,7 +131,8 @@ function otherChanges(cmd: SimpleCommand): { paths: string[]; folders: string[] 
       const dest = ops[ops.length - 1];
       const sources = ops.slice(0, -1);
       // `cp -l` makes hard links instead of copies (a second name for each source); rsync --link-dest too.
-      if ((cmd.name === 'cp' || cmd.name === 'gcp') && vals.some((v) => v === '--link' || /^-[A-Za-z]*l/.test(v))) paths.push(...sources);
+      if ((cmd.name === 'cp' || cmd.name === 'gcp') && vals.some((v) => v === '--link' || /^-[A-Za-z]*l/.test(v)))
+        paths.push(...sources);
       const linkDest = optionValue(vals, undefined, ['--link-dest']);
       if (linkDest !== undefined) paths.push(linkDest);
       if (dest !== undefined) {
@@ -142,7 +149,13 @@ function otherChanges(cmd: SimpleCommand): { paths: string[]; folders: string[] 
     case 'bsdtar': {
       const dir = optionValue(vals, 'C', ['--directory', '--cd']);
       // `-x`, `-xzf`, `--extract`, or the old form with the letters first and no dash (`tar xzf a.tgz`).
-      const extracts = vals.some((v, i) => v === '--extract' || v === '--get' || (/^-[A-Za-z]+$/.test(v) && v.includes('x')) || (i === 0 && /^[A-Za-z]+$/.test(v) && v.includes('x')));
+      const extracts = vals.some(
+        (v, i) =>
+          v === '--extract' ||
+          v === '--get' ||
+          (/^-[A-Za-z]+$/.test(v) && v.includes('x')) ||
+          (i === 0 && /^[A-Za-z]+$/.test(v) && v.includes('x')),
+      );
       if (extracts) folders.push(dir ?? '.');
       break;
     }
@@ -159,7 +172,8 @@ function otherChanges(cmd: SimpleCommand): { paths: string[]; folders: string[] 
       break;
     }
     case 'cpio':
-      if (vals.some((v) => /^-[A-Za-z]*i/.test(v) || v === '--extract')) folders.push(optionValue(vals, 'D', ['--directory']) ?? '.');
+      if (vals.some((v) => /^-[A-Za-z]*i/.test(v) || v === '--extract'))
+        folders.push(optionValue(vals, 'D', ['--directory']) ?? '.');
       break;
     case 'wget':
     case 'wget2': {
@@ -180,7 +194,10 @@ function otherChanges(cmd: SimpleCommand): { paths: string[]; folders: string[] 
     default:
       break;
   }
-  return { paths: paths.filter((p) => p !== '' && !hasUnknown(p)), folders: folders.filter((p) => p !== '' && !hasUnknown(p)) };
+  return {
+    paths: paths.filter((p) => p !== '' && !hasUnknown(p)),
+    folders: folders.filter((p) => p !== '' && !hasUnknown(p)),
+  };
 }
 
 /** `defaults write|import|delete|rename DOMAIN …`: the domain, when it names a file (`~/Library/LaunchAgents/x`). */
@@ -200,11 +217,24 @@ function defaultsTarget(cmd: SimpleCommand): string | undefined {
  * machine, so they are never here: a run that tries them asks a person in every mode.
  */
 const REIN_READS: ReadonlyArray<readonly string[]> = [
-  ['--version'], ['-v'], ['--help'], ['-h'], ['help'],
-  ['sessions', 'list'], ['sessions', 'search'], ['sessions', 'show'],
-  ['memory', 'show'], ['permissions', 'check'],
-  ['schedule', 'list'], ['schedule', 'show'], ['schedule', 'logs'],
-  ['heartbeat', 'status'], ['mcp', 'list'], ['agents', 'list'], ['agents', 'show'], ['trust', '--list'],
+  ['--version'],
+  ['-v'],
+  ['--help'],
+  ['-h'],
+  ['help'],
+  ['sessions', 'list'],
+  ['sessions', 'search'],
+  ['sessions', 'show'],
+  ['memory', 'show'],
+  ['permissions', 'check'],
+  ['schedule', 'list'],
+  ['schedule', 'show'],
+  ['schedule', 'logs'],
+  ['heartbeat', 'status'],
+  ['mcp', 'list'],
+  ['agents', 'list'],
+  ['agents', 'show'],
+  ['trust', '--list'],
   ['changes', 'list'],
 ];
 
@@ -212,7 +242,12 @@ const REIN_READS: ReadonlyArray<readonly string[]> = [
 function reinInvocation(cmd: SimpleCommand): string[] | undefined {
   const vals = values(cmd);
   if (cmd.name === 'rein') return vals;
-  if ((cmd.name === 'node' || cmd.name === 'nodejs') && vals[0] !== undefined && /(^|\/)(bin\/rein(\.js)?|out\/cli\/[^/]+\.c?js)$/.test(vals[0])) return vals.slice(1);
+  if (
+    (cmd.name === 'node' || cmd.name === 'nodejs') &&
+    vals[0] !== undefined &&
+    /(^|\/)(bin\/rein(\.js)?|out\/cli\/[^/]+\.c?js)$/.test(vals[0])
+  )
+    return vals.slice(1);
   if (['npx', 'pnpx', 'bunx'].includes(cmd.name) || (cmd.name === 'npm' && ['exec', 'x'].includes(vals[0] ?? ''))) {
     const rest = cmd.name === 'npm' ? vals.slice(1) : vals;
     const k = rest.findIndex((v) => !v.startsWith('-'));
@@ -239,7 +274,28 @@ const REIN_VARIABLE = /^REIN_[A-Za-z0-9_]*$/;
 const NODE_VARIABLE = /^(NODE_OPTIONS|NODE_PATH|ELECTRON_RUN_AS_NODE)$/;
 
 /** Programs whose sources are only read: only their destination (writeTargets/otherChanges) counts. */
-const COPIERS = new Set(['cp', 'gcp', 'rsync', 'ditto', 'scp', 'install', 'ginstall', 'ln', 'gln', 'tar', 'gtar', 'bsdtar', 'zip', 'unzip', '7z', '7za', '7zz', 'cpio', 'mv', 'gmv']);
+const COPIERS = new Set([
+  'cp',
+  'gcp',
+  'rsync',
+  'ditto',
+  'scp',
+  'install',
+  'ginstall',
+  'ln',
+  'gln',
+  'tar',
+  'gtar',
+  'bsdtar',
+  'zip',
+  'unzip',
+  '7z',
+  '7za',
+  '7zz',
+  'cpio',
+  'mv',
+  'gmv',
+]);
 
 export interface ProtectedContext extends ProtectedPlaceContext {
   pctx: PathContext;
@@ -270,7 +326,8 @@ function folderHolding(raw: string, ctx: ProtectedContext): ProtectedPlace | und
  * wherever it sits (the analysis's commands and hidden readings).
  */
 export function protectedWriteReason(a: ShellAnalysis, ctx: ProtectedContext): string | undefined {
-  const said = (cmd: SimpleCommand, verb: string, place: ProtectedPlace) => `${quote(cmd.innerText || cmd.text)} ${verb} ${place.path}, ${place.what}`;
+  const said = (cmd: SimpleCommand, verb: string, place: ProtectedPlace) =>
+    `${quote(cmd.innerText || cmd.text)} ${verb} ${place.path}, ${place.what}`;
   for (const cmd of [...a.commands, ...a.hidden]) {
     for (const t of writeTargets(cmd)) {
       const place = placeOf(t, ctx);
@@ -299,12 +356,19 @@ export function protectedWriteReason(a: ShellAnalysis, ctx: ProtectedContext): s
     }
     const variable = cmd.assignments.find((x) => REIN_VARIABLE.test(x.name));
     if (variable) return `${quote(cmd.text)} sets ${variable.name}, which changes what Rein does`;
-    if (['export', 'declare', 'typeset', 'env', 'setenv'].includes(cmd.name) && values(cmd).some((v) => REIN_VARIABLE.test(v.split('=')[0]!) && v.includes('='))) {
+    if (
+      ['export', 'declare', 'typeset', 'env', 'setenv'].includes(cmd.name) &&
+      values(cmd).some((v) => REIN_VARIABLE.test(v.split('=')[0]!) && v.includes('='))
+    ) {
       return `${quote(cmd.innerText || cmd.text)} sets a variable that changes what Rein does`;
     }
     if (cmd.name === 'launchctl') {
       const verb = values(cmd).find((v) => !v.startsWith('-'));
-      if (['load', 'bootstrap', 'enable', 'submit', 'kickstart', 'unload', 'bootout', 'disable', 'remove'].includes(verb ?? '')) {
+      if (
+        ['load', 'bootstrap', 'enable', 'submit', 'kickstart', 'unload', 'bootout', 'disable', 'remove'].includes(
+          verb ?? '',
+        )
+      ) {
         return `${quote(cmd.innerText || cmd.text)} changes which launch agents or daemons run (they start programs at login, boot or on a schedule)`;
       }
       // Variables set for every program launchd starts: Rein's scheduled runs among them (NODE_OPTIONS would load code into each).
@@ -312,7 +376,11 @@ export function protectedWriteReason(a: ShellAnalysis, ctx: ProtectedContext): s
         return `${quote(cmd.innerText || cmd.text)} changes the environment of every program launchd starts, Rein's scheduled runs among them`;
       }
     }
-    if (cmd.name === 'systemctl' && values(cmd).includes('--user') && values(cmd).some((v) => ['enable', 'link', 'edit', 'start', 'disable', 'mask'].includes(v))) {
+    if (
+      cmd.name === 'systemctl' &&
+      values(cmd).includes('--user') &&
+      values(cmd).some((v) => ['enable', 'link', 'edit', 'start', 'disable', 'mask'].includes(v))
+    ) {
       return `${quote(cmd.innerText || cmd.text)} changes the user services that start at login`;
     }
     // A program not known to only read, handed a protected path, may change it (`vim`, `python3 x.py ~/.rein/…`).
@@ -333,6 +401,7 @@ export function protectedWriteReason(a: ShellAnalysis, ctx: ProtectedContext): s
     const place = protectedPlaceInText(c.code, ctx);
     if (place) return `the inline program of ${quote(c.command.name)} names ${place.path}, ${place.what}`;
   }
-  for (const name of a.riskyAssignments) if (REIN_VARIABLE.test(name)) return `it sets ${name}, which changes what Rein does`;
+  for (const name of a.riskyAssignments)
+    if (REIN_VARIABLE.test(name)) return `it sets ${name}, which changes what Rein does`;
   return undefined;
 }

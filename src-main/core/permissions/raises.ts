@@ -49,17 +49,33 @@ export interface PermissionRaise {
 }
 
 /** Least to most permissive. */
-export const MODE_RANK: Readonly<Record<PermissionMode, number>> = { plan: 0, dontAsk: 1, default: 2, acceptEdits: 3, bypassPermissions: 4 };
+export const MODE_RANK: Readonly<Record<PermissionMode, number>> = {
+  plan: 0,
+  dontAsk: 1,
+  default: 2,
+  acceptEdits: 3,
+  bypassPermissions: 4,
+};
 
 const quoteAll = (items: readonly string[], max = 4): string =>
-  items.slice(0, max).map((i) => JSON.stringify(i)).join(', ') + (items.length > max ? ` and ${items.length - max} more` : '');
+  items
+    .slice(0, max)
+    .map((i) => JSON.stringify(i))
+    .join(', ') + (items.length > max ? ` and ${items.length - max} more` : '');
 
-const stable = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+const stable = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b)))
+      : x,
+  );
 
 export function permissionRaises(before: PermissionPosture, after: PermissionPosture): PermissionRaise[] {
   const out: PermissionRaise[] = [];
-  if (MODE_RANK[after.mode] > MODE_RANK[before.mode]) out.push({ field: 'mode', change: `${before.mode} → ${after.mode}` });
-  if (after.autoApprove && !before.autoApprove) out.push({ field: 'auto_approve', change: 'turned on: calls that would ask run without asking' });
+  if (MODE_RANK[after.mode] > MODE_RANK[before.mode])
+    out.push({ field: 'mode', change: `${before.mode} → ${after.mode}` });
+  if (after.autoApprove && !before.autoApprove)
+    out.push({ field: 'auto_approve', change: 'turned on: calls that would ask run without asking' });
   if (after.unattendedApprovals === 'ask' && before.unattendedApprovals !== 'ask') {
     out.push({ field: 'unattended_approvals', change: 'deny → ask' });
   }
@@ -71,12 +87,19 @@ export function permissionRaises(before: PermissionPosture, after: PermissionPos
     const gone = b.filter((x) => !a.includes(x));
     if (gone.length > 0) out.push({ field, change: `removes ${quoteAll(gone)}` });
   };
-  const p = (k: Exclude<keyof PermissionPosture['permissions'], 'grants'>) => [before.permissions[k], after.permissions[k]] as const;
+  const p = (k: Exclude<keyof PermissionPosture['permissions'], 'grants'>) =>
+    [before.permissions[k], after.permissions[k]] as const;
   added('permissions.allowed_commands', ...p('allowed_commands'));
   added('permissions.always_allow_tools', ...p('always_allow_tools'));
   added('permissions.gui_unattended', ...p('gui_unattended'));
-  const newGrants = (after.permissions.grants ?? []).map(stable).filter((g) => !(before.permissions.grants ?? []).map(stable).includes(g));
-  if (newGrants.length > 0) out.push({ field: 'permissions.grants', change: `adds ${newGrants.length === 1 ? `the grant ${newGrants[0]}` : `${newGrants.length} grants`}` });
+  const newGrants = (after.permissions.grants ?? [])
+    .map(stable)
+    .filter((g) => !(before.permissions.grants ?? []).map(stable).includes(g));
+  if (newGrants.length > 0)
+    out.push({
+      field: 'permissions.grants',
+      change: `adds ${newGrants.length === 1 ? `the grant ${newGrants[0]}` : `${newGrants.length} grants`}`,
+    });
   added('permissions.network_allowlist', ...p('network_allowlist'));
   added('permissions.allowed_dirs', ...p('allowed_dirs'));
   removed('permissions.denied_commands', ...p('denied_commands'));
@@ -85,24 +108,39 @@ export function permissionRaises(before: PermissionPosture, after: PermissionPos
   added('tools.env_passthrough', before.tools.env_passthrough, after.tools.env_passthrough);
   // tools.allowed: empty means every tool.
   if (before.tools.allowed.length > 0) {
-    if (after.tools.allowed.length === 0) out.push({ field: 'tools.allowed', change: 'emptied: every tool becomes available' });
+    if (after.tools.allowed.length === 0)
+      out.push({ field: 'tools.allowed', change: 'emptied: every tool becomes available' });
     else added('tools.allowed', before.tools.allowed, after.tools.allowed);
   }
   for (const [name, server] of Object.entries(after.mcpServers)) {
     const old = before.mcpServers[name];
-    if (old === undefined) out.push({ field: `mcp_servers.${name}`, change: 'adds a server (it runs a program or reaches a URL for the agent)' });
+    if (old === undefined)
+      out.push({
+        field: `mcp_servers.${name}`,
+        change: 'adds a server (it runs a program or reaches a URL for the agent)',
+      });
     else if (stable(old) !== stable(server)) out.push({ field: `mcp_servers.${name}`, change: 'changes the server' });
   }
   for (const [event, entries] of Object.entries(after.hooks)) {
     const old = (before.hooks[event] ?? []).map(stable);
     const extra = entries.filter((e) => !old.includes(stable(e)));
-    if (extra.length > 0) out.push({ field: `hooks.${event}`, change: `adds ${extra.length === 1 ? 'a command' : `${extra.length} commands`} that runs outside the permission rules` });
+    if (extra.length > 0)
+      out.push({
+        field: `hooks.${event}`,
+        change: `adds ${extra.length === 1 ? 'a command' : `${extra.length} commands`} that runs outside the permission rules`,
+      });
   }
   if (after.mode === 'acceptEdits' && (after.cwd ?? '') !== (before.cwd ?? '')) {
-    out.push({ field: 'cwd', change: `${before.cwd ?? '(the default)'} → ${after.cwd ?? '(the default)'}: edits there run without asking in acceptEdits` });
+    out.push({
+      field: 'cwd',
+      change: `${before.cwd ?? '(the default)'} → ${after.cwd ?? '(the default)'}: edits there run without asking in acceptEdits`,
+    });
   }
   if (after.baseUrl !== undefined && (before.baseUrl === undefined || !sameBaseUrl(before.baseUrl, after.baseUrl))) {
-    out.push({ field: 'base_url', change: `${before.baseUrl ?? '(the default)'} → ${after.baseUrl}: the API key and every conversation go there` });
+    out.push({
+      field: 'base_url',
+      change: `${before.baseUrl ?? '(the default)'} → ${after.baseUrl}: the API key and every conversation go there`,
+    });
   }
   return out;
 }

@@ -20,7 +20,13 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { isLoopbackHost } from '../util/loopback.js';
 import { realpathLoose } from '../util/realpath.js';
-import { containsReinSecrets, reinHomeForms, reinSecretPaths, reinSecretReason, REIN_SECRET_FILES } from '../secrets/reinSecrets.js';
+import {
+  containsReinSecrets,
+  reinHomeForms,
+  reinSecretPaths,
+  reinSecretReason,
+  REIN_SECRET_FILES,
+} from '../secrets/reinSecrets.js';
 import { pathCandidates, type PathContext } from './shell/normalize.js';
 import { UNKNOWN, UNKNOWN_NONEMPTY, type ShellAnalysis, type SimpleCommand } from './shell/types.js';
 
@@ -56,7 +62,10 @@ export function runningDaemonPort(reinHome: string): number | undefined {
   let port: number | undefined;
   try {
     const raw = JSON.parse(readFileSync(file, 'utf8')) as { port?: unknown };
-    port = typeof raw.port === 'number' && Number.isInteger(raw.port) && raw.port > 0 && raw.port < 65_536 ? raw.port : undefined;
+    port =
+      typeof raw.port === 'number' && Number.isInteger(raw.port) && raw.port > 0 && raw.port < 65_536
+        ? raw.port
+        : undefined;
   } catch {
     port = undefined;
   }
@@ -73,7 +82,12 @@ export function reinPorts(reinHome: string, configured: readonly number[]): numb
   return [...all];
 }
 
-const bareHost = (host: string): string => host.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+const bareHost = (host: string): string =>
+  host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 
 let interfaceCache: { at: number; addresses: Set<string> } | undefined;
 /** This machine's own addresses (every interface), refreshed every few seconds. */
@@ -82,7 +96,8 @@ function localAddresses(): Set<string> {
   if (!interfaceCache || now - interfaceCache.at > 5_000) {
     const addresses = new Set<string>();
     try {
-      for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) addresses.add(a.address.toLowerCase());
+      for (const list of Object.values(os.networkInterfaces()))
+        for (const a of list ?? []) addresses.add(a.address.toLowerCase());
     } catch {
       // No interfaces to list: only the names below count.
     }
@@ -95,7 +110,14 @@ function localAddresses(): Set<string> {
 export function isThisMachine(host: string): boolean {
   const h = bareHost(host);
   if (h === '' || isLoopbackHost(h)) return true;
-  if (h === '0.0.0.0' || h === '::' || h === '0' || /^::ffff:0(\.0\.0\.0|:0)$/.test(h) || /^::ffff:(0\.|0{1,4}:)/.test(h)) return true;
+  if (
+    h === '0.0.0.0' ||
+    h === '::' ||
+    h === '0' ||
+    /^::ffff:0(\.0\.0\.0|:0)$/.test(h) ||
+    /^::ffff:(0\.|0{1,4}:)/.test(h)
+  )
+    return true;
   if (localAddresses().has(h)) return true;
   const name = os.hostname().toLowerCase();
   return h === name || h === `${name}.local` || h === name.replace(/\.local$/, '');
@@ -126,25 +148,106 @@ export interface ShellGuardContext {
 
 /** Commands that only show names or metadata, never contents: harmless on a secret path when their output is only shown. */
 const NAMES_ONLY = new Set([
-  'ls', 'stat', 'du', 'file', 'test', '[', '[[', 'echo', 'printf', 'realpath', 'readlink', 'basename', 'dirname', 'cd', 'pushd',
-  'popd', 'tree', 'type', 'which', 'true', 'false', ':', 'exa', 'eza', 'lsd',
+  'ls',
+  'stat',
+  'du',
+  'file',
+  'test',
+  '[',
+  '[[',
+  'echo',
+  'printf',
+  'realpath',
+  'readlink',
+  'basename',
+  'dirname',
+  'cd',
+  'pushd',
+  'popd',
+  'tree',
+  'type',
+  'which',
+  'true',
+  'false',
+  ':',
+  'exa',
+  'eza',
+  'lsd',
 ]);
 /** Listing commands whose output names the files of the folders they are given; `recursive`: of every folder below. */
 const LISTERS: ReadonlyMap<string, 'recursive' | 'flat'> = new Map([
-  ['ls', 'flat'], ['exa', 'flat'], ['eza', 'flat'], ['lsd', 'flat'], ['find', 'recursive'], ['fd', 'recursive'], ['fdfind', 'recursive'],
-  ['tree', 'recursive'], ['du', 'recursive'],
+  ['ls', 'flat'],
+  ['exa', 'flat'],
+  ['eza', 'flat'],
+  ['lsd', 'flat'],
+  ['find', 'recursive'],
+  ['fd', 'recursive'],
+  ['fdfind', 'recursive'],
+  ['tree', 'recursive'],
+  ['du', 'recursive'],
 ]);
 /** Stages that take file names on stdin and act on the files (or run them). */
-const PATH_CONSUMERS = new Set(['xargs', 'parallel', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'read', 'tar', 'cpio', 'zip', 'rsync', 'pax', 'source', '.', 'eval']);
+const PATH_CONSUMERS = new Set([
+  'xargs',
+  'parallel',
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'fish',
+  'read',
+  'tar',
+  'cpio',
+  'zip',
+  'rsync',
+  'pax',
+  'source',
+  '.',
+  'eval',
+]);
 /** Searchers that read every file below a folder. */
 const GREP_FAMILY = new Set(['grep', 'egrep', 'fgrep', 'ggrep', 'zgrep']);
 /** Recursive by nature; they skip hidden folders (such as `.rein`) unless told otherwise. */
 const HIDDEN_SKIPPING_SEARCHERS = new Set(['rg', 'ag', 'pt', 'sift']);
 const ALWAYS_RECURSIVE_SEARCHERS = new Set(['ack', 'ugrep', 'ug']);
 /** Archivers and copiers that take a whole folder. */
-const ARCHIVERS = new Set(['tar', 'gtar', 'bsdtar', 'zip', '7z', '7za', '7zz', 'pax', 'ditto', 'rclone', 'restic', 'borg', 'duplicity', 'rar', 'xar', 'aa', 'hdiutil', 'mkisofs', 'genisoimage']);
+const ARCHIVERS = new Set([
+  'tar',
+  'gtar',
+  'bsdtar',
+  'zip',
+  '7z',
+  '7za',
+  '7zz',
+  'pax',
+  'ditto',
+  'rclone',
+  'restic',
+  'borg',
+  'duplicity',
+  'rar',
+  'xar',
+  'aa',
+  'hdiutil',
+  'mkisofs',
+  'genisoimage',
+]);
 /** Copiers and walkers that are recursive only with a flag. */
-const FLAG_RECURSIVE = new Set(['cp', 'gcp', 'scp', 'rsync', 'diff', 'chmod', 'chown', 'chgrp', 'setfacl', 'xattr', 'zip', 'sftp']);
+const FLAG_RECURSIVE = new Set([
+  'cp',
+  'gcp',
+  'scp',
+  'rsync',
+  'diff',
+  'chmod',
+  'chown',
+  'chgrp',
+  'setfacl',
+  'xattr',
+  'zip',
+  'sftp',
+]);
 
 const isOption = (v: string): boolean => v.startsWith('-') && v !== '-';
 
@@ -153,13 +256,18 @@ function hasRecursiveFlag(cmd: SimpleCommand): boolean {
   const values = cmd.args.map((a) => a.value);
   return values.some((v, i) => {
     if (/^--(recursive|dereference-recursive|archive|directories=recurse|recurse)$/.test(v)) return true;
-    if (/^-[a-zA-Z]+$/.test(v) && /[rRa]/.test(v.slice(1))) return !(cmd.name === 'diff' && /a/.test(v.slice(1)) && !/[rR]/.test(v.slice(1)));
+    if (/^-[a-zA-Z]+$/.test(v) && /[rRa]/.test(v.slice(1)))
+      return !(cmd.name === 'diff' && /a/.test(v.slice(1)) && !/[rR]/.test(v.slice(1)));
     return (v === '-d' || v === '--directories') && values[i + 1] === 'recurse';
   });
 }
 
 const showsHidden = (cmd: SimpleCommand): boolean =>
-  cmd.args.some((a) => /^(--hidden|--unrestricted|-uu+|-\.|-[a-zA-Z]*u[a-zA-Z]*u[a-zA-Z]*|--no-ignore-hidden)$/.test(a.value) || (/^-[a-zA-Z]+$/.test(a.value) && /H/.test(a.value.slice(1))));
+  cmd.args.some(
+    (a) =>
+      /^(--hidden|--unrestricted|-uu+|-\.|-[a-zA-Z]*u[a-zA-Z]*u[a-zA-Z]*|--no-ignore-hidden)$/.test(a.value) ||
+      (/^-[a-zA-Z]+$/.test(a.value) && /H/.test(a.value.slice(1))),
+  );
 
 /** The operands of a searcher: its positional arguments after the pattern (unless `-e`/`-f` gave it). */
 function searchRoots(cmd: SimpleCommand): string[] {
@@ -174,7 +282,12 @@ function searchRoots(cmd: SimpleCommand): string[] {
     }
     if (isOption(v)) {
       // Options that take the next word as their value.
-      if (/^(-e|-f|--regexp|--file|-g|--glob|-t|--type|-T|--type-not|-m|--max-count|-A|-B|-C|--context|-d|--directories|--include|--exclude)$/.test(v)) i++;
+      if (
+        /^(-e|-f|--regexp|--file|-g|--glob|-t|--type|-T|--type-not|-m|--max-count|-A|-B|-C|--context|-d|--directories|--include|--exclude)$/.test(
+          v,
+        )
+      )
+        i++;
       continue;
     }
     positional.push(v);
@@ -267,13 +380,22 @@ function secretNamed(abs: string, reinHome: string, dot: boolean): string | unde
   if (GLOBBY.test(abs)) {
     // Everything below the secrets folder is secret: a glob whose fixed part is in there names secrets.
     const segs = abs.split('/');
-    const fixed = segs.slice(0, segs.findIndex((seg) => GLOBBY.test(seg))).join('/');
-    const inFixed = fixed ? reinSecretReason(fixed, reinHome) ?? reinSecretReason(realpathLoose(fixed), reinHome) : undefined;
+    const fixed = segs
+      .slice(
+        0,
+        segs.findIndex((seg) => GLOBBY.test(seg)),
+      )
+      .join('/');
+    const inFixed = fixed
+      ? (reinSecretReason(fixed, reinHome) ?? reinSecretReason(realpathLoose(fixed), reinHome))
+      : undefined;
     if (inFixed) return `${showPath(abs)}: ${inFixed}`;
     const t = secretTargets(reinHome);
     const m = globMatcher(abs, dot);
     const hit = [...t.paths, ...t.samples].find((p) => m(p));
-    return hit ? `${showPath(abs)} can expand to ${hit.endsWith('/x') || hit.endsWith('/y.json') ? "a file in Rein's secrets folder" : hit}, and ${reinSecretReason(hit, reinHome) ?? "it holds Rein's credentials"}` : undefined;
+    return hit
+      ? `${showPath(abs)} can expand to ${hit.endsWith('/x') || hit.endsWith('/y.json') ? "a file in Rein's secrets folder" : hit}, and ${reinSecretReason(hit, reinHome) ?? "it holds Rein's credentials"}`
+      : undefined;
   }
   const why = reinSecretReason(abs, reinHome) ?? reinSecretReason(realpathLoose(abs), reinHome);
   return why ? `${showPath(abs)}: ${why}` : undefined;
@@ -286,7 +408,11 @@ function coversSecrets(abs: string, reinHome: string, dot: boolean): boolean {
     const t = secretTargets(reinHome);
     return t.covering.some((d) => m(d)) || [...t.paths, ...t.samples].some((p) => m(p));
   }
-  return containsReinSecrets(abs, reinHome) || containsReinSecrets(realpathLoose(abs), reinHome) || reinSecretReason(abs, reinHome) !== undefined;
+  return (
+    containsReinSecrets(abs, reinHome) ||
+    containsReinSecrets(realpathLoose(abs), reinHome) ||
+    reinSecretReason(abs, reinHome) !== undefined
+  );
 }
 
 const showPath = (p: string): string => p.replaceAll(UNKNOWN, '$…').replaceAll(UNKNOWN_NONEMPTY, '$…');
@@ -325,7 +451,9 @@ function pipelineOf(a: ShellAnalysis, cmd: SimpleCommand): { stages: SimpleComma
 function feedsPathConsumer(a: ShellAnalysis, cmd: SimpleCommand): boolean {
   const p = pipelineOf(a, cmd);
   if (!p) return false;
-  return p.stages.slice(p.index + 1).some((stage) => stage.some((c) => PATH_CONSUMERS.has(c.name) || c.wrappers.some((w) => PATH_CONSUMERS.has(w))));
+  return p.stages
+    .slice(p.index + 1)
+    .some((stage) => stage.some((c) => PATH_CONSUMERS.has(c.name) || c.wrappers.some((w) => PATH_CONSUMERS.has(w))));
 }
 
 /** Why the line would touch Rein's secrets, or undefined. */
@@ -393,10 +521,22 @@ export function shellSecretReason(a: ShellAnalysis, ctx: ShellGuardContext): str
     if (lister && (feeds || cmd.via !== 'line')) {
       const positional = cmd.args.map((w) => w.value).filter((v) => !isOption(v));
       const listed = cmd.name === 'find' ? findRoots(cmd) : positional.length > 0 ? positional : ['.'];
-      const throughHidden = cmd.name === 'find' || cmd.name === 'du' || ((cmd.name === 'fd' || cmd.name === 'fdfind' || cmd.name === 'tree') && showsHidden(cmd)) || cmd.name === 'tree' && cmd.args.some((w) => w.value === '-a');
+      const throughHidden =
+        cmd.name === 'find' ||
+        cmd.name === 'du' ||
+        ((cmd.name === 'fd' || cmd.name === 'fdfind' || cmd.name === 'tree') && showsHidden(cmd)) ||
+        (cmd.name === 'tree' && cmd.args.some((w) => w.value === '-a'));
       for (const root of listed) {
         for (const abs of candidatesOf(root)) {
-          if (walks(abs, lister === 'recursive' ? throughHidden : false) || (lister === 'flat' && hasRecursiveFlag(cmd) && walks(abs, cmd.args.some((w) => /^-[a-zA-Z]*a/.test(w.value))))) {
+          if (
+            walks(abs, lister === 'recursive' ? throughHidden : false) ||
+            (lister === 'flat' &&
+              hasRecursiveFlag(cmd) &&
+              walks(
+                abs,
+                cmd.args.some((w) => /^-[a-zA-Z]*a/.test(w.value)),
+              ))
+          ) {
             return `${label} lists ${showPath(abs)}, which holds Rein's own credentials, for another command to use`;
           }
         }
@@ -418,7 +558,10 @@ export function shellSecretReason(a: ShellAnalysis, ctx: ShellGuardContext): str
     if (fromStore) return `${label} ${fromStore}`;
 
     const first = cmd.args[0]?.value ?? '';
-    if (cmd.name === 'ps' && (cmd.args.some((w) => /^-[a-zA-Z]*E/.test(w.value)) || (/^[a-zA-Z]+$/.test(first) && first.includes('e')))) {
+    if (
+      cmd.name === 'ps' &&
+      (cmd.args.some((w) => /^-[a-zA-Z]*E/.test(w.value)) || (/^[a-zA-Z]+$/.test(first) && first.includes('e')))
+    ) {
       return `${label} shows other processes' environments, which may hold Rein's API key`;
     }
   }
@@ -446,14 +589,19 @@ function keyStoreReadReason(cmd: SimpleCommand): string | undefined {
   const namesRein = words.some((v) => REIN_KEY_ITEM.test(v) || /^-[sal](rein|anthropic-api-key)/i.test(v));
   const sub = (cmd.args[0]?.value ?? '').toLowerCase();
   if (cmd.name === 'security') {
-    if ((sub === 'find-generic-password' || sub === 'find-internet-password') && words.some((v) => /^-[a-zA-Z]*[wg]/.test(v))) {
+    if (
+      (sub === 'find-generic-password' || sub === 'find-internet-password') &&
+      words.some((v) => /^-[a-zA-Z]*[wg]/.test(v))
+    ) {
       const selects = words.some((v) => /^-[a-zA-Z]*[salcCDjG]/.test(v));
       if (namesRein || !selects) return "reads Rein's API key out of the macOS Keychain (service rein)";
     }
-    if (sub === 'dump-keychain' && words.some((v) => /^-[a-zA-Z]*d/.test(v))) return "prints every keychain password, Rein's API key among them";
+    if (sub === 'dump-keychain' && words.some((v) => /^-[a-zA-Z]*d/.test(v)))
+      return "prints every keychain password, Rein's API key among them";
   }
   if (cmd.name === 'secret-tool' && (sub === 'lookup' || sub === 'search')) {
-    if (namesRein || words.some((v) => v.toLowerCase() === 'xdg:schema')) return "reads Rein's API key out of the Secret Service (service rein)";
+    if (namesRein || words.some((v) => v.toLowerCase() === 'xdg:schema'))
+      return "reads Rein's API key out of the Secret Service (service rein)";
   }
   return undefined;
 }
@@ -465,29 +613,52 @@ function insideOrEqualHome(abs: string, reinHome: string, dot: boolean): boolean
   }
   const p = abs.toLowerCase();
   const real = realpathLoose(abs).toLowerCase();
-  return reinHomeForms(reinHome).some((h) => p === h || p.startsWith(`${h}/`) || real === h || real.startsWith(`${h}/`));
+  return reinHomeForms(reinHome).some(
+    (h) => p === h || p.startsWith(`${h}/`) || real === h || real.startsWith(`${h}/`),
+  );
 }
 
 /** The folders a recursive reader, archiver or copier would walk, and whether it walks hidden folders (`.rein`) below them. */
 function recursiveRoots(cmd: SimpleCommand): { roots: string[]; throughHidden: boolean; verb: string } | undefined {
   const n = cmd.name;
   const positional = () => cmd.args.map((w) => w.value).filter((v) => !isOption(v));
-  if (GREP_FAMILY.has(n)) return hasRecursiveFlag(cmd) ? { roots: searchRoots(cmd), throughHidden: true, verb: 'searches' } : undefined;
-  if (HIDDEN_SKIPPING_SEARCHERS.has(n)) return { roots: searchRoots(cmd), throughHidden: showsHidden(cmd), verb: 'searches' };
+  if (GREP_FAMILY.has(n))
+    return hasRecursiveFlag(cmd) ? { roots: searchRoots(cmd), throughHidden: true, verb: 'searches' } : undefined;
+  if (HIDDEN_SKIPPING_SEARCHERS.has(n))
+    return { roots: searchRoots(cmd), throughHidden: showsHidden(cmd), verb: 'searches' };
   if (ALWAYS_RECURSIVE_SEARCHERS.has(n)) return { roots: searchRoots(cmd), throughHidden: true, verb: 'searches' };
-  if (n === 'find' && cmd.args.some((w) => FIND_ACTIONS.test(w.value))) return { roots: findRoots(cmd), throughHidden: true, verb: 'runs commands on the files of' };
+  if (n === 'find' && cmd.args.some((w) => FIND_ACTIONS.test(w.value)))
+    return { roots: findRoots(cmd), throughHidden: true, verb: 'runs commands on the files of' };
   if ((n === 'fd' || n === 'fdfind') && cmd.args.some((w) => /^(-x|--exec|-X|--exec-batch)$/.test(w.value))) {
     return { roots: positional().slice(1), throughHidden: showsHidden(cmd), verb: 'runs commands on the files of' };
   }
   if (ARCHIVERS.has(n) && (n !== 'zip' || hasRecursiveFlag(cmd))) {
     const values = cmd.args.map((w) => w.value);
     const base = values.findIndex((v) => v === '-C' || v === '--directory');
-    const dir = base >= 0 ? values[base + 1] : values.find((v) => v.startsWith('--directory='))?.slice('--directory='.length);
+    const dir =
+      base >= 0 ? values[base + 1] : values.find((v) => v.startsWith('--directory='))?.slice('--directory='.length);
     const roots = positional().filter((v) => v !== dir);
-    return { roots: dir ? [...roots.map((r) => (r.startsWith('/') || r.startsWith('~') ? r : `${dir.replace(/\/+$/, '')}/${r}`)), dir] : roots, throughHidden: true, verb: 'copies' };
+    return {
+      roots: dir
+        ? [...roots.map((r) => (r.startsWith('/') || r.startsWith('~') ? r : `${dir.replace(/\/+$/, '')}/${r}`)), dir]
+        : roots,
+      throughHidden: true,
+      verb: 'copies',
+    };
   }
-  if (FLAG_RECURSIVE.has(n) && hasRecursiveFlag(cmd)) return { roots: positional(), throughHidden: true, verb: n === 'diff' || n === 'cmp' ? 'reads' : n.startsWith('ch') || n === 'setfacl' || n === 'xattr' ? 'changes' : 'copies' };
-  if (n === 'aws' && cmd.args.some((w) => w.value === 'sync' || w.value === '--recursive')) return { roots: positional(), throughHidden: true, verb: 'copies' };
+  if (FLAG_RECURSIVE.has(n) && hasRecursiveFlag(cmd))
+    return {
+      roots: positional(),
+      throughHidden: true,
+      verb:
+        n === 'diff' || n === 'cmp'
+          ? 'reads'
+          : n.startsWith('ch') || n === 'setfacl' || n === 'xattr'
+            ? 'changes'
+            : 'copies',
+    };
+  if (n === 'aws' && cmd.args.some((w) => w.value === 'sync' || w.value === '--recursive'))
+    return { roots: positional(), throughHidden: true, verb: 'copies' };
   return undefined;
 }
 
@@ -495,8 +666,31 @@ function recursiveRoots(cmd: SimpleCommand): { roots: string[]; throughHidden: b
 
 /** Programs that open network connections to a host and port given as separate words (`nc host 7533`). */
 const NETWORK_TOOLS = new Set([
-  'nc', 'ncat', 'netcat', 'socat', 'telnet', 'curl', 'wget', 'http', 'https', 'xh', 'httpie', 'websocat', 'wscat', 'nmap', 'openssl', 'ssh',
-  'grpcurl', 'ab', 'hey', 'wrk', 'aria2c', 'lynx', 'w3m', 'links', 'elinks',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'telnet',
+  'curl',
+  'wget',
+  'http',
+  'https',
+  'xh',
+  'httpie',
+  'websocat',
+  'wscat',
+  'nmap',
+  'openssl',
+  'ssh',
+  'grpcurl',
+  'ab',
+  'hey',
+  'wrk',
+  'aria2c',
+  'lynx',
+  'w3m',
+  'links',
+  'elinks',
 ]);
 
 /** Why the line would talk to Rein's daemon, or undefined. */
@@ -508,18 +702,24 @@ export function shellDaemonReason(a: ShellAnalysis, ports: readonly number[]): s
   const devTcp = new RegExp(`/dev/(?:tcp|udp)/[^/\\s]+/0*(${portRe})(?![0-9])`);
   const barePort = new RegExp(`^(?:--?[a-zA-Z-]*=?|-[pP])?0*(${portRe})$`);
   const codePort = new RegExp(`(?<![0-9])0*(${portRe})(?![0-9])`);
-  const why = (what: string) => `${what} reaches Rein's own daemon (port ${ports.join(', ')}); tools may not use Rein's API`;
+  const why = (what: string) =>
+    `${what} reaches Rein's own daemon (port ${ports.join(', ')}); tools may not use Rein's API`;
 
   if (hostPort.test(a.line) || devTcp.test(a.line)) return why(quote(a.line));
   for (const cmd of [...a.commands, ...a.hidden]) {
     const words = cmd.args.flatMap((w) => [w.value, ...w.alternatives]);
     if (words.some((v) => hostPort.test(v) || devTcp.test(v))) return why(quote(cmd.innerText || cmd.text));
     for (const r of cmd.redirects) if (devTcp.test(r.target)) return why(quote(cmd.innerText || cmd.text));
-    if ((NETWORK_TOOLS.has(cmd.name) || cmd.wrappers.some((w) => NETWORK_TOOLS.has(w))) && words.some((v) => barePort.test(v))) return why(quote(cmd.innerText || cmd.text));
+    if (
+      (NETWORK_TOOLS.has(cmd.name) || cmd.wrappers.some((w) => NETWORK_TOOLS.has(w))) &&
+      words.some((v) => barePort.test(v))
+    )
+      return why(quote(cmd.innerText || cmd.text));
   }
   const networky = /\b(connect|socket|http|urlopen|fetch|request|curl|wget|localhost|127\.|::1|0\.0\.0\.0)/i;
   for (const { command, code } of a.inlineCode) {
-    if (codePort.test(code) && networky.test(code)) return why(`${quote(command.innerText || command.text)} runs code that names port ${ports.join(', ')}: it`);
+    if (codePort.test(code) && networky.test(code))
+      return why(`${quote(command.innerText || command.text)} runs code that names port ${ports.join(', ')}: it`);
   }
   for (const r of a.redirects) {
     if ((r.kind === 'heredoc' || r.kind === 'herestring') && codePort.test(r.target) && networky.test(r.target)) {

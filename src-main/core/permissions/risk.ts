@@ -22,7 +22,9 @@ function destructive(c: SimpleCommand): string | undefined {
   switch (c.name) {
     case 'rm':
     case 'srm':
-      return args.some((a) => /^-[A-Za-z]*[rRf]/.test(a) || a === '--recursive' || a === '--force') ? 'deletes files without a way back' : undefined;
+      return args.some((a) => /^-[A-Za-z]*[rRf]/.test(a) || a === '--recursive' || a === '--force')
+        ? 'deletes files without a way back'
+        : undefined;
     case 'shred':
     case 'truncate':
     case 'dd':
@@ -46,7 +48,12 @@ function destructive(c: SimpleCommand): string | undefined {
       return 'moves files, replacing any already at the destination';
     case 'find':
     case 'gfind':
-      return args.includes('-delete') || args.some((a, i) => /^-(exec|execdir|ok|okdir)$/.test(a) && /^(rm|shred|unlink|rmdir)$/.test((args[i + 1] ?? '').split('/').pop() ?? ''))
+      return args.includes('-delete') ||
+        args.some(
+          (a, i) =>
+            /^-(exec|execdir|ok|okdir)$/.test(a) &&
+            /^(rm|shred|unlink|rmdir)$/.test((args[i + 1] ?? '').split('/').pop() ?? ''),
+        )
         ? 'deletes the files it finds'
         : undefined;
     case 'unlink':
@@ -57,7 +64,11 @@ function destructive(c: SimpleCommand): string | undefined {
       return 'erases disk data';
     case 'git': {
       const { sub, rest } = gitSubcommand(args);
-      if (sub === 'push' && rest.some((a) => a === '-f' || a.startsWith('--force') || a === '--delete' || a === '-d' || a.startsWith('+'))) return 'rewrites or deletes published history';
+      if (
+        sub === 'push' &&
+        rest.some((a) => a === '-f' || a.startsWith('--force') || a === '--delete' || a === '-d' || a.startsWith('+'))
+      )
+        return 'rewrites or deletes published history';
       if (sub === 'reset' && rest.includes('--hard')) return 'throws away uncommitted work';
       if (sub === 'clean') return 'deletes untracked files';
       if (sub === 'branch' && rest.includes('-D')) return 'deletes a branch that may not be merged';
@@ -73,13 +84,17 @@ function destructive(c: SimpleCommand): string | undefined {
 export function isDestructiveLine(analysis: ShellAnalysis): boolean {
   if (analysis.commands.some((c) => destructive(c) !== undefined || /^(mkfs|newfs)/.test(c.name))) return true;
   // `> file` truncates it; `>>`, `>&` and `> /dev/null` do not destroy anything.
-  return analysis.fileWrites.some((r) => !r.operator.startsWith('>>') && r.operator !== '>&' && !/^\/dev\//.test(r.target));
+  return analysis.fileWrites.some(
+    (r) => !r.operator.startsWith('>>') && r.operator !== '>&' && !/^\/dev\//.test(r.target),
+  );
 }
 
 export function commandRisk(analysis: ShellAnalysis, block: HardBlock | undefined, readOnly: boolean): Risk {
   if (block) return riskOf('high', HARD_BLOCK_RULES[block.rule]);
   const cmds = analysis.commands;
-  const privileged = cmds.find((c) => c.wrappers.some((w) => PRIVILEGE_WRAPPERS.has(w)) || PRIVILEGE_WRAPPERS.has(c.name));
+  const privileged = cmds.find(
+    (c) => c.wrappers.some((w) => PRIVILEGE_WRAPPERS.has(w)) || PRIVILEGE_WRAPPERS.has(c.name),
+  );
   if (privileged) return riskOf('high', 'runs with administrator rights');
   for (const c of cmds) {
     const why = destructive(c);

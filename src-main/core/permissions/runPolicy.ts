@@ -27,7 +27,8 @@ export type EntryPoint = 'cli' | 'desktop' | 'http' | 'ws' | 'webhook' | 'schedu
  * else (HTTP, WebSocket, webhooks, the MCP server) is a person behind a channel or a program.
  */
 export function originFor(entry: EntryPoint, source: string): RunOrigin {
-  if (entry === 'schedule' || entry === 'heartbeat' || entry === 'watcher' || UNATTENDED_SOURCES.has(source)) return 'unattended';
+  if (entry === 'schedule' || entry === 'heartbeat' || entry === 'watcher' || UNATTENDED_SOURCES.has(source))
+    return 'unattended';
   if (entry === 'cli' || entry === 'desktop') return 'attended';
   return 'remote';
 }
@@ -72,7 +73,8 @@ export const DEFAULT_MAX_ITERATIONS: Readonly<Record<RunOrigin, number>> = {
 /** The default caps in words, for summaries ("attended 200, remote and unattended 25"), from the table. */
 export function defaultIterationsText(): string {
   const by = new Map<number, RunOrigin[]>();
-  for (const [origin, t] of Object.entries(ORIGIN_TRAITS) as Array<[RunOrigin, OriginTraits]>) by.set(t.defaultMaxIterations, [...(by.get(t.defaultMaxIterations) ?? []), origin]);
+  for (const [origin, t] of Object.entries(ORIGIN_TRAITS) as Array<[RunOrigin, OriginTraits]>)
+    by.set(t.defaultMaxIterations, [...(by.get(t.defaultMaxIterations) ?? []), origin]);
   return [...by].map(([n, origins]) => `${origins.join(' and ')} ${n}`).join(', ');
 }
 
@@ -111,7 +113,12 @@ export function rulesForOrigin(origin: RunOrigin, kit: FaceKit, opts: OriginOpti
   switch (origin) {
     case 'attended': {
       // With no face at all the broker denies at once (`by: none`); the executor tells the model why.
-      return { origin, faces: [...(kit.present ?? []), ...desk], mayAsk: () => ASK, defaultMaxIterations: DEFAULT_MAX_ITERATIONS.attended };
+      return {
+        origin,
+        faces: [...(kit.present ?? []), ...desk],
+        mayAsk: () => ASK,
+        defaultMaxIterations: DEFAULT_MAX_ITERATIONS.attended,
+      };
     }
     case 'remote':
       return { origin, faces: desk, mayAsk: () => ASK, defaultMaxIterations: DEFAULT_MAX_ITERATIONS.remote };
@@ -147,7 +154,9 @@ export function withOriginRules(policy: PermissionPolicy, rules: OriginRules): P
   const apply = (d: PermissionDecision): PermissionDecision => {
     if (d.decision !== 'ask') return d;
     const may = rules.mayAsk();
-    return may.ok ? d : { ...d, decision: 'deny', layer: 'origin', reason: `${may.reason} (it would have asked: ${d.reason})` };
+    return may.ok
+      ? d
+      : { ...d, decision: 'deny', layer: 'origin', reason: `${may.reason} (it would have asked: ${d.reason})` };
   };
   return {
     check(call) {

@@ -71,16 +71,76 @@ export function keyMaterialIn(pattern: string): string | undefined {
 }
 
 /** Programs that search file contents for a pattern, the grep way (`-e`, `-f`, else the first operand). */
-const GREP_LIKE = new Set(['grep', 'egrep', 'fgrep', 'ggrep', 'zgrep', 'zegrep', 'zfgrep', 'bzgrep', 'xzgrep', 'lzgrep', 'zstdgrep', 'pcregrep', 'pcre2grep', 'ugrep', 'rg', 'ag', 'ack', 'ack-grep', 'sift', 'pt']);
+const GREP_LIKE = new Set([
+  'grep',
+  'egrep',
+  'fgrep',
+  'ggrep',
+  'zgrep',
+  'zegrep',
+  'zfgrep',
+  'bzgrep',
+  'xzgrep',
+  'lzgrep',
+  'zstdgrep',
+  'pcregrep',
+  'pcre2grep',
+  'ugrep',
+  'rg',
+  'ag',
+  'ack',
+  'ack-grep',
+  'sift',
+  'pt',
+]);
 
 /** The options that take a value, of the searchers not on the read-only list and not grep's kin (ack, sift, pt). */
-const FALLBACK_SPEC: OptionSpec = { short: 'e:f:m:A:B:C:t:', long: ['regexp=', 'file=', 'match=', 'max-count=', 'after-context=', 'before-context=', 'context=?', 'type=', 'ignore-dir=', 'include=', 'exclude='], lenient: true };
+const FALLBACK_SPEC: OptionSpec = {
+  short: 'e:f:m:A:B:C:t:',
+  long: [
+    'regexp=',
+    'file=',
+    'match=',
+    'max-count=',
+    'after-context=',
+    'before-context=',
+    'context=?',
+    'type=',
+    'ignore-dir=',
+    'include=',
+    'exclude=',
+  ],
+  lenient: true,
+};
 /** git's own options that take the next word as their value (before the sub-command). */
-const GIT_VALUE_OPTIONS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path']);
+const GIT_VALUE_OPTIONS = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--exec-path',
+]);
 /** git commands whose `-S`, `-G`, `--grep` search the history. */
 const GIT_HISTORY = new Set(['log', 'show', 'diff', 'whatchanged', 'rev-list', 'shortlog', 'reflog']);
 /** `git grep`'s options that take a value (the pattern ones among them). */
-const GIT_GREP_SPEC: OptionSpec = { short: 'e:f:m:A:B:C:O::', long: ['regexp=', 'file=', 'max-count=', 'after-context=', 'before-context=', 'context=', 'threads=', 'max-depth=', 'open-files-in-pager=?', 'color=?'], lenient: true };
+const GIT_GREP_SPEC: OptionSpec = {
+  short: 'e:f:m:A:B:C:O::',
+  long: [
+    'regexp=',
+    'file=',
+    'max-count=',
+    'after-context=',
+    'before-context=',
+    'context=',
+    'threads=',
+    'max-depth=',
+    'open-files-in-pager=?',
+    'color=?',
+  ],
+  lenient: true,
+};
 
 export interface SearchPatterns {
   /** The patterns as the program will read them (with the other values a word may take). */
@@ -93,7 +153,9 @@ export interface SearchPatterns {
 export function searchPatterns(cmd: SimpleCommand): SearchPatterns | undefined {
   const words = cmd.args;
   const values = words.map((a) => a.value);
-  const withAlternatives = (ps: string[]) => [...new Set(ps.flatMap((p) => [p, ...words.filter((w) => w.value === p).flatMap((w) => w.alternatives)]))];
+  const withAlternatives = (ps: string[]) => [
+    ...new Set(ps.flatMap((p) => [p, ...words.filter((w) => w.value === p).flatMap((w) => w.alternatives)])),
+  ];
   if (cmd.name === 'git') {
     let at = 0;
     while (at < values.length && values[at]!.startsWith('-')) at += GIT_VALUE_OPTIONS.has(values[at]!) ? 2 : 1;
@@ -112,13 +174,16 @@ export function searchPatterns(cmd: SimpleCommand): SearchPatterns | undefined {
     return found.length > 0 ? { patterns: withAlternatives(found) } : undefined;
   }
   if (!GREP_LIKE.has(cmd.name)) return undefined;
-  const spec = optionSpecOf(cmd.name) ?? (cmd.name.endsWith('grep') ? optionSpecOf('grep') : undefined) ?? FALLBACK_SPEC;
+  const spec =
+    optionSpecOf(cmd.name) ?? (cmd.name.endsWith('grep') ? optionSpecOf('grep') : undefined) ?? FALLBACK_SPEC;
   return grepPatterns(values, spec, withAlternatives);
 }
 
 function grepPatterns(args: string[], spec: OptionSpec, withAlternatives: (ps: string[]) => string[]): SearchPatterns {
   const p = parseOptions(args, spec);
-  const given = p.options.filter((o) => ['-e', '--regexp', '--match'].includes(o.name) && o.value !== undefined).map((o) => o.value!);
+  const given = p.options
+    .filter((o) => ['-e', '--regexp', '--match'].includes(o.name) && o.value !== undefined)
+    .map((o) => o.value!);
   const file = p.options.find((o) => (o.name === '-f' || o.name === '--file') && o.value !== undefined)?.value;
   const patterns = given.length > 0 || file !== undefined ? given : p.operands.slice(0, 1);
   return { patterns: withAlternatives(patterns), ...(file !== undefined ? { fromFile: file } : {}) };
@@ -129,10 +194,12 @@ export function secretSearch(cmd: SimpleCommand, quote: (s: string, max?: number
   const s = searchPatterns(cmd);
   if (!s) return undefined;
   for (const pattern of s.patterns) {
-    if (hasUnknown(pattern)) return `searches for a pattern only known when it runs (${quote(showValue(pattern), 40)}), which may be key material`;
+    if (hasUnknown(pattern))
+      return `searches for a pattern only known when it runs (${quote(showValue(pattern), 40)}), which may be key material`;
     const what = keyMaterialIn(pattern);
     if (what) return `searches for ${what} (${quote(pattern, 40)})`;
   }
-  if (s.fromFile !== undefined) return `reads the patterns it searches for from ${quote(s.fromFile, 60)}, which may hold key material`;
+  if (s.fromFile !== undefined)
+    return `reads the patterns it searches for from ${quote(s.fromFile, 60)}, which may hold key material`;
   return undefined;
 }

@@ -25,10 +25,27 @@
 import { isMinimalPath, terminalPath } from './terminalPath.js';
 
 /** Rein's own credentials: never given to a child, even when the allow-list names them. */
-const REIN_CREDENTIALS: ReadonlySet<string> = new Set(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'REIN_DAEMON_TOKEN', 'REIN_TOKEN', 'REIN_CLOUD_API_KEY', 'SHANNON_API_KEY']);
+const REIN_CREDENTIALS: ReadonlySet<string> = new Set([
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'REIN_DAEMON_TOKEN',
+  'REIN_TOKEN',
+  'REIN_CLOUD_API_KEY',
+  'SHANNON_API_KEY',
+]);
 
 const SECRET_WORDS: ReadonlySet<string> = new Set([
-  'TOKEN', 'TOKENS', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'APIKEY', 'CREDENTIAL', 'CREDENTIALS', 'PRIVATEKEY',
+  'TOKEN',
+  'TOKENS',
+  'SECRET',
+  'SECRETS',
+  'PASSWORD',
+  'PASSWD',
+  'PASSPHRASE',
+  'APIKEY',
+  'CREDENTIAL',
+  'CREDENTIALS',
+  'PRIVATEKEY',
 ]);
 
 /** Does the variable's name say it holds a secret? */
@@ -63,7 +80,13 @@ function nameMatches(pattern: string, name: string): boolean {
   if (!pattern.includes('*')) return pattern.toUpperCase() === name.toUpperCase();
   let re = globCache.get(pattern);
   if (!re) {
-    re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+    re = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+      'i',
+    );
     if (globCache.size > 200) globCache.clear();
     globCache.set(pattern, re);
   }
@@ -92,5 +115,7 @@ export function childEnvironment(base: NodeJS.ProcessEnv = process.env, opts: Ch
 /** The names `childEnvironment` leaves out of `base` (for docs, tests and `rein` diagnostics). */
 export function withheldNames(base: NodeJS.ProcessEnv = process.env, opts: ChildEnvOptions = {}): string[] {
   const kept = childEnvironment(base, opts);
-  return Object.keys(base).filter((k) => base[k] !== undefined && !(k in kept)).sort();
+  return Object.keys(base)
+    .filter((k) => base[k] !== undefined && !(k in kept))
+    .sort();
 }

@@ -18,7 +18,14 @@ import { userInfo } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { childEnvironment } from './childEnv.js';
 import { runProcess } from './subprocess.js';
-import { fallbackPath, isMinimalPath, LAUNCHD_DEFAULT_PATH, pathEntries, rememberLoginPath, forgetLoginPath } from './terminalPath.js';
+import {
+  fallbackPath,
+  isMinimalPath,
+  LAUNCHD_DEFAULT_PATH,
+  pathEntries,
+  rememberLoginPath,
+  forgetLoginPath,
+} from './terminalPath.js';
 
 export const LOGIN_PATH_TIMEOUT_MS = 3_000;
 const START = '__REIN_LOGIN_PATH_START__';
@@ -48,7 +55,10 @@ export interface LoginPath {
  * database (getpwuid: the record `dscl . -read /Users/$USER UserShell` shows on macOS and
  * `getent passwd` on Linux).
  */
-export function userShell(env: NodeJS.ProcessEnv, accountShell: () => string | undefined = defaultAccountShell): string | undefined {
+export function userShell(
+  env: NodeJS.ProcessEnv,
+  accountShell: () => string | undefined = defaultAccountShell,
+): string | undefined {
   const fromEnv = env.SHELL?.trim();
   if (fromEnv && isAbsolute(fromEnv)) return fromEnv;
   const account = accountShell()?.trim();
@@ -66,7 +76,12 @@ function defaultAccountShell(): string | undefined {
 /** Asks the login shell now (no cache). Never throws: a failure is the fallback with its reason. */
 export async function readLoginShellPath(opts: LoginPathOptions): Promise<LoginPath> {
   const shell = userShell(opts.env, opts.accountShell);
-  const fallback = (problem: string): LoginPath => ({ path: fallbackPath(opts.env), source: 'fallback', ...(shell ? { shell } : {}), problem });
+  const fallback = (problem: string): LoginPath => ({
+    path: fallbackPath(opts.env),
+    source: 'fallback',
+    ...(shell ? { shell } : {}),
+    problem,
+  });
   if (!shell) return fallback('no login shell: SHELL is not set and the account has none');
   const run = await runProcess({
     file: shell,
@@ -81,7 +96,10 @@ export async function readLoginShellPath(opts: LoginPathOptions): Promise<LoginP
   // The PATH counts whenever both markers came out, even from a shell whose rc files then failed or hung.
   const printed = markedPath(run.stdout);
   if (printed === undefined) {
-    const how = run.kind === 'timed_out' ? `did not answer within ${opts.timeoutMs ?? LOGIN_PATH_TIMEOUT_MS} ms` : `printed no PATH (exit ${run.exitCode ?? run.exitSignal})`;
+    const how =
+      run.kind === 'timed_out'
+        ? `did not answer within ${opts.timeoutMs ?? LOGIN_PATH_TIMEOUT_MS} ms`
+        : `printed no PATH (exit ${run.exitCode ?? run.exitSignal})`;
     return fallback(`${shell} -l -i ${how}`);
   }
   const entries = pathEntries(printed);

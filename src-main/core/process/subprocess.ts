@@ -157,7 +157,12 @@ export async function runProcess<C extends OutputCapture = SeparateCapture>(
     // Once the group is gone the exit event is due at once; after giving up on it, do not wait for ever.
     exit = (await within(exited, stdioGraceMs, false)) ?? { code: child.exitCode, signal: child.signalCode };
   }
-  const pipesClosed = (await within(closed.then(() => true), stdioGraceMs, false)) ?? false;
+  const pipesClosed =
+    (await within(
+      closed.then(() => true),
+      stdioGraceMs,
+      false,
+    )) ?? false;
   if (!pipesClosed && kind === 'exited' && opts.lingering === 'kill') {
     await killProcessGroup(pgid, opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   }
@@ -251,7 +256,8 @@ export function startProcess(opts: StartProcessOptions): ProcessHandle {
         await within(exited, opts.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS, true);
       }
       // Also when the leader left on its own: what it started may still be in the group.
-      if (isAlive() || processGroupAlive(s.pid)) await killProcessGroup(s.pid, opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      if (isAlive() || processGroupAlive(s.pid))
+        await killProcessGroup(s.pid, opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
       await within(exited, 1_000, true);
       child.stdin!.destroy();
       child.stdout!.destroy();
@@ -279,7 +285,12 @@ export function startProcess(opts: StartProcessOptions): ProcessHandle {
 }
 
 function spawnFailed(e: unknown): ProcessEnd {
-  return { kind: 'spawn_failed', error: e instanceof Error ? e : new Error(String(e)), exitCode: null, exitSignal: null };
+  return {
+    kind: 'spawn_failed',
+    error: e instanceof Error ? e : new Error(String(e)),
+    exitCode: null,
+    exitSignal: null,
+  };
 }
 
 /** The promise's value, or undefined when `ms` passed first. */
@@ -329,7 +340,12 @@ function makeCapture(spec: OutputCapture): Capture {
       out.push(outDecoder.end());
       err.push(errDecoder.end());
     },
-    collect: () => ({ stdout: out.toString(), stderr: err.toString(), stdoutTruncated: out.truncated, stderrTruncated: err.truncated }),
+    collect: () => ({
+      stdout: out.toString(),
+      stderr: err.toString(),
+      stdoutTruncated: out.truncated,
+      stderrTruncated: err.truncated,
+    }),
   };
 }
 

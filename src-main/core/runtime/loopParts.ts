@@ -33,7 +33,11 @@ async function saveAndNote(rt: Runtime, home: string, s: SessionFile): Promise<v
 }
 
 /** The run's loop input and dependencies from its runtime. */
-export function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | 'sessionId'>, session: SessionFile): Awaited<ReturnType<RunSetup>> {
+export function loopParts(
+  rt: Runtime,
+  opts: Omit<StartRunOptions, 'session' | 'sessionId'>,
+  session: SessionFile,
+): Awaited<ReturnType<RunSetup>> {
   const warnings = [...rt.warnings];
 
   const memoryDir = rt.agentConfig.memoryDir;
@@ -46,21 +50,33 @@ export function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | '
     if (isolated) return { instructions: isolated.instructions, warnings: [] };
     const problems: string[] = [];
     try {
-      if (cache ? consolidationDue(await cache.consolidation(memoryDir), new Date()) : await shouldConsolidate(memoryDir)) {
-        await consolidateMemory(memoryDir, { llm: rt.llm, model: rt.agentConfig.effective.smallModel, signal: opts.signal });
+      if (
+        cache ? consolidationDue(await cache.consolidation(memoryDir), new Date()) : await shouldConsolidate(memoryDir)
+      ) {
+        await consolidateMemory(memoryDir, {
+          llm: rt.llm,
+          model: rt.agentConfig.effective.smallModel,
+          signal: opts.signal,
+        });
       }
     } catch (err) {
       problems.push(`memory consolidation failed (memory left as it was): ${errorMessage(err)}`);
     }
     const [instructions, memory] = await Promise.all([
-      (cache ? cache.instructions(opts.home, opts.cwd) : loadInstructions({ home: opts.home, cwd: opts.cwd })).catch((err: unknown) => {
-        problems.push(`instructions could not be read: ${errorMessage(err)}`);
-        return undefined;
-      }),
+      (cache ? cache.instructions(opts.home, opts.cwd) : loadInstructions({ home: opts.home, cwd: opts.cwd })).catch(
+        (err: unknown) => {
+          problems.push(`instructions could not be read: ${errorMessage(err)}`);
+          return undefined;
+        },
+      ),
       (cache ? cache.memory(memoryDir) : loadMemory(memoryDir)).catch(() => ''),
     ]);
     for (const p of instructions?.problems ?? []) problems.push(`instructions ${p.file}: ${p.message}`);
-    return { ...(instructions?.text ? { instructions: instructions.text } : {}), ...(memory ? { memory } : {}), warnings: problems };
+    return {
+      ...(instructions?.text ? { instructions: instructions.text } : {}),
+      ...(memory ? { memory } : {}),
+      warnings: problems,
+    };
   };
 
   const toolContext: ToolContext = {
@@ -73,7 +89,12 @@ export function loopParts(rt: Runtime, opts: Omit<StartRunOptions, 'session' | '
     // The policy has already decided about the URL (loopback and network_allowlist run, other hosts ask a
     // person); here only the scheme is checked again, e.g. for a URL a hook rewrote.
     // Rein's own daemon is refused here too (a PreToolUse hook may have rewritten the URL).
-    egress: opts.egress ?? egressCheck(rt.config.permissions, { unlisted: 'allow', reinPorts: () => reinPorts(opts.home, [rt.config.daemon.port]) }),
+    egress:
+      opts.egress ??
+      egressCheck(rt.config.permissions, {
+        unlisted: 'allow',
+        reinPorts: () => reinPorts(opts.home, [rt.config.daemon.port]),
+      }),
     // Secret-looking variables the person lets commands see (the rest of them, and Rein's credentials, never).
     envPassthrough: rt.config.tools.env_passthrough,
     protectedPaths: cache ? cache.protectedPaths(memoryDir) : protectedMemoryPaths(memoryDir),

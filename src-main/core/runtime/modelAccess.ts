@@ -46,13 +46,26 @@ export async function resolveModelAccess(
   );
 }
 
-export async function modelClient(env: NodeJS.ProcessEnv, config: GlobalConfig, home: string, cache: RuntimeCache | undefined, pace: (() => Promise<void> | undefined) | undefined): Promise<LlmClient> {
+export async function modelClient(
+  env: NodeJS.ProcessEnv,
+  config: GlobalConfig,
+  home: string,
+  cache: RuntimeCache | undefined,
+  pace: (() => Promise<void> | undefined) | undefined,
+): Promise<LlmClient> {
   const options = await modelClientOptions(env, config, home);
   if (!cache) return new AnthropicLlm(options);
   // A paced client shares one transport per pace function: its streamed bytes wait for the daemon's Turnstile.
   const make = () => new AnthropicLlm({ ...options, ...(pace ? { fetch: cache.pacedFetch(pace) } : {}) });
   // Keyed by what the options are made of, so a cached client costs no parsing; a changed key or URL makes a new one.
-  const key = [options.baseURL, options.apiKey, env.REIN_RETRY_BASE_MS, env.REIN_LLM_IDLE_MS, home, pace ? 'paced' : ''].join('\0');
+  const key = [
+    options.baseURL,
+    options.apiKey,
+    env.REIN_RETRY_BASE_MS,
+    env.REIN_LLM_IDLE_MS,
+    home,
+    pace ? 'paced' : '',
+  ].join('\0');
   return cache.llm(key, make);
 }
 

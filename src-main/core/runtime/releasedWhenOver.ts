@@ -6,7 +6,10 @@
  * before another run can take it from the store. A consumer that knows when it is done calls the
  * returned `release` itself: a busy daemon may read the route's next message before that next turn.
  */
-export function releasedWhenOver<T, R>(events: AsyncGenerator<T, R>, release: () => void): { events: AsyncGenerator<T, R>; release: () => void } {
+export function releasedWhenOver<T, R>(
+  events: AsyncGenerator<T, R>,
+  release: () => void,
+): { events: AsyncGenerator<T, R>; release: () => void } {
   let over = false;
   let released = false;
   const releaseOnce = () => {

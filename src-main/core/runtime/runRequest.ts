@@ -21,7 +21,8 @@ export { originFor, type EntryPoint };
  * - ephemeral: a new session in a lane of its own that nothing continues (one-off calls);
  * - session: exactly this one.
  */
-export type SessionPolicy = { kind: 'route' } | { kind: 'new' } | { kind: 'ephemeral' } | { kind: 'session'; id: string };
+export type SessionPolicy =
+  { kind: 'route' } | { kind: 'new' } | { kind: 'ephemeral' } | { kind: 'session'; id: string };
 
 /** What one run may set for itself. */
 export interface RunOverrides {
@@ -74,6 +75,10 @@ export function runRequestFromMessage(msg: MessageRequest, entry: EntryPoint, de
     ...(msg.channel !== undefined ? { channel: msg.channel } : {}),
     ...(msg.thread_id !== undefined ? { thread: msg.thread_id } : {}),
     ...(msg.sender !== undefined ? { sender: msg.sender } : {}),
-    session: msg.session_id ? { kind: 'session', id: msg.session_id } : msg.new_session ? { kind: 'new' } : { kind: 'route' },
+    session: msg.session_id
+      ? { kind: 'session', id: msg.session_id }
+      : msg.new_session
+        ? { kind: 'new' }
+        : { kind: 'route' },
   };
 }

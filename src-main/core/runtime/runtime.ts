@@ -58,10 +58,15 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
 async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<Runtime> {
   const agent = opts.agent ?? DEFAULT_AGENT;
   if (!AGENT_NAME_RE.test(agent)) {
-    throw new ReinError('invalid_input', `agent name "${agent}" is invalid: use lowercase letters, digits, - and _ (at most 64)`);
+    throw new ReinError(
+      'invalid_input',
+      `agent name "${agent}" is invalid: use lowercase letters, digits, - and _ (at most 64)`,
+    );
   }
   const cache = opts.cache;
-  const rc = cache ? await cache.agentConfig(opts.home, opts.config, agent) : await resolveAgentRuntimeConfig(opts.home, opts.config, agent);
+  const rc = cache
+    ? await cache.agentConfig(opts.home, opts.config, agent)
+    : await resolveAgentRuntimeConfig(opts.home, opts.config, agent);
   const config = rc.effective.config;
   const warnings: string[] = [];
 
@@ -80,7 +85,12 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
   // cloud.enabled: cloud_delegate, from one provider per configuration (so a RuntimeCache keeps its registry).
   // Its code is loaded only when it is enabled (docs/architecture.md, *Startup*).
   const cloud = config.cloud.enabled
-    ? (await import('../cloud/provider.js')).cloudToolProvider({ cloud: config.cloud, env: opts.env, home: opts.home, ...(opts.cloudKeys ? { keys: opts.cloudKeys } : {}) })
+    ? (await import('../cloud/provider.js')).cloudToolProvider({
+        cloud: config.cloud,
+        env: opts.env,
+        home: opts.home,
+        ...(opts.cloudKeys ? { keys: opts.cloudKeys } : {}),
+      })
     : undefined;
   const providers = cloud ? [...(opts.toolProviders ?? []), cloud] : (opts.toolProviders ?? []);
   // gui.enabled (auto: macOS, or Linux with a display and the AT-SPI helper): the GUI tools, from the cache's pool.
@@ -96,7 +106,9 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
     mcp.instructions = mcp.manager.instructions();
   }
   const withMcp = mcp ? [...withGui, ...mcp.manager.providers] : withGui;
-  const toolSet = cache ? cache.toolSet(opts.home, rc, loaded, withMcp, () => buildToolSet(rc, skills, withMcp, opts.env)) : buildToolSet(rc, skills, withMcp, opts.env);
+  const toolSet = cache
+    ? cache.toolSet(opts.home, rc, loaded, withMcp, () => buildToolSet(rc, skills, withMcp, opts.env))
+    : buildToolSet(rc, skills, withMcp, opts.env);
   await toolSet.registry();
   for (const p of toolSet.problems) warnings.push(p.message);
   // Without a cache and without MCP servers nothing changes the tools during the run. With MCP servers the
@@ -108,17 +120,39 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
   const source = opts.source ?? 'cli';
   const rules = rulesForOrigin(
     origin,
-    { ...(opts.faces ? { present: opts.faces } : {}), ...(opts.desk ? { desk: opts.desk } : {}), ...(opts.clientConnected ? { clientConnected: opts.clientConnected } : {}) },
+    {
+      ...(opts.faces ? { present: opts.faces } : {}),
+      ...(opts.desk ? { desk: opts.desk } : {}),
+      ...(opts.clientConnected ? { clientConnected: opts.clientConnected } : {}),
+    },
     { unattendedApprovals: rc.effective.unattendedApprovals, source },
   );
   const base =
     opts.policy ??
-    permissionEngine(rc, { permissions: config.permissions, home: opts.env.HOME ?? homedir(), reinHome: opts.home, autoApprove: rc.effective.autoApprove, yes: opts.yes ?? false, reinPorts: [config.daemon.port], mcpAlwaysAllow: mcpAlwaysAllow(config) }, cache);
+    permissionEngine(
+      rc,
+      {
+        permissions: config.permissions,
+        home: opts.env.HOME ?? homedir(),
+        reinHome: opts.home,
+        autoApprove: rc.effective.autoApprove,
+        yes: opts.yes ?? false,
+        reinPorts: [config.daemon.port],
+        mcpAlwaysAllow: mcpAlwaysAllow(config),
+      },
+      cache,
+    );
   // Tools that only touch Rein's own state (memory) never need a person's approval.
   const ownState: PermissionPolicy = {
     check: (call) =>
       call.tool.traits?.approval === 'never' && call.tool.source !== 'mcp'
-        ? { decision: 'allow', layer: 'tool', reason: `${call.tool.name} only changes the agent's memory`, risk: 'low', riskExplanation: 'writes to Rein’s own memory file' }
+        ? {
+            decision: 'allow',
+            layer: 'tool',
+            reason: `${call.tool.name} only changes the agent's memory`,
+            risk: 'low',
+            riskExplanation: 'writes to Rein’s own memory file',
+          }
         : base.check(call),
   };
   // What may not be asked (an unattended run with nobody to ask) is denied here, before any question.
@@ -142,7 +176,9 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
       mode,
       prices: config.prices,
       // The address runs send to (resolveModelAccess's): a local server's tokens cost $0 unless `prices` says.
-      ...(isLocalModelServer(config.base_url ?? (opts.env.ANTHROPIC_BASE_URL?.trim() || undefined)) ? { localModel: true } : {}),
+      ...(isLocalModelServer(config.base_url ?? (opts.env.ANTHROPIC_BASE_URL?.trim() || undefined))
+        ? { localModel: true }
+        : {}),
       contextWindow: rc.effective.contextWindow,
       smallModel: rc.effective.smallModel,
       ...(opts.overrides?.isolated?.cache_ttl ? { prefixCacheTtl: opts.overrides.isolated.cache_ttl } : {}),
@@ -161,8 +197,15 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
     onAlwaysAllow: async (tool, input, by, given) => {
       const file = rc.isDefault || !rc.dir ? paths.globalConfig(opts.home) : join(rc.dir, 'config.yaml');
       // The grant the person saw (grants.ts); a caller without one gets what the engine gives this call.
-      const entry = given !== undefined ? given : (await policy.check({ tool, input, cwd: opts.cwd, mode, source, origin, agent })).grant;
-      if (entry === null) throw new ReinError('invalid_input', `${tool.name} here cannot be allowed beyond one call (it changes a protected or persistence place)`);
+      const entry =
+        given !== undefined
+          ? given
+          : (await policy.check({ tool, input, cwd: opts.cwd, mode, source, origin, agent })).grant;
+      if (entry === null)
+        throw new ReinError(
+          'invalid_input',
+          `${tool.name} here cannot be allowed beyond one call (it changes a protected or persistence place)`,
+        );
       const grantEntry = entry ?? exactGrant(tool.name, input);
       const describe = describeGrant(grantEntry, opts.env.HOME ?? homedir());
       const grant: RemoteGrant = {
@@ -177,7 +220,8 @@ async function buildRuntime(opts: RuntimeOptions, owned: McpManager[]): Promise<
       };
       if (!REMOTE_FACES.has(by)) return void (await grant.save());
       // Allowed for this run; for later runs it waits for a person (docs/permissions.md, Threat model).
-      if (!opts.remoteGrants) return `"always allow" for ${describe} was answered over Rein's API, so it holds for this run only; to keep it, add ${JSON.stringify(grantEntry)} to ${grant.field} in ${file}`;
+      if (!opts.remoteGrants)
+        return `"always allow" for ${describe} was answered over Rein's API, so it holds for this run only; to keep it, add ${JSON.stringify(grantEntry)} to ${grant.field} in ${file}`;
       return opts.remoteGrants(grant);
     },
     ...(rc.persona ? { persona: rc.persona } : {}),
@@ -198,10 +242,24 @@ function lowerCap(cap: number, lower: number | undefined): number {
  * The agent's tools: first the local provider (built-ins, its memory tool, use_skill when it has
  * skills, tool_search), then the providers given, filtered by the agent's allowed/denied lists.
  */
-function buildToolSet(rc: AgentRuntimeConfig, skills: Skill[], providers: readonly ToolProvider[], env: NodeJS.ProcessEnv): ToolSet {
+function buildToolSet(
+  rc: AgentRuntimeConfig,
+  skills: Skill[],
+  providers: readonly ToolProvider[],
+  env: NodeJS.ProcessEnv,
+): ToolSet {
   // tool_search is not a capability the lists grant: it only loads the deferred tools they already let through.
-  const set = new ToolSet([], { allowed: rc.effective.tools.allowed, denied: rc.effective.tools.denied, unfiltered: [TOOL_SEARCH_NAME] });
-  const tools: Tool[] = [...builtinTools(), createMemoryAppendTool(rc.memoryDir), sessionSearchTool, ...createScheduleTools({ env, config: rc.effective.config })];
+  const set = new ToolSet([], {
+    allowed: rc.effective.tools.allowed,
+    denied: rc.effective.tools.denied,
+    unfiltered: [TOOL_SEARCH_NAME],
+  });
+  const tools: Tool[] = [
+    ...builtinTools(),
+    createMemoryAppendTool(rc.memoryDir),
+    sessionSearchTool,
+    ...createScheduleTools({ env, config: rc.effective.config }),
+  ];
   if (skills.length > 0) tools.push(createUseSkillTool(skills));
   // Sent only while MCP/cloud tools are deferred (more than 30 tools); it searches what the set assembled last.
   tools.push(createToolSearchTool({ tools: () => set.current.list(), definition: (t) => set.current.definition(t) }));
@@ -211,6 +269,7 @@ function buildToolSet(rc: AgentRuntimeConfig, skills: Skill[], providers: readon
 }
 
 function permissionEngine(rc: AgentRuntimeConfig, o: EngineOptions, cache: RuntimeCache | undefined): PermissionPolicy {
-  return cache ? cache.policy(rc, JSON.stringify([o.home, o.reinHome, o.yes, o.reinPorts]), () => createPermissionEngine(o)) : createPermissionEngine(o);
+  return cache
+    ? cache.policy(rc, JSON.stringify([o.home, o.reinHome, o.yes, o.reinPorts]), () => createPermissionEngine(o))
+    : createPermissionEngine(o);
 }
-

@@ -42,7 +42,10 @@ export class RuntimeCache implements Disposable {
   readonly #consolidation = new StampCache<Promise<ConsolidationFacts>>();
   readonly #llms = new Map<string, LlmClient>();
   /** One live ToolSet per agent, with what it was built from. */
-  readonly #toolSets = new Map<string, { rc: AgentRuntimeConfig; skills: LoadedSkills; providers: readonly ToolProvider[]; set: ToolSet }>();
+  readonly #toolSets = new Map<
+    string,
+    { rc: AgentRuntimeConfig; skills: LoadedSkills; providers: readonly ToolProvider[]; set: ToolSet }
+  >();
   readonly #policies = new WeakMap<AgentRuntimeConfig, Map<string, PermissionPolicy>>();
   readonly #protected = new StampCache<Map<string, string>>();
   readonly #pacedFetches = new WeakMap<object, NodeFetch>();
@@ -87,9 +90,13 @@ export class RuntimeCache implements Disposable {
       // Each root, each skill folder in it (a SKILL.md appearing changes the folder), and each SKILL.md.
       ...[skillPaths.agentSkillsDir(home, agent), skillPaths.userSkillsDir(home), ...(bundledDir ? [bundledDir] : [])]
         .map((r) => resolve(r))
-        .flatMap((root) => folderAndEntries(root, notHidden).flatMap((p, i) => (i === 0 ? [p] : [p, join(p, 'SKILL.md')]))),
+        .flatMap((root) =>
+          folderAndEntries(root, notHidden).flatMap((p, i) => (i === 0 ? [p] : [p, join(p, 'SKILL.md')])),
+        ),
     ];
-    return this.#skills.get(`${home}\0${agent}\0${bundledDir ?? ''}`, deps, () => loadSkills({ home, agent, ...(bundledDir ? { bundledDir } : {}) }));
+    return this.#skills.get(`${home}\0${agent}\0${bundledDir ?? ''}`, deps, () =>
+      loadSkills({ home, agent, ...(bundledDir ? { bundledDir } : {}) }),
+    );
   }
 
   instructions(home: string, cwd: string): Promise<LoadedInstructions> {
@@ -118,7 +125,11 @@ export class RuntimeCache implements Disposable {
   }
 
   consolidation(dir: string): Promise<ConsolidationFacts> {
-    return this.#consolidation.get(dir, () => [dir, join(dir, GC_MARKER)], () => consolidationFacts(dir));
+    return this.#consolidation.get(
+      dir,
+      () => [dir, join(dir, GC_MARKER)],
+      () => consolidationFacts(dir),
+    );
   }
 
   /**
@@ -127,10 +138,22 @@ export class RuntimeCache implements Disposable {
    * provider changes. A set built anew disposes the one it replaces, which stops it listening (runs
    * still going keep the registry they were given).
    */
-  toolSet(home: string, rc: AgentRuntimeConfig, skills: LoadedSkills, providers: readonly ToolProvider[], make: () => ToolSet): ToolSet {
+  toolSet(
+    home: string,
+    rc: AgentRuntimeConfig,
+    skills: LoadedSkills,
+    providers: readonly ToolProvider[],
+    make: () => ToolSet,
+  ): ToolSet {
     const key = `${home}\0${rc.name}`;
     const kept = this.#toolSets.get(key);
-    if (kept && kept.rc === rc && kept.skills === skills && kept.providers.length === providers.length && kept.providers.every((p, i) => p === providers[i])) {
+    if (
+      kept &&
+      kept.rc === rc &&
+      kept.skills === skills &&
+      kept.providers.length === providers.length &&
+      kept.providers.every((p, i) => p === providers[i])
+    ) {
       return kept.set;
     }
     kept?.set.dispose();
@@ -153,7 +176,8 @@ export class RuntimeCache implements Disposable {
     const manager = make();
     this.#mcp.set(key, { agent: rc.name, signature, manager });
     // Each server's state changes go to whoever shows them (the service: `mcp_status` on the bus).
-    for (const server of manager.servers) server.onDidChangeState((state) => this.onMcpState?.(rc.name, server.name, state));
+    for (const server of manager.servers)
+      server.onDidChangeState((state) => this.onMcpState?.(rc.name, server.name, state));
     return manager;
   }
 
@@ -197,7 +221,12 @@ export class RuntimeCache implements Disposable {
     const kept = this.keptMcp(home, rc);
     if (kept) return kept.status();
     const stores = this.mcpTokenStores;
-    return configuredStatus(home, rc.effective.mcpServers, env, ...(stores ? [(server: string) => stores(home, server)] : []));
+    return configuredStatus(
+      home,
+      rc.effective.mcpServers,
+      env,
+      ...(stores ? [(server: string) => stores(home, server)] : []),
+    );
   }
 
   /** A permission engine per resolved agent config (which is replaced when the agent's files change). */
@@ -207,7 +236,11 @@ export class RuntimeCache implements Disposable {
 
   /** The memory file's paths the file tools must not write (resolving them costs a realpath walk). */
   protectedPaths(dir: string): Map<string, string> {
-    return this.#protected.get(dir, () => [dir, memoryFile(dir)], () => protectedMemoryPaths(dir));
+    return this.#protected.get(
+      dir,
+      () => [dir, memoryFile(dir)],
+      () => protectedMemoryPaths(dir),
+    );
   }
 
   /** One model client per endpoint and settings: its connection pool is reused across runs. */
@@ -240,7 +273,12 @@ export class RuntimeCache implements Disposable {
 /** A copy with object keys sorted at every level: the same servers give the same signature. */
 function sortedDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedDeep);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
@@ -250,7 +288,13 @@ interface Table<K, V> {
 }
 
 /** `make()`'s value under `outer[a][b]`, made once; the inner table is made on first use. */
-function memoIn<A extends object, B, V, Inner extends Table<B, V>>(outer: WeakMap<A, Inner>, a: A, inner: () => Inner, b: B, make: () => V): V {
+function memoIn<A extends object, B, V, Inner extends Table<B, V>>(
+  outer: WeakMap<A, Inner>,
+  a: A,
+  inner: () => Inner,
+  b: B,
+  make: () => V,
+): V {
   let table = outer.get(a);
   if (!table) outer.set(a, (table = inner()));
   let value = table.get(b);

@@ -16,7 +16,12 @@ export async function untilStopped<T>(work: Promise<T>, signal: AbortSignal | un
   if (signal.aborted) throw stopped();
   let onAbort: (() => void) | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(stopped())), { once: true }))]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', (onAbort = () => reject(stopped())), { once: true }),
+      ),
+    ]);
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
@@ -32,16 +37,32 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
 }
 
 /** The run's MCP manager: the cache's for the agent, one of its own (`mcp: true` without a cache), or none. */
-export async function mcpFor(opts: RuntimeOptions, rc: AgentRuntimeConfig, owned: McpManager[]): Promise<RuntimeMcp | undefined> {
+export async function mcpFor(
+  opts: RuntimeOptions,
+  rc: AgentRuntimeConfig,
+  owned: McpManager[],
+): Promise<RuntimeMcp | undefined> {
   const servers = rc.effective.mcpServers;
   if (Object.keys(servers).length === 0) return undefined;
   // The cache's is made the same way, with the cache's token store (the desktop app's key store).
-  if (opts.cache && opts.mcp !== false) return { manager: opts.cache.agentMcp(opts.home, rc, opts.env, opts.cwd), owned: false, context: {}, instructions: {} };
+  if (opts.cache && opts.mcp !== false)
+    return {
+      manager: opts.cache.agentMcp(opts.home, rc, opts.env, opts.cwd),
+      owned: false,
+      context: {},
+      instructions: {},
+    };
   if (opts.cache || opts.mcp !== true) return undefined;
   // Loaded only for an agent with MCP servers (docs/architecture.md, *Startup*).
   const { McpManager } = await import('../mcpClient/manager.js');
   // Stdio servers start in the agent's folder when it names one, else in the run's (`rein run`) or the process's.
-  const manager = new McpManager({ servers, env: opts.env, home: opts.home, cwd: rc.cwd ?? opts.cwd, envPassthrough: rc.effective.config.tools.env_passthrough });
+  const manager = new McpManager({
+    servers,
+    env: opts.env,
+    home: opts.home,
+    cwd: rc.cwd ?? opts.cwd,
+    envPassthrough: rc.effective.config.tools.env_passthrough,
+  });
   owned.push(manager);
   return { manager, owned: true, context: {}, instructions: {} };
 }
@@ -49,6 +70,7 @@ export async function mcpFor(opts: RuntimeOptions, rc: AgentRuntimeConfig, owned
 /** Each MCP server's `always_allow` list, from the effective config (the engine is kept per config). */
 export function mcpAlwaysAllow(config: GlobalConfig): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const [name, server] of Object.entries(config.mcp_servers)) if (server.always_allow && server.always_allow.length > 0) out[name] = [...server.always_allow];
+  for (const [name, server] of Object.entries(config.mcp_servers))
+    if (server.always_allow && server.always_allow.length > 0) out[name] = [...server.always_allow];
   return out;
 }

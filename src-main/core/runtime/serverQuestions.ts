@@ -3,7 +3,13 @@
  * (elicitation) and a turn of the run's model (sampling). They go to the run's approval faces through
  * its broker, announced on its events like a tool call's approval.
  */
-import { acceptDefaults, acceptValues, type ElicitationAnswer, type ElicitationRequest, type Elicitor } from '../mcpClient/elicitation.js';
+import {
+  acceptDefaults,
+  acceptValues,
+  type ElicitationAnswer,
+  type ElicitationRequest,
+  type Elicitor,
+} from '../mcpClient/elicitation.js';
 import { MAX_SAMPLING_PER_RUN, SamplingRefused, type Sampler } from '../mcpClient/sampling.js';
 import { sessionSlots } from '../tools/sessionSlots.js';
 import type { ToolContext } from '../tools/tool.js';
@@ -78,7 +84,8 @@ export function runSampler(rt: Runtime, ctx: ToolContext): Sampler {
   let used = 0;
   return async (req, signal) => {
     // A server that keeps asking cannot go on without end; what it spends counts in the run's cap.
-    if (++used > MAX_SAMPLING_PER_RUN) throw new SamplingRefused(`this run has answered ${MAX_SAMPLING_PER_RUN} sampling requests already`);
+    if (++used > MAX_SAMPLING_PER_RUN)
+      throw new SamplingRefused(`this run has answered ${MAX_SAMPLING_PER_RUN} sampling requests already`);
     const spending = sessionSlots(ctx).slot(RUN_SPENDING, () => undefined as RunSpending | undefined);
     if (spending?.overBudget()) throw new SamplingRefused("the run's spending cap (budget.max_usd_per_run) is reached");
     const model = req.preferSmall ? (rt.settings.smallModel ?? rt.settings.model) : rt.settings.model;
@@ -92,7 +99,8 @@ export function runSampler(rt: Runtime, ctx: ToolContext): Sampler {
         risk_explanation: `what the server wrote goes to the model and costs tokens; the answer goes to the MCP server ${req.server}`,
       });
       const answer = await askPerson(rt, ctx, request, signal);
-      if (answer.decision === 'deny') throw new SamplingRefused(answer.by === 'timeout' ? 'nobody answered in time' : 'the person declined');
+      if (answer.decision === 'deny')
+        throw new SamplingRefused(answer.by === 'timeout' ? 'nobody answered in time' : 'the person declined');
     }
     const turn = rt.llm.turn(
       {
@@ -110,9 +118,22 @@ export function runSampler(rt: Runtime, ctx: ToolContext): Sampler {
     const response = step.value;
     spending?.add(response.model, response.usage);
     const emit = sessionSlots(ctx).slot(TOOL_EVENT_SINK, () => () => undefined);
-    emit({ type: 'notice', level: 'info', message: `MCP server ${req.server} used ${response.model}: ${response.usage.inputTokens} input and ${response.usage.outputTokens} output tokens` });
+    emit({
+      type: 'notice',
+      level: 'info',
+      message: `MCP server ${req.server} used ${response.model}: ${response.usage.inputTokens} input and ${response.usage.outputTokens} output tokens`,
+    });
     const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-    return { text, model: response.model, stopReason: response.stopReason === 'max_tokens' ? 'maxTokens' : response.stopReason === 'stop_sequence' ? 'stopSequence' : 'endTurn' };
+    return {
+      text,
+      model: response.model,
+      stopReason:
+        response.stopReason === 'max_tokens'
+          ? 'maxTokens'
+          : response.stopReason === 'stop_sequence'
+            ? 'stopSequence'
+            : 'endTurn',
+    };
   };
 }
 
@@ -127,13 +148,19 @@ async function askPerson(rt: Runtime, ctx: ToolContext, request: ApprovalRequest
 }
 
 /** A deny by nobody (timed out, cancelled) cancels the server's question; a person's declines it. */
-export const refusal = (by: string): ElicitationAnswer => (['timeout', 'cancelled', 'withdrawn', 'error'].includes(by) ? { action: 'cancel' } : { action: 'decline' });
+export const refusal = (by: string): ElicitationAnswer =>
+  ['timeout', 'cancelled', 'withdrawn', 'error'].includes(by) ? { action: 'cancel' } : { action: 'decline' };
 
 /**
  * An MCP server asks the person to open a page (URL-mode elicitation): only an http(s) address, only with
  * somewhere to open it, and only when a person allows it (its whole address is in the question).
  */
-async function askToOpen(rt: Runtime, ctx: ToolContext, req: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> {
+async function askToOpen(
+  rt: Runtime,
+  ctx: ToolContext,
+  req: ElicitationRequest,
+  signal: AbortSignal,
+): Promise<ElicitationAnswer> {
   const open = rt.elicitation?.openUrl;
   let url: URL;
   try {

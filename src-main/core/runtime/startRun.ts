@@ -77,7 +77,12 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<Star
       if (!rt.isolated) lock = await rt.store.lock(opts.sessionId, lockOpts);
       session = await rt.store.load(opts.sessionId);
     } else {
-      session = rt.store.create({ agent: rt.agent, cwd: opts.cwd, source: rt.source, title: titleFromPrompt(opts.prompt) });
+      session = rt.store.create({
+        agent: rt.agent,
+        cwd: opts.cwd,
+        source: rt.source,
+        title: titleFromPrompt(opts.prompt),
+      });
       if (!rt.isolated) lock = await rt.store.lock(session.id, { ...lockOpts, newSession: true });
     }
   } catch (err) {
@@ -87,7 +92,16 @@ export async function startRun(rt: Runtime, opts: StartRunOptions): Promise<Star
     throw err;
   }
   const unlock = () => void lock?.release();
-  const start: RunStart = { session, source: rt.source, agent: rt.agent, origin: rt.origin, route: rt.route, model: rt.settings.model, cwd: opts.cwd, signal: opts.signal };
+  const start: RunStart = {
+    session,
+    source: rt.source,
+    agent: rt.agent,
+    origin: rt.origin,
+    route: rt.route,
+    model: rt.settings.model,
+    cwd: opts.cwd,
+    signal: opts.signal,
+  };
   const events = runAgentWhenReady(start, async () => loopParts(rt, opts, session));
   // Long-lived processes: once the run is over its session goes back to the store, so the route's next
   // message continues this very object instead of parsing the file again (SessionStore.release).
@@ -129,7 +143,16 @@ export interface EarlyRunStart extends Omit<StartRunOptions, 'session' | 'sessio
  */
 export function startRunWhenReady(opts: EarlyRunStart, build: () => Promise<Runtime>, release: () => void): StartedRun {
   const { session } = opts;
-  const start: RunStart = { session, source: opts.source, agent: opts.agent, origin: opts.origin, route: opts.route, model: opts.model, cwd: opts.cwd, signal: opts.signal };
+  const start: RunStart = {
+    session,
+    source: opts.source,
+    agent: opts.agent,
+    origin: opts.origin,
+    route: opts.route,
+    model: opts.model,
+    cwd: opts.cwd,
+    signal: opts.signal,
+  };
   const events = runAgentWhenReady(start, async () => loopParts(await build(), opts, session));
   return { session, ...releasedWhenOver(events, release) };
 }

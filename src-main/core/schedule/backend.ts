@@ -12,10 +12,19 @@ import { launcherPath, stableNodePath, type PathLookups } from './launcher.js';
 
 export type ScheduleBackendName = 'launchd' | 'daemon';
 
-export function scheduleBackend(env: NodeJS.ProcessEnv, config: Pick<GlobalConfig, 'schedule'>, platform: NodeJS.Platform = process.platform): ScheduleBackendName {
+export function scheduleBackend(
+  env: NodeJS.ProcessEnv,
+  config: Pick<GlobalConfig, 'schedule'>,
+  platform: NodeJS.Platform = process.platform,
+): ScheduleBackendName {
   const fromEnv = env.REIN_SCHEDULE_BACKEND?.trim();
   if (fromEnv) {
-    if (fromEnv !== 'launchd' && fromEnv !== 'daemon') throw fieldError('invalid_input', `REIN_SCHEDULE_BACKEND: "${fromEnv}" is not launchd or daemon`, 'REIN_SCHEDULE_BACKEND');
+    if (fromEnv !== 'launchd' && fromEnv !== 'daemon')
+      throw fieldError(
+        'invalid_input',
+        `REIN_SCHEDULE_BACKEND: "${fromEnv}" is not launchd or daemon`,
+        'REIN_SCHEDULE_BACKEND',
+      );
     return fromEnv;
   }
   return config.schedule.backend ?? (platform === 'darwin' ? 'launchd' : 'daemon');
@@ -54,7 +63,13 @@ export function devAppPath(argv: readonly string[]): string | undefined {
  * - otherwise `$REIN_HOME/bin/rein-launch`, the node to try first (the stable link of this one) and
  *   Rein's script: kind `launcher`, which finds another node when that one is gone (launcher.ts).
  */
-export function resolveScheduleProgram(env: NodeJS.ProcessEnv, home: string, proc: Proc = process, launcher?: string, lookups?: PathLookups): ScheduleProgram {
+export function resolveScheduleProgram(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  proc: Proc = process,
+  launcher?: string,
+  lookups?: PathLookups,
+): ScheduleProgram {
   const given = env.REIN_SCHEDULE_PROGRAM?.trim();
   if (given) {
     let parsed: unknown;
@@ -64,7 +79,11 @@ export function resolveScheduleProgram(env: NodeJS.ProcessEnv, home: string, pro
       parsed = undefined;
     }
     if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((p) => typeof p === 'string' && p !== '')) {
-      throw fieldError('invalid_input', 'REIN_SCHEDULE_PROGRAM: expected a JSON array of strings, e.g. ["/usr/local/bin/node", "/opt/rein/bin/rein.js"]', 'REIN_SCHEDULE_PROGRAM');
+      throw fieldError(
+        'invalid_input',
+        'REIN_SCHEDULE_PROGRAM: expected a JSON array of strings, e.g. ["/usr/local/bin/node", "/opt/rein/bin/rein.js"]',
+        'REIN_SCHEDULE_PROGRAM',
+      );
     }
     return { prefix: parsed as string[], kind: 'given' };
   }
@@ -72,12 +91,24 @@ export function resolveScheduleProgram(env: NodeJS.ProcessEnv, home: string, pro
     const problem = appLocationProblem(proc.execPath);
     if (proc.defaultApp) {
       const app = devAppPath(proc.argv);
-      if (!app) throw new ReinError('unavailable', 'cannot tell which app folder this development Electron runs, so a launchd job could not start it; set REIN_SCHEDULE_PROGRAM');
-      return { prefix: [proc.execPath, app, '--headless'], kind: 'app', ...(problem ? { problem: problem.message } : {}) };
+      if (!app)
+        throw new ReinError(
+          'unavailable',
+          'cannot tell which app folder this development Electron runs, so a launchd job could not start it; set REIN_SCHEDULE_PROGRAM',
+        );
+      return {
+        prefix: [proc.execPath, app, '--headless'],
+        kind: 'app',
+        ...(problem ? { problem: problem.message } : {}),
+      };
     }
     return { prefix: [proc.execPath, '--headless'], kind: 'app', ...(problem ? { problem: problem.message } : {}) };
   }
   const script = launcher ?? proc.argv[1];
-  if (!script) throw new ReinError('unavailable', 'cannot tell which script started Rein, so a launchd job could not start it; set REIN_SCHEDULE_PROGRAM');
+  if (!script)
+    throw new ReinError(
+      'unavailable',
+      'cannot tell which script started Rein, so a launchd job could not start it; set REIN_SCHEDULE_PROGRAM',
+    );
   return { prefix: [launcherPath(home), stableNodePath(proc.execPath, lookups), resolve(script)], kind: 'launcher' };
 }

@@ -20,14 +20,17 @@ export const DEFAULT_CATCH_UP = 'once';
 export const CATCH_UP_HINT = `once, skip or within <duration> (${DURATION_HINT.replace(/^a duration such as /, 'e.g. within ')})`;
 
 /** Reads `once`, `skip` or `within <duration>` (any case, spaces around trimmed). */
-export function parseCatchUp(text: string): { ok: true; value: CatchUp; normalized: string } | { ok: false; error: string } {
+export function parseCatchUp(
+  text: string,
+): { ok: true; value: CatchUp; normalized: string } | { ok: false; error: string } {
   const s = text.trim().toLowerCase();
   if (s === 'once' || s === 'skip') return { ok: true, value: { kind: s }, normalized: s };
   const m = /^within\s+(\S+)$/.exec(s);
   if (!m) return { ok: false, error: `"${text}" is not ${CATCH_UP_HINT}` };
   const d = parseDuration(m[1]!);
   if (!d.ok) return { ok: false, error: `"${text}": ${d.error}` };
-  if (d.value < 60_000) return { ok: false, error: `"${text}": the window must be at least 1m (for no catch-up at all, use skip)` };
+  if (d.value < 60_000)
+    return { ok: false, error: `"${text}": the window must be at least 1m (for no catch-up at all, use skip)` };
   return { ok: true, value: { kind: 'within', ms: d.value, duration: m[1]! }, normalized: `within ${m[1]!}` };
 }
 
@@ -55,13 +58,25 @@ export type CatchUpDecision = { run: true; note: string } | { run: false; why: s
  * setting (a hand-edited file) is read as the default: a catch-up is never lost to a typo, and the store
  * refuses the file anyway until it is fixed.
  */
-export function catchUpDecision(setting: string | undefined, missed: Date, now: Date, format: (d: Date) => string = (d) => d.toISOString()): CatchUpDecision {
+export function catchUpDecision(
+  setting: string | undefined,
+  missed: Date,
+  now: Date,
+  format: (d: Date) => string = (d) => d.toISOString(),
+): CatchUpDecision {
   const parsed = parseCatchUp(setting ?? DEFAULT_CATCH_UP);
   const c: CatchUp = parsed.ok ? parsed.value : { kind: 'once' };
   const ago = Math.max(0, now.getTime() - missed.getTime());
-  if (c.kind === 'skip') return { run: false, why: `skipped: the run due at ${format(missed)} was missed, and this schedule does not catch up (catch_up: skip)` };
+  if (c.kind === 'skip')
+    return {
+      run: false,
+      why: `skipped: the run due at ${format(missed)} was missed, and this schedule does not catch up (catch_up: skip)`,
+    };
   if (c.kind === 'within' && ago > c.ms) {
-    return { run: false, why: `skipped: the run due at ${format(missed)} was missed ${describeAgo(ago)} ago, longer than catch_up: within ${c.duration} allows` };
+    return {
+      run: false,
+      why: `skipped: the run due at ${format(missed)} was missed ${describeAgo(ago)} ago, longer than catch_up: within ${c.duration} allows`,
+    };
   }
   const rule = c.kind === 'within' ? `catch_up: within ${c.duration}` : 'catch_up: once — missed runs run once';
   return { run: true, note: `the run due at ${format(missed)} was missed ${describeAgo(ago)} ago (${rule})` };

@@ -19,23 +19,39 @@ function describeEnd(r: ProcessResult): string {
   return `exit ${r.exitCode ?? r.exitSignal}`;
 }
 
-export async function probeJobProgram(p: PlistProgram, env: Readonly<Record<string, string>>, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
+export async function probeJobProgram(
+  p: PlistProgram,
+  env: Readonly<Record<string, string>>,
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<ProbeResult> {
   if (!programFilesExist(p)) {
-    const gone = [p.prefix[0], ...(p.kind === 'launcher' ? [p.prefix[2]] : [])].filter((f): f is string => f !== undefined);
-    return { ok: false, problem: `the job starts ${gone.join(' with ')}, and ${gone.length > 1 ? 'one of them is' : 'it is'} gone (Rein or node moved, updated or uninstalled)` };
+    const gone = [p.prefix[0], ...(p.kind === 'launcher' ? [p.prefix[2]] : [])].filter(
+      (f): f is string => f !== undefined,
+    );
+    return {
+      ok: false,
+      problem: `the job starts ${gone.join(' with ')}, and ${gone.length > 1 ? 'one of them is' : 'it is'} gone (Rein or node moved, updated or uninstalled)`,
+    };
   }
   const file = p.prefix[0]!;
   const run = (args: string[]) => runProcess({ file, args, env: { ...env }, cwd: '/', timeoutMs, lingering: 'kill' });
   let uses = file;
   if (p.kind === 'launcher') {
     const r = await run(['--check', ...p.prefix.slice(1)]);
-    if (r.kind !== 'exited' || r.exitCode !== 0) return { ok: false, problem: `${file} cannot start Rein with the job's environment: ${lastLines(r.stderr || r.stdout) || describeEnd(r)}` };
+    if (r.kind !== 'exited' || r.exitCode !== 0)
+      return {
+        ok: false,
+        problem: `${file} cannot start Rein with the job's environment: ${lastLines(r.stderr || r.stdout) || describeEnd(r)}`,
+      };
     const node = /^node: (.*)$/m.exec(r.stdout)?.[1];
     if (node) uses = `${file} → node ${node}`;
   }
   const r = await run([...p.prefix.slice(1), 'schedule', '--help']);
   if (r.kind !== 'exited' || r.exitCode !== 0 || !r.stdout.includes('rein schedule')) {
-    return { ok: false, problem: `${p.prefix.join(' ')} schedule --help did not run with the job's environment: ${lastLines(r.stderr || r.stdout) || describeEnd(r)}` };
+    return {
+      ok: false,
+      problem: `${p.prefix.join(' ')} schedule --help did not run with the job's environment: ${lastLines(r.stderr || r.stdout) || describeEnd(r)}`,
+    };
   }
   return { ok: true, uses };
 }

@@ -20,7 +20,13 @@ import { ReinError, errorMessage } from '../errors.js';
 import { runProcess } from '../process/subprocess.js';
 import { withFileLock } from '../util/fileLock.js';
 import type { ParsedCron } from './cron.js';
-import { buildLaunchdPlist, launchdLabel, launchdLogPaths, launchdPlistPath, writeLaunchdPlist } from './launchdPlist.js';
+import {
+  buildLaunchdPlist,
+  launchdLabel,
+  launchdLogPaths,
+  launchdPlistPath,
+  writeLaunchdPlist,
+} from './launchdPlist.js';
 
 export const DEFAULT_LAUNCHCTL = '/bin/launchctl';
 /** How long an update waits for a booted-out job to go. */
@@ -82,13 +88,26 @@ export function createLaunchctl(opts: LaunchctlOptions = {}): Launchd {
   const pollMs = opts.pollMs ?? 50;
 
   const run = async (args: string[]) => {
-    const r = await runProcess({ file, args, env, timeoutMs: opts.timeoutMs ?? 30_000, output: { mode: 'separate', stdoutMaxBytes: 1 << 20, stderrMaxBytes: 64 << 10 } });
-    if (r.kind === 'spawn_failed') throw new LaunchctlError(`could not run ${file}: ${r.error.message}`, args, null, '');
-    if (r.kind === 'timed_out') throw new LaunchctlError(`${file} ${args.join(' ')} did not finish in time`, args, null, r.stderr);
+    const r = await runProcess({
+      file,
+      args,
+      env,
+      timeoutMs: opts.timeoutMs ?? 30_000,
+      output: { mode: 'separate', stdoutMaxBytes: 1 << 20, stderrMaxBytes: 64 << 10 },
+    });
+    if (r.kind === 'spawn_failed')
+      throw new LaunchctlError(`could not run ${file}: ${r.error.message}`, args, null, '');
+    if (r.kind === 'timed_out')
+      throw new LaunchctlError(`${file} ${args.join(' ')} did not finish in time`, args, null, r.stderr);
     return r;
   };
   const failure = (args: string[], r: { exitCode: number | null; stderr: string; stdout: string }) =>
-    new LaunchctlError(`launchctl ${args.join(' ')} failed (exit ${r.exitCode ?? 'by signal'}): ${(r.stderr || r.stdout).trim() || 'no message'}`, args, r.exitCode, r.stderr);
+    new LaunchctlError(
+      `launchctl ${args.join(' ')} failed (exit ${r.exitCode ?? 'by signal'}): ${(r.stderr || r.stdout).trim() || 'no message'}`,
+      args,
+      r.exitCode,
+      r.stderr,
+    );
 
   const print = async (label: string): Promise<string | undefined> => {
     const r = await run(['print', `${domain}/${label}`]);
@@ -116,7 +135,12 @@ export function createLaunchctl(opts: LaunchctlOptions = {}): Launchd {
       const deadline = Date.now() + timeoutMs;
       while (await isLoaded(label)) {
         if (Date.now() >= deadline) {
-          throw new LaunchctlError(`launchd job ${label} was still loaded ${timeoutMs} ms after bootout`, ['print', `${domain}/${label}`], 0, '');
+          throw new LaunchctlError(
+            `launchd job ${label} was still loaded ${timeoutMs} ms after bootout`,
+            ['print', `${domain}/${label}`],
+            0,
+            '',
+          );
         }
         await new Promise((r) => setTimeout(r, pollMs));
       }
@@ -170,11 +194,13 @@ const queues = new Map<string, Promise<unknown>>();
 
 async function serialised<T>(target: LaunchdJobTarget, plistPath: string, fn: () => Promise<T>): Promise<T> {
   const previous = queues.get(plistPath) ?? Promise.resolve();
-  const mine = previous.catch(() => undefined).then(async () => {
-    const dir = launchdLogPaths(target.reinHome, target.id).dir;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    return withFileLock(join(dir, 'launchd'), fn);
-  });
+  const mine = previous
+    .catch(() => undefined)
+    .then(async () => {
+      const dir = launchdLogPaths(target.reinHome, target.id).dir;
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      return withFileLock(join(dir, 'launchd'), fn);
+    });
   queues.set(plistPath, mine);
   try {
     return await mine;
@@ -227,7 +253,12 @@ export async function installLaunchdJob(spec: LaunchdJobSpec): Promise<LaunchdJo
     await removeStaleTemps(dir, plist.fileName);
     const existing = await readIfThere(plistPath);
     const loaded = await launchd.isLoaded(plist.label);
-    const result = (action: LaunchdJobResult['action']): LaunchdJobResult => ({ label: plist.label, plistPath, action, intervals: plist.intervals.length });
+    const result = (action: LaunchdJobResult['action']): LaunchdJobResult => ({
+      label: plist.label,
+      plistPath,
+      action,
+      intervals: plist.intervals.length,
+    });
     if (loaded && existing === plist.xml) return result('unchanged');
     if (loaded) await bootoutAndWait(launchd, plist.label, spec.waitTimeoutMs);
     await writeLaunchdPlist(plistPath, plist.xml);
@@ -265,7 +296,12 @@ export async function removeLaunchdJob(target: LaunchdJobTarget): Promise<Launch
       removedFile = true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new ReinError('unavailable', `could not delete ${plistPath}: ${errorMessage(e)}`, { path: plistPath }, { cause: e });
+        throw new ReinError(
+          'unavailable',
+          `could not delete ${plistPath}: ${errorMessage(e)}`,
+          { path: plistPath },
+          { cause: e },
+        );
       }
     }
     await removeStaleTemps(dir, `${label}.plist`);
@@ -283,7 +319,12 @@ function refusedBootstrap(id: string, e: unknown): unknown {
     e.exitCode === 5
       ? ' If "Allow in the Background" is off for Rein in System Settings → General → Login Items, turn it on and try again.'
       : '';
-  return new LaunchctlError(`launchd would not load the job of schedule ${id}, so its plist was removed: ${e.message}.${hint}`, e.args, e.exitCode, e.stderr);
+  return new LaunchctlError(
+    `launchd would not load the job of schedule ${id}, so its plist was removed: ${e.message}.${hint}`,
+    e.args,
+    e.exitCode,
+    e.stderr,
+  );
 }
 
 async function bootoutAndWait(launchd: Launchd, label: string, timeoutMs: number | undefined): Promise<void> {

@@ -24,7 +24,11 @@ export type LaunchdReading = 'documented' | 'launchd-842';
 const weekdayOf = (w: number): number => (w === 7 ? 0 : w);
 
 /** Whether the dict's date keys (Month, Day, Weekday) match the day. */
-function dateMatches(d: CalendarInterval, t: Pick<WallClock, 'month' | 'day' | 'weekday'>, reading: LaunchdReading): boolean {
+function dateMatches(
+  d: CalendarInterval,
+  t: Pick<WallClock, 'month' | 'day' | 'weekday'>,
+  reading: LaunchdReading,
+): boolean {
   const month = d.Month === undefined || d.Month === t.month;
   const day = d.Day === undefined || d.Day === t.day;
   if (d.Weekday === undefined) return month && day;
@@ -42,7 +46,11 @@ export function intervalMatches(d: CalendarInterval, t: WallClock, reading: Laun
 }
 
 /** Whether launchd starts the job at the wall-clock minute: any dict matches. */
-export function launchdFires(dicts: readonly CalendarInterval[], t: WallClock, reading: LaunchdReading = 'documented'): boolean {
+export function launchdFires(
+  dicts: readonly CalendarInterval[],
+  t: WallClock,
+  reading: LaunchdReading = 'documented',
+): boolean {
   return dicts.some((d) => intervalMatches(d, t, reading));
 }
 
@@ -54,7 +62,12 @@ const DAY_MS = 86_400_000;
  * clock (no daylight-saving changes), as epoch milliseconds in order. Works a day at a time: the dicts
  * whose date keys match the day, then the minutes their Hour and Minute cover.
  */
-export function simulateLaunchd(dicts: readonly CalendarInterval[], from: Date, days: number, reading: LaunchdReading = 'documented'): number[] {
+export function simulateLaunchd(
+  dicts: readonly CalendarInterval[],
+  from: Date,
+  days: number,
+  reading: LaunchdReading = 'documented',
+): number[] {
   const start = Math.floor(from.getTime() / DAY_MS) * DAY_MS;
   const out: number[] = [];
   const minutes = new Uint8Array(1440);

@@ -11,7 +11,13 @@ import { pathToHandOn } from '../process/loginPath.js';
 import type { ScheduleProgram } from './backend.js';
 import { ensureLauncher } from './launcher.js';
 import { calendarIntervals } from './launchdPlist.js';
-import { createLaunchctl, installLaunchdJob, removeLaunchdJob, resolveLaunchAgentsDir, type Launchd } from './launchctl.js';
+import {
+  createLaunchctl,
+  installLaunchdJob,
+  removeLaunchdJob,
+  resolveLaunchAgentsDir,
+  type Launchd,
+} from './launchctl.js';
 import { programKind, resyncLaunchdJobs } from './resync.js';
 import type { ScheduleJobs } from './schedules.js';
 import type { Schedule } from './store.js';
@@ -51,7 +57,14 @@ export function launchdJobs(opts: LaunchdJobsOptions): ScheduleJobs {
     const env: Record<string, string> = { PATH: path };
     if (opts.env.HOME?.trim()) env.HOME = opts.env.HOME;
     // RunAtLoad only where a missed time may be caught up at login (not for catch_up: skip).
-    return installLaunchdJob({ ...common(), id: s.id, cron: s.cron, programPrefix: program.prefix, env, runAtLoad: catchUpNeedsLoadRun(s.catch_up) });
+    return installLaunchdJob({
+      ...common(),
+      id: s.id,
+      cron: s.cron,
+      programPrefix: program.prefix,
+      env,
+      runAtLoad: catchUpNeedsLoadRun(s.catch_up),
+    });
   };
   const remove = async (id: string) => {
     await removeLaunchdJob({ ...common(), id });
@@ -70,7 +83,15 @@ export function launchdJobs(opts: LaunchdJobsOptions): ScheduleJobs {
       } catch (e) {
         return { problem: (e as Error).message, jobs: [] };
       }
-      return resyncLaunchdJobs({ home: opts.home, launchAgentsDir, launchd: launchd(), program, schedules, install, remove });
+      return resyncLaunchdJobs({
+        home: opts.home,
+        launchAgentsDir,
+        launchd: launchd(),
+        program,
+        schedules,
+        install,
+        remove,
+      });
     },
   };
 }

@@ -58,7 +58,9 @@ export type CalendarPlan =
 
 function checkId(id: string): void {
   if (!LAUNCHD_ID_PATTERN.test(id)) {
-    throw new ReinError('invalid_input', `schedule id "${id}" cannot name a launchd job (letters, digits, - and _)`, { field: 'id' });
+    throw new ReinError('invalid_input', `schedule id "${id}" cannot name a launchd job (letters, digits, - and _)`, {
+      field: 'id',
+    });
   }
 }
 
@@ -69,7 +71,8 @@ export function launchdLabel(id: string): string {
 
 export const launchdPlistFileName = (id: string): string => `${launchdLabel(id)}.plist`;
 
-export const launchdPlistPath = (launchAgentsDir: string, id: string): string => join(launchAgentsDir, launchdPlistFileName(id));
+export const launchdPlistPath = (launchAgentsDir: string, id: string): string =>
+  join(launchAgentsDir, launchdPlistFileName(id));
 
 /** launchd's stdout and stderr for the job: `<REIN_HOME>/schedules/<id>/launchd.{out,err}.log`. */
 export function launchdLogPaths(reinHome: string, id: string): { dir: string; stdout: string; stderr: string } {
@@ -82,7 +85,8 @@ export function launchdLogPaths(reinHome: string, id: string): { dir: string; st
 const MAX_DAY = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** A field's values, or `[undefined]` when it is unrestricted (the key is left out). */
-const keyValues = (values: readonly number[], count: number): readonly (number | undefined)[] => (values.length === count ? [undefined] : values);
+const keyValues = (values: readonly number[], count: number): readonly (number | undefined)[] =>
+  values.length === count ? [undefined] : values;
 
 /**
  * The exact StartCalendarInterval of a cron expression, or why there is none. The count is worked
@@ -116,8 +120,12 @@ export function planCalendarIntervals(input: string | ParsedCron): CalendarPlan 
   const byWeekday = cron.dayRule === 'dow' || cron.dayRule === 'or';
   // (Month, Day) pairs that exist in some year; Month absent means any month, where every Day 1-31 exists.
   const dayPairs: [number | undefined, number][] = [];
-  if (byDay) for (const m of months) for (const d of cron.day) if (m === undefined || d <= MAX_DAY[m]!) dayPairs.push([m, d]);
-  const dateCount = (byDay ? dayPairs.length : 0) + (byWeekday ? cron.weekday.length * months.length : 0) + (byDay || byWeekday ? 0 : months.length);
+  if (byDay)
+    for (const m of months) for (const d of cron.day) if (m === undefined || d <= MAX_DAY[m]!) dayPairs.push([m, d]);
+  const dateCount =
+    (byDay ? dayPairs.length : 0) +
+    (byWeekday ? cron.weekday.length * months.length : 0) +
+    (byDay || byWeekday ? 0 : months.length);
   const count = minutes.length * hours.length * dateCount;
   if (count > MAX_CALENDAR_INTERVALS) {
     return {
@@ -155,7 +163,12 @@ export function planCalendarIntervals(input: string | ParsedCron): CalendarPlan 
 export function calendarIntervals(input: string | ParsedCron): CalendarInterval[] {
   const plan = planCalendarIntervals(input);
   if (!plan.ok) {
-    throw new ReinError('invalid_input', `cron: ${plan.message}`, { field: 'cron', reason: plan.reason, cronField: plan.field, ...(plan.count !== undefined ? { count: plan.count } : {}) });
+    throw new ReinError('invalid_input', `cron: ${plan.message}`, {
+      field: 'cron',
+      reason: plan.reason,
+      cronField: plan.field,
+      ...(plan.count !== undefined ? { count: plan.count } : {}),
+    });
   }
   return plan.intervals;
 }
@@ -200,7 +213,11 @@ export const LAUNCHD_EXIT_TIMEOUT_S = 10;
 export function launchdProgramArguments(programPrefix: readonly string[], id: string): string[] {
   checkId(id);
   if (programPrefix.length === 0 || programPrefix.some((p) => typeof p !== 'string' || p === '')) {
-    throw new ReinError('invalid_input', 'the program that launchd starts must be a non-empty list of non-empty strings', { field: 'programPrefix' });
+    throw new ReinError(
+      'invalid_input',
+      'the program that launchd starts must be a non-empty list of non-empty strings',
+      { field: 'programPrefix' },
+    );
   }
   return [...programPrefix, 'schedule', 'run', id, '--from-launchd'];
 }
@@ -213,7 +230,9 @@ export function buildLaunchdPlist(spec: LaunchdPlistSpec): LaunchdPlist {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(spec.env ?? {})) {
     if (k === '' || k.includes('=') || typeof v !== 'string') {
-      throw new ReinError('invalid_input', `environment variable "${k}" cannot be given to a launchd job`, { field: 'env' });
+      throw new ReinError('invalid_input', `environment variable "${k}" cannot be given to a launchd job`, {
+        field: 'env',
+      });
     }
     env[k] = v;
   }
@@ -225,7 +244,11 @@ export function buildLaunchdPlist(spec: LaunchdPlistSpec): LaunchdPlist {
     // Login Items (System Settings → General) names the job after this app ("Rein"), not "node" or "sh".
     AssociatedBundleIdentifiers: [REIN_BUNDLE_ID],
     ProgramArguments: programArguments,
-    EnvironmentVariables: Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]!])),
+    EnvironmentVariables: Object.fromEntries(
+      Object.keys(env)
+        .sort()
+        .map((k) => [k, env[k]!]),
+    ),
     StandardOutPath: logs.stdout,
     StandardErrorPath: logs.stderr,
     StartCalendarInterval: intervals.map((d) => {
@@ -242,7 +265,15 @@ export function buildLaunchdPlist(spec: LaunchdPlistSpec): LaunchdPlist {
     // SIGKILLs. A run stops within 5 s (cli/stopSignals.ts): cancelled, session saved, recorded.
     ExitTimeOut: LAUNCHD_EXIT_TIMEOUT_S,
   };
-  return { label, fileName: `${label}.plist`, xml: serializePlist(root), programArguments, intervals, stdoutPath: logs.stdout, stderrPath: logs.stderr };
+  return {
+    label,
+    fileName: `${label}.plist`,
+    xml: serializePlist(root),
+    programArguments,
+    intervals,
+    stdoutPath: logs.stdout,
+    stderrPath: logs.stderr,
+  };
 }
 
 /** Writes a plist atomically (temp file in the same folder, fsync, rename, folder sync), mode 0644. */
@@ -264,9 +295,16 @@ const XML_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 export function escapeXml(text: string): string {
   if (XML_INVALID.test(text)) {
-    throw new ReinError('invalid_input', `a launchd job cannot carry the text ${JSON.stringify(text)}: it holds a character XML cannot represent`, { field: 'plist' });
+    throw new ReinError(
+      'invalid_input',
+      `a launchd job cannot carry the text ${JSON.stringify(text)}: it holds a character XML cannot represent`,
+      { field: 'plist' },
+    );
   }
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }
 
 const PLIST_HEAD =
@@ -406,7 +444,8 @@ export function plistCalendarIntervals(plist: PlistValue): CalendarInterval[] {
     if (typeof d !== 'object' || Array.isArray(d)) throw new Error('StartCalendarInterval entry is not a dict');
     const out: CalendarInterval = {};
     for (const [k, v] of Object.entries(d)) {
-      if (!(CALENDAR_KEYS as readonly string[]).includes(k) || typeof v !== 'number') throw new Error(`unexpected calendar key ${k}`);
+      if (!(CALENDAR_KEYS as readonly string[]).includes(k) || typeof v !== 'number')
+        throw new Error(`unexpected calendar key ${k}`);
       out[k as (typeof CALENDAR_KEYS)[number]] = v;
     }
     return out;

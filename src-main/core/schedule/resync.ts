@@ -86,10 +86,18 @@ export async function readJobPlist(path: string): Promise<ReadPlist | undefined>
   try {
     const root = parsePlist(xml);
     if (typeof root !== 'object' || Array.isArray(root)) return { xml };
-    const args = Array.isArray(root.ProgramArguments) && root.ProgramArguments.every((a) => typeof a === 'string') ? (root.ProgramArguments as string[]) : undefined;
+    const args =
+      Array.isArray(root.ProgramArguments) && root.ProgramArguments.every((a) => typeof a === 'string')
+        ? (root.ProgramArguments as string[])
+        : undefined;
     const envValue = root.EnvironmentVariables;
     const env =
-      envValue && typeof envValue === 'object' && !Array.isArray(envValue) && Object.values(envValue).every((v) => typeof v === 'string') ? (envValue as Record<string, string>) : undefined;
+      envValue &&
+      typeof envValue === 'object' &&
+      !Array.isArray(envValue) &&
+      Object.values(envValue).every((v) => typeof v === 'string')
+        ? (envValue as Record<string, string>)
+        : undefined;
     return { xml, root, ...(args ? { args } : {}), ...(env ? { env } : {}) };
   } catch {
     return { xml };
@@ -125,10 +133,15 @@ export async function resyncLaunchdJobs(o: ResyncOptions): Promise<ScheduleSyncR
       else if (!loaded) reason = 'not loaded';
       else if (!current) reason = 'not a plist Rein wrote';
       else if (current.kind !== o.program.kind && o.program.kind !== 'given' && programFilesExist(current)) {
-        jobs.push({ id: s.id, action: 'kept', reason: `started by ${current.kind === 'app' ? "the app's" : current.kind === 'launcher' ? "the CLI's" : 'its own'} program ${current.prefix[0]}, which is there` });
+        jobs.push({
+          id: s.id,
+          action: 'kept',
+          reason: `started by ${current.kind === 'app' ? "the app's" : current.kind === 'launcher' ? "the CLI's" : 'its own'} program ${current.prefix[0]}, which is there`,
+        });
         continue;
       } else if (!programFilesExist(current)) reason = `its program is gone (${current.prefix[0]})`;
-      else if (current.prefix.join('\0') !== o.program.prefix.join('\0')) reason = `its program changed (was ${current.prefix[0]})`;
+      else if (current.prefix.join('\0') !== o.program.prefix.join('\0'))
+        reason = `its program changed (was ${current.prefix[0]})`;
       else reason = 'the plist differs from what Rein writes now';
       const r = await o.install(s, o.program);
       jobs.push({ id: s.id, action: r.action, ...(r.action === 'unchanged' ? {} : { reason }) });
@@ -147,7 +160,11 @@ export async function resyncLaunchdJobs(o: ResyncOptions): Promise<ScheduleSyncR
     if (!plist?.env?.REIN_HOME || resolve(plist.env.REIN_HOME) !== home) continue;
     try {
       await o.remove(id);
-      jobs.push({ id, action: 'removed', reason: o.schedules.some((s) => s.id === id) ? 'the schedule is disabled' : 'no such schedule' });
+      jobs.push({
+        id,
+        action: 'removed',
+        reason: o.schedules.some((s) => s.id === id) ? 'the schedule is disabled' : 'no such schedule',
+      });
     } catch (e) {
       jobs.push({ id, action: 'failed', error: errorMessage(e) });
     }

@@ -56,7 +56,11 @@ export class Schedules {
     this.#jobs =
       opts.jobs ??
       (this.backend === 'launchd'
-        ? launchdJobs({ home: opts.home, env: opts.env, program: opts.program ?? (() => resolveScheduleProgram(opts.env, opts.home, process, opts.launcher)) })
+        ? launchdJobs({
+            home: opts.home,
+            env: opts.env,
+            program: opts.program ?? (() => resolveScheduleProgram(opts.env, opts.home, process, opts.launcher)),
+          })
         : { apply: async () => undefined, remove: async () => undefined });
   }
 

@@ -93,12 +93,18 @@ export interface SchedulePatch {
 export function checkPrompt(prompt: string): string {
   if (prompt.trim() === '') throw fieldError('invalid_input', 'prompt: must not be blank', 'prompt');
   if (prompt.includes('\0')) throw fieldError('invalid_input', 'prompt: must not contain NUL bytes', 'prompt');
-  if (Array.from(prompt).length > PROMPT_MAX_CHARS) throw fieldError('invalid_input', `prompt: at most ${PROMPT_MAX_CHARS} characters`, 'prompt');
+  if (Array.from(prompt).length > PROMPT_MAX_CHARS)
+    throw fieldError('invalid_input', `prompt: at most ${PROMPT_MAX_CHARS} characters`, 'prompt');
   return prompt;
 }
 
 function checkAgent(agent: string): string {
-  if (!AGENT_NAME_PATTERN.test(agent)) throw fieldError('invalid_input', `agent: "${agent}" is not an agent name (lowercase letters, digits, - and _)`, 'agent');
+  if (!AGENT_NAME_PATTERN.test(agent))
+    throw fieldError(
+      'invalid_input',
+      `agent: "${agent}" is not an agent name (lowercase letters, digits, - and _)`,
+      'agent',
+    );
   return agent;
 }
 
@@ -137,7 +143,16 @@ export class ScheduleStore {
       do id = randomBytes(4).toString('hex');
       while (taken.has(id));
       const at = this.#now().toISOString();
-      const schedule: Schedule = { id, agent, cron, prompt, enabled: input.enabled ?? true, ...(catchUp !== undefined ? { catch_up: catchUp } : {}), created_at: at, updated_at: at };
+      const schedule: Schedule = {
+        id,
+        agent,
+        cron,
+        prompt,
+        enabled: input.enabled ?? true,
+        ...(catchUp !== undefined ? { catch_up: catchUp } : {}),
+        created_at: at,
+        updated_at: at,
+      };
       file.schedules.push(schedule);
       return schedule;
     });
@@ -145,7 +160,11 @@ export class ScheduleStore {
 
   async update(id: string, patch: SchedulePatch): Promise<Schedule> {
     if (Object.values(patch).every((v) => v === undefined)) {
-      throw fieldError('invalid_input', 'give at least one of cron, prompt, agent, enabled or catch_up to change', 'cron');
+      throw fieldError(
+        'invalid_input',
+        'give at least one of cron, prompt, agent, enabled or catch_up to change',
+        'cron',
+      );
     }
     const cron = patch.cron !== undefined ? checkCron(patch.cron).normalized : undefined;
     const prompt = patch.prompt !== undefined ? checkPrompt(patch.prompt) : undefined;
@@ -210,12 +229,19 @@ export class ScheduleStore {
     try {
       raw = JSON.parse(text);
     } catch (e) {
-      throw new ReinError('config_invalid', `${this.file} is not valid JSON (${(e as Error).message}); fix or remove it — nothing was changed`);
+      throw new ReinError(
+        'config_invalid',
+        `${this.file} is not valid JSON (${(e as Error).message}); fix or remove it — nothing was changed`,
+      );
     }
     const parsed = SchedulesFile.safeParse(raw);
     if (!parsed.success) {
       const p = describeIssues(parsed.error.issues, raw)[0];
-      throw new ReinError('config_invalid', `${this.file}: ${p ? `${p.field}: ${p.message}` : 'invalid'}; fix or remove it — nothing was changed`, { file: this.file, ...(p ? { field: p.field } : {}) });
+      throw new ReinError(
+        'config_invalid',
+        `${this.file}: ${p ? `${p.field}: ${p.message}` : 'invalid'}; fix or remove it — nothing was changed`,
+        { file: this.file, ...(p ? { field: p.field } : {}) },
+      );
     }
     return parsed.data;
   }
@@ -241,7 +267,9 @@ export const MAX_RUN_LOGS = 200;
 /** Deletes all but the newest `keep` run logs of a schedule (names sort by time: runLogs.ts). Never throws. */
 export async function pruneScheduleLogs(home: string, id: string, keep = MAX_RUN_LOGS): Promise<number> {
   const dir = scheduleLogsDir(home, id);
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => RUN_LOG_NAME.test(n)).sort(compareLogNames);
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((n) => RUN_LOG_NAME.test(n))
+    .sort(compareLogNames);
   const old = names.slice(0, Math.max(0, names.length - keep));
   for (const n of old) await rm(join(dir, n), { force: true }).catch(() => undefined);
   return old.length;

@@ -105,7 +105,9 @@ function withElectronBinding(Base: typeof Database): typeof Database {
     versions: process.versions,
     platform: process.platform,
     arch: process.arch,
-    ...((process as { resourcesPath?: string }).resourcesPath ? { resourcesPath: (process as { resourcesPath?: string }).resourcesPath } : {}),
+    ...((process as { resourcesPath?: string }).resourcesPath
+      ? { resourcesPath: (process as { resourcesPath?: string }).resourcesPath }
+      : {}),
     ...(appRootFrom(fileURLToPath(import.meta.url)) ? { appRoot: appRootFrom(fileURLToPath(import.meta.url))! } : {}),
   });
   if (choice.why === 'mismatch') process.stderr.write(`rein: ${choice.problem}\n`);
@@ -179,7 +181,12 @@ export function moveAside(file: string, expected?: string): string | undefined {
     renameSync(file, target);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // moved by another process meanwhile
-    throw new ReinError('internal', `cannot move the damaged session index ${file} aside: ${errorMessage(e)}`, { file }, { cause: e });
+    throw new ReinError(
+      'internal',
+      `cannot move the damaged session index ${file} aside: ${errorMessage(e)}`,
+      { file },
+      { cause: e },
+    );
   }
   for (const companion of ['-wal', '-shm']) {
     try {

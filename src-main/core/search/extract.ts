@@ -98,7 +98,12 @@ function userRows(message: SessionMessage, meta: MessageMeta | undefined, push: 
     return;
   }
   // A follow-up can also be merged into a message of tool results; it is still the user's words.
-  push('user', texts.map((t) => (t.trimStart().startsWith(INBOX_PREFIX) ? t.trimStart().slice(INBOX_PREFIX.length) : t)).join('\n'));
+  push(
+    'user',
+    texts
+      .map((t) => (t.trimStart().startsWith(INBOX_PREFIX) ? t.trimStart().slice(INBOX_PREFIX.length) : t))
+      .join('\n'),
+  );
 }
 
 function assistantRows(message: SessionMessage, meta: MessageMeta | undefined, push: Push): void {
@@ -110,7 +115,8 @@ function assistantRows(message: SessionMessage, meta: MessageMeta | undefined, p
   });
   const finalText: string[] = [];
   blocks.forEach((b, i) => {
-    if (b.type === 'tool_use' || b.type === 'server_tool_use') push('tool_call', cut(toolCallLine(b.name, b.input), TOOL_CALL_INDEX_CHARS));
+    if (b.type === 'tool_use' || b.type === 'server_tool_use')
+      push('tool_call', cut(toolCallLine(b.name, b.input), TOOL_CALL_INDEX_CHARS));
     // Text before a tool call is narration ("Let me check…"); only text after the last call answers.
     else if (b.type === 'text' && i > lastToolUse) finalText.push(b.text);
   });
@@ -121,7 +127,9 @@ function assistantRows(message: SessionMessage, meta: MessageMeta | undefined, p
 export function toolCallLine(name: string, input: unknown): string {
   if (input && typeof input === 'object' && !Array.isArray(input)) {
     const record = input as Record<string, unknown>;
-    const telling = TELLING_INPUT_FIELDS.map((k) => record[k]).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+    const telling = TELLING_INPUT_FIELDS.map((k) => record[k]).filter(
+      (v): v is string => typeof v === 'string' && v.trim() !== '',
+    );
     if (telling.length > 0) return `${name}: ${telling.join(' ')}`;
     const json = safeJson(input);
     return json === '{}' ? name : `${name}: ${json}`;

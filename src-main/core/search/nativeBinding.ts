@@ -89,7 +89,8 @@ function parseRecord(text: string | undefined): BindingRecord | undefined {
   if (text === undefined) return undefined;
   try {
     const r = JSON.parse(text) as Partial<BindingRecord>;
-    if ([r.electron, r.modules, r.platform, r.arch].every((v) => typeof v === 'string' && v !== '')) return r as BindingRecord;
+    if ([r.electron, r.modules, r.platform, r.arch].every((v) => typeof v === 'string' && v !== ''))
+      return r as BindingRecord;
   } catch {
     // unreadable: treated as no record
   }

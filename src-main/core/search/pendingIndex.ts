@@ -18,7 +18,13 @@ import { basename, dirname, join } from 'node:path';
 import { PENDING_FILE_NAME, pendingFile, PendingNote } from '../sessions/indexNotes.js';
 
 // The writing half lives beside the session store (sessions/indexNotes.ts): re-exported for the taker's callers.
-export { notePendingIndex, noteSavedSession, PENDING_FILE_NAME, pendingFile, PendingNote } from '../sessions/indexNotes.js';
+export {
+  notePendingIndex,
+  noteSavedSession,
+  PENDING_FILE_NAME,
+  pendingFile,
+  PendingNote,
+} from '../sessions/indexNotes.js';
 
 const TAKEN_MARK = '.taken-';
 

@@ -54,7 +54,9 @@ export function planQuery(raw: string, opts: PlanOptions = {}): QueryPlan | unde
 
   const plan: QueryPlan = { terms, likes: [] };
 
-  const wordy = terms.every((t) => !hasCjk(t) && WORD_CHAR.test(t) && [...t].every((c) => WORD_CHAR.test(c) || SEPARATOR_CHAR.test(c)));
+  const wordy = terms.every(
+    (t) => !hasCjk(t) && WORD_CHAR.test(t) && [...t].every((c) => WORD_CHAR.test(c) || SEPARATOR_CHAR.test(c)),
+  );
   if (wordy) {
     plan.words = terms.map((t, i) => ftsString(t) + (opts.prefix && i === terms.length - 1 ? '*' : '')).join(' ');
   }

@@ -131,11 +131,13 @@ export function ensureSchema(db: Database.Database): SchemaOutcome {
 /** Drops every table, virtual tables first (they own their shadow tables). Returns whether any existed. */
 function dropAll(db: Database.Database): boolean {
   const objects = () =>
-    db
-      .prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-      .all() as Array<{ name: string; sql: string | null }>;
+    db.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as Array<{
+      name: string;
+      sql: string | null;
+    }>;
   const before = objects();
-  for (const t of before.filter((o) => /^\s*CREATE\s+VIRTUAL/i.test(o.sql ?? ''))) db.exec(`DROP TABLE IF EXISTS "${t.name.replace(/"/g, '""')}"`);
+  for (const t of before.filter((o) => /^\s*CREATE\s+VIRTUAL/i.test(o.sql ?? '')))
+    db.exec(`DROP TABLE IF EXISTS "${t.name.replace(/"/g, '""')}"`);
   for (const t of objects()) db.exec(`DROP TABLE IF EXISTS "${t.name.replace(/"/g, '""')}"`);
   return before.length > 0;
 }

@@ -19,7 +19,11 @@ export async function listAgentSessionFiles(home: string): Promise<AgentSessionF
   const out: AgentSessionFiles[] = [];
   for (const agent of agents) {
     const dir = paths.sessionsDir(home, agent);
-    const ids = (await namesIn(dir)).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId).sort();
+    const ids = (await namesIn(dir))
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => n.slice(0, -5))
+      .filter(isSessionId)
+      .sort();
     out.push({ agent, dir, ids });
   }
   return out;

@@ -17,7 +17,14 @@ import { describeWriteError, isStorageFailure, writeErrorReason } from '../util/
 import { fileIdentity, isCorruptionError, moveAside, openDatabase, openInMemory, openReadOnly } from './database.js';
 import { extractRows, type IndexRow, type IndexedRole } from './extract.js';
 import { planQuery, type QueryPlan } from './query.js';
-import { FTS_TABLES, META_INDEXED_AT, ROW_BITS, ROWS_PER_SESSION, type FtsTable, type SchemaOutcome } from './schema.js';
+import {
+  FTS_TABLES,
+  META_INDEXED_AT,
+  ROW_BITS,
+  ROWS_PER_SESSION,
+  type FtsTable,
+  type SchemaOutcome,
+} from './schema.js';
 import { ELLIPSIS, MATCH_CLOSE, MATCH_OPEN, compactSnippet, snippetAround } from './snippet.js';
 import { listAgentSessionFiles } from './sessionFiles.js';
 import { takePendingNotes } from './pendingIndex.js';
@@ -194,10 +201,13 @@ export class SessionIndex {
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          if ((opts.rebuild ?? 'auto') === 'auto' && !index.isComplete()) index.opened.reindexed = await index.reindex();
+          if ((opts.rebuild ?? 'auto') === 'auto' && !index.isComplete())
+            index.opened.reindexed = await index.reindex();
           // Sessions that `rein run` and schedule runs noted instead of indexing (pendingIndex.ts).
           // With the safety net (checkDisk) unless the files were all just read.
-          const caught = await index.catchUp({ checkDisk: (opts.rebuild ?? 'auto') === 'auto' && !index.opened.reindexed });
+          const caught = await index.catchUp({
+            checkDisk: (opts.rebuild ?? 'auto') === 'auto' && !index.opened.reindexed,
+          });
           if (caught.notUpdated) index.opened.notUpdated = caught.notUpdated;
           break;
         } catch (e) {
@@ -259,7 +269,9 @@ export class SessionIndex {
    * drops the notes. A noted session whose file is gone is taken out of the index; one that cannot be
    * read is left for `rein sessions reindex` (its problem is returned). Returns how many were indexed.
    */
-  async catchUp(opts: { checkDisk?: boolean } = {}): Promise<{ indexed: number; problems: SessionProblem[]; notUpdated?: string; disk?: DiskCheckReport }> {
+  async catchUp(
+    opts: { checkDisk?: boolean } = {},
+  ): Promise<{ indexed: number; problems: SessionProblem[]; notUpdated?: string; disk?: DiskCheckReport }> {
     // Nothing can be written to a read-only or in-memory index: the notes wait for one that can.
     if (this.opened.readOnly || this.opened.inMemory) return { indexed: 0, problems: [] };
     try {
@@ -325,10 +337,14 @@ export class SessionIndex {
    */
   async checkDisk(): Promise<DiskCheckReport> {
     const stored = new Map(
-      this.#guard(() => this.#stmt(`SELECT agent, id, file_stamp FROM sessions`).all() as Array<{ agent: string; id: string; file_stamp: string | null }>).map((r) => [
-        sessionKeyOf(r.agent, r.id),
-        r.file_stamp,
-      ]),
+      this.#guard(
+        () =>
+          this.#stmt(`SELECT agent, id, file_stamp FROM sessions`).all() as Array<{
+            agent: string;
+            id: string;
+            file_stamp: string | null;
+          }>,
+      ).map((r) => [sessionKeyOf(r.agent, r.id), r.file_stamp]),
     );
     const found = new Set<string>();
     const problems: SessionProblem[] = [];
@@ -354,7 +370,9 @@ export class SessionIndex {
 
   /** The file stamp the index holds for a session: undefined when not indexed, null when indexed from memory. */
   #storedStamp(agent: string, id: string): string | null | undefined {
-    const row = this.#guard(() => this.#stmt(`SELECT file_stamp FROM sessions WHERE agent = ? AND id = ?`).get(agent, id)) as { file_stamp: string | null } | undefined;
+    const row = this.#guard(() =>
+      this.#stmt(`SELECT file_stamp FROM sessions WHERE agent = ? AND id = ?`).get(agent, id),
+    ) as { file_stamp: string | null } | undefined;
     return row?.file_stamp;
   }
 
@@ -363,7 +381,12 @@ export class SessionIndex {
    * transaction; `stamp` is each file's stamp taken before it was read (so a save in between only makes
    * the next check read it again). Problems are added to `problems`; returns the ids indexed.
    */
-  async #indexFiles(agent: string, dir: string, files: ReadonlyArray<{ id: string; stamp: string | null }>, problems: SessionProblem[]): Promise<string[]> {
+  async #indexFiles(
+    agent: string,
+    dir: string,
+    files: ReadonlyArray<{ id: string; stamp: string | null }>,
+    problems: SessionProblem[],
+  ): Promise<string[]> {
     const store = new SessionStore(dir);
     const done: string[] = [];
     for (let i = 0; i < files.length; i += REINDEX_BATCH) {
@@ -408,10 +431,14 @@ export class SessionIndex {
     if (!parsed.success) {
       const p = describeIssues(parsed.error.issues, session)[0];
       const id = (session as { id?: unknown } | null)?.id;
-      throw new ReinError('invalid_input', `session ${String(id)}: ${p?.field ?? '(top level)'}: ${p?.message ?? 'invalid'}`, {
-        id,
-        field: p?.field,
-      });
+      throw new ReinError(
+        'invalid_input',
+        `session ${String(id)}: ${p?.field ?? '(top level)'}: ${p?.message ?? 'invalid'}`,
+        {
+          id,
+          field: p?.field,
+        },
+      );
     }
     this.#guard(() => this.#db.transaction(() => this.#write(parsed.data, parsed.data.agent)).immediate());
   }
@@ -439,7 +466,9 @@ export class SessionIndex {
    */
   search(query: string, opts: SearchOptions): SearchHit[] {
     if (typeof opts?.agent !== 'string' || opts.agent === '') {
-      throw new ReinError('invalid_input', 'search: agent: required (a search is always scoped to one agent)', { field: 'agent' });
+      throw new ReinError('invalid_input', 'search: agent: required (a search is always scoped to one agent)', {
+        field: 'agent',
+      });
     }
     const limit = clampLimit(opts.limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
     const plan = planQuery(String(query ?? ''), { prefix: opts.prefix === true });
@@ -463,7 +492,11 @@ export class SessionIndex {
       const fallback = plan.words === undefined || hits.length === 0;
       if (fallback && plan.substrings !== undefined) {
         for (const c of this.#ranked('substrings', plan.substrings, plan.likes, scope, seen, limit - hits.length)) {
-          hits.push(this.#hit(c, 'substring', () => this.#ftsSnippet('substrings', plan.substrings!, c.rowid, SUBSTRING_SNIPPET_TOKENS)));
+          hits.push(
+            this.#hit(c, 'substring', () =>
+              this.#ftsSnippet('substrings', plan.substrings!, c.rowid, SUBSTRING_SNIPPET_TOKENS),
+            ),
+          );
         }
       }
       if (fallback && plan.substrings === undefined) {
@@ -532,10 +565,9 @@ export class SessionIndex {
     const removed = this.#dropVanished(found);
     for (const table of FTS_TABLES) await this.#mergeSegments(table);
     this.#guard(() => {
-      this.#stmt(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
-        META_INDEXED_AT,
-        new Date().toISOString(),
-      );
+      this.#stmt(
+        `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      ).run(META_INDEXED_AT, new Date().toISOString());
       this.#db.pragma('wal_checkpoint(TRUNCATE)');
     });
     return { sessions, removed, problems, agents: folders.map((f) => f.agent) };
@@ -600,14 +632,15 @@ export class SessionIndex {
     // Rows past the id range of a session are not indexed; 16 million is far beyond any real session.
     const rows = extractRows(s).slice(0, ROWS_PER_SESSION);
     const base = key * ROWS_PER_SESSION;
-    const old = this.#stmt(`SELECT id, msg_index, role, substrings, content FROM messages WHERE id >= ? AND id < ? ORDER BY id`).all(
-      base,
-      base + ROWS_PER_SESSION,
-    ) as OldRow[];
+    const old = this.#stmt(
+      `SELECT id, msg_index, role, substrings, content FROM messages WHERE id >= ? AND id < ? ORDER BY id`,
+    ).all(base, base + ROWS_PER_SESSION) as OldRow[];
     // Messages are mostly appended: rows up to the first difference stay, the rest is rewritten.
     let same = 0;
-    while (same < old.length && same < rows.length && old[same]!.id === base + same && sameRow(old[same]!, rows[same]!)) same++;
-    if (same < old.length) this.#stmt(`DELETE FROM messages WHERE id >= ? AND id < ?`).run(base + same, base + ROWS_PER_SESSION);
+    while (same < old.length && same < rows.length && old[same]!.id === base + same && sameRow(old[same]!, rows[same]!))
+      same++;
+    if (same < old.length)
+      this.#stmt(`DELETE FROM messages WHERE id >= ? AND id < ?`).run(base + same, base + ROWS_PER_SESSION);
     const insert = this.#stmt(`INSERT INTO messages (id, msg_index, role, substrings, content) VALUES (?, ?, ?, ?, ?)`);
     for (let i = same; i < rows.length; i++) {
       const r = rows[i]!;
@@ -616,15 +649,23 @@ export class SessionIndex {
   }
 
   #deleteKey(key: number): void {
-    this.#stmt(`DELETE FROM messages WHERE id >= ? AND id < ?`).run(key * ROWS_PER_SESSION, (key + 1) * ROWS_PER_SESSION);
+    this.#stmt(`DELETE FROM messages WHERE id >= ? AND id < ?`).run(
+      key * ROWS_PER_SESSION,
+      (key + 1) * ROWS_PER_SESSION,
+    );
     this.#stmt(`DELETE FROM sessions WHERE key = ?`).run(key);
   }
 
   /** Drops entries whose JSON file is gone, checking the disk again so a session saved meanwhile stays. */
   #dropVanished(found: ReadonlySet<string>): number {
-    const all = this.#guard(() => this.#stmt(`SELECT key, id, agent FROM sessions`).all() as Array<{ key: number; id: string; agent: string }>);
+    const all = this.#guard(
+      () =>
+        this.#stmt(`SELECT key, id, agent FROM sessions`).all() as Array<{ key: number; id: string; agent: string }>,
+    );
     const gone = all.filter(
-      (r) => !found.has(sessionKeyOf(r.agent, r.id)) && !existsSync(join(paths.sessionsDir(this.home, r.agent), `${r.id}.json`)),
+      (r) =>
+        !found.has(sessionKeyOf(r.agent, r.id)) &&
+        !existsSync(join(paths.sessionsDir(this.home, r.agent), `${r.id}.json`)),
     );
     if (gone.length === 0) return 0;
     this.#guard(() =>
@@ -738,14 +779,9 @@ export class SessionIndex {
   #ftsSnippet(table: FtsTable, match: string, rowid: number, tokens: number): string {
     // CAST: better-sqlite3 binds JS numbers as REAL, and FTS5 then drops a `rowid = ?` constraint
     // altogether (every matching row comes back, so the snippet would be another session's text).
-    const row = this.#stmt(`SELECT snippet(${table}, 0, ?, ?, ?, ?) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`).get(
-      MATCH_OPEN,
-      MATCH_CLOSE,
-      ELLIPSIS,
-      tokens,
-      match,
-      rowid,
-    ) as { s: string } | undefined;
+    const row = this.#stmt(
+      `SELECT snippet(${table}, 0, ?, ?, ?, ?) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`,
+    ).get(MATCH_OPEN, MATCH_CLOSE, ELLIPSIS, tokens, match, rowid) as { s: string } | undefined;
     return compactSnippet(row?.s ?? '');
   }
 
@@ -820,7 +856,12 @@ interface OldRow {
 }
 
 function sameRow(a: OldRow, b: IndexRow): boolean {
-  return a.msg_index === b.msgIndex && a.role === b.role && a.substrings === (b.substrings ? 1 : 0) && a.content === b.content;
+  return (
+    a.msg_index === b.msgIndex &&
+    a.role === b.role &&
+    a.substrings === (b.substrings ? 1 : 0) &&
+    a.content === b.content
+  );
 }
 
 const sessionKeyOf = (agent: string, id: string) => `${agent}\u0000${id}`;
@@ -868,7 +909,11 @@ async function fileStamp(file: string): Promise<string | null> {
  * hold the daemon up): `null` where the file is gone since the readdir, `undefined` where it could not be
  * looked at (`onError` is told why).
  */
-async function stampsOf(dir: string, ids: string[], onError: (id: string, e: unknown) => void): Promise<Array<string | null | undefined>> {
+async function stampsOf(
+  dir: string,
+  ids: string[],
+  onError: (id: string, e: unknown) => void,
+): Promise<Array<string | null | undefined>> {
   const out: Array<string | null | undefined> = [];
   for (let i = 0; i < ids.length; i += STAT_BATCH) {
     if (i > 0) await new Promise((r) => setImmediate(r));
@@ -902,6 +947,8 @@ function isMissing(e: unknown): boolean {
 
 function toProblem(dir: string, id: string, e: unknown): SessionProblem {
   const file = join(dir, `${id}.json`);
-  const error = isReinError(e) ? e : new ReinError('session_corrupt', `${file}: ${errorMessage(e)}`, { id, file }, { cause: e });
+  const error = isReinError(e)
+    ? e
+    : new ReinError('session_corrupt', `${file}: ${errorMessage(e)}`, { id, file }, { cause: e });
   return { file, error };
 }

@@ -29,7 +29,8 @@ export function snippetAround(content: string, terms: readonly string[]): string
     const at = lower.indexOf(n);
     if (at !== -1 && (first === -1 || at < first)) first = at;
   }
-  if (first === -1) return compactSnippet(content.slice(0, SNIPPET_CHARS)) + (content.length > SNIPPET_CHARS ? ELLIPSIS : '');
+  if (first === -1)
+    return compactSnippet(content.slice(0, SNIPPET_CHARS)) + (content.length > SNIPPET_CHARS ? ELLIPSIS : '');
 
   let start = Math.max(0, first - CONTEXT_BEFORE);
   let end = Math.min(content.length, start + SNIPPET_CHARS);

@@ -50,7 +50,8 @@ export function keyStores(env: NodeJS.ProcessEnv, home: string, o: KeyStoreOptio
   if (o.stores) return o.stores;
   const platform = o.platform ?? process.platform;
   const file = fileKeyStore(home);
-  if (platform === 'darwin') return [keychainKeyStore({ env, home, ...(o.securityPath ? { securityPath: o.securityPath } : {}) }), file];
+  if (platform === 'darwin')
+    return [keychainKeyStore({ env, home, ...(o.securityPath ? { securityPath: o.securityPath } : {}) }), file];
   if (platform === 'win32') return [file];
   return [libsecretKeyStore({ env, home, ...(o.secretTool ? { secretTool: o.secretTool } : {}) }), file];
 }
@@ -128,7 +129,11 @@ export interface ResolvedKey {
 }
 
 /** The key a model request of this process sends: the environment's, else the stored one (cached). */
-export async function resolveApiKey(env: NodeJS.ProcessEnv, home: string, o: KeyStoreOptions & { storedKey?: boolean } = {}): Promise<ResolvedKey> {
+export async function resolveApiKey(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  o: KeyStoreOptions & { storedKey?: boolean } = {},
+): Promise<ResolvedKey> {
   const fromEnv = envApiKey(env);
   if (fromEnv) return { key: fromEnv, source: 'env' };
   if (o.storedKey === false) return {};
@@ -166,11 +171,16 @@ export interface WriteTarget {
 }
 
 /** Where a key stored now would go: the first store that can take one. */
-export async function keyWriteTarget(env: NodeJS.ProcessEnv, home: string, o: KeyStoreOptions = {}): Promise<WriteTarget> {
+export async function keyWriteTarget(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  o: KeyStoreOptions = {},
+): Promise<WriteTarget> {
   const reasons: string[] = [];
   const stores = keyStores(env, home, o);
   for (const store of stores) {
-    if (store === stores[stores.length - 1]) return { store, ...(reasons.length > 0 ? { fallbackReason: reasons.join('; ') } : {}) };
+    if (store === stores[stores.length - 1])
+      return { store, ...(reasons.length > 0 ? { fallbackReason: reasons.join('; ') } : {}) };
     const u = await store.usable();
     if (u.usable) return { store };
     reasons.push(u.reason);
@@ -186,12 +196,18 @@ export interface StoredResult extends WriteTarget {
 }
 
 /** Checks the key, writes it where keyWriteTarget says, confirms it and removes copies in later stores. */
-export async function storeApiKey(env: NodeJS.ProcessEnv, home: string, text: string, o: KeyStoreOptions = {}): Promise<StoredResult> {
+export async function storeApiKey(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  text: string,
+  o: KeyStoreOptions = {},
+): Promise<StoredResult> {
   const key = checkApiKey(text);
   const target = await keyWriteTarget(env, home, o);
   try {
     await target.store.write(key);
-    if ((await target.store.read()) !== key) throw new ReinError('unavailable', `${target.store.where} did not keep the key`);
+    if ((await target.store.read()) !== key)
+      throw new ReinError('unavailable', `${target.store.where} did not keep the key`);
   } finally {
     forgetStoredKey(home);
   }
@@ -209,7 +225,11 @@ export async function storeApiKey(env: NodeJS.ProcessEnv, home: string, text: st
 }
 
 /** Removes the stored key from every store that holds it; throws when a store could not be changed. */
-export async function removeStoredApiKey(env: NodeJS.ProcessEnv, home: string, o: KeyStoreOptions = {}): Promise<KeyStore[]> {
+export async function removeStoredApiKey(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  o: KeyStoreOptions = {},
+): Promise<KeyStore[]> {
   const removed: KeyStore[] = [];
   const problems: string[] = [];
   for (const store of keyStores(env, home, o)) {
@@ -222,7 +242,10 @@ export async function removeStoredApiKey(env: NodeJS.ProcessEnv, home: string, o
   }
   forgetStoredKey(home);
   if (problems.length > 0) {
-    throw new ReinError('unavailable', `${problems.join('; ')}${removed.length > 0 ? ` (removed from ${removed.map((s) => s.where).join(', ')})` : ''}`);
+    throw new ReinError(
+      'unavailable',
+      `${problems.join('; ')}${removed.length > 0 ? ` (removed from ${removed.map((s) => s.where).join(', ')})` : ''}`,
+    );
   }
   return removed;
 }
@@ -234,7 +257,11 @@ export interface KeyStatus {
   env: boolean;
 }
 
-export async function apiKeyStatus(env: NodeJS.ProcessEnv, home: string, o: KeyStoreOptions = {}): Promise<{ status: KeyStatus; where?: string; problems: string[] }> {
+export async function apiKeyStatus(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  o: KeyStoreOptions = {},
+): Promise<{ status: KeyStatus; where?: string; problems: string[] }> {
   const found = await findStoredKey(env, home, o);
   return {
     status: { stored: found.key !== undefined, store: found.store?.kind ?? null, env: envApiKey(env) !== undefined },
@@ -245,5 +272,9 @@ export async function apiKeyStatus(env: NodeJS.ProcessEnv, home: string, o: KeyS
 
 /** A store's name as a person reads it. */
 export function storeName(kind: KeyStoreKind): string {
-  return kind === 'keychain' ? 'the macOS Keychain' : kind === 'libsecret' ? 'the Secret Service (libsecret)' : 'a file';
+  return kind === 'keychain'
+    ? 'the macOS Keychain'
+    : kind === 'libsecret'
+      ? 'the Secret Service (libsecret)'
+      : 'a file';
 }

@@ -54,7 +54,16 @@ export function keyAccount(home: string): string {
  */
 export function storeToolEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { PATH: env.PATH || '/usr/bin:/bin', LC_ALL: 'C' };
-  for (const name of ['HOME', 'USER', 'LOGNAME', 'TMPDIR', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'DISPLAY', 'WAYLAND_DISPLAY']) {
+  for (const name of [
+    'HOME',
+    'USER',
+    'LOGNAME',
+    'TMPDIR',
+    'DBUS_SESSION_BUS_ADDRESS',
+    'XDG_RUNTIME_DIR',
+    'DISPLAY',
+    'WAYLAND_DISPLAY',
+  ]) {
     const v = env[name];
     if (v !== undefined && v !== '') out[name] = v;
   }
@@ -75,7 +84,11 @@ export interface ToolRun {
  * Runs a store program. runProcess starts it in a new session (`detached`), so it has no controlling
  * terminal: `security` then reads a password it prompts for from stdin, never from the person's tty.
  */
-export async function runStoreTool(file: string, args: readonly string[], o: { env: NodeJS.ProcessEnv; stdin?: string; timeoutMs: number }): Promise<ToolRun> {
+export async function runStoreTool(
+  file: string,
+  args: readonly string[],
+  o: { env: NodeJS.ProcessEnv; stdin?: string; timeoutMs: number },
+): Promise<ToolRun> {
   const result = await runProcess({
     file,
     args,

@@ -18,7 +18,15 @@
  */
 import { access, constants } from 'node:fs/promises';
 import { ReinError } from '../errors.js';
-import { KEY_LABEL, KEY_SERVICE, READ_TIMEOUT_MS, WRITE_TIMEOUT_MS, keyAccount, runStoreTool, type KeyStore } from './keyStore.js';
+import {
+  KEY_LABEL,
+  KEY_SERVICE,
+  READ_TIMEOUT_MS,
+  WRITE_TIMEOUT_MS,
+  keyAccount,
+  runStoreTool,
+  type KeyStore,
+} from './keyStore.js';
 
 export const SECURITY_PATH = '/usr/bin/security';
 /** errSecItemNotFound as `security` exits with it. */
@@ -37,7 +45,8 @@ export function keychainKeyStore(o: KeychainStoreOptions): KeyStore {
   const account = keyAccount(o.home);
   const item = ['-s', KEY_SERVICE, '-a', account];
   const where = `the macOS Keychain (service ${KEY_SERVICE}, account ${account})`;
-  const run = (args: string[], stdin?: string, timeoutMs = READ_TIMEOUT_MS) => runStoreTool(security, args, { env: o.env, timeoutMs, ...(stdin !== undefined ? { stdin } : {}) });
+  const run = (args: string[], stdin?: string, timeoutMs = READ_TIMEOUT_MS) =>
+    runStoreTool(security, args, { env: o.env, timeoutMs, ...(stdin !== undefined ? { stdin } : {}) });
 
   const read = async (): Promise<string | undefined> => {
     const { result, summary } = await run(['find-generic-password', ...item, '-w']);
@@ -61,13 +70,27 @@ export function keychainKeyStore(o: KeychainStoreOptions): KeyStore {
     read,
     async write(key) {
       if (key.length <= PROMPT_MAX) {
-        const { result, summary } = await run(['add-generic-password', '-U', ...item, '-l', KEY_LABEL, '-w'], `${key}\n${key}\n`, WRITE_TIMEOUT_MS);
-        if (!(result.kind === 'exited' && result.exitCode === 0)) throw new ReinError('unavailable', `the macOS Keychain did not take the key (${summary})`);
+        const { result, summary } = await run(
+          ['add-generic-password', '-U', ...item, '-l', KEY_LABEL, '-w'],
+          `${key}\n${key}\n`,
+          WRITE_TIMEOUT_MS,
+        );
+        if (!(result.kind === 'exited' && result.exitCode === 0))
+          throw new ReinError('unavailable', `the macOS Keychain did not take the key (${summary})`);
         if ((await read()) === key) return;
       }
-      const { result, summary } = await run(['add-generic-password', '-U', ...item, '-l', KEY_LABEL, '-w', key], undefined, WRITE_TIMEOUT_MS);
-      if (!(result.kind === 'exited' && result.exitCode === 0)) throw new ReinError('unavailable', `the macOS Keychain did not take the key (${summary.split(key).join('…')})`);
-      if ((await read()) !== key) throw new ReinError('unavailable', 'the macOS Keychain did not keep the key (reading it back gave something else)');
+      const { result, summary } = await run(
+        ['add-generic-password', '-U', ...item, '-l', KEY_LABEL, '-w', key],
+        undefined,
+        WRITE_TIMEOUT_MS,
+      );
+      if (!(result.kind === 'exited' && result.exitCode === 0))
+        throw new ReinError('unavailable', `the macOS Keychain did not take the key (${summary.split(key).join('…')})`);
+      if ((await read()) !== key)
+        throw new ReinError(
+          'unavailable',
+          'the macOS Keychain did not keep the key (reading it back gave something else)',
+        );
     },
     async remove() {
       const { result, summary } = await run(['delete-generic-password', ...item]);

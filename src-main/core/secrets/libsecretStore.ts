@@ -16,7 +16,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReinError } from '../errors.js';
-import { KEY_LABEL, KEY_SERVICE, READ_TIMEOUT_MS, WRITE_TIMEOUT_MS, keyAccount, runStoreTool, type KeyStore, type ToolRun, type Usability } from './keyStore.js';
+import {
+  KEY_LABEL,
+  KEY_SERVICE,
+  READ_TIMEOUT_MS,
+  WRITE_TIMEOUT_MS,
+  keyAccount,
+  runStoreTool,
+  type KeyStore,
+  type ToolRun,
+  type Usability,
+} from './keyStore.js';
 
 export interface LibsecretStoreOptions {
   env: NodeJS.ProcessEnv;
@@ -37,8 +47,10 @@ export function libsecretKeyStore(o: LibsecretStoreOptions): KeyStore {
   const account = keyAccount(o.home);
   const attributes = ['service', KEY_SERVICE, 'account', account];
   const where = `the Secret Service (libsecret: service ${KEY_SERVICE}, account ${account})`;
-  const run = (args: string[], stdin?: string, timeoutMs = READ_TIMEOUT_MS) => runStoreTool(tool, args, { env: o.env, timeoutMs, ...(stdin !== undefined ? { stdin } : {}) });
-  const noService = (why: string) => new ReinError('unavailable', `no Secret Service answers (${why})`, { store: 'libsecret', noService: true });
+  const run = (args: string[], stdin?: string, timeoutMs = READ_TIMEOUT_MS) =>
+    runStoreTool(tool, args, { env: o.env, timeoutMs, ...(stdin !== undefined ? { stdin } : {}) });
+  const noService = (why: string) =>
+    new ReinError('unavailable', `no Secret Service answers (${why})`, { store: 'libsecret', noService: true });
 
   /** secret-tool's answer: found, nothing there (exit 1 without a word), or no service. */
   const lookup = async (): Promise<{ found: string | undefined } | { failed: ToolRun }> => {
@@ -72,13 +84,15 @@ export function libsecretKeyStore(o: LibsecretStoreOptions): KeyStore {
     async write(key) {
       if (!sessionBus(o.env)) throw noService('no D-Bus session bus in this environment');
       const { result, summary } = await run(['store', `--label=${KEY_LABEL}`, ...attributes], key, WRITE_TIMEOUT_MS);
-      if (!(result.kind === 'exited' && result.exitCode === 0)) throw new ReinError('unavailable', `the Secret Service did not take the key (${summary})`);
+      if (!(result.kind === 'exited' && result.exitCode === 0))
+        throw new ReinError('unavailable', `the Secret Service did not take the key (${summary})`);
     },
     async remove() {
       const had = (await read()) !== undefined;
       if (!had) return false;
       const { result, summary } = await run(['clear', ...attributes]);
-      if (!(result.kind === 'exited' && result.exitCode === 0)) throw new ReinError('unavailable', `the Secret Service could not remove the key (${summary})`);
+      if (!(result.kind === 'exited' && result.exitCode === 0))
+        throw new ReinError('unavailable', `the Secret Service could not remove the key (${summary})`);
       return true;
     },
   };

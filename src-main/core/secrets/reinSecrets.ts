@@ -34,7 +34,10 @@ export function reinHomeForms(reinHome: string): string[] {
 
 /** Every secret path (absolute, lower-cased) for the forms of REIN_HOME; the secrets folder ends with `/`. */
 export function reinSecretPaths(reinHome: string): string[] {
-  return reinHomeForms(reinHome).flatMap((h) => [...REIN_SECRET_FILES.map((f) => `${h}/${f}`), `${h}/${REIN_SECRETS_DIR}`]);
+  return reinHomeForms(reinHome).flatMap((h) => [
+    ...REIN_SECRET_FILES.map((f) => `${h}/${f}`),
+    `${h}/${REIN_SECRETS_DIR}`,
+  ]);
 }
 
 /**
@@ -46,8 +49,10 @@ export function reinSecretReason(abs: string, reinHome: string): string | undefi
   for (const h of reinHomeForms(reinHome)) {
     if (!p.startsWith(`${h}/`)) continue;
     const rel = p.slice(h.length + 1);
-    if (REIN_SECRET_FILES.includes(rel)) return `${rel} holds Rein's own credentials (${rel === 'webhooks.yaml' ? 'webhook secrets' : rel === 'api-key.enc' ? 'the stored API key' : "the daemon's access token"})`;
-    if (rel === REIN_SECRETS_DIR || rel.startsWith(`${REIN_SECRETS_DIR}/`)) return `it is in Rein's secrets folder (${REIN_SECRETS_DIR}/)`;
+    if (REIN_SECRET_FILES.includes(rel))
+      return `${rel} holds Rein's own credentials (${rel === 'webhooks.yaml' ? 'webhook secrets' : rel === 'api-key.enc' ? 'the stored API key' : "the daemon's access token"})`;
+    if (rel === REIN_SECRETS_DIR || rel.startsWith(`${REIN_SECRETS_DIR}/`))
+      return `it is in Rein's secrets folder (${REIN_SECRETS_DIR}/)`;
   }
   return undefined;
 }
@@ -57,4 +62,3 @@ export function containsReinSecrets(abs: string, reinHome: string): boolean {
   const p = path.posix.normalize(abs).replace(/\/+$/, '').toLowerCase() || '/';
   return reinHomeForms(reinHome).some((h) => h === p || h.startsWith(p === '/' ? '/' : `${p}/`));
 }
-

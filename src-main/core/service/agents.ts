@@ -26,7 +26,15 @@ import {
 } from '../agents/index.js';
 import type { DaemonEvent } from '../api/events.js';
 import { NAME_PATTERN } from '../api/patterns.js';
-import type { AgentDetail, AgentSummary, ChangePending, CreateAgentInput, FileProblem, SaveAgentInput, SlashCommandInfo } from '../api/reinApi.js';
+import type {
+  AgentDetail,
+  AgentSummary,
+  ChangePending,
+  CreateAgentInput,
+  FileProblem,
+  SaveAgentInput,
+  SlashCommandInfo,
+} from '../api/reinApi.js';
 import { loadCommands } from '../commands/index.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
 import { ReinError, errorMessage, fieldError } from '../errors.js';
@@ -62,7 +70,12 @@ export function agentPosture(global: GlobalConfig, agent: AgentConfig): Permissi
   };
 }
 
-const changed = (agent: string, change: 'created' | 'updated' | 'deleted'): DaemonEvent => ({ type: 'agent_changed', at: new Date().toISOString(), agent, change });
+const changed = (agent: string, change: 'created' | 'updated' | 'deleted'): DaemonEvent => ({
+  type: 'agent_changed',
+  at: new Date().toISOString(),
+  agent,
+  change,
+});
 
 export async function listAgentSummaries(home: string): Promise<AgentSummary[]> {
   const agents: AgentSummary[] = [];
@@ -89,16 +102,30 @@ export async function listAgentSummaries(home: string): Promise<AgentSummary[]> 
  * `rein changes accept` in a shell on the daemon's machine, or the desktop app — (the answer is a
  * ChangePending), or it is refused when nobody can (no daemon, no app).
  */
-export async function createAgent(deps: AgentsDeps, body: CreateAgentInput, from: ChangeSource): Promise<AgentDetail | ChangePending> {
+export async function createAgent(
+  deps: AgentsDeps,
+  body: CreateAgentInput,
+  from: ChangeSource,
+): Promise<AgentDetail | ChangePending> {
   const layout = agentLayout(deps.home, body.name);
   const configText = body.config !== undefined ? checkedConfig(layout.config, body.config) : undefined;
   if (body.skills) await checkSkillsExist(deps.home, body.skills);
   if (from === 'remote' && configText !== undefined) {
     const global = await deps.globalConfig();
-    const raises = permissionRaises(agentPosture(global, {}), agentPosture(global, parsedConfig(layout.config, configText)));
+    const raises = permissionRaises(
+      agentPosture(global, {}),
+      agentPosture(global, parsedConfig(layout.config, configText)),
+    );
     if (raises.length > 0) {
-      if (await agentExists(deps.home, body.name)) throw new ReinError('agent_exists', `agent "${body.name}" already exists`);
-      return deps.confirm({ kind: 'create_agent', agent: body.name, raises, request: body, apply: () => createAgent(deps, body, 'person') });
+      if (await agentExists(deps.home, body.name))
+        throw new ReinError('agent_exists', `agent "${body.name}" already exists`);
+      return deps.confirm({
+        kind: 'create_agent',
+        agent: body.name,
+        raises,
+        request: body,
+        apply: () => createAgent(deps, body, 'person'),
+      });
     }
   }
 
@@ -107,7 +134,8 @@ export async function createAgent(deps: AgentsDeps, body: CreateAgentInput, from
     // Not recursive: making the folder is the claim, so two creators cannot both win.
     await mkdir(layout.dir, { mode: 0o700 });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ReinError('agent_exists', `agent "${body.name}" already exists`);
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new ReinError('agent_exists', `agent "${body.name}" already exists`);
     throw e;
   }
   try {
@@ -121,14 +149,21 @@ export async function createAgent(deps: AgentsDeps, body: CreateAgentInput, from
     }
   } catch (e) {
     await rm(layout.dir, { recursive: true, force: true });
-    throw new ReinError('agent_write_failed', `could not create agent "${body.name}" (nothing was kept): ${errorMessage(e)}`);
+    throw new ReinError(
+      'agent_write_failed',
+      `could not create agent "${body.name}" (nothing was kept): ${errorMessage(e)}`,
+    );
   }
   deps.publish(changed(body.name, 'created'));
   return view(deps.home, body.name);
 }
 
 /** Updates an agent; a remote change to its config that raises its permissions waits for a person (see createAgent). */
-export async function saveAgent(deps: AgentsDeps, input: SaveAgentInput, from: ChangeSource): Promise<AgentDetail | ChangePending> {
+export async function saveAgent(
+  deps: AgentsDeps,
+  input: SaveAgentInput,
+  from: ChangeSource,
+): Promise<AgentDetail | ChangePending> {
   const { name, ...body } = input;
   if (!(await agentExists(deps.home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
   const layout = agentLayout(deps.home, name);
@@ -140,20 +175,28 @@ export async function saveAgent(deps: AgentsDeps, input: SaveAgentInput, from: C
     const raises = permissionRaises(agentPosture(global, before), agentPosture(global, after));
     if (raises.length > 0) {
       if (body.skills !== undefined) await checkSkillsExist(deps.home, body.skills);
-      return deps.confirm({ kind: 'save_agent', agent: name, raises, request: input, apply: () => saveAgent(deps, input, 'person') });
+      return deps.confirm({
+        kind: 'save_agent',
+        agent: name,
+        raises,
+        request: input,
+        apply: () => saveAgent(deps, input, 'person'),
+      });
     }
   }
 
   // Everything is checked first; a write happens only when the whole request is acceptable.
   const writes: { file: string; text: string | null }[] = [];
   if (body.prompt !== undefined) writes.push({ file: layout.persona, text: body.prompt });
-  if (body.config !== undefined) writes.push({ file: layout.config, text: body.config === null ? null : checkedConfig(layout.config, body.config) });
+  if (body.config !== undefined)
+    writes.push({ file: layout.config, text: body.config === null ? null : checkedConfig(layout.config, body.config) });
   if (body.memory !== undefined) writes.push({ file: layout.memory, text: body.memory });
   if (body.skills !== undefined) {
     await checkSkillsExist(deps.home, body.skills);
     writes.push({ file: layout.attached, text: attachedYaml(body.skills) });
   }
-  for (const [cmd, text] of Object.entries(body.commands ?? {})) writes.push({ file: join(layout.commandsDir, `${cmd}.md`), text });
+  for (const [cmd, text] of Object.entries(body.commands ?? {}))
+    writes.push({ file: join(layout.commandsDir, `${cmd}.md`), text });
 
   const undo: { file: string; text: string | null }[] = [];
   try {
@@ -169,14 +212,21 @@ export async function saveAgent(deps: AgentsDeps, input: SaveAgentInput, from: C
     for (const u of undo.reverse()) {
       await (u.text === null ? rm(u.file, { force: true }) : writeText(u.file, u.text)).catch(() => undefined);
     }
-    throw new ReinError('agent_write_failed', `could not update agent "${name}" (the earlier files were restored): ${errorMessage(e)}`);
+    throw new ReinError(
+      'agent_write_failed',
+      `could not update agent "${name}" (the earlier files were restored): ${errorMessage(e)}`,
+    );
   }
   deps.publish(changed(name, 'updated'));
   return view(deps.home, name);
 }
 
-export async function removeAgent(deps: AgentsDeps, name: string): Promise<{ deleted: true; name: string; moved_to: string }> {
-  if (isDefaultAgent(name)) throw fieldError('invalid_request', '"default" is the built-in agent and cannot be deleted', 'name');
+export async function removeAgent(
+  deps: AgentsDeps,
+  name: string,
+): Promise<{ deleted: true; name: string; moved_to: string }> {
+  if (isDefaultAgent(name))
+    throw fieldError('invalid_request', '"default" is the built-in agent and cannot be deleted', 'name');
   if (!(await agentExists(deps.home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
   await deps.evictAgent(name);
   const trash = await deleteAgent(deps.home, name);
@@ -191,7 +241,11 @@ function checkedConfig(file: string, value: string | Record<string, unknown>): s
   if (!parsed.ok) {
     const p = parsed.problems[0]!;
     const where = p.field ? `config.${p.field}` : 'config';
-    throw fieldError('invalid_request', parsed.problems.map((q) => `${q.field ? `config.${q.field}` : 'config'}: ${q.message}`).join('; '), where);
+    throw fieldError(
+      'invalid_request',
+      parsed.problems.map((q) => `${q.field ? `config.${q.field}` : 'config'}: ${q.message}`).join('; '),
+      where,
+    );
   }
   return text;
 }
@@ -200,7 +254,11 @@ async function checkSkillsExist(home: string, names: readonly string[]): Promise
   for (const [i, n] of names.entries()) {
     const file = join(home, 'skills', n, 'SKILL.md');
     if ((await readIfPresent(file)) === null) {
-      throw fieldError('invalid_request', `skills[${i}]: no global skill "${n}" (${file} does not exist)`, `skills[${i}]`);
+      throw fieldError(
+        'invalid_request',
+        `skills[${i}]: no global skill "${n}" (${file} does not exist)`,
+        `skills[${i}]`,
+      );
     }
   }
 }
@@ -224,7 +282,11 @@ export async function view(home: string, name: string): Promise<AgentDetail> {
   if (isDefaultAgent(name)) return builtinView(home);
   if (!(await agentExists(home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
   const layout = agentLayout(home, name);
-  const [config, attached, problems] = await Promise.all([checkAgentConfig(layout.config), checkAttachedSkills(layout.attached), validateAgent(home, name)]);
+  const [config, attached, problems] = await Promise.all([
+    checkAgentConfig(layout.config),
+    checkAttachedSkills(layout.attached),
+    validateAgent(home, name),
+  ]);
   return {
     name,
     prompt: (await readLenient(layout.persona)) ?? '',
@@ -258,7 +320,12 @@ async function builtinView(home: string): Promise<AgentDetail> {
 /** Every command the agent's chat accepts (its own over global ones of the same name), as the daemon expands them. */
 async function slashCommands(home: string, agent: string): Promise<SlashCommandInfo[]> {
   const { commands } = await loadCommands({ home, agent });
-  return commands.map((c) => ({ name: c.name, description: c.description, ...(c.argumentHint ? { argument_hint: c.argumentHint } : {}), scope: c.scope }));
+  return commands.map((c) => ({
+    name: c.name,
+    description: c.description,
+    ...(c.argumentHint ? { argument_hint: c.argumentHint } : {}),
+    scope: c.scope,
+  }));
 }
 
 function relativeTo(dir: string, p: AgentProblem): FileProblem {

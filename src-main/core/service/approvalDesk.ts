@@ -28,7 +28,6 @@ interface Entry {
   early?: ApprovalAnswer;
 }
 
-
 export class ApprovalDesk {
   readonly #pending = new Map<string, Entry>();
   /** id → how it was settled; insertion-ordered, trimmed to SETTLED_MEMORY. */
@@ -52,11 +51,16 @@ export class ApprovalDesk {
     const entry = this.#pending.get(id);
     if (!entry) {
       const prior = this.#settled.get(id);
-      if (prior) throw new ReinError('approval_already_decided', `approval ${id} was already decided: ${prior.decision} (by ${prior.by})`);
+      if (prior)
+        throw new ReinError(
+          'approval_already_decided',
+          `approval ${id} was already decided: ${prior.decision} (by ${prior.by})`,
+        );
       throw new ReinError('approval_not_found', `no pending approval ${id}`);
     }
     // Filled-in fields travel only with a yes to a form; a plain approval never carries any.
-    const answer: ApprovalAnswer = values && entry.request.form && decision !== 'deny' ? { decision, by, values } : { decision, by };
+    const answer: ApprovalAnswer =
+      values && entry.request.form && decision !== 'deny' ? { decision, by, values } : { decision, by };
     this.#settle(id, answer);
     if (entry.settle) entry.settle(answer);
     else entry.early = answer;

@@ -148,10 +148,18 @@ export class ChangeDesk {
   }
 
   /** A person's answer (the desktop window, a shell on this machine). Applying runs the operation; its errors reach the person. */
-  async answer(changeId: string, decision: 'apply' | 'reject', by: string): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
+  async answer(
+    changeId: string,
+    decision: 'apply' | 'reject',
+    by: string,
+  ): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
     this.#sweep();
     const entry = this.#pending.get(changeId);
-    if (!entry) throw new ReinError('change_not_found', `no pending change ${changeId} (it was answered, expired, or the daemon restarted)`);
+    if (!entry)
+      throw new ReinError(
+        'change_not_found',
+        `no pending change ${changeId} (it was answered, expired, or the daemon restarted)`,
+      );
     this.#pending.delete(changeId);
     if (decision === 'reject') {
       this.#publish(changeId, 'rejected', by);
@@ -191,8 +199,20 @@ export class ChangeDesk {
     this.#publish(id, outcome, by);
   }
 
-  #publish(change_id: string, outcome: 'applied' | 'rejected' | 'failed' | 'expired', by: string, error?: string): void {
-    this.#opts.publish({ type: 'change_response', at: new Date(this.#now()).toISOString(), change_id, outcome, by, ...(error ? { error } : {}) });
+  #publish(
+    change_id: string,
+    outcome: 'applied' | 'rejected' | 'failed' | 'expired',
+    by: string,
+    error?: string,
+  ): void {
+    this.#opts.publish({
+      type: 'change_response',
+      at: new Date(this.#now()).toISOString(),
+      change_id,
+      outcome,
+      by,
+      ...(error ? { error } : {}),
+    });
   }
 
   #now(): number {

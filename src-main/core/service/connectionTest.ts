@@ -80,7 +80,11 @@ export async function testModelConnection(
     const latency_ms = Math.round(performance.now() - started);
     return { ok: true, model, latency_ms, message: `Connected: ${model} answered through ${where}.` };
   } catch (e) {
-    return { ok: false, model, ...describeFailure(sdk, e, model, where, describeBaseUrl(access.baseURL ?? ANTHROPIC_API_URL)) };
+    return {
+      ok: false,
+      model,
+      ...describeFailure(sdk, e, model, where, describeBaseUrl(access.baseURL ?? ANTHROPIC_API_URL)),
+    };
   }
 }
 
@@ -97,19 +101,30 @@ function withoutStoredKeys(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
-function describeFailure(sdk: typeof import('../llm/anthropicSdk.js'), e: unknown, model: string, where: string, url: string): { code: string; message: string } {
+function describeFailure(
+  sdk: typeof import('../llm/anthropicSdk.js'),
+  e: unknown,
+  model: string,
+  where: string,
+  url: string,
+): { code: string; message: string } {
   const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdk;
   if (e instanceof APIConnectionTimeoutError) return { code: 'timeout', message: `No answer from ${url} in time.` };
   if (e instanceof APIConnectionError) {
     // The SDK says only "Connection error.": the address and what the socket said are what help.
     const detail = causeDetail(e);
-    return { code: 'unreachable', message: `Cannot reach ${url}${detail ? ` (${detail})` : ''}: is the server running, and is the address right?` };
+    return {
+      code: 'unreachable',
+      message: `Cannot reach ${url}${detail ? ` (${detail})` : ''}: is the server running, and is the address right?`,
+    };
   }
   if (e instanceof APIError && typeof e.status === 'number') {
     const body = e.error as { error?: { message?: string; type?: string } } | undefined;
     const detail = body?.error?.message ?? e.message;
-    if (e.status === 401 || e.status === 403) return { code: 'auth_failed', message: `The key was refused (HTTP ${e.status}): ${detail}` };
-    if (e.status === 404) return { code: 'model_not_found', message: `${where} does not know the model "${model}" (HTTP 404): ${detail}` };
+    if (e.status === 401 || e.status === 403)
+      return { code: 'auth_failed', message: `The key was refused (HTTP ${e.status}): ${detail}` };
+    if (e.status === 404)
+      return { code: 'model_not_found', message: `${where} does not know the model "${model}" (HTTP 404): ${detail}` };
     if (e.status === 429) return { code: 'rate_limited', message: `Rate limited (HTTP 429): ${detail}` };
     return { code: 'api_error', message: `HTTP ${e.status}: ${detail}` };
   }

@@ -72,8 +72,13 @@ export async function prepareGlobalSettingsEdit(home: string, patch: GlobalSetti
 export function edited(file: string, text: string, patch: GlobalSettingsPatch): string {
   const before = parseLayer(file, text);
   if (!before.ok) {
-    const list = before.problems.map((p) => `${p.line !== undefined ? `line ${p.line}: ` : ''}${p.field ? `${p.field}: ` : ''}${p.message}`);
-    throw new ReinError('config_invalid', `${file} has problems to fix first (nothing was written): ${list.join('; ')}`);
+    const list = before.problems.map(
+      (p) => `${p.line !== undefined ? `line ${p.line}: ` : ''}${p.field ? `${p.field}: ` : ''}${p.message}`,
+    );
+    throw new ReinError(
+      'config_invalid',
+      `${file} has problems to fix first (nothing was written): ${list.join('; ')}`,
+    );
   }
   const doc = parseDocument(text);
   if (!isEmptyNode(doc.contents) && !isMap(doc.contents)) {
@@ -141,10 +146,13 @@ function deleteKeepingComments(doc: Document, path: string[]): void {
   const [pair] = parent.items.splice(index, 1);
   const key = pair!.key as { commentBefore?: string | null; comment?: string | null } | null;
   const value = pair!.value as { comment?: string | null } | null;
-  const notes = [key?.commentBefore, key?.comment, value?.comment].filter((c): c is string => typeof c === 'string' && c !== '');
+  const notes = [key?.commentBefore, key?.comment, value?.comment].filter(
+    (c): c is string => typeof c === 'string' && c !== '',
+  );
   const next = parent.items[index];
   if (notes.length > 0) {
-    if (next && isScalar(next.key)) next.key.commentBefore = [...notes, next.key.commentBefore].filter(Boolean).join('\n');
+    if (next && isScalar(next.key))
+      next.key.commentBefore = [...notes, next.key.commentBefore].filter(Boolean).join('\n');
     else parent.comment = [parent.comment, ...notes].filter(Boolean).join('\n');
   }
   if (parent.items.length === 0) {
@@ -159,7 +167,12 @@ function deleteKeepingComments(doc: Document, path: string[]): void {
 }
 
 function commentLines(comment: string | null | undefined): string {
-  return comment ? `${comment.split('\n').map((l) => `#${l}`).join('\n')}\n` : '';
+  return comment
+    ? `${comment
+        .split('\n')
+        .map((l) => `#${l}`)
+        .join('\n')}\n`
+    : '';
 }
 
 function isEmptyNode(node: unknown): boolean {

@@ -143,7 +143,8 @@ export class LiveConfig {
     } catch (e) {
       if (generation !== this.#generation) return;
       const problem = isReinError(e) ? e : new ReinError('config_io', `config: ${errorMessage(e)}`);
-      if (this.#problem?.message !== problem.message) o.warn(`${problem.message}\n(no new message runs until it is fixed)`);
+      if (this.#problem?.message !== problem.message)
+        o.warn(`${problem.message}\n(no new message runs until it is fixed)`);
       this.#problem = problem;
     }
   }

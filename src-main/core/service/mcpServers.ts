@@ -20,7 +20,13 @@ import { ReinError, errorMessage, fieldError } from '../errors.js';
 import { browserOpener } from '../mcpClient/browser.js';
 import { clientMetadataUrl } from '../mcpClient/clientMetadata.js';
 import { resolveServer, type McpServerSettings } from '../mcpClient/config.js';
-import { asksForSignIn, DEFAULT_SIGN_IN_TIMEOUT_MS, fileTokenStore, signIn, type TokenStore } from '../mcpClient/oauth.js';
+import {
+  asksForSignIn,
+  DEFAULT_SIGN_IN_TIMEOUT_MS,
+  fileTokenStore,
+  signIn,
+  type TokenStore,
+} from '../mcpClient/oauth.js';
 import type { RuntimeCache } from '../runtime/runtimeCache.js';
 
 export type UrlOpener = (url: URL) => Promise<void> | void;
@@ -73,7 +79,10 @@ export class McpServers implements Disposable {
       names.map(async (agent) => {
         try {
           const rc = await this.#rc(agent);
-          return { agent, servers: this.#o.cache.mcpStatus(this.#o.home, rc, this.#o.env).map((s) => this.#withSignIn(agent, s)) };
+          return {
+            agent,
+            servers: this.#o.cache.mcpStatus(this.#o.home, rc, this.#o.env).map((s) => this.#withSignIn(agent, s)),
+          };
         } catch (e) {
           this.#o.warn(`mcp servers of ${agent}: ${errorMessage(e)}`);
           return { agent, servers: [] };
@@ -87,7 +96,12 @@ export class McpServers implements Disposable {
   async reconnect(input: { agent?: string; name: string }): Promise<McpReconnectResult> {
     const agent = input.agent ?? DEFAULT_AGENT;
     const { rc, cfg } = await this.#server(agent, input.name);
-    if (cfg.disabled) throw fieldError('invalid_input', `MCP server ${input.name} is disabled (disabled: true in its config); enable it first`, 'name');
+    if (cfg.disabled)
+      throw fieldError(
+        'invalid_input',
+        `MCP server ${input.name} is disabled (disabled: true in its config); enable it first`,
+        'name',
+      );
     const handle = this.#o.cache.agentMcp(this.#o.home, rc, this.#o.env, this.#o.cwd).server(input.name)!;
     await handle.ensure().catch(() => undefined);
     return { agent, server: this.#withSignIn(agent, handle.status()) };
@@ -103,16 +117,25 @@ export class McpServers implements Disposable {
     const name = input.name;
     const { cfg } = await this.#server(agent, name);
     if (cfg.type === 'stdio') {
-      throw fieldError('invalid_input', `MCP server ${name} is a stdio server: there is nothing to sign in to (its credentials go in its env)`, 'name');
+      throw fieldError(
+        'invalid_input',
+        `MCP server ${name} is a stdio server: there is nothing to sign in to (its credentials go in its env)`,
+        'name',
+      );
     }
     const resolution = resolveServer(name, cfg, this.#o.env);
-    if (!resolution.ok) throw fieldError('invalid_input', `MCP server ${name} cannot be used: ${resolution.error}`, 'name');
+    if (!resolution.ok)
+      throw fieldError('invalid_input', `MCP server ${name} cannot be used: ${resolution.error}`, 'name');
     const server = resolution.server;
     if (server.transport.kind !== 'http') throw new ReinError('internal', `MCP server ${name} has no URL`);
     const url = server.transport.url;
     const asked = await asksForSignIn(url, server.transport.headers);
     if (!asked.asks) {
-      throw fieldError('invalid_input', `MCP server ${name} does not ask for a sign-in: ${url.origin} answered HTTP ${asked.status} without one`, 'name');
+      throw fieldError(
+        'invalid_input',
+        `MCP server ${name} does not ask for a sign-in: ${url.origin} answered HTTP ${asked.status} without one`,
+        'name',
+      );
     }
 
     // Rein's URL-based client ID, as at the command line: REIN_MCP_CLIENT_METADATA_URL, else the global
@@ -143,7 +166,9 @@ export class McpServers implements Disposable {
         try {
           await this.#open(page);
         } catch (e) {
-          this.#o.warn(`MCP server ${name}: the sign-in page could not be opened (${errorMessage(e)}); open ${page.href}`);
+          this.#o.warn(
+            `MCP server ${name}: the sign-in page could not be opened (${errorMessage(e)}); open ${page.href}`,
+          );
         }
       },
     });
@@ -208,7 +233,15 @@ export class McpServers implements Disposable {
       this.#signIns.delete(key);
       return status;
     }
-    return { ...status, sign_in: { state: s.state, started_at: s.startedAt, ...(s.url ? { authorization_url: s.url } : {}), ...(s.error ? { error: s.error } : {}) } };
+    return {
+      ...status,
+      sign_in: {
+        state: s.state,
+        started_at: s.startedAt,
+        ...(s.url ? { authorization_url: s.url } : {}),
+        ...(s.error ? { error: s.error } : {}),
+      },
+    };
   }
 
   #store(server: string): TokenStore {
@@ -216,7 +249,8 @@ export class McpServers implements Disposable {
   }
 
   async #checkAgent(agent: string): Promise<void> {
-    if (agent !== DEFAULT_AGENT && !(await agentExists(this.#o.home, agent))) throw new ReinError('agent_not_found', `no agent named "${agent}"`);
+    if (agent !== DEFAULT_AGENT && !(await agentExists(this.#o.home, agent)))
+      throw new ReinError('agent_not_found', `no agent named "${agent}"`);
   }
 
   async #rc(agent: string): Promise<AgentRuntimeConfig> {

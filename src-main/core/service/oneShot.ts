@@ -4,7 +4,15 @@
  * ReinService (no bus, desk, router, search index or HTTP server to load: the command must start fast).
  * It builds the agent's runtime, starts the run on it, and closes what the run opened (its MCP servers).
  */
-import { closeRuntime, createRuntime, startRun, type Runtime, type RuntimeOptions, type StartedRun, type StartRunOptions } from '../runtime/runtime.js';
+import {
+  closeRuntime,
+  createRuntime,
+  startRun,
+  type Runtime,
+  type RuntimeOptions,
+  type StartedRun,
+  type StartRunOptions,
+} from '../runtime/runtime.js';
 
 export class OneShotService {
   readonly #runtime: Runtime;

@@ -57,7 +57,14 @@ import { Schedules } from '../schedule/schedules.js';
 import type { NewSchedule, SchedulePatch } from '../schedule/store.js';
 import { ScheduleClock } from '../triggers/scheduleClock.js';
 import { runSchedule, serviceSubmit, type ScheduleRunOutcome, type ScheduleTrigger } from '../triggers/scheduleRuns.js';
-import { listScheduleViews, readScheduleLog, scheduleLogs, scheduleView, type ScheduleLogEntry, type ScheduleView } from './schedules.js';
+import {
+  listScheduleViews,
+  readScheduleLog,
+  scheduleLogs,
+  scheduleView,
+  type ScheduleLogEntry,
+  type ScheduleView,
+} from './schedules.js';
 
 /** Building a runtime to know an "always allow" grant needs no model: none is ever called. */
 const NO_MODEL: NonNullable<RuntimeOptions['llm']> = {
@@ -170,13 +177,16 @@ export class ReinService {
         // such run can start (the upsert is a microtask), one still opening gets a copy (sharing its strings).
         const s = this.#indexOpen || !this.#index ? session : sessionSnapshot(session);
         // A damaged index is moved aside and rebuilt (the rebuild reads this session's file too).
-        void this.#index?.then((i) => i.withRepair(() => i.upsert(s))).catch((e: unknown) => this.#warn(`search index: ${errorMessage(e)}`));
+        void this.#index
+          ?.then((i) => i.withRepair(() => i.upsert(s)))
+          .catch((e: unknown) => this.#warn(`search index: ${errorMessage(e)}`));
       },
     });
     this.#store.add(this.#cache);
     if (opts.mcpTokenStores) this.#cache.mcpTokenStores = opts.mcpTokenStores;
     // The MCP panels look again when a server's state changes instead of asking every few seconds.
-    const mcpStatus = (agent: string, server: string, state: string) => this.publish({ type: 'mcp_status', at: new Date().toISOString(), agent, server, state });
+    const mcpStatus = (agent: string, server: string, state: string) =>
+      this.publish({ type: 'mcp_status', at: new Date().toISOString(), agent, server, state });
     this.#cache.onMcpState = mcpStatus;
     this.#mcp = new McpServers({
       home: opts.home,
@@ -285,10 +295,12 @@ export class ReinService {
   async askApproval(request: ApprovalRequest, signal?: AbortSignal) {
     const desk = this.#desk;
     const isPending = () => desk.list().some((r) => r.request_id === request.request_id);
-    if (isPending()) throw fieldError('approval_already_decided', `approval ${request.request_id} is already pending`, 'request_id');
+    if (isPending())
+      throw fieldError('approval_already_decided', `approval ${request.request_id} is already pending`, 'request_id');
     const event = { type: 'approval_request' as const, seq: 0, at: request.asked_at, ...request };
     desk.open(event);
-    if (!isPending()) throw fieldError('approval_already_decided', `approval ${request.request_id} was already decided`, 'request_id');
+    if (!isPending())
+      throw fieldError('approval_already_decided', `approval ${request.request_id} was already decided`, 'request_id');
     const withdraw = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -360,7 +372,12 @@ export class ReinService {
     const outcome = await this.submit(runRequestFromMessage(msg, entry, defaultSource));
     if (outcome.injected) return outcome.result;
     const run = outcome.run;
-    return { injected: false, route: run.key, agent: run.agent, ...(run.sessionId ? { session_id: run.sessionId } : {}) };
+    return {
+      injected: false,
+      route: run.key,
+      agent: run.agent,
+      ...(run.sessionId ? { session_id: run.sessionId } : {}),
+    };
   }
 
   cancel(target: ReinOperationInput<'cancel'>): Op<'cancel'> {
@@ -384,7 +401,10 @@ export class ReinService {
    * /changes/{id}/answer` with the confirm secret only that shell can read). No other HTTP or WebSocket
    * route leads here.
    */
-  answerChange(input: { change_id: string; decision: 'apply' | 'reject' }, by: 'desktop' | 'shell'): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
+  answerChange(
+    input: { change_id: string; decision: 'apply' | 'reject' },
+    by: 'desktop' | 'shell',
+  ): Promise<{ change_id: string; outcome: 'applied' | 'rejected' }> {
     return this.#changes.answer(input.change_id, input.decision, by);
   }
 
@@ -395,8 +415,14 @@ export class ReinService {
    * here as for a run of the agent, so this process and the asker agree on what it is. Throws
    * `confirmation_required` (with how to make it by hand) when nobody can confirm it (no daemon, no desktop app).
    */
-  async proposeAlwaysAllow(call: { agent: string; tool: string; input: unknown; cwd?: string | undefined }): Promise<ChangePending> {
-    if (call.agent !== DEFAULT_AGENT && !(await agentExists(this.home, call.agent))) throw new ReinError('agent_not_found', `no agent named "${call.agent}"`);
+  async proposeAlwaysAllow(call: {
+    agent: string;
+    tool: string;
+    input: unknown;
+    cwd?: string | undefined;
+  }): Promise<ChangePending> {
+    if (call.agent !== DEFAULT_AGENT && !(await agentExists(this.home, call.agent)))
+      throw new ReinError('agent_not_found', `no agent named "${call.agent}"`);
     let proposed: ChangePending | undefined;
     const rt = await (this.#opts.createRuntime ?? createRuntime)({
       home: this.home,
@@ -411,7 +437,8 @@ export class ReinService {
       remoteGrants: (grant) => (proposed = this.#proposeGrant(grant, 'mcp_serve')).message,
     });
     const tool = rt.registry.get(call.tool);
-    if (!tool) throw fieldError('invalid_input', `agent "${call.agent}" has no tool ${JSON.stringify(call.tool)}`, 'tool');
+    if (!tool)
+      throw fieldError('invalid_input', `agent "${call.agent}" has no tool ${JSON.stringify(call.tool)}`, 'tool');
     await rt.onAlwaysAllow(tool, call.input, REMOTE_FACE);
     if (!proposed) throw new ReinError('internal', `"always allow" for ${call.tool} made no pending change`);
     return proposed;
@@ -441,7 +468,12 @@ export class ReinService {
   // ---- status and agents ------------------------------------------------------------------------------
 
   async status(): Promise<ReinStatus & Record<string, unknown>> {
-    const running = this.#router.running.map((r) => ({ route: r.key, agent: r.agent, session_id: r.sessionId ?? null, started_at: r.startedAt ?? null }));
+    const running = this.#router.running.map((r) => ({
+      route: r.key,
+      agent: r.agent,
+      session_id: r.sessionId ?? null,
+      started_at: r.startedAt ?? null,
+    }));
     const queued = this.#router.queued.map((r, i) => ({ route: r.key, agent: r.agent, position: i + 1 }));
     return {
       version: this.version,
@@ -480,7 +512,8 @@ export class ReinService {
 
   /** The agent the desktop and web UI talk to from now on; every window follows through `agent_changed`. */
   async switchAgent({ name }: { name: string }): Promise<ReinStatus> {
-    if (name !== DEFAULT_AGENT && !(await agentExists(this.home, name))) throw new ReinError('agent_not_found', `no agent named "${name}"`);
+    if (name !== DEFAULT_AGENT && !(await agentExists(this.home, name)))
+      throw new ReinError('agent_not_found', `no agent named "${name}"`);
     this.#activeAgent = name;
     this.publish({ type: 'agent_changed', at: new Date().toISOString(), agent: name, change: 'activated' });
     return { version: this.version, active_agent: this.#activeAgent };
@@ -498,7 +531,10 @@ export class ReinService {
    * `from`: `person` for the desktop window (applied at once), `remote` for the daemon's API (a change
    * that raises the agent's permissions waits for a person: the answer is then a ChangePending).
    */
-  createAgent(input: ReinOperationInput<'createAgent'> & { name: string; prompt: string }, from: ChangeSource): Promise<AgentDetail | ChangePending> {
+  createAgent(
+    input: ReinOperationInput<'createAgent'> & { name: string; prompt: string },
+    from: ChangeSource,
+  ): Promise<AgentDetail | ChangePending> {
     return createAgent(this.#agentsDeps(), input, from);
   }
 
@@ -512,8 +548,15 @@ export class ReinService {
 
   async listSkills(input?: { agent?: string }): Promise<Op<'listSkills'>> {
     const bundledDir = bundledSkillsDir();
-    const loaded = await loadSkills({ home: this.home, agent: input?.agent ?? DEFAULT_AGENT, ...(bundledDir ? { bundledDir } : {}) });
-    return { skills: loaded.skills.map((s) => ({ name: s.name, description: s.description, source: s.source })), problems: loaded.problems.map((p) => ({ ...p })) };
+    const loaded = await loadSkills({
+      home: this.home,
+      agent: input?.agent ?? DEFAULT_AGENT,
+      ...(bundledDir ? { bundledDir } : {}),
+    });
+    return {
+      skills: loaded.skills.map((s) => ({ name: s.name, description: s.description, source: s.source })),
+      problems: loaded.problems.map((p) => ({ ...p })),
+    };
   }
 
   // ---- sessions ---------------------------------------------------------------------------------------
@@ -526,7 +569,12 @@ export class ReinService {
     return (await loadSession(this.home, id, agent)) as unknown as Op<'getSession'>;
   }
 
-  async searchSessions(input: { q: string; agent?: string; source?: string; limit?: number }): Promise<Op<'searchSessions'>> {
+  async searchSessions(input: {
+    q: string;
+    agent?: string;
+    source?: string;
+    limit?: number;
+  }): Promise<Op<'searchSessions'>> {
     const index = await this.sessionIndex();
     // A damaged file found by the search is moved aside and rebuilt, and the search runs again.
     return { results: await index.withRepair(() => searchHits(index, input)) };
@@ -610,8 +658,16 @@ export class ReinService {
 
   /** An agent's heartbeat and file watchers, as the running triggers see them. */
   async agentActivity({ name }: { name: string }): Promise<Record<string, unknown>> {
-    if (name !== DEFAULT_AGENT && !(await agentExists(this.home, name))) throw new ReinError('agent_not_found', `agent "${name}" not found`);
-    return this.#activity ? this.#activity(name) : { agent: name, heartbeat: null, watchers: [], problem: 'heartbeats and watchers run in the daemon, which is not running them here' };
+    if (name !== DEFAULT_AGENT && !(await agentExists(this.home, name)))
+      throw new ReinError('agent_not_found', `agent "${name}" not found`);
+    return this.#activity
+      ? this.#activity(name)
+      : {
+          agent: name,
+          heartbeat: null,
+          watchers: [],
+          problem: 'heartbeats and watchers run in the daemon, which is not running them here',
+        };
   }
 
   #beat: ((agent: string, signal: AbortSignal | undefined) => Promise<unknown>) | undefined;
@@ -627,7 +683,8 @@ export class ReinService {
    * goes on the bus; `signal` cancels it.
    */
   async runHeartbeat({ name }: { name: string }, signal?: AbortSignal): Promise<unknown> {
-    if (name === DEFAULT_AGENT) throw fieldError('invalid_input', 'the built-in agent has no heartbeat: name one of your agents', 'name');
+    if (name === DEFAULT_AGENT)
+      throw fieldError('invalid_input', 'the built-in agent has no heartbeat: name one of your agents', 'name');
     await this.getAgent({ name });
     if (!this.#beat) throw new ReinError('unavailable', 'heartbeats run in the daemon, which is not running them here');
     return this.#beat(name, signal);
@@ -637,7 +694,12 @@ export class ReinService {
 
   /** The schedules with their backend (launchd or the daemon's own clock), as configured now. */
   schedules(launcher?: string): Schedules {
-    return new Schedules({ home: this.home, env: this.env, config: this.#live.last, ...(launcher ? { launcher } : {}) });
+    return new Schedules({
+      home: this.home,
+      env: this.env,
+      config: this.#live.last,
+      ...(launcher ? { launcher } : {}),
+    });
   }
 
   async listSchedules(): Promise<{ schedules: ScheduleView[]; backend: string }> {
@@ -669,13 +731,24 @@ export class ReinService {
    * Runs the schedule now, unattended, in this process (launchd handing its run to the daemon, the
    * daemon's clock, a person's "run now"). Resolves when the run is over.
    */
-  async runScheduleNow(id: string, trigger: ScheduleTrigger, note?: string, signal?: AbortSignal): Promise<ScheduleRunOutcome> {
+  async runScheduleNow(
+    id: string,
+    trigger: ScheduleTrigger,
+    note?: string,
+    signal?: AbortSignal,
+  ): Promise<ScheduleRunOutcome> {
     const all = this.schedules();
     const schedule = await all.get(id);
     const running = runSchedule(
       schedule,
       trigger,
-      { home: this.home, store: all.store, submit: serviceSubmit((r, o) => this.submit(r, o)), publish: (e) => this.publish(e), ...(signal ? { signal } : {}) },
+      {
+        home: this.home,
+        store: all.store,
+        submit: serviceSubmit((r, o) => this.submit(r, o)),
+        publish: (e) => this.publish(e),
+        ...(signal ? { signal } : {}),
+      },
       note,
     );
     // close() waits for these: a run cancelled by the shutdown still records `interrupted` and drops its guard.
@@ -688,7 +761,13 @@ export class ReinService {
     return scheduleLogs(this.home, id).then((logs) => ({ logs }));
   }
 
-  readScheduleLog({ id, name }: { id: string; name?: string }): Promise<{ name: string; text: string; truncated: boolean }> {
+  readScheduleLog({
+    id,
+    name,
+  }: {
+    id: string;
+    name?: string;
+  }): Promise<{ name: string; text: string; truncated: boolean }> {
     return readScheduleLog(this.home, id, name);
   }
 
@@ -703,7 +782,14 @@ export class ReinService {
         run: (s, trigger, note) => this.runScheduleNow(s.id, trigger, note),
         skipped: async (s, run) => {
           await all.store.recordRun(s.id, run);
-          this.publish({ type: 'schedule_run', at: run.at, schedule_id: s.id, agent: s.agent, status: 'skipped', ...(run.message ? { message: run.message } : {}) });
+          this.publish({
+            type: 'schedule_run',
+            at: run.at,
+            schedule_id: s.id,
+            agent: s.agent,
+            status: 'skipped',
+            ...(run.message ? { message: run.message } : {}),
+          });
         },
         warn: this.#warn,
       }),
@@ -725,7 +811,10 @@ export class ReinService {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await this.#router.close(this.#opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, this.#opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS);
+      await this.#router.close(
+        this.#opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+        this.#opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS,
+      );
       // Their runs are over (or cancelled); a moment more for each to record its outcome and release its guard.
       await settleWithin([...this.#scheduleRuns], 2_000);
       try {
@@ -777,7 +866,10 @@ export class ReinService {
         kind: 'trust_folder',
         subject: printable(overlay.folder),
         // Shown on the card (and the bus) as is, so credentials in the values are masked here too.
-        raises: overlay.settings.map((s) => ({ field: printable(s.key), change: `sets ${describeValue(maskSecretsIn(structuredClone(s.value)), 200)}` })),
+        raises: overlay.settings.map((s) => ({
+          field: printable(s.key),
+          change: `sets ${describeValue(maskSecretsIn(structuredClone(s.value)), 200)}`,
+        })),
         request: { folder: overlay.folder, file: overlay.file, sha256: overlay.hash, settings: overlay.settings },
         howTo: `run \`rein trust ${shellWord(overlay.folder)}\``,
         apply: async () => {

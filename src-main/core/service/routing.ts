@@ -23,14 +23,20 @@ export interface RoutedRequest {
   ephemeral: boolean;
 }
 
-const once = (agent: string, source: string): RoutedRequest => ({ key: `once:${randomBytes(6).toString('hex')}`, agent, source, ephemeral: true });
+const once = (agent: string, source: string): RoutedRequest => ({
+  key: `once:${randomBytes(6).toString('hex')}`,
+  agent,
+  source,
+  ephemeral: true,
+});
 
 export function routeFor(req: Pick<RunRequest, 'agent' | 'source' | 'channel' | 'thread' | 'session'>): RoutedRequest {
   const agent = req.agent && req.agent !== DEFAULT_AGENT ? req.agent : DEFAULT_AGENT;
   const source = req.source;
   if (req.session.kind === 'ephemeral') return once(agent, source);
   if (agent !== DEFAULT_AGENT) return { key: `agent:${agent}`, agent, source, ephemeral: false };
-  if (req.channel) return { key: `${source}:${req.channel}${req.thread ? `:${req.thread}` : ''}`, agent, source, ephemeral: false };
+  if (req.channel)
+    return { key: `${source}:${req.channel}${req.thread ? `:${req.thread}` : ''}`, agent, source, ephemeral: false };
   if (req.session.kind === 'session') return { key: `session:${req.session.id}`, agent, source, ephemeral: false };
   return once(agent, source);
 }

@@ -34,7 +34,13 @@ export function scheduleView(s: Schedule, backend: string, count = 3, from = new
     }
   }
   const { last_run, catch_up, ...rest } = s;
-  return { ...rest, catch_up: catch_up ?? DEFAULT_CATCH_UP, ...(last_run ? { last_run: lastRunView(last_run) } : {}), next, backend };
+  return {
+    ...rest,
+    catch_up: catch_up ?? DEFAULT_CATCH_UP,
+    ...(last_run ? { last_run: lastRunView(last_run) } : {}),
+    next,
+    backend,
+  };
 }
 
 export type ScheduleLogEntry = {
@@ -64,8 +70,17 @@ export async function scheduleLogs(home: string, id: string): Promise<ScheduleLo
 }
 
 /** One log's text (the newest when `name` is absent); at most 1 MiB, from the end. */
-export async function readScheduleLog(home: string, id: string, name?: string): Promise<{ name: string; text: string; truncated: boolean }> {
-  if (name !== undefined && !RUN_LOG_NAME.test(name)) throw fieldError('invalid_request', 'name: expected a log name like 2026-01-05-090000.log (or 2026-01-05-090000_2.log)', 'name');
+export async function readScheduleLog(
+  home: string,
+  id: string,
+  name?: string,
+): Promise<{ name: string; text: string; truncated: boolean }> {
+  if (name !== undefined && !RUN_LOG_NAME.test(name))
+    throw fieldError(
+      'invalid_request',
+      'name: expected a log name like 2026-01-05-090000.log (or 2026-01-05-090000_2.log)',
+      'name',
+    );
   const chosen = name ?? (await scheduleLogs(home, id))[0]?.name;
   if (!chosen) throw new ReinError('not_found', `schedule ${id} has no run logs yet`);
   let text: string;
@@ -75,7 +90,9 @@ export async function readScheduleLog(home: string, id: string, name?: string): 
     throw new ReinError('not_found', `no log ${chosen} for schedule ${id}`);
   }
   const max = 1024 * 1024;
-  return text.length > max ? { name: chosen, text: text.slice(-max), truncated: true } : { name: chosen, text, truncated: false };
+  return text.length > max
+    ? { name: chosen, text: text.slice(-max), truncated: true }
+    : { name: chosen, text, truncated: false };
 }
 
 export async function listScheduleViews(schedules: Schedules): Promise<ScheduleView[]> {

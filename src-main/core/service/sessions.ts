@@ -13,7 +13,10 @@ import { isDamaged, type SessionFile } from '../sessions/types.js';
 export const SESSION_LIST_DEFAULT = 50;
 export const SESSION_SEARCH_DEFAULT = 20;
 
-export async function listSessionSummaries(home: string, q: { agent?: string; source?: string; limit?: number } = {}): Promise<SessionSummary[]> {
+export async function listSessionSummaries(
+  home: string,
+  q: { agent?: string; source?: string; limit?: number } = {},
+): Promise<SessionSummary[]> {
   const agent = q.agent ?? DEFAULT_AGENT;
   // Interrupted saves of killed writers are settled by the listing; a recovered session is noted for the
   // index, which knows an older version of it.
@@ -57,8 +60,15 @@ export function loadSession(home: string, id: string, agent: string = DEFAULT_AG
   return new SessionStore(paths.sessionsDir(home, agent)).load(id);
 }
 
-export function searchHits(index: SessionIndex, q: { q: string; agent?: string; source?: string; limit?: number }): SearchHit[] {
-  const hits = index.search(q.q, { agent: q.agent ?? DEFAULT_AGENT, ...(q.source ? { source: q.source } : {}), limit: q.limit ?? SESSION_SEARCH_DEFAULT });
+export function searchHits(
+  index: SessionIndex,
+  q: { q: string; agent?: string; source?: string; limit?: number },
+): SearchHit[] {
+  const hits = index.search(q.q, {
+    agent: q.agent ?? DEFAULT_AGENT,
+    ...(q.source ? { source: q.source } : {}),
+    limit: q.limit ?? SESSION_SEARCH_DEFAULT,
+  });
   return hits.map((h) => ({
     session_id: h.sessionId,
     agent: h.agent,

@@ -48,7 +48,11 @@ export const API_KEY_NOT_STORED =
  * config.yaml, the hotkey in desktop.json. The API key is refused (see API_KEY_NOT_STORED); the desktop
  * app stores it itself before it calls this with the rest.
  */
-export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput, from: ChangeSource): Promise<ReinSettings | ChangePending> {
+export async function saveSettings(
+  deps: SettingsDeps,
+  body: SaveSettingsInput,
+  from: ChangeSource,
+): Promise<ReinSettings | ChangePending> {
   if (body.api_key !== undefined) throw fieldError('api_key_not_stored', API_KEY_NOT_STORED, 'api_key');
   // A more permissive mode for every agent that sets none is a person's decision (docs/permissions.md, Threat model).
   // So is another server for the API key and every conversation (base_url).
@@ -57,15 +61,24 @@ export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput, 
     const next: GlobalConfig = {
       ...current,
       ...(typeof body.base_url === 'string' ? { base_url: body.base_url } : {}),
-      permissions: { ...current.permissions, ...(body.permission_mode !== undefined ? { mode: body.permission_mode } : {}) },
+      permissions: {
+        ...current.permissions,
+        ...(body.permission_mode !== undefined ? { mode: body.permission_mode } : {}),
+      },
     };
     const raises = permissionRaises(agentPosture(current, {}), agentPosture(next, {}));
     if (raises.length > 0) {
       if (body.hotkey !== undefined) {
         const parsed = DesktopSettingsPatch.safeParse({ hotkey: body.hotkey ?? '' });
-        if (!parsed.success) throw fieldError('invalid_request', `hotkey: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'hotkey');
+        if (!parsed.success)
+          throw fieldError('invalid_request', `hotkey: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'hotkey');
       }
-      return deps.confirm({ kind: 'save_settings', raises, request: body, apply: () => saveSettings(deps, body, 'person') });
+      return deps.confirm({
+        kind: 'save_settings',
+        raises,
+        request: body,
+        apply: () => saveSettings(deps, body, 'person'),
+      });
     }
   }
 
@@ -73,7 +86,8 @@ export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput, 
   let hotkeyPatch: DesktopSettingsPatch | undefined;
   if (body.hotkey !== undefined) {
     const parsed = DesktopSettingsPatch.safeParse({ hotkey: body.hotkey ?? '' });
-    if (!parsed.success) throw fieldError('invalid_request', `hotkey: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'hotkey');
+    if (!parsed.success)
+      throw fieldError('invalid_request', `hotkey: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'hotkey');
     await desktopSettingsOrRefuse(deps.home);
     hotkeyPatch = parsed.data;
   }
@@ -91,7 +105,10 @@ export async function saveSettings(deps: SettingsDeps, body: SaveSettingsInput, 
       await updateDesktopSettings(deps.home, hotkeyPatch);
     } catch (e) {
       if (configEdit && written) await configEdit.restore(written.previous).catch(() => undefined);
-      throw new ReinError('settings_write_failed', `could not save the hotkey (nothing was changed): ${errorMessage(e)}`);
+      throw new ReinError(
+        'settings_write_failed',
+        `could not save the hotkey (nothing was changed): ${errorMessage(e)}`,
+      );
     }
   }
   if (configEdit) await applyToRunningConfig(deps, patch);
@@ -116,7 +133,10 @@ async function applyToRunningConfig(deps: SettingsDeps, patch: GlobalSettingsPat
     ...current,
     ...(patch.model !== undefined ? { model: patch.model } : {}),
     ...(patch.small_model !== undefined ? { small_model: patch.small_model } : {}),
-    permissions: { ...current.permissions, ...(patch.permission_mode !== undefined ? { mode: patch.permission_mode } : {}) },
+    permissions: {
+      ...current.permissions,
+      ...(patch.permission_mode !== undefined ? { mode: patch.permission_mode } : {}),
+    },
   };
   if (patch.base_url === null) delete next.base_url;
   else if (patch.base_url !== undefined) next.base_url = patch.base_url;
@@ -143,7 +163,9 @@ export async function settingsView(deps: SettingsDeps): Promise<ReinSettings> {
   } catch (e) {
     hotkeyProblem = errorMessage(e);
   }
-  const { config: c, problem } = deps.configState ? await deps.configState() : { config: await deps.config(), problem: undefined };
+  const { config: c, problem } = deps.configState
+    ? await deps.configState()
+    : { config: await deps.config(), problem: undefined };
   return {
     platform: process.platform,
     api_key: {

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 export { isSessionId } from '../api/patterns.js';
 
-
 /** The date part for the last minute asked about: local-time lookups are slow, and a day always starts on a minute. */
 let datePart: { minute: number; text: string } | undefined;
 
@@ -25,4 +24,3 @@ export function newSessionId(now: Date = new Date()): string {
   const u = randomUUID();
   return `${localDate(now)}-${u.slice(0, 8)}${u.slice(9, 13)}`;
 }
-

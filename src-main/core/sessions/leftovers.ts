@@ -111,7 +111,8 @@ export async function settleLeftover(dir: string, t: LeftoverTemp): Promise<Left
     }
     await rename(tempFile, sessionFile);
     await syncDir(dir);
-    const was = current.state === 'damaged' ? `the damaged file it replaced (${current.problem})` : 'the version it replaced';
+    const was =
+      current.state === 'damaged' ? `the damaged file it replaced (${current.problem})` : 'the version it replaced';
     return {
       id: t.id,
       kind: 'recovered',
@@ -124,10 +125,20 @@ export async function settleLeftover(dir: string, t: LeftoverTemp): Promise<Left
   await rename(tempFile, kept);
   await syncDir(dir);
   if (temp.state === 'ok') {
-    return { id: t.id, kind: 'older', file: kept, message: `kept an older copy of session ${t.id} from an interrupted save as ${kept} (the session file is newer)` };
+    return {
+      id: t.id,
+      kind: 'older',
+      file: kept,
+      message: `kept an older copy of session ${t.id} from an interrupted save as ${kept} (the session file is newer)`,
+    };
   }
   const problem = temp.state === 'damaged' ? temp.problem : 'gone';
-  return { id: t.id, kind: 'damaged', file: kept, message: `kept an incomplete copy of session ${t.id} from an interrupted save as ${kept} (${problem})` };
+  return {
+    id: t.id,
+    kind: 'damaged',
+    file: kept,
+    message: `kept an incomplete copy of session ${t.id} from an interrupted save as ${kept} (${problem})`,
+  };
 }
 
 /** `path`, or `path-2`, `path-3`… when it is taken (a pid reused since an earlier leftover). */

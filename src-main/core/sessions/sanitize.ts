@@ -35,16 +35,11 @@ interface Entry {
  * message, and every `tool_result` answers one. A trailing user message may remain (for instance the
  * tool results of an interrupted run): the caller merges the next prompt into it.
  */
-export function sanitizeHistory(
-  messages: readonly SessionMessage[],
-  meta: readonly MessageMeta[],
-): SanitizedHistory {
+export function sanitizeHistory(messages: readonly SessionMessage[], meta: readonly MessageMeta[]): SanitizedHistory {
   if (messages.length !== meta.length) {
-    throw new ReinError(
-      'invalid_input',
-      `message_meta: has ${meta.length} entries for ${messages.length} messages`,
-      { field: 'message_meta' },
-    );
+    throw new ReinError('invalid_input', `message_meta: has ${meta.length} entries for ${messages.length} messages`, {
+      field: 'message_meta',
+    });
   }
   let entries: Entry[] = messages.map((m, i) => ({
     role: m.role,
@@ -55,7 +50,7 @@ export function sanitizeHistory(
 
   // Each step can expose work for another (dropping an orphaned tool_result can empty a message, which
   // lets two assistant messages meet, …). Every change removes a message or a block, so this ends.
-  for (let size = measure(entries); ; ) {
+  for (let size = measure(entries); ;) {
     entries = dropEmpty(entries);
     entries = mergeSameRole(entries);
     entries = dropLeadingAssistant(entries);
@@ -118,7 +113,10 @@ function mergeSameRole(entries: readonly Entry[]): Entry[] {
     let content = [...toBlocks(prev.content), ...toBlocks(e.content)];
     // The API wants a user message's tool results before anything else in it.
     if (e.role === 'user') {
-      content = [...content.filter((b) => b.type === 'tool_result'), ...content.filter((b) => b.type !== 'tool_result')];
+      content = [
+        ...content.filter((b) => b.type === 'tool_result'),
+        ...content.filter((b) => b.type !== 'tool_result'),
+      ];
     }
     const meta: MessageMeta = { ...prev.meta };
     if (prev.meta.injected === true && e.meta.injected === true) meta.injected = true;
@@ -157,7 +155,8 @@ function stripUnpairedToolBlocks(entries: readonly Entry[]): Entry[] {
         return true;
       }
       if (b.type === 'tool_result') {
-        if (e.role !== 'user' || !keptUsesOfPrevious.has(b.tool_use_id) || answeredHere.has(b.tool_use_id)) return false;
+        if (e.role !== 'user' || !keptUsesOfPrevious.has(b.tool_use_id) || answeredHere.has(b.tool_use_id))
+          return false;
         answeredHere.add(b.tool_use_id);
         return true;
       }

@@ -120,7 +120,11 @@ export class SessionCache {
   remember(file: string, data: Uint8Array | string | undefined, saved?: SavedForm): void {
     this.forget(file);
     const bytes =
-      data === undefined ? undefined : typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      data === undefined
+        ? undefined
+        : typeof data === 'string'
+          ? Buffer.from(data, 'utf8')
+          : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     if (bytes === undefined || bytes.byteLength > this.entryLimit) {
       this.#entries.set(file, { stamp: stampOf([file]), bytes: undefined, saved, held: undefined, weak: undefined });
       this.#evict();

@@ -74,7 +74,7 @@ function* pieces(head: string, items: readonly unknown[], tail: string, chunkCha
   // call, a long one's large messages one by one.
   const aim = Math.max(1, chunkChars / 4);
   let group = 8;
-  for (let i = 0; i < items.length; ) {
+  for (let i = 0; i < items.length;) {
     const n = Math.min(group, items.length - i);
     // The group at the depth the file has its elements (an array in the top-level object): the
     // wrapper's own lines, `[\n  [\n    ` and `\n  ]\n]`, are cut off. What JSON leaves out is `null`, as
@@ -100,7 +100,10 @@ function* pieces(head: string, items: readonly unknown[], tail: string, chunkCha
  * One open file throughout (a writer replacing the file meanwhile changes nothing of what is read);
  * errors opening or reading it are thrown as they are.
  */
-export async function readSessionFile(file: string, opts: { pagedFrom?: number; chunkBytes?: number } = {}): Promise<{ value: unknown } | { bytes: Buffer }> {
+export async function readSessionFile(
+  file: string,
+  opts: { pagedFrom?: number; chunkBytes?: number } = {},
+): Promise<{ value: unknown } | { bytes: Buffer }> {
   const fh = await open(file, 'r');
   try {
     const { size } = await fh.stat();
@@ -208,7 +211,8 @@ async function pagedParse(src: Source): Promise<{ value: unknown } | undefined> 
           const q = skipSpace(s, keyEnd);
           if (byteAt(s, q) !== 0x3a) throw NOT_PAGED; // :
           const start = skipSpace(s, q + 1);
-          if (JSON.parse(keyText) === 'messages' && byteAt(s, start) === 0x5b) return [start + 1, [`${keyText}:[]`, 'first element']];
+          if (JSON.parse(keyText) === 'messages' && byteAt(s, start) === 0x5b)
+            return [start + 1, [`${keyText}:[]`, 'first element']];
           const end = skipValue(s, start);
           const [after, then] = afterMember(s, skipSpace(s, end));
           return [after, [`${keyText}:${text(s, start, end)}`, then]];
@@ -235,7 +239,8 @@ async function pagedParse(src: Source): Promise<{ value: unknown } | undefined> 
         const c = byteAt(s, r);
         let after: [number, Step];
         if (c === 0x2c) after = [skipSpace(s, r + 1), 'element'];
-        else if (c === 0x5d) after = afterMember(s, skipSpace(s, r + 1)); // ]
+        else if (c === 0x5d)
+          after = afterMember(s, skipSpace(s, r + 1)); // ]
         else throw NOT_PAGED;
         // Parsed once the punctuation after it is in: a long message is never parsed twice.
         return [after[0], [JSON.parse(text(s, q, end)) as unknown, after[1]]];

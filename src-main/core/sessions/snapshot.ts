@@ -11,7 +11,10 @@ import type { SessionFile } from './types.js';
 export function sessionSnapshot(s: SessionFile): SessionFile {
   return {
     ...s,
-    messages: s.messages.map((m) => ({ ...m, content: typeof m.content === 'string' ? m.content : m.content.map((b) => ({ ...b })) }) as typeof m),
+    messages: s.messages.map(
+      (m) =>
+        ({ ...m, content: typeof m.content === 'string' ? m.content : m.content.map((b) => ({ ...b })) }) as typeof m,
+    ),
     message_meta: s.message_meta.map((e) => ({ ...e })),
     usage: { ...s.usage },
   };

@@ -12,7 +12,13 @@ import { describeWriteError } from '../util/diskErrors.js';
 import { describeIssues } from '../util/zodIssues.js';
 import { isSessionId, newSessionId } from './id.js';
 import { DEFAULT_SESSION_TITLE } from './title.js';
-import { SessionFile, emptyUsage, type DamagedSessionSummary, type ListedSession, type SessionSummary } from './types.js';
+import {
+  SessionFile,
+  emptyUsage,
+  type DamagedSessionSummary,
+  type ListedSession,
+  type SessionSummary,
+} from './types.js';
 import { checkSessionForSave, markValidated } from './validatedHistory.js';
 import { envelopeText, type SavedForm, type SessionCache } from './sessionCache.js';
 import { readSessionFile, sessionJsonPieces } from './sessionJson.js';
@@ -134,7 +140,12 @@ export class SessionStore {
       scannedDirs.add(this.dir);
       for (const t of deadWritersTemps(names, id)) await this.#settle(t);
     } catch (e) {
-      this.#onLeftover({ id, kind: 'unsettled', file, message: `could not look for interrupted saves of session ${id}: ${errorMessage(e)}` });
+      this.#onLeftover({
+        id,
+        kind: 'unsettled',
+        file,
+        message: `could not look for interrupted saves of session ${id}: ${errorMessage(e)}`,
+      });
     }
     return lock;
   }
@@ -193,7 +204,12 @@ export class SessionStore {
 
   #unsettled(t: LeftoverTemp, e: unknown): LeftoverNote {
     const file = join(this.dir, t.name);
-    return { id: t.id, kind: 'unsettled', file, message: `could not settle ${file}, left by an interrupted save of session ${t.id}: ${errorMessage(e)}` };
+    return {
+      id: t.id,
+      kind: 'unsettled',
+      file,
+      message: `could not settle ${file}, left by an interrupted save of session ${t.id}: ${errorMessage(e)}`,
+    };
   }
 
   /** The session, the caller's until it calls `release` (with a cache; without one, simply the caller's). */
@@ -310,7 +326,8 @@ export class SessionStore {
           }
         : undefined;
     // A new pass over the pieces for each attempt: one that failed midway leaves nothing behind.
-    const write = () => atomicWriteFile(file, pieces(), { mode: FILE_MODE, followSymlinks: false, syncDir: !this.#written.has(s.id) });
+    const write = () =>
+      atomicWriteFile(file, pieces(), { mode: FILE_MODE, followSymlinks: false, syncDir: !this.#written.has(s.id) });
     try {
       try {
         await write();
@@ -330,7 +347,11 @@ export class SessionStore {
     s.updated_at = updatedAt;
     // Too many bytes to keep: only the object may be handed over, while it lives (sessionCache.ts).
     const { chunks } = written;
-    this.#cache?.remember(file, chunks && (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, written.bytes)), saved);
+    this.#cache?.remember(
+      file,
+      chunks && (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, written.bytes)),
+      saved,
+    );
   }
 
   /** Every readable session, most recently updated first. Unreadable files go to `onProblem`. */
@@ -369,9 +390,14 @@ export class SessionStore {
       throw e;
     }
     // Interrupted saves of killed writers first: one may be the newest version of a session, or its only file.
-    const recovered = (await this.settleLeftovers(names)).filter((n) => n.kind === 'recovered').map((n) => `${n.id}.json`);
+    const recovered = (await this.settleLeftovers(names))
+      .filter((n) => n.kind === 'recovered')
+      .map((n) => `${n.id}.json`);
     // Only `<id>.json`: the folder also holds side folders, the search index and write temp files.
-    const ids = [...new Set([...names, ...recovered])].filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId);
+    const ids = [...new Set([...names, ...recovered])]
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => n.slice(0, -5))
+      .filter(isSessionId);
     const summaries: ListedSession[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
       const batch = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map(summary));
@@ -418,7 +444,9 @@ export class SessionStore {
   }
 
   #asProblem(id: string, e: unknown): ReinError {
-    return isReinError(e) ? e : new ReinError('session_corrupt', `${join(this.dir, `${id}.json`)}: ${errorMessage(e)}`, { id }, { cause: e });
+    return isReinError(e)
+      ? e
+      : new ReinError('session_corrupt', `${join(this.dir, `${id}.json`)}: ${errorMessage(e)}`, { id }, { cause: e });
   }
 
   async #summaryOrProblem(id: string): Promise<SessionSummary | undefined> {
@@ -602,5 +630,7 @@ function summarize(s: SessionFile): SessionSummary {
 }
 
 function notSerialisable(id: string, e: unknown): ReinError {
-  return isReinError(e, 'invalid_input') ? e : new ReinError('invalid_input', `session ${id}: cannot serialise: ${errorMessage(e)}`, { id }, { cause: e });
+  return isReinError(e, 'invalid_input')
+    ? e
+    : new ReinError('invalid_input', `session ${id}: cannot serialise: ${errorMessage(e)}`, { id }, { cause: e });
 }

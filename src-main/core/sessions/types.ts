@@ -3,11 +3,7 @@
  * Messages are the Anthropic SDK's own param types; their content blocks are checked only for a `type`
  * so new block kinds from newer SDKs pass through untouched.
  */
-import type {
-  AssistantMessageParam,
-  ContentBlockParam,
-  UserMessageParam,
-} from '@anthropic-ai/sdk/resources/messages';
+import type { AssistantMessageParam, ContentBlockParam, UserMessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { UsageTotals } from '../api/events.js';
 import { isSessionId } from './id.js';
@@ -49,7 +45,10 @@ export interface SessionFile {
 }
 
 /** A session without its messages, for listings. */
-export interface SessionSummary extends Pick<SessionFile, 'id' | 'agent' | 'title' | 'cwd' | 'source' | 'channel' | 'created_at' | 'updated_at'> {
+export interface SessionSummary extends Pick<
+  SessionFile,
+  'id' | 'agent' | 'title' | 'cwd' | 'source' | 'channel' | 'created_at' | 'updated_at'
+> {
   messageCount: number;
 }
 
@@ -75,7 +74,8 @@ export interface DamagedSessionSummary {
 
 export type ListedSession = SessionSummary | DamagedSessionSummary;
 
-export const isDamaged = (s: ListedSession): s is DamagedSessionSummary => (s as DamagedSessionSummary).damaged === true;
+export const isDamaged = (s: ListedSession): s is DamagedSessionSummary =>
+  (s as DamagedSessionSummary).damaged === true;
 
 const IsoTime = z.iso.datetime({ offset: true });
 

@@ -98,11 +98,18 @@ export function checkSessionForSave(s: SessionFile, updatedAt: string): SaveChec
   });
   const issues: Issue[] = envelope.success ? [] : [...envelope.error.issues];
   const check = ++lastCheck;
-  const outMessages = Array.isArray(messages) ? checkItems(messages, 'messages', checkMessage, check, issues) : undefined;
+  const outMessages = Array.isArray(messages)
+    ? checkItems(messages, 'messages', checkMessage, check, issues)
+    : undefined;
   const outMeta = Array.isArray(meta) ? checkItems(meta, 'message_meta', checkMeta, check, issues) : undefined;
   // SessionFile's own refinement, which (like every zod refinement) speaks only when nothing else failed.
   if (issues.length === 0 && outMessages && outMeta && outMeta.length !== outMessages.length) {
-    issues.push({ code: 'custom', path: ['message_meta'], message: 'must have one entry per message', input: s } as Issue);
+    issues.push({
+      code: 'custom',
+      path: ['message_meta'],
+      message: 'must have one entry per message',
+      input: s,
+    } as Issue);
   }
   if (!envelope.success || issues.length > 0) {
     // In the order one whole-file parse reports them: by top-level field.
@@ -237,7 +244,8 @@ function unchangedMeta(e: unknown): SeenMeta | undefined {
   const seen = seenMeta.get(e);
   if (!seen) return undefined;
   const { source, timestamp, injected } = e as { source?: unknown; timestamp?: unknown; injected?: unknown };
-  const same = source === seen.source && timestamp === seen.timestamp && injected === seen.injected && metaKeysInParsedOrder(e);
+  const same =
+    source === seen.source && timestamp === seen.timestamp && injected === seen.injected && metaKeysInParsedOrder(e);
   return same ? seen : undefined;
 }
 

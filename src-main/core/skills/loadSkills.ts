@@ -51,9 +51,14 @@ export async function loadSkills(opts: LoadSkillsOptions): Promise<LoadedSkills>
 
   // The default agent is the user's own: it sees every user skill. A named agent sees only the ones
   // attached to it, so a skill written for one agent does not leak into another's catalogue.
-  const attached = agent === DEFAULT_AGENT ? undefined : await readAttached(resolve(skillPaths.attachedFile(opts.home, agent)), problems);
+  const attached =
+    agent === DEFAULT_AGENT
+      ? undefined
+      : await readAttached(resolve(skillPaths.attachedFile(opts.home, agent)), problems);
   const userTier = await readSkillRoot(userDir, 'user', problems, attached && ((name) => attached.names.has(name)));
-  const bundledTier = bundledDir ? await readSkillRoot(bundledDir, 'bundled', problems) : { skills: [], folders: new Set<string>() };
+  const bundledTier = bundledDir
+    ? await readSkillRoot(bundledDir, 'bundled', problems)
+    : { skills: [], folders: new Set<string>() };
 
   for (const [name, index] of attached?.positions ?? []) {
     // Attaching a bundled skill is harmless (it is available anyway); a name found nowhere is a typo.
@@ -129,13 +134,17 @@ async function readSkill(folder: SkillFolder, source: SkillSource): Promise<Read
   });
 
   if (!SKILL_NAME_RE.test(folder.name)) {
-    return fail(`folder name "${folder.name}" is not a valid skill name (lowercase letters, digits and hyphens, at most 64)`);
+    return fail(
+      `folder name "${folder.name}" is not a valid skill name (lowercase letters, digits and hyphens, at most 64)`,
+    );
   }
   let text: string;
   try {
     const info = await stat(file);
     if (info.size > MAX_SKILL_FILE_BYTES) {
-      return fail(`is ${info.size} bytes; a SKILL.md may be at most ${MAX_SKILL_FILE_BYTES} (move details into references/)`);
+      return fail(
+        `is ${info.size} bytes; a SKILL.md may be at most ${MAX_SKILL_FILE_BYTES} (move details into references/)`,
+      );
     }
     text = await readFile(file, 'utf8');
   } catch (e) {
@@ -144,15 +153,23 @@ async function readSkill(folder: SkillFolder, source: SkillSource): Promise<Read
   }
 
   const split = splitFrontMatter(text);
-  if (split.kind === 'none') return fail('no front matter: the file must start with a "---" line, then name and description');
-  if (split.kind === 'error') return fail(split.line !== undefined ? `line ${split.line}: ${split.message}` : split.message);
+  if (split.kind === 'none')
+    return fail('no front matter: the file must start with a "---" line, then name and description');
+  if (split.kind === 'error')
+    return fail(split.line !== undefined ? `line ${split.line}: ${split.message}` : split.message);
   if (split.data === null || typeof split.data !== 'object' || Array.isArray(split.data)) {
     return fail('front matter must be a YAML mapping (name: …, description: …)');
   }
 
   const parsed = SkillFrontMatter.safeParse(split.data);
   if (!parsed.success) {
-    return { problems: describeIssues(parsed.error.issues, split.data).map((p) => ({ file, field: p.field, message: p.message })) };
+    return {
+      problems: describeIssues(parsed.error.issues, split.data).map((p) => ({
+        file,
+        field: p.field,
+        message: p.message,
+      })),
+    };
   }
   const fm = parsed.data;
   if (fm.name !== folder.name) {
@@ -191,7 +208,8 @@ async function readAttached(file: string, problems: SkillProblem[]): Promise<Att
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') problems.push({ file, message: `cannot read: ${errorMessage(e)}` });
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      problems.push({ file, message: `cannot read: ${errorMessage(e)}` });
     return none;
   }
   const doc = parseDocument(text, { prettyErrors: false });
@@ -215,7 +233,8 @@ async function readAttached(file: string, problems: SkillProblem[]): Promise<Att
   }
   const positions: [string, number][] = [];
   value.forEach((entry, index) => {
-    if (!bad.has(index) && typeof entry === 'string' && !positions.some(([n]) => n === entry)) positions.push([entry, index]);
+    if (!bad.has(index) && typeof entry === 'string' && !positions.some(([n]) => n === entry))
+      positions.push([entry, index]);
   });
   return { file, names: new Set(positions.map(([n]) => n)), positions };
 }

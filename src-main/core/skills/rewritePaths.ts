@@ -77,7 +77,8 @@ function candidatesFor(token: string, start: number, isLinkTarget: boolean): Can
   const withoutFragment = hash >= 0 ? token.slice(0, hash) : token;
   const readings = [{ path: withoutFragment, tail: '' }];
   const punctuation = TRAILING_PUNCTUATION.exec(withoutFragment)?.[0];
-  if (punctuation && hash < 0) readings.push({ path: withoutFragment.slice(0, -punctuation.length), tail: punctuation });
+  if (punctuation && hash < 0)
+    readings.push({ path: withoutFragment.slice(0, -punctuation.length), tail: punctuation });
 
   for (const r of readings) {
     if (r.path === '' || r.path === '.' || r.path === './') continue;

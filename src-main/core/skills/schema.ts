@@ -44,6 +44,4 @@ export function normalizeAllowedTools(fm: SkillFrontMatter): string[] | undefine
 }
 
 /** `_attached.yaml`: the names of the user's skills a named agent may use. */
-export const AttachedSkills = z.array(
-  z.string().regex(SKILL_NAME_RE, { message: 'not a valid skill name' }),
-);
+export const AttachedSkills = z.array(z.string().regex(SKILL_NAME_RE, { message: 'not a valid skill name' }));

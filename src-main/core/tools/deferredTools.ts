@@ -54,7 +54,11 @@ export function canonicalOrder<T extends Pick<Tool, 'source' | 'name'>>(tools: r
 
 /** A tool as the Messages API receives it, schema keys sorted (the registry's own serialisation). */
 export function toolDefinition(tool: Tool): ApiTool {
-  return { name: tool.name, description: tool.description, input_schema: toInputSchema(tool.input) as ApiTool['input_schema'] };
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: toInputSchema(tool.input) as ApiTool['input_schema'],
+  };
 }
 
 export interface ExposureOptions {
@@ -79,7 +83,11 @@ export interface ToolExposure {
  * Decides which tools the next request carries. `tool_search` (when registered) is sent only while
  * deferring; deferral needs it, so without it nothing is withheld.
  */
-export function planToolExposure(tools: readonly Tool[], loadedNames: ReadonlySet<string>, opts: ExposureOptions = {}): ToolExposure {
+export function planToolExposure(
+  tools: readonly Tool[],
+  loadedNames: ReadonlySet<string>,
+  opts: ExposureOptions = {},
+): ToolExposure {
   const threshold = opts.threshold ?? DEFER_THRESHOLD;
   const definition = opts.definition ?? toolDefinition;
   const search = tools.find((t) => t.name === TOOL_SEARCH_NAME);
@@ -149,7 +157,11 @@ const NAME_WEIGHT = 3;
  * BM25 over each tool's name and description. A query that is exactly a tool's name ranks that tool
  * first. Ties keep canonical order, so the result is deterministic.
  */
-export function searchTools<T extends Pick<Tool, 'name' | 'description' | 'source'>>(tools: readonly T[], query: string, limit = 5): T[] {
+export function searchTools<T extends Pick<Tool, 'name' | 'description' | 'source'>>(
+  tools: readonly T[],
+  query: string,
+  limit = 5,
+): T[] {
   const parsed = parseToolQuery(query);
   const ordered = canonicalOrder(tools);
   if (parsed.kind === 'select') {

@@ -76,7 +76,5 @@ function setAt(root: unknown, path: readonly PropertyKey[], value: unknown): unk
 }
 
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
-    .join('; ');
+  return issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');
 }

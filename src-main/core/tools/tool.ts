@@ -56,7 +56,9 @@ export const errorResult = (kind: ToolErrorKind, message: string): ToolResult =>
 /** Remembers which files this session has read (and at what mtime/range) for read-before-edit and dedup. */
 export interface ReadTracker {
   markRead(absPath: string, info: { mtimeMs: number; size: number; offset: number; limit: number | null }): void;
-  lastRead(absPath: string): { mtimeMs: number; size: number; offset: number; limit: number | null; at: string } | undefined;
+  lastRead(
+    absPath: string,
+  ): { mtimeMs: number; size: number; offset: number; limit: number | null; at: string } | undefined;
   /** Forget a path after this session wrote it, so the next read is a real read. */
   invalidate(absPath: string): void;
   /** Record that the session itself wrote the file (so an edit right after a write needs no re-read). */

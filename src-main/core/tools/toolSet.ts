@@ -45,7 +45,8 @@ const ask = async (p: ToolProvider): Promise<Answer> => {
 const byPlace = (a: ToolProvider, b: ToolProvider): number =>
   SOURCE_ORDER[a.source] - SOURCE_ORDER[b.source] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-const sameList = (a: readonly Tool[], b: readonly Tool[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
+const sameList = (a: readonly Tool[], b: readonly Tool[]): boolean =>
+  a.length === b.length && a.every((t, i) => t === b[i]);
 
 export class ToolSet implements Disposable {
   readonly #providers: ToolProvider[] = [];
@@ -77,7 +78,8 @@ export class ToolSet implements Disposable {
       provider.dispose();
       return;
     }
-    if (this.#providers.some((p) => p.id === provider.id)) throw new Error(`tool provider ${provider.id} was added twice`);
+    if (this.#providers.some((p) => p.id === provider.id))
+      throw new Error(`tool provider ${provider.id} was added twice`);
     this.#providers.push(provider);
     this.#store.add(provider);
     this.#store.add(provider.onDidChange(() => this.#invalidate()));
@@ -139,14 +141,19 @@ export class ToolSet implements Disposable {
     for (const p of [...providers].sort(byPlace)) {
       const answer = answered.get(p)!;
       if (!answer.ok) {
-        problems.push({ provider: p.id, message: `tool provider ${p.id} could not list its tools: ${errorMessage(answer.error)}` });
+        problems.push({
+          provider: p.id,
+          message: `tool provider ${p.id} could not list its tools: ${errorMessage(answer.error)}`,
+        });
         continue;
       }
       for (const tool of answer.tools) {
         const left = (why: string) => problems.push({ provider: p.id, message: `tool provider ${p.id}: ${why}` });
         if (!isValidToolName(tool.name)) left(`left out a tool with an invalid name ${JSON.stringify(tool.name)}`);
-        else if (tool.source !== p.source) left(`left out ${tool.name}: its source is ${tool.source}, the provider's is ${p.source}`);
-        else if (owner.has(tool.name)) left(`left out ${tool.name}: ${owner.get(tool.name)} already provides a tool of that name`);
+        else if (tool.source !== p.source)
+          left(`left out ${tool.name}: its source is ${tool.source}, the provider's is ${p.source}`);
+        else if (owner.has(tool.name))
+          left(`left out ${tool.name}: ${owner.get(tool.name)} already provides a tool of that name`);
         else {
           owner.set(tool.name, p.id);
           if (this.#admits(tool.name)) tools.push(tool);

@@ -104,7 +104,8 @@ export interface ToolTraits {
 }
 
 /** True for a tool that drives the screen or other apps. */
-export const drivesGui = (traits: ToolTraits | undefined): boolean => traits?.drivesGui === true || traits?.family === 'gui';
+export const drivesGui = (traits: ToolTraits | undefined): boolean =>
+  traits?.drivesGui === true || traits?.family === 'gui';
 
 /** The shell command line of a call of a `command: shell` tool, if its input has one (undefined otherwise). */
 export function shellCommandOf(traits: ToolTraits | undefined, input: unknown): string | undefined {

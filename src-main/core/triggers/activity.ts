@@ -11,24 +11,35 @@ import type { WatcherManager, WatchState } from './fileWatcher.js';
 
 export interface AgentActivity {
   agent: string;
-  heartbeat:
-    | null
-    | {
-        every: string;
-        active_hours?: string;
-        model: string;
-        /** HEARTBEAT.md has goals (without them a beat spends nothing). */
-        has_goals: boolean;
-        next_at?: string;
-        last?: Pick<BeatRecord, 'at' | 'outcome' | 'message' | 'cost_usd' | 'total_input_tokens' | 'cache_read_share'>;
-        spent_today_usd: number;
-        beats_today: number;
-      };
-  watchers: Array<{ path: string; glob?: string; debounce_ms: number; watching: boolean; state?: WatchState; reason?: string; hint?: string }>;
+  heartbeat: null | {
+    every: string;
+    active_hours?: string;
+    model: string;
+    /** HEARTBEAT.md has goals (without them a beat spends nothing). */
+    has_goals: boolean;
+    next_at?: string;
+    last?: Pick<BeatRecord, 'at' | 'outcome' | 'message' | 'cost_usd' | 'total_input_tokens' | 'cache_read_share'>;
+    spent_today_usd: number;
+    beats_today: number;
+  };
+  watchers: Array<{
+    path: string;
+    glob?: string;
+    debounce_ms: number;
+    watching: boolean;
+    state?: WatchState;
+    reason?: string;
+    hint?: string;
+  }>;
   problem?: string;
 }
 
-export async function agentActivity(host: TriggerHost, managers: { heartbeats?: HeartbeatManager; watchers?: WatcherManager }, agent: string, now = new Date()): Promise<AgentActivity> {
+export async function agentActivity(
+  host: TriggerHost,
+  managers: { heartbeats?: HeartbeatManager; watchers?: WatcherManager },
+  agent: string,
+  now = new Date(),
+): Promise<AgentActivity> {
   let rc;
   try {
     rc = await agentConfigOf(host, agent);
@@ -51,7 +62,16 @@ export async function agentActivity(host: TriggerHost, managers: { heartbeats?: 
       has_goals: rc.heartbeatFile !== undefined,
       ...(next ? { next_at: next.toISOString() } : {}),
       ...(last
-        ? { last: { at: last.at, outcome: last.outcome, ...(last.message ? { message: last.message } : {}), cost_usd: last.cost_usd, total_input_tokens: last.total_input_tokens, cache_read_share: last.cache_read_share } }
+        ? {
+            last: {
+              at: last.at,
+              outcome: last.outcome,
+              ...(last.message ? { message: last.message } : {}),
+              cost_usd: last.cost_usd,
+              total_input_tokens: last.total_input_tokens,
+              cache_read_share: last.cache_read_share,
+            },
+          }
         : {}),
       spent_today_usd: spentOn(beats, now),
       beats_today: today.length,

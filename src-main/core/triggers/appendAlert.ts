@@ -34,7 +34,12 @@ export interface AppendOptions {
   signal?: AbortSignal;
 }
 
-export async function appendAlert(host: TriggerHost, rc: AgentRuntimeConfig, text: string, opts: AppendOptions = {}): Promise<AppendResult> {
+export async function appendAlert(
+  host: TriggerHost,
+  rc: AgentRuntimeConfig,
+  text: string,
+  opts: AppendOptions = {},
+): Promise<AppendResult> {
   const now = opts.now ?? (() => new Date());
   const waitMs = opts.waitMs ?? DEFAULT_APPEND_WAIT_MS;
   const deadline = Date.now() + waitMs;
@@ -96,7 +101,13 @@ function hasAlert(s: SessionFile, timestamp: string): boolean {
 }
 
 /** Waits until no run of this process works on the conversation; false when `deadline` passes first. */
-async function idle(host: TriggerHost, agent: string, id: string, deadline: number, signal: AbortSignal | undefined): Promise<boolean> {
+async function idle(
+  host: TriggerHost,
+  agent: string,
+  id: string,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   for (;;) {
     if (signal?.aborted) return false;
     const busy = runsOn(host, agent, id);

@@ -47,8 +47,25 @@ export const WATCHER_SOURCE = 'watcher';
 
 /** Folder names never entered below a watched folder. */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
-  'node_modules', '.git', 'vendor', '.build', 'DerivedData', 'Pods', '.svn', '.hg', '__pycache__', '.venv', 'venv',
-  '.tox', 'target', 'dist', 'build', '.next', '.nuxt', '.cache', '.gradle',
+  'node_modules',
+  '.git',
+  'vendor',
+  '.build',
+  'DerivedData',
+  'Pods',
+  '.svn',
+  '.hg',
+  '__pycache__',
+  '.venv',
+  'venv',
+  '.tox',
+  'target',
+  'dist',
+  'build',
+  '.next',
+  '.nuxt',
+  '.cache',
+  '.gradle',
 ]);
 
 export interface WatcherManagerOptions {
@@ -158,7 +175,9 @@ export class WatcherManager implements AsyncDisposable {
 
   /** Each watch entry's folder state (one agent's, or every agent's), by agent and path. */
   status(agent?: string): WatchStatus[] {
-    return [...this.#states.values()].filter((s) => agent === undefined || s.agent === agent).sort((a, b) => (a.agent + a.path < b.agent + b.path ? -1 : 1));
+    return [...this.#states.values()]
+      .filter((s) => agent === undefined || s.agent === agent)
+      .sort((a, b) => (a.agent + a.path < b.agent + b.path ? -1 : 1));
   }
 
   /** Folders being watched, across every root. */
@@ -217,7 +236,10 @@ export class WatcherManager implements AsyncDisposable {
         });
       }
       this.#setEntries(name, entries);
-      this.#keepStates(name, watch.map((w) => w.path));
+      this.#keepStates(
+        name,
+        watch.map((w) => w.path),
+      );
     }
   }
 
@@ -236,13 +258,19 @@ export class WatcherManager implements AsyncDisposable {
     if (access.kind === 'unreadable') {
       const hint = unreadableHint(this.#platform);
       this.#setState({ agent, path, state: 'unreadable', reason: access.reason, hint });
-      this.#report(key, `watch folder ${path} of ${agent} is not watched: it cannot be read (${access.code ?? access.reason}); ${hint}`);
+      this.#report(
+        key,
+        `watch folder ${path} of ${agent} is not watched: it cannot be read (${access.code ?? access.reason}); ${hint}`,
+      );
     } else if (access.kind === 'not_a_folder') {
       this.#setState({ agent, path, state: 'not_a_folder', reason: access.reason });
       this.#report(key, `watch folder ${path} of ${agent} is not a folder; skipped`);
     } else {
       this.#setState({ agent, path, state: 'missing', reason: access.reason });
-      this.#report(key, `watch folder ${path} of ${agent} cannot be watched (${access.code ?? access.reason}); skipped until it exists`);
+      this.#report(
+        key,
+        `watch folder ${path} of ${agent} cannot be watched (${access.code ?? access.reason}); skipped until it exists`,
+      );
     }
     return undefined;
   }
@@ -360,7 +388,9 @@ export class WatcherManager implements AsyncDisposable {
     if (this.#dirs.size >= this.#maxDirs) {
       if (!this.#capWarned) {
         this.#capWarned = true;
-        this.#warn(`file watchers: ${this.#maxDirs} folders are watched, the most Rein watches; ${path} and further folders are left out`);
+        this.#warn(
+          `file watchers: ${this.#maxDirs} folders are watched, the most Rein watches; ${path} and further folders are left out`,
+        );
       }
       return false;
     }
@@ -398,11 +428,12 @@ export class WatcherManager implements AsyncDisposable {
     let q = this.#queues.get(agent);
     if (!q) this.#queues.set(agent, (q = { running: false, pending: new Map() }));
     const waiting = q.pending.get(key);
-    if (waiting) for (const [p, t] of batch.changes) {
-      const merged = mergeChange(waiting.changes.get(p), t);
-      if (merged === undefined) waiting.changes.delete(p);
-      else waiting.changes.set(p, merged);
-    }
+    if (waiting)
+      for (const [p, t] of batch.changes) {
+        const merged = mergeChange(waiting.changes.get(p), t);
+        if (merged === undefined) waiting.changes.delete(p);
+        else waiting.changes.set(p, merged);
+      }
     else q.pending.set(key, { entry: batch.entry, changes: batch.changes });
     this.#drain(agent);
   }
@@ -438,9 +469,14 @@ export class WatcherManager implements AsyncDisposable {
     };
     try {
       const outcome = await this.#host.submit(request);
-      if (!outcome.injected) await outcome.run.done.catch((err: unknown) => this.#warn(`watcher run of ${batch.entry.agent} failed: ${errorMessage(err)}`));
+      if (!outcome.injected)
+        await outcome.run.done.catch((err: unknown) =>
+          this.#warn(`watcher run of ${batch.entry.agent} failed: ${errorMessage(err)}`),
+        );
     } catch (err) {
-      this.#warn(`watcher run of ${batch.entry.agent} could not start (${batch.changes.size} change(s) dropped): ${errorMessage(err)}`);
+      this.#warn(
+        `watcher run of ${batch.entry.agent} could not start (${batch.changes.size} change(s) dropped): ${errorMessage(err)}`,
+      );
     }
   }
 }

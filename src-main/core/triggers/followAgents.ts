@@ -9,7 +9,11 @@ import type { TriggerHost } from './host.js';
 export const DEFAULT_RESCAN_MS = 60_000;
 
 /** `refresh(agent)` for an agent the bus names, `refresh()` (every agent) on each rescan. */
-export function followAgents(host: TriggerHost, refresh: (agent?: string) => void, rescanMs = DEFAULT_RESCAN_MS): Disposable {
+export function followAgents(
+  host: TriggerHost,
+  refresh: (agent?: string) => void,
+  rescanMs = DEFAULT_RESCAN_MS,
+): Disposable {
   const sub = host.subscribe((entry) => {
     const ev = entry.event;
     if (ev.type === 'agent_changed' && ev.change !== 'activated') refresh(ev.agent);

@@ -59,8 +59,10 @@ export const MAX_RECORDS = 1_000;
 const TRIM_AT_BYTES = 1_024 * 1_024;
 export const ALERT_PREVIEW = 500;
 
-export const heartbeatLogFile = (home: string, agent: string): string => join(agentLayout(home, agent).dir, 'heartbeat.jsonl');
-export const heartbeatStateFile = (home: string, agent: string): string => join(agentLayout(home, agent).dir, 'heartbeat.state.json');
+export const heartbeatLogFile = (home: string, agent: string): string =>
+  join(agentLayout(home, agent).dir, 'heartbeat.jsonl');
+export const heartbeatStateFile = (home: string, agent: string): string =>
+  join(agentLayout(home, agent).dir, 'heartbeat.state.json');
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** The local calendar day of `d`, `YYYY-MM-DD`. */
@@ -69,7 +71,9 @@ export function localDay(d: Date): string {
 }
 
 /** A record with no usage: a skipped beat, or one that failed before the model was called. */
-export function emptyBeat(base: Pick<BeatRecord, 'at' | 'day' | 'agent' | 'trigger' | 'outcome'> & Partial<BeatRecord>): BeatRecord {
+export function emptyBeat(
+  base: Pick<BeatRecord, 'at' | 'day' | 'agent' | 'trigger' | 'outcome'> & Partial<BeatRecord>,
+): BeatRecord {
   return {
     input_tokens: 0,
     output_tokens: 0,

@@ -96,8 +96,7 @@ export class HeartbeatManager implements AsyncDisposable {
     const found = await agentsToRefresh(this.#host, only, (m) => this.#warn(`heartbeats: ${m}`));
     if (!found) return;
     const names = found.names;
-    if (found.complete)
-      for (const name of this.#timers.keys()) if (!names.includes(name)) this.#clear(name);
+    if (found.complete) for (const name of this.#timers.keys()) if (!names.includes(name)) this.#clear(name);
     for (const name of names) {
       if (this.#disposed) return;
       let heartbeat;
@@ -108,7 +107,8 @@ export class HeartbeatManager implements AsyncDisposable {
         this.#clear(name);
         if (isReinError(err, 'not_found') || isReinError(err, 'agent_not_found')) continue;
         const message = errorMessage(err);
-        if (this.#reported.get(name) !== message) this.#warn(`heartbeat of ${name} is off: its config cannot be read: ${message}`);
+        if (this.#reported.get(name) !== message)
+          this.#warn(`heartbeat of ${name} is off: its config cannot be read: ${message}`);
         this.#reported.set(name, message);
         continue;
       }
@@ -128,7 +128,9 @@ export class HeartbeatManager implements AsyncDisposable {
     const anchor = this.#now();
     const interval = setInterval(() => this.#tick(name), everyMs);
     this.#timers.set(name, { signature, everyMs, ...(window ? { window } : {}), anchor, interval });
-    this.#stateOp(name, () => writeHeartbeatState(this.#host.home, name, { pid: process.pid, anchor: anchor.toISOString(), every_ms: everyMs }));
+    this.#stateOp(name, () =>
+      writeHeartbeatState(this.#host.home, name, { pid: process.pid, anchor: anchor.toISOString(), every_ms: everyMs }),
+    );
   }
 
   /** Stops the agent's timer; its state file goes too (the status then says no beat is scheduled). */
@@ -156,7 +158,12 @@ export class HeartbeatManager implements AsyncDisposable {
     if (this.#disposed || !t) return;
     if (t.window && !inActiveHours(t.window, this.#now())) return;
     const beat = this.#opts.beat ?? ((agent: string, o: BeatOptions) => runHeartbeat(this.#host, agent, o));
-    const p: Promise<void> = beat(name, { trigger: 'timer', now: this.#now, signal: this.#stop.signal, warn: this.#warn })
+    const p: Promise<void> = beat(name, {
+      trigger: 'timer',
+      now: this.#now,
+      signal: this.#stop.signal,
+      warn: this.#warn,
+    })
       .then(
         () => undefined,
         (err: unknown) => this.#warn(`heartbeat of ${name} failed: ${errorMessage(err)}`),
@@ -175,7 +182,12 @@ export function inActiveHours(window: DailyWindow, at: Date): boolean {
  * The first beat after `now` on the timer that started at `anchor` (beats at anchor + k × every, k ≥ 1)
  * that falls inside the active hours; undefined when none does within eight days.
  */
-export function nextBeatAt(anchor: Date, everyMs: number, window: DailyWindow | undefined, now: Date): Date | undefined {
+export function nextBeatAt(
+  anchor: Date,
+  everyMs: number,
+  window: DailyWindow | undefined,
+  now: Date,
+): Date | undefined {
   const k = Math.max(1, Math.floor((now.getTime() - anchor.getTime()) / everyMs) + 1);
   const limit = now.getTime() + 8 * 86_400_000;
   for (let t = anchor.getTime() + k * everyMs; t <= limit; t += everyMs) {

@@ -42,13 +42,46 @@ const AROUND = /^(?:[\s*_~`>#.,;:!()[\]\-–—]|<\/?(?:b|strong|i|em|code|p|spa
 const TRAILING = /(?:[\s*_~`>#.,;:!()[\]\-–—]|<\/?(?:b|strong|i|em|code|p|span)>)+$/i;
 
 /** A contrast or a condition: whatever comes with it is news ("…, but", "only staging", "if you want"). */
-const CONTRAST: ReadonlySet<string> = new Set(['but', 'however', 'though', 'although', 'except', 'unless', 'yet', 'apart', 'besides', 'other', 'only', 'instead', 'if']);
+const CONTRAST: ReadonlySet<string> = new Set([
+  'but',
+  'however',
+  'though',
+  'although',
+  'except',
+  'unless',
+  'yet',
+  'apart',
+  'besides',
+  'other',
+  'only',
+  'instead',
+  'if',
+]);
 /** A finding or a request, as a whole word … */
 const FINDING_WORDS: ReadonlySet<string> = new Set([
-  'down', 'full', 'late', 'slow', 'stuck', 'red', 'must', 'should', 'please', 'asap', 'want', 'wants', 'todo', 'fyi', 'note', 'btw', 'heads', 'not', 'cannot',
+  'down',
+  'full',
+  'late',
+  'slow',
+  'stuck',
+  'red',
+  'must',
+  'should',
+  'please',
+  'asap',
+  'want',
+  'wants',
+  'todo',
+  'fyi',
+  'note',
+  'btw',
+  'heads',
+  'not',
+  'cannot',
 ]);
 /** … or as the beginning of one (failed, errors, expires, needed, warnings). */
-const FINDING_STEMS = /^(?:fail|error|expir|warn|alert|urgent|critical|attention|action|broke|crash|outage|overdue|miss|need|remind|issue|problem|incident|risk)/;
+const FINDING_STEMS =
+  /^(?:fail|error|expir|warn|alert|urgent|critical|attention|action|broke|crash|outage|overdue|miss|need|remind|issue|problem|incident|risk)/;
 /** A finding right after one of these (or one word further) is negated: "no alerts", "nothing needs attention". */
 const NEGATIONS: ReadonlySet<string> = new Set(['no', 'nothing', 'zero', 'none']);
 
@@ -80,7 +113,11 @@ export function isHeartbeatOk(text: string): boolean {
 function isQuietRemark(remark: string): boolean {
   if (remark.length > OK_REMARK_MAX_CHARS) return false;
   if (/[0-9?]/.test(remark) || /:\/\/|www\./i.test(remark)) return false;
-  const words = remark.toLowerCase().replace(/’/g, "'").split(/[^a-z']+/).filter(Boolean);
+  const words = remark
+    .toLowerCase()
+    .replace(/’/g, "'")
+    .split(/[^a-z']+/)
+    .filter(Boolean);
   return words.every((w, i) => {
     if (CONTRAST.has(w)) return false;
     const finding = FINDING_WORDS.has(w) || FINDING_STEMS.test(w) || w.endsWith("n't");
@@ -100,7 +137,8 @@ export async function readGoals(home: string, agent: string): Promise<Goals | un
   try {
     text = await readFile(agentLayout(home, agent).heartbeat, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EISDIR')
+      return undefined;
     throw e;
   }
   const trimmed = text.replace(/\r\n?/g, '\n').trim();
@@ -114,13 +152,15 @@ export function heartbeatBrief(goals: Goals): string {
   return [
     '# Heartbeat',
     'This run is a heartbeat: a periodic check-in that starts on its own, with nobody watching. Work through the goals below; the message shows the end of your latest conversation with the user for context.',
-    'Use tools only when a goal needs them. A call that needs the user\'s approval is refused, so do not try one.',
+    "Use tools only when a goal needs them. A call that needs the user's approval is refused, so do not try one.",
     `If nothing needs the user's attention, reply with exactly ${HEARTBEAT_OK} and nothing else.`,
     `Otherwise reply with a short message for the user (it becomes a notification and is added to their latest conversation): what you found and what they should do. Do not repeat an alert the conversation already shows unless something changed.`,
     '',
     '## Goals (HEARTBEAT.md)',
     goals.text,
-    ...(goals.truncated ? ['', `(HEARTBEAT.md is longer than ${MAX_GOALS_CHARS} characters; the rest was left out.)`] : []),
+    ...(goals.truncated
+      ? ['', `(HEARTBEAT.md is longer than ${MAX_GOALS_CHARS} characters; the rest was left out.)`]
+      : []),
   ].join('\n');
 }
 
@@ -145,7 +185,8 @@ export function conversationTail(session: SessionFile): string {
     const m = session.messages[i]!;
     const body = messageText(m.content);
     if (body === '') continue;
-    const who = m.role === 'user' ? 'User' : session.message_meta[i]?.source === 'heartbeat' ? 'You (heartbeat alert)' : 'You';
+    const who =
+      m.role === 'user' ? 'User' : session.message_meta[i]?.source === 'heartbeat' ? 'You (heartbeat alert)' : 'You';
     const line = `${who}: ${cut(body, MESSAGE_MAX_CHARS)}`;
     if (total + line.length > TAIL_MAX_CHARS) {
       // The newest message always gets in, cut to what is left.
@@ -155,7 +196,10 @@ export function conversationTail(session: SessionFile): string {
     picked.push(line);
     total += line.length + 1;
   }
-  return picked.reverse().join('\n').replace(/<\/latest-conversation>/gi, '</latest-conversation_>');
+  return picked
+    .reverse()
+    .join('\n')
+    .replace(/<\/latest-conversation>/gi, '</latest-conversation_>');
 }
 
 function messageText(content: string | readonly ContentBlockParam[]): string {
@@ -174,7 +218,10 @@ function messageText(content: string | readonly ContentBlockParam[]): string {
 
 /** Runs of blank lines squashed, so the excerpt spends its characters on words. */
 function oneParagraph(s: string): string {
-  return s.replace(/\r\n?/g, '\n').replace(/\n{2,}/g, '\n').trim();
+  return s
+    .replace(/\r\n?/g, '\n')
+    .replace(/\n{2,}/g, '\n')
+    .trim();
 }
 
 function oneLine(s: string): string {
@@ -200,7 +247,10 @@ export async function latestConversation(sessionsDir: string): Promise<SessionFi
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
-  const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(isSessionId);
+  const ids = names
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => n.slice(0, -5))
+    .filter(isSessionId);
   const stamped = await Promise.all(
     ids.map(async (id) => {
       try {
@@ -210,7 +260,9 @@ export async function latestConversation(sessionsDir: string): Promise<SessionFi
       }
     }),
   );
-  const ordered = stamped.filter((s): s is { id: string; mtime: number } => s !== undefined).sort((a, b) => b.mtime - a.mtime || (a.id < b.id ? 1 : -1));
+  const ordered = stamped
+    .filter((s): s is { id: string; mtime: number } => s !== undefined)
+    .sort((a, b) => b.mtime - a.mtime || (a.id < b.id ? 1 : -1));
   const store = new SessionStore(sessionsDir);
   for (const { id } of ordered.slice(0, LATEST_CANDIDATES)) {
     try {

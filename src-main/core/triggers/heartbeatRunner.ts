@@ -42,7 +42,14 @@ import {
   type BeatTrigger,
   type SkipReason,
 } from './heartbeatLog.js';
-import { heartbeatBrief, heartbeatPrompt, isHeartbeatOk, lastWordFromPerson, latestConversation, readGoals } from './heartbeatPrompt.js';
+import {
+  heartbeatBrief,
+  heartbeatPrompt,
+  isHeartbeatOk,
+  lastWordFromPerson,
+  latestConversation,
+  readGoals,
+} from './heartbeatPrompt.js';
 import { agentConfigOf, type TriggerHost } from './host.js';
 import { isProcessAlive } from '../util/processAlive.js';
 
@@ -113,7 +120,8 @@ export async function runHeartbeat(host: TriggerHost, agent: string, opts: BeatO
     const record = emptyBeat({ ...base, outcome: 'skipped', reason, message });
     const last = history[history.length - 1];
     // The same skip again (a day at its cap, a missing HEARTBEAT.md) is not news: one record says it.
-    const repeat = last?.outcome === 'skipped' && last.reason === reason && (reason !== 'daily_cap' || last.day === record.day);
+    const repeat =
+      last?.outcome === 'skipped' && last.reason === reason && (reason !== 'daily_cap' || last.day === record.day);
     if (!repeat || trigger === 'hand') await write(host, record, opts.warn);
     return record;
   };
@@ -122,17 +130,25 @@ export async function runHeartbeat(host: TriggerHost, agent: string, opts: BeatO
   if (!goals) return skip('no_goals', 'HEARTBEAT.md is missing or empty: nothing to check, nothing spent');
   const spent = spentOn(history, started);
   if (settings.maxUsdPerDay > 0 && spent >= settings.maxUsdPerDay) {
-    return skip('daily_cap', `the daily cap is reached ($${spent.toFixed(4)} of $${settings.maxUsdPerDay.toFixed(2)} today, heartbeat.max_usd_per_day); beats resume after midnight`);
+    return skip(
+      'daily_cap',
+      `the daily cap is reached ($${spent.toFixed(4)} of $${settings.maxUsdPerDay.toFixed(2)} today, heartbeat.max_usd_per_day); beats resume after midnight`,
+    );
   }
   const latest = await latestConversation(rc.sessionsDir).catch(() => undefined);
   if (settings.pauseWhenIdleMs !== undefined) {
     const wrote = latest ? lastWordFromPerson(latest) : undefined;
     if (wrote === undefined || started.getTime() - wrote >= settings.pauseWhenIdleMs) {
-      const since = wrote === undefined ? 'nobody has written to the agent yet' : `nobody has written to the agent since ${new Date(wrote).toISOString()}`;
+      const since =
+        wrote === undefined
+          ? 'nobody has written to the agent yet'
+          : `nobody has written to the agent since ${new Date(wrote).toISOString()}`;
       return skip('idle', `paused: ${since} (heartbeat.pause_when_idle); beats resume with the next message`);
     }
   }
-  const guard = settings.overlapPrevention ? takeGuard(agentLayout(host.home, agent).dir, opts.isAlive ?? isProcessAlive) : { release: () => undefined };
+  const guard = settings.overlapPrevention
+    ? takeGuard(agentLayout(host.home, agent).dir, opts.isAlive ?? isProcessAlive)
+    : { release: () => undefined };
   if ('busy' in guard) return skip('overlap', `the previous beat is still running (pid ${guard.busy})`);
 
   try {
@@ -162,27 +178,57 @@ export async function runHeartbeat(host: TriggerHost, agent: string, opts: BeatO
       const message = isReinError(err) ? err.message : errorMessage(err);
       const code = isReinError(err) ? err.code : 'internal';
       host.publish({ type: 'heartbeat_alert', at: now().toISOString(), agent, text: `Heartbeat error: ${message}` });
-      return await write(host, emptyBeat({ ...base, outcome: 'error', error_code: code, model: settings.model, message, duration_ms: Date.now() - t0 }), opts.warn);
+      return await write(
+        host,
+        emptyBeat({
+          ...base,
+          outcome: 'error',
+          error_code: code,
+          model: settings.model,
+          message,
+          duration_ms: Date.now() - t0,
+        }),
+        opts.warn,
+      );
     } finally {
       if (runSession) await forgetRunSession(host, rc, agent, runSession);
     }
 
     const answer = result.text.trim();
     const usage = usageFields(result.usage);
-    const common = { ...base, model: settings.model, stop_reason: result.stop_reason, ...(runSession ? { run_session_id: runSession } : {}), duration_ms: Date.now() - t0, ...usage };
+    const common = {
+      ...base,
+      model: settings.model,
+      stop_reason: result.stop_reason,
+      ...(runSession ? { run_session_id: runSession } : {}),
+      duration_ms: Date.now() - t0,
+      ...usage,
+    };
     if (result.stop_reason !== 'final' || answer === '') {
       const message =
         result.stop_reason === 'cancelled'
           ? 'cancelled'
-          : (result.error?.message ?? (answer === '' ? 'the beat ended without an answer' : `stopped: ${result.stop_reason}`));
-      if (result.stop_reason !== 'cancelled') host.publish({ type: 'heartbeat_alert', at: now().toISOString(), agent, text: `Heartbeat error: ${message}` });
+          : (result.error?.message ??
+            (answer === '' ? 'the beat ended without an answer' : `stopped: ${result.stop_reason}`));
+      if (result.stop_reason !== 'cancelled')
+        host.publish({ type: 'heartbeat_alert', at: now().toISOString(), agent, text: `Heartbeat error: ${message}` });
       const code = result.error?.code ?? (result.stop_reason === 'final' ? 'empty_answer' : result.stop_reason);
       return await write(host, { ...common, outcome: 'error', error_code: code, message }, opts.warn);
     }
     if (isHeartbeatOk(answer)) return await write(host, { ...common, outcome: 'ok' }, opts.warn);
 
-    host.publish({ type: 'heartbeat_alert', at: now().toISOString(), agent, text: answer, ...(latest ? { session_id: latest.id } : {}) });
-    const appended = await appendAlert(host, rc, answer, { now, ...(opts.appendWaitMs !== undefined ? { waitMs: opts.appendWaitMs } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+    host.publish({
+      type: 'heartbeat_alert',
+      at: now().toISOString(),
+      agent,
+      text: answer,
+      ...(latest ? { session_id: latest.id } : {}),
+    });
+    const appended = await appendAlert(host, rc, answer, {
+      now,
+      ...(opts.appendWaitMs !== undefined ? { waitMs: opts.appendWaitMs } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     return await write(
       host,
       {
@@ -202,7 +248,12 @@ export async function runHeartbeat(host: TriggerHost, agent: string, opts: BeatO
 /** Submits the beat's run and waits for its result; aborting `opts.signal` cancels it. */
 type RunResult = Extract<MessageResult, { injected: false }>;
 
-async function runOnce(host: TriggerHost, request: RunRequest, opts: BeatOptions, started: (sessionId: string) => void): Promise<RunResult> {
+async function runOnce(
+  host: TriggerHost,
+  request: RunRequest,
+  opts: BeatOptions,
+  started: (sessionId: string) => void,
+): Promise<RunResult> {
   if (opts.signal?.aborted) throw new Error('the heartbeat was stopped before its run started');
   const outcome = await host.submit(request, {
     listener: (entry) => {
@@ -233,7 +284,19 @@ async function forgetRunSession(host: TriggerHost, rc: AgentRuntimeConfig, agent
   host.forgetUnsavedSession?.(agent, id);
 }
 
-function usageFields(u: UsageTotals): Pick<BeatRecord, 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_creation_tokens' | 'total_input_tokens' | 'cache_read_share' | 'cost_usd' | 'requests'> {
+function usageFields(
+  u: UsageTotals,
+): Pick<
+  BeatRecord,
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cache_read_tokens'
+  | 'cache_creation_tokens'
+  | 'total_input_tokens'
+  | 'cache_read_share'
+  | 'cost_usd'
+  | 'requests'
+> {
   const total = u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens;
   return {
     input_tokens: u.input_tokens,
@@ -247,7 +310,11 @@ function usageFields(u: UsageTotals): Pick<BeatRecord, 'input_tokens' | 'output_
   };
 }
 
-async function write(host: TriggerHost, record: BeatRecord, warn: ((m: string) => void) | undefined): Promise<BeatRecord> {
+async function write(
+  host: TriggerHost,
+  record: BeatRecord,
+  warn: ((m: string) => void) | undefined,
+): Promise<BeatRecord> {
   try {
     await appendBeat(host.home, record);
   } catch (err) {

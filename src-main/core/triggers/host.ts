@@ -38,7 +38,11 @@ export function agentConfigOf(host: TriggerHost, agent: string): Promise<AgentRu
  * The agents a refresh looks at: `only`, or every agent there is (undefined when they cannot be listed:
  * `warn` has been told). A full list lets the caller drop what it holds for agents that are gone.
  */
-export async function agentsToRefresh(host: TriggerHost, only: string | undefined, warn: (message: string) => void): Promise<{ names: string[]; complete: boolean } | undefined> {
+export async function agentsToRefresh(
+  host: TriggerHost,
+  only: string | undefined,
+  warn: (message: string) => void,
+): Promise<{ names: string[]; complete: boolean } | undefined> {
   if (only !== undefined) return { names: [only], complete: false };
   try {
     return { names: await listAgents(host.home), complete: true };
@@ -51,5 +55,7 @@ export async function agentsToRefresh(host: TriggerHost, only: string | undefine
 /** Runs in flight of `agent` that work on `sessionId` or on the agent's own lane (`agent:<name>`). */
 export function runsOn(host: TriggerHost, agent: string, sessionId: string): RouteRun[] {
   const all = [...(host.router?.running ?? []), ...(host.router?.queued ?? [])];
-  return all.filter((r) => r.agent === agent && r.state !== 'done' && (r.sessionId === sessionId || r.key === `agent:${agent}`));
+  return all.filter(
+    (r) => r.agent === agent && r.state !== 'done' && (r.sessionId === sessionId || r.key === `agent:${agent}`),
+  );
 }

@@ -10,7 +10,15 @@ import type { TriggerHost } from './host.js';
 import { WatcherManager, type WatcherManagerOptions } from './fileWatcher.js';
 
 export { appendAlert, DEFAULT_APPEND_WAIT_MS, type AppendResult } from './appendAlert.js';
-export { MAX_WATCHED_DIRS, SKIPPED_DIRS, WATCHER_SOURCE, WatcherManager, type WatcherManagerOptions, type WatchState, type WatchStatus } from './fileWatcher.js';
+export {
+  MAX_WATCHED_DIRS,
+  SKIPPED_DIRS,
+  WATCHER_SOURCE,
+  WatcherManager,
+  type WatcherManagerOptions,
+  type WatchState,
+  type WatchStatus,
+} from './fileWatcher.js';
 export { DEFAULT_RESCAN_MS, followAgents } from './followAgents.js';
 export {
   appendBeat,
@@ -39,7 +47,15 @@ export {
   readGoals,
   TAIL_MAX_CHARS,
 } from './heartbeatPrompt.js';
-export { beatSettings, DEFAULT_MAX_USD_PER_DAY, HEARTBEAT_SOURCE, heartbeatCacheTtl, runHeartbeat, type BeatOptions, type BeatSettings } from './heartbeatRunner.js';
+export {
+  beatSettings,
+  DEFAULT_MAX_USD_PER_DAY,
+  HEARTBEAT_SOURCE,
+  heartbeatCacheTtl,
+  runHeartbeat,
+  type BeatOptions,
+  type BeatSettings,
+} from './heartbeatRunner.js';
 export { agentConfigOf, type TriggerHost } from './host.js';
 export { agentActivity, type AgentActivity } from './activity.js';
 export { changeList, mergeChange, watchPrompt, type ChangeType } from './watchPrompt.js';

@@ -69,7 +69,9 @@ export class ScheduleClock implements Disposable {
 
   /** Looks now (for tests and after a schedule changed); resolves when the runs due have been started. */
   look(): Promise<void> {
-    this.#looking = this.#looking.then(() => this.#evaluate()).catch((e: unknown) => this.#o.warn?.(`schedules: ${errorMessage(e)}`));
+    this.#looking = this.#looking
+      .then(() => this.#evaluate())
+      .catch((e: unknown) => this.#o.warn?.(`schedules: ${errorMessage(e)}`));
     return this.#looking;
   }
 
@@ -133,7 +135,9 @@ export class ScheduleClock implements Disposable {
       this.#fired.set(s.id, minute);
       if (this.#inFlight >= this.#o.maxConcurrent) {
         const message = `skipped: ${this.#inFlight} scheduled runs were already going (schedule.max_concurrent = ${this.#o.maxConcurrent})`;
-        await this.#o.skipped(s, { at: new Date(now).toISOString(), status: 'skipped', message, trigger: 'daemon' }).catch(() => undefined);
+        await this.#o
+          .skipped(s, { at: new Date(now).toISOString(), status: 'skipped', message, trigger: 'daemon' })
+          .catch(() => undefined);
         this.#o.warn?.(`schedule ${s.id}: ${message}`);
         continue;
       }
@@ -149,6 +153,9 @@ export class ScheduleClock implements Disposable {
 /** The latest due minute in (from, to), not before the schedule existed, within CATCH_UP_DAYS. */
 function missedSince(cron: ReturnType<typeof checkCron>, from: number, to: number, s: Schedule): number | undefined {
   const floor = Math.max(from, Date.parse(s.created_at) - 60_000, to - CATCH_UP_DAYS * 86_400_000);
-  const times = cron.next(new Date(floor), 10_000).map((d) => d.getTime()).filter((t) => t > floor && t < to);
+  const times = cron
+    .next(new Date(floor), 10_000)
+    .map((d) => d.getTime())
+    .filter((t) => t > floor && t < to);
   return times.at(-1);
 }

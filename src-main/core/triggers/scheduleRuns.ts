@@ -17,7 +17,15 @@ import type { MessageResult } from '../api/protocol.js';
 import { errorMessage } from '../errors.js';
 import { originFor, type RunRequest } from '../runtime/runRequest.js';
 import { createRunLog, writeRunLog } from '../schedule/runLogs.js';
-import { MAX_RUN_LOGS, pruneScheduleLogs, scheduleDir, scheduleLogsDir, type LastRun, type Schedule, type ScheduleStore } from '../schedule/store.js';
+import {
+  MAX_RUN_LOGS,
+  pruneScheduleLogs,
+  scheduleDir,
+  scheduleLogsDir,
+  type LastRun,
+  type Schedule,
+  type ScheduleStore,
+} from '../schedule/store.js';
 import type { BusEntry } from '../service/eventBus.js';
 import { isProcessAlive } from '../util/processAlive.js';
 
@@ -27,7 +35,11 @@ export type ScheduleTrigger = 'launchd' | 'daemon' | 'hand';
  * How a run is started and awaited: the service's submit, or a daemon reached over HTTP. When `signal`
  * aborts, the run is cancelled and the promise still resolves with its (cancelled) result.
  */
-export type SubmitRun = (request: RunRequest, listener: (event: ReinEvent) => void, signal?: AbortSignal) => Promise<MessageResult>;
+export type SubmitRun = (
+  request: RunRequest,
+  listener: (event: ReinEvent) => void,
+  signal?: AbortSignal,
+) => Promise<MessageResult>;
 
 export interface ScheduleRunDeps {
   home: string;
@@ -53,7 +65,10 @@ export { logName } from '../schedule/runLogs.js';
  * Takes the schedule's run guard: `<dir>/run.pid` made exclusively. A file whose process is gone (a run
  * killed mid-way) is taken over. Returns the release, or the pid of the run still going.
  */
-async function takeGuard(dir: string, isAlive: (pid: number) => boolean): Promise<{ release: () => Promise<void> } | { busy: number }> {
+async function takeGuard(
+  dir: string,
+  isAlive: (pid: number) => boolean,
+): Promise<{ release: () => Promise<void> } | { busy: number }> {
   const file = join(dir, 'run.pid');
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -93,7 +108,9 @@ function logLine(ev: ReinEvent): string | undefined {
     case 'tool_call_start':
       return `▸ ${ev.tool} ${ev.summary}`;
     case 'tool_call_end':
-      return ev.ok ? `  ✓ ${ev.tool} (${(ev.duration_ms / 1000).toFixed(1)} s)` : `  ✗ ${ev.tool}: ${ev.preview.split('\n')[0]}`;
+      return ev.ok
+        ? `  ✓ ${ev.tool} (${(ev.duration_ms / 1000).toFixed(1)} s)`
+        : `  ✗ ${ev.tool}: ${ev.preview.split('\n')[0]}`;
     case 'tool_call_denied':
       // A refused call never starts: the log says what it was and why it did not run.
       return `✗ ${ev.tool} denied (${ev.layer}${ev.by ? `, answered by ${ev.by}` : ''}): ${ev.reason.split('\n')[0]}\n  call: ${ev.summary}`;
@@ -117,7 +134,12 @@ function logLine(ev: ReinEvent): string | undefined {
 }
 
 /** Runs the schedule now. `note` is written at the head of the log (why it runs: a catch-up, by hand). */
-export async function runSchedule(schedule: Schedule, trigger: ScheduleTrigger, deps: ScheduleRunDeps, note?: string): Promise<ScheduleRunOutcome> {
+export async function runSchedule(
+  schedule: Schedule,
+  trigger: ScheduleTrigger,
+  deps: ScheduleRunDeps,
+  note?: string,
+): Promise<ScheduleRunOutcome> {
   const now = deps.now ?? (() => new Date());
   const started = now();
   const dir = scheduleDir(deps.home, schedule.id);
@@ -125,20 +147,39 @@ export async function runSchedule(schedule: Schedule, trigger: ScheduleTrigger, 
   await mkdir(logs, { recursive: true, mode: 0o700 });
   // Bounded: an hourly schedule would otherwise leave 8,760 logs a year.
   await pruneScheduleLogs(deps.home, schedule.id, MAX_RUN_LOGS - 1);
-  const announce = (status: 'started' | 'finished' | 'failed' | 'skipped' | 'interrupted', extra: { session_id?: string; message?: string } = {}) =>
-    deps.publish?.({ type: 'schedule_run', at: now().toISOString(), schedule_id: schedule.id, agent: schedule.agent, status, ...extra });
+  const announce = (
+    status: 'started' | 'finished' | 'failed' | 'skipped' | 'interrupted',
+    extra: { session_id?: string; message?: string } = {},
+  ) =>
+    deps.publish?.({
+      type: 'schedule_run',
+      at: now().toISOString(),
+      schedule_id: schedule.id,
+      agent: schedule.agent,
+      status,
+      ...extra,
+    });
 
   const guard = await takeGuard(dir, deps.isAlive ?? isProcessAlive);
   if ('busy' in guard) {
     const message = `skipped: the previous run of this schedule is still going (pid ${guard.busy})`;
     // A log of its own, made exclusively: a skip in the same second never writes over the running run's log.
     const log = writeRunLog(logs, started, `${started.toISOString()} ${message}\n`);
-    const outcome: ScheduleRunOutcome = { at: started.toISOString(), status: 'skipped', ended_at: started.toISOString(), message, log, trigger };
+    const outcome: ScheduleRunOutcome = {
+      at: started.toISOString(),
+      status: 'skipped',
+      ended_at: started.toISOString(),
+      message,
+      log,
+      trigger,
+    };
     await deps.store.recordRun(schedule.id, outcome);
     announce('skipped', { message });
     return outcome;
   }
-  const lines: string[] = [`${started.toISOString()} schedule ${schedule.id} (${schedule.cron}) for agent ${schedule.agent}, started by ${trigger}`];
+  const lines: string[] = [
+    `${started.toISOString()} schedule ${schedule.id} (${schedule.cron}) for agent ${schedule.agent}, started by ${trigger}`,
+  ];
   if (note) lines.push(note);
   lines.push(`prompt: ${schedule.prompt}`, '');
   // The log is written as the run goes, so a run that dies midway leaves what it did. It is made
@@ -157,7 +198,13 @@ export async function runSchedule(schedule: Schedule, trigger: ScheduleTrigger, 
   /** Why the run was stopped, when its signal did. */
   const stopped = () => (signal?.aborted ? `interrupted: ${errorMessage(signal.reason ?? 'stopped')}` : undefined);
   try {
-    await deps.store.recordRun(schedule.id, { at: started.toISOString(), status: 'started', pid: process.pid, log, trigger });
+    await deps.store.recordRun(schedule.id, {
+      at: started.toISOString(),
+      status: 'started',
+      pid: process.pid,
+      log,
+      trigger,
+    });
     announce('started');
     if (stopped()) throw new StoppedBeforeStart();
     const request: RunRequest = {
@@ -204,7 +251,10 @@ export async function runSchedule(schedule: Schedule, trigger: ScheduleTrigger, 
       text: answer || text,
     };
     await deps.store.recordRun(schedule.id, stripText(outcome));
-    announce(outcome.status as 'finished' | 'failed' | 'interrupted', { ...(outcome.session_id ? { session_id: outcome.session_id } : {}), message });
+    announce(outcome.status as 'finished' | 'failed' | 'interrupted', {
+      ...(outcome.session_id ? { session_id: outcome.session_id } : {}),
+      message,
+    });
     return outcome;
   } catch (e) {
     // Stopped before it could start (or while starting): interrupted, not failed.
@@ -212,7 +262,15 @@ export async function runSchedule(schedule: Schedule, trigger: ScheduleTrigger, 
     const message = why ?? `the run could not start: ${errorMessage(e)}`;
     write(why ? `${now().toISOString()} ${why}` : `error: ${message}`);
     const status = why ? 'interrupted' : 'failed';
-    const outcome: ScheduleRunOutcome = { at: started.toISOString(), status, ended_at: now().toISOString(), log, message, trigger, ...(sessionId ? { session_id: sessionId } : {}) };
+    const outcome: ScheduleRunOutcome = {
+      at: started.toISOString(),
+      status,
+      ended_at: now().toISOString(),
+      log,
+      message,
+      trigger,
+      ...(sessionId ? { session_id: sessionId } : {}),
+    };
     await deps.store.recordRun(schedule.id, outcome).catch(() => undefined);
     announce(status, { message });
     return outcome;
@@ -244,7 +302,13 @@ function firstLine(text: string): string {
  * the run's own controller, so the loop ends `cancelled` (saving its session) and `done` still resolves.
  */
 export function serviceSubmit(
-  submit: (request: RunRequest, opts: { listener: (entry: BusEntry) => void }) => Promise<{ injected: true; result: MessageResult } | { injected: false; run: { done: Promise<MessageResult>; controller: AbortController } }>,
+  submit: (
+    request: RunRequest,
+    opts: { listener: (entry: BusEntry) => void },
+  ) => Promise<
+    | { injected: true; result: MessageResult }
+    | { injected: false; run: { done: Promise<MessageResult>; controller: AbortController } }
+  >,
 ): SubmitRun {
   return async (request, listener, signal) => {
     const outcome = await submit(request, {

@@ -23,7 +23,9 @@ export function mergeChange(previous: ChangeType | undefined, next: ChangeType):
 }
 
 export function changeList(changes: ReadonlyMap<string, ChangeType>): string {
-  const lines = [...changes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, type]) => `- ${type}: ${path}`);
+  const lines = [...changes]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([path, type]) => `- ${type}: ${path}`);
   if (lines.length <= MAX_LISTED_CHANGES) return lines.join('\n');
   return [...lines.slice(0, MAX_LISTED_CHANGES), `- … and ${lines.length - MAX_LISTED_CHANGES} more`].join('\n');
 }

@@ -51,7 +51,11 @@ const tails = new Map<string, Promise<unknown>>();
  */
 export type AtomicWriteData = string | Uint8Array | Iterable<string | Uint8Array>;
 
-export async function atomicWriteFile(path: string, data: AtomicWriteData, opts: AtomicWriteOptions = {}): Promise<void> {
+export async function atomicWriteFile(
+  path: string,
+  data: AtomicWriteData,
+  opts: AtomicWriteOptions = {},
+): Promise<void> {
   const previous = tails.get(path);
   const mine = (previous ? previous.catch(() => undefined) : Promise.resolve()).then(() => writeNow(path, data, opts));
   tails.set(path, mine);
@@ -78,7 +82,12 @@ function asWriteError(e: unknown, path: string): unknown {
 async function writeNow(link: string, data: AtomicWriteData, opts: AtomicWriteOptions): Promise<void> {
   const path = opts.followSymlinks === false ? link : await realpath(link).catch(() => link);
   // An explicit mode, else the existing file's; a new file is the owner's alone.
-  const kept = opts.mode ?? (await stat(path).then((s) => s.mode & 0o7777, () => undefined));
+  const kept =
+    opts.mode ??
+    (await stat(path).then(
+      (s) => s.mode & 0o7777,
+      () => undefined,
+    ));
   const mode = kept ?? NEW_FILE_MODE;
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${(tmpCounter++).toString(36)}.tmp`);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data instanceof Uint8Array ? data : undefined;
@@ -89,7 +98,9 @@ async function writeNow(link: string, data: AtomicWriteData, opts: AtomicWriteOp
   try {
     try {
       if (bytes) await writeAll(fd, bytes);
-      else for (const piece of data as Iterable<string | Uint8Array>) await writeAll(fd, typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+      else
+        for (const piece of data as Iterable<string | Uint8Array>)
+          await writeAll(fd, typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
       // open() applies the umask, which may take group/other bits the mode asks for; an owner-only mode
       // (0o600, Rein's usual) cannot be changed by it, so only other modes cost a chmod.
       if (kept !== undefined && (kept & 0o077) !== 0) await fdCall<void>((cb) => fs.fchmod(fd, kept, cb));

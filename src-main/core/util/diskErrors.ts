@@ -141,5 +141,10 @@ export function describeWriteError(err: unknown, file: string, action = `write $
   const reason = writeErrorReason(err, file);
   const code = isDiskFull(err) || reason === WORDS.ENOSPC ? 'disk_full' : 'io_error';
   const cause = isReinError(err, 'disk_full') || isReinError(err, 'io_error') ? (err.cause ?? err) : err;
-  return new ReinError(code, `cannot ${action}: ${reason}`, { file, reason, ...(errno !== undefined ? { errno } : {}) }, { cause });
+  return new ReinError(
+    code,
+    `cannot ${action}: ${reason}`,
+    { file, reason, ...(errno !== undefined ? { errno } : {}) },
+    { cause },
+  );
 }

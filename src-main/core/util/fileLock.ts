@@ -8,7 +8,8 @@ import { ReinError, errorMessage } from '../errors.js';
 
 /** Loaded by the first lock: proper-lockfile brings graceful-fs, signal-exit and assert with it. */
 let lockfileModule: Promise<typeof Lockfile> | undefined;
-const loadLockfile = () => (lockfileModule ??= import('proper-lockfile').then((m) => (m as { default?: typeof Lockfile }).default ?? m));
+const loadLockfile = () =>
+  (lockfileModule ??= import('proper-lockfile').then((m) => (m as { default?: typeof Lockfile }).default ?? m));
 
 export interface FileLockOptions {
   /** How long to keep retrying before giving up (roughly); default 30 s. */

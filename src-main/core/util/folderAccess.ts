@@ -11,16 +11,25 @@ import { opendir, realpath, stat } from 'node:fs/promises';
 
 export type FolderAccess =
   | { ok: true; /** The folder with symlinks resolved. */ real: string }
-  | { ok: false; kind: 'missing' | 'not_a_folder' | 'unreadable'; /** The errno code (EPERM, EACCES, ENOENT…). */ code?: string; reason: string };
+  | {
+      ok: false;
+      kind: 'missing' | 'not_a_folder' | 'unreadable';
+      /** The errno code (EPERM, EACCES, ENOENT…). */ code?: string;
+      reason: string;
+    };
 
 const DENIED = new Set(['EPERM', 'EACCES']);
 
 /** Reads the folder at `path` (symlinks resolved) far enough to know it can be watched. Never throws. */
-export async function folderAccess(path: string, probe: (dir: string) => Promise<void> = listOne): Promise<FolderAccess> {
+export async function folderAccess(
+  path: string,
+  probe: (dir: string) => Promise<void> = listOne,
+): Promise<FolderAccess> {
   let real: string;
   try {
     real = await realpath(path);
-    if (!(await stat(real)).isDirectory()) return { ok: false, kind: 'not_a_folder', reason: `${path} is not a folder` };
+    if (!(await stat(real)).isDirectory())
+      return { ok: false, kind: 'not_a_folder', reason: `${path} is not a folder` };
   } catch (e) {
     return failure(path, e);
   }
@@ -35,10 +44,21 @@ export async function folderAccess(path: string, probe: (dir: string) => Promise
 /** The error of reading a folder, in the three kinds a person acts on differently. */
 export function failure(path: string, e: unknown): Extract<FolderAccess, { ok: false }> {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  if (code && DENIED.has(code)) return { ok: false, kind: 'unreadable', code, reason: `${path} cannot be read (${code}: ${code === 'EPERM' ? 'operation not permitted' : 'permission denied'})` };
+  if (code && DENIED.has(code))
+    return {
+      ok: false,
+      kind: 'unreadable',
+      code,
+      reason: `${path} cannot be read (${code}: ${code === 'EPERM' ? 'operation not permitted' : 'permission denied'})`,
+    };
   if (code === 'ENOTDIR') return { ok: false, kind: 'not_a_folder', code, reason: `${path} is not a folder` };
   if (code === 'ENOENT') return { ok: false, kind: 'missing', code, reason: `${path} does not exist` };
-  return { ok: false, kind: 'unreadable', ...(code ? { code } : {}), reason: `${path} cannot be read (${code ?? (e instanceof Error ? e.message : String(e))})` };
+  return {
+    ok: false,
+    kind: 'unreadable',
+    ...(code ? { code } : {}),
+    reason: `${path} cannot be read (${code ?? (e instanceof Error ? e.message : String(e))})`,
+  };
 }
 
 /** Is this error one of a folder this process may not read? (chokidar's errors, a readdir's.) */

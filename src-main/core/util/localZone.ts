@@ -11,13 +11,23 @@ import { readlinkSync } from 'node:fs';
 
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 /** Names Intl reports differently from the files that hold them. */
-const CANONICAL: Record<string, string> = { 'Etc/UTC': 'UTC', 'Etc/Universal': 'UTC', 'Etc/Zulu': 'UTC', 'Etc/UCT': 'UTC', UCT: 'UTC', Universal: 'UTC', Zulu: 'UTC' };
+const CANONICAL: Record<string, string> = {
+  'Etc/UTC': 'UTC',
+  'Etc/Universal': 'UTC',
+  'Etc/Zulu': 'UTC',
+  'Etc/UCT': 'UTC',
+  UCT: 'UTC',
+  Universal: 'UTC',
+  Zulu: 'UTC',
+};
 
 let cached: string | undefined;
 
 /** The name of this process's time zone (an IANA name such as `Europe/Paris`, or `UTC`). */
 export function processTimeZone(): string {
-  return (cached ??= (process.env.TZ === undefined ? zoneFromLink('/etc/localtime') : undefined) ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+  return (cached ??=
+    (process.env.TZ === undefined ? zoneFromLink('/etc/localtime') : undefined) ??
+    Intl.DateTimeFormat().resolvedOptions().timeZone);
 }
 
 /** The zone a `/etc/localtime` symlink points at, or undefined. */
@@ -45,7 +55,15 @@ export function localStamp(d: Date, timeZone: string): string {
   }
   let fmt = stampFormats.get(timeZone);
   if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
     stampFormats.set(timeZone, fmt);
   }
   const p = Object.fromEntries(fmt.formatToParts(d).map((x) => [x.type, x.value]));

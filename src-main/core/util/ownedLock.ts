@@ -78,7 +78,8 @@ export interface HeldLock {
 const heldHere = new Map<string, Promise<void>>();
 
 let ownStart: string | undefined | null = null;
-const ownStartTime = (): string | undefined => (ownStart === null ? (ownStart = procStat(process.pid)?.start) : ownStart);
+const ownStartTime = (): string | undefined =>
+  ownStart === null ? (ownStart = procStat(process.pid)?.start) : ownStart;
 
 /** Takes the lock folder `lock` (its parent folder must exist), waiting for a live holder up to `waitMs`. */
 export async function acquireOwnedLock(lock: string, opts: OwnedLockOptions = {}): Promise<HeldLock> {
@@ -98,7 +99,13 @@ export async function acquireOwnedLock(lock: string, opts: OwnedLockOptions = {}
   let waiting = false;
   let breaks = 0;
   for (let attempt = 0; ; attempt++) {
-    if (opts.signal?.aborted) throw new ReinError('internal', `gave up taking the lock ${dir}: the run was stopped`, { lock: dir }, { cause: opts.signal.reason });
+    if (opts.signal?.aborted)
+      throw new ReinError(
+        'internal',
+        `gave up taking the lock ${dir}: the run was stopped`,
+        { lock: dir },
+        { cause: opts.signal.reason },
+      );
     let made = false;
     try {
       await mkdir(dir, { mode: 0o700 });
@@ -116,7 +123,10 @@ export async function acquireOwnedLock(lock: string, opts: OwnedLockOptions = {}
     const seen = await inspect(dir, now);
     if (!seen) continue; // released meanwhile: try again at once
     if (isStale(seen, opts.staleMs)) {
-      if (++breaks > MAX_BREAKS) throw new ReinError('internal', `could not take the lock ${dir}: it keeps being left behind stale`, { lock: dir });
+      if (++breaks > MAX_BREAKS)
+        throw new ReinError('internal', `could not take the lock ${dir}: it keeps being left behind stale`, {
+          lock: dir,
+        });
       try {
         await breakStale(dir, seen, now);
       } catch (e) {
@@ -125,7 +135,13 @@ export async function acquireOwnedLock(lock: string, opts: OwnedLockOptions = {}
       continue;
     }
     if (now() >= deadline) {
-      throw opts.busyError?.(seen.owner) ?? new ReinError('unavailable', `the lock ${dir} is held by ${describeOwner(seen.owner)}`, { lock: dir, ...(seen.owner ? { owner: seen.owner } : {}) });
+      throw (
+        opts.busyError?.(seen.owner) ??
+        new ReinError('unavailable', `the lock ${dir} is held by ${describeOwner(seen.owner)}`, {
+          lock: dir,
+          ...(seen.owner ? { owner: seen.owner } : {}),
+        })
+      );
     }
     if (!waiting) {
       waiting = true;
@@ -169,7 +185,10 @@ export function setLockHolderName(name: string): void {
 export function lockHolderName(): string {
   if (holderName) return holderName;
   if (process.versions.electron) return 'the Rein app';
-  const words = process.argv.slice(2).filter((a) => /^[a-z][a-z-]*$/.test(a)).slice(0, 2);
+  const words = process.argv
+    .slice(2)
+    .filter((a) => /^[a-z][a-z-]*$/.test(a))
+    .slice(0, 2);
   if (words[0] === 'daemon') return 'the Rein daemon';
   return words.length > 0 ? `rein ${words.join(' ')}` : 'a Rein process';
 }
@@ -183,10 +202,7 @@ interface Seen {
 
 function hold(dir: string, owner: LockOwner): HeldLock {
   let done: () => void = () => undefined;
-  heldHere.set(
-    owner.nonce,
-    new Promise<void>((r) => (done = r)),
-  );
+  heldHere.set(owner.nonce, new Promise<void>((r) => (done = r)));
   let released: Promise<boolean> | undefined;
   return {
     lock: dir,

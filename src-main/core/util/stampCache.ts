@@ -31,7 +31,12 @@ export function stampOf(paths: readonly string[]): string {
 /** The folder and each entry's path (file or folder), for dependency lists that follow a folder's contents. */
 export function folderAndEntries(dir: string, filter: (name: string) => boolean = () => true): string[] {
   try {
-    return [dir, ...readdirSync(dir).filter(filter).map((n) => join(dir, n))];
+    return [
+      dir,
+      ...readdirSync(dir)
+        .filter(filter)
+        .map((n) => join(dir, n)),
+    ];
   } catch {
     return [dir];
   }

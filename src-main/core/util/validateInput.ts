@@ -12,6 +12,8 @@ export function validateInput<S extends z.ZodType>(schema: S, value: unknown, wh
   if (parsed.success) return parsed.data;
   const problems = describeIssues(parsed.error.issues, value);
   const first = problems[0];
-  const message = problems.map((p) => `${what}.${p.field === '(top level)' ? '' : p.field}: ${p.message}`.replace('.: ', ': ')).join('; ');
+  const message = problems
+    .map((p) => `${what}.${p.field === '(top level)' ? '' : p.field}: ${p.message}`.replace('.: ', ': '))
+    .join('; ');
   throw fieldError('invalid_request', message, first?.field ?? what);
 }

@@ -14,17 +14,26 @@ export function describePath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-const describe = (issues: readonly Issue[]) => issues.map((i) => `${describePath(i.path) || '(input)'}: ${i.message}`).join('; ');
+const describe = (issues: readonly Issue[]) =>
+  issues.map((i) => `${describePath(i.path) || '(input)'}: ${i.message}`).join('; ');
 
 export function checkInput(name: ReinOperationName, input: unknown): unknown {
   const parsed = reinOperations[name].input.safeParse(input);
   if (parsed.success) return parsed.data;
   const first = parsed.error.issues[0];
-  throw new ApiError(`${name}: ${describe(parsed.error.issues)}`, 'invalid_input', undefined, first ? describePath(first.path) : undefined);
+  throw new ApiError(
+    `${name}: ${describe(parsed.error.issues)}`,
+    'invalid_input',
+    undefined,
+    first ? describePath(first.path) : undefined,
+  );
 }
 
 export function checkOutput<K extends ReinOperationName>(name: K, value: unknown): ReinOperationOutput<K> {
   const parsed = reinOperations[name].output.safeParse(value);
   if (parsed.success) return parsed.data as ReinOperationOutput<K>;
-  throw new ApiError(`${name}: Rein answered in a shape this page does not know (${describe(parsed.error.issues)})`, 'bad_reply');
+  throw new ApiError(
+    `${name}: Rein answered in a shape this page does not know (${describe(parsed.error.issues)})`,
+    'bad_reply',
+  );
 }

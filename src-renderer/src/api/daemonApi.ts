@@ -61,7 +61,12 @@ export function createDaemonApi(opts: DaemonApiOptions): DaemonApi {
     if (!res.ok) {
       const b = (body ?? {}) as { error?: string; code?: string; field?: string };
       const code = b.code ?? (res.status === 401 ? 'unauthorized' : 'http_error');
-      throw new ApiError(b.error ?? `${call.method} ${call.path.split('?')[0]} failed with HTTP ${res.status}`, code, res.status, b.field);
+      throw new ApiError(
+        b.error ?? `${call.method} ${call.path.split('?')[0]} failed with HTTP ${res.status}`,
+        code,
+        res.status,
+        b.field,
+      );
     }
     return body;
   }
@@ -105,7 +110,9 @@ export function createDaemonApi(opts: DaemonApiOptions): DaemonApi {
       const change_id = typeof p.change_id === 'string' ? p.change_id : undefined;
       const accept_command = typeof p.accept_command === 'string' ? p.accept_command : undefined;
       throw new ApiError(
-        typeof p.message === 'string' ? p.message : 'This change raises permissions: it waits for a person to confirm it (`rein changes accept` in a shell on the daemon\'s machine).',
+        typeof p.message === 'string'
+          ? p.message
+          : "This change raises permissions: it waits for a person to confirm it (`rein changes accept` in a shell on the daemon's machine).",
         'confirmation_pending',
         202,
         undefined,

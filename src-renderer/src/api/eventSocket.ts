@@ -17,7 +17,10 @@ export interface SocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: { data?: unknown; code?: number }) => void): void;
+  addEventListener(
+    type: 'open' | 'close' | 'error' | 'message',
+    listener: (ev: { data?: unknown; code?: number }) => void,
+  ): void;
 }
 export type SocketFactory = (url: string, protocols: string[]) => SocketLike;
 
@@ -131,7 +134,9 @@ export class EventSocket {
     if (this.#stopped) return;
     this.#attempt++;
     this.#setState('reconnecting');
-    const delay = this.opts.retryDelayMs?.(this.#attempt) ?? DEFAULT_DELAYS[Math.min(this.#attempt - 1, DEFAULT_DELAYS.length - 1)]!;
+    const delay =
+      this.opts.retryDelayMs?.(this.#attempt) ??
+      DEFAULT_DELAYS[Math.min(this.#attempt - 1, DEFAULT_DELAYS.length - 1)]!;
     this.#timer = setTimeout(() => {
       // The browser hides why an upgrade failed; an authenticated plain request tells a bad token
       // (stop: retrying cannot help) from a daemon that is down or restarting (keep trying).
@@ -148,7 +153,17 @@ export class EventSocket {
   }
 
   #onFrame(data: unknown): void {
-    let frame: { frame?: string; id?: string; event?: ApiEvent; ref?: string; ok?: boolean; result?: unknown; error?: string; code?: string; status?: number };
+    let frame: {
+      frame?: string;
+      id?: string;
+      event?: ApiEvent;
+      ref?: string;
+      ok?: boolean;
+      result?: unknown;
+      error?: string;
+      code?: string;
+      status?: number;
+    };
     try {
       frame = JSON.parse(typeof data === 'string' ? data : String(data)) as typeof frame;
     } catch {
@@ -164,15 +179,30 @@ export class EventSocket {
       if (!waiter) return;
       this.#pending.delete(frame.ref);
       if (frame.ok) waiter.resolve(frame.result);
-      else waiter.reject(new ApiError(frame.error ?? 'the daemon refused the request', frame.code ?? 'internal', frame.status));
+      else
+        waiter.reject(
+          new ApiError(frame.error ?? 'the daemon refused the request', frame.code ?? 'internal', frame.status),
+        );
     }
     // `result` frames (a run's final answer) are not needed: the events already carried it.
   }
 
   #whenOpen(waitMs: number): Promise<void> {
     if (this.#socket && this.#socket.readyState === OPEN) return Promise.resolve();
-    if (this.#state === 'unauthorized') return Promise.reject(new ApiError('the daemon did not accept this token: open the address `rein daemon` printed (the token is after #token=)', 'unauthorized'));
-    if (this.#state === 'rotated') return Promise.reject(new ApiError('the daemon no longer accepts this token (it has a new one): open the address `rein daemon` printed again', 'unauthorized'));
+    if (this.#state === 'unauthorized')
+      return Promise.reject(
+        new ApiError(
+          'the daemon did not accept this token: open the address `rein daemon` printed (the token is after #token=)',
+          'unauthorized',
+        ),
+      );
+    if (this.#state === 'rotated')
+      return Promise.reject(
+        new ApiError(
+          'the daemon no longer accepts this token (it has a new one): open the address `rein daemon` printed again',
+          'unauthorized',
+        ),
+      );
     this.start();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

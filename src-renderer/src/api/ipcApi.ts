@@ -3,12 +3,12 @@
  * around it. The bridge can only carry an error's message, so code and field travel inside it
  * (`[code field] message`, see bridgeErrorMessage) and are read back here.
  */
+import { parseBridgeErrorMessage, reinOperationNames, type ReinApi } from '../../../src-main/core/api/index.js';
 import {
-  parseBridgeErrorMessage,
-  reinOperationNames,
-  type ReinApi,
-} from '../../../src-main/core/api/index.js';
-import { desktopOperationNames, desktopOperations, type ReinDesktopApi } from '../../../src-main/core/api/desktopApi.js';
+  desktopOperationNames,
+  desktopOperations,
+  type ReinDesktopApi,
+} from '../../../src-main/core/api/desktopApi.js';
 import { ApiError } from './apiError.js';
 import { checkInput, checkOutput } from './checked.js';
 
@@ -20,7 +20,8 @@ export function createIpcApi(bridge: ReinApi): ReinApi {
     api[name] = async (input?: unknown) => {
       const checked = checkInput(name, input);
       const method = bridge[name] as ((input?: unknown) => Promise<unknown>) | undefined;
-      if (typeof method !== 'function') throw new ApiError(`${name} is not available in this version of the app`, 'unsupported');
+      if (typeof method !== 'function')
+        throw new ApiError(`${name} is not available in this version of the app`, 'unsupported');
       let value: unknown;
       try {
         value = await method(checked);
@@ -35,14 +36,18 @@ export function createIpcApi(bridge: ReinApi): ReinApi {
 
 /** `window.reinDesktop` with the same checks and error decoding. */
 export function createDesktopApi(bridge: ReinDesktopApi): ReinDesktopApi {
-  const api: Record<string, unknown> = { onNavigate: (listener: Parameters<ReinDesktopApi['onNavigate']>[0]) => bridge.onNavigate(listener) };
+  const api: Record<string, unknown> = {
+    onNavigate: (listener: Parameters<ReinDesktopApi['onNavigate']>[0]) => bridge.onNavigate(listener),
+  };
   for (const name of desktopOperationNames) {
     const op = desktopOperations[name];
     api[name] = async (input?: unknown) => {
       const parsed = op.input.safeParse(input);
-      if (!parsed.success) throw new ApiError(`${name}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, 'invalid_input');
+      if (!parsed.success)
+        throw new ApiError(`${name}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, 'invalid_input');
       const method = bridge[name] as ((input?: unknown) => Promise<unknown>) | undefined;
-      if (typeof method !== 'function') throw new ApiError(`${name} is not available in this version of the app`, 'unsupported');
+      if (typeof method !== 'function')
+        throw new ApiError(`${name} is not available in this version of the app`, 'unsupported');
       let value: unknown;
       try {
         value = await method(parsed.data);

@@ -15,7 +15,12 @@ export type ApiChoice =
   | { kind: 'needs-token'; connect(token: string): DaemonApi };
 
 export function chooseApi(win: Pick<Window, 'rein' | 'reinDesktop' | 'location' | 'history'>): ApiChoice {
-  if (win.rein) return { kind: 'ipc', api: createIpcApi(win.rein), ...(win.reinDesktop ? { desktop: createDesktopApi(win.reinDesktop) } : {}) };
+  if (win.rein)
+    return {
+      kind: 'ipc',
+      api: createIpcApi(win.rein),
+      ...(win.reinDesktop ? { desktop: createDesktopApi(win.reinDesktop) } : {}),
+    };
   const { token } = takeLaunchToken(win.location, win.history);
   const connect = (t: string) => createDaemonApi({ baseUrl: win.location.origin, token: t });
   if (token) return { kind: 'daemon', api: connect(token) };

@@ -3,7 +3,19 @@
  * and is tied to it with aria-describedby, so a screen reader reads it with the field.
  */
 import { useEffect, useId, useState } from 'react';
-import { errorsUnder, fieldKey, getAt, pairsToText, renameKey, setAt, textToPairs, type Doc, type FieldErrors, type FieldNode, type Path } from './schemaForm.js';
+import {
+  errorsUnder,
+  fieldKey,
+  getAt,
+  pairsToText,
+  renameKey,
+  setAt,
+  textToPairs,
+  type Doc,
+  type FieldErrors,
+  type FieldNode,
+  type Path,
+} from './schemaForm.js';
 
 export interface SchemaFormProps {
   fields: FieldNode[];
@@ -65,7 +77,14 @@ function Field({ node, base, root, onRoot, errors }: FieldProps) {
       return (
         <div className="field" data-field={key}>
           {label}
-          <input id={id} type="text" value={typeof value === 'string' ? value : ''} onChange={(e) => set(e.target.value === '' ? undefined : e.target.value)} aria-invalid={invalid} aria-describedby={describedBy} />
+          <input
+            id={id}
+            type="text"
+            value={typeof value === 'string' ? value : ''}
+            onChange={(e) => set(e.target.value === '' ? undefined : e.target.value)}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+          />
           {help}
           {error}
         </div>
@@ -74,7 +93,16 @@ function Field({ node, base, root, onRoot, errors }: FieldProps) {
       return (
         <div className="field" data-field={key}>
           {label}
-          <NumberInput id={id} value={value} integer={node.integer} min={node.min} max={node.max} onChange={set} invalid={invalid} describedBy={describedBy} />
+          <NumberInput
+            id={id}
+            value={value}
+            integer={node.integer}
+            min={node.min}
+            max={node.max}
+            onChange={set}
+            invalid={invalid}
+            describedBy={describedBy}
+          />
           {help}
           {error}
         </div>
@@ -102,7 +130,13 @@ function Field({ node, base, root, onRoot, errors }: FieldProps) {
       return (
         <div className="field" data-field={key}>
           {label}
-          <select id={id} value={value === true ? 'yes' : value === false ? 'no' : ''} onChange={(e) => set(e.target.value === '' ? undefined : e.target.value === 'yes')} aria-invalid={invalid} aria-describedby={describedBy}>
+          <select
+            id={id}
+            value={value === true ? 'yes' : value === false ? 'no' : ''}
+            onChange={(e) => set(e.target.value === '' ? undefined : e.target.value === 'yes')}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+          >
             <option value="">(inherit)</option>
             <option value="yes">yes</option>
             <option value="no">no</option>
@@ -115,7 +149,13 @@ function Field({ node, base, root, onRoot, errors }: FieldProps) {
       return (
         <div className="field" data-field={key}>
           {label}
-          <select id={id} value={typeof value === 'string' ? value : ''} onChange={(e) => set(e.target.value === '' ? undefined : e.target.value)} aria-invalid={invalid} aria-describedby={describedBy}>
+          <select
+            id={id}
+            value={typeof value === 'string' ? value : ''}
+            onChange={(e) => set(e.target.value === '' ? undefined : e.target.value)}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+          >
             <option value="">(inherit)</option>
             {node.options.map((o) => (
               <option key={o} value={o}>
@@ -132,7 +172,14 @@ function Field({ node, base, root, onRoot, errors }: FieldProps) {
       return (
         <div className="field" data-field={key}>
           {label}
-          <LinesInput id={id} value={Array.isArray(value) ? value.map(String).join('\n') : ''} parse={linesToList} onChange={set} invalid={invalid || (itemErrors.length > 0 ? true : undefined)} describedBy={describedBy} />
+          <LinesInput
+            id={id}
+            value={Array.isArray(value) ? value.map(String).join('\n') : ''}
+            parse={linesToList}
+            onChange={set}
+            invalid={invalid || (itemErrors.length > 0 ? true : undefined)}
+            describedBy={describedBy}
+          />
           {help}
           {error}
           {itemErrors.map((m) => (
@@ -147,7 +194,14 @@ function Field({ node, base, root, onRoot, errors }: FieldProps) {
       return (
         <div className="field" data-field={key}>
           {label}
-          <LinesInput id={id} value={pairsToText(value)} parse={textToPairs} onChange={set} invalid={invalid} describedBy={describedBy} />
+          <LinesInput
+            id={id}
+            value={pairsToText(value)}
+            parse={textToPairs}
+            onChange={set}
+            invalid={invalid}
+            describedBy={describedBy}
+          />
           {help ?? (
             <p className="field-help">
               One <code>NAME=value</code> per line.
@@ -178,7 +232,11 @@ function Field({ node, base, root, onRoot, errors }: FieldProps) {
             <div className="field-entry" key={i}>
               <div className="entry-head">
                 <span className="muted">#{i + 1}</span>
-                <button type="button" className="link danger" onClick={() => set(items.length === 1 ? undefined : items.filter((_x, j) => j !== i))}>
+                <button
+                  type="button"
+                  className="link danger"
+                  onClick={() => set(items.length === 1 ? undefined : items.filter((_x, j) => j !== i))}
+                >
                   Remove
                 </button>
               </div>
@@ -241,7 +299,16 @@ function Field({ node, base, root, onRoot, errors }: FieldProps) {
 }
 
 /** A number box that lets the user type freely and passes on a number (or undefined when empty). */
-function NumberInput(p: { id: string; value: unknown; integer: boolean; min?: number; max?: number; onChange(v: unknown): void; invalid?: boolean; describedBy?: string }) {
+function NumberInput(p: {
+  id: string;
+  value: unknown;
+  integer: boolean;
+  min?: number;
+  max?: number;
+  onChange(v: unknown): void;
+  invalid?: boolean;
+  describedBy?: string;
+}) {
   return (
     <input
       id={p.id}
@@ -265,7 +332,14 @@ function NumberInput(p: { id: string; value: unknown; integer: boolean; min?: nu
  * A text box holding a list (one item per line) or pairs. The text is kept as typed (a trailing new
  * line must survive, or nobody could start the next item); the value passed on is parsed from it.
  */
-function LinesInput(p: { id: string; value: string; parse(text: string): unknown; onChange(v: unknown): void; invalid?: boolean; describedBy?: string }) {
+function LinesInput(p: {
+  id: string;
+  value: string;
+  parse(text: string): unknown;
+  onChange(v: unknown): void;
+  invalid?: boolean;
+  describedBy?: string;
+}) {
   const [text, setText] = useState(p.value);
   const [seen, setSeen] = useState(p.value);
   if (p.value !== seen) {

@@ -11,8 +11,14 @@ export const agentConfigHelp: HelpTexts = {
   max_iterations: { label: 'Max model turns', help: 'Most model turns in one run (1–1000).' },
   max_tokens: { label: 'Max output tokens', help: 'Per model reply.' },
   context_window: { help: 'Tokens the model can read; compaction starts near it.' },
-  mode: { label: 'Permission mode', help: 'default asks for risky actions; plan only reads; acceptEdits allows file edits.' },
-  auto_approve: { label: 'Auto-approve', help: 'Skip approval questions (hard blocks and denied commands still hold).' },
+  mode: {
+    label: 'Permission mode',
+    help: 'default asks for risky actions; plan only reads; acceptEdits allows file edits.',
+  },
+  auto_approve: {
+    label: 'Auto-approve',
+    help: 'Skip approval questions (hard blocks and denied commands still hold).',
+  },
   tools: { label: 'Tools' },
   'tools.allowed': { label: 'Allowed tools', help: 'Only these tools (one per line); empty = all.' },
   'tools.denied': { label: 'Denied tools', help: 'Never these tools (one per line).' },
@@ -25,7 +31,10 @@ export const agentConfigHelp: HelpTexts = {
   'permissions.allowed_commands': { help: 'Shell command patterns that run without asking (one per line).' },
   'permissions.denied_commands': { help: 'Shell command patterns that never run.' },
   'permissions.always_allow_tools': { help: 'Tools that never ask.' },
-  'permissions.grants': { label: 'Grants from "Always allow"', help: 'Each covers one command in one folder, one path or one app; delete one to be asked again.' },
+  'permissions.grants': {
+    label: 'Grants from "Always allow"',
+    help: 'Each covers one command in one folder, one path or one app; delete one to be asked again.',
+  },
   'permissions.gui_unattended': { label: 'GUI tools allowed unattended' },
   'permissions.network_allowlist': { help: 'Hosts the http tool may reach.' },
   'permissions.sensitive_patterns': { help: 'File patterns that always ask.' },

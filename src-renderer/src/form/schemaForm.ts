@@ -85,26 +85,42 @@ export function buildFields(schema: JsonSchema, help: HelpTexts = {}, base: Path
   const nodes: FieldNode[] = [];
   const required = new Set(schema.required ?? []);
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-    const node = buildField(name, prop, required.has(name), help, [...base, name], helpBase ? `${helpBase}.${name}` : name);
+    const node = buildField(
+      name,
+      prop,
+      required.has(name),
+      help,
+      [...base, name],
+      helpBase ? `${helpBase}.${name}` : name,
+    );
     if (node) nodes.push(node);
   }
   return nodes;
 }
 
-function buildField(name: string, s: JsonSchema, required: boolean, help: HelpTexts, path: Path, helpKey: string): FieldNode | undefined {
+function buildField(
+  name: string,
+  s: JsonSchema,
+  required: boolean,
+  help: HelpTexts,
+  path: Path,
+  helpKey: string,
+): FieldNode | undefined {
   const text = help[helpKey];
   const common: Common = {
     key: fieldKey(path),
     path,
     label: text?.label ?? humanize(name),
-    ...(text?.help ?? s.description ? { help: text?.help ?? s.description } : {}),
+    ...((text?.help ?? s.description) ? { help: text?.help ?? s.description } : {}),
     required,
   };
   const type = typeOf(s);
-  if (Array.isArray(s.enum) && s.enum.every((v) => typeof v === 'string')) return { ...common, kind: 'enum', options: s.enum as string[] };
+  if (Array.isArray(s.enum) && s.enum.every((v) => typeof v === 'string'))
+    return { ...common, kind: 'enum', options: s.enum as string[] };
   if (s.anyOf) {
     const kinds = new Set(s.anyOf.map(typeOf));
-    if ([...kinds].every((k) => k === 'string' || k === 'integer' || k === 'number')) return { ...common, kind: 'textOrNumber' };
+    if ([...kinds].every((k) => k === 'string' || k === 'integer' || k === 'number'))
+      return { ...common, kind: 'textOrNumber' };
     return undefined;
   }
   switch (type) {
@@ -112,21 +128,30 @@ function buildField(name: string, s: JsonSchema, required: boolean, help: HelpTe
       return { ...common, kind: 'text' };
     case 'integer':
     case 'number': {
-      const min = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + (type === 'integer' ? 1 : 0) : undefined);
+      const min =
+        s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + (type === 'integer' ? 1 : 0) : undefined);
       const max = s.maximum !== undefined && s.maximum < Number.MAX_SAFE_INTEGER ? s.maximum : undefined;
-      return { ...common, kind: 'number', integer: type === 'integer', ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+      return {
+        ...common,
+        kind: 'number',
+        integer: type === 'integer',
+        ...(min !== undefined ? { min } : {}),
+        ...(max !== undefined ? { max } : {}),
+      };
     }
     case 'boolean':
       return { ...common, kind: 'boolean' };
     case 'array':
       if (s.items && typeOf(s.items) === 'string') return { ...common, kind: 'list' };
-      if (s.items && typeOf(s.items) === 'object') return { ...common, kind: 'objectList', item: buildFields(s.items, help, [], `${helpKey}.*`) };
+      if (s.items && typeOf(s.items) === 'object')
+        return { ...common, kind: 'objectList', item: buildFields(s.items, help, [], `${helpKey}.*`) };
       return undefined;
     case 'object':
       if (s.properties) return { ...common, kind: 'group', children: buildFields(s, help, path, helpKey) };
       if (s.additionalProperties && typeof s.additionalProperties === 'object') {
         const valueType = typeOf(s.additionalProperties);
-        if (valueType === 'object') return { ...common, kind: 'objectMap', entry: buildFields(s.additionalProperties, help, [], `${helpKey}.*`) };
+        if (valueType === 'object')
+          return { ...common, kind: 'objectMap', entry: buildFields(s.additionalProperties, help, [], `${helpKey}.*`) };
         if (valueType === 'string') return { ...common, kind: 'pairs' };
       }
       return undefined;
@@ -160,8 +185,13 @@ export function getAt(value: unknown, path: Path): unknown {
 export function setAt(value: unknown, path: Path, v: unknown): unknown {
   if (path.length === 0) return v;
   const [head, ...rest] = path as [string | number, ...Path];
-  const container: Record<string | number, unknown> | unknown[] =
-    Array.isArray(value) ? [...value] : value !== null && typeof value === 'object' ? { ...(value as Doc) } : typeof head === 'number' ? [] : {};
+  const container: Record<string | number, unknown> | unknown[] = Array.isArray(value)
+    ? [...value]
+    : value !== null && typeof value === 'object'
+      ? { ...(value as Doc) }
+      : typeof head === 'number'
+        ? []
+        : {};
   const next = setAt((container as Record<string | number, unknown>)[head], rest, v);
   if (next === undefined && !Array.isArray(container)) delete (container as Doc)[head as string];
   else (container as Record<string | number, unknown>)[head] = next;
@@ -191,7 +221,8 @@ export function cleanValue(value: unknown, schema: JsonSchema, keepEmpty = false
   }
   if (typeof value === 'object') {
     const out: Doc = {};
-    const entries = typeof schema.additionalProperties === 'object' && !schema.properties ? schema.additionalProperties : undefined;
+    const entries =
+      typeof schema.additionalProperties === 'object' && !schema.properties ? schema.additionalProperties : undefined;
     for (const [k, v] of Object.entries(value as Doc)) {
       const c = entries ? cleanValue(v, entries, true) : cleanValue(v, schema.properties?.[k] ?? {});
       if (c !== undefined) out[k] = c;

@@ -17,7 +17,12 @@ const LINK_REL = 'noopener noreferrer nofollow';
  * the prose around it; react-markdown then turns any raw HTML left inline into plain text as well.
  */
 function blockHtmlAsText() {
-  const paragraphOf = (value: string): Element => ({ type: 'element', tagName: 'p', properties: {}, children: [{ type: 'text', value }] });
+  const paragraphOf = (value: string): Element => ({
+    type: 'element',
+    tagName: 'p',
+    properties: {},
+    children: [{ type: 'text', value }],
+  });
   // Only where children are blocks: at the top and in quotes (in a paragraph or list item, raw HTML is inline).
   const visit = (parent: Root | Element) => {
     parent.children = parent.children.map((child: RootContent | ElementContent) => {
@@ -102,7 +107,13 @@ const inline: Components = { p: ({ children }) => <>{children}</> };
 /** One line of text with its `code spans` as code and nothing else interpreted (see ALL_BUT_CODE_SPANS). */
 export function CodeSpansText({ text }: { text: string }) {
   return (
-    <Markdown remarkPlugins={codeSpanPlugins} allowedElements={INLINE_ELEMENTS} unwrapDisallowed components={inline} skipHtml>
+    <Markdown
+      remarkPlugins={codeSpanPlugins}
+      allowedElements={INLINE_ELEMENTS}
+      unwrapDisallowed
+      components={inline}
+      skipHtml
+    >
       {text}
     </Markdown>
   );

@@ -32,7 +32,10 @@ export interface ApprovalsState {
   pending: ApprovalItem[];
 }
 
-export type ApprovalsAction = { type: 'event'; event: ApiEvent } | { type: 'loaded'; approvals: PendingApproval[] } | { type: 'answered'; request_id: string };
+export type ApprovalsAction =
+  | { type: 'event'; event: ApiEvent }
+  | { type: 'loaded'; approvals: PendingApproval[] }
+  | { type: 'answered'; request_id: string };
 
 export const emptyApprovals = (): ApprovalsState => ({ pending: [] });
 

@@ -10,7 +10,10 @@ export interface ChangesState {
   pending: PendingChange[];
 }
 
-export type ChangesAction = { type: 'event'; event: ApiEvent } | { type: 'loaded'; changes: PendingChange[] } | { type: 'answered'; change_id: string };
+export type ChangesAction =
+  | { type: 'event'; event: ApiEvent }
+  | { type: 'loaded'; changes: PendingChange[] }
+  | { type: 'answered'; change_id: string };
 
 export const emptyChanges = (): ChangesState => ({ pending: [] });
 

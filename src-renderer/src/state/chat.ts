@@ -4,7 +4,15 @@
  * what the session has cost. A pure reducer, so the whole event → screen mapping is unit-tested
  * without a browser.
  */
-import type { ApiEvent, ApprovalDecisionKind, ApprovalForm, RiskLevel, SessionRecord, StopReason, UsageTotals } from '../../../src-main/core/api/index.js';
+import type {
+  ApiEvent,
+  ApprovalDecisionKind,
+  ApprovalForm,
+  RiskLevel,
+  SessionRecord,
+  StopReason,
+  UsageTotals,
+} from '../../../src-main/core/api/index.js';
 import { addUsage, zeroUsage } from '../util/usage.js';
 import { sessionItems } from './transcript.js';
 
@@ -127,17 +135,31 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case 'sending': {
       // The user's text shows at once; `sent` later says whether it started a run or was injected.
       const [next, id] = withId(state, 'u');
-      return { ...next, sending: !state.running, items: [...finishStreaming(state.items), { kind: 'user', id, text: action.text }] };
+      return {
+        ...next,
+        sending: !state.running,
+        items: [...finishStreaming(state.items), { kind: 'user', id, text: action.text }],
+      };
     }
     case 'sent': {
       const items = [...state.items];
       const last = findLastIndex(items, (i) => i.kind === 'user');
-      if (last >= 0 && action.injected) items[last] = { ...(items[last] as Extract<ChatItem, { kind: 'user' }>), injected: true };
-      return { ...state, items, sending: action.injected ? false : state.sending, session_id: state.session_id ?? action.session_id };
+      if (last >= 0 && action.injected)
+        items[last] = { ...(items[last] as Extract<ChatItem, { kind: 'user' }>), injected: true };
+      return {
+        ...state,
+        items,
+        sending: action.injected ? false : state.sending,
+        session_id: state.session_id ?? action.session_id,
+      };
     }
     case 'send_failed': {
       const [next, id] = withId(state, 'e');
-      return { ...next, sending: false, items: [...state.items, { kind: 'error', id, code: action.code, message: action.message }] };
+      return {
+        ...next,
+        sending: false,
+        items: [...state.items, { kind: 'error', id, code: action.code, message: action.message }],
+      };
     }
     case 'note':
       return notice(state, action.level, action.text);
@@ -174,7 +196,8 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
     case 'text_delta': {
       const items = [...state.items];
       const last = items[items.length - 1];
-      if (last?.kind === 'assistant' && last.streaming) items[items.length - 1] = { ...last, text: last.text + event.text };
+      if (last?.kind === 'assistant' && last.streaming)
+        items[items.length - 1] = { ...last, text: last.text + event.text };
       else {
         const [next, id] = withId(state, 'a');
         state = next;
@@ -201,7 +224,9 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
     case 'tool_progress':
       return {
         ...state,
-        items: state.items.map((i) => (i.kind === 'tool' && i.id === event.call_id && i.status === 'running' ? { ...i, progress: event.message } : i)),
+        items: state.items.map((i) =>
+          i.kind === 'tool' && i.id === event.call_id && i.status === 'running' ? { ...i, progress: event.message } : i,
+        ),
       };
     case 'tool_call_end':
       return {
@@ -241,23 +266,40 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
     case 'approval_response':
       return {
         ...state,
-        items: state.items.map((i) => (i.kind === 'approval' && i.id === event.request_id ? { ...i, decision: event.decision, by: event.by } : i)),
+        items: state.items.map((i) =>
+          i.kind === 'approval' && i.id === event.request_id ? { ...i, decision: event.decision, by: event.by } : i,
+        ),
       };
     case 'usage':
       return { ...state, model: event.model, runUsage: event.run, sessionUsage: addUsage(state.baseUsage, event.run) };
     case 'retry':
-      return notice(state, 'info', `The model did not answer (${event.reason}); retry ${event.attempt} of ${event.max_attempts}…`);
+      return notice(
+        state,
+        'info',
+        `The model did not answer (${event.reason}); retry ${event.attempt} of ${event.max_attempts}…`,
+      );
     case 'compaction':
-      return notice(state, 'info', `Older messages were summarised to make room (${event.tokens_before} → ${event.tokens_after} tokens).`);
+      return notice(
+        state,
+        'info',
+        `Older messages were summarised to make room (${event.tokens_before} → ${event.tokens_after} tokens).`,
+      );
     case 'loop_nudge':
-      return notice(state, 'warning', event.action === 'force_stop' ? `Stopped a loop: ${event.message}` : `Loop warning: ${event.message}`);
+      return notice(
+        state,
+        'warning',
+        event.action === 'force_stop' ? `Stopped a loop: ${event.message}` : `Loop warning: ${event.message}`,
+      );
     case 'notice':
       return notice(state, event.level, event.message);
     case 'injected':
       return state;
     case 'error': {
       const [next, id] = withId(state, 'e');
-      return { ...next, items: [...finishStreaming(state.items), { kind: 'error', id, code: event.code, message: event.message }] };
+      return {
+        ...next,
+        items: [...finishStreaming(state.items), { kind: 'error', id, code: event.code, message: event.message }],
+      };
     }
     case 'session_end': {
       let items = finishStreaming(state.items);
@@ -270,16 +312,33 @@ function applyEvent(state: ChatState, event: ApiEvent): ChatState {
         items = [...items, { kind: 'assistant', id, text: event.text, streaming: false }];
       }
       // Tools still marked running when the run ended were cut off.
-      items = items.map((i) => (i.kind === 'tool' && i.status === 'running' ? { ...i, status: 'error', preview: i.preview ?? 'stopped before it finished' } : i));
+      items = items.map((i) =>
+        i.kind === 'tool' && i.status === 'running'
+          ? { ...i, status: 'error', preview: i.preview ?? 'stopped before it finished' }
+          : i,
+      );
       const base = addUsage(state.baseUsage, event.usage);
-      let next: ChatState = { ...state, items, running: false, sending: false, lastStop: event.stop_reason, runUsage: event.usage, baseUsage: base, sessionUsage: base };
+      let next: ChatState = {
+        ...state,
+        items,
+        running: false,
+        sending: false,
+        lastStop: event.stop_reason,
+        runUsage: event.usage,
+        baseUsage: base,
+        sessionUsage: base,
+      };
       // The run's own `error` event already said why it stopped (max_iterations, budget): not twice.
       const why = stopNotice(event.stop_reason);
       if (why && !saidSince(items, event.stop_reason)) next = notice(next, why.level, why.text);
       return next;
     }
     case 'run_queued':
-      return notice({ ...state, sending: true }, 'info', `Waiting for a free slot (position ${event.position} in the queue)…`);
+      return notice(
+        { ...state, sending: true },
+        'info',
+        `Waiting for a free slot (position ${event.position} in the queue)…`,
+      );
     default:
       return state;
   }

@@ -9,7 +9,10 @@ import { chatRoute } from './routes.js';
 
 export type ChatsState = Record<string, ChatState>;
 
-export type ChatsAction = { type: 'event'; event: ApiEvent } | { type: 'chat'; agent: string; action: ChatAction } | { type: 'open'; agent: string };
+export type ChatsAction =
+  | { type: 'event'; event: ApiEvent }
+  | { type: 'chat'; agent: string; action: ChatAction }
+  | { type: 'open'; agent: string };
 
 export function chatsReducer(state: ChatsState, action: ChatsAction): ChatsState {
   switch (action.type) {

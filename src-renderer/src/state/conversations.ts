@@ -11,7 +11,12 @@
  * again from `rein daemon`'s address) continues it instead of starting a new chat. Only ids are kept,
  * never text; a value that is not a map of agent names to session ids is ignored.
  */
-import { AGENT_NAME_PATTERN, isSessionId, type SearchHit, type SessionSummary } from '../../../src-main/core/api/index.js';
+import {
+  AGENT_NAME_PATTERN,
+  isSessionId,
+  type SearchHit,
+  type SessionSummary,
+} from '../../../src-main/core/api/index.js';
 
 export interface ConversationRow {
   id: string;
@@ -41,7 +46,16 @@ function newestFirst(rows: ConversationRow[]): ConversationRow[] {
  */
 export function conversationRows(sessions: readonly SessionSummary[], hits?: readonly SearchHit[]): ConversationRow[] {
   const readable = sessions.filter((s) => s.damaged !== true);
-  if (!hits) return newestFirst(readable.map((s) => ({ id: s.id, title: s.title, updated_at: s.updated_at, source: s.source, message_count: s.message_count })));
+  if (!hits)
+    return newestFirst(
+      readable.map((s) => ({
+        id: s.id,
+        title: s.title,
+        updated_at: s.updated_at,
+        source: s.source,
+        message_count: s.message_count,
+      })),
+    );
   const known = new Map(sessions.map((s) => [s.id, s]));
   const seen = new Set<string>();
   const rows: ConversationRow[] = [];
@@ -85,7 +99,8 @@ export function readRemembered(store: Store | undefined): Record<string, string>
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
   const out: Record<string, string> = {};
-  for (const [agent, id] of Object.entries(parsed)) if (AGENT_NAME_PATTERN.test(agent) && isSessionId(id)) out[agent] = id;
+  for (const [agent, id] of Object.entries(parsed))
+    if (AGENT_NAME_PATTERN.test(agent) && isSessionId(id)) out[agent] = id;
   return out;
 }
 

@@ -13,7 +13,8 @@ export interface SidebarState {
   choice: 'auto' | 'expanded' | 'collapsed';
 }
 
-export type SidebarAction = { type: 'width'; narrow: boolean } | { type: 'toggle' } | { type: 'navigated' } | { type: 'dismiss' };
+export type SidebarAction =
+  { type: 'width'; narrow: boolean } | { type: 'toggle' } | { type: 'navigated' } | { type: 'dismiss' };
 
 export const initialSidebar = (narrow: boolean): SidebarState => ({ narrow, choice: 'auto' });
 

@@ -36,13 +36,19 @@ export function sessionItems(session: SessionRecord): ChatItem[] {
 
   session.messages.forEach((message, index) => {
     const meta = session.message_meta?.[index];
-    const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as Block[]);
+    const blocks: Block[] =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as Block[]);
     for (const block of blocks) {
       if (block.type === 'text' && typeof block.text === 'string') {
         if (message.role === 'user') {
           const said = personText(block.text);
           if (!said.text.trim()) continue;
-          items.push({ kind: 'user', id: id('u'), text: said.text, ...(said.injected || meta?.injected ? { injected: true } : {}) });
+          items.push({
+            kind: 'user',
+            id: id('u'),
+            text: said.text,
+            ...(said.injected || meta?.injected ? { injected: true } : {}),
+          });
         } else if (block.text.trim()) {
           items.push({ kind: 'assistant', id: id('a'), text: block.text, streaming: false });
         }
@@ -51,12 +57,23 @@ export function sessionItems(session: SessionRecord): ChatItem[] {
         const tool = typeof block.name === 'string' ? block.name : 'tool';
         toolAt.set(call_id, items.length);
         // The line the live card had (`$ touch approved.txt`), made from the saved name and input.
-        items.push({ kind: 'tool', id: call_id, tool, input: block.input, summary: savedCallSummary(tool, block.input), status: 'ok' });
+        items.push({
+          kind: 'tool',
+          id: call_id,
+          tool,
+          input: block.input,
+          summary: savedCallSummary(tool, block.input),
+          status: 'ok',
+        });
       } else if (block.type === 'tool_result') {
         const at = typeof block.tool_use_id === 'string' ? toolAt.get(block.tool_use_id) : undefined;
         if (at === undefined) continue;
         const card = items[at] as Extract<ChatItem, { kind: 'tool' }>;
-        items[at] = { ...card, status: block.is_error === true ? 'error' : 'ok', preview: resultText(block.content).slice(0, PREVIEW_CHARS) };
+        items[at] = {
+          ...card,
+          status: block.is_error === true ? 'error' : 'ok',
+          preview: resultText(block.content).slice(0, PREVIEW_CHARS),
+        };
       }
     }
   });
@@ -67,7 +84,13 @@ function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((b: Block) => (b && b.type === 'text' && typeof b.text === 'string' ? b.text : b && typeof b.type === 'string' ? `[${b.type}]` : ''))
+      .map((b: Block) =>
+        b && b.type === 'text' && typeof b.text === 'string'
+          ? b.text
+          : b && typeof b.type === 'string'
+            ? `[${b.type}]`
+            : '',
+      )
       .join('\n');
   }
   return '';

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { toApiError, type ApiError } from '../api/apiError.js';
 
-export type AsyncState<T> = { status: 'loading'; value?: T } | { status: 'ready'; value: T } | { status: 'failed'; error: ApiError; value?: T };
+export type AsyncState<T> =
+  { status: 'loading'; value?: T } | { status: 'ready'; value: T } | { status: 'failed'; error: ApiError; value?: T };
 
 /**
  * Runs `load` when `deps` change and on `reload()`; keeps the last value while reloading so lists do
@@ -16,7 +17,13 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): [
     setState((s) => ({ status: 'loading', ...(s.value !== undefined ? { value: s.value } : {}) }));
     load().then(
       (value) => mine === generation.current && setState({ status: 'ready', value }),
-      (e: unknown) => mine === generation.current && setState((s) => ({ status: 'failed', error: toApiError(e), ...(s.value !== undefined ? { value: s.value } : {}) })),
+      (e: unknown) =>
+        mine === generation.current &&
+        setState((s) => ({
+          status: 'failed',
+          error: toApiError(e),
+          ...(s.value !== undefined ? { value: s.value } : {}),
+        })),
     );
     // The caller lists what `load` depends on in `deps`.
   }, [...deps, tick]);

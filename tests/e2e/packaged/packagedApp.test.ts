@@ -21,43 +21,74 @@ const app = process.env.REIN_PACKAGED_APP;
 const cliApp = process.env.REIN_PACKAGED_CLI_APP || app;
 const linuxArgs = process.platform === 'linux' ? ['--no-sandbox'] : []; // CI runners' AppArmor: docs/release.md
 
-describe.skipIf(!app)(app ? `packaged app ${app}` : 'packaged app (skipped: set REIN_PACKAGED_APP to a packaged Rein executable)', () => {
-  let home = '';
-  let electronApp: ElectronApplication | undefined;
-  const env = () => ({ ...process.env, HOME: home, REIN_HOME: join(home, '.rein'), ANTHROPIC_API_KEY: 'sk-ant-smoke-test-not-a-key' });
-
-  beforeAll(async () => {
-    if (!existsSync(app!)) throw new Error(`REIN_PACKAGED_APP=${app} does not exist`);
-    home = mkdtempSync(join(tmpdir(), 'rein-packaged-'));
-  });
-  afterAll(async () => {
-    await electronApp?.close().catch(() => undefined);
-    rmSync(home, { recursive: true, force: true });
-  });
-
-  it('starts with its tray icon and its window, which hides on close instead of quitting', { timeout: 120_000 }, async () => {
-    electronApp = await _electron.launch({ executablePath: app!, args: linuxArgs, env: env(), timeout: 90_000 });
-    const page = await electronApp.firstWindow({ timeout: 90_000 });
-    await page.waitForLoadState('domcontentloaded');
-    expect(page.url()).toMatch(/^file:.*index\.html/);
-    await expect.poll(() => electronApp!.evaluate(() => ((globalThis as { __reinTrays?: Set<unknown> }).__reinTrays?.size ?? 0)), { timeout: 30_000 }).toBe(1);
-    expect(await electronApp.evaluate(({ app: a }) => a.isPackaged)).toBe(true);
-
-    const shown = await electronApp.evaluate(({ BrowserWindow }) => {
-      const w = BrowserWindow.getAllWindows().find((x) => x.webContents.getURL().endsWith('index.html'));
-      w?.show();
-      return w?.isVisible() ?? false;
+describe.skipIf(!app)(
+  app ? `packaged app ${app}` : 'packaged app (skipped: set REIN_PACKAGED_APP to a packaged Rein executable)',
+  () => {
+    let home = '';
+    let electronApp: ElectronApplication | undefined;
+    const env = () => ({
+      ...process.env,
+      HOME: home,
+      REIN_HOME: join(home, '.rein'),
+      ANTHROPIC_API_KEY: 'sk-ant-smoke-test-not-a-key',
     });
-    expect(shown).toBe(true);
-    await electronApp.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().find((x) => x.webContents.getURL().endsWith('index.html'))?.close());
-    await expect
-      .poll(() => electronApp!.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().map((w) => ({ destroyed: w.isDestroyed(), visible: w.isVisible() }))), { timeout: 15_000 })
-      .toContainEqual({ destroyed: false, visible: false });
-  });
 
-  it('answers `--headless schedule list --json` as a launchd job would start it', { timeout: 120_000 }, () => {
-    const r = spawnSync(cliApp!, [...linuxArgs, '--headless', 'schedule', 'list', '--json'], { env: env(), encoding: 'utf8', timeout: 90_000 });
-    expect(r.status, `stderr: ${r.stderr}`).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual(expect.anything());
-  });
-});
+    beforeAll(async () => {
+      if (!existsSync(app!)) throw new Error(`REIN_PACKAGED_APP=${app} does not exist`);
+      home = mkdtempSync(join(tmpdir(), 'rein-packaged-'));
+    });
+    afterAll(async () => {
+      await electronApp?.close().catch(() => undefined);
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it(
+      'starts with its tray icon and its window, which hides on close instead of quitting',
+      { timeout: 120_000 },
+      async () => {
+        electronApp = await _electron.launch({ executablePath: app!, args: linuxArgs, env: env(), timeout: 90_000 });
+        const page = await electronApp.firstWindow({ timeout: 90_000 });
+        await page.waitForLoadState('domcontentloaded');
+        expect(page.url()).toMatch(/^file:.*index\.html/);
+        await expect
+          .poll(
+            () => electronApp!.evaluate(() => (globalThis as { __reinTrays?: Set<unknown> }).__reinTrays?.size ?? 0),
+            { timeout: 30_000 },
+          )
+          .toBe(1);
+        expect(await electronApp.evaluate(({ app: a }) => a.isPackaged)).toBe(true);
+
+        const shown = await electronApp.evaluate(({ BrowserWindow }) => {
+          const w = BrowserWindow.getAllWindows().find((x) => x.webContents.getURL().endsWith('index.html'));
+          w?.show();
+          return w?.isVisible() ?? false;
+        });
+        expect(shown).toBe(true);
+        await electronApp.evaluate(({ BrowserWindow }) =>
+          BrowserWindow.getAllWindows()
+            .find((x) => x.webContents.getURL().endsWith('index.html'))
+            ?.close(),
+        );
+        await expect
+          .poll(
+            () =>
+              electronApp!.evaluate(({ BrowserWindow }) =>
+                BrowserWindow.getAllWindows().map((w) => ({ destroyed: w.isDestroyed(), visible: w.isVisible() })),
+              ),
+            { timeout: 15_000 },
+          )
+          .toContainEqual({ destroyed: false, visible: false });
+      },
+    );
+
+    it('answers `--headless schedule list --json` as a launchd job would start it', { timeout: 120_000 }, () => {
+      const r = spawnSync(cliApp!, [...linuxArgs, '--headless', 'schedule', 'list', '--json'], {
+        env: env(),
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
+      expect(r.status, `stderr: ${r.stderr}`).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(expect.anything());
+    });
+  },
+);

@@ -18,12 +18,22 @@ import { ROOT } from '../../support/rendererBuild.js';
 
 export { ensureRendererBuilt, RENDERER_DIR, ROOT } from '../../support/rendererBuild.js';
 export const CHROMIUM = process.env.REIN_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export const haveChromium = (): boolean => existsSync(CHROMIUM);
 
 /** JavaScript the page loads, raw and gzipped (what the budget of 400 KB gzipped is about). */
-export async function bundleSize(rendererDir: string): Promise<{ files: { name: string; bytes: number; gzip: number }[]; gzip: number; bytes: number }> {
+export async function bundleSize(
+  rendererDir: string,
+): Promise<{ files: { name: string; bytes: number; gzip: number }[]; gzip: number; bytes: number }> {
   const dir = join(rendererDir, 'assets');
   const files = [];
   for (const name of (await readdir(dir)).filter((n) => n.endsWith('.js')).sort()) {
@@ -84,12 +94,14 @@ export async function startDaemonChild(fake: FakeAnthropic, opts: DaemonChildOpt
   let printed: RegExpExecArray | null = null;
   while (!(printed = /^Web UI: (http:\/\/127\.0\.0\.1:(\d+))\/#token=(\S+)$/m.exec(out))) {
     if (proc.exitCode !== null) throw new Error(`rein daemon exited with ${proc.exitCode}:\n${out}`);
-    if (/web UI is not built/.test(out)) throw new Error(`rein daemon serves no web UI (the test run's global setup builds it):\n${out}`);
+    if (/web UI is not built/.test(out))
+      throw new Error(`rein daemon serves no web UI (the test run's global setup builds it):\n${out}`);
     await new Promise((ok) => setTimeout(ok, 25));
   }
   const [line, url, port, token] = printed;
   const info = JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')) as { port: number; token: string };
-  if (info.port !== Number(port) || info.token !== token) throw new Error(`the printed address does not match daemon.json: ${line}`);
+  if (info.port !== Number(port) || info.token !== token)
+    throw new Error(`the printed address does not match daemon.json: ${line}`);
   return {
     port: info.port,
     token: info.token,
@@ -121,7 +133,10 @@ export interface UiSession {
   close(): Promise<void>;
 }
 
-export async function startUiSession(script?: Script, opts: { viewport?: { width: number; height: number } } & DaemonChildOptions = {}): Promise<UiSession> {
+export async function startUiSession(
+  script?: Script,
+  opts: { viewport?: { width: number; height: number } } & DaemonChildOptions = {},
+): Promise<UiSession> {
   const fake = await startFakeAnthropic(script ? { script } : {});
   const daemon = await startDaemonChild(fake, opts.env ? { env: opts.env } : {});
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -152,11 +167,15 @@ export async function startUiSession(script?: Script, opts: { viewport?: { width
 }
 
 /** Opens the address `rein daemon` printed; returns the chat view's first meaningful paint (ms after navigation start). */
-export async function openUi(s: UiSession, page: Page = s.page): Promise<{ chatReadyMs: number; firstContentfulPaintMs: number | undefined }> {
+export async function openUi(
+  s: UiSession,
+  page: Page = s.page,
+): Promise<{ chatReadyMs: number; firstContentfulPaintMs: number | undefined }> {
   await page.goto(s.daemon.webUiUrl);
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   return page.evaluate(async () => {
-    for (let i = 0; i < 100 && performance.getEntriesByName('rein:chat-ready').length === 0; i++) await new Promise((ok) => setTimeout(ok, 10));
+    for (let i = 0; i < 100 && performance.getEntriesByName('rein:chat-ready').length === 0; i++)
+      await new Promise((ok) => setTimeout(ok, 10));
     const ready = performance.getEntriesByName('rein:chat-ready')[0];
     const fcp = performance.getEntriesByName('first-contentful-paint')[0];
     return { chatReadyMs: ready ? ready.startTime : Number.NaN, firstContentfulPaintMs: fcp?.startTime };

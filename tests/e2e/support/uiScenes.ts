@@ -8,7 +8,8 @@ import { text, toolCall, tools } from '../../support/fakeAnthropic.js';
 import type { UiSession } from './uiHarness.js';
 
 export const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' });
-export const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) });
+export const nav = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) });
 
 export async function say(page: Page, message: string): Promise<void> {
   await composer(page).fill(message);
@@ -37,7 +38,10 @@ export const SEEDED = ['What notes do I have?', 'Create approved.txt please.', '
  */
 export async function seedConversations(ui: UiSession, page: Page = ui.page): Promise<void> {
   await newChat(page);
-  ui.fake.enqueue(tools([toolCall('directory_list', { path: '.' })], 'Let me look at the folder.'), text('There are two notes here: alpha and beta, both short.'));
+  ui.fake.enqueue(
+    tools([toolCall('directory_list', { path: '.' })], 'Let me look at the folder.'),
+    text('There are two notes here: alpha and beta, both short.'),
+  );
   await say(page, SEEDED[0]);
   await answered(page, 'There are two notes here');
 
@@ -48,7 +52,9 @@ export async function seedConversations(ui: UiSession, page: Page = ui.page): Pr
   await answered(page, 'Created approved.txt.');
 
   await newChat(page);
-  ui.fake.enqueue(text('## Plan\n\n1. Read `alpha.md` and `beta.md`\n2. Write the summary into `summary.md`\n\nShall I start?'));
+  ui.fake.enqueue(
+    text('## Plan\n\n1. Read `alpha.md` and `beta.md`\n2. Write the summary into `summary.md`\n\nShall I start?'),
+  );
   await say(page, SEEDED[2]);
   await answered(page, 'Shall I start?');
 }
@@ -61,14 +67,18 @@ export function outsideWindow(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const out: string[] = [];
-    if (document.documentElement.scrollWidth > width) out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px in a ${width} px window)`);
-    const watched = 'button, input, select, textarea, a, summary, [role="tab"], h1, h2, h3, label, .main, .view, .split-main, .chat-main, .message-list, .composer, .conversations';
+    if (document.documentElement.scrollWidth > width)
+      out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px in a ${width} px window)`);
+    const watched =
+      'button, input, select, textarea, a, summary, [role="tab"], h1, h2, h3, label, .main, .view, .split-main, .chat-main, .message-list, .composer, .conversations';
     for (const el of Array.from(document.querySelectorAll<HTMLElement>(watched))) {
       const r = el.getBoundingClientRect();
       if (r.width <= 1 || r.height <= 1) continue; // not shown, or visually hidden text
       if (r.right > width + 1 || r.left < -1) {
         const name = el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? '';
-        out.push(`${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} "${name}" spans ${Math.round(r.left)}–${Math.round(r.right)} px`);
+        out.push(
+          `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} "${name}" spans ${Math.round(r.left)}–${Math.round(r.right)} px`,
+        );
       }
     }
     return out;

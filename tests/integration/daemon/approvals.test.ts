@@ -28,33 +28,60 @@ async function setup(config: Parameters<typeof startTestDaemon>[1] = {}) {
   fake.enqueue(tools([toolCall('file_write', { path: 'note.txt', content: 'approved content' })]), text('finished'));
 }
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('remote approvals', () => {
   it('shows each of two calls in one response with its own input, on the event and in GET /approvals', async () => {
     fake = await startFakeAnthropic();
     d = await startTestDaemon(fake);
     fake.enqueue(
-      tools([toolCall('file_write', { path: 'first.txt', content: 'one' }), toolCall('file_write', { path: 'second.txt', content: 'two sk-ant-abcdefghijklmnopqrstuvwx' })]),
+      tools([
+        toolCall('file_write', { path: 'first.txt', content: 'one' }),
+        toolCall('file_write', { path: 'second.txt', content: 'two sk-ant-abcdefghijklmnopqrstuvwx' }),
+      ]),
       text('the first note is there, the second was refused'),
     );
     const events = await sse(d, 'GET', '/events');
     const run = http(d, 'POST', '/message', { body: { text: 'write two notes', source: 'slack', channel: 'C2' } });
 
     const first = await events.next((f) => f.event === 'approval_request', 'first approval_request');
-    expect(first.data).toMatchObject({ tool: 'file_write', origin: 'remote', source: 'slack', input: { path: 'first.txt', content: 'one' } });
+    expect(first.data).toMatchObject({
+      tool: 'file_write',
+      origin: 'remote',
+      source: 'slack',
+      input: { path: 'first.txt', content: 'one' },
+    });
     expect((await http(d, 'GET', '/approvals')).json.approvals.map((a: any) => a.input.path)).toEqual(['first.txt']);
     await http(d, 'POST', '/approval', { body: { request_id: first.data.request_id, decision: 'allow' } });
 
-    const second = await events.next((f) => f.event === 'approval_request' && f.data.request_id !== first.data.request_id, 'second approval_request');
+    const second = await events.next(
+      (f) => f.event === 'approval_request' && f.data.request_id !== first.data.request_id,
+      'second approval_request',
+    );
     // Its own input, not the previous call's (which had just started when it was asked); secrets masked.
     expect(second.data.input).toEqual({ path: 'second.txt', content: 'two [REDACTED]' });
     const listed = (await http(d, 'GET', '/approvals')).json.approvals;
-    expect(listed).toEqual([expect.objectContaining({ request_id: second.data.request_id, input: second.data.input, route: 'slack:C2', session_id: second.data.session_id })]);
+    expect(listed).toEqual([
+      expect.objectContaining({
+        request_id: second.data.request_id,
+        input: second.data.input,
+        route: 'slack:C2',
+        session_id: second.data.session_id,
+      }),
+    ]);
     // The old camelCase name is still taken for one release.
-    expect((await http(d, 'POST', '/approval', { body: { requestId: second.data.request_id, decision: 'deny' } })).status).toBe(200);
+    expect(
+      (await http(d, 'POST', '/approval', { body: { requestId: second.data.request_id, decision: 'deny' } })).status,
+    ).toBe(200);
 
-    expect((await run).json).toMatchObject({ text: 'the first note is there, the second was refused', stop_reason: 'final' });
+    expect((await run).json).toMatchObject({
+      text: 'the first note is there, the second was refused',
+      stop_reason: 'final',
+    });
     events.close();
   });
 
@@ -68,7 +95,10 @@ describe('remote approvals', () => {
     await events.next((f) => f.event === 'session_end', 'session_end on the bus');
     const frames = events.frames;
     expect(frames.some((f) => f.event === 'approval_request')).toBe(false);
-    expect(frames.find((f) => f.event === 'session_start')!.data).toMatchObject({ source: 'schedule', origin: 'unattended' });
+    expect(frames.find((f) => f.event === 'session_start')!.data).toMatchObject({
+      source: 'schedule',
+      origin: 'unattended',
+    });
     const second = fake.requests[1]!;
     expect(JSON.stringify(second.body.messages)).toContain('denied (origin): nobody is watching this schedule run');
     events.close();
@@ -88,7 +118,11 @@ describe('remote approvals', () => {
 
     const pending = await http(d, 'GET', '/approvals');
     expect(pending.json.approvals).toHaveLength(1);
-    expect(pending.json.approvals[0]).toMatchObject({ request_id: ask.data.request_id, tool: 'file_write', route: 'slack:C1' });
+    expect(pending.json.approvals[0]).toMatchObject({
+      request_id: ask.data.request_id,
+      tool: 'file_write',
+      route: 'slack:C1',
+    });
 
     const win = await http(d, 'POST', '/approval', { body: { request_id: ask.data.request_id, decision: 'allow' } });
     expect(win.status).toBe(200);
@@ -97,7 +131,10 @@ describe('remote approvals', () => {
     expect(lose.json.code).toBe('approval_already_decided');
 
     const frames = await run.untilEnd();
-    expect(frames.find((f) => f.event === 'approval_response')!.data).toMatchObject({ decision: 'allow', by: 'daemon' });
+    expect(frames.find((f) => f.event === 'approval_response')!.data).toMatchObject({
+      decision: 'allow',
+      by: 'daemon',
+    });
     expect(frames.find((f) => f.event === 'tool_call_end')!.data.ok).toBe(true);
     expect(await readFile(join(d.cwd, 'note.txt'), 'utf8')).toBe('approved content');
     await events.next((f) => f.event === 'approval_response', 'approval_response on the bus');
@@ -171,8 +208,14 @@ describe('remote approvals', () => {
     expect(await readFile(join(d.cwd, 'note.txt'), 'utf8')).toBe('approved content');
     const notice = await events.next((f) => f.event === 'notice' && /always allow/i.test(f.data.message), 'notice');
     const [first] = (await http(d, 'GET', '/changes')).json.changes;
-    expect(first).toMatchObject({ kind: 'always_allow', agent: 'default', accept_command: `REIN_HOME=${d.home} rein changes accept ${first.change_id}` });
-    expect(notice.data.message).toContain(`Nothing is changed until a person confirms it: run \`${first.accept_command}\` in a shell on this machine (change ${first.change_id}`);
+    expect(first).toMatchObject({
+      kind: 'always_allow',
+      agent: 'default',
+      accept_command: `REIN_HOME=${d.home} rein changes accept ${first.change_id}`,
+    });
+    expect(notice.data.message).toContain(
+      `Nothing is changed until a person confirms it: run \`${first.accept_command}\` in a shell on this machine (change ${first.change_id}`,
+    );
     expect(notice.data.message).toContain('file_write on ');
     expect(await exists(join(d.home, 'config.yaml'))).toBe(false);
     await d.daemon.service.answerChange({ change_id: first.change_id, decision: 'reject' }, 'shell');
@@ -182,27 +225,40 @@ describe('remote approvals', () => {
     const desktop = d.daemon.service.attachClient('desktop');
     fake.enqueue(tools([toolCall('file_write', { path: 'note2.txt', content: 'two' })]), text('finished again'));
     const run2 = http(d, 'POST', '/message', { body: { text: 'write another', source: 'slack', channel: 'C1' } });
-    const asked2 = await events.next((f) => f.event === 'approval_request' && f.data.request_id !== asked.data.request_id, 'second approval_request');
+    const asked2 = await events.next(
+      (f) => f.event === 'approval_request' && f.data.request_id !== asked.data.request_id,
+      'second approval_request',
+    );
     await http(d, 'POST', '/approval', { body: { request_id: asked2.data.request_id, decision: 'always_allow' } });
     expect((await run2).json).toMatchObject({ text: 'finished again' });
     const [change] = (await http(d, 'GET', '/changes')).json.changes;
     // What it adds is the one path the person saw, not the tool.
-    expect(change).toMatchObject({ kind: 'always_allow', agent: 'default', raises: [{ field: 'permissions.grants', change: expect.stringMatching(/^adds file_write on .*note2\.txt$/) }] });
+    expect(change).toMatchObject({
+      kind: 'always_allow',
+      agent: 'default',
+      raises: [{ field: 'permissions.grants', change: expect.stringMatching(/^adds file_write on .*note2\.txt$/) }],
+    });
     expect(await exists(join(d.home, 'config.yaml'))).toBe(false);
     await d.daemon.service.answerChange({ change_id: change.change_id, decision: 'apply' }, 'desktop');
-    expect(await readFile(join(d.home, 'config.yaml'), 'utf8')).toMatch(/grants:\s*\n\s*- tool: file_write\s*\n\s*path: .*note2\.txt/);
+    expect(await readFile(join(d.home, 'config.yaml'), 'utf8')).toMatch(
+      /grants:\s*\n\s*- tool: file_write\s*\n\s*path: .*note2\.txt/,
+    );
     desktop.dispose();
     events.close();
   });
 
   it('answers 404 for an unknown approval id and 400 for a malformed one', async () => {
     await setup();
-    const unknown = await http(d, 'POST', '/approval', { body: { request_id: 'apr_0000000000000000', decision: 'allow' } });
+    const unknown = await http(d, 'POST', '/approval', {
+      body: { request_id: 'apr_0000000000000000', decision: 'allow' },
+    });
     expect(unknown.status).toBe(404);
     const bad = await http(d, 'POST', '/approval', { body: { request_id: 'nope', decision: 'allow' } });
     expect(bad.status).toBe(400);
     expect(bad.json.field).toBe('request_id');
-    const decision = await http(d, 'POST', '/approval', { body: { request_id: 'apr_0000000000000000', decision: 'maybe' } });
+    const decision = await http(d, 'POST', '/approval', {
+      body: { request_id: 'apr_0000000000000000', decision: 'maybe' },
+    });
     expect(decision.json.field).toBe('decision');
   });
 });

@@ -47,7 +47,8 @@ async function startDaemon() {
   return { home, cwd, env, port, token: info.token, proc, stdout: () => out };
 }
 
-const cli = (d: { env: NodeJS.ProcessEnv; cwd: string }, ...args: string[]) => rein(['changes', ...args], { env: d.env, cwd: d.cwd });
+const cli = (d: { env: NodeJS.ProcessEnv; cwd: string }, ...args: string[]) =>
+  rein(['changes', ...args], { env: d.env, cwd: d.cwd });
 
 describe('rein changes against a headless rein daemon', () => {
   it('keeps a raise pending, prints the command, lists it, refuses a wrong or missing id and a missing terminal, and applies it with accept', async () => {
@@ -63,8 +64,15 @@ describe('rein changes against a headless rein daemon', () => {
     expect(asked.json.accept_command).toBe(accept);
     expect(asked.json.message).toContain(`run \`${accept}\` in a shell on this machine`);
     // `rein daemon` says it where its person looks.
-    const printed = await eventually(() => d.stdout().split('\n').find((l) => l.startsWith(`change ${id} waits:`)));
-    expect(printed).toBe(`change ${id} waits: Change the global settings: base_url (the default) → http://127.0.0.1:9/v1: the API key and every conversation go there — accept with: ${accept}`);
+    const printed = await eventually(() =>
+      d
+        .stdout()
+        .split('\n')
+        .find((l) => l.startsWith(`change ${id} waits:`)),
+    );
+    expect(printed).toBe(
+      `change ${id} waits: Change the global settings: base_url (the default) → http://127.0.0.1:9/v1: the API key and every conversation go there — accept with: ${accept}`,
+    );
 
     const json = await cli(d, 'list', '--json');
     expect(json.code, json.stderr).toBe(0);
@@ -73,7 +81,8 @@ describe('rein changes against a headless rein daemon', () => {
       expect.objectContaining({
         id,
         kind: 'save_settings',
-        summary: 'Change the global settings: base_url (the default) → http://127.0.0.1:9/v1: the API key and every conversation go there',
+        summary:
+          'Change the global settings: base_url (the default) → http://127.0.0.1:9/v1: the API key and every conversation go there',
         raises: [{ field: 'base_url', change: expect.stringContaining('http://127.0.0.1:9/v1') }],
         requested_by: 'daemon',
         requested_at: expect.any(String),
@@ -88,7 +97,9 @@ describe('rein changes against a headless rein daemon', () => {
 
     const unknown = await cli(d, 'accept', 'chg_00000000000000ff', '--yes');
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('no change chg_00000000000000ff waits (it was answered, it expired, or the daemon restarted)');
+    expect(unknown.stderr).toContain(
+      'no change chg_00000000000000ff waits (it was answered, it expired, or the daemon restarted)',
+    );
     const garbage = await cli(d, 'reject', 'not-an-id');
     expect(garbage.code).toBe(1);
     expect(garbage.stderr).toContain('no change not-an-id waits');
@@ -114,11 +125,14 @@ describe('rein changes against a headless rein daemon', () => {
 
   it('rejects without applying; refuses the token alone, a wrong secret and a browser; says when no daemon runs', async () => {
     const d = await startDaemon();
-    const asked = await http(d, 'POST', '/agents', { body: { name: 'ops', prompt: 'x', config: { mode: 'bypassPermissions' } } });
+    const asked = await http(d, 'POST', '/agents', {
+      body: { name: 'ops', prompt: 'x', config: { mode: 'bypassPermissions' } },
+    });
     expect(asked.status, asked.text).toBe(202);
     const id = asked.json.change_id as string;
     const secret = (await readFile(join(d.home, 'secrets', 'confirm.token'), 'utf8')).trim();
-    const answer = (headers: Record<string, string>) => http(d, 'POST', `/changes/${id}/answer`, { body: { decision: 'apply' }, headers });
+    const answer = (headers: Record<string, string>) =>
+      http(d, 'POST', `/changes/${id}/answer`, { body: { decision: 'apply' }, headers });
 
     // What the web page holds: the token, sent from its origin. And guesses.
     for (const [what, headers] of [
@@ -133,7 +147,15 @@ describe('rein changes against a headless rein daemon', () => {
       expect(refused.json.error, what).toContain('rein changes accept ID');
     }
     // Without the token the request never gets that far.
-    expect((await http(d, 'POST', `/changes/${id}/answer`, { body: { decision: 'apply' }, headers: { 'x-rein-confirm': secret }, token: null })).status).toBe(401);
+    expect(
+      (
+        await http(d, 'POST', `/changes/${id}/answer`, {
+          body: { decision: 'apply' },
+          headers: { 'x-rein-confirm': secret },
+          token: null,
+        })
+      ).status,
+    ).toBe(401);
     await expect(stat(join(d.home, 'agents', 'ops'))).rejects.toMatchObject({ code: 'ENOENT' });
 
     const rejected = await cli(d, 'reject', id);

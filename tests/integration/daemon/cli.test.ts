@@ -41,7 +41,11 @@ async function startDaemonProcess(home: string, cwd: string, env: Record<string,
     });
     void proc.done.then((r) => reject(new Error(`daemon exited early (${r.code}): ${r.stderr}`)));
   });
-  const info = JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')) as { token: string; pid: number; port: number };
+  const info = JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')) as {
+    token: string;
+    pid: number;
+    port: number;
+  };
   return { proc, port, token: info.token, info, env: e, stdout: () => out };
 }
 
@@ -119,7 +123,9 @@ describe('rein daemon (child processes)', () => {
     const { home, cwd } = await tempHome();
     const d = await startDaemonProcess(home, cwd);
     fake!.enqueue({ kind: 'stall' });
-    const stream = await sse({ port: d.port, token: d.token }, 'POST', '/message', { body: { text: 'a long task', source: 'slack', channel: 'C1' } });
+    const stream = await sse({ port: d.port, token: d.token }, 'POST', '/message', {
+      body: { text: 'a long task', source: 'slack', channel: 'C1' },
+    });
     const start = await stream.next((f) => f.event === 'session_start');
     await eventually(() => fake!.requests.length === 1);
 

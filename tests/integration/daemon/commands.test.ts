@@ -20,9 +20,14 @@ beforeEach(async () => {
   fake = await startFakeAnthropic();
   fake.fallback = () => text('done');
   d = await startTestDaemon(fake);
-  await http(d, 'POST', '/agents', { body: { name: 'ops', prompt: 'You run ops.', commands: { greet: 'Say hello to $1, then read: $ARGUMENTS' } } });
+  await http(d, 'POST', '/agents', {
+    body: { name: 'ops', prompt: 'You run ops.', commands: { greet: 'Say hello to $1, then read: $ARGUMENTS' } },
+  });
   await mkdir(join(d.home, 'commands'), { recursive: true });
-  await writeFile(join(d.home, 'commands', 'standup.md'), '---\ndescription: Write my standup\n---\nWrite the standup for $1.\n');
+  await writeFile(
+    join(d.home, 'commands', 'standup.md'),
+    '---\ndescription: Write my standup\n---\nWrite the standup for $1.\n',
+  );
 });
 afterEach(async () => {
   await d.daemon.close();
@@ -31,7 +36,10 @@ afterEach(async () => {
 
 /** The text of the last user turn the model was sent. */
 function lastUserText(): string {
-  const turn = fake.requests.at(-1)!.body.messages.filter((m) => m.role === 'user').at(-1)!;
+  const turn = fake.requests
+    .at(-1)!
+    .body.messages.filter((m) => m.role === 'user')
+    .at(-1)!;
   return JSON.stringify(turn.content);
 }
 
@@ -44,7 +52,9 @@ describe('slash commands in POST /message', () => {
   });
 
   it('expands global commands for the built-in agent too', async () => {
-    const res = await http(d, 'POST', '/message', { body: { text: '/standup friday', source: 'slack', channel: 'C9' } });
+    const res = await http(d, 'POST', '/message', {
+      body: { text: '/standup friday', source: 'slack', channel: 'C9' },
+    });
     expect(res.status, res.text).toBe(200);
     expect(lastUserText()).toContain('Write the standup for friday.');
   });

@@ -53,7 +53,10 @@ describe('GET /events', () => {
     const events = await sse(d, 'GET', '/events');
     const created = await http(d, 'POST', '/agents', { body: { name: 'ops', prompt: 'You run operations.' } });
     expect(created.status).toBe(201);
-    expect((await events.next((f) => f.event === 'agent_changed')).data).toMatchObject({ agent: 'ops', change: 'created' });
+    expect((await events.next((f) => f.event === 'agent_changed')).data).toMatchObject({
+      agent: 'ops',
+      change: 'created',
+    });
     d.daemon.publish({ type: 'heartbeat_alert', at: new Date().toISOString(), agent: 'ops', text: 'disk is 95% full' });
     expect((await events.next((f) => f.event === 'heartbeat_alert')).data.text).toBe('disk is 95% full');
     events.close();
@@ -84,7 +87,9 @@ describe('WebSocket /ws', () => {
     const parse = await ws.next((f) => f.frame === 'reply' && f.code === 'invalid_json');
     expect(parse.status).toBe(400);
     ws.send({ type: 'launch', ref: 'x' });
-    expect((await ws.next((f) => f.frame === 'reply' && f.ref === undefined && f.code === 'invalid_request')).error).toContain('type');
+    expect(
+      (await ws.next((f) => f.frame === 'reply' && f.ref === undefined && f.code === 'invalid_request')).error,
+    ).toContain('type');
     ws.send({ type: 'cancel', ref: 'c1', route: 'nothing:here' });
     expect(await ws.next((f) => f.frame === 'reply' && f.ref === 'c1')).toMatchObject({ ok: false, status: 404 });
     expect(ws.closed).toBeUndefined();

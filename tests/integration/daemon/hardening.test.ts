@@ -37,11 +37,15 @@ async function daemon(opts: Parameters<typeof startTestDaemon>[1] = {}): Promise
 }
 
 /** The key a request carried, as x-api-key or as a bearer token. */
-const keyOf = (h: Record<string, string | string[] | undefined>) => String(h['x-api-key'] ?? h.authorization ?? '').replace(/^Bearer /, '');
+const keyOf = (h: Record<string, string | string[] | undefined>) =>
+  String(h['x-api-key'] ?? h.authorization ?? '').replace(/^Bearer /, '');
 const mode = async (p: string) => (await stat(p)).mode & 0o777;
 const deepObject = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 /** Nine aliases of nine aliases of … : a few hundred bytes standing for 9^8 values. */
-const ALIAS_BOMB = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)].join('\n');
+const ALIAS_BOMB = [
+  'a: &a [x, x, x, x, x, x, x, x, x]',
+  ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
+].join('\n');
 
 describe('finding 7: POST /settings/test keeps the stored key for the configured base URL', () => {
   it('sends the stored key to the configured base URL, and to no other', async () => {
@@ -68,7 +72,9 @@ describe('finding 7: POST /settings/test keeps the stored key for the configured
       expect(remote.text).not.toContain('test-key');
 
       // A key of its own may go anywhere the request says.
-      const own = await http(t, 'POST', '/settings/test', { body: { base_url: other.url, api_key: 'sk-ant-own-key-0000000' } });
+      const own = await http(t, 'POST', '/settings/test', {
+        body: { base_url: other.url, api_key: 'sk-ant-own-key-0000000' },
+      });
       expect(own.json.ok).toBe(true);
       expect(keyOf(other.requests[1]!.headers)).toBe('sk-ant-own-key-0000000');
     } finally {
@@ -82,7 +88,9 @@ describe('finding 7: POST /settings/test keeps the stored key for the configured
     const put = await http(t, 'PUT', '/settings', { body: { model: long } });
     expect(put.status).toBe(400);
     expect(put.json.field).toBe('model');
-    expect((await http(t, 'PUT', '/settings', { body: { small_model: 'y'.repeat(201) } })).json.field).toBe('small_model');
+    expect((await http(t, 'PUT', '/settings', { body: { small_model: 'y'.repeat(201) } })).json.field).toBe(
+      'small_model',
+    );
     expect((await http(t, 'POST', '/settings/test', { body: { model: 'z'.repeat(201) } })).json.field).toBe('model');
     await expect(stat(join(t.home, 'config.yaml'))).rejects.toThrow();
     // A config.yaml made that large by hand is refused as invalid, naming the file.
@@ -99,11 +107,21 @@ describe('finding 8: webhooks reject replays', () => {
     const t = await daemon();
     await writeFile(
       join(t.home, 'webhooks.yaml'),
-      ['sources:', '  slack:', `    secret: ${secret}`, '    map: { text: event.text, channel: event.channel }', '  ci:', '    auth: header', `    secret: ${secret}`, '    map: { text: msg }'].join('\n'),
+      [
+        'sources:',
+        '  slack:',
+        `    secret: ${secret}`,
+        '    map: { text: event.text, channel: event.channel }',
+        '  ci:',
+        '    auth: header',
+        `    secret: ${secret}`,
+        '    map: { text: msg }',
+      ].join('\n'),
     );
     return t;
   };
-  const hook = (t: TestDaemon, body: string, headers: Record<string, string>) => http(t, 'POST', '/hooks/slack', { token: null, rawBody: body, headers });
+  const hook = (t: TestDaemon, body: string, headers: Record<string, string>) =>
+    http(t, 'POST', '/hooks/slack', { token: null, rawBody: body, headers });
 
   it('accepts a signed request once: the same request again is 409 webhook_replayed and starts no run', async () => {
     const t = await setup();
@@ -132,11 +150,23 @@ describe('finding 8: webhooks reject replays', () => {
       await hook(t, body, { 'x-rein-signature': bodyOnly }),
       await hook(t, body, { 'x-rein-signature': bodyOnly, 'x-rein-timestamp': String(now) }),
       await hook(t, body, { 'x-rein-signature': signBody(secret, body, now) }),
-      await hook(t, body, { 'x-rein-signature': signBody(secret, body, now - 301), 'x-rein-timestamp': String(now - 301) }),
-      await hook(t, body, { 'x-rein-signature': signBody(secret, body, now + 3_600), 'x-rein-timestamp': String(now + 3_600) }),
+      await hook(t, body, {
+        'x-rein-signature': signBody(secret, body, now - 301),
+        'x-rein-timestamp': String(now - 301),
+      }),
+      await hook(t, body, {
+        'x-rein-signature': signBody(secret, body, now + 3_600),
+        'x-rein-timestamp': String(now + 3_600),
+      }),
     ];
     expect(refusals.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
-    expect(refusals.map((r) => r.json.code)).toEqual(['webhook_unauthorized', 'webhook_unauthorized', 'webhook_unauthorized', 'webhook_replayed', 'webhook_replayed']);
+    expect(refusals.map((r) => r.json.code)).toEqual([
+      'webhook_unauthorized',
+      'webhook_unauthorized',
+      'webhook_unauthorized',
+      'webhook_replayed',
+      'webhook_replayed',
+    ]);
     expect(fake.requests).toHaveLength(0);
   });
 });
@@ -144,7 +174,10 @@ describe('finding 8: webhooks reject replays', () => {
 describe('finding 9: every bad input is a 4xx, and unauthenticated answers name no path', () => {
   it('answers a source named like an Object.prototype key with 404, not 500', async () => {
     const t = await daemon();
-    await writeFile(join(t.home, 'webhooks.yaml'), 'sources:\n  slack:\n    secret: relay-secret-0123456789\n    map: { text: event.text }\n');
+    await writeFile(
+      join(t.home, 'webhooks.yaml'),
+      'sources:\n  slack:\n    secret: relay-secret-0123456789\n    map: { text: event.text }\n',
+    );
     for (const source of ['constructor', 'tostring', 'hasownproperty', 'valueof', 'isprototypeof']) {
       const res = await http(t, 'POST', `/hooks/${source}`, { token: null, rawBody: '{}' });
       expect(res.status, source).toBe(404);
@@ -229,11 +262,27 @@ describe('finding 9: files holding sessions, config or tokens are 0600, folders 
     const old = process.umask(0o022);
     try {
       const t = await daemon({ home });
-      expect((await http(t, 'POST', '/message', { body: { text: 'hello there', channel: 'c1', source: 'web' } })).status).toBe(200);
-      expect((await http(t, 'PUT', '/settings', { body: { model: 'claude-haiku-5-5', hotkey: 'CommandOrControl+Shift+K' } })).status).toBe(200);
+      expect(
+        (await http(t, 'POST', '/message', { body: { text: 'hello there', channel: 'c1', source: 'web' } })).status,
+      ).toBe(200);
+      expect(
+        (await http(t, 'PUT', '/settings', { body: { model: 'claude-haiku-5-5', hotkey: 'CommandOrControl+Shift+K' } }))
+          .status,
+      ).toBe(200);
       expect((await http(t, 'GET', '/sessions/search?q=hello')).status).toBe(200);
-      expect((await http(t, 'POST', '/agents', { body: { name: 'ops', prompt: 'You run ops.', memory: 'remember this' } })).status).toBe(201);
-      const files = ['config.yaml', 'desktop.json', 'daemon.json', 'daemon.token', 'rein.db', 'agents/ops/AGENT.md', 'agents/ops/MEMORY.md'];
+      expect(
+        (await http(t, 'POST', '/agents', { body: { name: 'ops', prompt: 'You run ops.', memory: 'remember this' } }))
+          .status,
+      ).toBe(201);
+      const files = [
+        'config.yaml',
+        'desktop.json',
+        'daemon.json',
+        'daemon.token',
+        'rein.db',
+        'agents/ops/AGENT.md',
+        'agents/ops/MEMORY.md',
+      ];
       const sessions = (await readdir(join(home, 'sessions'))).filter((n) => n.endsWith('.json'));
       expect(sessions).toHaveLength(1);
       files.push(`sessions/${sessions[0]}`);
@@ -344,7 +393,12 @@ describe('finding 9: damaged session files are listed as damaged', () => {
     const byId = new Map<string, any>(res.json.sessions.map((s: { id: string }) => [s.id, s]));
     expect(byId.get(b.json.session_id)).toMatchObject({ message_count: 2 });
     expect(byId.get(b.json.session_id).damaged).toBeUndefined();
-    expect(byId.get(a.json.session_id)).toMatchObject({ damaged: true, title: 'first conversation', source: 'http', message_count: 0 });
+    expect(byId.get(a.json.session_id)).toMatchObject({
+      damaged: true,
+      title: 'first conversation',
+      source: 'http',
+      message_count: 0,
+    });
     expect(byId.get(a.json.session_id).problem).toMatch(/JSON/);
     expect(byId.get(bad)).toMatchObject({ damaged: true, title: 'broken one' });
     expect(byId.get(bad).problem).toMatch(/agent/);

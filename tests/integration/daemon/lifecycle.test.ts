@@ -20,7 +20,11 @@ afterEach(async () => {
   await fake?.close();
 });
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('daemon teardown', () => {
   it('ends the runs, then what it owns (last handed over first), then the streams and the server, then daemon.json', async () => {
@@ -51,7 +55,12 @@ describe('daemon teardown', () => {
     await closing;
     await events.untilEnd();
     order.push('streams ended');
-    expect(order).toEqual(['runner (handed over last)', 'watcher: runs in flight 0', 'watcher: health 200', 'streams ended']);
+    expect(order).toEqual([
+      'runner (handed over last)',
+      'watcher: runs in flight 0',
+      'watcher: health 200',
+      'streams ended',
+    ]);
     expect((await run).status).toBe(200);
     expect(await exists(join(d.home, 'daemon.json'))).toBe(false);
     await expect(http(d, 'GET', '/health', { token: null })).rejects.toThrow();

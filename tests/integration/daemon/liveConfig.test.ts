@@ -34,9 +34,14 @@ afterEach(async () => {
   warnings.length = 0;
 });
 
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 const configFile = () => paths.globalConfig(home);
-const keyOf = (h: Record<string, string | string[] | undefined>) => String(h['x-api-key'] ?? h.authorization ?? '').replace(/^Bearer /, '');
+const keyOf = (h: Record<string, string | string[] | undefined>) =>
+  String(h['x-api-key'] ?? h.authorization ?? '').replace(/^Bearer /, '');
 
 /** A daemon that loads its config from the files (as `rein daemon` and the app do), with config.yaml = `yaml`. */
 async function daemonFromFiles(yaml: string, overlay?: string): Promise<TestDaemon> {
@@ -80,10 +85,16 @@ describe('the daemon follows config.yaml', () => {
 
   it('shows an MCP server added to (or removed from) config.yaml by another process in GET /mcp/servers, starting nothing', async () => {
     const t = await daemonFromFiles('model: claude-sonnet-5-5\n');
-    const names = async () => ((await http(t, 'GET', '/mcp/servers?agent=default')).json.agents[0].servers as { name: string; state: string }[]).map((s) => `${s.name}:${s.state}`);
+    const names = async () =>
+      (
+        (await http(t, 'GET', '/mcp/servers?agent=default')).json.agents[0].servers as { name: string; state: string }[]
+      ).map((s) => `${s.name}:${s.state}`);
     expect(await names()).toEqual([]);
     const server = everythingStdio();
-    await writeFile(configFile(), `model: claude-sonnet-5-5\nmcp_servers:\n  everything:\n    command: ${JSON.stringify(server.command)}\n    args: ${JSON.stringify(server.args)}\n`);
+    await writeFile(
+      configFile(),
+      `model: claude-sonnet-5-5\nmcp_servers:\n  everything:\n    command: ${JSON.stringify(server.command)}\n    args: ${JSON.stringify(server.args)}\n`,
+    );
     expect(await names()).toEqual(['everything:idle']);
     await writeFile(configFile(), 'model: claude-sonnet-5-5\n');
     expect(await names()).toEqual([]);
@@ -99,7 +110,12 @@ describe('the daemon follows config.yaml', () => {
     expect(fake.requests).toHaveLength(0);
 
     const settings = (await http(t, 'GET', '/settings')).json;
-    expect(settings.config_problem).toMatchObject({ code: 'config_invalid', file: configFile(), line: 2, field: 'permissions.mode' });
+    expect(settings.config_problem).toMatchObject({
+      code: 'config_invalid',
+      file: configFile(),
+      line: 2,
+      field: 'permissions.mode',
+    });
     expect((await http(t, 'GET', '/mcp/servers')).json.code).toBe('config_invalid');
 
     await writeFile(configFile(), 'permissions:\n  mode: default\n');
@@ -112,7 +128,11 @@ describe('the daemon follows config.yaml', () => {
 
   it('gives the desktop app the same view: its settings follow the file, and a mode saved there applies at once', async () => {
     const t = await daemonFromFiles('permissions:\n  mode: acceptEdits\n');
-    const desktop: DesktopSettingsPart = { read: async () => ({}), save: async () => undefined, openPermissionSettings: async () => ({ opened: false }) };
+    const desktop: DesktopSettingsPart = {
+      read: async () => ({}),
+      save: async () => undefined,
+      openPermissionSettings: async () => ({ opened: false }),
+    };
     const api = createDesktopReinApi(t.daemon.service, desktop);
     await writeFile(configFile(), 'permissions:\n  mode: plan\n');
     expect((await api.getSettings(undefined)).permission_mode).toBe('plan');
@@ -130,12 +150,18 @@ describe("the daemon's working folder holds a project overlay nobody trusted", (
     other = await startFakeAnthropic();
     const t = await daemonFromFiles('model: claude-sonnet-5-5\n', OVERLAY(other.url));
     const overlayFile = join(work, '.rein', 'config.yaml');
-    expect(warnings.filter((w) => w.includes(`ignoring ${overlayFile}'s base_url, permissions.mode: this folder is not trusted`))).toHaveLength(1);
+    expect(
+      warnings.filter((w) =>
+        w.includes(`ignoring ${overlayFile}'s base_url, permissions.mode: this folder is not trusted`),
+      ),
+    ).toHaveLength(1);
     const settings = (await http(t, 'GET', '/settings')).json;
     expect(settings).toMatchObject({ base_url: null, permission_mode: 'default' });
 
     fake.enqueue(text('from the configured server'));
-    expect((await http(t, 'POST', '/message', { body: { text: 'hello' } })).json.text).toBe('from the configured server');
+    expect((await http(t, 'POST', '/message', { body: { text: 'hello' } })).json.text).toBe(
+      'from the configured server',
+    );
     expect(other.requests).toHaveLength(0);
     // Nobody is there to ask: no change is waiting, the warning was all.
     expect((await http(t, 'GET', '/changes')).json.changes).toEqual([]);
@@ -144,16 +170,25 @@ describe("the daemon's working folder holds a project overlay nobody trusted", (
     const window = t.daemon.service.attachClient('desktop');
     const changes = (await http(t, 'GET', '/changes')).json.changes;
     expect(changes).toHaveLength(1);
-    expect(changes[0]).toMatchObject({ kind: 'trust_folder', request: { folder: work, file: overlayFile }, raises: [{ field: 'base_url' }, { field: 'permissions.mode' }] });
+    expect(changes[0]).toMatchObject({
+      kind: 'trust_folder',
+      request: { folder: work, file: overlayFile },
+      raises: [{ field: 'base_url' }, { field: 'permissions.mode' }],
+    });
     await http(t, 'GET', '/settings');
     expect((await http(t, 'GET', '/changes')).json.changes).toHaveLength(1);
 
     await t.daemon.service.answerChange({ change_id: changes[0].change_id, decision: 'apply' }, 'desktop');
     const trusted = JSON.parse(await readFile(paths.trustedFolders(home), 'utf8'));
     expect(Object.keys(trusted.folders)).toEqual([work]);
-    expect((await http(t, 'GET', '/settings')).json).toMatchObject({ base_url: other.url, permission_mode: 'bypassPermissions' });
+    expect((await http(t, 'GET', '/settings')).json).toMatchObject({
+      base_url: other.url,
+      permission_mode: 'bypassPermissions',
+    });
     other.enqueue(text('from the overlay server'));
-    expect((await http(t, 'POST', '/message', { body: { text: 'hello there' } })).json.text).toBe('from the overlay server');
+    expect((await http(t, 'POST', '/message', { body: { text: 'hello there' } })).json.text).toBe(
+      'from the overlay server',
+    );
     expect(keyOf(other.requests[0]!.headers)).toBe('test-key');
     window.dispose();
   });

@@ -39,13 +39,24 @@ afterEach(async () => {
 });
 
 /** The everything server, one whose program exits at once, and (when given) http servers. */
-async function daemonWith(http: Record<string, string> = {}, opener: (url: URL) => Promise<void> | void = (u) => void opened.push(u.href)) {
+async function daemonWith(
+  http: Record<string, string> = {},
+  opener: (url: URL) => Promise<void> | void = (u) => void opened.push(u.href),
+) {
   const servers: Record<string, unknown> = {
     everything: everythingStdio(),
-    broken: { type: 'stdio', command: process.execPath, args: ['-e', 'process.stderr.write("cannot start: no config\\n"); process.exit(3)'], env: {}, disabled: false, connect_timeout_seconds: 10 },
+    broken: {
+      type: 'stdio',
+      command: process.execPath,
+      args: ['-e', 'process.stderr.write("cannot start: no config\\n"); process.exit(3)'],
+      env: {},
+      disabled: false,
+      connect_timeout_seconds: 10,
+    },
     off: { ...everythingStdio(), disabled: true },
   };
-  for (const [name, url] of Object.entries(http)) servers[name] = { type: 'http', url, args: [], env: {}, disabled: false };
+  for (const [name, url] of Object.entries(http))
+    servers[name] = { type: 'http', url, args: [], env: {}, disabled: false };
   d = await startTestDaemon(fake, { config: { mcp_servers: servers as never }, daemon: { openUrl: opener } });
   return d;
 }
@@ -59,7 +70,8 @@ function mcpStatuses(t: TestDaemon): string[] {
   return states;
 }
 
-const serversOf = async (t: TestDaemon, agent = 'default') => (await http(t, 'GET', `/mcp/servers?agent=${agent}`)).json.agents[0].servers as any[];
+const serversOf = async (t: TestDaemon, agent = 'default') =>
+  (await http(t, 'GET', `/mcp/servers?agent=${agent}`)).json.agents[0].servers as any[];
 
 describe('MCP servers for the app', () => {
   it('connects a server on request: healthy with its tool names; a program that exits shows its last error', async () => {
@@ -85,27 +97,56 @@ describe('MCP servers for the app', () => {
     expect(down.json.server).toMatchObject({ name: 'broken', state: 'disconnected' });
     expect(down.json.server.last_error).toMatch(/./);
     // Each change went on the bus, so the app's panels look again without asking every few seconds.
-    expect(states).toEqual(['default/everything: connecting', 'default/everything: healthy', 'default/broken: connecting', 'default/broken: disconnected']);
+    expect(states).toEqual([
+      'default/everything: connecting',
+      'default/everything: healthy',
+      'default/broken: connecting',
+      'default/broken: disconnected',
+    ]);
 
     // The list now shows them as they are: the run-time managers are the same ones.
     const after = await serversOf(t);
-    expect(after.find((s) => s.name === 'everything')).toMatchObject({ state: 'healthy', tool_names: expect.arrayContaining(['echo']) });
-    expect(after.find((s) => s.name === 'broken')).toMatchObject({ state: 'disconnected', last_error: down.json.server.last_error });
+    expect(after.find((s) => s.name === 'everything')).toMatchObject({
+      state: 'healthy',
+      tool_names: expect.arrayContaining(['echo']),
+    });
+    expect(after.find((s) => s.name === 'broken')).toMatchObject({
+      state: 'disconnected',
+      last_error: down.json.server.last_error,
+    });
 
-    expect(await http(t, 'POST', '/mcp/servers/off/reconnect')).toMatchObject({ status: 400, json: { code: 'invalid_input', field: 'name' } });
-    expect(await http(t, 'POST', '/mcp/servers/nope/reconnect')).toMatchObject({ status: 404, json: { code: 'not_found', field: 'name' } });
+    expect(await http(t, 'POST', '/mcp/servers/off/reconnect')).toMatchObject({
+      status: 400,
+      json: { code: 'invalid_input', field: 'name' },
+    });
+    expect(await http(t, 'POST', '/mcp/servers/nope/reconnect')).toMatchObject({
+      status: 404,
+      json: { code: 'not_found', field: 'name' },
+    });
   });
 
   it('refuses a sign-in that cannot be one, naming why, before anything is opened', async () => {
-    open = await startSdkServer({ setup: (s: McpServer) => s.registerTool('ping', { description: 'p' }, async () => ({ content: [{ type: 'text', text: 'pong' }] })) });
+    open = await startSdkServer({
+      setup: (s: McpServer) =>
+        s.registerTool('ping', { description: 'p' }, async () => ({ content: [{ type: 'text', text: 'pong' }] })),
+    });
     const t = await daemonWith({ open: open.url, gone: 'http://127.0.0.1:9/mcp' });
-    const login = (name: string, body: unknown = {}) => http(t, 'POST', `/mcp/servers/${encodeURIComponent(name)}/login`, { body });
+    const login = (name: string, body: unknown = {}) =>
+      http(t, 'POST', `/mcp/servers/${encodeURIComponent(name)}/login`, { body });
 
     const unknown = await login('wiki');
     expect(unknown).toMatchObject({ status: 404, json: { code: 'not_found', field: 'name' } });
-    expect(unknown.json.error).toMatch(/no MCP server "wiki" for agent default \(it has: broken, everything, gone, off, open\)/);
-    expect((await login('everything')).json).toMatchObject({ code: 'invalid_input', error: expect.stringMatching(/stdio server: there is nothing to sign in to/) });
-    expect((await login('open')).json).toMatchObject({ code: 'invalid_input', error: expect.stringMatching(/does not ask for a sign-in: .* answered HTTP 200/) });
+    expect(unknown.json.error).toMatch(
+      /no MCP server "wiki" for agent default \(it has: broken, everything, gone, off, open\)/,
+    );
+    expect((await login('everything')).json).toMatchObject({
+      code: 'invalid_input',
+      error: expect.stringMatching(/stdio server: there is nothing to sign in to/),
+    });
+    expect((await login('open')).json).toMatchObject({
+      code: 'invalid_input',
+      error: expect.stringMatching(/does not ask for a sign-in: .* answered HTTP 200/),
+    });
     expect(await login('gone')).toMatchObject({ status: 503, json: { code: 'unavailable' } });
     expect(await login('open', { agent: 'nobody' })).toMatchObject({ status: 404, json: { code: 'agent_not_found' } });
     expect(await login('open', { agent: 'Not An Agent' })).toMatchObject({ status: 400, json: { field: 'agent' } });
@@ -121,15 +162,23 @@ describe('MCP servers for the app', () => {
       await followAuthorization(url);
     });
     await http(t, 'POST', '/mcp/servers/wiki/reconnect');
-    expect((await serversOf(t)).find((s) => s.name === 'wiki')).toMatchObject({ state: 'disconnected', sign_in_required: true, signed_in: false });
+    expect((await serversOf(t)).find((s) => s.name === 'wiki')).toMatchObject({
+      state: 'disconnected',
+      sign_in_required: true,
+      signed_in: false,
+    });
 
     const started = await http(t, 'POST', '/mcp/servers/wiki/login', { body: { agent: 'default' } });
     expect(started.status).toBe(200);
     expect(started.json).toMatchObject({ agent: 'default', name: 'wiki', state: 'waiting' });
     expect(started.json.authorization_url).toBe(opened[0]);
-    expect(new URL(started.json.authorization_url).searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(new URL(started.json.authorization_url).searchParams.get('redirect_uri')).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/callback$/,
+    );
 
-    await expect.poll(async () => (await serversOf(t)).find((s) => s.name === 'wiki')?.state, { timeout: 15_000 }).toBe('healthy');
+    await expect
+      .poll(async () => (await serversOf(t)).find((s) => s.name === 'wiki')?.state, { timeout: 15_000 })
+      .toBe('healthy');
     const wiki = (await serversOf(t)).find((s) => s.name === 'wiki');
     expect(wiki).toMatchObject({ sign_in_required: false, signed_in: true, tool_names: ['whoami'] });
     expect(wiki.sign_in).toBeUndefined();
@@ -148,21 +197,36 @@ describe('MCP servers for the app', () => {
     const started = await http(d, 'POST', '/mcp/servers/wiki/login', { body: {} });
     expect(started.status, started.text).toBe(200);
     expect(new URL(started.json.authorization_url).searchParams.get('client_id')).toBe(id);
-    await expect.poll(async () => (await serversOf(d!)).find((s) => s.name === 'wiki')?.state, { timeout: 15_000 }).toBe('healthy');
+    await expect
+      .poll(async () => (await serversOf(d!)).find((s) => s.name === 'wiki')?.state, { timeout: 15_000 })
+      .toBe('healthy');
     expect(oauth.registrations).toEqual([]);
   });
 
   it('takes REIN_MCP_CLIENT_METADATA_URL first, and refuses a malformed one naming it, before any page opens', async () => {
     oauth = await startFakeMcpOAuth();
     const wiki = { type: 'http', url: oauth.url, args: [], env: {}, disabled: false };
-    const env = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key', REIN_RETRY_BASE_MS: '1', REIN_MCP_CLIENT_METADATA_URL: 'http://rein.example/c.json' };
+    const env = {
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: 'test-key',
+      REIN_RETRY_BASE_MS: '1',
+      REIN_MCP_CLIENT_METADATA_URL: 'http://rein.example/c.json',
+    };
     d = await startTestDaemon(fake, {
-      config: { mcp: { client_metadata_url: 'https://rein.example/oauth/client-metadata.json' }, mcp_servers: { wiki } as never },
+      config: {
+        mcp: { client_metadata_url: 'https://rein.example/oauth/client-metadata.json' },
+        mcp_servers: { wiki } as never,
+      },
       daemon: { env, openUrl: (u: URL) => void opened.push(u.href) },
     });
     const refused = await http(d, 'POST', '/mcp/servers/wiki/login', { body: {} });
     expect(refused.status).toBe(400);
-    expect(refused.json).toMatchObject({ code: 'invalid_input', error: expect.stringMatching(/REIN_MCP_CLIENT_METADATA_URL: "http:\/\/rein\.example\/c\.json" is not an https URL/) });
+    expect(refused.json).toMatchObject({
+      code: 'invalid_input',
+      error: expect.stringMatching(
+        /REIN_MCP_CLIENT_METADATA_URL: "http:\/\/rein\.example\/c\.json" is not an https URL/,
+      ),
+    });
     expect(opened).toEqual([]);
   });
 
@@ -177,7 +241,9 @@ describe('MCP servers for the app', () => {
     });
     const states = mcpStatuses(t);
     expect((await http(t, 'POST', '/mcp/servers/wiki/login')).json.state).toBe('waiting');
-    await expect.poll(async () => (await serversOf(t)).find((s) => s.name === 'wiki')?.sign_in?.state, { timeout: 10_000 }).toBe('failed');
+    await expect
+      .poll(async () => (await serversOf(t)).find((s) => s.name === 'wiki')?.sign_in?.state, { timeout: 10_000 })
+      .toBe('failed');
     const wiki = (await serversOf(t)).find((s) => s.name === 'wiki');
     expect(wiki.sign_in.error).toMatch(/refused: access_denied/);
     expect(states).toContain('default/wiki: sign_in_failed');
@@ -198,12 +264,24 @@ describe('MCP servers for the app', () => {
       config: { mcp_servers: { wiki: { type: 'http', url: oauth.url } as never, everything: everythingStdio() } },
       daemon: { openUrl: followAuthorization, mcpTokenStores: (_home, server) => store(server) },
     });
-    const api = createDesktopReinApi(d.daemon.service, { read: async () => ({}), save: async () => undefined, openPermissionSettings: async () => ({ opened: false }) });
-    await expect(api.mcpServers(undefined)).resolves.toMatchObject({ agents: [{ agent: 'default', servers: [{ name: 'everything' }, { name: 'wiki', signed_in: false }] }] });
+    const api = createDesktopReinApi(d.daemon.service, {
+      read: async () => ({}),
+      save: async () => undefined,
+      openPermissionSettings: async () => ({ opened: false }),
+    });
+    await expect(api.mcpServers(undefined)).resolves.toMatchObject({
+      agents: [{ agent: 'default', servers: [{ name: 'everything' }, { name: 'wiki', signed_in: false }] }],
+    });
     await expect(api.mcpReconnect({ name: 'everything' })).resolves.toMatchObject({ server: { state: 'healthy' } });
     await expect(api.mcpLogin({ name: 'nope' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(api.mcpLogin({ name: 'wiki' })).resolves.toMatchObject({ state: 'waiting' });
-    await expect.poll(async () => (await api.mcpServers({ agent: 'default' })).agents[0]!.servers.find((s) => s.name === 'wiki')?.state, { timeout: 15_000 }).toBe('healthy');
+    await expect
+      .poll(
+        async () =>
+          (await api.mcpServers({ agent: 'default' })).agents[0]!.servers.find((s) => s.name === 'wiki')?.state,
+        { timeout: 15_000 },
+      )
+      .toBe('healthy');
     expect(kept.get('wiki')?.tokens?.access_token).toMatch(/^at_/);
     expect((await api.mcpServers({})).agents[0]!.servers.find((s) => s.name === 'wiki')?.signed_in).toBe(true);
   });

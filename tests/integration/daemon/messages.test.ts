@@ -43,7 +43,12 @@ describe('POST /message', () => {
     const end = frames.find((f) => f.event === 'session_end')!.data;
     expect(end).toMatchObject({ stop_reason: 'final', text: 'Hello from the fake model' });
     const result = frames.at(-1)!.data;
-    expect(result).toMatchObject({ injected: false, text: 'Hello from the fake model', stop_reason: 'final', agent: 'default' });
+    expect(result).toMatchObject({
+      injected: false,
+      text: 'Hello from the fake model',
+      stop_reason: 'final',
+      agent: 'default',
+    });
     expect(frames.every((f) => f.event === 'result' || f.data.route === result.route)).toBe(true);
   });
 
@@ -52,7 +57,10 @@ describe('POST /message', () => {
     const stream = await sse(d, 'POST', '/message', { body: { text: 'count with me' } });
     const frames = (await stream.untilEnd()).filter((f) => f.event !== 'result');
     expect(frames.filter((f) => f.event === 'session_start')).toHaveLength(1);
-    expect(frames[0]).toMatchObject({ event: 'session_start', data: { seq: 0, agent: 'default', resumed: false, cwd: d.cwd } });
+    expect(frames[0]).toMatchObject({
+      event: 'session_start',
+      data: { seq: 0, agent: 'default', resumed: false, cwd: d.cwd },
+    });
     expect(frames.map((f) => f.data.seq)).toEqual(frames.map((_, i) => i));
     const ids = new Set(frames.map((f) => f.data.session_id));
     expect(ids.size).toBe(1);
@@ -115,7 +123,8 @@ describe('POST /message', () => {
     fake.enqueue(text('one'), text('two'));
     const released = vi.spyOn(SessionStore.prototype, 'release');
     const loaded = vi.spyOn(SessionStore.prototype, 'load');
-    const message = (t: string) => runRequestFromMessage(MessageRequest.parse({ text: t, source: 'test', channel: 'handover' }), 'http', 'http');
+    const message = (t: string) =>
+      runRequestFromMessage(MessageRequest.parse({ text: t, source: 'test', channel: 'handover' }), 'http', 'http');
     const first = await d.daemon.router.submit(message('first'));
     if (first.injected) throw new Error('expected a run');
     const answer = await first.run.done;
@@ -142,10 +151,14 @@ describe('POST /message', () => {
       }
       return text('handled both');
     };
-    const stream = await sse(d, 'POST', '/message', { body: { text: 'first question', source: 'slack', channel: 'C1' } });
+    const stream = await sse(d, 'POST', '/message', {
+      body: { text: 'first question', source: 'slack', channel: 'C1' },
+    });
     await eventually(() => fake.requests.length === 1);
 
-    const second = await http(d, 'POST', '/message', { body: { text: 'and a follow-up', source: 'slack', channel: 'C1' } });
+    const second = await http(d, 'POST', '/message', {
+      body: { text: 'and a follow-up', source: 'slack', channel: 'C1' },
+    });
     expect(second.status).toBe(200);
     expect(second.json).toMatchObject({ injected: true, route: 'slack:C1' });
 
@@ -179,7 +192,10 @@ describe('POST /message', () => {
     expect(late.json.injected).toBe(true);
     first.open();
     expect((await a).json.text).toBe('answer to the first');
-    const followEnd = await events.next((f) => f.event === 'session_end' && f.data.text === 'answer to the late one', 'follow-up run');
+    const followEnd = await events.next(
+      (f) => f.event === 'session_end' && f.data.text === 'answer to the late one',
+      'follow-up run',
+    );
     expect(followEnd.data.session_id).toBe(late.json.session_id);
     const starts = events.frames.filter((f) => f.event === 'session_start');
     expect(starts.map((f) => f.data.resumed)).toEqual([false, true]);
@@ -234,9 +250,15 @@ describe('POST /message', () => {
 
   it('keeps one session per route: a thread continues, another thread starts its own', async () => {
     fake.fallback = () => text('noted');
-    const t1a = await http(d, 'POST', '/message', { body: { text: 'one', source: 'slack', channel: 'C9', thread_id: 'T1' } });
-    const t1b = await http(d, 'POST', '/message', { body: { text: 'two', source: 'slack', channel: 'C9', thread_id: 'T1' } });
-    const t2 = await http(d, 'POST', '/message', { body: { text: 'three', source: 'slack', channel: 'C9', thread_id: 'T2' } });
+    const t1a = await http(d, 'POST', '/message', {
+      body: { text: 'one', source: 'slack', channel: 'C9', thread_id: 'T1' },
+    });
+    const t1b = await http(d, 'POST', '/message', {
+      body: { text: 'two', source: 'slack', channel: 'C9', thread_id: 'T1' },
+    });
+    const t2 = await http(d, 'POST', '/message', {
+      body: { text: 'three', source: 'slack', channel: 'C9', thread_id: 'T2' },
+    });
     expect(t1a.json.route).toBe('slack:C9:T1');
     expect(t1b.json.session_id).toBe(t1a.json.session_id);
     expect(t2.json.session_id).not.toBe(t1a.json.session_id);
@@ -254,18 +276,24 @@ describe('POST /message', () => {
   it('continues an explicit session_id and starts over with new_session', async () => {
     fake.fallback = () => text('ok');
     const first = await http(d, 'POST', '/message', { body: { text: 'remember 42' } });
-    const again = await http(d, 'POST', '/message', { body: { text: 'what number?', session_id: first.json.session_id } });
+    const again = await http(d, 'POST', '/message', {
+      body: { text: 'what number?', session_id: first.json.session_id },
+    });
     expect(again.json.session_id).toBe(first.json.session_id);
     expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain('remember 42');
 
     const routed = await http(d, 'POST', '/message', { body: { text: 'x', source: 'slack', channel: 'N' } });
-    const fresh = await http(d, 'POST', '/message', { body: { text: 'y', source: 'slack', channel: 'N', new_session: true } });
+    const fresh = await http(d, 'POST', '/message', {
+      body: { text: 'y', source: 'slack', channel: 'N', new_session: true },
+    });
     expect(fresh.json.session_id).not.toBe(routed.json.session_id);
   });
 
   it('puts the sticky conversation facts into the system prompt', async () => {
     fake.enqueue(text('hi alice'));
-    await http(d, 'POST', '/message', { body: { text: 'hello', source: 'slack', channel: 'C42', thread_id: '171.5', sender: 'alice' } });
+    await http(d, 'POST', '/message', {
+      body: { text: 'hello', source: 'slack', channel: 'C42', thread_id: '171.5', sender: 'alice' },
+    });
     const system = JSON.stringify(fake.requests[0]!.body.system);
     expect(system).toContain('Source: Slack, channel C42, user alice, thread 171.5');
   });
@@ -281,7 +309,10 @@ describe('POST /message', () => {
     // Edited behind the daemon's back, the way a person with an editor would.
     await writeFile(join(d.home, 'agents', 'ops', 'AGENT.md'), 'You watch the backups.\n');
     await mkdir(join(d.home, 'agents', 'ops', 'skills', 'restore'), { recursive: true });
-    await writeFile(join(d.home, 'agents', 'ops', 'skills', 'restore', 'SKILL.md'), '---\nname: restore\ndescription: Restore a backup\n---\nSteps.\n');
+    await writeFile(
+      join(d.home, 'agents', 'ops', 'skills', 'restore', 'SKILL.md'),
+      '---\nname: restore\ndescription: Restore a backup\n---\nSteps.\n',
+    );
     await writeFile(join(d.cwd, 'AGENTS.md'), 'Answer in one line.\n');
     const file = join(d.home, 'agents', 'ops', 'sessions', `${first.json.session_id}.json`);
     const onDisk = JSON.parse(await (await import('node:fs/promises')).readFile(file, 'utf8'));

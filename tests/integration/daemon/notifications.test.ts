@@ -32,7 +32,14 @@ describe('daemon notifications', () => {
     const run = await http(d, 'POST', '/message', { body: { text: 'hello', source: 'slack', channel: 'A' } });
     expect(run.status).toBe(200);
     d.daemon.publish({ type: 'heartbeat_alert', at: at(), agent: 'ops', text: 'disk is 95% full' });
-    d.daemon.publish({ type: 'schedule_run', at: at(), schedule_id: '1a2b3c4d', agent: 'ops', status: 'failed', message: 'no API key' });
+    d.daemon.publish({
+      type: 'schedule_run',
+      at: at(),
+      schedule_id: '1a2b3c4d',
+      agent: 'ops',
+      status: 'failed',
+      message: 'no API key',
+    });
     await eventually(() => shown.length >= 2);
     expect(shown).toEqual([
       { title: 'ops: heartbeat alert', body: 'disk is 95% full' },
@@ -42,7 +49,10 @@ describe('daemon notifications', () => {
 
   it('daemon.notifications: false shows none', async () => {
     const shown: SystemNotice[] = [];
-    d = await startTestDaemon(fake, { config: { daemon: { notifications: false } }, daemon: { notifications: async (n) => void shown.push(n) } });
+    d = await startTestDaemon(fake, {
+      config: { daemon: { notifications: false } },
+      daemon: { notifications: async (n) => void shown.push(n) },
+    });
     d.daemon.publish({ type: 'heartbeat_alert', at: at(), agent: 'ops', text: 'disk is 95% full' });
     await new Promise((r) => setTimeout(r, 50));
     expect(shown).toEqual([]);
@@ -60,12 +70,17 @@ describe('daemon notifications', () => {
     d = await startTestDaemon(fake, { daemon: { notifications: 'system', env } });
     d.daemon.publish({ type: 'heartbeat_alert', at: at(), agent: 'ops', text: 'CI is red on main' });
     await eventually(async () => (await readFile(log, 'utf8').catch(() => '')).includes('CI is red on main'));
-    expect((await readFile(log, 'utf8')).trim().split('\n').slice(-2)).toEqual(['ops: heartbeat alert', 'CI is red on main']);
+    expect((await readFile(log, 'utf8')).trim().split('\n').slice(-2)).toEqual([
+      'ops: heartbeat alert',
+      'CI is red on main',
+    ]);
     await d.daemon.close();
 
     if (process.platform !== 'linux') return; // macOS always has osascript
     const warnings: string[] = [];
-    d = await startTestDaemon(fake, { daemon: { notifications: 'system', env: { ...env, PATH: '/nonexistent' }, warn: (m) => warnings.push(m) } });
+    d = await startTestDaemon(fake, {
+      daemon: { notifications: 'system', env: { ...env, PATH: '/nonexistent' }, warn: (m) => warnings.push(m) },
+    });
     d.daemon.publish({ type: 'heartbeat_alert', at: at(), agent: 'ops', text: 'one' });
     d.daemon.publish({ type: 'heartbeat_alert', at: at(), agent: 'ops', text: 'two' });
     await eventually(() => warnings.some((w) => w.includes('notify-send is not installed')));

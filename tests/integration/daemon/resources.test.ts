@@ -25,12 +25,19 @@ afterEach(async () => {
   await fake.close();
 });
 
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('agents', () => {
   it('creates an agent with persona, config, memory, commands and skills, and reads it back', async () => {
     await mkdir(join(d.home, 'skills', 'triage'), { recursive: true });
-    await writeFile(join(d.home, 'skills', 'triage', 'SKILL.md'), '---\nname: triage\ndescription: Sort incoming issues.\n---\nSort them.\n');
+    await writeFile(
+      join(d.home, 'skills', 'triage', 'SKILL.md'),
+      '---\nname: triage\ndescription: Sort incoming issues.\n---\nSort them.\n',
+    );
     const res = await http(d, 'POST', '/agents', {
       body: {
         name: 'ops',
@@ -51,14 +58,18 @@ describe('agents', () => {
       skills: ['triage'],
     });
     const list = await http(d, 'GET', '/agents');
-    expect(list.json.agents).toEqual([{ name: 'ops', has_memory: true, has_config: true, command_count: 1, skill_count: 1 }]);
+    expect(list.json.agents).toEqual([
+      { name: 'ops', has_memory: true, has_config: true, command_count: 1, skill_count: 1 },
+    ]);
     expect((await http(d, 'POST', '/agents', { body: { name: 'ops', prompt: 'again' } })).status).toBe(409);
     const skills = await http(d, 'GET', '/skills?agent=ops');
     expect(skills.json.skills.map((s: { name: string }) => s.name)).toContain('triage');
   });
 
   it('validates everything before writing: a bad config field leaves no agent folder behind', async () => {
-    const res = await http(d, 'POST', '/agents', { body: { name: 'bad', prompt: 'p', config: { max_iterations: 'many' } } });
+    const res = await http(d, 'POST', '/agents', {
+      body: { name: 'bad', prompt: 'p', config: { max_iterations: 'many' } },
+    });
     expect(res.status).toBe(400);
     expect(res.json.field).toBe('config.max_iterations');
     expect(await exists(join(d.home, 'agents', 'bad'))).toBe(false);
@@ -77,7 +88,9 @@ describe('agents', () => {
     expect(bad.json.field).toBe('config.mode');
     expect(await readFile(join(d.home, 'agents', 'ops', 'AGENT.md'), 'utf8')).toBe('v1\n');
 
-    const ok = await http(d, 'PUT', '/agents/ops', { body: { prompt: 'v2', memory: null, commands: { a: null, b: 'do b' } } });
+    const ok = await http(d, 'PUT', '/agents/ops', {
+      body: { prompt: 'v2', memory: null, commands: { a: null, b: 'do b' } },
+    });
     expect(ok.status).toBe(200);
     expect(ok.json).toMatchObject({ prompt: 'v2\n', memory: null, commands: { b: 'do b\n' } });
     expect(await exists(join(d.home, 'agents', 'ops', 'MEMORY.md'))).toBe(false);
@@ -98,21 +111,33 @@ describe('agents', () => {
 
     const res = await http(d, 'GET', '/agents/broken');
     expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ name: 'broken', prompt: '   \n', config: null, config_text: badConfig, commands: { ok: 'Do the thing with $ARGUMENTS' } });
+    expect(res.json).toMatchObject({
+      name: 'broken',
+      prompt: '   \n',
+      config: null,
+      config_text: badConfig,
+      commands: { ok: 'Do the thing with $ARGUMENTS' },
+    });
     expect(res.json.problems).toEqual([
       { file: 'AGENT.md', message: expect.stringContaining('empty') },
       { file: 'config.yaml', line: 2, column: 1, field: 'max_iterations', message: expect.any(String) },
       { file: 'config.yaml', line: 3, column: 1, field: 'mode', message: expect.any(String) },
     ]);
-    expect(res.json.slash_commands).toEqual([{ name: 'ok', description: 'Do the thing with $ARGUMENTS', scope: 'agent' }]);
+    expect(res.json.slash_commands).toEqual([
+      { name: 'ok', description: 'Do the thing with $ARGUMENTS', scope: 'agent' },
+    ]);
 
     // Saving an invalid config is still refused, naming the field; nothing changes on disk.
-    const refused = await http(d, 'PUT', '/agents/broken', { body: { config: '# tuned by hand\nmax_iterations: 0\n' } });
+    const refused = await http(d, 'PUT', '/agents/broken', {
+      body: { config: '# tuned by hand\nmax_iterations: 0\n' },
+    });
     expect(refused.status).toBe(400);
     expect(refused.json.field).toBe('config.max_iterations');
     expect(await readFile(join(dir, 'config.yaml'), 'utf8')).toBe(badConfig);
 
-    const fixed = await http(d, 'PUT', '/agents/broken', { body: { prompt: 'You fix things.', config: '# tuned by hand\nmax_iterations: 12\nmode: plan\n' } });
+    const fixed = await http(d, 'PUT', '/agents/broken', {
+      body: { prompt: 'You fix things.', config: '# tuned by hand\nmax_iterations: 12\nmode: plan\n' },
+    });
     expect(fixed.status, fixed.text).toBe(200);
     expect(fixed.json).toMatchObject({ config: { max_iterations: 12, mode: 'plan' }, problems: [] });
     expect((await http(d, 'GET', '/agents')).json.agents[0].problem).toBeUndefined();
@@ -120,11 +145,16 @@ describe('agents', () => {
 
   it('shows the built-in agent read-only with the commands its chat accepts, global ones included', async () => {
     await mkdir(join(d.home, 'commands'), { recursive: true });
-    await writeFile(join(d.home, 'commands', 'standup.md'), '---\ndescription: Write my standup\nargument_hint: <day>\n---\nWrite the standup for $1.\n');
+    await writeFile(
+      join(d.home, 'commands', 'standup.md'),
+      '---\ndescription: Write my standup\nargument_hint: <day>\n---\nWrite the standup for $1.\n',
+    );
     const res = await http(d, 'GET', '/agents/default');
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ name: 'default', builtin: true, config: null, commands: {}, skills: [] });
-    expect(res.json.slash_commands).toEqual([{ name: 'standup', description: 'Write my standup', argument_hint: '<day>', scope: 'global' }]);
+    expect(res.json.slash_commands).toEqual([
+      { name: 'standup', description: 'Write my standup', argument_hint: '<day>', scope: 'global' },
+    ]);
     expect((await http(d, 'PUT', '/agents/default', { body: { prompt: 'x' } })).status).toBe(404);
   });
 
@@ -143,8 +173,12 @@ describe('agents', () => {
 
   it('routes a named agent to one conversation and uses its persona', async () => {
     await http(d, 'POST', '/agents', { body: { name: 'helper', prompt: 'You are the helper persona.' } });
-    const a = await http(d, 'POST', '/message', { body: { text: 'first', agent: 'helper', source: 'slack', channel: 'X' } });
-    const b = await http(d, 'POST', '/message', { body: { text: 'second', agent: 'helper', source: 'telegram', channel: 'Y' } });
+    const a = await http(d, 'POST', '/message', {
+      body: { text: 'first', agent: 'helper', source: 'slack', channel: 'X' },
+    });
+    const b = await http(d, 'POST', '/message', {
+      body: { text: 'second', agent: 'helper', source: 'telegram', channel: 'Y' },
+    });
     expect(a.json.route).toBe('agent:helper');
     expect(b.json.session_id).toBe(a.json.session_id);
     expect(JSON.stringify(fake.requests[0]!.body.system)).toContain('You are the helper persona.');
@@ -154,7 +188,9 @@ describe('agents', () => {
 
 describe('sessions', () => {
   it('lists sessions newest first, filters by source, returns one whole, and searches them', async () => {
-    const a = await http(d, 'POST', '/message', { body: { text: 'the zebra migration plan', source: 'slack', channel: 'Z' } });
+    const a = await http(d, 'POST', '/message', {
+      body: { text: 'the zebra migration plan', source: 'slack', channel: 'Z' },
+    });
     const b = await http(d, 'POST', '/message', { body: { text: 'lunch order for friday' } });
     const all = await http(d, 'GET', '/sessions');
     expect(all.json.sessions.map((s: { id: string }) => s.id)).toEqual([b.json.session_id, a.json.session_id]);
@@ -201,8 +237,14 @@ describe('POST /hooks/{source}', () => {
   });
 
   it('maps a signed Slack-shaped body to a message on its thread route and answers with the result', async () => {
-    const body = JSON.stringify({ event: { text: 'is the deploy done?', channel: 'C7', thread_ts: '1700.01', user: 'U42' } });
-    const res = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body, headers: signedHeaders(secret, body) });
+    const body = JSON.stringify({
+      event: { text: 'is the deploy done?', channel: 'C7', thread_ts: '1700.01', user: 'U42' },
+    });
+    const res = await http(d, 'POST', '/hooks/slack', {
+      token: null,
+      rawBody: body,
+      headers: signedHeaders(secret, body),
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ route: 'slack:C7:1700.01', text: 'ok', stop_reason: 'final' });
     expect(JSON.stringify(fake.requests[0]!.body.system)).toContain('user U42');
@@ -211,12 +253,20 @@ describe('POST /hooks/{source}', () => {
   it('refuses a wrong or missing signature (401), an unknown source (404) and a body missing the text (400)', async () => {
     const body = JSON.stringify({ event: { text: 'hi', channel: 'C7' } });
     expect((await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body })).status).toBe(401);
-    const forged = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: body, headers: signedHeaders('other-secret-000000', body) });
+    const forged = await http(d, 'POST', '/hooks/slack', {
+      token: null,
+      rawBody: body,
+      headers: signedHeaders('other-secret-000000', body),
+    });
     expect(forged.status).toBe(401);
     expect(forged.json.code).toBe('webhook_unauthorized');
     expect((await http(d, 'POST', '/hooks/telegram', { token: null, rawBody: body })).status).toBe(404);
     const noText = JSON.stringify({ event: { channel: 'C7' } });
-    const missing = await http(d, 'POST', '/hooks/slack', { token: null, rawBody: noText, headers: signedHeaders(secret, noText) });
+    const missing = await http(d, 'POST', '/hooks/slack', {
+      token: null,
+      rawBody: noText,
+      headers: signedHeaders(secret, noText),
+    });
     expect(missing.status).toBe(400);
     expect(missing.json.error).toContain('event.text');
     expect(fake.requests).toHaveLength(0);
@@ -224,8 +274,15 @@ describe('POST /hooks/{source}', () => {
 
   it('skips bot messages with 204 and accepts at once with reply: accept', async () => {
     const bot = JSON.stringify({ event: { text: 'echo', channel: 'C7', bot_id: 'B1' } });
-    expect((await http(d, 'POST', '/hooks/slack', { token: null, rawBody: bot, headers: signedHeaders(secret, bot) })).status).toBe(204);
-    const ci = await http(d, 'POST', '/hooks/ci', { token: null, body: { build: { summary: 'build 12 failed', repo: 'rein' } }, headers: { 'x-rein-secret': secret } });
+    expect(
+      (await http(d, 'POST', '/hooks/slack', { token: null, rawBody: bot, headers: signedHeaders(secret, bot) }))
+        .status,
+    ).toBe(204);
+    const ci = await http(d, 'POST', '/hooks/ci', {
+      token: null,
+      body: { build: { summary: 'build 12 failed', repo: 'rein' } },
+      headers: { 'x-rein-secret': secret },
+    });
     expect(ci.status).toBe(202);
     expect(ci.json).toMatchObject({ accepted: true, route: 'ci:rein' });
   });

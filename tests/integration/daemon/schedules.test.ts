@@ -17,8 +17,19 @@ afterEach(async () => {
 describe('schedules over HTTP', () => {
   it('creates, lists, changes, runs (with its events and log) and removes a schedule', async () => {
     fake = await startFakeAnthropic();
-    d = await startTestDaemon(fake, { daemon: { env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'k', REIN_RETRY_BASE_MS: '1', REIN_SCHEDULE_BACKEND: 'daemon' } } });
-    const created = await http(d, 'POST', '/schedules', { body: { cron: '0 9 * * 1-5', prompt: 'summarise CI failures' } });
+    d = await startTestDaemon(fake, {
+      daemon: {
+        env: {
+          ANTHROPIC_BASE_URL: fake.url,
+          ANTHROPIC_API_KEY: 'k',
+          REIN_RETRY_BASE_MS: '1',
+          REIN_SCHEDULE_BACKEND: 'daemon',
+        },
+      },
+    });
+    const created = await http(d, 'POST', '/schedules', {
+      body: { cron: '0 9 * * 1-5', prompt: 'summarise CI failures' },
+    });
     expect(created.status).toBe(201);
     const id = created.json.id as string;
     expect(created.json).toMatchObject({ cron: '0 9 * * 1-5', agent: 'default', enabled: true, backend: 'daemon' });
@@ -29,15 +40,25 @@ describe('schedules over HTTP', () => {
     expect(bad.json).toMatchObject({ code: 'invalid_input', field: 'cron' });
 
     expect((await http(d, 'GET', '/schedules')).json).toMatchObject({ backend: 'daemon', schedules: [{ id }] });
-    expect((await http(d, 'PUT', `/schedules/${id}`, { body: { enabled: false } })).json).toMatchObject({ enabled: false, next: [] });
+    expect((await http(d, 'PUT', `/schedules/${id}`, { body: { enabled: false } })).json).toMatchObject({
+      enabled: false,
+      next: [],
+    });
     expect((await http(d, 'GET', `/schedules/${id}`)).json.enabled).toBe(false);
 
     fake.enqueue(text('Two jobs failed: lint and e2e.'));
     const events = await sse(d, 'GET', '/events');
     const run = await http(d, 'POST', `/schedules/${id}/run`);
     expect(run.status).toBe(202);
-    const finished = await events.next((f) => f.event === 'schedule_run' && f.data.status === 'finished', 'schedule_run finished');
-    expect(finished.data).toMatchObject({ schedule_id: id, agent: 'default', message: 'Two jobs failed: lint and e2e.' });
+    const finished = await events.next(
+      (f) => f.event === 'schedule_run' && f.data.status === 'finished',
+      'schedule_run finished',
+    );
+    expect(finished.data).toMatchObject({
+      schedule_id: id,
+      agent: 'default',
+      message: 'Two jobs failed: lint and e2e.',
+    });
     const start = events.frames.find((f) => f.event === 'session_start')!;
     expect(start.data).toMatchObject({ source: 'schedule', origin: 'unattended' });
     events.close();
@@ -59,10 +80,14 @@ describe('schedules over HTTP', () => {
 
   it('takes catch_up on create and change, answers it (once by default), and names the field when it is wrong', async () => {
     fake = await startFakeAnthropic();
-    d = await startTestDaemon(fake, { daemon: { env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'k', REIN_SCHEDULE_BACKEND: 'daemon' } } });
+    d = await startTestDaemon(fake, {
+      daemon: { env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'k', REIN_SCHEDULE_BACKEND: 'daemon' } },
+    });
     const plain = await http(d, 'POST', '/schedules', { body: { cron: '@daily', prompt: 'x' } });
     expect(plain.json.catch_up).toBe('once');
-    const created = await http(d, 'POST', '/schedules', { body: { cron: '@daily', prompt: 'report', catch_up: 'within 2h' } });
+    const created = await http(d, 'POST', '/schedules', {
+      body: { cron: '@daily', prompt: 'report', catch_up: 'within 2h' },
+    });
     expect(created.status).toBe(201);
     expect(created.json.catch_up).toBe('within 2h');
     const id = created.json.id as string;

@@ -61,12 +61,20 @@ describe('HTTP refusals', () => {
   });
 
   it('refuses a foreign Host header (DNS rebinding), also on public paths', async () => {
-    for (const host of ['evil.example', `evil.example:${d.port}`, `127.0.0.1:${d.port + 1}`, '127.0.0.1', `localhost.evil.example:${d.port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${d.port}`,
+      `127.0.0.1:${d.port + 1}`,
+      '127.0.0.1',
+      `localhost.evil.example:${d.port}`,
+    ]) {
       const res = await http(d, 'GET', '/status', { headers: { host } });
       expect(res.status, host).toBe(403);
       expect(res.json.code).toBe('host_refused');
     }
-    expect((await http(d, 'GET', '/health', { headers: { host: `rebind.example:${d.port}` }, token: null })).status).toBe(403);
+    expect(
+      (await http(d, 'GET', '/health', { headers: { host: `rebind.example:${d.port}` }, token: null })).status,
+    ).toBe(403);
     for (const host of [`localhost:${d.port}`, `127.0.0.1:${d.port}`, `[::1]:${d.port}`]) {
       expect((await http(d, 'GET', '/status', { headers: { host } })).status, host).toBe(200);
     }
@@ -76,7 +84,10 @@ describe('HTTP refusals', () => {
     const evil = await http(d, 'GET', '/status', { headers: { origin: 'http://evil.example' } });
     expect(evil.status).toBe(403);
     expect(evil.json.code).toBe('origin_refused');
-    const otherPort = await http(d, 'POST', '/message', { headers: { origin: `http://127.0.0.1:${d.port + 1}` }, body: { text: 'x' } });
+    const otherPort = await http(d, 'POST', '/message', {
+      headers: { origin: `http://127.0.0.1:${d.port + 1}` },
+      body: { text: 'x' },
+    });
     expect(otherPort.status).toBe(403);
     const nullOrigin = await http(d, 'GET', '/status', { headers: { origin: 'null' } });
     expect(nullOrigin.status).toBe(403);
@@ -179,8 +190,12 @@ describe('WebSocket refusals', () => {
 
   it('refuses an upgrade without a token, with a wrong one, or with the token in the query string', async () => {
     await expect(openWs(d, { protocols: ['rein.v1'] })).rejects.toMatchObject({ status: 401 });
-    await expect(openWs(d, { protocols: ['rein.v1', `token.${'0'.repeat(64)}`] })).rejects.toMatchObject({ status: 401 });
-    await expect(openWs(d, { protocols: ['rein.v1'], query: `?token=${d.token}` })).rejects.toMatchObject({ status: 400 });
+    await expect(openWs(d, { protocols: ['rein.v1', `token.${'0'.repeat(64)}`] })).rejects.toMatchObject({
+      status: 401,
+    });
+    await expect(openWs(d, { protocols: ['rein.v1'], query: `?token=${d.token}` })).rejects.toMatchObject({
+      status: 400,
+    });
   });
 
   it('refuses an upgrade from a foreign Origin or to a foreign Host', async () => {
@@ -194,4 +209,3 @@ describe('WebSocket refusals', () => {
     await expect(openWs(d, { protocols: ['chat', `token.${d.token}`] })).rejects.toMatchObject({ status: 400 });
   });
 });
-

@@ -10,7 +10,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, rein, startRein, tempHome } from '../../support/cli.js';
-import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic, type RecordedRequest } from '../../support/fakeAnthropic.js';
+import {
+  startFakeAnthropic,
+  text,
+  toolCall,
+  tools,
+  type FakeAnthropic,
+  type RecordedRequest,
+} from '../../support/fakeAnthropic.js';
 import { eventually, http } from './support.js';
 
 const TOOL_STEPS = 5;
@@ -70,7 +77,14 @@ async function world(gates: Partial<Record<string, ReturnType<typeof gate>>>) {
       g.reach();
       await g.opened;
     }
-    if (who.step < TOOL_STEPS) return tools([toolCall('file_read', { path: `notes${who.step}.txt` }, `toolu_${who.marker === DAEMON ? 'd' : 'c'}${who.step}`)]);
+    if (who.step < TOOL_STEPS)
+      return tools([
+        toolCall(
+          'file_read',
+          { path: `notes${who.step}.txt` },
+          `toolu_${who.marker === DAEMON ? 'd' : 'c'}${who.step}`,
+        ),
+      ]);
     return text(`${who.marker} final`);
   };
   const { home, cwd } = await tempHome();
@@ -78,7 +92,8 @@ async function world(gates: Partial<Record<string, ReturnType<typeof gate>>>) {
   await mkdir(cwd, { recursive: true });
   // A file per step: the same call again and again would be stopped as a loop.
   for (let k = 0; k < TOOL_STEPS; k++) await writeFile(join(cwd, `notes${k}.txt`), `nothing lost ${k}\n`);
-  const env = (extra: Record<string, string> = {}) => cleanEnv({ REIN_HOME: home, ANTHROPIC_BASE_URL: fake!.url, ANTHROPIC_API_KEY: 'test-key', ...extra });
+  const env = (extra: Record<string, string> = {}) =>
+    cleanEnv({ REIN_HOME: home, ANTHROPIC_BASE_URL: fake!.url, ANTHROPIC_API_KEY: 'test-key', ...extra });
   const seeded = await rein(['run', 'seed the conversation'], { env: env(), cwd });
   expect(seeded.code, seeded.stderr).toBe(0);
   const id = readdirSync(join(home, 'sessions'))
@@ -100,7 +115,11 @@ async function startDaemonProcess(home: string, cwd: string, env: NodeJS.Process
     });
     void proc.done.then((r) => reject(new Error(`daemon exited early (${r.code}): ${r.stderr}`)));
   });
-  const info = JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')) as { token: string; pid: number; port: number };
+  const info = JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')) as {
+    token: string;
+    pid: number;
+    port: number;
+  };
   return { proc, port: info.port, token: info.token, pid: info.pid, stderr: () => err };
 }
 
@@ -123,7 +142,10 @@ function marks(file: string): string[] {
   expect(s.message_meta).toHaveLength(s.messages.length);
   const out: string[] = [];
   for (const m of s.messages) {
-    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Array<Record<string, unknown>>);
+    const blocks =
+      typeof m.content === 'string'
+        ? [{ type: 'text', text: m.content }]
+        : (m.content as Array<Record<string, unknown>>);
     for (const b of blocks) {
       if (b.type === 'tool_use') out.push(`use ${String(b.id)}`);
       else if (b.type === 'tool_result') out.push(`result ${String(b.tool_use_id)}`);
@@ -182,7 +204,9 @@ describe('two writers on one session: rein daemon and rein run --session', () =>
     const r = await rein(['run', '--session', w.id, CLI], { env: w.env({ REIN_SESSION_WAIT_MS: '200' }), cwd: w.cwd });
 
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`rein: session ${w.id} is in use by the Rein daemon (pid ${d.pid}) and was not freed within 0.2 s; try again when its turn is over`);
+    expect(r.stderr).toContain(
+      `rein: session ${w.id} is in use by the Rein daemon (pid ${d.pid}) and was not freed within 0.2 s; try again when its turn is over`,
+    );
     g.open();
     expect((await answer).json).toMatchObject({ stop_reason: 'final' });
     expect(marks(w.file)).toEqual(turn(DAEMON));
@@ -238,6 +262,13 @@ describe('two writers on one session: rein daemon and rein run --session', () =>
     expect(a.status, a.text).toBe(200);
     expect(a.json).toMatchObject({ stop_reason: 'final', text: `${DAEMON} final` });
     // The killed run's two saved tool calls, then the daemon's whole turn.
-    expect(marks(w.file)).toEqual([`prompt ${CLI}`, 'use toolu_c0', 'result toolu_c0', 'use toolu_c1', 'result toolu_c1', ...turn(DAEMON)]);
+    expect(marks(w.file)).toEqual([
+      `prompt ${CLI}`,
+      'use toolu_c0',
+      'result toolu_c0',
+      'use toolu_c1',
+      'result toolu_c1',
+      ...turn(DAEMON),
+    ]);
   }, 90_000);
 });

@@ -28,9 +28,14 @@ afterEach(async () => {
 
 const configFile = () => join(d.home, 'config.yaml');
 const readConfig = () => readFile(configFile(), 'utf8');
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 /** The key a request carried, as x-api-key or as a bearer token (SDK versions differ). */
-const keyOf = (h: Record<string, string | string[] | undefined>) => String(h['x-api-key'] ?? h.authorization ?? '').replace(/^Bearer /, '');
+const keyOf = (h: Record<string, string | string[] | undefined>) =>
+  String(h['x-api-key'] ?? h.authorization ?? '').replace(/^Bearer /, '');
 
 const COMMENTED = `# My Rein settings
 model: claude-sonnet-5-5 # the big one
@@ -71,7 +76,11 @@ describe('PUT /settings', () => {
       body: { model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'dontAsk' },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ model: 'claude-opus-4-6', small_model: 'claude-haiku-4-5', permission_mode: 'dontAsk' });
+    expect(res.json).toMatchObject({
+      model: 'claude-opus-4-6',
+      small_model: 'claude-haiku-4-5',
+      permission_mode: 'dontAsk',
+    });
     const text = await readConfig();
     expect(text).toContain('# My Rein settings');
     expect(text).toContain('model: claude-opus-4-6 # the big one');
@@ -85,12 +94,19 @@ describe('PUT /settings', () => {
     expect((await http(d, 'GET', '/settings')).json.model).toBe('claude-opus-4-6');
   });
 
-  it('another base_url is a person\'s decision: a pending change that names the command confirming it in a shell; the same one applies', async () => {
+  it("another base_url is a person's decision: a pending change that names the command confirming it in a shell; the same one applies", async () => {
     await writeFile(configFile(), 'model: claude-opus-4-6\n');
     // The API key and every conversation would go elsewhere: not on a token holder's word.
-    const pending = await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net', model: 'claude-opus-4-6' } });
+    const pending = await http(d, 'PUT', '/settings', {
+      body: { base_url: 'https://attacker.example.net', model: 'claude-opus-4-6' },
+    });
     expect(pending.status, pending.text).toBe(202);
-    expect(pending.json.raises).toEqual([{ field: 'base_url', change: '(the default) → https://attacker.example.net: the API key and every conversation go there' }]);
+    expect(pending.json.raises).toEqual([
+      {
+        field: 'base_url',
+        change: '(the default) → https://attacker.example.net: the API key and every conversation go there',
+      },
+    ]);
     expect(pending.json.accept_command).toBe(`REIN_HOME=${d.home} rein changes accept ${pending.json.change_id}`);
     expect(pending.json.message).toContain('base_url (the default) → https://attacker.example.net');
     expect(pending.json.message).toContain(`run \`${pending.json.accept_command}\` in a shell on this machine`);
@@ -107,7 +123,9 @@ describe('PUT /settings', () => {
     desktop.dispose();
 
     // The same server (a trailing slash aside) raises nothing.
-    expect((await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net/' } })).status).toBe(200);
+    expect((await http(d, 'PUT', '/settings', { body: { base_url: 'https://attacker.example.net/' } })).status).toBe(
+      200,
+    );
   });
 
   it('creates config.yaml when there is none, and removes base_url when it is set to null', async () => {
@@ -139,7 +157,9 @@ describe('PUT /settings', () => {
   });
 
   it('never stores an API key: the request is refused, saying where keys go, and nothing else is written', async () => {
-    const res = await http(d, 'PUT', '/settings', { body: { api_key: 'sk-ant-secret-0123456789', model: 'claude-opus-4-6' } });
+    const res = await http(d, 'PUT', '/settings', {
+      body: { api_key: 'sk-ant-secret-0123456789', model: 'claude-opus-4-6' },
+    });
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ code: 'api_key_not_stored', field: 'api_key' });
     expect(res.json.error).toMatch(/ANTHROPIC_API_KEY.*keychain/);
@@ -162,7 +182,10 @@ describe('PUT /settings', () => {
     const res = await http(d, 'PUT', '/settings', { body: { hotkey: 'Alt+Space' } });
     expect(res.status, res.text).toBe(200);
     expect(res.json.hotkey).toBe('Alt+Space');
-    expect(JSON.parse(await readFile(join(d.home, 'desktop.json'), 'utf8'))).toMatchObject({ hotkey: 'Alt+Space', show_dock_icon: true });
+    expect(JSON.parse(await readFile(join(d.home, 'desktop.json'), 'utf8'))).toMatchObject({
+      hotkey: 'Alt+Space',
+      show_dock_icon: true,
+    });
     expect(await exists(configFile())).toBe(false);
     const off = await http(d, 'PUT', '/settings', { body: { hotkey: null } });
     expect(off.json.hotkey).toBeNull();
@@ -184,7 +207,9 @@ describe('POST /settings/test', () => {
   });
 
   it('tries a key, base URL and model given in the request for that request only', async () => {
-    const res = await http(d, 'POST', '/settings/test', { body: { api_key: 'sk-ant-trial-key-000000', model: 'claude-haiku-5-5', base_url: fake.url } });
+    const res = await http(d, 'POST', '/settings/test', {
+      body: { api_key: 'sk-ant-trial-key-000000', model: 'claude-haiku-5-5', base_url: fake.url },
+    });
     expect(res.json).toMatchObject({ ok: true, model: 'claude-haiku-5-5' });
     expect(keyOf(fake.requests.at(-1)!.headers)).toBe('sk-ant-trial-key-000000');
     expect(await exists(configFile())).toBe(false);

@@ -48,6 +48,10 @@ describe('the daemon and the stored key', () => {
       expect(r.status, r.text).toBe(200);
       return keyOf(fake.requests.length - 1) === KEY || undefined;
     }, 250);
-    expect((await http(d, 'GET', '/settings')).json.api_key).toMatchObject({ present: true, source: 'file', hint: 'sk-ant-…0123' });
+    expect((await http(d, 'GET', '/settings')).json.api_key).toMatchObject({
+      present: true,
+      source: 'file',
+      hint: 'sk-ant-…0123',
+    });
   });
 });

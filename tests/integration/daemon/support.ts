@@ -182,7 +182,8 @@ export class SseStream {
     for (;;) {
       const hit = this.frames.find(pred);
       if (hit) return hit;
-      if (this.ended) throw new Error(`stream ended without ${what}; got: ${this.frames.map((f) => f.event).join(', ')}`);
+      if (this.ended)
+        throw new Error(`stream ended without ${what}; got: ${this.frames.map((f) => f.event).join(', ')}`);
       await new Promise<void>((ok) => this.#waiters.push(ok));
     }
   }
@@ -248,7 +249,9 @@ export function openWs(
     ws.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => reject(Object.assign(new Error(`refused: ${res.statusCode} ${text}`), { status: res.statusCode, body: text })));
+      res.on('end', () =>
+        reject(Object.assign(new Error(`refused: ${res.statusCode} ${text}`), { status: res.statusCode, body: text })),
+      );
     });
     ws.once('error', reject);
   });

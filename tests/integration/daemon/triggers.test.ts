@@ -39,7 +39,7 @@ afterEach(async () => {
   await fake.close();
 });
 
-describe('the daemon\'s heartbeats and watchers', () => {
+describe("the daemon's heartbeats and watchers", () => {
   it('GET /agents/{name}/activity shows the heartbeat settings and next beat, and the folders being watched', async () => {
     d = await startTestDaemon(fake, { home });
     await d.daemon.triggers!.ready;
@@ -50,7 +50,11 @@ describe('the daemon\'s heartbeats and watchers', () => {
       heartbeat: { every: '30m', has_goals: true, spent_today_usd: 0, beats_today: 0, next_at: expect.any(String) },
       watchers: [{ path: inbox, glob: '*.pdf', debounce_ms: 150, watching: true }],
     });
-    expect((await http(d, 'GET', '/agents/default/activity')).json).toMatchObject({ agent: 'default', heartbeat: null, watchers: [] });
+    expect((await http(d, 'GET', '/agents/default/activity')).json).toMatchObject({
+      agent: 'default',
+      heartbeat: null,
+      watchers: [],
+    });
     expect((await http(d, 'GET', '/agents/nobody/activity')).status).toBe(404);
   });
 
@@ -66,10 +70,14 @@ describe('the daemon\'s heartbeats and watchers', () => {
     await expect.poll(() => seen.filter((e) => e.type === 'session_end').length, { timeout: 10_000 }).toBe(1);
     const start = seen.find((e) => e.type === 'session_start') as Extract<BusEvent, { type: 'session_start' }>;
     expect(start).toMatchObject({ agent: 'clerk', source: 'watcher', origin: 'unattended' });
-    expect(JSON.stringify(fake.requests[0]!.body.messages)).toContain(`File these: - created: ${join(inbox, 'invoice.pdf')}`);
+    expect(JSON.stringify(fake.requests[0]!.body.messages)).toContain(
+      `File these: - created: ${join(inbox, 'invoice.pdf')}`,
+    );
     const sessions = (await readdir(join(home, 'agents', 'clerk', 'sessions'))).filter((n) => n.endsWith('.json'));
     expect(sessions).toHaveLength(1);
-    expect(JSON.parse(await readFile(join(home, 'agents', 'clerk', 'sessions', sessions[0]!), 'utf8')).source).toBe('watcher');
+    expect(JSON.parse(await readFile(join(home, 'agents', 'clerk', 'sessions', sessions[0]!), 'utf8')).source).toBe(
+      'watcher',
+    );
   });
 
   it('keeps a heartbeat timer per agent and follows an edit through the service (agent_changed)', async () => {

@@ -41,15 +41,22 @@ describe('WebSocket: one reply per ref', () => {
     const d = await daemon({ daemon: { env: {} } });
     const ws = await openWs(d);
     ws.send({ type: 'message', ref: 'm1', text: 'hello?', source: 'web', channel: 'tab1' });
-    const end = await ws.next((f) => f.frame === 'event' && f.event.type === 'session_end' && f.event.route === 'web:tab1', 'session_end');
-    const error = ws.frames.find((f) => f.frame === 'event' && f.event.type === 'error' && f.event.route === 'web:tab1');
+    const end = await ws.next(
+      (f) => f.frame === 'event' && f.event.type === 'session_end' && f.event.route === 'web:tab1',
+      'session_end',
+    );
+    const error = ws.frames.find(
+      (f) => f.frame === 'event' && f.event.type === 'error' && f.event.route === 'web:tab1',
+    );
     expect(error.event).toMatchObject({ code: 'no_api_key', session_id: '', seq: 0 });
     expect(error.event.message).toMatch(/rein auth set-key/);
     expect(end.event).toMatchObject({ stop_reason: 'error', session_id: '', seq: 1, iterations: 0 });
     const result = await ws.next((f) => f.frame === 'result' && f.ref === 'm1', 'result');
     expect(result).toMatchObject({ ok: false, status: 503, code: 'no_api_key' });
     await settle(ws);
-    expect(replies(ws, 'm1')).toEqual([{ frame: 'reply', ref: 'm1', ok: true, result: { accepted: true, injected: false, route: 'web:tab1' } }]);
+    expect(replies(ws, 'm1')).toEqual([
+      { frame: 'reply', ref: 'm1', ok: true, result: { accepted: true, injected: false, route: 'web:tab1' } },
+    ]);
     // The error came before the end, and no session was announced.
     expect(ws.frames.indexOf(error)).toBeLessThan(ws.frames.indexOf(end));
     expect(ws.frames.some((f) => f.frame === 'event' && f.event.type === 'session_start')).toBe(false);
@@ -61,16 +68,22 @@ describe('WebSocket: one reply per ref', () => {
     const watcher = await openWs(d);
     const sender = await openWs(d);
     sender.send({ type: 'message', ref: 'x', text: 'hi', source: 'web', channel: 'tab2' });
-    const seen = await watcher.next((f) => f.frame === 'event' && f.event.type === 'error' && f.event.route === 'web:tab2', 'error');
+    const seen = await watcher.next(
+      (f) => f.frame === 'event' && f.event.type === 'error' && f.event.route === 'web:tab2',
+      'error',
+    );
     expect(seen.event.code).toBe('no_api_key');
-    await watcher.next((f) => f.frame === 'event' && f.event.type === 'session_end' && f.event.route === 'web:tab2', 'session_end');
+    await watcher.next(
+      (f) => f.frame === 'event' && f.event.type === 'session_end' && f.event.route === 'web:tab2',
+      'session_end',
+    );
     // Only the sender gets replies and results for its refs.
     expect(watcher.frames.filter((f) => f.frame === 'reply' || f.frame === 'result')).toEqual([]);
     watcher.close();
     sender.close();
   });
 
-  it('a run whose runtime cannot be built: one reply, the run\'s own error and session_end, an ok result', async () => {
+  it("a run whose runtime cannot be built: one reply, the run's own error and session_end, an ok result", async () => {
     const d = await daemon({
       daemon: {
         createRuntime: async () => {
@@ -94,10 +107,17 @@ describe('WebSocket: one reply per ref', () => {
     const d = await daemon();
     const ws = await openWs(d);
     ws.send({ type: 'message', ref: 'nope', text: 'hi', agent: 'nobody' });
-    expect(await ws.next((f) => f.frame === 'reply' && f.ref === 'nope')).toMatchObject({ ok: false, status: 404, code: 'agent_not_found' });
+    expect(await ws.next((f) => f.frame === 'reply' && f.ref === 'nope')).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'agent_not_found',
+    });
     fake!.enqueue(text('fine'));
     ws.send({ type: 'message', ref: 'ok', text: 'hi', source: 'web', channel: 'tab4' });
-    expect(await ws.next((f) => f.frame === 'result' && f.ref === 'ok')).toMatchObject({ ok: true, result: { text: 'fine', stop_reason: 'final' } });
+    expect(await ws.next((f) => f.frame === 'result' && f.ref === 'ok')).toMatchObject({
+      ok: true,
+      result: { text: 'fine', stop_reason: 'final' },
+    });
     await settle(ws);
     expect(replies(ws, 'nope')).toHaveLength(1);
     expect(replies(ws, 'ok')).toHaveLength(1);

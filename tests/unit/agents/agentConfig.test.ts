@@ -28,7 +28,12 @@ describe('agent config.yaml: each wrong field is named with its line', () => {
     ['tools:\n  allowed: bash\n', 'tools.allowed', 2, /expected array, got string/],
     ['tools:\n  denied: ["not a tool!"]\n', 'tools.denied[0]', 2, /not a tool name/],
     ['mcp_servers:\n  notes:\n    type: ftp\n', 'mcp_servers.notes.type', 3, /expected one of stdio\|http/],
-    ['mcp_servers:\n  notes:\n    command: x\n    _inherit: true\n', 'mcp_servers.notes._inherit', 4, /belongs in the global config/],
+    [
+      'mcp_servers:\n  notes:\n    command: x\n    _inherit: true\n',
+      'mcp_servers.notes._inherit',
+      4,
+      /belongs in the global config/,
+    ],
     ['permissions:\n  denied_commands: [""]\n', 'permissions.denied_commands[0]', 2, /at least 1|too small/i],
     ['permissions:\n  always_allow_tools: [7]\n', 'permissions.always_allow_tools[0]', 2, /expected string/],
     ['budget:\n  max_usd_per_run: -1\n', 'budget.max_usd_per_run', 2, />=0|too small/i],
@@ -38,17 +43,42 @@ describe('agent config.yaml: each wrong field is named with its line', () => {
     ['heartbeat:\n  every: 30s\n', 'heartbeat.every', 2, /shorter than the minimum 1m/],
     ['heartbeat:\n  every: 8d\n', 'heartbeat.every', 2, /longer than the maximum 7d/],
     ['heartbeat:\n  every: 30m1h\n', 'heartbeat.every', 2, /largest first/],
-    ['heartbeat:\n  every: 1h\n  active_hours: "09:00 to 18:00"\n', 'heartbeat.active_hours', 3, /not a window of the day/],
-    ['heartbeat:\n  every: 1h\n  active_hours: "25:00-26:00"\n', 'heartbeat.active_hours', 3, /start "25:00" is not a time/],
-    ['heartbeat:\n  every: 1h\n  active_hours: "09:00-09:60"\n', 'heartbeat.active_hours', 3, /end "09:60" is not a time/],
+    [
+      'heartbeat:\n  every: 1h\n  active_hours: "09:00 to 18:00"\n',
+      'heartbeat.active_hours',
+      3,
+      /not a window of the day/,
+    ],
+    [
+      'heartbeat:\n  every: 1h\n  active_hours: "25:00-26:00"\n',
+      'heartbeat.active_hours',
+      3,
+      /start "25:00" is not a time/,
+    ],
+    [
+      'heartbeat:\n  every: 1h\n  active_hours: "09:00-09:60"\n',
+      'heartbeat.active_hours',
+      3,
+      /end "09:60" is not a time/,
+    ],
     ['heartbeat:\n  every: 1h\n  active_hours: "10:00-10:00"\n', 'heartbeat.active_hours', 3, /same time/],
-    ['heartbeat:\n  every: 1h\n  overlap_prevention: sometimes\n', 'heartbeat.overlap_prevention', 3, /expected boolean/],
+    [
+      'heartbeat:\n  every: 1h\n  overlap_prevention: sometimes\n',
+      'heartbeat.overlap_prevention',
+      3,
+      /expected boolean/,
+    ],
     ['watch:\n  - path: Downloads\n', 'watch[0].path', 2, /absolute path or start with ~\//],
     ['watch:\n  - glob: "*.pdf"\n', 'watch[0].path', 2, /missing/],
     ['watch:\n  - path: ~/x\n    debounce: 1.5\n', 'watch[0].debounce', 3, /int/i],
     ['watch:\n  - path: ~/x\n    debounce: quick\n', 'watch[0].debounce', 3, /"quick" is not a duration/],
     ['watch:\n  - path: ~/x\n    debounce: 2h\n', 'watch[0].debounce', 3, /longer than the maximum 1h/],
-    ['watch:\n  - path: ~/x\n    debounce: true\n', 'watch[0].debounce', 3, /expected number or string, got boolean true/],
+    [
+      'watch:\n  - path: ~/x\n    debounce: true\n',
+      'watch[0].debounce',
+      3,
+      /expected number or string, got boolean true/,
+    ],
     ['watch: {path: /tmp}\n', 'watch', 1, /expected array, got a mapping/],
     ['cwd: projects/rein\n', 'cwd', 1, /absolute path or start with ~\//],
   ];
@@ -63,7 +93,9 @@ describe('agent config.yaml: each wrong field is named with its line', () => {
   });
 
   it('names an unknown key, at its own line and column, wherever it is', () => {
-    const problems = problemsOf('model: m\nmodle: typo\npermissions:\n  mode: plan\nheartbeat:\n  every: 1h\n  isolated_session: true\n');
+    const problems = problemsOf(
+      'model: m\nmodle: typo\npermissions:\n  mode: plan\nheartbeat:\n  every: 1h\n  isolated_session: true\n',
+    );
     expect(problems.map((p) => [p.field, p.line, p.column, p.message])).toEqual([
       ['modle', 2, 1, 'unknown key'],
       ['permissions.mode', 4, 3, 'unknown key'],
@@ -73,7 +105,12 @@ describe('agent config.yaml: each wrong field is named with its line', () => {
 
   it('reports every problem of a file at once, in file order', () => {
     const problems = problemsOf('mode: nope\nmax_tokens: 0\ntools:\n  allowed: 3\nwatch:\n  - path: rel\n');
-    expect(problems.map((p) => `${p.line}:${p.field}`)).toEqual(['1:mode', '2:max_tokens', '4:tools.allowed', '6:watch[0].path']);
+    expect(problems.map((p) => `${p.line}:${p.field}`)).toEqual([
+      '1:mode',
+      '2:max_tokens',
+      '4:tools.allowed',
+      '6:watch[0].path',
+    ]);
   });
 
   it('reports a YAML syntax error with its position and no field', () => {
@@ -84,7 +121,10 @@ describe('agent config.yaml: each wrong field is named with its line', () => {
   });
 
   it('rejects a file that is not a mapping', () => {
-    expect(problemsOf('- model: x\n')[0]).toMatchObject({ field: '(top level)', message: expect.stringMatching(/expected object, got a list/) });
+    expect(problemsOf('- model: x\n')[0]).toMatchObject({
+      field: '(top level)',
+      message: expect.stringMatching(/expected object, got a list/),
+    });
   });
 
   it('treats an empty or comments-only file as "inherit everything"', () => {
@@ -124,8 +164,18 @@ describe('agent config.yaml: each wrong field is named with its line', () => {
     expect(r.ok, JSON.stringify(r)).toBe(true);
     if (!r.ok) return;
     expect(r.value.tools).toEqual({ allowed: ['file_read', 'grep'], denied: ['bash'] });
-    expect(r.value.mcp_servers?.notes).toMatchObject({ type: 'stdio', command: 'npx', args: ['-y', 'x'], disabled: false });
-    expect(r.value.heartbeat).toEqual({ every: '1h30m', active_hours: '22:00-06:00', model: 'small', overlap_prevention: false });
+    expect(r.value.mcp_servers?.notes).toMatchObject({
+      type: 'stdio',
+      command: 'npx',
+      args: ['-y', 'x'],
+      disabled: false,
+    });
+    expect(r.value.heartbeat).toEqual({
+      every: '1h30m',
+      active_hours: '22:00-06:00',
+      model: 'small',
+      overlap_prevention: false,
+    });
     expect(r.value.watch?.[1]).toEqual({ path: '/tmp/in', debounce: 1500 });
     expect(AgentConfig.parse({ mode: 'plan' })).toEqual({ mode: 'plan' });
   });
@@ -192,6 +242,13 @@ describe('daily windows', () => {
     const day = { startMinute: 540, endMinute: 1080 };
     expect([539, 540, 1079, 1080].map((m) => inDailyWindow(day, m))).toEqual([false, true, true, false]);
     const night = { startMinute: 1320, endMinute: 360 };
-    expect([1319, 1320, 0, 359, 360, 720].map((m) => inDailyWindow(night, m))).toEqual([false, true, true, true, false, false]);
+    expect([1319, 1320, 0, 359, 360, 720].map((m) => inDailyWindow(night, m))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 });

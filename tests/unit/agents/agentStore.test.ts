@@ -69,7 +69,12 @@ describe('loadAgent', () => {
 
   it('needs only AGENT.md; a blank HEARTBEAT.md is no heartbeat', async () => {
     await writeAgent('min', { 'AGENT.md': 'persona', 'HEARTBEAT.md': '  \n' });
-    expect(await loadAgent(home, 'min')).toMatchObject({ config: {}, hasConfigFile: false, attachedSkills: [], hasHeartbeat: false });
+    expect(await loadAgent(home, 'min')).toMatchObject({
+      config: {},
+      hasConfigFile: false,
+      attachedSkills: [],
+      hasHeartbeat: false,
+    });
   });
 
   it('is not_found without AGENT.md, and for the built-in default', async () => {
@@ -154,12 +159,18 @@ describe('validateAgent', () => {
     expect(await validateAgent(home, 'good')).toEqual([]);
     await writeFile(join(agentDir('good'), 'config.yaml'), 'model: "unterminated\n');
     const [p] = await validateAgent(home, 'good');
-    expect(p).toMatchObject({ file: join(agentDir('good'), 'config.yaml'), line: expect.any(Number), message: expect.stringMatching(/YAML syntax error/) });
+    expect(p).toMatchObject({
+      file: join(agentDir('good'), 'config.yaml'),
+      line: expect.any(Number),
+      message: expect.stringMatching(/YAML syntax error/),
+    });
   });
 
   it('reports a file that is a folder as a problem instead of throwing', async () => {
     await writeAgent('odd', { 'AGENT.md': 'p', 'config.yaml/inner': 'x' });
-    expect(await validateAgent(home, 'odd')).toEqual([{ file: join(agentDir('odd'), 'config.yaml'), message: 'is a folder, expected a file' }]);
+    expect(await validateAgent(home, 'odd')).toEqual([
+      { file: join(agentDir('odd'), 'config.yaml'), message: 'is a folder, expected a file' },
+    ]);
   });
 
   // Root reads every file whatever its mode, so there is nothing to observe there.
@@ -167,7 +178,9 @@ describe('validateAgent', () => {
     await writeAgent('locked', { 'AGENT.md': 'p', 'config.yaml': 'model: x\n' });
     await chmod(join(agentDir('locked'), 'config.yaml'), 0o000);
     const problems = await validateAgent(home, 'locked');
-    expect(problems).toEqual([{ file: join(agentDir('locked'), 'config.yaml'), message: expect.stringMatching(/cannot read/) }]);
+    expect(problems).toEqual([
+      { file: join(agentDir('locked'), 'config.yaml'), message: expect.stringMatching(/cannot read/) },
+    ]);
   });
 
   it('throws only when there is nothing to validate', async () => {
@@ -214,7 +227,11 @@ describe('validateAllAgents and listAgents', () => {
     expect(report.problems.map((p) => [p.file, p.field, p.message])).toEqual([
       [agentDir('Bad Name'), undefined, expect.stringMatching(/"Bad Name" is not a valid agent name/)],
       [join(agentDir('beta'), 'config.yaml'), 'mode', expect.stringMatching(/expected one of/)],
-      [join(agentDir('default'), 'AGENT.md'), undefined, expect.stringMatching(/^not used: the built-in agent uses Rein's own persona/)],
+      [
+        join(agentDir('default'), 'AGENT.md'),
+        undefined,
+        expect.stringMatching(/^not used: the built-in agent uses Rein's own persona/),
+      ],
       [join(agentDir('no-persona'), 'AGENT.md'), undefined, expect.stringMatching(/^missing/)],
     ]);
   });
@@ -264,7 +281,10 @@ describe('createAgent', () => {
   });
 
   it('lets exactly one of two racing creators win', async () => {
-    const results = await Promise.allSettled([createAgent(home, 'race', { persona: 'one' }), createAgent(home, 'race', { persona: 'two' })]);
+    const results = await Promise.allSettled([
+      createAgent(home, 'race', { persona: 'one' }),
+      createAgent(home, 'race', { persona: 'two' }),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(String(rejected.reason)).toMatch(/already exists/);
@@ -273,7 +293,11 @@ describe('createAgent', () => {
 
 describe('deleteAgent', () => {
   it('moves the whole folder to trash/agents/<name>-<time>, losing nothing', async () => {
-    await writeAgent('old', { 'AGENT.md': 'p', 'MEMORY.md': '- remember this\n', 'sessions/2026-01-01-aaaaaaaaaaaa.json': '{}' });
+    await writeAgent('old', {
+      'AGENT.md': 'p',
+      'MEMORY.md': '- remember this\n',
+      'sessions/2026-01-01-aaaaaaaaaaaa.json': '{}',
+    });
     const target = await deleteAgent(home, 'old', { now: new Date('2026-03-29T10:20:30.456Z') });
     expect(target).toBe(join(home, 'trash', 'agents', 'old-2026-03-29T10-20-30-456Z'));
     expect(await readFile(join(target, 'MEMORY.md'), 'utf8')).toBe('- remember this\n');

@@ -47,7 +47,9 @@ describe('rein agents create / list / delete', () => {
     const created = await run('create', 'reviewer', '--from-file', 'persona.md');
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/Created agent "reviewer"/);
-    expect(await readFile(join(home, 'agents', 'reviewer', 'AGENT.md'), 'utf8')).toBe('# Reviewer\nYou review pull requests carefully.\n');
+    expect(await readFile(join(home, 'agents', 'reviewer', 'AGENT.md'), 'utf8')).toBe(
+      '# Reviewer\nYou review pull requests carefully.\n',
+    );
 
     const listed = await run('list');
     expect(listed.code).toBe(0);
@@ -87,7 +89,11 @@ describe('rein agents create / list / delete', () => {
 describe('rein agents validate', () => {
   it('prints every problem of every agent as file:line:col: field: message and exits 1', async () => {
     await writeAgent('good', { 'AGENT.md': 'p' });
-    await writeAgent('bad', { 'AGENT.md': '', 'config.yaml': 'model: m\nmax_tokens: -3\nbogus: 1\n', 'commands/x.txt': 'x' });
+    await writeAgent('bad', {
+      'AGENT.md': '',
+      'config.yaml': 'model: m\nmax_tokens: -3\nbogus: 1\n',
+      'commands/x.txt': 'x',
+    });
     await writeAgent('Worse', { 'AGENT.md': 'p' });
     const r = await run('validate');
     expect(r.code).toBe(1);
@@ -103,9 +109,16 @@ describe('rein agents validate', () => {
   });
 
   it('validates one agent by name, and says ok when there is nothing wrong', async () => {
-    await writeAgent('good', { 'AGENT.md': 'p', 'config.yaml': 'heartbeat: {every: 1h, active_hours: "09:00-18:00"}\n' });
+    await writeAgent('good', {
+      'AGENT.md': 'p',
+      'config.yaml': 'heartbeat: {every: 1h, active_hours: "09:00-18:00"}\n',
+    });
     await writeAgent('bad', { 'AGENT.md': 'p', 'config.yaml': 'heartbeat: {every: 1h, active_hours: "9am-5pm"}\n' });
-    expect(await run('validate', 'good')).toEqual({ code: 0, stdout: 'ok: agent "good" has no problems\n', stderr: '' });
+    expect(await run('validate', 'good')).toEqual({
+      code: 0,
+      stdout: 'ok: agent "good" has no problems\n',
+      stderr: '',
+    });
     const bad = await run('validate', 'bad');
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/config\.yaml:1:\d+: heartbeat\.active_hours: "9am-5pm": start "9am" is not a time/);
@@ -122,7 +135,10 @@ describe('rein agents validate', () => {
 
 describe('rein agents show', () => {
   it('prints the persona head, the config merged with the global file, and counts', async () => {
-    await writeFile(join(home, 'config.yaml'), 'model: global-model\nmax_tokens: 1000\nmcp_servers:\n  keys: {command: k, env: {API_KEY: sk-secret-value}}\n');
+    await writeFile(
+      join(home, 'config.yaml'),
+      'model: global-model\nmax_tokens: 1000\nmcp_servers:\n  keys: {command: k, env: {API_KEY: sk-secret-value}}\n',
+    );
     await writeAgent('coder', {
       'AGENT.md': Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n'),
       'config.yaml': 'model: agent-model\nheartbeat: {every: 45m, model: small}\n',
@@ -145,14 +161,18 @@ describe('rein agents show', () => {
     expect(r.stdout).toMatch(/heartbeat:\n {4}every: 45m\n {4}model: claude-/);
     expect(r.stdout).toMatch(/API_KEY: \(hidden\)/);
     expect(r.stdout).not.toMatch(/sk-secret-value/);
-    expect(r.stdout).toMatch(/Sessions: 2\nCommands: 2 own \(global ones in .*\)\nSkills: 1 own, 2 attached \(pdf, web\)\n/);
+    expect(r.stdout).toMatch(
+      /Sessions: 2\nCommands: 2 own \(global ones in .*\)\nSkills: 1 own, 2 attached \(pdf, web\)\n/,
+    );
   });
 
   it('shows the built-in default agent', async () => {
     const r = await run('show', 'default');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Agent: default \(built-in\)\n/);
-    expect(r.stdout).toMatch(/Sessions: 0\nCommands: 0 own .*\nSkills: 0 own, every global skill\nMemory: .*memory\/MEMORY\.md\n$/);
+    expect(r.stdout).toMatch(
+      /Sessions: 0\nCommands: 0 own .*\nSkills: 0 own, every global skill\nMemory: .*memory\/MEMORY\.md\n$/,
+    );
   });
 
   it('exits 1 with every problem when the agent cannot load', async () => {

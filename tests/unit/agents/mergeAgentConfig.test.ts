@@ -52,15 +52,45 @@ describe('mergeAgentConfig: rules per key', () => {
     ['tools.allowed: [] means every tool again', { tools: { allowed: [] } }, 'tools.allowed', []],
     ['tools.denied: appends', { tools: { denied: ['bash', 'http'] } }, 'tools.denied', ['http', 'bash']],
     ['tools.denied: cannot be emptied', { tools: { denied: [] } }, 'tools.denied', ['http']],
-    ['allowed_commands: replaces', { permissions: { allowed_commands: ['npm test'] } }, 'permissions.allowed_commands', ['npm test']],
+    [
+      'allowed_commands: replaces',
+      { permissions: { allowed_commands: ['npm test'] } },
+      'permissions.allowed_commands',
+      ['npm test'],
+    ],
     ['allowed_commands: absent inherits', {}, 'permissions.allowed_commands', ['git status', 'ls']],
-    ['denied_commands: appends', { permissions: { denied_commands: ['git push*', 'rm -rf *'] } }, 'permissions.denied_commands', ['rm -rf *', 'git push*']],
-    ['denied_commands: cannot be emptied', { permissions: { denied_commands: [] } }, 'permissions.denied_commands', ['rm -rf *']],
-    ['sensitive_patterns: appends', { permissions: { sensitive_patterns: ['*.p12'] } }, 'permissions.sensitive_patterns', ['*.pem', '*.p12']],
-    ['network_allowlist: replaces', { permissions: { network_allowlist: ['api.github.com'] } }, 'permissions.network_allowlist', ['api.github.com']],
+    [
+      'denied_commands: appends',
+      { permissions: { denied_commands: ['git push*', 'rm -rf *'] } },
+      'permissions.denied_commands',
+      ['rm -rf *', 'git push*'],
+    ],
+    [
+      'denied_commands: cannot be emptied',
+      { permissions: { denied_commands: [] } },
+      'permissions.denied_commands',
+      ['rm -rf *'],
+    ],
+    [
+      'sensitive_patterns: appends',
+      { permissions: { sensitive_patterns: ['*.p12'] } },
+      'permissions.sensitive_patterns',
+      ['*.pem', '*.p12'],
+    ],
+    [
+      'network_allowlist: replaces',
+      { permissions: { network_allowlist: ['api.github.com'] } },
+      'permissions.network_allowlist',
+      ['api.github.com'],
+    ],
     ['network_allowlist: absent inherits', {}, 'permissions.network_allowlist', ['example.com']],
     ['gui_unattended: replaces', { permissions: { gui_unattended: [] } }, 'permissions.gui_unattended', []],
-    ['always_allow_tools: the agent’s own only', { permissions: { always_allow_tools: ['grep'] } }, 'permissions.always_allow_tools', ['grep']],
+    [
+      'always_allow_tools: the agent’s own only',
+      { permissions: { always_allow_tools: ['grep'] } },
+      'permissions.always_allow_tools',
+      ['grep'],
+    ],
     ['always_allow_tools: never inherits global grants', {}, 'permissions.always_allow_tools', []],
     ['allowed_dirs: always global', { mode: 'plan' }, 'permissions.allowed_dirs', ['/data']],
     ['approval timeout: always global', {}, 'permissions.approval_timeout_seconds', 300],
@@ -74,7 +104,14 @@ describe('mergeAgentConfig: rules per key', () => {
   it('mirrors the merged values in the flat fields the runtime reads', () => {
     const e = mergeAgentConfig(
       globalOf(G),
-      agentOf({ model: 'a', max_iterations: 9, mode: 'plan', auto_approve: true, budget: { max_usd_per_run: 1 }, tools: { denied: ['bash'] } }),
+      agentOf({
+        model: 'a',
+        max_iterations: 9,
+        mode: 'plan',
+        auto_approve: true,
+        budget: { max_usd_per_run: 1 },
+        tools: { denied: ['bash'] },
+      }),
     );
     expect(e).toMatchObject({
       model: 'a',
@@ -108,7 +145,10 @@ describe('mergeAgentConfig: rules per key', () => {
   it('with an empty agent config the result is the global config (apart from grants)', () => {
     const g = globalOf(G);
     const e = mergeAgentConfig(g, {});
-    expect({ ...e.config, permissions: { ...e.config.permissions, always_allow_tools: g.permissions.always_allow_tools } }).toEqual(g);
+    expect({
+      ...e.config,
+      permissions: { ...e.config.permissions, always_allow_tools: g.permissions.always_allow_tools },
+    }).toEqual(g);
   });
 
   it('never changes its inputs and shares no lists with them', () => {
@@ -136,7 +176,12 @@ describe('mergeAgentConfig: MCP servers', () => {
   });
 
   it('an agent without mcp_servers gets every global server', () => {
-    expect(Object.keys(mergeAgentConfig(g, agentOf({})).mcpServers).sort()).toEqual(['browser', 'optedOut', 'personal', 'shared']);
+    expect(Object.keys(mergeAgentConfig(g, agentOf({})).mcpServers).sort()).toEqual([
+      'browser',
+      'optedOut',
+      'personal',
+      'shared',
+    ]);
   });
 
   it('an agent with its own servers keeps only the global ones marked _inherit: true', () => {
@@ -147,17 +192,31 @@ describe('mergeAgentConfig: MCP servers', () => {
   });
 
   it('an empty mcp_servers block drops every global server not marked _inherit', () => {
-    expect(Object.keys(mergeAgentConfig(g, agentOf({ mcp_servers: {} })).mcpServers).sort()).toEqual(['browser', 'shared']);
+    expect(Object.keys(mergeAgentConfig(g, agentOf({ mcp_servers: {} })).mcpServers).sort()).toEqual([
+      'browser',
+      'shared',
+    ]);
   });
 
   it('an agent server replaces the inherited global server of the same name, whole', () => {
-    const e = mergeAgentConfig(g, agentOf({ mcp_servers: { browser: { type: 'http', url: 'http://127.0.0.1:9/mcp' } } }));
-    expect(e.mcpServers.browser).toEqual({ type: 'http', url: 'http://127.0.0.1:9/mcp', args: [], env: {}, disabled: false });
+    const e = mergeAgentConfig(
+      g,
+      agentOf({ mcp_servers: { browser: { type: 'http', url: 'http://127.0.0.1:9/mcp' } } }),
+    );
+    expect(e.mcpServers.browser).toEqual({
+      type: 'http',
+      url: 'http://127.0.0.1:9/mcp',
+      args: [],
+      env: {},
+      disabled: false,
+    });
   });
 
   it('keeps a server named __proto__ as an ordinary entry', () => {
     // Built by hand: the point is the merge's own handling of the key.
-    const servers = JSON.parse('{"__proto__":{"type":"stdio","command":"odd","args":[],"env":{},"disabled":false}}') as Record<string, never>;
+    const servers = JSON.parse(
+      '{"__proto__":{"type":"stdio","command":"odd","args":[],"env":{},"disabled":false}}',
+    ) as Record<string, never>;
     const e = mergeAgentConfig(g, { mcp_servers: servers });
     expect(Object.keys(e.mcpServers)).toContain('__proto__');
     expect(Object.getPrototypeOf(e.mcpServers)).toBe(Object.prototype);
@@ -166,7 +225,8 @@ describe('mergeAgentConfig: MCP servers', () => {
 
 describe('mergeAgentConfig: tools filter the registry, denied wins', () => {
   const tool = (name: string): Tool => ({ name }) as unknown as Tool;
-  const registry = () => new ToolRegistry(['bash', 'file_read', 'grep', 'http'].map((n) => ({ ...tool(n), source: 'local' }) as Tool));
+  const registry = () =>
+    new ToolRegistry(['bash', 'file_read', 'grep', 'http'].map((n) => ({ ...tool(n), source: 'local' }) as Tool));
 
   type Lists = { allowed?: string[]; denied?: string[] };
   it.each<[string, Lists, Lists, string[]]>([
@@ -185,10 +245,24 @@ describe('mergeAgentConfig: heartbeat and watch', () => {
   const g = globalOf({ model: 'big', small_model: 'small-one' });
 
   it('turns durations and windows into numbers and resolves the heartbeat model', () => {
-    const e = mergeAgentConfig(g, agentOf({ heartbeat: { every: '1h30m', active_hours: '22:00-06:00', model: 'small' } }));
-    expect(e.heartbeat).toEqual({ everyMs: 5_400_000, activeHours: { startMinute: 1320, endMinute: 360 }, model: 'small-one', overlapPrevention: true });
-    expect(mergeAgentConfig(g, agentOf({ heartbeat: { every: '5m' } })).heartbeat).toEqual({ everyMs: 300_000, model: 'big', overlapPrevention: true });
-    expect(mergeAgentConfig(g, agentOf({ heartbeat: { every: '5m', model: 'other', overlap_prevention: false } })).heartbeat).toMatchObject({
+    const e = mergeAgentConfig(
+      g,
+      agentOf({ heartbeat: { every: '1h30m', active_hours: '22:00-06:00', model: 'small' } }),
+    );
+    expect(e.heartbeat).toEqual({
+      everyMs: 5_400_000,
+      activeHours: { startMinute: 1320, endMinute: 360 },
+      model: 'small-one',
+      overlapPrevention: true,
+    });
+    expect(mergeAgentConfig(g, agentOf({ heartbeat: { every: '5m' } })).heartbeat).toEqual({
+      everyMs: 300_000,
+      model: 'big',
+      overlapPrevention: true,
+    });
+    expect(
+      mergeAgentConfig(g, agentOf({ heartbeat: { every: '5m', model: 'other', overlap_prevention: false } })).heartbeat,
+    ).toMatchObject({
       model: 'other',
       overlapPrevention: false,
     });
@@ -196,7 +270,16 @@ describe('mergeAgentConfig: heartbeat and watch', () => {
   });
 
   it('gives each watch entry its debounce in ms, 2 s when unset', () => {
-    const e = mergeAgentConfig(g, agentOf({ watch: [{ path: '~/a', debounce: '1.5s', glob: '*.md', prompt: 'p' }, { path: '/b', debounce: 250 }, { path: '/c' }] }));
+    const e = mergeAgentConfig(
+      g,
+      agentOf({
+        watch: [
+          { path: '~/a', debounce: '1.5s', glob: '*.md', prompt: 'p' },
+          { path: '/b', debounce: 250 },
+          { path: '/c' },
+        ],
+      }),
+    );
     expect(e.watch).toEqual([
       { path: '~/a', glob: '*.md', debounceMs: 1500, prompt: 'p' },
       { path: '/b', debounceMs: 250 },

@@ -91,7 +91,9 @@ describe('resolveAgentRuntimeConfig', () => {
   it('keeps two agents apart: no folder of one is a folder of the other', async () => {
     await writeAgent('a', { 'AGENT.md': 'A' });
     await writeAgent('b', { 'AGENT.md': 'B' });
-    const [a, b, d] = await Promise.all(['a', 'b', 'default'].map((n) => resolveAgentRuntimeConfig(home, global, n, { userHome })));
+    const [a, b, d] = await Promise.all(
+      ['a', 'b', 'default'].map((n) => resolveAgentRuntimeConfig(home, global, n, { userHome })),
+    );
     const folders = (rt: typeof a) => [rt!.memoryDir, rt!.sessionsDir, rt!.skillsDir, rt!.commandsDir].filter(Boolean);
     const all = [...folders(a), ...folders(b), ...folders(d)];
     expect(new Set(all).size).toBe(all.length);
@@ -101,7 +103,11 @@ describe('resolveAgentRuntimeConfig', () => {
 
   it('fails like loadAgent: bad name, missing agent, broken config', async () => {
     await writeAgent('broken', { 'AGENT.md': 'p', 'config.yaml': 'max_iterations: many\n' });
-    const codeOf = (p: Promise<unknown>) => p.then(() => 'resolved', (e) => (isReinError(e) ? e.code : String(e)));
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'resolved',
+        (e) => (isReinError(e) ? e.code : String(e)),
+      );
     expect(await codeOf(resolveAgentRuntimeConfig(home, global, 'Nope'))).toBe('invalid_input');
     expect(await codeOf(resolveAgentRuntimeConfig(home, global, 'ghost'))).toBe('not_found');
     expect(await codeOf(resolveAgentRuntimeConfig(home, global, 'broken'))).toBe('config_invalid');

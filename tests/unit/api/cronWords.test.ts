@@ -3,7 +3,15 @@
 // pinned time zone against a pinned "now", and the parser's field-named message for a bad one.
 import { describe, expect, it } from 'vitest';
 import { nextRuns, parseCron } from '../../../src-main/core/api/cron.js';
-import { describeCron, formatFireTime, formatFireTimes, formatPast, listWords, ordinal, previewCron } from '../../../src-main/core/api/cronWords.js';
+import {
+  describeCron,
+  formatFireTime,
+  formatFireTimes,
+  formatPast,
+  listWords,
+  ordinal,
+  previewCron,
+} from '../../../src-main/core/api/cronWords.js';
 import { checkCron } from '../../../src-main/core/schedule/cronCheck.js';
 
 const words = (expr: string): string => {
@@ -83,7 +91,10 @@ describe('describeCron', () => {
     ['0 9 2-30/2 * *', 'on even-numbered days of every month at 09:00'],
     ['0 9 1-31 * MON', 'every day at 09:00'],
     ['0 9 * * 0-7', 'every day at 09:00'],
-    ['0 9 */3 * MON,FRI', 'at 09:00 on the 1st, 4th, 7th, 10th, 13th, 16th, 19th, 22nd, 25th, 28th and 31st of every month, if it is a Monday or Friday'],
+    [
+      '0 9 */3 * MON,FRI',
+      'at 09:00 on the 1st, 4th, 7th, 10th, 13th, 16th, 19th, 22nd, 25th, 28th and 31st of every month, if it is a Monday or Friday',
+    ],
   ])('%s → %s', (expr, expected) => {
     expect(words(expr)).toBe(expected);
   });
@@ -92,7 +103,8 @@ describe('describeCron', () => {
     const and = parseCron('0 9 */2 * 1-5');
     const or = parseCron('0 9 1 * MON');
     if (!and.ok || !or.ok) throw new Error('expected both to parse');
-    const days = (cron: typeof and.cron) => nextRuns(cron, NOW, 4, 'Europe/Berlin').map((d) => formatFireTime(d, BERLIN));
+    const days = (cron: typeof and.cron) =>
+      nextRuns(cron, NOW, 4, 'Europe/Berlin').map((d) => formatFireTime(d, BERLIN));
     // 3 Dec is a Thursday; 5 Dec (odd) is a Saturday and 4 Dec (a Friday) is even: both skipped.
     expect(days(and.cron)).toEqual(['Thu 3 Dec 09:00', 'Mon 7 Dec 09:00', 'Wed 9 Dec 09:00', 'Fri 11 Dec 09:00']);
     expect(days(or.cron)).toEqual(['Mon 7 Dec 09:00', 'Mon 14 Dec 09:00', 'Mon 21 Dec 09:00', 'Mon 28 Dec 09:00']);
@@ -101,7 +113,18 @@ describe('describeCron', () => {
 
 describe('the small word helpers', () => {
   it.each([
-    [1, '1st'], [2, '2nd'], [3, '3rd'], [4, '4th'], [11, '11th'], [12, '12th'], [13, '13th'], [21, '21st'], [22, '22nd'], [23, '23rd'], [30, '30th'], [31, '31st'],
+    [1, '1st'],
+    [2, '2nd'],
+    [3, '3rd'],
+    [4, '4th'],
+    [11, '11th'],
+    [12, '12th'],
+    [13, '13th'],
+    [21, '21st'],
+    [22, '22nd'],
+    [23, '23rd'],
+    [30, '30th'],
+    [31, '31st'],
   ])('ordinal(%i) is %s', (n, text) => {
     expect(ordinal(n)).toBe(text);
   });
@@ -117,14 +140,23 @@ describe('the small word helpers', () => {
 describe('fire times in words', () => {
   it('formats in the given time zone, with the year only when it is not this year', () => {
     expect(formatFireTime(new Date('2026-12-02T08:00:00Z'), BERLIN)).toBe('Wed 2 Dec 09:00');
-    expect(formatFireTime(new Date('2026-12-02T08:00:00Z'), { now: NOW, timeZone: 'America/New_York' })).toBe('Wed 2 Dec 03:00');
+    expect(formatFireTime(new Date('2026-12-02T08:00:00Z'), { now: NOW, timeZone: 'America/New_York' })).toBe(
+      'Wed 2 Dec 03:00',
+    );
     expect(formatFireTime(new Date('2027-01-01T07:30:00Z'), BERLIN)).toBe('Fri 1 Jan 2027 08:30');
     // "This year" is the year in that zone: 31 Dec 23:30 in UTC is already 2027 in Berlin.
-    expect(formatFireTime(new Date('2027-01-01T00:30:00Z'), { now: new Date('2026-12-31T23:30:00Z'), timeZone: 'Europe/Berlin' })).toBe('Fri 1 Jan 01:30');
+    expect(
+      formatFireTime(new Date('2027-01-01T00:30:00Z'), {
+        now: new Date('2026-12-31T23:30:00Z'),
+        timeZone: 'Europe/Berlin',
+      }),
+    ).toBe('Fri 1 Jan 01:30');
   });
 
   it('shows only the clock for a time on the same day as the one before it', () => {
-    const times = ['2026-12-01T11:15:00Z', '2026-12-01T11:30:00Z', '2026-12-02T08:00:00Z', '2026-12-02T16:00:00Z'].map((t) => new Date(t));
+    const times = ['2026-12-01T11:15:00Z', '2026-12-01T11:30:00Z', '2026-12-02T08:00:00Z', '2026-12-02T16:00:00Z'].map(
+      (t) => new Date(t),
+    );
     expect(formatFireTimes(times, BERLIN)).toBe('Tue 1 Dec 12:15, 12:30, Wed 2 Dec 09:00, 17:00');
     expect(formatFireTimes([], BERLIN)).toBe('');
   });
@@ -141,16 +173,33 @@ describe('fire times in words', () => {
     expect(ago('2026-11-29T09:00:00+01:00')).toBe('Sun 29 Nov 09:00');
     expect(ago('2025-11-29T09:00:00+01:00')).toBe('Sat 29 Nov 2025 09:00');
     // Just after midnight, 40 minutes back is still "min ago", not "yesterday".
-    expect(formatPast(new Date('2026-11-30T23:30:00+01:00'), { now: new Date('2026-12-01T00:10:00+01:00'), timeZone: 'Europe/Berlin' })).toBe('40 min ago');
+    expect(
+      formatPast(new Date('2026-11-30T23:30:00+01:00'), {
+        now: new Date('2026-12-01T00:10:00+01:00'),
+        timeZone: 'Europe/Berlin',
+      }),
+    ).toBe('40 min ago');
   });
 });
 
 describe('previewCron (the form, as an expression is typed)', () => {
   it('gives the words and the next fire times of a valid expression', () => {
     const p = previewCron('0 9 * * 1-5', BERLIN);
-    expect(p).toMatchObject({ ok: true, normalized: '0 9 * * 1-5', words: 'every weekday at 09:00', nextText: 'Wed 2 Dec 09:00, Thu 3 Dec 09:00, Fri 4 Dec 09:00' });
-    expect(previewCron('*/15 * * * *', { ...BERLIN, count: 5 })).toMatchObject({ ok: true, words: 'every 15 minutes', nextText: 'Tue 1 Dec 12:15, 12:30, 12:45, 13:00, 13:15' });
-    expect(previewCron('@monthly', BERLIN)).toMatchObject({ ok: true, nextText: 'Fri 1 Jan 2027 00:00, Mon 1 Feb 2027 00:00, Mon 1 Mar 2027 00:00' });
+    expect(p).toMatchObject({
+      ok: true,
+      normalized: '0 9 * * 1-5',
+      words: 'every weekday at 09:00',
+      nextText: 'Wed 2 Dec 09:00, Thu 3 Dec 09:00, Fri 4 Dec 09:00',
+    });
+    expect(previewCron('*/15 * * * *', { ...BERLIN, count: 5 })).toMatchObject({
+      ok: true,
+      words: 'every 15 minutes',
+      nextText: 'Tue 1 Dec 12:15, 12:30, 12:45, 13:00, 13:15',
+    });
+    expect(previewCron('@monthly', BERLIN)).toMatchObject({
+      ok: true,
+      nextText: 'Fri 1 Jan 2027 00:00, Mon 1 Feb 2027 00:00, Mon 1 Mar 2027 00:00',
+    });
   });
 
   it('computes the same fire times as the backends (checkCron), in local time by default', () => {
@@ -158,7 +207,11 @@ describe('previewCron (the form, as an expression is typed)', () => {
     for (const expr of ['0 9 * * 1-5', '*/15 * * * *', '0 9 */2 * 1-5', '0 9 1 * MON', '@yearly']) {
       const p = previewCron(expr, { now, count: 5 });
       if (!p.ok) throw new Error(`${expr}: ${p.message}`);
-      expect(p.next.map((d) => d.toISOString())).toEqual(checkCron(expr).next(now, 5).map((d) => d.toISOString()));
+      expect(p.next.map((d) => d.toISOString())).toEqual(
+        checkCron(expr)
+          .next(now, 5)
+          .map((d) => d.toISOString()),
+      );
     }
   });
 

@@ -4,7 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { CALL_SUMMARIES, savedCallSummary, SUMMARY_CHARS } from '../../../src-main/core/api/index.js';
 import type { AXClient } from '../../../src-main/core/ax/axClient.js';
-import { accessibilityTool, applescriptTool, computerTool, screenshotTool, waitForTool } from '../../../src-main/core/ax/guiTools.js';
+import {
+  accessibilityTool,
+  applescriptTool,
+  computerTool,
+  screenshotTool,
+  waitForTool,
+} from '../../../src-main/core/ax/guiTools.js';
 import { builtinTools } from '../../../src-main/core/tools/builtin/index.js';
 import { createMemoryAppendTool } from '../../../src-main/core/tools/builtin/memoryAppend.js';
 import { createScheduleTools, type ScheduleToolDeps } from '../../../src-main/core/tools/builtin/schedule.js';
@@ -30,16 +36,31 @@ const tools: Tool[] = [
 ] as Tool[];
 
 const SAMPLES: Record<string, unknown[]> = {
-  bash: [{ command: 'touch approved.txt' }, { command: 'cd x &&\n  make\nls', timeout: 5 }, { command: `echo ${'y'.repeat(400)}` }],
+  bash: [
+    { command: 'touch approved.txt' },
+    { command: 'cd x &&\n  make\nls', timeout: 5 },
+    { command: `echo ${'y'.repeat(400)}` },
+  ],
   directory_list: [{}, { path: 'src' }],
-  file_edit: [{ path: 'a.ts', old_string: 'a', new_string: 'b' }, { path: 'a.ts', old_string: 'a', new_string: 'b', replace_all: true }],
-  file_read: [{ path: 'notes.md' }, { path: 'notes.md', offset: 10 }, { path: 'notes.md', limit: 5 }, { path: 'n.md', offset: 3, limit: 4 }],
+  file_edit: [
+    { path: 'a.ts', old_string: 'a', new_string: 'b' },
+    { path: 'a.ts', old_string: 'a', new_string: 'b', replace_all: true },
+  ],
+  file_read: [
+    { path: 'notes.md' },
+    { path: 'notes.md', offset: 10 },
+    { path: 'notes.md', limit: 5 },
+    { path: 'n.md', offset: 3, limit: 4 },
+  ],
   file_write: [{ path: 'é.txt', content: 'héllo ✓' }],
   glob: [{ pattern: '**/*.ts' }, { pattern: '*.md', path: 'docs' }],
   grep: [{ pattern: 'TODO' }, { pattern: 'a"b', path: 'src', glob: '*.ts' }],
   http: [{ url: 'https://example.com' }, { url: 'https://example.com/x', method: 'POST' }],
   memory_append: [{ content: '  first line\nsecond line' }],
-  schedule_create: [{ cron: '0 9 * * 1-5', prompt: 'check CI' }, { cron: '0 9 * * *', prompt: 'p', agent: 'ops', catch_up: 'skip' }],
+  schedule_create: [
+    { cron: '0 9 * * 1-5', prompt: 'check CI' },
+    { cron: '0 9 * * *', prompt: 'p', agent: 'ops', catch_up: 'skip' },
+  ],
   schedule_list: [{}],
   schedule_show: [{ id: '0123abcd' }],
   schedule_update: [{ id: '0123abcd', enabled: false }],
@@ -49,10 +70,21 @@ const SAMPLES: Record<string, unknown[]> = {
   think: [{ thought: 'first\n\n  then' }],
   tool_search: [{ query: 'calendar' }],
   use_skill: [{ skill_name: 'review' }],
-  accessibility: [{ action: 'press', ref: 'e3', app: 'Mail' }, { action: 'set_value', ref: 'e4', value: 'hi' }, { action: 'type_text', text: 'abc' }, { action: 'key', keys: 'ctrl+a' }],
-  wait_for: [{ condition: 'exists', role: 'button', name: 'OK' }, { condition: 'value', ref: 'e1', value: '3' }],
+  accessibility: [
+    { action: 'press', ref: 'e3', app: 'Mail' },
+    { action: 'set_value', ref: 'e4', value: 'hi' },
+    { action: 'type_text', text: 'abc' },
+    { action: 'key', keys: 'ctrl+a' },
+  ],
+  wait_for: [
+    { condition: 'exists', role: 'button', name: 'OK' },
+    { condition: 'value', ref: 'e1', value: '3' },
+  ],
   screenshot: [{}, { app: 'Safari' }],
-  computer: [{ action: 'left_click', coordinate: [10, 20] }, { action: 'type', text: 'hello' }],
+  computer: [
+    { action: 'left_click', coordinate: [10, 20] },
+    { action: 'type', text: 'hello' },
+  ],
   applescript: [{ script: 'tell application "Finder" to activate' }],
 };
 

@@ -31,7 +31,11 @@ describe('visibleText', () => {
     ['bidi embeddings and overrides', '\u202a\u202b\u202c\u202d\u202e', '\\u202a\\u202b\\u202c\\u202d\\u202e'],
     ['bidi isolates', '\u2066\u2067\u2068\u2069', '\\u2066\\u2067\\u2068\\u2069'],
     ['LRM, RLM and the Arabic letter mark', '\u200e\u200f\u061c', '\\u200e\\u200f\\u061c'],
-    ['zero-width space, non-joiner, joiner, word joiner', 'r\u200bm\u200c \u200d-\u2060f', 'r\\u200bm\\u200c \\u200d-\\u2060f'],
+    [
+      'zero-width space, non-joiner, joiner, word joiner',
+      'r\u200bm\u200c \u200d-\u2060f',
+      'r\\u200bm\\u200c \\u200d-\\u2060f',
+    ],
     ['byte order mark', '\ufeffls', '\\ufeffls'],
     ['line and paragraph separators', 'a\u2028b\u2029c', 'a\\u2028b\\u2029c'],
     ['invisible tag characters', 'ok\u{e0072}\u{e006d}', 'ok\\u{e0072}\\u{e006d}'],
@@ -46,6 +50,7 @@ describe('visibleText', () => {
   });
 
   it('leaves ordinary text alone: tabs, spaces, backslashes, accents, other scripts, emoji', () => {
-    for (const s of ['ls -la\t/tmp', 'printf "a\\tb\\n"', 'café naïve', 'שלום عربى 日本語', 'done ✓ 🎉', '']) expect(visibleText(s)).toBe(s);
+    for (const s of ['ls -la\t/tmp', 'printf "a\\tb\\n"', 'café naïve', 'שלום عربى 日本語', 'done ✓ 🎉', ''])
+      expect(visibleText(s)).toBe(s);
   });
 });

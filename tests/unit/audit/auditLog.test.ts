@@ -45,7 +45,11 @@ describe('maskSecrets', () => {
     ['Anthropic key', 'export ANTHROPIC_KEY_X sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123', 'sk-ant-api03'],
     ['OpenAI project key', 'use sk-proj-abcDEF1234567890ghijkl now', 'sk-proj-abc'],
     ['AWS access key id', 'aws AKIAIOSFODNN7EXAMPLE configured', 'AKIAIOSFODNN7EXAMPLE'],
-    ['GitHub classic token in a URL', 'git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x/y', 'ghp_abc'],
+    [
+      'GitHub classic token in a URL',
+      'git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x/y',
+      'ghp_abc',
+    ],
     ['GitHub fine-grained token', 'GH github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz', 'github_pat_11'],
     ['Slack bot token', 'slack xoxb-123456789012-abcdefghijkl', 'xoxb-1234'],
     ['Slack user token', 'slack xoxp-123456789012-abcdefghijkl', 'xoxp-1234'],
@@ -59,8 +63,16 @@ describe('maskSecrets', () => {
     ['env assignment', 'export GITHUB_TOKEN=abc123def456', 'abc123def456'],
     ['YAML secret', 'db_password: "s3cr3t value"', 's3cr3t'],
     ['URL credentials', 'psql postgres://admin:Sup3rS3cret@db.local/app', 'Sup3rS3cret'],
-    ['JWT', 'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'dozjgNryP4'],
-    ['PEM private key', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXkt'],
+    [
+      'JWT',
+      'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      'dozjgNryP4',
+    ],
+    [
+      'PEM private key',
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----',
+      'b3BlbnNzaC1rZXkt',
+    ],
   ];
   it.each(table)('masks %s', (_name, text, secret) => {
     const masked = maskSecrets(text);
@@ -101,7 +113,9 @@ describe('AuditLog', () => {
     const file = paths.auditLog(home);
     const log = new AuditLog(file);
     await log.append(entry({ args: { command: 'curl -H "Authorization: Bearer tok_1234567890" x' } }));
-    await log.append(entry({ decision: 'deny', layer: 'hard_block', approved_by: null, duration_ms: null, ok: undefined }));
+    await log.append(
+      entry({ decision: 'deny', layer: 'hard_block', approved_by: null, duration_ms: null, ok: undefined }),
+    );
     const lines = await readLines(file);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toEqual({
@@ -203,7 +217,17 @@ describe('AuditLog under crashes', () => {
   async function plantLock(file: string, owner: Record<string, unknown> | undefined): Promise<string> {
     const lock = `${file}.lock`;
     await mkdir(lock, { recursive: true });
-    if (owner) await writeFile(join(lock, 'owner.json'), JSON.stringify({ host: hostname(), nonce: 'planted', since: new Date().toISOString(), holder: 'rein run', ...owner }));
+    if (owner)
+      await writeFile(
+        join(lock, 'owner.json'),
+        JSON.stringify({
+          host: hostname(),
+          nonce: 'planted',
+          since: new Date().toISOString(),
+          holder: 'rein run',
+          ...owner,
+        }),
+      );
     return lock;
   }
   /** A clock that only the lock's pauses move on: what a wait would cost, without waiting. */
@@ -239,9 +263,13 @@ describe('AuditLog under crashes', () => {
     const pid = livePid();
     await plantLock(file, { pid });
     const t = fakeTime();
-    const err = await new AuditLog(file, { lock: { ...t.lock, waitMs: 5_000 } }).append(entry()).catch((e: unknown) => e);
+    const err = await new AuditLog(file, { lock: { ...t.lock, waitMs: 5_000 } })
+      .append(entry())
+      .catch((e: unknown) => e);
     expect(isReinError(err)).toBe(true);
-    expect((err as Error).message).toBe(`could not write the audit log ${file}: the lock ${file}.lock is held by rein run (pid ${pid})`);
+    expect((err as Error).message).toBe(
+      `could not write the audit log ${file}: the lock ${file}.lock is held by rein run (pid ${pid})`,
+    );
     expect(t.clock.slept).toBeGreaterThanOrEqual(5_000);
     await expect(stat(file)).rejects.toThrow();
   });
@@ -260,7 +288,10 @@ describe('AuditLog under crashes', () => {
       await new AuditLog(file, { lock: t.lock }).append(entry({ session: 'reused-pid' }));
       expect(t.clock.pauses).toBe(0);
     }
-    expect((await readLines(file)).map((l) => l.session)).toEqual(['old-lock', ...(process.platform === 'linux' ? ['reused-pid'] : [])]);
+    expect((await readLines(file)).map((l) => l.session)).toEqual([
+      'old-lock',
+      ...(process.platform === 'linux' ? ['reused-pid'] : []),
+    ]);
   });
 
   it('treats a lock naming nobody (an older Rein’s) as proper-lockfile did: stale after 10 s', async () => {
@@ -320,7 +351,9 @@ function runWorkers(file: string, workers: number, count: number, maxBytes: numb
         let stderr = '';
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         child.on('error', reject);
-        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`worker ${w} exited ${code}: ${stderr}`))));
+        child.on('close', (code) =>
+          code === 0 ? resolve() : reject(new Error(`worker ${w} exited ${code}: ${stderr}`)),
+        );
       }),
   );
   return Promise.all(runs).then(() => undefined);

@@ -28,9 +28,18 @@ async function setup(reply: FakeAxServer['reply'], opts: ConstructorParameters<t
 
 describe('AXClient', () => {
   it('reports a JSON-RPC error as an AxError naming the method, its code and hint', async () => {
-    const { client } = await setup(() => ({ error: { code: -32001, message: 'the element changed', data: { code: 'STALE_REF', hint: 'take a new snapshot' } } }));
+    const { client } = await setup(() => ({
+      error: { code: -32001, message: 'the element changed', data: { code: 'STALE_REF', hint: 'take a new snapshot' } },
+    }));
     const err = await client.call('click', { target }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: 'AxError', code: 'STALE_REF', method: 'click', rpcCode: -32001, hint: 'take a new snapshot', message: 'the element changed' });
+    expect(err).toMatchObject({
+      name: 'AxError',
+      code: 'STALE_REF',
+      method: 'click',
+      rpcCode: -32001,
+      hint: 'take a new snapshot',
+      message: 'the element changed',
+    });
   });
 
   it('starts the helper once for concurrent first calls, says hello, and numbers its requests', async () => {
@@ -48,14 +57,20 @@ describe('AXClient', () => {
     // @ts-expect-error: the schema says what set_value takes
     await expect(client.call('set_value', { target })).rejects.toMatchObject({ code: 'INVALID', method: 'set_value' });
     expect(server.requests).toHaveLength(0);
-    await expect(client.call('snapshot', {})).rejects.toMatchObject({ code: 'PROTOCOL', message: expect.stringContaining('unexpected shape') });
+    await expect(client.call('snapshot', {})).rejects.toMatchObject({
+      code: 'PROTOCOL',
+      message: expect.stringContaining('unexpected shape'),
+    });
   });
 
   it('refuses a helper that speaks another protocol version', async () => {
     const { client } = await setup(() => ({ result: {} }));
     HELLO.protocol = 2;
     try {
-      await expect(client.call('ping', {})).rejects.toMatchObject({ code: 'PROTOCOL', message: expect.stringContaining('protocol 2') });
+      await expect(client.call('ping', {})).rejects.toMatchObject({
+        code: 'PROTOCOL',
+        message: expect.stringContaining('protocol 2'),
+      });
     } finally {
       HELLO.protocol = 1;
     }
@@ -64,7 +79,10 @@ describe('AXClient', () => {
   it('times a read out with TIMEOUT and a mutation with COMMIT_UNKNOWN', async () => {
     const { client } = await setup(() => undefined, { timeouts: { list_apps: 100, click: 100 } });
     await expect(client.call('list_apps', {})).rejects.toMatchObject({ code: 'TIMEOUT', method: 'list_apps' });
-    await expect(client.call('click', { target })).rejects.toMatchObject({ code: 'COMMIT_UNKNOWN', message: expect.stringContaining('may or may not have happened') });
+    await expect(client.call('click', { target })).rejects.toMatchObject({
+      code: 'COMMIT_UNKNOWN',
+      message: expect.stringContaining('may or may not have happened'),
+    });
   });
 
   it('abandons a cancelled read at once, but a cancelled mutation still waits for its acknowledgement', async () => {
@@ -72,7 +90,12 @@ describe('AXClient', () => {
     const acked = new Promise<void>((ok) => (release = ok));
     const { client, server } = await setup(async (req) => {
       if (req.method === 'click') await acked;
-      return { result: req.method === 'click' ? { acted_on: { id: 'x', role: 'button', name: 'Save', bounds: null, resolved_by: 'identity' } } : { apps: [] } };
+      return {
+        result:
+          req.method === 'click'
+            ? { acted_on: { id: 'x', role: 'button', name: 'Save', bounds: null, resolved_by: 'identity' } }
+            : { apps: [] },
+      };
     });
     await client.start();
     const read = new AbortController();
@@ -98,7 +121,10 @@ describe('AXClient', () => {
     await client.start();
     const exits: string[] = [];
     client.onDidExit((why) => exits.push(why));
-    const pending = [client.call('wait_for', { condition: 'exists', query: { name: 'x' } }), client.call('wait_for', { condition: 'gone', query: { name: 'y' } })];
+    const pending = [
+      client.call('wait_for', { condition: 'exists', query: { name: 'x' } }),
+      client.call('wait_for', { condition: 'gone', query: { name: 'y' } }),
+    ];
     await new Promise((r) => setTimeout(r, 30));
     server.crash();
     const errors = await Promise.all(pending.map((p) => p.catch((e: unknown) => e)));
@@ -116,17 +142,26 @@ describe('AXClient', () => {
   it('stops restarting a helper that keeps crashing', async () => {
     const { client } = await setup(() => 'crash', { maxRestarts: 3, restartWindowMs: 60_000 });
     for (let i = 0; i < 3; i++) await expect(client.call('ping', {})).rejects.toMatchObject({ code: 'HELPER_EXITED' });
-    await expect(client.call('ping', {})).rejects.toMatchObject({ code: 'HELPER_UNAVAILABLE', message: expect.stringContaining('3 times') });
+    await expect(client.call('ping', {})).rejects.toMatchObject({
+      code: 'HELPER_UNAVAILABLE',
+      message: expect.stringContaining('3 times'),
+    });
   });
 
   it('says HELPER_UNAVAILABLE when no helper can be started', async () => {
     const client = new AXClient({ idleMs: 0 }, { platform: 'win32' });
     clients.push(client);
-    await expect(client.call('ping', {})).rejects.toMatchObject({ code: 'HELPER_UNAVAILABLE', message: expect.stringContaining('win32') });
+    await expect(client.call('ping', {})).rejects.toMatchObject({
+      code: 'HELPER_UNAVAILABLE',
+      message: expect.stringContaining('win32'),
+    });
   });
 
   it('stops an idle helper and starts it again when needed; dispose fails what is pending', async () => {
-    const { server, client } = await setup((req) => (req.method === 'wait_for' ? undefined : { result: { ok: true } }), { idleMs: 50 });
+    const { server, client } = await setup(
+      (req) => (req.method === 'wait_for' ? undefined : { result: { ok: true } }),
+      { idleMs: 50 },
+    );
     await client.call('ping', {});
     await expect.poll(() => client.running).toBe(false);
     await client.call('ping', {});

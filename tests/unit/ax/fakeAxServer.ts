@@ -15,7 +15,12 @@ export interface FakeRequest {
 /** An object to answer with ({result} or {error}); undefined: never answer; 'crash': drop every connection. */
 export type FakeAnswer = Record<string, unknown> | undefined | 'crash';
 
-export const HELLO = { protocol: 1, helper: { name: 'fake', version: '0', platform: 'linux', pid: 4242 }, capabilities: [], screen: { width: 1000, height: 500, scale: 1 } };
+export const HELLO = {
+  protocol: 1,
+  helper: { name: 'fake', version: '0', platform: 'linux', pid: 4242 },
+  capabilities: [],
+  screen: { width: 1000, height: 500, scale: 1 },
+};
 
 export interface FakeAxServer {
   path: string;
@@ -77,7 +82,8 @@ export async function fakeAxServer(reply: FakeAxServer['reply'] = () => ({ resul
         void (async () => {
           const answer = req.method === 'hello' ? { result: HELLO } : await fake.reply(req);
           if (answer === 'crash') fake.crash();
-          else if (answer !== undefined && !conn.destroyed) conn.write(`${JSON.stringify({ jsonrpc: '2.0', id: req.id, ...answer })}\n`);
+          else if (answer !== undefined && !conn.destroyed)
+            conn.write(`${JSON.stringify({ jsonrpc: '2.0', id: req.id, ...answer })}\n`);
         })();
       }
     });

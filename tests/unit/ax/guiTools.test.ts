@@ -17,7 +17,16 @@ import { fakeAxServer, type FakeAxServer } from './fakeAxServer.js';
 useLeakCheck();
 
 const ctx = (): ToolContext =>
-  ({ cwd: '/', sessionId: 's', sessionDir: '/tmp', reinHome: '/tmp', agent: 'default', readTracker: {} as never, egress: async () => ({ allowed: true }), session: new SessionSlots() }) as ToolContext;
+  ({
+    cwd: '/',
+    sessionId: 's',
+    sessionDir: '/tmp',
+    reinHome: '/tmp',
+    agent: 'default',
+    readTracker: {} as never,
+    egress: async () => ({ allowed: true }),
+    session: new SessionSlots(),
+  }) as ToolContext;
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -63,7 +72,12 @@ describe('the GUI tools', () => {
 
   it('ask in an attended run, and are refused in an unattended one unless gui_unattended names them', async () => {
     const { tools } = await provider(() => ({ result: {} }));
-    const engine = createPermissionEngine({ permissions: PermissionsConfig.parse({}), home: '/tmp', reinHome: '/tmp', yes: false });
+    const engine = createPermissionEngine({
+      permissions: PermissionsConfig.parse({}),
+      home: '/tmp',
+      reinHome: '/tmp',
+      yes: false,
+    });
     const check = (origin: 'attended' | 'unattended', permissions = PermissionsConfig.parse({})) =>
       createPermissionEngine({ permissions, home: '/tmp', reinHome: '/tmp', yes: false }).check({
         tool: tools.get('accessibility')!,
@@ -76,11 +90,15 @@ describe('the GUI tools', () => {
     expect(engine).toBeDefined();
     expect(await check('attended')).toMatchObject({ decision: 'ask' });
     expect(await check('unattended')).toMatchObject({ decision: 'deny', layer: 'unattended_gui' });
-    expect(await check('unattended', PermissionsConfig.parse({ gui_unattended: ['accessibility'] }))).not.toMatchObject({ layer: 'unattended_gui' });
+    expect(await check('unattended', PermissionsConfig.parse({ gui_unattended: ['accessibility'] }))).not.toMatchObject(
+      { layer: 'unattended_gui' },
+    );
   });
 
   it('keep one refs table per session: a ref from one session means nothing in another', async () => {
-    const { tools } = await provider((req) => (req.method === 'snapshot' ? { result: snapshotAnswer } : { error: { code: -32001, message: 'x' } }));
+    const { tools } = await provider((req) =>
+      req.method === 'snapshot' ? { result: snapshotAnswer } : { error: { code: -32001, message: 'x' } },
+    );
     const a = ctx();
     const b = ctx();
     const acc = tools.get('accessibility')!;
@@ -89,26 +107,46 @@ describe('the GUI tools', () => {
     expect(shot.content).toContain('button "Save" [e2]');
     expect(a.session!.slot(AX_REFS_SLOT, () => undefined as never).size).toBe(2);
     const other = await acc.call({ action: 'click', ref: 'e2' }, b, new AbortController().signal);
-    expect(other).toMatchObject({ ok: false, errorKind: 'business', content: expect.stringMatching(/^\[business error\] NOT_FOUND: unknown ref e2/) });
+    expect(other).toMatchObject({
+      ok: false,
+      errorKind: 'business',
+      content: expect.stringMatching(/^\[business error\] NOT_FOUND: unknown ref e2/),
+    });
   });
 
   it('send the ref’s whole description and say what was acted on', async () => {
     const { server, tools } = await provider((req) =>
       req.method === 'snapshot'
         ? { result: snapshotAnswer }
-        : { result: { acted_on: { id: 'b', role: 'button', name: 'Save', bounds: [1, 1, 10, 10], resolved_by: 'identity' }, method: 'action:click', effect: { observed: true, events: ['object:state-changed:focused'], waited_ms: 2 } } },
+        : {
+            result: {
+              acted_on: { id: 'b', role: 'button', name: 'Save', bounds: [1, 1, 10, 10], resolved_by: 'identity' },
+              method: 'action:click',
+              effect: { observed: true, events: ['object:state-changed:focused'], waited_ms: 2 },
+            },
+          },
     );
     const c = ctx();
     const acc = tools.get('accessibility')!;
     await acc.call({ action: 'snapshot' }, c, new AbortController().signal);
     const r = await acc.call({ action: 'click', ref: 'e2' }, c, new AbortController().signal);
-    expect(r.content).toBe('clicked button "Save" [e2] at (1, 1, 10×10) via action:click — the app reacted (object:state-changed:focused)');
+    expect(r.content).toBe(
+      'clicked button "Save" [e2] at (1, 1, 10×10) via action:click — the app reacted (object:state-changed:focused)',
+    );
     const click = server.requests.find((q) => q.method === 'click')!;
-    expect(click.params.target).toEqual({ id: 'b', role: 'button', name: 'Save', app: { pid: 7, name: 'Notes' }, ancestry: [{ role: 'window', name: 'Notes' }] });
+    expect(click.params.target).toEqual({
+      id: 'b',
+      role: 'button',
+      name: 'Save',
+      app: { pid: 7, name: 'Notes' },
+      ancestry: [{ role: 'window', name: 'Notes' }],
+    });
   });
 
   it('turn AxErrors into results the model can act on', () => {
-    expect(axErrorResult(new AxError('STALE_REF', 'the element changed', 'click', { hint: 'take a new snapshot' }))).toEqual({
+    expect(
+      axErrorResult(new AxError('STALE_REF', 'the element changed', 'click', { hint: 'take a new snapshot' })),
+    ).toEqual({
       ok: false,
       errorKind: 'business',
       content: '[business error] STALE_REF: the element changed — take a new snapshot',
@@ -131,13 +169,25 @@ describe('guiAvailability', () => {
   it('follows gui.enabled and, on Linux, needs a display and the helper', () => {
     expect(guiAvailability(false, {}, 'darwin')).toMatchObject({ available: false });
     expect(guiAvailability('auto', {}, 'darwin')).toEqual({ available: true });
-    expect(guiAvailability('auto', {}, 'linux')).toMatchObject({ available: false, reason: expect.stringContaining('DISPLAY') });
-    expect(guiAvailability('auto', { DISPLAY: ':9', REIN_AX_PYTHON: '/nonexistent/python3' }, 'linux')).toMatchObject({ available: false, reason: expect.stringContaining('/nonexistent/python3') });
+    expect(guiAvailability('auto', {}, 'linux')).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('DISPLAY'),
+    });
+    expect(guiAvailability('auto', { DISPLAY: ':9', REIN_AX_PYTHON: '/nonexistent/python3' }, 'linux')).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('/nonexistent/python3'),
+    });
     expect(guiAvailability('auto', {}, 'win32')).toMatchObject({ available: false });
   });
 
   it('leaves the provider out when the caller brings one, or when it is off', () => {
-    const mine = { id: 'gui', source: 'gui' as const, tools: async () => [], onDidChange: () => ({ dispose() {} }), dispose() {} };
+    const mine = {
+      id: 'gui',
+      source: 'gui' as const,
+      tools: async () => [],
+      onDidChange: () => ({ dispose() {} }),
+      dispose() {},
+    };
     expect(guiProviderFor('auto', { DISPLAY: ':1' }, [mine], 'linux')).toBeUndefined();
     expect(guiProviderFor(false, {}, [], 'darwin')).toBeUndefined();
     expect(guiProviderFor('auto', {}, [], 'linux')).toBeUndefined();

@@ -3,7 +3,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AX_ERROR_CODES, AX_ERROR_NUMBERS, AX_METHOD_NAMES, AX_ROLES, errorCodeOf, METHODS, RpcReply, timeoutFor } from '../../../src-main/core/ax/protocol.js';
+import {
+  AX_ERROR_CODES,
+  AX_ERROR_NUMBERS,
+  AX_METHOD_NAMES,
+  AX_ROLES,
+  errorCodeOf,
+  METHODS,
+  RpcReply,
+  timeoutFor,
+} from '../../../src-main/core/ax/protocol.js';
 
 const ROOT = join(__dirname, '../../..');
 const linux = (f: string) => readFileSync(join(ROOT, 'native/ax_server/linux/rein_ax', f), 'utf8');
@@ -22,7 +31,9 @@ describe('the ax protocol', () => {
   it('gives each call its method’s time plus the wait it asked for', () => {
     expect(timeoutFor('ping', {})).toBe(2_000);
     expect(timeoutFor('click', { wait_ms: 1_000 })).toBe(METHODS.click.timeoutMs + 1_000);
-    expect(timeoutFor('wait_for', { condition: 'exists', timeout_ms: 30_000 })).toBe(METHODS.wait_for.timeoutMs + 30_000);
+    expect(timeoutFor('wait_for', { condition: 'exists', timeout_ms: 30_000 })).toBe(
+      METHODS.wait_for.timeoutMs + 30_000,
+    );
     expect(timeoutFor('wait_for', { condition: 'exists' })).toBe(METHODS.wait_for.timeoutMs + 10_000);
   });
 
@@ -34,7 +45,9 @@ describe('the ax protocol', () => {
   it('parses replies: a result, an error, an error not tied to a request', () => {
     expect(RpcReply.safeParse({ jsonrpc: '2.0', id: 1, result: { ok: true } }).success).toBe(true);
     expect(RpcReply.safeParse({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'x' } }).success).toBe(true);
-    expect(RpcReply.safeParse({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }).success).toBe(true);
+    expect(
+      RpcReply.safeParse({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }).success,
+    ).toBe(true);
     expect(RpcReply.safeParse({ jsonrpc: '2.0', id: 1 }).success).toBe(false);
     expect(RpcReply.safeParse({ id: 1, result: {} }).success).toBe(false);
   });
@@ -54,7 +67,12 @@ describe('the ax protocol', () => {
     const main = swift('Methods.swift');
     for (const m of AX_METHOD_NAMES) expect(main, m).toContain(`"${m}"`);
     const errors = swift('Protocol.swift');
-    for (const [code, n] of Object.entries(AX_ERROR_NUMBERS)) expect(errors, code).toMatch(new RegExp(`case ${code.toLowerCase().replace(/_(.)/g, (_, c: string) => c.toUpperCase())} = "${code}"[\\s\\S]*?${n}`));
+    for (const [code, n] of Object.entries(AX_ERROR_NUMBERS))
+      expect(errors, code).toMatch(
+        new RegExp(
+          `case ${code.toLowerCase().replace(/_(.)/g, (_, c: string) => c.toUpperCase())} = "${code}"[\\s\\S]*?${n}`,
+        ),
+      );
     const roles = swift('Roles.swift');
     const used = [...roles.matchAll(/: "([a-z]+)"/g)].map((m) => m[1]!);
     expect(used.length).toBeGreaterThan(15);

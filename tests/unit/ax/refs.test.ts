@@ -5,8 +5,20 @@ import { ancestriesOf, RefTable } from '../../../src-main/core/ax/refs.js';
 import type { SnapshotResult, WireElement } from '../../../src-main/core/ax/protocol.js';
 
 const app = { name: 'Notes', pid: 42, bus: ':1.5' };
-const el = (id: string, role: WireElement['role'], name: string, parent: number, depth: number, extra: Partial<WireElement> = {}): WireElement => ({ id, role, name, parent, depth, bounds: [0, 0, 10, 10], ...extra });
-const snap = (elements: WireElement[]): SnapshotResult => ({ app, windows: [{ id: 'w', name: 'Notes' }], elements, truncated: false });
+const el = (
+  id: string,
+  role: WireElement['role'],
+  name: string,
+  parent: number,
+  depth: number,
+  extra: Partial<WireElement> = {},
+): WireElement => ({ id, role, name, parent, depth, bounds: [0, 0, 10, 10], ...extra });
+const snap = (elements: WireElement[]): SnapshotResult => ({
+  app,
+  windows: [{ id: 'w', name: 'Notes' }],
+  elements,
+  truncated: false,
+});
 
 const tree = () =>
   snap([
@@ -22,14 +34,27 @@ describe('RefTable', () => {
     const t = new RefTable();
     const v = t.ingestSnapshot(tree());
     expect(v.elements.map((e) => e.ref)).toEqual(['e1', 'e2', 'e3', 'e4', 'e5']);
-    expect(t.target('e3')).toEqual({ id: 'b1', role: 'button', name: 'Save', app: { pid: 42, name: 'Notes' }, ancestry: [{ role: 'window', name: 'Notes' }, { role: 'group', name: 'Actions' }] });
+    expect(t.target('e3')).toEqual({
+      id: 'b1',
+      role: 'button',
+      name: 'Save',
+      app: { pid: 42, name: 'Notes' },
+      ancestry: [
+        { role: 'window', name: 'Notes' },
+        { role: 'group', name: 'Actions' },
+      ],
+    });
     expect(t.target('e5')).toMatchObject({ name: 'Save as', ancestry: [{ role: 'window', name: 'Notes' }] });
   });
 
   it('keeps an element’s ref across snapshots, updates what it describes, and never reuses a number', () => {
     const t = new RefTable();
     t.ingestSnapshot(tree());
-    const next = snap([el('w', 'window', 'Notes', -1, 0), el('new', 'button', 'Print', 0, 1), el('b1', 'button', 'Save all', 0, 1)]);
+    const next = snap([
+      el('w', 'window', 'Notes', -1, 0),
+      el('new', 'button', 'Print', 0, 1),
+      el('b1', 'button', 'Save all', 0, 1),
+    ]);
     const v = t.ingestSnapshot(next);
     expect(v.elements.map((e) => e.ref)).toEqual(['e1', 'e6', 'e3']);
     expect(t.get('e3')).toMatchObject({ name: 'Save all', ancestry: [{ role: 'window', name: 'Notes' }] });
@@ -39,8 +64,12 @@ describe('RefTable', () => {
 
   it('refuses unknown refs and things that are not refs, with a hint', () => {
     const t = new RefTable();
-    expect(() => t.get('e9')).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: expect.stringContaining('unknown ref e9') }));
-    expect(() => t.get('Save')).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: expect.stringContaining('is not a ref') }));
+    expect(() => t.get('e9')).toThrow(
+      expect.objectContaining({ code: 'NOT_FOUND', message: expect.stringContaining('unknown ref e9') }),
+    );
+    expect(() => t.get('Save')).toThrow(
+      expect.objectContaining({ code: 'NOT_FOUND', message: expect.stringContaining('is not a ref') }),
+    );
   });
 
   it('points a re-matched ref at the new identity, and survives a round trip through JSON', () => {
@@ -64,7 +93,9 @@ describe('RefTable', () => {
 
   it('takes ancestry from find results as given', () => {
     const t = new RefTable();
-    const [found] = t.ingestFound(app, [{ id: 'q', role: 'link', name: 'Docs', ancestry: [{ role: 'window', name: 'Notes' }] }]);
+    const [found] = t.ingestFound(app, [
+      { id: 'q', role: 'link', name: 'Docs', ancestry: [{ role: 'window', name: 'Notes' }] },
+    ]);
     expect(found!.ref).toBe('e1');
     expect(t.target('e1').ancestry).toEqual([{ role: 'window', name: 'Notes' }]);
   });

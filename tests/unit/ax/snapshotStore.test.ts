@@ -19,14 +19,24 @@ const result = (names: string[]) => ({
   app: { name: 'A', pid: 1 },
   windows: [],
   truncated: false,
-  elements: names.map((n, i) => ({ id: `id-${n}`, role: 'button' as const, name: n, parent: -1, depth: 0, bounds: [i, 0, 1, 1] as [number, number, number, number] })),
+  elements: names.map((n, i) => ({
+    id: `id-${n}`,
+    role: 'button' as const,
+    name: n,
+    parent: -1,
+    depth: 0,
+    bounds: [i, 0, 1, 1] as [number, number, number, number],
+  })),
 });
 
 describe('SnapshotStore', () => {
   it('saves privately, names the latest, and carries refs into the next snapshot', async () => {
     const store = new SnapshotStore(join(root, 'ax', 'snapshots'));
     const t1 = await store.tableForNext();
-    const v1 = t1.ingestSnapshot(result(['Save', 'Open']), newSnapshotId(new Date(2026, 10, 29, 15, 30, 12), () => 0.5));
+    const v1 = t1.ingestSnapshot(
+      result(['Save', 'Open']),
+      newSnapshotId(new Date(2026, 10, 29, 15, 30, 12), () => 0.5),
+    );
     expect(v1.id).toBe('s-20261129-153012-8000');
     await store.save('snapshot', v1, t1);
     expect((await stat(store.dir)).mode & 0o777).toBe(0o700);
@@ -52,11 +62,17 @@ describe('SnapshotStore', () => {
 
   it('says what is wrong with a missing, malformed or damaged snapshot', async () => {
     const store = new SnapshotStore(root);
-    await expect(store.load()).rejects.toMatchObject({ code: 'NOT_FOUND', hint: expect.stringContaining('rein ax snapshot') });
+    await expect(store.load()).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      hint: expect.stringContaining('rein ax snapshot'),
+    });
     await expect(store.load('../../etc/passwd')).rejects.toMatchObject({ code: 'INVALID' });
     await expect(store.load('s-20260101-000000-0000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await writeFile(join(root, 's-20260101-000000-0000.json'), '{"version":1}');
-    await expect(store.load('s-20260101-000000-0000')).rejects.toMatchObject({ code: 'INVALID', message: expect.stringContaining('damaged') });
+    await expect(store.load('s-20260101-000000-0000')).rejects.toMatchObject({
+      code: 'INVALID',
+      message: expect.stringContaining('damaged'),
+    });
   });
 
   it(`keeps the newest ${SNAPSHOTS_KEPT}`, async () => {

@@ -91,10 +91,17 @@ describe('JsonRpcPeer', () => {
     expect(ra).toMatchObject({ jsonrpc: '2.0', method: 'ping' });
     m.answer({ jsonrpc: '2.0', id: 999, result: {} });
     m.answer('not json at all');
-    m.answer({ jsonrpc: '2.0', id: rb!.id, error: { code: -32003, message: 'two match', data: { code: 'AMBIGUOUS' } } });
+    m.answer({
+      jsonrpc: '2.0',
+      id: rb!.id,
+      error: { code: -32003, message: 'two match', data: { code: 'AMBIGUOUS' } },
+    });
     await expect(b).rejects.toMatchObject({ code: 'AMBIGUOUS', method: 'find' });
     m.close();
-    await expect(a).rejects.toMatchObject({ code: 'HELPER_EXITED', message: 'ax_server stopped while ping was pending: it exited with code 3' });
+    await expect(a).rejects.toMatchObject({
+      code: 'HELPER_EXITED',
+      message: 'ax_server stopped while ping was pending: it exited with code 3',
+    });
     await expect(peer.request('ping', {}, { timeoutMs: 10 })).rejects.toMatchObject({ code: 'HELPER_EXITED' });
     peer.dispose();
   });
@@ -105,13 +112,24 @@ describe('locateHelper', () => {
     const found = locateHelper({ platform: 'linux', env: { REIN_AX_PYTHON: process.execPath } });
     expect(found).toMatchObject({ ok: true, spec: { kind: 'child', file: process.execPath, transport: 'socket' } });
     if (found.ok) expect(found.spec.args[0]).toMatch(/native\/ax_server\/linux\/ax_server\.py$/);
-    expect(locateHelper({ platform: 'linux', env: { REIN_AX_PYTHON: '/no/python' } })).toMatchObject({ ok: false, reason: expect.stringContaining('/no/python') });
-    expect(locateHelper({ platform: 'darwin', env: {} })).toMatchObject({ ok: false, reason: expect.stringContaining('Rein AX.app') });
-    expect(locateHelper({ platform: 'linux', env: { REIN_AX_PYTHON: process.execPath, REIN_AX_TRANSPORT: 'stdio' } })).toMatchObject({ ok: true, spec: { transport: 'stdio' } });
+    expect(locateHelper({ platform: 'linux', env: { REIN_AX_PYTHON: '/no/python' } })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('/no/python'),
+    });
+    expect(locateHelper({ platform: 'darwin', env: {} })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('Rein AX.app'),
+    });
+    expect(
+      locateHelper({ platform: 'linux', env: { REIN_AX_PYTHON: process.execPath, REIN_AX_TRANSPORT: 'stdio' } }),
+    ).toMatchObject({ ok: true, spec: { transport: 'stdio' } });
   });
 
   it('gives the helper an environment without Rein’s credentials', () => {
-    const found = locateHelper({ platform: 'linux', env: { REIN_AX_PYTHON: process.execPath, ANTHROPIC_API_KEY: 'sk-ant-xxxxxxxxxxxx', DISPLAY: ':5' } });
+    const found = locateHelper({
+      platform: 'linux',
+      env: { REIN_AX_PYTHON: process.execPath, ANTHROPIC_API_KEY: 'sk-ant-xxxxxxxxxxxx', DISPLAY: ':5' },
+    });
     expect(found.ok && found.spec.env).toMatchObject({ DISPLAY: ':5' });
     expect(found.ok && found.spec.env.ANTHROPIC_API_KEY).toBeUndefined();
   });

@@ -38,7 +38,11 @@ describe('DisposableStore', () => {
     const { order, item } = recorder();
     const store = new DisposableStore();
     store.add(item('a'));
-    store.add({ dispose: () => { throw new Error('b broke'); } });
+    store.add({
+      dispose: () => {
+        throw new Error('b broke');
+      },
+    });
     store.add(item('c'));
     expect(() => store.dispose()).toThrow(/1 teardown step/);
     expect(order).toEqual(['c', 'a']);
@@ -79,7 +83,9 @@ describe('MutableDisposable and Emitter', () => {
     const seen: number[] = [];
     const e = new Emitter<number>();
     const sub = e.event((n) => seen.push(n));
-    e.event(() => { throw new Error('a broken listener'); });
+    e.event(() => {
+      throw new Error('a broken listener');
+    });
     e.fire(1);
     sub.dispose();
     e.fire(2);

@@ -13,18 +13,30 @@ function io(env: NodeJS.ProcessEnv = {}): { io: CliIo; out: () => string } {
   stdout.on('data', (d: Buffer) => (out += d.toString()));
   const stdin = new PassThrough();
   stdin.end();
-  return { io: { stdin, stdout, stderr: new PassThrough(), env, cwd: process.cwd() } as unknown as CliIo, out: () => out };
+  return {
+    io: { stdin, stdout, stderr: new PassThrough(), env, cwd: process.cwd() } as unknown as CliIo,
+    out: () => out,
+  };
 }
 
 describe('rein --help', () => {
   it('has a usage line for every command in the dispatch table', () => {
     expect(COMMAND_NAMES.length).toBeGreaterThan(10);
     const usage = HELP.slice(HELP.indexOf('Usage:'), HELP.indexOf('rein run options:'));
-    for (const name of COMMAND_NAMES) expect(usage, `rein ${name} is missing from rein --help`).toMatch(new RegExp(`^ {2}rein ${name}\\b`, 'm'));
+    for (const name of COMMAND_NAMES)
+      expect(usage, `rein ${name} is missing from rein --help`).toMatch(new RegExp(`^ {2}rein ${name}\\b`, 'm'));
   });
 
   it('names what a newcomer looks for: agents, sessions, memory, permissions, doctor --online, changes', () => {
-    for (const text of ['rein agents', 'rein sessions', 'rein memory', 'rein permissions check', 'rein doctor [--online]', 'rein changes']) expect(HELP).toContain(text);
+    for (const text of [
+      'rein agents',
+      'rein sessions',
+      'rein memory',
+      'rein permissions check',
+      'rein doctor [--online]',
+      'rein changes',
+    ])
+      expect(HELP).toContain(text);
   });
 
   it('every command it names answers `rein COMMAND --help` with exit code 0 and some usage', async () => {

@@ -21,7 +21,9 @@ async function child(mode: 'switch' | 'once' | 'hang') {
   const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, mode, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) => proc.on('exit', (code, signal) => ok({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) =>
+    proc.on('exit', (code, signal) => ok({ code, signal })),
+  );
   await new Promise<void>((ok, bad) => {
     proc.stdout.setEncoding('utf8').on('data', (d: string) => d.includes('ready') && ok());
     proc.on('exit', () => bad(new Error(`the child ended before it was ready: ${stderr}`)));
@@ -67,7 +69,12 @@ describe('stopOnSignals', () => {
     const { ee, proc } = fakeProcess();
     const exits: number[] = [];
     const lines: string[] = [];
-    const stop = stopOnSignals({ process: proc, exit: (c) => void exits.push(c), stderr: { write: (s: string) => lines.push(s) }, deadlineMs: 60_000 });
+    const stop = stopOnSignals({
+      process: proc,
+      exit: (c) => void exits.push(c),
+      stderr: { write: (s: string) => lines.push(s) },
+      deadlineMs: 60_000,
+    });
     expect(stop.signal.aborted).toBe(false);
     ee.emit('SIGTERM');
     ee.emit('SIGTERM');
@@ -86,7 +93,12 @@ describe('stopOnSignals', () => {
   it('a second Ctrl-C quits at once where a person asked for it', () => {
     const { ee, proc } = fakeProcess();
     const exits: number[] = [];
-    const stop = stopOnSignals({ process: proc, exit: (c) => void exits.push(c), forceOnSecondInterrupt: true, deadlineMs: 60_000 });
+    const stop = stopOnSignals({
+      process: proc,
+      exit: (c) => void exits.push(c),
+      forceOnSecondInterrupt: true,
+      deadlineMs: 60_000,
+    });
     ee.emit('SIGINT');
     expect(exits).toEqual([]);
     ee.emit('SIGTERM');

@@ -16,7 +16,8 @@ afterEach(async () => {
   await gw.close();
 });
 
-const client = (over: { apiKey?: string; base?: string } = {}) => new GatewayClient({ baseUrl: new URL(over.base ?? gw.url), apiKey: over.apiKey ?? 'secret-key' });
+const client = (over: { apiKey?: string; base?: string } = {}) =>
+  new GatewayClient({ baseUrl: new URL(over.base ?? gw.url), apiKey: over.apiKey ?? 'secret-key' });
 const signal = () => new AbortController().signal;
 const terminal = (ev: SseEvent) => ev.data.includes('WORKFLOW_COMPLETED');
 
@@ -51,16 +52,25 @@ describe('GatewayClient', () => {
   });
 
   it('reports error answers with their status and at most 4 KiB of the body; 5xx and 429 are transient, 4xx not', async () => {
-    gw.enqueue({ events: [], submitError: { status: 503, body: 'x'.repeat(10_000) } }, { events: [], submitError: { status: 400, body: '{"error":"bad query"}' } });
-    const first = await client().submitTask({ query: 'q' }, signal()).catch((e: unknown) => e);
+    gw.enqueue(
+      { events: [], submitError: { status: 503, body: 'x'.repeat(10_000) } },
+      { events: [], submitError: { status: 400, body: '{"error":"bad query"}' } },
+    );
+    const first = await client()
+      .submitTask({ query: 'q' }, signal())
+      .catch((e: unknown) => e);
     expect(first).toBeInstanceOf(GatewayError);
     expect((first as GatewayError).status).toBe(503);
     expect((first as GatewayError).transient).toBe(true);
     expect((first as GatewayError).body!.length).toBe(4096);
-    const second = (await client().submitTask({ query: 'q' }, signal()).catch((e: unknown) => e)) as GatewayError;
+    const second = (await client()
+      .submitTask({ query: 'q' }, signal())
+      .catch((e: unknown) => e)) as GatewayError;
     expect(second.transient).toBe(false);
     expect(second.message).toContain('HTTP 400: {"error":"bad query"}');
-    const denied = (await client({ apiKey: 'wrong' }).submitTask({ query: 'q' }, signal()).catch((e: unknown) => e)) as GatewayError;
+    const denied = (await client({ apiKey: 'wrong' })
+      .submitTask({ query: 'q' }, signal())
+      .catch((e: unknown) => e)) as GatewayError;
     expect(denied.status).toBe(401);
   });
 
@@ -69,22 +79,35 @@ describe('GatewayClient', () => {
     await new Promise<void>((ok) => dead.listen(0, '127.0.0.1', ok));
     const port = (dead.address() as AddressInfo).port;
     await new Promise<void>((ok) => dead.close(() => ok()));
-    const err = (await client({ base: `http://127.0.0.1:${port}` }).submitTask({ query: 'q' }, signal()).catch((e: unknown) => e)) as GatewayError;
+    const err = (await client({ base: `http://127.0.0.1:${port}` })
+      .submitTask({ query: 'q' }, signal())
+      .catch((e: unknown) => e)) as GatewayError;
     expect(err.transient).toBe(true);
     expect(err.message).toMatch(/cannot reach the cloud gateway at http:\/\/127\.0\.0\.1:\d+.*ECONNREFUSED/);
   });
 
   it('resumes a dropped stream with Last-Event-ID, waiting the server’s retry, without repeating events', async () => {
-    const events = Array.from({ length: 6 }, (_, i) => ({ data: { type: i === 5 ? 'WORKFLOW_COMPLETED' : 'AGENT_STARTED', n: i } }));
+    const events = Array.from({ length: 6 }, (_, i) => ({
+      data: { type: i === 5 ? 'WORKFLOW_COMPLETED' : 'AGENT_STARTED', n: i },
+    }));
     gw.enqueue({ workflowId: 'wf-r', events, dropAfter: [2, 1], retryMs: 20 });
     const c = client();
     const t = await c.submitTask({ query: 'q' }, signal());
     const reconnects: unknown[] = [];
-    const seen = await collect(c.events(t.streamUrl, { signal: signal(), idleTimeoutMs: 5_000, isTerminal: terminal, onReconnect: (r) => reconnects.push(r) }));
+    const seen = await collect(
+      c.events(t.streamUrl, {
+        signal: signal(),
+        idleTimeoutMs: 5_000,
+        isTerminal: terminal,
+        onReconnect: (r) => reconnects.push(r),
+      }),
+    );
     expect(seen.map((e) => JSON.parse(e.data).n)).toEqual([0, 1, 2, 3, 4, 5]);
     const streams = gw.requestsTo('/api/v1/stream/sse', 'GET');
     expect(streams.map((r) => r.headers['last-event-id'])).toEqual([undefined, '2', '3']);
-    expect(streams.every((r) => r.headers['x-api-key'] === 'secret-key' && r.headers.accept === 'text/event-stream')).toBe(true);
+    expect(
+      streams.every((r) => r.headers['x-api-key'] === 'secret-key' && r.headers.accept === 'text/event-stream'),
+    ).toBe(true);
     expect(reconnects).toEqual([
       expect.objectContaining({ attempt: 1, lastEventId: '2', delayMs: 20 }),
       expect.objectContaining({ attempt: 1, lastEventId: '3', delayMs: 20 }),
@@ -92,11 +115,23 @@ describe('GatewayClient', () => {
   });
 
   it('reopens a stream that went quiet for the idle timeout', async () => {
-    gw.enqueue({ workflowId: 'wf-i', events: [{ data: { type: 'AGENT_STARTED' } }, { data: { type: 'WORKFLOW_COMPLETED' } }], stallAfter: [1], retryMs: 10 });
+    gw.enqueue({
+      workflowId: 'wf-i',
+      events: [{ data: { type: 'AGENT_STARTED' } }, { data: { type: 'WORKFLOW_COMPLETED' } }],
+      stallAfter: [1],
+      retryMs: 10,
+    });
     const c = client();
     const t = await c.submitTask({ query: 'q' }, signal());
     const reasons: string[] = [];
-    const seen = await collect(c.events(t.streamUrl, { signal: signal(), idleTimeoutMs: 150, isTerminal: terminal, onReconnect: (r) => reasons.push(r.reason) }));
+    const seen = await collect(
+      c.events(t.streamUrl, {
+        signal: signal(),
+        idleTimeoutMs: 150,
+        isTerminal: terminal,
+        onReconnect: (r) => reasons.push(r.reason),
+      }),
+    );
     // The first connection went silent after event 1 and was given up after 150 ms; the second resumed after it.
     expect(seen.map((e) => e.id)).toEqual(['1', '2']);
     expect(reasons).toEqual(['no data for 150 ms']);
@@ -107,7 +142,9 @@ describe('GatewayClient', () => {
     gw.enqueue({ workflowId: 'wf-x', events: [{ data: { type: 'AGENT_STARTED' } }], retryMs: 5 });
     const c = client();
     const t = await c.submitTask({ query: 'q' }, signal());
-    const err = (await collect(c.events(t.streamUrl, { signal: signal(), idleTimeoutMs: 5_000, maxReconnects: 3, isTerminal: terminal })).catch((e: unknown) => e)) as GatewayError;
+    const err = (await collect(
+      c.events(t.streamUrl, { signal: signal(), idleTimeoutMs: 5_000, maxReconnects: 3, isTerminal: terminal }),
+    ).catch((e: unknown) => e)) as GatewayError;
     expect(err).toBeInstanceOf(GatewayError);
     expect(err.message).toMatch(/lost 4 times in a row/);
     expect(gw.requestsTo('/api/v1/stream/sse')).toHaveLength(4);
@@ -127,7 +164,13 @@ describe('GatewayClient', () => {
 
   it('a 4xx on the stream is final (no reconnects)', async () => {
     const c = client();
-    const err = (await collect(c.events(new URL(`${gw.url}/api/v1/stream/sse?workflow_id=nope`), { signal: signal(), idleTimeoutMs: 5_000, isTerminal: terminal })).catch((e: unknown) => e)) as GatewayError;
+    const err = (await collect(
+      c.events(new URL(`${gw.url}/api/v1/stream/sse?workflow_id=nope`), {
+        signal: signal(),
+        idleTimeoutMs: 5_000,
+        isTerminal: terminal,
+      }),
+    ).catch((e: unknown) => e)) as GatewayError;
     expect(err.status).toBe(404);
     expect(gw.requestsTo('/api/v1/stream/sse')).toHaveLength(1);
   });

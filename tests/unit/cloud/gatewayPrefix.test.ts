@@ -39,13 +39,20 @@ interface Seen {
   body: string;
 }
 /** A bare server on loopback: `handle` answers, every request is recorded. */
-async function server(handle: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ url: string; seen: Seen[] }> {
+async function server(
+  handle: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<{ url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const s: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
-    seen.push({ method: req.method ?? '', path: req.url ?? '', key: req.headers['x-api-key'] as string | undefined, body });
+    seen.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      key: req.headers['x-api-key'] as string | undefined,
+      body,
+    });
     handle(req, res, body);
   });
   await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
@@ -64,7 +71,11 @@ const sse = (res: ServerResponse) => {
 describe('a gateway behind a path prefix', () => {
   it('reads the root-relative stream_url under the prefix, so the whole workflow works (it was a 404 on the stream)', async () => {
     const gw = await prefixed();
-    gw.enqueue({ workflowId: 'wf-p', events: [{ data: { type: 'AGENT_STARTED' } }, { data: { type: 'WORKFLOW_COMPLETED' } }], result: 'R' });
+    gw.enqueue({
+      workflowId: 'wf-p',
+      events: [{ data: { type: 'AGENT_STARTED' } }, { data: { type: 'WORKFLOW_COMPLETED' } }],
+      result: 'R',
+    });
     const c = new GatewayClient({ baseUrl: new URL(gw.url), apiKey: 'k' });
     const t = await c.submitTask({ query: 'q' }, signal());
     expect(t.streamUrl.href).toBe(`${gw.url}/api/v1/stream/sse?workflow_id=wf-p`);
@@ -72,20 +83,56 @@ describe('a gateway behind a path prefix', () => {
     expect(seen).toHaveLength(2);
     expect((await c.getTask(t.taskId, signal())).result).toBe('R');
     // Every request went under /shannon; nothing reached the bare origin.
-    expect(gw.requests.map((r) => r.rawPath)).toEqual(['/shannon/api/v1/tasks/stream', '/shannon/api/v1/stream/sse', `/shannon/api/v1/tasks/${t.taskId}`]);
+    expect(gw.requests.map((r) => r.rawPath)).toEqual([
+      '/shannon/api/v1/tasks/stream',
+      '/shannon/api/v1/stream/sse',
+      `/shannon/api/v1/tasks/${t.taskId}`,
+    ]);
   });
 
   it.each([
     ['root-relative', '/api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=w'],
-    ['root-relative, already under the prefix', '/shannon/api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=w'],
+    [
+      'root-relative, already under the prefix',
+      '/shannon/api/v1/stream/sse?workflow_id=w',
+      'https://gw.example/shannon/api/v1/stream/sse?workflow_id=w',
+    ],
     ['relative', 'api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=w'],
-    ['absolute, same origin, outside the prefix', 'https://gw.example/api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=w'],
-    ['absolute, same origin, under the prefix', 'https://gw.example/shannon/v2/events?id=w#x', 'https://gw.example/shannon/v2/events?id=w'],
-    ['another host', 'https://elsewhere.example/shannon/api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf'],
-    ['protocol-relative to another host', '//elsewhere.example/api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf'],
-    ['the same host over http', 'http://gw.example/shannon/api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf'],
-    ['the same host on another port', 'https://gw.example:8443/shannon/api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf'],
-    ['with credentials', 'https://user:pw@gw.example/shannon/api/v1/stream/sse?workflow_id=w', 'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf'],
+    [
+      'absolute, same origin, outside the prefix',
+      'https://gw.example/api/v1/stream/sse?workflow_id=w',
+      'https://gw.example/shannon/api/v1/stream/sse?workflow_id=w',
+    ],
+    [
+      'absolute, same origin, under the prefix',
+      'https://gw.example/shannon/v2/events?id=w#x',
+      'https://gw.example/shannon/v2/events?id=w',
+    ],
+    [
+      'another host',
+      'https://elsewhere.example/shannon/api/v1/stream/sse?workflow_id=w',
+      'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf',
+    ],
+    [
+      'protocol-relative to another host',
+      '//elsewhere.example/api/v1/stream/sse?workflow_id=w',
+      'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf',
+    ],
+    [
+      'the same host over http',
+      'http://gw.example/shannon/api/v1/stream/sse?workflow_id=w',
+      'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf',
+    ],
+    [
+      'the same host on another port',
+      'https://gw.example:8443/shannon/api/v1/stream/sse?workflow_id=w',
+      'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf',
+    ],
+    [
+      'with credentials',
+      'https://user:pw@gw.example/shannon/api/v1/stream/sse?workflow_id=w',
+      'https://gw.example/shannon/api/v1/stream/sse?workflow_id=wf',
+    ],
   ])('stream_url %s', (_what, given, expected) => {
     const c = new GatewayClient({ baseUrl: new URL('https://gw.example/shannon') });
     expect(c.streamUrl('wf', given).href).toBe(expected);
@@ -104,14 +151,18 @@ describe('redirects', () => {
     const gw = await server((req, res) => {
       if (req.method === 'POST') {
         res.writeHead(201, { 'Content-Type': 'application/json' });
-        return res.end(JSON.stringify({ workflow_id: 'w', task_id: 't', stream_url: '/api/v1/stream/sse?workflow_id=w' }));
+        return res.end(
+          JSON.stringify({ workflow_id: 'w', task_id: 't', stream_url: '/api/v1/stream/sse?workflow_id=w' }),
+        );
       }
       res.writeHead(302, { Location: `${other.url}/collect` });
       res.end();
     });
     const c = new GatewayClient({ baseUrl: new URL(gw.url), apiKey: 'the-key' });
     const t = await c.submitTask({ query: 'q' }, signal());
-    const err = (await collect(c.events(t.streamUrl, { signal: signal(), idleTimeoutMs: 5_000, isTerminal: terminal })).catch((e: unknown) => e)) as GatewayError;
+    const err = (await collect(
+      c.events(t.streamUrl, { signal: signal(), idleTimeoutMs: 5_000, isTerminal: terminal }),
+    ).catch((e: unknown) => e)) as GatewayError;
     expect(err).toBeInstanceOf(GatewayError);
     expect(err.transient).toBe(false);
     expect(err.message).toBe(
@@ -147,7 +198,9 @@ describe('redirects', () => {
     const c = new GatewayClient({ baseUrl: new URL(gw.url), apiKey: 'the-key' });
     const t = await c.submitTask({ query: 'q' }, signal());
     expect(t.workflowId).toBe('w');
-    expect(await collect(c.events(t.streamUrl, { signal: signal(), idleTimeoutMs: 5_000, isTerminal: terminal }))).toHaveLength(1);
+    expect(
+      await collect(c.events(t.streamUrl, { signal: signal(), idleTimeoutMs: 5_000, isTerminal: terminal })),
+    ).toHaveLength(1);
     await c.cancelTask('w', signal());
     expect(gw.seen.map((s) => `${s.method} ${s.path}`)).toEqual([
       'POST /api/v1/tasks/stream',

@@ -19,7 +19,10 @@ afterEach(async () => {
   await fake.close();
 });
 
-function deliverer(result: () => ToolResult, opts: { max?: number; late?: (report: () => void) => void } = {}): Tool<{ n?: number }> & { calls: number } {
+function deliverer(
+  result: () => ToolResult,
+  opts: { max?: number; late?: (report: () => void) => void } = {},
+): Tool<{ n?: number }> & { calls: number } {
   const t = {
     name: 'deliver',
     description: 'delivers',
@@ -40,7 +43,8 @@ function deliverer(result: () => ToolResult, opts: { max?: number; late?: (repor
   return t;
 }
 
-const progressOf = (events: ReinEvent[]) => events.filter((e): e is Extract<ReinEvent, { type: 'tool_progress' }> => e.type === 'tool_progress');
+const progressOf = (events: ReinEvent[]) =>
+  events.filter((e): e is Extract<ReinEvent, { type: 'tool_progress' }> => e.type === 'tool_progress');
 
 describe('the loop’s contract for progress, per-response limits and final results', () => {
   it('turns ctx.progress into tool_progress events of the call, between its start and end; reports after it returned are dropped', async () => {
@@ -66,8 +70,12 @@ describe('the loop’s contract for progress, per-response limits and final resu
     const { outcome, session, events } = await runWith(fake, { tools: [t] });
     expect(fake.requests).toHaveLength(1);
     expect(outcome).toMatchObject({ stopReason: 'final', text: 'THE DELIVERABLE', iterations: 1 });
-    expect(session.messages.slice(-1)).toEqual([{ role: 'assistant', content: [{ type: 'text', text: 'THE DELIVERABLE' }] }]);
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text)).toContain('THE DELIVERABLE');
+    expect(session.messages.slice(-1)).toEqual([
+      { role: 'assistant', content: [{ type: 'text', text: 'THE DELIVERABLE' }] },
+    ]);
+    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text)).toContain(
+      'THE DELIVERABLE',
+    );
   });
 
   it('the whole final content is the answer even when the model got a spilled preview of it', async () => {
@@ -93,13 +101,19 @@ describe('the loop’s contract for progress, per-response limits and final resu
 
   it('refuses calls beyond maxCallsPerResponse in one response, not across responses', async () => {
     const t = deliverer(() => ({ ok: true, content: 'r' }), { max: 1 });
-    fake.enqueue(tools([toolCall('deliver', { n: 1 }), toolCall('deliver', { n: 2 })]), tools([toolCall('deliver', { n: 3 })]), text('done'));
+    fake.enqueue(
+      tools([toolCall('deliver', { n: 1 }), toolCall('deliver', { n: 2 })]),
+      tools([toolCall('deliver', { n: 3 })]),
+      text('done'),
+    );
     await runWith(fake, { tools: [t] });
     expect(t.calls).toBe(2);
     const [first, second] = lastToolResults(fake, 1);
     expect(first!.is_error).toBeUndefined();
     expect(second).toMatchObject({ is_error: true });
-    expect(String(second!.content)).toMatch(/^\[business error\] deliver may run only once per response, so this call did not run\./);
+    expect(String(second!.content)).toMatch(
+      /^\[business error\] deliver may run only once per response, so this call did not run\./,
+    );
     expect(lastToolResults(fake, 2)[0]!.is_error).toBeUndefined();
   });
 });

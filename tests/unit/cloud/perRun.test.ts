@@ -44,10 +44,22 @@ afterEach(async () => {
 });
 
 const tool = (cfg: Record<string, unknown> = {}, over: Partial<CloudDelegateDeps> = {}) =>
-  createCloudDelegateTool({ cloud: GlobalConfig.parse({ cloud: { enabled: true, base_url: gw.url, ...cfg } }).cloud, env: { REIN_CLOUD_API_KEY: 'k-1' }, reconnectDelayMs: 5, ...over });
+  createCloudDelegateTool({
+    cloud: GlobalConfig.parse({ cloud: { enabled: true, base_url: gw.url, ...cfg } }).cloud,
+    env: { REIN_CLOUD_API_KEY: 'k-1' },
+    reconnectDelayMs: 5,
+    ...over,
+  });
 const done = (cost: number, extra: FakeSseEvent[] = []): FakeSseEvent[] => [
   ...extra,
-  { data: { type: 'thread.message.completed', agent_id: 'final_output', response: 'R', metadata: { input_tokens: 10, output_tokens: 5, cost_usd: cost } } },
+  {
+    data: {
+      type: 'thread.message.completed',
+      agent_id: 'final_output',
+      response: 'R',
+      metadata: { input_tokens: 10, output_tokens: 5, cost_usd: cost },
+    },
+  },
   { data: { type: 'WORKFLOW_COMPLETED' } },
 ];
 const submissions = () => gw.requestsTo('/api/v1/tasks/stream', 'POST').length;
@@ -90,7 +102,9 @@ describe('cloud.max_per_run', () => {
   it('a higher limit allows that many; 0 lifts it', async () => {
     const two = tool({ max_per_run: 2 });
     for (const task of ['a', 'b']) expect((await callTool(two, { task }, ctx)).ok).toBe(true);
-    expect((await callTool(two, { task: 'c' }, ctx)).content).toMatch(/^\[business error\] cloud_delegate already ran 2 times in this run \(cloud\.max_per_run: 2\)/);
+    expect((await callTool(two, { task: 'c' }, ctx)).content).toMatch(
+      /^\[business error\] cloud_delegate already ran 2 times in this run \(cloud\.max_per_run: 2\)/,
+    );
     expect(submissions()).toBe(2);
 
     const fresh = (await makeToolContext()).ctx;
@@ -113,18 +127,36 @@ describe('the cloud’s cost in the run', () => {
 
   it('adds the cost the gateway reported to the run’s spending, once per delegation', async () => {
     gw.enqueue({
-      events: done(0.25, [{ data: { type: 'LLM_OUTPUT', agent_id: 'researcher', response: 'notes', metadata: { input_tokens: 100, output_tokens: 20, cost_usd: 0.5 } } }]),
+      events: done(0.25, [
+        {
+          data: {
+            type: 'LLM_OUTPUT',
+            agent_id: 'researcher',
+            response: 'notes',
+            metadata: { input_tokens: 100, output_tokens: 20, cost_usd: 0.5 },
+          },
+        },
+      ]),
       result: 'R',
     });
     expect((await callTool(tool(), { task: 'a' }, ctx)).ok).toBe(true);
     expect(costs).toEqual([0.75]);
-    expect(progress.filter((p) => (p.data as { kind: string }).kind === 'usage').map((p) => p.message)).toEqual(['cloud usage: 135 tokens, $0.7500']);
+    expect(progress.filter((p) => (p.data as { kind: string }).kind === 'usage').map((p) => p.message)).toEqual([
+      'cloud usage: 135 tokens, $0.7500',
+    ]);
   });
 
   it('counts what a failed workflow already cost (it was billed), and reports it', async () => {
     gw.enqueue({
       events: [
-        { data: { type: 'LLM_OUTPUT', agent_id: 'researcher', response: 'notes', metadata: { input_tokens: 100, output_tokens: 20, cost_usd: 0.125 } } },
+        {
+          data: {
+            type: 'LLM_OUTPUT',
+            agent_id: 'researcher',
+            response: 'notes',
+            metadata: { input_tokens: 100, output_tokens: 20, cost_usd: 0.125 },
+          },
+        },
         { data: { type: 'WORKFLOW_FAILED', message: 'ran out of sources' } },
       ],
     });
@@ -135,8 +167,18 @@ describe('the cloud’s cost in the run', () => {
 
   it('takes the usage of the task record when the stream carried none; a negative cost is not taken', async () => {
     gw.enqueue(
-      { events: [{ data: { type: 'WORKFLOW_COMPLETED', message: 'm' } }], result: 'R', usage: { total_tokens: 900, cost_usd: 0.3 } },
-      { events: [{ data: { type: 'thread.message.completed', response: 'R', metadata: { input_tokens: 1, cost_usd: -5 } } }, { data: { type: 'WORKFLOW_COMPLETED' } }], result: 'R' },
+      {
+        events: [{ data: { type: 'WORKFLOW_COMPLETED', message: 'm' } }],
+        result: 'R',
+        usage: { total_tokens: 900, cost_usd: 0.3 },
+      },
+      {
+        events: [
+          { data: { type: 'thread.message.completed', response: 'R', metadata: { input_tokens: 1, cost_usd: -5 } } },
+          { data: { type: 'WORKFLOW_COMPLETED' } },
+        ],
+        result: 'R',
+      },
     );
     const d = tool({ max_per_run: 0 });
     await callTool(d, { task: 'a' }, ctx);
@@ -162,19 +204,28 @@ describe('behind a path prefix', () => {
     expect(gw.url).toMatch(/\/shannon$/);
     const r = await callTool(tool(), { task: 'a' }, ctx);
     expect(r).toEqual({ ok: true, content: 'the report', final: true });
-    expect(gw.requests.map((q) => `${q.method} ${q.rawPath}`)).toEqual(['POST /shannon/api/v1/tasks/stream', 'GET /shannon/api/v1/stream/sse', 'GET /shannon/api/v1/tasks/task-1']);
+    expect(gw.requests.map((q) => `${q.method} ${q.rawPath}`)).toEqual([
+      'POST /shannon/api/v1/tasks/stream',
+      'GET /shannon/api/v1/stream/sse',
+      'GET /shannon/api/v1/tasks/task-1',
+    ]);
     expect(gw.requests.every((q) => q.headers['x-api-key'] === 'k-1')).toBe(true);
   });
 });
 
 describe('a refused key (401)', () => {
   beforeEach(() => world());
-  const where = 'Rein reads the key from cloud.api_key in config.yaml, then the environment variables REIN_CLOUD_API_KEY and SHANNON_API_KEY, then';
+  const where =
+    'Rein reads the key from cloud.api_key in config.yaml, then the environment variables REIN_CLOUD_API_KEY and SHANNON_API_KEY, then';
 
   it('names the environment variable the key came from, and every place Rein looks', async () => {
     const r = await callTool(tool({}, { env: { SHANNON_API_KEY: 'stale' } }), { task: 'a' }, ctx);
-    expect(r.content).toContain('cloud delegation failed: the cloud gateway refused the API key (HTTP 401): the API key sent came from the environment variable SHANNON_API_KEY.');
-    expect(r.content).toContain(`${where} <REIN_HOME>/secrets/cloud-api-key, the first one set wins (docs/cloud.md). Gateway said: {"error":"invalid API key"}`);
+    expect(r.content).toContain(
+      'cloud delegation failed: the cloud gateway refused the API key (HTTP 401): the API key sent came from the environment variable SHANNON_API_KEY.',
+    );
+    expect(r.content).toContain(
+      `${where} <REIN_HOME>/secrets/cloud-api-key, the first one set wins (docs/cloud.md). Gateway said: {"error":"invalid API key"}`,
+    );
     expect(r.content).not.toContain('stale');
     expect(r.errorKind).toBe('business');
   });

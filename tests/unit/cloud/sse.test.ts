@@ -6,7 +6,11 @@ const all = (parser: SseParser, chunks: (string | Uint8Array)[]) => chunks.flatM
 describe('SseParser', () => {
   it('reads events, joins multi-line data, keeps ids and names, ignores comments', () => {
     const p = new SseParser();
-    const evs = all(p, [': keep-alive\n', 'id: 1\nevent: AGENT_STARTED\ndata: {"a":1}\n\n', 'data: line one\ndata: line two\n\n']);
+    const evs = all(p, [
+      ': keep-alive\n',
+      'id: 1\nevent: AGENT_STARTED\ndata: {"a":1}\n\n',
+      'data: line one\ndata: line two\n\n',
+    ]);
     expect(evs).toEqual([
       { event: 'AGENT_STARTED', data: '{"a":1}', id: '1' },
       // The last event id carries over to an event that names none.
@@ -30,12 +34,16 @@ describe('SseParser', () => {
 
   it('skips a leading BOM, drops one space after the colon only, takes fields without a colon', () => {
     const p = new SseParser();
-    expect(all(p, ['\ufeffdata:  two spaces\ndata\n\n'])).toEqual([{ event: 'message', data: ' two spaces\n', id: undefined }]);
+    expect(all(p, ['\ufeffdata:  two spaces\ndata\n\n'])).toEqual([
+      { event: 'message', data: ' two spaces\n', id: undefined },
+    ]);
   });
 
   it('does not dispatch an event without data, but keeps its id; ignores ids with NUL and non-numeric retry', () => {
     const p = new SseParser();
-    expect(all(p, ['id: 5\nevent: ping\n\n', 'id: a\u0000b\nretry: soon\ndata: x\n\n'])).toEqual([{ event: 'message', data: 'x', id: '5' }]);
+    expect(all(p, ['id: 5\nevent: ping\n\n', 'id: a\u0000b\nretry: soon\ndata: x\n\n'])).toEqual([
+      { event: 'message', data: 'x', id: '5' },
+    ]);
     expect(p.lastEventId).toBe('5');
     expect(p.retry).toBeUndefined();
     expect(all(p, ['retry: 250\ndata: y\n\n'])).toEqual([{ event: 'message', data: 'y', id: '5', retry: 250 }]);

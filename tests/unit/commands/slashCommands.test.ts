@@ -23,9 +23,12 @@ const globalCmd = (name: string) => join(home, 'commands', `${name}.md`);
 const agentCmd = (agent: string, name: string) => join(home, 'agents', agent, 'commands', `${name}.md`);
 
 describe('loadCommands', () => {
-  it('names commands after their files; an agent\'s command wins over a global one', async () => {
+  it("names commands after their files; an agent's command wins over a global one", async () => {
     await put(globalCmd('review'), 'Global review of $ARGUMENTS');
-    await put(globalCmd('summarize'), '---\ndescription: Summarise a file\nargument_hint: <file>\n---\nSummarise $1.\n');
+    await put(
+      globalCmd('summarize'),
+      '---\ndescription: Summarise a file\nargument_hint: <file>\n---\nSummarise $1.\n',
+    );
     await put(agentCmd('ops', 'review'), 'Ops review of $ARGUMENTS');
     await put(join(home, 'commands', 'notes.txt'), 'not a command');
 
@@ -35,7 +38,11 @@ describe('loadCommands', () => {
       ['review', 'agent', 'Ops review of $ARGUMENTS'],
       ['summarize', 'global', 'Summarise $1.'],
     ]);
-    expect(ops.commands[1]).toMatchObject({ description: 'Summarise a file', argumentHint: '<file>', file: globalCmd('summarize') });
+    expect(ops.commands[1]).toMatchObject({
+      description: 'Summarise a file',
+      argumentHint: '<file>',
+      file: globalCmd('summarize'),
+    });
     // Without a description, the first line stands in.
     expect(ops.commands[0]!.description).toBe('Ops review of $ARGUMENTS');
 
@@ -77,7 +84,13 @@ describe('loadCommands', () => {
 });
 
 describe('expandSlashCommand', () => {
-  const cmd = (name: string, template: string): Command => ({ name, template, description: name, file: `/x/${name}.md`, scope: 'global' });
+  const cmd = (name: string, template: string): Command => ({
+    name,
+    template,
+    description: name,
+    file: `/x/${name}.md`,
+    scope: 'global',
+  });
   const commands = [
     cmd('review', 'Review $ARGUMENTS carefully.'),
     cmd('pair', 'Compare $1 with $2 (then $3).'),
@@ -91,11 +104,15 @@ describe('expandSlashCommand', () => {
       command: commands[0],
     });
     expect(expandSlashCommand('  /review', commands)).toMatchObject({ prompt: 'Review  carefully.' });
-    expect(expandSlashCommand('/review line one\nline two', commands)).toMatchObject({ prompt: 'Review line one\nline two carefully.' });
+    expect(expandSlashCommand('/review line one\nline two', commands)).toMatchObject({
+      prompt: 'Review line one\nline two carefully.',
+    });
   });
 
   it('fills $1, $2 with words (quotes group them) and missing ones with nothing', () => {
-    expect(expandSlashCommand('/pair "old file.ts" new.ts', commands)).toMatchObject({ prompt: 'Compare old file.ts with new.ts (then ).' });
+    expect(expandSlashCommand('/pair "old file.ts" new.ts', commands)).toMatchObject({
+      prompt: 'Compare old file.ts with new.ts (then ).',
+    });
     expect(splitArgs(`a 'b c' "d \\"e\\"" f\\ g`)).toEqual(['a', 'b c', 'd "e"', 'f g']);
     expect(splitArgs('   ')).toEqual([]);
     expect(splitArgs('"" x')).toEqual(['', 'x']);
@@ -109,7 +126,9 @@ describe('expandSlashCommand', () => {
   });
 
   it('does not expand placeholders that arrive inside the arguments', () => {
-    expect(expandSlashCommand('/dollar $1 $ARGUMENTS', commands)).toMatchObject({ prompt: 'Echo $1 $ARGUMENTS and $1' });
+    expect(expandSlashCommand('/dollar $1 $ARGUMENTS', commands)).toMatchObject({
+      prompt: 'Echo $1 $ARGUMENTS and $1',
+    });
   });
 
   it('returns null for ordinary text, paths and built-in commands', () => {

@@ -7,7 +7,13 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OVERLAY_MODE_RANK, overlayHash, printable, splitOverlay, untrustedWarning } from '../../../src-main/core/config/folderTrust.js';
+import {
+  OVERLAY_MODE_RANK,
+  overlayHash,
+  printable,
+  splitOverlay,
+  untrustedWarning,
+} from '../../../src-main/core/config/folderTrust.js';
 import { inspectOverlay, loadConfig } from '../../../src-main/core/config/load.js';
 import { paths } from '../../../src-main/core/config/paths.js';
 import { GlobalConfig, defaultConfig } from '../../../src-main/core/config/schema.js';
@@ -65,7 +71,9 @@ describe('splitOverlay: what raises', () => {
   it('lets a stricter or equal mode through, and holds a wider one against the global mode', () => {
     expect(keysOf({ permissions: { mode: 'acceptEdits' } }, { permissions: { mode: 'plan' } })).toEqual([]);
     expect(keysOf({ permissions: { mode: 'acceptEdits' } }, { permissions: { mode: 'acceptEdits' } })).toEqual([]);
-    expect(keysOf({ permissions: { mode: 'default' } }, { permissions: { mode: 'acceptEdits' } })).toEqual(['permissions.mode']);
+    expect(keysOf({ permissions: { mode: 'default' } }, { permissions: { mode: 'acceptEdits' } })).toEqual([
+      'permissions.mode',
+    ]);
   });
 
   it('holds every list entry that widens, and lets denials and sensitive patterns (lists only append) through', () => {
@@ -91,7 +99,9 @@ describe('splitOverlay: what raises', () => {
       'tools.env_passthrough',
     ]);
     // An entry the global file already has adds nothing.
-    expect(keysOf({ permissions: { allowed_commands: ['make'] } }, { permissions: { allowed_commands: ['make'] } })).toEqual([]);
+    expect(
+      keysOf({ permissions: { allowed_commands: ['make'] } }, { permissions: { allowed_commands: ['make'] } }),
+    ).toEqual([]);
   });
 
   it('treats tools.allowed as narrowing when the global list is empty (every tool) and widening otherwise', () => {
@@ -109,7 +119,9 @@ describe('splitOverlay: what raises', () => {
   });
 
   it('holds a lower price (the cap would count less), lets a price equal to or above the global one through', () => {
-    expect(keysOf({}, { prices: { 'claude-sonnet-5-5': { input: 0, output: 0 } } })).toEqual(['prices.claude-sonnet-5-5']);
+    expect(keysOf({}, { prices: { 'claude-sonnet-5-5': { input: 0, output: 0 } } })).toEqual([
+      'prices.claude-sonnet-5-5',
+    ]);
     const g = { prices: { local: { input: 1, output: 2 } } };
     expect(keysOf(g, { prices: { local: { input: 1, output: 3 } } })).toEqual([]);
     expect(keysOf(g, { prices: { local: { input: 0.5, output: 2 } } })).toEqual(['prices.local']);
@@ -124,9 +136,20 @@ describe('splitOverlay: what raises', () => {
 
   it('holds unattended asks, the GUI, the cloud, the daemon and schedules, but lets a GUI or cloud turned off through', () => {
     expect(
-      keysOf({}, { unattended_approvals: 'ask', gui: { enabled: true }, cloud: { base_url: 'https://gw.example.test' }, daemon: { host: '0.0.0.0' }, schedule: { backend: 'daemon' } }),
+      keysOf(
+        {},
+        {
+          unattended_approvals: 'ask',
+          gui: { enabled: true },
+          cloud: { base_url: 'https://gw.example.test' },
+          daemon: { host: '0.0.0.0' },
+          schedule: { backend: 'daemon' },
+        },
+      ),
     ).toEqual(['unattended_approvals', 'gui.enabled', 'cloud.base_url', 'daemon.host', 'schedule.backend']);
-    expect(keysOf({}, { unattended_approvals: 'deny', gui: { enabled: false }, cloud: { enabled: false } })).toEqual([]);
+    expect(keysOf({}, { unattended_approvals: 'deny', gui: { enabled: false }, cloud: { enabled: false } })).toEqual(
+      [],
+    );
   });
 
   it('does not count a base_url equal to the global one', () => {
@@ -148,10 +171,16 @@ describe('loadConfig with an overlay nobody trusted', () => {
     expect(config.permissions.mode).toBe('default');
     expect(config.hooks.SessionStart).toEqual([]);
     expect(config.mcp_servers).toEqual({});
-    expect(overlay).toMatchObject({ file: overlayFile, applied: false, raising: ['base_url', 'permissions.mode', 'hooks.SessionStart', 'mcp_servers.x'] });
+    expect(overlay).toMatchObject({
+      file: overlayFile,
+      applied: false,
+      raising: ['base_url', 'permissions.mode', 'hooks.SessionStart', 'mcp_servers.x'],
+    });
     expect(overlay?.hash).toBe(overlayHash(await readFile(overlayFile)));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`ignoring ${overlayFile}'s base_url, permissions.mode, hooks.SessionStart, mcp_servers.x: this folder is not trusted`);
+    expect(warnings[0]).toContain(
+      `ignoring ${overlayFile}'s base_url, permissions.mode, hooks.SessionStart, mcp_servers.x: this folder is not trusted`,
+    );
     expect(warnings[0]).toContain('rein trust');
   });
 
@@ -172,12 +201,19 @@ describe('loadConfig with an overlay nobody trusted', () => {
 
   it('asks a decider only when there is something to decide, and honours its answer', async () => {
     const asked: string[][] = [];
-    const decider = (answer: boolean) => ({ decide: (o: { settings: { key: string }[] }) => (asked.push(o.settings.map((s) => s.key)), answer) });
+    const decider = (answer: boolean) => ({
+      decide: (o: { settings: { key: string }[] }) => (asked.push(o.settings.map((s) => s.key)), answer),
+    });
     await writeFile(overlayFile, 'model: claude-opus-4-6\npermissions:\n  denied_commands: [curl]\n');
-    expect((await loadConfig({ home, cwd, trust: decider(false) })).overlay).toMatchObject({ applied: true, raising: [] });
+    expect((await loadConfig({ home, cwd, trust: decider(false) })).overlay).toMatchObject({
+      applied: true,
+      raising: [],
+    });
     expect(asked).toEqual([]);
     await writeFile(overlayFile, ATTACK);
-    expect((await loadConfig({ home, cwd, trust: decider(true) })).config.base_url).toBe('https://collector.example.test/v1');
+    expect((await loadConfig({ home, cwd, trust: decider(true) })).config.base_url).toBe(
+      'https://collector.example.test/v1',
+    );
     expect((await loadConfig({ home, cwd, trust: decider(false) })).config.base_url).toBeUndefined();
     expect(asked).toHaveLength(2);
   });
@@ -198,7 +234,11 @@ describe('loadConfig with an overlay nobody trusted', () => {
   it('treats a damaged trust file as trusting nothing, with a warning, and writes a good one on the next trust', async () => {
     await writeFile(overlayFile, ATTACK);
     const file = paths.trustedFolders(home);
-    for (const damaged of ['{not json', JSON.stringify({ version: 1, folders: { [cwd]: { sha256: 'nope', trusted_at: 'x' } } }), '[]']) {
+    for (const damaged of [
+      '{not json',
+      JSON.stringify({ version: 1, folders: { [cwd]: { sha256: 'nope', trusted_at: 'x' } } }),
+      '[]',
+    ]) {
       await writeFile(file, damaged);
       const warnings: string[] = [];
       const { overlay } = await loadConfig({ home, cwd, trust: 'stored', warn: (m) => warnings.push(m) });
@@ -207,7 +247,10 @@ describe('loadConfig with an overlay nobody trusted', () => {
     }
     const candidate = await inspectOverlay({ home, cwd });
     await trustFolder(home, cwd, candidate!.hash, () => undefined);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ version: 1, folders: { [candidate!.folder]: { sha256: candidate!.hash } } });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      version: 1,
+      folders: { [candidate!.folder]: { sha256: candidate!.hash } },
+    });
     expect((await loadConfig({ home, cwd, trust: 'stored' })).overlay?.applied).toBe(true);
   });
 
@@ -220,10 +263,17 @@ describe('loadConfig with an overlay nobody trusted', () => {
 });
 
 describe('rein mcp serve (unattended-like: nobody is asked)', () => {
-  it('serves without an untrusted overlay\'s raising settings, with a warning, and with them once the trust file trusts the folder', async () => {
+  it("serves without an untrusted overlay's raising settings, with a warning, and with them once the trust file trusts the folder", async () => {
     await writeFile(overlayFile, ATTACK);
     const warnings: string[] = [];
-    const host = new ServeHost({ home, cwd, env: {}, agent: 'default', version: 'test', warn: (m) => warnings.push(m) });
+    const host = new ServeHost({
+      home,
+      cwd,
+      env: {},
+      agent: 'default',
+      version: 'test',
+      warn: (m) => warnings.push(m),
+    });
     try {
       const before = await host.config();
       expect(before.mcp_servers).toEqual({});
@@ -244,7 +294,11 @@ describe('rein mcp serve (unattended-like: nobody is asked)', () => {
 describe('printing what an overlay sets', () => {
   it('shows escape sequences, bidi overrides and newlines as text instead of letting them act', () => {
     expect(printable('a\u001b[2Jb\u202ec\nd')).toBe('a\\u{1b}[2Jb\\u{202e}c\\u{a}d');
-    const line = untrustedWarning({ file: '/r/.rein/config.yaml', folder: '/r x', raising: ['mcp_servers.\u001b[31mevil'] });
+    const line = untrustedWarning({
+      file: '/r/.rein/config.yaml',
+      folder: '/r x',
+      raising: ['mcp_servers.\u001b[31mevil'],
+    });
     expect([...line].some((c) => c.charCodeAt(0) < 0x20)).toBe(false);
     expect(line).toContain("rein trust '/r x'");
   });

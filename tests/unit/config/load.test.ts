@@ -71,7 +71,9 @@ describe('loadConfig: files and defaults', () => {
   });
 
   it('keeps the case of MCP env keys', async () => {
-    await writeGlobal(['mcp_servers:', '  gh:', '    command: gh-mcp', '    env:', '      GitHub_Token: abc', ''].join('\n'));
+    await writeGlobal(
+      ['mcp_servers:', '  gh:', '    command: gh-mcp', '    env:', '      GitHub_Token: abc', ''].join('\n'),
+    );
     const { config } = await loadConfig({ home, cwd });
     expect(config.mcp_servers.gh?.env).toEqual({ GitHub_Token: 'abc' });
   });
@@ -146,14 +148,18 @@ describe('loadConfig: project overlay (of a trusted folder; tests/unit/config/fo
 
   it('appends hook entries, skipping one identical to a global entry', async () => {
     await writeProject(
-      ['hooks:', '  PreToolUse:', '    - command: audit.sh', '    - matcher: bash', '      command: lint.sh', ''].join('\n'),
+      ['hooks:', '  PreToolUse:', '    - command: audit.sh', '    - matcher: bash', '      command: lint.sh', ''].join(
+        '\n',
+      ),
     );
     const { config } = await loadConfig({ home, cwd, trust: 'trusted' });
     expect(config.hooks.PreToolUse).toEqual([{ command: 'audit.sh' }, { matcher: 'bash', command: 'lint.sh' }]);
   });
 
   it('replaces an MCP server of the same name whole and keeps the others', async () => {
-    await writeProject(['mcp_servers:', '  fs:', '    command: ./local-fs', '  extra:', '    command: extra-mcp', ''].join('\n'));
+    await writeProject(
+      ['mcp_servers:', '  fs:', '    command: ./local-fs', '  extra:', '    command: extra-mcp', ''].join('\n'),
+    );
     const { config } = await loadConfig({ home, cwd, trust: 'trusted' });
     expect(config.mcp_servers.fs).toEqual({ type: 'stdio', command: './local-fs', args: [], env: {}, disabled: false });
     expect(config.mcp_servers.web).toMatchObject({ type: 'http', url: 'http://127.0.0.1:9000/mcp' });
@@ -172,7 +178,11 @@ describe('loadConfig: project overlay (of a trusted folder; tests/unit/config/fo
 
 describe('loadConfig: errors', () => {
   it('names file, line, column and field of a bad enum value', async () => {
-    await writeGlobal(['model: claude-sonnet-4-5', '', 'tools:', '  bash_timeout: 30', '', 'permissions:', '  mode: yolo', ''].join('\n'));
+    await writeGlobal(
+      ['model: claude-sonnet-4-5', '', 'tools:', '  bash_timeout: 30', '', 'permissions:', '  mode: yolo', ''].join(
+        '\n',
+      ),
+    );
     const e = await loadError();
     expect(e.code).toBe('config_invalid');
     expect(e.message).toBe(
@@ -211,7 +221,10 @@ describe('loadConfig: errors', () => {
   });
 
   it('refuses a YAML alias bomb, an oversized file and an oversized model name as problems of the file', async () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
+    ].join('\n');
     await writeGlobal(bomb);
     const aliases = await loadError();
     expect(aliases.code).toBe('config_invalid');

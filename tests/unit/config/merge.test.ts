@@ -9,7 +9,10 @@ describe('mergeConfigLayers', () => {
   it('merges nested mappings key by key at any depth', () => {
     const base = { daemon: { port: 1, host: 'h' }, budget: { max_usd_per_run: 3 } };
     const overlay = { daemon: { port: 2 } };
-    expect(mergeConfigLayers(base, overlay)).toEqual({ daemon: { port: 2, host: 'h' }, budget: { max_usd_per_run: 3 } });
+    expect(mergeConfigLayers(base, overlay)).toEqual({
+      daemon: { port: 2, host: 'h' },
+      budget: { max_usd_per_run: 3 },
+    });
   });
 
   it('appends lists, dropping items already present by value (objects too)', () => {

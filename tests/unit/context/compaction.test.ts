@@ -15,20 +15,39 @@ import { houseKeep, newHouseKeepState } from '../../../src-main/core/context/hou
 import { IDENTIFIERS_HEADING } from '../../../src-main/core/context/identifiers.js';
 import { estimateMessagesTokens } from '../../../src-main/core/context/tokens.js';
 import { SessionFile, type SessionMessage } from '../../../src-main/core/sessions/types.js';
-import { assistant, choreOf, fakeSmallModel, llmFailure, toolCalls, toolResults, toolSession, user } from './helpers.js';
+import {
+  assistant,
+  choreOf,
+  fakeSmallModel,
+  llmFailure,
+  toolCalls,
+  toolResults,
+  toolSession,
+  user,
+} from './helpers.js';
 
 const WINDOW = 40_000;
 const FIXED = 2_000;
-const PLANTED = ['/srv/app/config/prod.yaml', 'db.internal:5432', 'deploy-7f3a9c2e', 'https://ops.example.com/runbooks/42'];
+const PLANTED = [
+  '/srv/app/config/prod.yaml',
+  'db.internal:5432',
+  'deploy-7f3a9c2e',
+  'https://ops.example.com/runbooks/42',
+];
 
 /** U0, an early exchange that plants identifiers, then `n` tool iterations of 8 KB results. */
 function plantedSession(n = 30): SessionMessage[] {
   const rest = toolSession(n, 8000).slice(1);
   return [
     user('Deploy the new config'),
-    toolCalls([{ id: 'plant', name: 'file_read', input: { path: PLANTED[0] } }], 'Reading the production config first.'),
+    toolCalls(
+      [{ id: 'plant', name: 'file_read', input: { path: PLANTED[0] } }],
+      'Reading the production config first.',
+    ),
     toolResults([{ id: 'plant', text: `database: ${PLANTED[1]}\nrelease: ${PLANTED[2]}` }]),
-    assistant(`${PLANTED[0]} points at release ${PLANTED[2]}; the runbook at ${PLANTED[3]} says to restart after deploying.`),
+    assistant(
+      `${PLANTED[0]} points at release ${PLANTED[2]}; the runbook at ${PLANTED[3]} says to restart after deploying.`,
+    ),
     user(`ok, go on, and keep ${PLANTED[1]} as the database`),
     ...rest,
   ];
@@ -37,19 +56,45 @@ function plantedSession(n = 30): SessionMessage[] {
 const overLimit = { inputTokens: 100, cacheReadTokens: 36_000, cacheCreationTokens: 0 };
 
 function input(messages: SessionMessage[], over: Partial<CompactionInput> = {}): CompactionInput {
-  return { session: { messages }, contextWindow: WINDOW, fixedTokens: FIXED, lastUsage: overLimit, state: newCompactionState(), ...over };
+  return {
+    session: { messages },
+    contextWindow: WINDOW,
+    fixedTokens: FIXED,
+    lastUsage: overLimit,
+    state: newCompactionState(),
+    ...over,
+  };
 }
 
-function deps(llm: ReturnType<typeof fakeSmallModel>, over: Partial<CompactionDeps> = {}): CompactionDeps & { warnings: string[] } {
+function deps(
+  llm: ReturnType<typeof fakeSmallModel>,
+  over: Partial<CompactionDeps> = {},
+): CompactionDeps & { warnings: string[] } {
   const warnings: string[] = [];
-  return { llm, model: 'claude-haiku-5-5', signal: new AbortController().signal, now: () => new Date('2026-03-14T10:00:00Z'), warn: (m) => warnings.push(m), warnings, ...over };
+  return {
+    llm,
+    model: 'claude-haiku-5-5',
+    signal: new AbortController().signal,
+    now: () => new Date('2026-03-14T10:00:00Z'),
+    warn: (m) => warnings.push(m),
+    warnings,
+    ...over,
+  };
 }
 
 describe('compaction trigger', () => {
   it('compacts at 85% of the window by the last real usage (input + cache read + cache creation)', () => {
     const messages = plantedSession(4);
-    expect(shouldCompact(input(messages, { lastUsage: { inputTokens: 1000, cacheReadTokens: 32_000, cacheCreationTokens: 1000 } }))).toBe(true);
-    expect(shouldCompact(input(messages, { lastUsage: { inputTokens: 1000, cacheReadTokens: 31_000, cacheCreationTokens: 1000 } }))).toBe(false);
+    expect(
+      shouldCompact(
+        input(messages, { lastUsage: { inputTokens: 1000, cacheReadTokens: 32_000, cacheCreationTokens: 1000 } }),
+      ),
+    ).toBe(true);
+    expect(
+      shouldCompact(
+        input(messages, { lastUsage: { inputTokens: 1000, cacheReadTokens: 31_000, cacheCreationTokens: 1000 } }),
+      ),
+    ).toBe(false);
   });
 
   it('adds an estimate of the messages appended since that request', () => {
@@ -64,12 +109,17 @@ describe('compaction trigger', () => {
     expect(estimateMessagesTokens(messages)).toBeGreaterThan(WINDOW);
     expect(shouldCompact(input(messages, { lastUsage: undefined }))).toBe(true);
     // With housekeeping, 30 results of 8 KB shrink to well under the threshold.
-    expect(shouldCompact(input(messages, { lastUsage: undefined, housekeeping: { state: newHouseKeepState() } }))).toBe(false);
+    expect(shouldCompact(input(messages, { lastUsage: undefined, housekeeping: { state: newHouseKeepState() } }))).toBe(
+      false,
+    );
   });
 
   it('does nothing and calls no model below the threshold', async () => {
     const llm = fakeSmallModel();
-    const r = await compactIfNeeded(input(plantedSession(4), { lastUsage: { inputTokens: 10, cacheReadTokens: 0, cacheCreationTokens: 0 } }), deps(llm));
+    const r = await compactIfNeeded(
+      input(plantedSession(4), { lastUsage: { inputTokens: 10, cacheReadTokens: 0, cacheCreationTokens: 0 } }),
+      deps(llm),
+    );
     expect(r).toBeUndefined();
     expect(llm.requests).toHaveLength(0);
   });
@@ -97,7 +147,7 @@ describe('proactive compaction', () => {
     expect(r.tokensAfter).toBeGreaterThan(WINDOW / 4);
     expect(r.tokensBefore).toBe(36_100);
     // The summariser saw the dropped part as a transcript, without the kept part.
-    const prompt = (llm.requests[0]!.messages[0]!.content as string);
+    const prompt = llm.requests[0]!.messages[0]!.content as string;
     expect(prompt).toContain('[tool_call: file_read {"path":"/srv/app/config/prod.yaml"}]');
     expect(prompt).not.toContain(`END-t29`);
     expect(llm.requests[0]!.model).toBe('claude-haiku-5-5');
@@ -117,12 +167,17 @@ describe('proactive compaction', () => {
 
   it('write-before-compact: appends the extracted facts to MEMORY.md through boundedAppend before summarising', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rein-mem-'));
-    const llm = fakeSmallModel('- Production DB is db.internal:5432\n- Restart after deploying (runbook 42)', 'the summary');
+    const llm = fakeSmallModel(
+      '- Production DB is db.internal:5432\n- Restart after deploying (runbook 42)',
+      'the summary',
+    );
     const r = (await compactIfNeeded(input(plantedSession(30)), deps(llm, { memoryDir: dir })))!;
     expect(r.learnings).toBe('written');
     expect(llm.requests.map(choreOf)).toEqual(['learnings', 'summary']);
     const memory = await readFile(join(dir, 'MEMORY.md'), 'utf8');
-    expect(memory).toMatch(/^\n## Auto-persisted \(2026-03-14 \d\d:00\)\n\n- Production DB is db.internal:5432\n- Restart after deploying \(runbook 42\)\n$/);
+    expect(memory).toMatch(
+      /^\n## Auto-persisted \(2026-03-14 \d\d:00\)\n\n- Production DB is db.internal:5432\n- Restart after deploying \(runbook 42\)\n$/,
+    );
     expect(llm.requests[0]!.messages[0]!.content).toContain('## Existing Memory (do not duplicate)');
   });
 
@@ -147,7 +202,10 @@ describe('proactive compaction', () => {
   it('retries a failed summary once', async () => {
     const state = newCompactionState();
     const llm = fakeSmallModel(llmFailure(), '   ', 'second try'); // an empty answer counts as a failure too
-    const first = await compactIfNeeded(input(plantedSession(30), { state }), deps(fakeSmallModel(llmFailure(), 'ok now')));
+    const first = await compactIfNeeded(
+      input(plantedSession(30), { state }),
+      deps(fakeSmallModel(llmFailure(), 'ok now')),
+    );
     expect(first!.summarised).toBe(true);
     const r = (await compactIfNeeded(input(plantedSession(30), { state }), deps(llm)))!;
     expect(r.summarised).toBe(false); // failure + empty answer = two failures
@@ -194,9 +252,17 @@ describe('proactive compaction', () => {
   it('a second compaction absorbs the first summary and moves the checkpoint forward', async () => {
     let messages = plantedSession(30);
     const r1 = (await compactIfNeeded(input(messages), deps(fakeSmallModel('FIRST SUMMARY'))))!;
-    for (let i = 30; i < 45; i++) messages = [...messages, toolCalls([{ id: `t${i}` }]), toolResults([{ id: `t${i}`, text: 'y'.repeat(8000) }])];
-    const llm = fakeSmallModel((req) => (String(req.messages[0]!.content).includes('FIRST SUMMARY') ? 'SECOND SUMMARY' : new Error('previous summary missing')));
-    const r2 = (await compactIfNeeded(input(messages, { session: { messages, checkpoint: r1.checkpoint } }), deps(llm)))!;
+    for (let i = 30; i < 45; i++)
+      messages = [...messages, toolCalls([{ id: `t${i}` }]), toolResults([{ id: `t${i}`, text: 'y'.repeat(8000) }])];
+    const llm = fakeSmallModel((req) =>
+      String(req.messages[0]!.content).includes('FIRST SUMMARY')
+        ? 'SECOND SUMMARY'
+        : new Error('previous summary missing'),
+    );
+    const r2 = (await compactIfNeeded(
+      input(messages, { session: { messages, checkpoint: r1.checkpoint } }),
+      deps(llm),
+    ))!;
     expect(r2.summarised).toBe(true);
     expect(r2.checkpoint.firstKeptIndex).toBeGreaterThan(r1.checkpoint.firstKeptIndex);
     expect(r2.droppedMessages).toBe(r2.checkpoint.firstKeptIndex - r1.checkpoint.firstKeptIndex);
@@ -241,7 +307,14 @@ describe('checkpoint and requestHistory', () => {
       updated_at: '2026-03-14T10:00:00Z',
       messages,
       message_meta: messages.map(() => ({ source: 'local', timestamp: '2026-03-14T10:00:00Z' })),
-      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 },
+      usage: {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_read_tokens: 0,
+        cache_creation_tokens: 0,
+        cost_usd: 0,
+        requests: 0,
+      },
       checkpoint,
     };
     const loaded = SessionFile.parse(JSON.parse(JSON.stringify(session)));
@@ -267,7 +340,12 @@ describe('checkpoint and requestHistory', () => {
     const { messages, checkpoint } = await compacted();
     const other = toolSession(5);
     expect(requestHistory({ messages: other, checkpoint })).toEqual(other);
-    expect(requestHistory({ messages, checkpoint: { ...checkpoint, firstKeptIndex: 'x' } as unknown as CompactionCheckpoint })).toEqual(messages);
+    expect(
+      requestHistory({
+        messages,
+        checkpoint: { ...checkpoint, firstKeptIndex: 'x' } as unknown as CompactionCheckpoint,
+      }),
+    ).toEqual(messages);
     expect(requestHistory({ messages, checkpoint: 'garbage' })).toEqual(messages);
   });
 
@@ -280,4 +358,3 @@ describe('checkpoint and requestHistory', () => {
     expect(historyShapeProblems(sent)).toEqual([]);
   });
 });
-

@@ -4,7 +4,10 @@ import { ReinError } from '../../../src-main/core/errors.js';
 import type { LlmClient, LlmEvent, ModelRequest, ModelResponse } from '../../../src-main/core/llm/client.js';
 import type { SessionMessage } from '../../../src-main/core/sessions/types.js';
 
-export const user = (...texts: string[]): SessionMessage => ({ role: 'user', content: texts.map((text) => ({ type: 'text', text })) });
+export const user = (...texts: string[]): SessionMessage => ({
+  role: 'user',
+  content: texts.map((text) => ({ type: 'text', text })),
+});
 export const assistant = (text: string): SessionMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
 
 export interface Call {
@@ -16,7 +19,12 @@ export const toolCalls = (calls: Call[], text?: string): SessionMessage => ({
   role: 'assistant',
   content: [
     ...(text ? [{ type: 'text' as const, text }] : []),
-    ...calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name ?? 'file_read', input: c.input ?? { path: `/work/${c.id}.txt` } })),
+    ...calls.map((c) => ({
+      type: 'tool_use' as const,
+      id: c.id,
+      name: c.name ?? 'file_read',
+      input: c.input ?? { path: `/work/${c.id}.txt` },
+    })),
   ],
 });
 
@@ -30,19 +38,17 @@ export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk
 export const toolResults = (results: Result[], ...extra: ContentBlockParam[]): SessionMessage => ({
   role: 'user',
   content: [
-    ...results.map(
-      (r): ToolResultBlockParam => ({
-        type: 'tool_result',
-        tool_use_id: r.id,
-        content: r.image
-          ? [
-              { type: 'text', text: r.text },
-              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG + r.id } },
-            ]
-          : r.text,
-        ...(r.isError ? { is_error: true } : {}),
-      }),
-    ),
+    ...results.map((r): ToolResultBlockParam => ({
+      type: 'tool_result',
+      tool_use_id: r.id,
+      content: r.image
+        ? [
+            { type: 'text', text: r.text },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG + r.id } },
+          ]
+        : r.text,
+      ...(r.isError ? { is_error: true } : {}),
+    })),
     ...extra,
   ],
 });
@@ -101,7 +107,9 @@ export const choreOf = (req: ModelRequest): 'summary' | 'learnings' =>
   req.system[0]!.text.includes('long-term memory') ? 'learnings' : 'summary';
 
 /** A model that answers every chore from functions, for property runs. */
-export function choreModel(answer: (chore: 'summary' | 'learnings', req: ModelRequest) => string | Error): LlmClient & { requests: ModelRequest[] } {
+export function choreModel(
+  answer: (chore: 'summary' | 'learnings', req: ModelRequest) => string | Error,
+): LlmClient & { requests: ModelRequest[] } {
   const requests: ModelRequest[] = [];
   return {
     requests,
@@ -120,7 +128,8 @@ export function choreModel(answer: (chore: 'summary' | 'learnings', req: ModelRe
   };
 }
 
-export const llmFailure = (msg = 'fake small model failed'): ReinError => new ReinError('llm_failed', msg, { status: 500 });
+export const llmFailure = (msg = 'fake small model failed'): ReinError =>
+  new ReinError('llm_failed', msg, { status: 500 });
 
 /** A seeded PRNG (mulberry32): property runs are reproducible from their seed. */
 export function rng(seed: number): () => number {

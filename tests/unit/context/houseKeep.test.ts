@@ -1,6 +1,12 @@
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
-import { houseKeep, IMAGE_NOTE, newHouseKeepState, raiseTier, type HouseKeepState } from '../../../src-main/core/context/houseKeep.js';
+import {
+  houseKeep,
+  IMAGE_NOTE,
+  newHouseKeepState,
+  raiseTier,
+  type HouseKeepState,
+} from '../../../src-main/core/context/houseKeep.js';
 import { historyShapeProblems } from '../../../src-main/core/context/historyShape.js';
 import type { SessionMessage } from '../../../src-main/core/sessions/types.js';
 import { big, toolCalls, toolResults, toolSession, user, PNG } from './helpers.js';
@@ -14,7 +20,9 @@ function resultFor(messages: SessionMessage[], id: string): ToolResultBlockParam
   throw new Error(`no result ${id}`);
 }
 const textOf = (b: ToolResultBlockParam): string =>
-  typeof b.content === 'string' ? b.content : (b.content ?? []).map((p) => (p.type === 'text' ? p.text : `<${p.type}>`)).join('|');
+  typeof b.content === 'string'
+    ? b.content
+    : (b.content ?? []).map((p) => (p.type === 'text' ? p.text : `<${p.type}>`)).join('|');
 
 function tierOf(text: string, id: string): 'full' | 'trimmed' | 'meta' {
   if (text.includes('characters omitted to save context')) return 'trimmed';
@@ -34,7 +42,9 @@ describe('houseKeep: tool results', () => {
     expect(trimmed.startsWith(big('t5').slice(0, 300))).toBe(true);
     expect(trimmed.endsWith(big('t5').slice(-300))).toBe(true);
     expect(trimmed).toContain('[… 4,400 characters omitted to save context …]');
-    expect(textOf(resultFor(out, 't0'))).toBe('[file_read {"path":"/work/t0.txt"} → 5,000 characters, ok; output removed to save context]');
+    expect(textOf(resultFor(out, 't0'))).toBe(
+      '[file_read {"path":"/work/t0.txt"} → 5,000 characters, ok; output removed to save context]',
+    );
     expect(historyShapeProblems(out)).toEqual([]);
   });
 
@@ -50,18 +60,32 @@ describe('houseKeep: tool results', () => {
 
   it('counts messages, not results: parallel results in one message share a tier', () => {
     const history: SessionMessage[] = [user('go')];
-    history.push(toolCalls([{ id: 'p1' }, { id: 'p2' }]), toolResults([{ id: 'p1', text: big('p1') }, { id: 'p2', text: big('p2') }]));
-    for (let i = 0; i < 3; i++) history.push(toolCalls([{ id: `n${i}` }]), toolResults([{ id: `n${i}`, text: big(`n${i}`) }]));
+    history.push(
+      toolCalls([{ id: 'p1' }, { id: 'p2' }]),
+      toolResults([
+        { id: 'p1', text: big('p1') },
+        { id: 'p2', text: big('p2') },
+      ]),
+    );
+    for (let i = 0; i < 3; i++)
+      history.push(toolCalls([{ id: `n${i}` }]), toolResults([{ id: `n${i}`, text: big(`n${i}`) }]));
     const out = houseKeep(history, newHouseKeepState(), { slack: 0 });
     expect(tierOf(textOf(resultFor(out, 'p1')), 'p1')).toBe('trimmed');
     expect(tierOf(textOf(resultFor(out, 'p2')), 'p2')).toBe('trimmed');
   });
 
   it('leaves short results whole, and says "error" in the metadata line of a failed call', () => {
-    const history: SessionMessage[] = [user('go'), toolCalls([{ id: 'e', name: 'bash', input: { command: 'make' } }]), toolResults([{ id: 'e', text: '[business error] make failed', isError: true }])];
-    for (let i = 0; i < 10; i++) history.push(toolCalls([{ id: `s${i}` }]), toolResults([{ id: `s${i}`, text: `short ${i}` }]));
+    const history: SessionMessage[] = [
+      user('go'),
+      toolCalls([{ id: 'e', name: 'bash', input: { command: 'make' } }]),
+      toolResults([{ id: 'e', text: '[business error] make failed', isError: true }]),
+    ];
+    for (let i = 0; i < 10; i++)
+      history.push(toolCalls([{ id: `s${i}` }]), toolResults([{ id: `s${i}`, text: `short ${i}` }]));
     const out = houseKeep(history, newHouseKeepState());
-    expect(textOf(resultFor(out, 'e'))).toBe('[bash {"command":"make"} → 28 characters, error; output removed to save context]');
+    expect(textOf(resultFor(out, 'e'))).toBe(
+      '[bash {"command":"make"} → 28 characters, error; output removed to save context]',
+    );
     expect(resultFor(out, 'e').is_error).toBe(true);
     expect(textOf(resultFor(out, 's3'))).toBe('short 3'); // trimmed tier, but too short to cut
   });
@@ -122,7 +146,8 @@ describe('houseKeep: tool results', () => {
       outs.push(houseKeep(history, state, { slack: 3 }));
     }
     // 4, 5, 6 full results: every request extends the previous one byte for byte.
-    for (let k = 1; k <= 3; k++) expect(JSON.stringify(outs[k]!.slice(0, outs[k - 1]!.length))).toBe(JSON.stringify(outs[k - 1]));
+    for (let k = 1; k <= 3; k++)
+      expect(JSON.stringify(outs[k]!.slice(0, outs[k - 1]!.length))).toBe(JSON.stringify(outs[k - 1]));
     // The 7th full result triggers one batch: t0..t3 trimmed at once, the newest 3 stay full.
     expect(Object.keys(state.results).sort()).toEqual(['t0', 't1', 't2', 't3']);
     expect(tierOf(textOf(resultFor(outs[4]!, 't4')), 't4')).toBe('full');
@@ -159,7 +184,9 @@ describe('houseKeep: tool results', () => {
     raiseTier(state, 't1', 'clipped');
     expect(raiseTier(state, 't1', 'trimmed')).toBe(false);
     const out = houseKeep(toolSession(2, 5000), state);
-    expect(textOf(resultFor(out, 't1'))).toBe(`${big('t1').slice(0, 100)}… [clipped to save context; 5,000 characters in all]`);
+    expect(textOf(resultFor(out, 't1'))).toBe(
+      `${big('t1').slice(0, 100)}… [clipped to save context; 5,000 characters in all]`,
+    );
     expect(textOf(resultFor(out, 't0'))).toBe(big('t0'));
   });
 
@@ -175,9 +202,19 @@ describe('houseKeep: tool results', () => {
 describe('houseKeep: images', () => {
   it('keeps images only in the 5 newest image-bearing messages, top-level or inside tool results', () => {
     const history: SessionMessage[] = [
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+        ],
+      },
     ];
-    for (let i = 0; i < 6; i++) history.push(toolCalls([{ id: `s${i}`, name: 'screenshot' }]), toolResults([{ id: `s${i}`, text: `shot ${i}`, image: true }]));
+    for (let i = 0; i < 6; i++)
+      history.push(
+        toolCalls([{ id: `s${i}`, name: 'screenshot' }]),
+        toolResults([{ id: `s${i}`, text: `shot ${i}`, image: true }]),
+      );
     const state: HouseKeepState = newHouseKeepState();
     const out = houseKeep(history, state);
     const first = out[0]!.content as Array<{ type: string; text?: string }>;
@@ -191,7 +228,8 @@ describe('houseKeep: images', () => {
 
   it('keeps a stripped image stripped when newer images disappear from the history', () => {
     const history: SessionMessage[] = [user('go')];
-    for (let i = 0; i < 6; i++) history.push(toolCalls([{ id: `s${i}` }]), toolResults([{ id: `s${i}`, text: `shot ${i}`, image: true }]));
+    for (let i = 0; i < 6; i++)
+      history.push(toolCalls([{ id: `s${i}` }]), toolResults([{ id: `s${i}`, text: `shot ${i}`, image: true }]));
     const state = newHouseKeepState();
     houseKeep(history, state);
     const out = houseKeep(history.slice(0, 5), state);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ensureIdentifiers, findIdentifiers, IDENTIFIERS_HEADING, pickIdentifiers } from '../../../src-main/core/context/identifiers.js';
+import {
+  ensureIdentifiers,
+  findIdentifiers,
+  IDENTIFIERS_HEADING,
+  pickIdentifiers,
+} from '../../../src-main/core/context/identifiers.js';
 
 describe('identifier extraction', () => {
   it('finds paths, URLs, host:port, hashes, uuids, tickets and long numbers, once each', () => {

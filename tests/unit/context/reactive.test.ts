@@ -8,18 +8,25 @@ import { ReinError } from '../../../src-main/core/errors.js';
 import { fakeSmallModel, toolSession } from './helpers.js';
 
 describe('isPromptTooLong', () => {
-  const http = (status: number, message: string) => new ReinError('llm_failed', `LLM call failed: HTTP ${status}: ${message}`, { status, retryable: false });
+  const http = (status: number, message: string) =>
+    new ReinError('llm_failed', `LLM call failed: HTTP ${status}: ${message}`, { status, retryable: false });
 
   it('recognises the API refusing a prompt that does not fit the window', () => {
     expect(isPromptTooLong(http(400, 'prompt is too long: 210000 tokens > 200000 maximum'))).toBe(true);
-    expect(isPromptTooLong(http(400, 'This model\'s maximum context length is 128000 tokens (context_length_exceeded)'))).toBe(true);
-    expect(isPromptTooLong(http(400, 'input length and `max_tokens` exceed context limit: 199000 + 8192 > 200000'))).toBe(true);
+    expect(
+      isPromptTooLong(http(400, "This model's maximum context length is 128000 tokens (context_length_exceeded)")),
+    ).toBe(true);
+    expect(
+      isPromptTooLong(http(400, 'input length and `max_tokens` exceed context limit: 199000 + 8192 > 200000')),
+    ).toBe(true);
   });
 
   it('does not mistake other failures for it', () => {
     expect(isPromptTooLong(http(400, 'messages.1: tool_use ids must be unique'))).toBe(false);
     expect(isPromptTooLong(http(500, 'prompt is too long'))).toBe(false);
-    expect(isPromptTooLong(new ReinError('llm_failed', 'LLM call failed after 3 attempts: prompt is too long'))).toBe(false);
+    expect(isPromptTooLong(new ReinError('llm_failed', 'LLM call failed after 3 attempts: prompt is too long'))).toBe(
+      false,
+    );
     expect(isPromptTooLong(new Error('prompt is too long'))).toBe(false);
     expect(isPromptTooLong(undefined)).toBe(false);
   });
@@ -43,9 +50,14 @@ describe('compactHard', () => {
 
     const sent = houseKeep(requestHistory({ messages, checkpoint: cp }), housekeeping.state);
     expect(historyShapeProblems(sent)).toEqual([]);
-    const results = sent.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result');
+    const results = sent
+      .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+      .filter((b) => b.type === 'tool_result');
     expect(results.length).toBeGreaterThan(0);
-    for (const b of results) expect(String((b as { content: string }).content)).toMatch(/^BEGIN-t\d+ x+… \[clipped to save context; 6,000 characters in all\]$/);
+    for (const b of results)
+      expect(String((b as { content: string }).content)).toMatch(
+        /^BEGIN-t\d+ x+… \[clipped to save context; 6,000 characters in all\]$/,
+      );
     expect(estimateMessagesTokens(sent) + 2000).toBeLessThan(20_000);
   });
 

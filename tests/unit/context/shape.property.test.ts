@@ -8,7 +8,12 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
 import { locateKept, requestHistory } from '../../../src-main/core/context/checkpoint.js';
-import { compactHard, compactIfNeeded, newCompactionState, type LastUsage } from '../../../src-main/core/context/compaction.js';
+import {
+  compactHard,
+  compactIfNeeded,
+  newCompactionState,
+  type LastUsage,
+} from '../../../src-main/core/context/compaction.js';
 import { historyShapeProblems } from '../../../src-main/core/context/historyShape.js';
 import { houseKeep, newHouseKeepState, type ResultTier } from '../../../src-main/core/context/houseKeep.js';
 import { assemblePrompt } from '../../../src-main/core/context/promptAssembly.js';
@@ -20,7 +25,11 @@ const ORDER: Record<ResultTier, number> = { full: 0, trimmed: 1, clipped: 2, met
 const WINDOW = 30_000;
 const FIXED = 1_500;
 
-function checkSent(sent: SessionMessage[], seen: Map<string, ResultTier>, recorded: Record<string, Exclude<ResultTier, 'full'>>): void {
+function checkSent(
+  sent: SessionMessage[],
+  seen: Map<string, ResultTier>,
+  recorded: Record<string, Exclude<ResultTier, 'full'>>,
+): void {
   expect(historyShapeProblems(sent)).toEqual([]);
   expect(sent[sent.length - 1]!.role).toBe('user');
   for (const m of sent) {
@@ -30,7 +39,9 @@ function checkSent(sent: SessionMessage[], seen: Map<string, ResultTier>, record
       const id = b.tool_use_id;
       const tier = recorded[id] ?? 'full';
       const before = seen.get(id) ?? 'full';
-      expect(ORDER[tier], `decision for ${id} went from ${before} back to ${tier}`).toBeGreaterThanOrEqual(ORDER[before]);
+      expect(ORDER[tier], `decision for ${id} went from ${before} back to ${tier}`).toBeGreaterThanOrEqual(
+        ORDER[before],
+      );
       seen.set(id, tier);
     }
   }
@@ -55,7 +66,9 @@ async function simulate(seed: number, iterations: number) {
   const session: { messages: SessionMessage[]; checkpoint?: unknown } = { messages: [] };
   const housekeeping = { state: newHouseKeepState(), options: { slack: pick([0, 0, 1, 3]) } };
   const state = newCompactionState();
-  const llm = choreModel((chore) => (rand() < 0.3 ? llmFailure() : chore === 'learnings' ? 'NONE' : `summary ${Math.floor(rand() * 1000)}: /srv/x.yaml`));
+  const llm = choreModel((chore) =>
+    rand() < 0.3 ? llmFailure() : chore === 'learnings' ? 'NONE' : `summary ${Math.floor(rand() * 1000)}: /srv/x.yaml`,
+  );
   const deps = { llm, model: 'small', signal: new AbortController().signal };
   const seenTier = new Map<string, ResultTier>();
   let lastUsage: LastUsage | undefined;
@@ -66,24 +79,40 @@ async function simulate(seed: number, iterations: number) {
   const appendUser = (blocks: ContentBlockParam[]) => {
     const last = session.messages[session.messages.length - 1];
     if (last?.role === 'user') {
-      last.content = [...(typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content), ...blocks];
+      last.content = [
+        ...(typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content),
+        ...blocks,
+      ];
     } else session.messages.push({ role: 'user', content: blocks });
   };
   const newTurn = (n: number) => {
     const prompt = assemblePrompt({
       static: 'Static rules.',
       stable: { agent: 'a' },
-      volatile: { now: new Date(1_700_000_000_000 + n * 60_000), timeZone: 'UTC', cwd: '/w', model: 'm', contextWindow: WINDOW, memory: rand() < 0.5 ? '- fact' : '' },
+      volatile: {
+        now: new Date(1_700_000_000_000 + n * 60_000),
+        timeZone: 'UTC',
+        cwd: '/w',
+        model: 'm',
+        contextWindow: WINDOW,
+        memory: rand() < 0.5 ? '- fact' : '',
+      },
       history: requestHistory(session),
     });
-    appendUser([prompt.volatileBlock, { type: 'text', text: `task ${n}: ${pick(['fix /srv/app/a.ts', 'call db.internal:5432', 'look at OPS-12'])}` }]);
+    appendUser([
+      prompt.volatileBlock,
+      { type: 'text', text: `task ${n}: ${pick(['fix /srv/app/a.ts', 'call db.internal:5432', 'look at OPS-12'])}` },
+    ]);
   };
 
   newTurn(0);
   for (let i = 0; i < iterations; i++) {
     expect(session.messages.length).toBeGreaterThanOrEqual(transcript);
     transcript = session.messages.length;
-    const r = await compactIfNeeded({ session, contextWindow: WINDOW, fixedTokens: FIXED, lastUsage, state, housekeeping }, deps);
+    const r = await compactIfNeeded(
+      { session, contextWindow: WINDOW, fixedTokens: FIXED, lastUsage, state, housekeeping },
+      deps,
+    );
     if (r) {
       compactions++;
       session.checkpoint = r.checkpoint;
@@ -103,7 +132,12 @@ async function simulate(seed: number, iterations: number) {
       // After the hard compaction the retry fits.
       expect(FIXED + estimateMessagesTokens(sent)).toBeLessThanOrEqual(WINDOW);
     }
-    lastUsage = { inputTokens: FIXED + estimateMessagesTokens(sent), cacheReadTokens: 0, cacheCreationTokens: 0, messagesSent: sent.length };
+    lastUsage = {
+      inputTokens: FIXED + estimateMessagesTokens(sent),
+      cacheReadTokens: 0,
+      cacheCreationTokens: 0,
+      messagesSent: sent.length,
+    };
 
     if (rand() < 0.15) {
       session.messages.push({ role: 'assistant', content: [{ type: 'text', text: 'Done for now.' }] });
@@ -116,7 +150,12 @@ async function simulate(seed: number, iterations: number) {
       role: 'assistant',
       content: [
         ...(rand() < 0.4 ? [{ type: 'text' as const, text: 'Working on it.' }] : []),
-        ...calls.map((id) => ({ type: 'tool_use' as const, id, name: pick(['bash', 'file_read', 'grep']), input: { arg: `/srv/${id}` } })),
+        ...calls.map((id) => ({
+          type: 'tool_use' as const,
+          id,
+          name: pick(['bash', 'file_read', 'grep']),
+          input: { arg: `/srv/${id}` },
+        })),
       ],
     });
     appendUser(
@@ -127,7 +166,13 @@ async function simulate(seed: number, iterations: number) {
           type: 'tool_result' as const,
           tool_use_id: id,
           content: image
-            ? [{ type: 'text' as const, text }, { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: PNG + id } }]
+            ? [
+                { type: 'text' as const, text },
+                {
+                  type: 'image' as const,
+                  source: { type: 'base64' as const, media_type: 'image/png' as const, data: PNG + id },
+                },
+              ]
             : text,
           ...(rand() < 0.1 ? { is_error: true } : {}),
         };

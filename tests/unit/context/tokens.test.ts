@@ -18,8 +18,21 @@ describe('token estimation', () => {
   });
 
   it('counts an image as about 1000 tokens whatever its base64 size', () => {
-    const small = { role: 'user' as const, content: [{ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: PNG } }] };
-    const huge = { role: 'user' as const, content: [{ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: PNG.repeat(5000) } }] };
+    const small = {
+      role: 'user' as const,
+      content: [
+        { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: PNG } },
+      ],
+    };
+    const huge = {
+      role: 'user' as const,
+      content: [
+        {
+          type: 'image' as const,
+          source: { type: 'base64' as const, media_type: 'image/png' as const, data: PNG.repeat(5000) },
+        },
+      ],
+    };
     expect(estimateMessageTokens(small)).toBe(1000 + 4);
     expect(estimateMessageTokens(huge)).toBe(1000 + 4);
   });
@@ -42,7 +55,9 @@ describe('token estimation', () => {
     expect(estimateSystemTokens(system)).toBe(20);
     expect(estimateToolsTokens(tools)).toBe(Math.ceil(JSON.stringify(tools[0]).length / 3.5));
     const messages = [user('hello')];
-    expect(estimateRequestTokens({ system, tools, messages })).toBe(20 + estimateToolsTokens(tools) + estimateMessagesTokens(messages));
+    expect(estimateRequestTokens({ system, tools, messages })).toBe(
+      20 + estimateToolsTokens(tools) + estimateMessagesTokens(messages),
+    );
   });
 });
 

@@ -20,18 +20,26 @@ function refusal(fn: () => unknown): HttpError {
 describe('editing the global config.yaml for the settings view', () => {
   it('changes values in place, keeping comments, order and other keys', () => {
     const text = '# mine\nmodel: a # main one\nmax_iterations: 9\npermissions:\n  # careful\n  mode: default\n';
-    expect(edited(FILE, text, { model: 'b', permission_mode: 'plan' })).toBe('# mine\nmodel: b # main one\nmax_iterations: 9\npermissions:\n  # careful\n  mode: plan\n');
+    expect(edited(FILE, text, { model: 'b', permission_mode: 'plan' })).toBe(
+      '# mine\nmodel: b # main one\nmax_iterations: 9\npermissions:\n  # careful\n  mode: plan\n',
+    );
   });
 
   it('adds keys to an empty or comment-only file, and under an existing mapping', () => {
     expect(edited(FILE, '', { small_model: 's' })).toBe('small_model: s\n');
     expect(edited(FILE, '# only words\n', { model: 'm' })).toBe('# only words\n\nmodel: m\n');
-    expect(edited(FILE, 'permissions:\n  allowed_commands: [ls]\n', { permission_mode: 'acceptEdits' })).toBe('permissions:\n  allowed_commands: [ ls ]\n  mode: acceptEdits\n');
+    expect(edited(FILE, 'permissions:\n  allowed_commands: [ls]\n', { permission_mode: 'acceptEdits' })).toBe(
+      'permissions:\n  allowed_commands: [ ls ]\n  mode: acceptEdits\n',
+    );
   });
 
   it('removes base_url with its comments moved, not lost, and never writes `null` or `{}`', () => {
-    expect(edited(FILE, '# keep\nbase_url: http://x.example/ # why\nmodel: a\n', { base_url: null })).toBe('# keep\n# why\nmodel: a\n');
-    expect(edited(FILE, 'model: a\n# tail\nbase_url: http://x.example/\n', { base_url: null })).toBe('model: a\n# tail\n');
+    expect(edited(FILE, '# keep\nbase_url: http://x.example/ # why\nmodel: a\n', { base_url: null })).toBe(
+      '# keep\n# why\nmodel: a\n',
+    );
+    expect(edited(FILE, 'model: a\n# tail\nbase_url: http://x.example/\n', { base_url: null })).toBe(
+      'model: a\n# tail\n',
+    );
     expect(edited(FILE, '# keep\nbase_url: http://x.example/\n', { base_url: null })).toBe('# keep\n');
     expect(edited(FILE, 'base_url: http://x.example/\n', { base_url: null })).toBe('');
   });

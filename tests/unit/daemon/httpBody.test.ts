@@ -2,7 +2,13 @@ import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, jsonDepthExceeds, parseJson, readBody, setBodyDeadline } from '../../../src-main/core/daemon/httpBody.js';
+import {
+  MAX_JSON_DEPTH,
+  jsonDepthExceeds,
+  parseJson,
+  readBody,
+  setBodyDeadline,
+} from '../../../src-main/core/daemon/httpBody.js';
 import { HttpError } from '../../../src-main/core/daemon/httpError.js';
 
 let server: Server | undefined;
@@ -26,7 +32,9 @@ function serve(limit: number, bodyTimeoutMs?: number): Promise<{ port: number; o
       },
     );
   });
-  return new Promise((ok) => server!.listen(0, '127.0.0.1', () => ok({ port: (server!.address() as AddressInfo).port, outcome })));
+  return new Promise((ok) =>
+    server!.listen(0, '127.0.0.1', () => ok({ port: (server!.address() as AddressInfo).port, outcome })),
+  );
 }
 
 /** Writes raw HTTP in pieces, with a pause between them so they arrive as separate reads. */
@@ -52,7 +60,12 @@ describe('readBody', () => {
   it('refuses a chunked body once it grows past the limit, with no length announced', async () => {
     const { port, outcome } = await serve(8);
     const chunk = (s: string) => `${s.length.toString(16)}\r\n${s}\r\n`;
-    await rawRequest(port, ['POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', chunk('12345'), chunk('67890'), '0\r\n\r\n']);
+    await rawRequest(port, [
+      'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n',
+      chunk('12345'),
+      chunk('67890'),
+      '0\r\n\r\n',
+    ]);
     const e = (await outcome) as HttpError;
     expect(e).toBeInstanceOf(HttpError);
     expect(e.code).toBe('body_too_large');

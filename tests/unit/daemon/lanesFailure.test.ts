@@ -8,7 +8,8 @@ import { Lanes } from '../../../src-main/core/service/runs/lanes.js';
 import { RouteRun } from '../../../src-main/core/service/runs/routeRun.js';
 import type { RunRequest } from '../../../src-main/core/runtime/runRequest.js';
 
-const request = (text: string) => ({ text, agent: 'default', source: 'http', origin: 'remote', session: { kind: 'route' } }) as unknown as RunRequest;
+const request = (text: string) =>
+  ({ text, agent: 'default', source: 'http', origin: 'remote', session: { kind: 'route' } }) as unknown as RunRequest;
 
 describe('Lanes with a driver that rejects', () => {
   it('fails the run, frees its lane and starts the queued one', async () => {
@@ -21,7 +22,16 @@ describe('Lanes with a driver that rejects', () => {
         if (run.request.text === 'first') throw new Error('cannot write /h/sessions/x.json: no space left on device');
         run.state = 'done';
         lanes.release(run);
-        run.settle({ injected: false, route: run.key, agent: 'default', session_id: 's', text: 'ok', stop_reason: 'final', usage: {} as never, iterations: 1 });
+        run.settle({
+          injected: false,
+          route: run.key,
+          agent: 'default',
+          session_id: 's',
+          text: 'ok',
+          stop_reason: 'final',
+          usage: {} as never,
+          iterations: 1,
+        });
       },
     });
     const first = new RouteRun('http', request('first'), false);

@@ -23,8 +23,12 @@ describe('keepServingOnUnhandledRejections', () => {
     const r = await run('guarded');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('still serving\n');
-    expect(r.stderr).toContain('rein daemon: a failure nobody handled (the daemon keeps serving): cannot write /home/me/.rein/daemon-routes.json: no space left on device\n');
-    expect(r.stderr).toContain('rein daemon: a failure nobody handled (the daemon keeps serving): /home/me/.rein/audit.jsonl: EIO: i/o error, open\n');
+    expect(r.stderr).toContain(
+      'rein daemon: a failure nobody handled (the daemon keeps serving): cannot write /home/me/.rein/daemon-routes.json: no space left on device\n',
+    );
+    expect(r.stderr).toContain(
+      'rein daemon: a failure nobody handled (the daemon keeps serving): /home/me/.rein/audit.jsonl: EIO: i/o error, open\n',
+    );
   });
 
   it('without it, the same rejection ends the process (what the handler is there for)', async () => {

@@ -75,10 +75,14 @@ describe('ApprovalDesk', () => {
     const asked = desk.face().ask(req, new AbortController().signal);
     expect(desk.list()).toEqual([req]);
     expect(desk.answer(req.request_id, 'allow', 'daemon')).toEqual(req);
-    expect(() => desk.answer(req.request_id, 'deny', 'daemon')).toThrow(expect.objectContaining({ code: 'approval_already_decided' }));
+    expect(() => desk.answer(req.request_id, 'deny', 'daemon')).toThrow(
+      expect.objectContaining({ code: 'approval_already_decided' }),
+    );
     expect(await asked).toEqual({ decision: 'allow', by: 'daemon' });
     expect(desk.list()).toEqual([]);
-    expect(() => desk.answer(newApprovalId(), 'allow', 'daemon')).toThrow(expect.objectContaining({ code: 'approval_not_found' }));
+    expect(() => desk.answer(newApprovalId(), 'allow', 'daemon')).toThrow(
+      expect.objectContaining({ code: 'approval_not_found' }),
+    );
   });
 
   it('keeps an answer that arrives before the broker asks', async () => {
@@ -86,7 +90,10 @@ describe('ApprovalDesk', () => {
     const req = request();
     desk.open(event(req));
     desk.answer(req.request_id, 'always_allow', 'daemon');
-    expect(await desk.face().ask(req, new AbortController().signal)).toEqual({ decision: 'always_allow', by: 'daemon' });
+    expect(await desk.face().ask(req, new AbortController().signal)).toEqual({
+      decision: 'always_allow',
+      by: 'daemon',
+    });
   });
 
   it('lists a question as its event carried it, input included, and re-sends that event', () => {
@@ -104,7 +111,9 @@ describe('ApprovalDesk', () => {
     const asked = desk.face().ask(req, ac.signal);
     ac.abort();
     expect((await asked).decision).toBe('deny');
-    expect(() => desk.answer(req.request_id, 'allow', 'daemon')).toThrow(expect.objectContaining({ code: 'approval_already_decided' }));
+    expect(() => desk.answer(req.request_id, 'allow', 'daemon')).toThrow(
+      expect.objectContaining({ code: 'approval_already_decided' }),
+    );
   });
 
   it('denies everything pending at shutdown', async () => {
@@ -119,7 +128,15 @@ describe('ApprovalDesk', () => {
 });
 
 describe('routeFor', () => {
-  const req = (over: Partial<RunRequest>): RunRequest => ({ agent: 'default', text: 'hi', source: 'http', origin: 'remote', entry: 'http', session: { kind: 'route' }, ...over });
+  const req = (over: Partial<RunRequest>): RunRequest => ({
+    agent: 'default',
+    text: 'hi',
+    source: 'http',
+    origin: 'remote',
+    entry: 'http',
+    session: { kind: 'route' },
+    ...over,
+  });
   it.each([
     [{ agent: 'ops', source: 'slack', channel: 'C1' }, 'agent:ops'],
     [{ agent: 'default', source: 'slack', channel: 'C1' }, 'slack:C1'],

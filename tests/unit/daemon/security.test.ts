@@ -13,10 +13,22 @@ import {
 } from '../../../src-main/core/daemon/security.js';
 
 const TOKEN = 'a'.repeat(64);
-const policy: SecurityPolicy = { port: 7533, hostNames: hostNamesFor('127.0.0.1'), extraOrigins: ['app://rein'], token: TOKEN };
+const policy: SecurityPolicy = {
+  port: 7533,
+  hostNames: hostNamesFor('127.0.0.1'),
+  extraOrigins: ['app://rein'],
+  token: TOKEN,
+};
 const ok = { host: '127.0.0.1:7533', authorization: `Bearer ${TOKEN}` };
 
-type Row = [name: string, headers: Record<string, string>, url: string, opts: { isPublic?: boolean; isWebSocket?: boolean }, expected: number | 'ok', code?: string];
+type Row = [
+  name: string,
+  headers: Record<string, string>,
+  url: string,
+  opts: { isPublic?: boolean; isWebSocket?: boolean },
+  expected: number | 'ok',
+  code?: string,
+];
 
 const rows: Row[] = [
   ['token in Authorization', ok, '/status', {}, 'ok'],
@@ -42,20 +54,66 @@ const rows: Row[] = [
   ['null origin (sandboxed frame, file page)', { ...ok, origin: 'null' }, '/status', {}, 403, 'origin_refused'],
   ['own host, other port', { ...ok, origin: 'http://127.0.0.1:3000' }, '/status', {}, 403, 'origin_refused'],
   ['https variant of our origin', { ...ok, origin: 'https://127.0.0.1:7533' }, '/status', {}, 403, 'origin_refused'],
-  ['foreign origin on a public path', { host: ok.host, origin: 'https://evil.example' }, '/health', { isPublic: true }, 403, 'origin_refused'],
+  [
+    'foreign origin on a public path',
+    { host: ok.host, origin: 'https://evil.example' },
+    '/health',
+    { isPublic: true },
+    403,
+    'origin_refused',
+  ],
   ['token in the query (even a right one)', { host: ok.host }, `/status?token=${TOKEN}`, {}, 400, 'token_in_query'],
   ['access_token in the query', ok, '/events?access_token=x', {}, 400, 'token_in_query'],
   ['other query parameters are fine', ok, '/sessions?agent=ops&limit=5', {}, 'ok'],
-  ['WebSocket token in subprotocol', { host: ok.host, 'sec-websocket-protocol': `rein.v1, token.${TOKEN}` }, '/ws', { isWebSocket: true }, 'ok'],
-  ['WebSocket without token', { host: ok.host, 'sec-websocket-protocol': 'rein.v1' }, '/ws', { isWebSocket: true }, 401, 'unauthorized'],
-  ['WebSocket foreign origin', { host: ok.host, origin: 'http://evil.example', 'sec-websocket-protocol': `rein.v1, token.${TOKEN}` }, '/ws', { isWebSocket: true }, 403, 'origin_refused'],
-  ['subprotocol token counts only for WebSockets', { host: ok.host, 'sec-websocket-protocol': `rein.v1, token.${TOKEN}` }, '/status', {}, 401, 'unauthorized'],
-  ['WebSocket token in the query', { host: ok.host, 'sec-websocket-protocol': 'rein.v1' }, `/ws?token=${TOKEN}`, { isWebSocket: true }, 400, 'token_in_query'],
+  [
+    'WebSocket token in subprotocol',
+    { host: ok.host, 'sec-websocket-protocol': `rein.v1, token.${TOKEN}` },
+    '/ws',
+    { isWebSocket: true },
+    'ok',
+  ],
+  [
+    'WebSocket without token',
+    { host: ok.host, 'sec-websocket-protocol': 'rein.v1' },
+    '/ws',
+    { isWebSocket: true },
+    401,
+    'unauthorized',
+  ],
+  [
+    'WebSocket foreign origin',
+    { host: ok.host, origin: 'http://evil.example', 'sec-websocket-protocol': `rein.v1, token.${TOKEN}` },
+    '/ws',
+    { isWebSocket: true },
+    403,
+    'origin_refused',
+  ],
+  [
+    'subprotocol token counts only for WebSockets',
+    { host: ok.host, 'sec-websocket-protocol': `rein.v1, token.${TOKEN}` },
+    '/status',
+    {},
+    401,
+    'unauthorized',
+  ],
+  [
+    'WebSocket token in the query',
+    { host: ok.host, 'sec-websocket-protocol': 'rein.v1' },
+    `/ws?token=${TOKEN}`,
+    { isWebSocket: true },
+    400,
+    'token_in_query',
+  ],
 ];
 
 describe('checkRequest', () => {
   it.each(rows)('%s', (_name, headers, url, opts, expected, code) => {
-    const verdict = checkRequest(policy, { headers, url, isPublic: opts.isPublic ?? false, isWebSocket: opts.isWebSocket ?? false });
+    const verdict = checkRequest(policy, {
+      headers,
+      url,
+      isPublic: opts.isPublic ?? false,
+      isWebSocket: opts.isWebSocket ?? false,
+    });
     if (expected === 'ok') expect(verdict).toEqual({ ok: true });
     else expect(verdict).toMatchObject({ ok: false, status: expected, code });
   });

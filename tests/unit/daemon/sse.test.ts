@@ -20,7 +20,9 @@ async function serve(script: (res: ServerResponse) => Promise<void>): Promise<st
   await new Promise<void>((ok) => server!.listen(0, '127.0.0.1', ok));
   const port = (server.address() as AddressInfo).port;
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'),
+    );
     const reads: string[] = [];
     socket.setEncoding('utf8');
     socket.on('data', (c: string) => {
@@ -53,7 +55,9 @@ describe('SSE writes', () => {
       }
       await sleep(SSE_COALESCE_MS * 4);
     });
-    expect(framesIn(chunks.join(''))).toEqual(['session_start', 'text_delta', 'text_delta', 'text_delta'].map((t, n) => sseFrame(t, `{"n":${n}}`)));
+    expect(framesIn(chunks.join(''))).toEqual(
+      ['session_start', 'text_delta', 'text_delta', 'text_delta'].map((t, n) => sseFrame(t, `{"n":${n}}`)),
+    );
     // The headers and the first frame went out at once; the three deltas, written in three turns, in one read.
     const withDeltas = chunks.filter((c) => framesIn(c).some((f) => f.startsWith('event: text_delta')));
     expect(withDeltas).toHaveLength(1);
@@ -91,7 +95,13 @@ describe('SSE keep-alive', () => {
     const written = new Map<string, string[]>();
     const fakeRes = (name: string) => {
       written.set(name, []);
-      return { writableEnded: false, destroyed: false, writableLength: 0, writableCorked: 1, write: (f: string) => written.get(name)!.push(f) } as unknown as ServerResponse;
+      return {
+        writableEnded: false,
+        destroyed: false,
+        writableLength: 0,
+        writableCorked: 1,
+        write: (f: string) => written.get(name)!.push(f),
+      } as unknown as ServerResponse;
     };
     const a = fakeRes('a');
     const b = fakeRes('b');

@@ -2,7 +2,17 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../src-main/core/daemon/httpError.js';
 import { createHmac } from 'node:crypto';
-import { ReplayGuard, mapWebhookBody, parseWebhooksText, secretOf, signBody, signedHeaders, valueAt, verifyWebhook, type WebhookSource } from '../../../src-main/core/daemon/webhooks.js';
+import {
+  ReplayGuard,
+  mapWebhookBody,
+  parseWebhooksText,
+  secretOf,
+  signBody,
+  signedHeaders,
+  valueAt,
+  verifyWebhook,
+  type WebhookSource,
+} from '../../../src-main/core/daemon/webhooks.js';
 
 const SECRET = 'sixteen-chars-secret';
 const source = (over: Partial<WebhookSource> = {}): WebhookSource => ({
@@ -16,8 +26,16 @@ const source = (over: Partial<WebhookSource> = {}): WebhookSource => ({
 
 describe('webhooks.yaml', () => {
   it('parses a source with defaults', () => {
-    const cfg = parseWebhooksText('w.yaml', `sources:\n  telegram:\n    secret_env: TG_SECRET\n    map: { text: message.text }\n`);
-    expect(cfg.sources.telegram).toMatchObject({ auth: 'hmac', reply: 'wait', secret_env: 'TG_SECRET', skip_if_present: [] });
+    const cfg = parseWebhooksText(
+      'w.yaml',
+      `sources:\n  telegram:\n    secret_env: TG_SECRET\n    map: { text: message.text }\n`,
+    );
+    expect(cfg.sources.telegram).toMatchObject({
+      auth: 'hmac',
+      reply: 'wait',
+      secret_env: 'TG_SECRET',
+      skip_if_present: [],
+    });
   });
 
   it.each([
@@ -38,7 +56,10 @@ describe('webhooks.yaml', () => {
   });
 
   it('refuses a YAML alias bomb as an invalid file, not a crash', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
+    ].join('\n');
     expect(() => parseWebhooksText('webhooks.yaml', bomb)).toThrow(/webhooks\.yaml: .*alias/);
   });
 
@@ -53,17 +74,38 @@ describe('verifyWebhook', () => {
   const body = Buffer.from('{"message":{"text":"hi"}}');
   const now = Date.UTC(2026, 0, 5, 9, 0, 0);
   const ts = now / 1000;
-  const signed = (secret: string, b: Buffer | string, t: number) => ({ 'x-rein-timestamp': String(t), 'x-rein-signature': signBody(secret, b, t) });
+  const signed = (secret: string, b: Buffer | string, t: number) => ({
+    'x-rein-timestamp': String(t),
+    'x-rein-signature': signBody(secret, b, t),
+  });
   it.each([
     ['right HMAC', 'hmac', signed(SECRET, body, ts), true],
     ['right HMAC, 299 s old', 'hmac', signed(SECRET, body, ts - 299), true],
     ['right HMAC, 4 minutes ahead (a fast clock)', 'hmac', signed(SECRET, body, ts + 240), true],
     ['HMAC of another body', 'hmac', signed(SECRET, '{}', ts), false],
     ['HMAC with another secret', 'hmac', signed('another-secret-xyz', body, ts), false],
-    ['HMAC of the body alone (no timestamp signed)', 'hmac', { 'x-rein-timestamp': String(ts), 'x-rein-signature': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` }, false],
-    ['timestamp changed after signing', 'hmac', { ...signed(SECRET, body, ts - 1000), 'x-rein-timestamp': String(ts) }, false],
+    [
+      'HMAC of the body alone (no timestamp signed)',
+      'hmac',
+      {
+        'x-rein-timestamp': String(ts),
+        'x-rein-signature': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+      },
+      false,
+    ],
+    [
+      'timestamp changed after signing',
+      'hmac',
+      { ...signed(SECRET, body, ts - 1000), 'x-rein-timestamp': String(ts) },
+      false,
+    ],
     ['no timestamp', 'hmac', { 'x-rein-signature': signBody(SECRET, body, ts) }, false],
-    ['a timestamp that is not whole seconds', 'hmac', { 'x-rein-timestamp': `${ts}.5`, 'x-rein-signature': signBody(SECRET, body, `${ts}.5`) }, false],
+    [
+      'a timestamp that is not whole seconds',
+      'hmac',
+      { 'x-rein-timestamp': `${ts}.5`, 'x-rein-signature': signBody(SECRET, body, `${ts}.5`) },
+      false,
+    ],
     ['no signature', 'hmac', {}, false],
     ['shared secret header', 'header', { 'x-rein-secret': SECRET }, true],
     ['wrong shared secret', 'header', { 'x-rein-secret': 'nope' }, false],
@@ -78,7 +120,9 @@ describe('verifyWebhook', () => {
       expect(proof).toMatchObject({ ok: false, status: 401, code: 'webhook_replayed' });
     }
     // A wrong signature is a wrong signature, whatever its time: a stranger learns nothing about the clock.
-    expect(verifyWebhook({ auth: 'hmac' }, SECRET, signed('another-secret-xyz', body, ts - 999), body, now)).toMatchObject({ code: 'webhook_unauthorized' });
+    expect(
+      verifyWebhook({ auth: 'hmac' }, SECRET, signed('another-secret-xyz', body, ts - 999), body, now),
+    ).toMatchObject({ code: 'webhook_unauthorized' });
   });
 
   it('hands out a replay key that outlives the window', () => {
@@ -120,13 +164,19 @@ describe('mapWebhookBody', () => {
     expect(valueAt({ a: {} }, 'a.constructor')).toBeUndefined();
     expect(valueAt({}, '__proto__')).toBeUndefined();
     expect(valueAt({ a: {} }, 'a.toString')).toBeUndefined();
-    const msg = mapWebhookBody('telegram', source({ agent: 'ops' }), { message: { text: 'hello', chat: { id: -1001 }, from: { username: 'ann' } } });
+    const msg = mapWebhookBody('telegram', source({ agent: 'ops' }), {
+      message: { text: 'hello', chat: { id: -1001 }, from: { username: 'ann' } },
+    });
     expect(msg).toEqual({ text: 'hello', source: 'telegram', agent: 'ops', channel: '-1001', sender: 'ann' });
   });
 
   it('skips a body carrying a skip path, and names the path of a missing or wrong value', () => {
-    expect(mapWebhookBody('s', source({ skip_if_present: ['message.bot'] }), { message: { text: 'x', bot: true } })).toBe('skip');
+    expect(
+      mapWebhookBody('s', source({ skip_if_present: ['message.bot'] }), { message: { text: 'x', bot: true } }),
+    ).toBe('skip');
     expect(() => mapWebhookBody('s', source(), { message: {} })).toThrow(/message\.text/);
-    expect(() => mapWebhookBody('s', source(), { message: { text: { rich: true } } })).toThrow(/expected a string or number/);
+    expect(() => mapWebhookBody('s', source(), { message: { text: { rich: true } } })).toThrow(
+      /expected a string or number/,
+    );
   });
 });

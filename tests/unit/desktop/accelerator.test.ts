@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { acceleratorProblem } from '../../../src-main/core/api/accelerator.js';
 
 describe('acceleratorProblem', () => {
-  it.each(['CommandOrControl+Shift+Space', 'Alt+R', 'Cmd+Option+J', 'Ctrl+Shift+Plus', 'F13', 'Super+F5', 'Shift+/'])('accepts %s', (a) => {
-    expect(acceleratorProblem(a)).toBeUndefined();
-  });
+  it.each(['CommandOrControl+Shift+Space', 'Alt+R', 'Cmd+Option+J', 'Ctrl+Shift+Plus', 'F13', 'Super+F5', 'Shift+/'])(
+    'accepts %s',
+    (a) => {
+      expect(acceleratorProblem(a)).toBeUndefined();
+    },
+  );
 
   it.each([
     ['', /key combination/],

@@ -7,7 +7,13 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiKeyFile, clearLegacyApiKey, loadLegacyApiKey, migrateLegacyApiKey, type StringCipher } from '../../../src-main/core/desktop/apiKeyStore.js';
+import {
+  apiKeyFile,
+  clearLegacyApiKey,
+  loadLegacyApiKey,
+  migrateLegacyApiKey,
+  type StringCipher,
+} from '../../../src-main/core/desktop/apiKeyStore.js';
 import { fileKeyStore } from '../../../src-main/core/secrets/fileStore.js';
 import type { KeyStore } from '../../../src-main/core/secrets/keyStore.js';
 
@@ -41,7 +47,9 @@ describe('the old api-key.enc', () => {
   it('that the keychain cannot open is an error naming the file and what to do', async () => {
     const { home } = await legacyHome();
     const broken: StringCipher = { ...fakeCipher(), decrypt: async () => Promise.reject(new Error('bad MAC')) };
-    await expect(loadLegacyApiKey(home, broken)).rejects.toThrow(/api-key\.enc cannot be decrypted.*bad MAC.*enter the key again/);
+    await expect(loadLegacyApiKey(home, broken)).rejects.toThrow(
+      /api-key\.enc cannot be decrypted.*bad MAC.*enter the key again/,
+    );
     await expect(loadLegacyApiKey(home, fakeCipher(false))).rejects.toThrow(/api-key\.enc cannot be opened/);
   });
 });
@@ -49,7 +57,10 @@ describe('the old api-key.enc', () => {
 describe('migrateLegacyApiKey', () => {
   it('moves the key into the store and removes api-key.enc only once the store has it', async () => {
     const { home, env } = await legacyHome();
-    expect(await migrateLegacyApiKey(home, fakeCipher(), env)).toEqual({ moved: true, store: join(home, 'secrets', 'anthropic-api-key') });
+    expect(await migrateLegacyApiKey(home, fakeCipher(), env)).toEqual({
+      moved: true,
+      store: join(home, 'secrets', 'anthropic-api-key'),
+    });
     expect(await readFile(join(home, 'secrets', 'anthropic-api-key'), 'utf8')).toBe(`${KEY}\n`);
     await expect(readFile(apiKeyFile(home))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(await migrateLegacyApiKey(home, fakeCipher(), env)).toEqual({ moved: false });
@@ -57,7 +68,12 @@ describe('migrateLegacyApiKey', () => {
 
   it('into the Secret Service when one answers', async () => {
     const { root, home, env } = await legacyHome();
-    const r = await migrateLegacyApiKey(home, fakeCipher(), { ...env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/fake' }, { platform: 'linux', secretTool: FAKE_SECRET_TOOL });
+    const r = await migrateLegacyApiKey(
+      home,
+      fakeCipher(),
+      { ...env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/fake' },
+      { platform: 'linux', secretTool: FAKE_SECRET_TOOL },
+    );
     expect(r).toMatchObject({ moved: true, store: expect.stringMatching(/^the Secret Service/) });
     expect(Object.values(JSON.parse(await readFile(join(root, '.fake-secrets.json'), 'utf8')))).toEqual([KEY]);
   });
@@ -72,7 +88,9 @@ describe('migrateLegacyApiKey', () => {
   it('keeps api-key.enc when the store does not give the key back', async () => {
     const { home, env } = await legacyHome();
     const forgetful: KeyStore = { ...fileKeyStore(home), write: async () => undefined };
-    await expect(migrateLegacyApiKey(home, fakeCipher(), env, { stores: [forgetful] })).rejects.toThrow(/did not keep the key/);
+    await expect(migrateLegacyApiKey(home, fakeCipher(), env, { stores: [forgetful] })).rejects.toThrow(
+      /did not keep the key/,
+    );
     expect(await loadLegacyApiKey(home, fakeCipher())).toBe(KEY);
   });
 

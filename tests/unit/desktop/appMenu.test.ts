@@ -12,10 +12,16 @@ describe('the application menu', () => {
     expect(appMenuTemplate({ platform: 'linux', packaged: true })).toBeNull();
   });
 
-  it('keeps the Edit menu on macOS (the text fields\' ⌘C/⌘V/⌘Z), and DevTools in a development build', () => {
+  it("keeps the Edit menu on macOS (the text fields' ⌘C/⌘V/⌘Z), and DevTools in a development build", () => {
     const packaged = menuRoles(appMenuTemplate({ platform: 'darwin', packaged: true }));
-    expect(packaged).toEqual(expect.arrayContaining(['copy', 'paste', 'cut', 'undo', 'redo', 'selectAll', 'quit', 'close']));
+    expect(packaged).toEqual(
+      expect.arrayContaining(['copy', 'paste', 'cut', 'undo', 'redo', 'selectAll', 'quit', 'close']),
+    );
     expect(menuRoles(appMenuTemplate({ platform: 'darwin', packaged: false }))).toContain('toggleDevTools');
-    expect(menuRoles(appMenuTemplate({ platform: 'linux', packaged: false }))).toEqual(['reload', 'forceReload', 'toggleDevTools']);
+    expect(menuRoles(appMenuTemplate({ platform: 'linux', packaged: false }))).toEqual([
+      'reload',
+      'forceReload',
+      'toggleDevTools',
+    ]);
   });
 });

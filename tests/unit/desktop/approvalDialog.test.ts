@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { approvalDialogContent, argumentSummary, decisionForButton } from '../../../src-main/core/desktop/approvalDialog.js';
+import {
+  approvalDialogContent,
+  argumentSummary,
+  decisionForButton,
+} from '../../../src-main/core/desktop/approvalDialog.js';
 import type { ApprovalRequest } from '../../../src-main/core/permissions/types.js';
 
 const req: ApprovalRequest = {
@@ -34,12 +38,21 @@ describe('approval dialog', () => {
   });
 
   it('maps each button to its decision, and anything else to deny', () => {
-    expect([0, 1, 2, 3, 4, -1].map((i) => decisionForButton(i))).toEqual(['allow', 'allow_session', 'always_allow', 'deny', 'deny', 'deny']);
+    expect([0, 1, 2, 3, 4, -1].map((i) => decisionForButton(i))).toEqual([
+      'allow',
+      'allow_session',
+      'always_allow',
+      'deny',
+      'deny',
+      'deny',
+    ]);
   });
 
   it('says what a wider answer covers; when nothing wider may be granted it offers only Allow once and Deny', () => {
     const base = approvalDialogContent({ ...req, grant: { covers: 'the command `npm test` in ~/project' } });
-    expect(base.detail).toContain('"Allow in this conversation" and "Always allow" cover the command `npm test` in ~/project.');
+    expect(base.detail).toContain(
+      '"Allow in this conversation" and "Always allow" cover the command `npm test` in ~/project.',
+    );
     const once = { ...req, grant: null };
     const c = approvalDialogContent(once);
     expect(c.buttons).toEqual(['Allow once', 'Deny']);
@@ -75,7 +88,8 @@ describe('approval dialog', () => {
     expect(c.detail).toContain('Risk: high. Runs a \\rdownloaded script.');
     // JSON escapes ESC and CR itself; the bidi, zero-width and C1 characters it leaves are escaped too.
     expect(c.detail).toContain('\\u202e\\u200b\\x9b');
-    for (const raw of ['\x1b', '\r', '\u202e', '\u2066', '\u2069', '\u200b', '\x9b']) expect(c.detail + c.message).not.toContain(raw);
+    for (const raw of ['\x1b', '\r', '\u202e', '\u2066', '\u2069', '\u200b', '\x9b'])
+      expect(c.detail + c.message).not.toContain(raw);
   });
 });
 
@@ -83,8 +97,20 @@ describe('the approval dialog keys', () => {
   it('no key allows, on any platform; the dialog says what the keys do', async () => {
     const { approvalDialogContent, keysLine } = await import('../../../src-main/core/desktop/approvalDialog.js');
     const req = {
-      id: 'apr_1', session_id: 's', agent: 'default', route: 'chat:desktop', source: 'desktop', origin: 'attended', tool: 'bash',
-      input: { command: 'ls' }, summary: 'ls', reason: 'asks', layer: 'tool', risk: 'low', risk_explanation: '', requested_at: new Date(0).toISOString(),
+      id: 'apr_1',
+      session_id: 's',
+      agent: 'default',
+      route: 'chat:desktop',
+      source: 'desktop',
+      origin: 'attended',
+      tool: 'bash',
+      input: { command: 'ls' },
+      summary: 'ls',
+      reason: 'asks',
+      layer: 'tool',
+      risk: 'low',
+      risk_explanation: '',
+      requested_at: new Date(0).toISOString(),
     } as never;
     for (const platform of ['darwin', 'linux', 'win32'] as const) {
       const c = approvalDialogContent(req, platform);

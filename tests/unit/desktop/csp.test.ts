@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contentSecurityPolicy, isAllowedFileUrl } from '../../../src-main/core/desktop/csp.js';
-import { devIndexHtml, PREAMBLE_MODULE_URL, reinDevCsp, withInlineStyles } from '../../../src-main/core/desktop/devCsp.js';
+import {
+  devIndexHtml,
+  PREAMBLE_MODULE_URL,
+  reinDevCsp,
+  withInlineStyles,
+} from '../../../src-main/core/desktop/devCsp.js';
 
 const directives = (csp: string) => new Map(csp.split('; ').map((d) => [d.split(' ')[0]!, d.split(' ').slice(1)]));
 
@@ -20,11 +25,9 @@ describe('contentSecurityPolicy', () => {
 
   it('adds the dev server and its hot-reload socket only when asked', () => {
     expect(directives(contentSecurityPolicy()).get('connect-src')).toEqual(["'self'"]);
-    expect(directives(contentSecurityPolicy({ devServerOrigin: 'http://localhost:5173/' })).get('connect-src')).toEqual([
-      "'self'",
-      'http://localhost:5173',
-      'ws://localhost:5173',
-    ]);
+    expect(directives(contentSecurityPolicy({ devServerOrigin: 'http://localhost:5173/' })).get('connect-src')).toEqual(
+      ["'self'", 'http://localhost:5173', 'ws://localhost:5173'],
+    );
   });
 });
 
@@ -44,22 +47,28 @@ describe('the dev policy', () => {
     const dev = directives(contentSecurityPolicy({ daemonPort: 7533, devServerOrigin: 'http://localhost:5173' }));
     expect(dev.get('style-src')).toEqual(["'self'", "'unsafe-inline'"]);
     expect(dev.get('script-src')).toEqual(["'self'"]);
-    for (const [name, values] of packaged) if (name !== 'style-src' && name !== 'connect-src') expect(dev.get(name)).toEqual(values);
+    for (const [name, values] of packaged)
+      if (name !== 'style-src' && name !== 'connect-src') expect(dev.get(name)).toEqual(values);
   });
 
   it('withInlineStyles adds unsafe-inline to style-src once and touches nothing else', () => {
-    expect(withInlineStyles("default-src 'self'; script-src 'self'; style-src 'self'")).toBe("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'");
+    expect(withInlineStyles("default-src 'self'; script-src 'self'; style-src 'self'")).toBe(
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'",
+    );
     expect(withInlineStyles("style-src 'self' 'unsafe-inline'")).toBe("style-src 'self' 'unsafe-inline'");
   });
 });
 
-describe('devIndexHtml (the dev server\'s index.html)', () => {
+describe("devIndexHtml (the dev server's index.html)", () => {
   const source = readFileSync(join(import.meta.dirname, '../../../src-renderer/index.html'), 'utf8');
   const preamble = `<script type="module">import { injectIntoGlobalHook } from "/@react-refresh";
 injectIntoGlobalHook(window);
 window.$RefreshReg$ = () => {};
 window.$RefreshSig$ = () => (type) => type;</script>`;
-  const served = source.replace('<head>', `<head>\n    ${preamble}\n    <script type="module" src="/@vite/client"></script>`);
+  const served = source.replace(
+    '<head>',
+    `<head>\n    ${preamble}\n    <script type="module" src="/@vite/client"></script>`,
+  );
 
   it('serves the React preamble as a module file and allows inline styles in the meta policy, nothing else', () => {
     const html = devIndexHtml(served);
@@ -72,7 +81,9 @@ window.$RefreshSig$ = () => (type) => type;</script>`;
   });
 
   it('fails loudly on any other inline script (instead of a blank window)', () => {
-    expect(() => devIndexHtml(served.replace('</head>', '<script>alert(1)</script></head>'))).toThrow(/inline script.*alert\(1\)/);
+    expect(() => devIndexHtml(served.replace('</head>', '<script>alert(1)</script></head>'))).toThrow(
+      /inline script.*alert\(1\)/,
+    );
   });
 
   it('is a dev-server-only plugin that runs after the others', () => {

@@ -36,7 +36,11 @@ async function setup(...replies: string[]) {
   });
   const desktop: DesktopSettingsPart & { saved: unknown[] } = {
     saved: [],
-    read: async () => ({ platform: 'darwin', hotkey: 'Alt+Space', api_key: { present: true, source: 'keychain', hint: 'sk-ant-…abcd' } }),
+    read: async () => ({
+      platform: 'darwin',
+      hotkey: 'Alt+Space',
+      api_key: { present: true, source: 'keychain', hint: 'sk-ant-…abcd' },
+    }),
     save: async (part) => void desktop.saved.push(part),
     openPermissionSettings: async () => ({ opened: true }),
   };
@@ -77,7 +81,10 @@ describe('desktop ReinApi, in process', () => {
 
   it('creates, reads, lists and deletes agents through the service', async () => {
     const { api } = await setup();
-    await expect(api.createAgent({ name: 'ops', prompt: 'You run ops.' })).resolves.toMatchObject({ name: 'ops', prompt: 'You run ops.\n' });
+    await expect(api.createAgent({ name: 'ops', prompt: 'You run ops.' })).resolves.toMatchObject({
+      name: 'ops',
+      prompt: 'You run ops.\n',
+    });
     await expect(api.listAgents(undefined)).resolves.toMatchObject({ agents: [{ name: 'ops' }] });
     await expect(api.getAgent({ name: 'ops' })).resolves.toMatchObject({ name: 'ops' });
     await expect(api.switchAgent({ name: 'ops' })).resolves.toMatchObject({ active_agent: 'ops' });
@@ -102,7 +109,9 @@ describe('desktop ReinApi, in process', () => {
   it('reports cancelling nothing and answering an unknown approval with the service’s codes', async () => {
     const { api } = await setup();
     await expect(api.cancel({ agent: 'ops' })).rejects.toMatchObject({ code: 'not_running' });
-    await expect(api.answerApproval({ request_id: 'apr_00000000000000aa', decision: 'allow' })).rejects.toMatchObject({ code: 'approval_not_found' });
+    await expect(api.answerApproval({ request_id: 'apr_00000000000000aa', decision: 'allow' })).rejects.toMatchObject({
+      code: 'approval_not_found',
+    });
     await expect(api.listApprovals(undefined)).resolves.toEqual({ approvals: [] });
   });
 
@@ -126,9 +135,15 @@ describe('desktop ReinApi, in process', () => {
     };
     const asked = service.desk.face().ask(request, new AbortController().signal);
     await expect(api.listApprovals(undefined)).resolves.toEqual({ approvals: [request] });
-    await expect(api.answerApproval({ request_id: request.request_id, decision: 'allow' })).resolves.toEqual({ ok: true, request_id: request.request_id, decision: 'allow' });
+    await expect(api.answerApproval({ request_id: request.request_id, decision: 'allow' })).resolves.toEqual({
+      ok: true,
+      request_id: request.request_id,
+      decision: 'allow',
+    });
     await expect(asked).resolves.toEqual({ decision: 'allow', by: 'desktop' });
-    await expect(api.answerApproval({ request_id: request.request_id, decision: 'deny' })).rejects.toMatchObject({ code: 'approval_already_decided' });
+    await expect(api.answerApproval({ request_id: request.request_id, decision: 'deny' })).rejects.toMatchObject({
+      code: 'approval_already_decided',
+    });
   });
 
   it('merges the desktop’s settings over the service’s', async () => {
@@ -158,14 +173,26 @@ describe('desktop ReinApi, in process', () => {
 
   it('applies a change that raises permissions at once (the window is a person); the same change over the API waits for it', async () => {
     const { api } = await setup();
-    const created = await api.createAgent({ name: 'ops', prompt: 'Run ops.', config: { mode: 'bypassPermissions', auto_approve: true } });
+    const created = await api.createAgent({
+      name: 'ops',
+      prompt: 'Run ops.',
+      config: { mode: 'bypassPermissions', auto_approve: true },
+    });
     expect(created.config).toMatchObject({ mode: 'bypassPermissions', auto_approve: true });
     await api.saveSettings({ permission_mode: 'acceptEdits' });
     expect(service.config.permissions.mode).toBe('acceptEdits');
 
     const window = service.attachClient('desktop');
-    const pending = await service.saveAgent({ name: 'ops', config: { mode: 'bypassPermissions', permissions: { allowed_commands: ['*'] } } }, 'remote');
-    expect(pending).toMatchObject({ pending: true, kind: 'save_agent', agent: 'ops', raises: [{ field: 'permissions.allowed_commands', change: 'adds "*"' }] });
+    const pending = await service.saveAgent(
+      { name: 'ops', config: { mode: 'bypassPermissions', permissions: { allowed_commands: ['*'] } } },
+      'remote',
+    );
+    expect(pending).toMatchObject({
+      pending: true,
+      kind: 'save_agent',
+      agent: 'ops',
+      raises: [{ field: 'permissions.allowed_commands', change: 'adds "*"' }],
+    });
     expect((await api.listChanges(undefined)).changes.map((c) => c.agent)).toEqual(['ops']);
     expect((await api.getAgent({ name: 'ops' })).config).toEqual({ mode: 'bypassPermissions', auto_approve: true });
     window.dispose();

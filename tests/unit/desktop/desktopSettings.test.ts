@@ -2,7 +2,11 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { desktopSettingsFile, loadDesktopSettings, updateDesktopSettings } from '../../../src-main/core/config/desktopSettings.js';
+import {
+  desktopSettingsFile,
+  loadDesktopSettings,
+  updateDesktopSettings,
+} from '../../../src-main/core/config/desktopSettings.js';
 
 const home = () => mkdtemp(join(tmpdir(), 'rein-desktop-settings-'));
 
@@ -30,7 +34,9 @@ describe('desktop settings', () => {
     const h = await home();
     const file = desktopSettingsFile(h);
     await writeFile(file, JSON.stringify({ hotkey: 'Banana', show_dock_icon: 'yes' }));
-    await expect(loadDesktopSettings(h)).rejects.toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: hotkey: .*Banana.*; show_dock_icon: `));
+    await expect(loadDesktopSettings(h)).rejects.toThrow(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: hotkey: .*Banana.*; show_dock_icon: `),
+    );
     await expect(updateDesktopSettings(h, { notifications: false })).rejects.toMatchObject({ code: 'config_invalid' });
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ hotkey: 'Banana', show_dock_icon: 'yes' });
   });

@@ -25,14 +25,27 @@ describe('moving Rein into /Applications at first launch', () => {
   it('offers nothing off macOS, in a development build, or in /Applications', () => {
     expect(moveToApplicationsDecision({ ...base, platform: 'linux' })).toEqual({ offer: false, why: 'not_macos' });
     expect(moveToApplicationsDecision({ ...base, packaged: false })).toEqual({ offer: false, why: 'not_packaged' });
-    expect(moveToApplicationsDecision({ ...base, inApplicationsFolder: true, executable: '/Applications/Rein.app/Contents/MacOS/Rein' })).toEqual({ offer: false, why: 'in_applications' });
+    expect(
+      moveToApplicationsDecision({
+        ...base,
+        inApplicationsFolder: true,
+        executable: '/Applications/Rein.app/Contents/MacOS/Rein',
+      }),
+    ).toEqual({ offer: false, why: 'in_applications' });
   });
 
   it('offers the move from Downloads with Return moving, Escape staying, and a "Don\'t ask again" that is then kept', () => {
     const d = moveToApplicationsDecision(base);
     expect(d.offer).toBe(true);
     if (!d.offer) return;
-    expect(d.prompt).toMatchObject({ place: 'downloads', temporary: false, buttons: ['Move to Applications', 'Keep it here'], defaultId: 0, cancelId: 1, checkboxLabel: 'Don’t ask again' });
+    expect(d.prompt).toMatchObject({
+      place: 'downloads',
+      temporary: false,
+      buttons: ['Move to Applications', 'Keep it here'],
+      defaultId: 0,
+      cancelId: 1,
+      checkboxLabel: 'Don’t ask again',
+    });
     expect(d.prompt.detail).toContain('/Users/ada/Downloads/Rein.app');
     expect(moveToApplicationsDecision({ ...base, declined: true })).toEqual({ offer: false, why: 'declined' });
   });

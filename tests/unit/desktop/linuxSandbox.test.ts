@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkLinuxSandbox, sandboxAdvice, USERNS_SYSCTL, type SandboxProbe } from '../../../src-main/core/desktop/linuxSandbox.js';
+import {
+  checkLinuxSandbox,
+  sandboxAdvice,
+  USERNS_SYSCTL,
+  type SandboxProbe,
+} from '../../../src-main/core/desktop/linuxSandbox.js';
 
 const ELECTRON = '/work/rein/node_modules/electron/dist/electron';
 const probe = (sysctl: string | undefined, helper: { uid: number; mode: number } | undefined): SandboxProbe => ({

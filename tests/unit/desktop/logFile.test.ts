@@ -22,7 +22,8 @@ describe('the app log file', () => {
     expect(await readFile(file, 'utf8')).toBe('2026-01-02T03:04:05.000Z warn first\n    second line\n');
     for (let i = 0; i < 20; i++) log.write('warn', `message ${i} ${'x'.repeat(40)}`);
     expect((await readdir(dir)).sort()).toEqual(['rein.log', 'rein.log.1', 'rein.log.2']);
-    for (const f of ['rein.log', 'rein.log.1', 'rein.log.2']) expect((await readFile(join(dir, f))).length).toBeLessThanOrEqual(200);
+    for (const f of ['rein.log', 'rein.log.1', 'rein.log.2'])
+      expect((await readFile(join(dir, f))).length).toBeLessThanOrEqual(200);
     expect(await readFile(file, 'utf8')).toContain('message 19');
   });
 

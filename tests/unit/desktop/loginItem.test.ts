@@ -9,7 +9,9 @@ describe('the XDG autostart entry', () => {
   it('lives in $XDG_CONFIG_HOME/autostart, else ~/.config/autostart (a relative XDG_CONFIG_HOME is ignored)', () => {
     expect(autostartPath({ XDG_CONFIG_HOME: '/cfg', HOME: '/home/ada' })).toBe('/cfg/autostart/dev.rein.app.desktop');
     expect(autostartPath({ HOME: '/home/ada' })).toBe('/home/ada/.config/autostart/dev.rein.app.desktop');
-    expect(autostartPath({ XDG_CONFIG_HOME: 'rel', HOME: '/home/ada' })).toBe('/home/ada/.config/autostart/dev.rein.app.desktop');
+    expect(autostartPath({ XDG_CONFIG_HOME: 'rel', HOME: '/home/ada' })).toBe(
+      '/home/ada/.config/autostart/dev.rein.app.desktop',
+    );
   });
 
   it('quotes each argument and escapes what the spec reserves', () => {

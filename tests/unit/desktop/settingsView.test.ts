@@ -5,13 +5,22 @@ import type { WriteTarget } from '../../../src-main/core/secrets/apiKey.js';
 import type { KeyStore } from '../../../src-main/core/secrets/keyStore.js';
 
 const store = (encrypted: boolean): KeyStore =>
-  ({ kind: encrypted ? 'keychain' : 'file', where: encrypted ? 'the macOS Keychain' : '/home/me/.rein/secrets/anthropic-api-key', encrypted }) as unknown as KeyStore;
+  ({
+    kind: encrypted ? 'keychain' : 'file',
+    where: encrypted ? 'the macOS Keychain' : '/home/me/.rein/secrets/anthropic-api-key',
+    encrypted,
+  }) as unknown as KeyStore;
 
 describe('the API key as Settings shows it', () => {
   it('shows a hint, never the key, and where it is kept', () => {
     const key = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz';
     const shown = apiKeySettings({ key, source: 'keychain' }, { store: store(true) }, undefined);
-    expect(shown).toEqual({ present: true, source: 'keychain', hint: 'sk-ant-…wxyz', note: 'Kept in the macOS Keychain, where the CLI and scheduled runs find it too.' });
+    expect(shown).toEqual({
+      present: true,
+      source: 'keychain',
+      hint: 'sk-ant-…wxyz',
+      note: 'Kept in the macOS Keychain, where the CLI and scheduled runs find it too.',
+    });
     expect(JSON.stringify(shown)).not.toContain(key);
   });
 
@@ -36,6 +45,12 @@ describe('the desktop settings view', () => {
       loginItem: { available: false, enabled: false, chosen: false, problem: 'not supported' },
     });
     expect(DesktopSettingsView.parse(view)).toEqual(view);
-    expect(view.key_storage).toEqual({ available: true, store: 'file', location: '/home/me/.rein/secrets/anthropic-api-key', plain_text: true, problem: 'no Secret Service' });
+    expect(view.key_storage).toEqual({
+      available: true,
+      store: 'file',
+      location: '/home/me/.rein/secrets/anthropic-api-key',
+      plain_text: true,
+      problem: 'no Secret Service',
+    });
   });
 });

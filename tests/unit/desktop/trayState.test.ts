@@ -4,11 +4,59 @@ import { trayStateFor } from '../../../src-main/core/desktop/trayState.js';
 import type { RoutedEvent } from '../../../src-main/core/api/protocol.js';
 
 const at = '2026-01-01T00:00:00Z';
-const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 };
-const start = (session_id: string, source = 'desktop'): RoutedEvent => ({ type: 'session_start', session_id, seq: 0, at, agent: 'default', source, origin: 'attended', model: 'm', resumed: false, cwd: '/' });
-const end = (session_id: string, stop_reason: 'final' | 'error' | 'cancelled' = 'final', text = 'done'): RoutedEvent => ({ type: 'session_end', session_id, seq: 9, at, stop_reason, text, usage, iterations: 1 });
-const ask = (session_id: string, request_id: string): RoutedEvent => ({ type: 'approval_request', session_id, seq: 1, at, request_id, tool: 'bash', summary: 'rm -rf build', reason: 'writes', layer: 'mode', risk: 'high', risk_explanation: 'deletes files', agent: 'default', route: 'desktop', source: 'desktop', origin: 'attended', input: { command: 'rm -rf build' }, asked_at: at });
-const answer = (session_id: string, request_id: string): RoutedEvent => ({ type: 'approval_response', session_id, seq: 2, at, request_id, decision: 'allow', by: 'desktop' });
+const usage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_creation_tokens: 0,
+  cost_usd: 0,
+  requests: 0,
+};
+const start = (session_id: string, source = 'desktop'): RoutedEvent => ({
+  type: 'session_start',
+  session_id,
+  seq: 0,
+  at,
+  agent: 'default',
+  source,
+  origin: 'attended',
+  model: 'm',
+  resumed: false,
+  cwd: '/',
+});
+const end = (
+  session_id: string,
+  stop_reason: 'final' | 'error' | 'cancelled' = 'final',
+  text = 'done',
+): RoutedEvent => ({ type: 'session_end', session_id, seq: 9, at, stop_reason, text, usage, iterations: 1 });
+const ask = (session_id: string, request_id: string): RoutedEvent => ({
+  type: 'approval_request',
+  session_id,
+  seq: 1,
+  at,
+  request_id,
+  tool: 'bash',
+  summary: 'rm -rf build',
+  reason: 'writes',
+  layer: 'mode',
+  risk: 'high',
+  risk_explanation: 'deletes files',
+  agent: 'default',
+  route: 'desktop',
+  source: 'desktop',
+  origin: 'attended',
+  input: { command: 'rm -rf build' },
+  asked_at: at,
+});
+const answer = (session_id: string, request_id: string): RoutedEvent => ({
+  type: 'approval_response',
+  session_id,
+  seq: 2,
+  at,
+  request_id,
+  decision: 'allow',
+  by: 'desktop',
+});
 
 describe('trayStateFor', () => {
   it('is idle with nothing going on', () => {
@@ -16,11 +64,19 @@ describe('trayStateFor', () => {
   });
 
   it('is working while runs are in flight', () => {
-    expect(trayStateFor(0, 2, undefined)).toMatchObject({ name: 'working', title: '', tooltip: 'Rein: working (2 runs)' });
+    expect(trayStateFor(0, 2, undefined)).toMatchObject({
+      name: 'working',
+      title: '',
+      tooltip: 'Rein: working (2 runs)',
+    });
   });
 
   it('shows waiting approvals first, with their count beside the icon, even over an error', () => {
-    expect(trayStateFor(1, 3, 'boom')).toEqual({ name: 'approval', title: '1', tooltip: 'Rein: 1 approval waiting for you' });
+    expect(trayStateFor(1, 3, 'boom')).toEqual({
+      name: 'approval',
+      title: '1',
+      tooltip: 'Rein: 1 approval waiting for you',
+    });
     expect(trayStateFor(3, 0, undefined)).toMatchObject({ title: '3', tooltip: 'Rein: 3 approvals waiting for you' });
   });
 
@@ -69,7 +125,12 @@ describe('DesktopActivity', () => {
       requested_at: at,
       expires_at: at,
     };
-    expect(a.observe({ type: 'change_request', at, change })).toEqual({ kind: 'change_requested', change_id: change.change_id, agent: 'ops', summary: change.summary });
+    expect(a.observe({ type: 'change_request', at, change })).toEqual({
+      kind: 'change_requested',
+      change_id: change.change_id,
+      agent: 'ops',
+      summary: change.summary,
+    });
     expect(a.trayState()).toMatchObject({ name: 'approval', title: '1' });
     a.observe({ type: 'change_response', at, change_id: change.change_id, outcome: 'rejected', by: 'desktop' });
     expect(a.pendingChanges).toBe(0);
@@ -97,7 +158,16 @@ describe('DesktopActivity', () => {
   it('reports an approval request and a finished run as notes, with the run source', () => {
     const a = new DesktopActivity();
     a.observe(start('s1', 'schedule'));
-    expect(a.observe(ask('s1', 'apr_9'))).toMatchObject({ kind: 'approval_requested', request_id: 'apr_9', tool: 'bash', risk: 'high' });
-    expect(a.observe(end('s1', 'final', 'all good'))).toMatchObject({ kind: 'run_ended', source: 'schedule', text: 'all good' });
+    expect(a.observe(ask('s1', 'apr_9'))).toMatchObject({
+      kind: 'approval_requested',
+      request_id: 'apr_9',
+      tool: 'bash',
+      risk: 'high',
+    });
+    expect(a.observe(end('s1', 'final', 'all good'))).toMatchObject({
+      kind: 'run_ended',
+      source: 'schedule',
+      text: 'all good',
+    });
   });
 });

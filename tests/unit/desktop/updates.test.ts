@@ -69,7 +69,10 @@ function controller(opts: { enabled?: boolean; eligible?: boolean; answer?: 'res
   const log = vi.fn();
   const c = new UpdateController({
     updater,
-    eligibility: opts.eligible === false ? { eligible: false, reason: 'a development build does not update itself' } : { eligible: true },
+    eligibility:
+      opts.eligible === false
+        ? { eligible: false, reason: 'a development build does not update itself' }
+        : { eligible: true },
     enabled: () => enabled,
     askToRestart: async (v) => {
       asked.push(v);
@@ -85,29 +88,73 @@ function controller(opts: { enabled?: boolean; eligible?: boolean; answer?: 'res
 
 describe('which builds update themselves', () => {
   it('only a packaged Mac app signed with a Developer ID, or a release AppImage', () => {
-    expect(updateEligibility({ packaged: true, platform: 'darwin', macSignature: 'developer-id' })).toEqual({ eligible: true });
-    expect(updateEligibility({ packaged: true, platform: 'linux', appImage: '/home/me/Rein-x86_64.AppImage', build: { release: true } })).toEqual({ eligible: true });
+    expect(updateEligibility({ packaged: true, platform: 'darwin', macSignature: 'developer-id' })).toEqual({
+      eligible: true,
+    });
+    expect(
+      updateEligibility({
+        packaged: true,
+        platform: 'linux',
+        appImage: '/home/me/Rein-x86_64.AppImage',
+        build: { release: true },
+      }),
+    ).toEqual({ eligible: true });
   });
 
   it('never a development build, an ad-hoc or unsigned Mac app, a .deb, a self-made AppImage, or Windows — each with its reason', () => {
-    expect(updateEligibility({ packaged: false, platform: 'darwin', macSignature: 'developer-id' })).toMatchObject({ eligible: false, reason: expect.stringContaining('development build') });
-    expect(updateEligibility({ packaged: true, platform: 'darwin', macSignature: 'adhoc' })).toMatchObject({ eligible: false, reason: expect.stringContaining('ad hoc') });
-    expect(updateEligibility({ packaged: true, platform: 'darwin', macSignature: 'unsigned' })).toMatchObject({ eligible: false, reason: expect.stringContaining('not signed') });
-    expect(updateEligibility({ packaged: true, platform: 'darwin', macSignature: 'other-identity' })).toMatchObject({ eligible: false, reason: expect.stringContaining('Developer ID') });
+    expect(updateEligibility({ packaged: false, platform: 'darwin', macSignature: 'developer-id' })).toMatchObject({
+      eligible: false,
+      reason: expect.stringContaining('development build'),
+    });
+    expect(updateEligibility({ packaged: true, platform: 'darwin', macSignature: 'adhoc' })).toMatchObject({
+      eligible: false,
+      reason: expect.stringContaining('ad hoc'),
+    });
+    expect(updateEligibility({ packaged: true, platform: 'darwin', macSignature: 'unsigned' })).toMatchObject({
+      eligible: false,
+      reason: expect.stringContaining('not signed'),
+    });
+    expect(updateEligibility({ packaged: true, platform: 'darwin', macSignature: 'other-identity' })).toMatchObject({
+      eligible: false,
+      reason: expect.stringContaining('Developer ID'),
+    });
     expect(updateEligibility({ packaged: true, platform: 'darwin' })).toMatchObject({ eligible: false });
-    expect(updateEligibility({ packaged: true, platform: 'linux', build: { release: true } })).toMatchObject({ eligible: false, reason: expect.stringContaining('.deb') });
-    expect(updateEligibility({ packaged: true, platform: 'linux', appImage: '/a/Rein.AppImage', build: { release: false } })).toMatchObject({ eligible: false, reason: expect.stringContaining('REIN_RELEASE') });
-    expect(updateEligibility({ packaged: true, platform: 'linux', appImage: '/a/Rein.AppImage' })).toMatchObject({ eligible: false });
+    expect(updateEligibility({ packaged: true, platform: 'linux', build: { release: true } })).toMatchObject({
+      eligible: false,
+      reason: expect.stringContaining('.deb'),
+    });
+    expect(
+      updateEligibility({ packaged: true, platform: 'linux', appImage: '/a/Rein.AppImage', build: { release: false } }),
+    ).toMatchObject({ eligible: false, reason: expect.stringContaining('REIN_RELEASE') });
+    expect(updateEligibility({ packaged: true, platform: 'linux', appImage: '/a/Rein.AppImage' })).toMatchObject({
+      eligible: false,
+    });
     expect(updateEligibility({ packaged: true, platform: 'win32' })).toMatchObject({ eligible: false });
   });
 
   it('reads how the bundle is signed from codesign -dv', () => {
-    const devId = ['Executable=/Applications/Rein.app/Contents/MacOS/Rein', 'Identifier=dev.rein.app', 'Authority=Developer ID Application: Jane Doe (AB12CD34EF)', 'Authority=Developer ID Certification Authority', 'Authority=Apple Root CA', 'TeamIdentifier=AB12CD34EF'].join('\n');
+    const devId = [
+      'Executable=/Applications/Rein.app/Contents/MacOS/Rein',
+      'Identifier=dev.rein.app',
+      'Authority=Developer ID Application: Jane Doe (AB12CD34EF)',
+      'Authority=Developer ID Certification Authority',
+      'Authority=Apple Root CA',
+      'TeamIdentifier=AB12CD34EF',
+    ].join('\n');
     expect(parseCodesignDisplay(devId, 0)).toBe('developer-id');
-    const adhoc = ['Executable=/tmp/Rein.app/Contents/MacOS/Rein', 'Identifier=dev.rein.app', 'Signature=adhoc', 'TeamIdentifier=not set'].join('\n');
+    const adhoc = [
+      'Executable=/tmp/Rein.app/Contents/MacOS/Rein',
+      'Identifier=dev.rein.app',
+      'Signature=adhoc',
+      'TeamIdentifier=not set',
+    ].join('\n');
     expect(parseCodesignDisplay(adhoc, 0)).toBe('adhoc');
     expect(parseCodesignDisplay('/tmp/Rein.app: code object is not signed at all', 1)).toBe('unsigned');
-    const devCert = ['Identifier=dev.rein.app', 'Authority=Apple Development: Jane Doe (XYZ)', 'TeamIdentifier=AB12CD34EF'].join('\n');
+    const devCert = [
+      'Identifier=dev.rein.app',
+      'Authority=Apple Development: Jane Doe (XYZ)',
+      'TeamIdentifier=AB12CD34EF',
+    ].join('\n');
     expect(parseCodesignDisplay(devCert, 0)).toBe('other-identity');
   });
 
@@ -149,7 +196,10 @@ describe('the update controller', () => {
     c.start();
     expect(clock.timeouts).toEqual([]);
     expect(log).toHaveBeenCalledWith(expect.stringContaining('a development build'));
-    expect(await c.checkNow()).toEqual({ outcome: 'not-eligible', reason: 'a development build does not update itself' });
+    expect(await c.checkNow()).toEqual({
+      outcome: 'not-eligible',
+      reason: 'a development build does not update itself',
+    });
     expect(updater.checks).toBe(0);
     expect(updater.listeners.size).toBe(0);
     expect(c.state).toEqual({ state: 'off', reason: 'a development build does not update itself' });
@@ -194,7 +244,7 @@ describe('the update controller', () => {
     expect(await c.checkNow()).toEqual({ outcome: 'up-to-date', version: '0.1.0' });
   });
 
-  it('runs one check at a time: a second caller gets the first one\'s answer', async () => {
+  it("runs one check at a time: a second caller gets the first one's answer", async () => {
     const { c, updater } = controller();
     const [a, b] = await Promise.all([c.checkNow(), c.checkNow()]);
     expect(a).toEqual(b);

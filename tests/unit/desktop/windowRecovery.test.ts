@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RELOADS, RELOAD_WINDOW_MS, troublePage, WindowRecovery } from '../../../src-main/core/desktop/windowRecovery.js';
+import {
+  MAX_RELOADS,
+  RELOAD_WINDOW_MS,
+  troublePage,
+  WindowRecovery,
+} from '../../../src-main/core/desktop/windowRecovery.js';
 
 const crash = { kind: 'renderer_gone', reason: 'crashed', exitCode: 11 } as const;
 
@@ -19,8 +24,18 @@ describe('window recovery', () => {
 
   it('ignores a replaced load, a sub-frame and a clean exit', () => {
     const r = new WindowRecovery();
-    expect(r.decide({ kind: 'load_failed', errorCode: -3, errorDescription: 'ERR_ABORTED', url: 'file:///x', mainFrame: true })).toEqual({ action: 'ignore' });
-    expect(r.decide({ kind: 'load_failed', errorCode: -105, errorDescription: 'X', url: 'https://x', mainFrame: false })).toEqual({ action: 'ignore' });
+    expect(
+      r.decide({
+        kind: 'load_failed',
+        errorCode: -3,
+        errorDescription: 'ERR_ABORTED',
+        url: 'file:///x',
+        mainFrame: true,
+      }),
+    ).toEqual({ action: 'ignore' });
+    expect(
+      r.decide({ kind: 'load_failed', errorCode: -105, errorDescription: 'X', url: 'https://x', mainFrame: false }),
+    ).toEqual({ action: 'ignore' });
     expect(r.decide({ kind: 'renderer_gone', reason: 'clean-exit', exitCode: 0 })).toEqual({ action: 'ignore' });
   });
 

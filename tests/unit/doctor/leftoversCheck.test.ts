@@ -30,7 +30,9 @@ describe('the doctor on interrupted writes', () => {
   it('is ok with none, and counts no temp file of a live process', async () => {
     await mkdir(join(home, 'sessions'), { recursive: true });
     await writeFile(join(home, 'sessions', `.${ID}.json.${process.ppid}.0.tmp`), '{');
-    expect(await leftoversChecks(home)).toEqual([{ name: 'leftovers', status: 'ok', message: 'nothing left by writes that were interrupted' }]);
+    expect(await leftoversChecks(home)).toEqual([
+      { name: 'leftovers', status: 'ok', message: 'nothing left by writes that were interrupted' },
+    ]);
   });
 
   it('names unsettled session saves, other files’ interrupted writes and what leftovers/ keeps, and changes nothing', async () => {

@@ -12,7 +12,11 @@ async function world(watch: string[]) {
   const home = join(root, 'home');
   await mkdir(join(home, 'agents', 'clerk'), { recursive: true });
   await writeFile(join(home, 'agents', 'clerk', 'AGENT.md'), 'You sort files.\n');
-  if (watch.length > 0) await writeFile(join(home, 'agents', 'clerk', 'config.yaml'), `watch:\n${watch.map((p) => `  - path: ${JSON.stringify(p)}\n`).join('')}`);
+  if (watch.length > 0)
+    await writeFile(
+      join(home, 'agents', 'clerk', 'config.yaml'),
+      `watch:\n${watch.map((p) => `  - path: ${JSON.stringify(p)}\n`).join('')}`,
+    );
   return { root, home };
 }
 
@@ -24,7 +28,11 @@ const denyIn = (denied: string) => async (dir: string) => {
 describe('doctor: watchers', () => {
   it('no watch entries: ok', async () => {
     const w = await world([]);
-    expect(await watchCheck({ home: w.home, platform: 'linux' }, config)).toEqual({ name: 'watchers', status: 'ok', message: 'no watched folders' });
+    expect(await watchCheck({ home: w.home, platform: 'linux' }, config)).toEqual({
+      name: 'watchers',
+      status: 'ok',
+      message: 'no watched folders',
+    });
   });
 
   it('a folder macOS keeps Rein out of fails, with the privacy settings to change', async () => {
@@ -36,7 +44,9 @@ describe('doctor: watchers', () => {
     const again = await world([downloads, notes]);
     const c = await watchCheck({ home: again.home, platform: 'darwin', probe: denyIn(downloads) }, config);
     expect(c.status).toBe('fail');
-    expect(c.message).toBe(`clerk: ${downloads} cannot be read (EPERM: operation not permitted) — not watched, as this process sees them`);
+    expect(c.message).toBe(
+      `clerk: ${downloads} cannot be read (EPERM: operation not permitted) — not watched, as this process sees them`,
+    );
     expect(c.hint).toContain('System Settings › Privacy & Security › Files and Folders, or Full Disk Access');
     // From a terminal, the terminal's access is what was checked: the hint says how to get the app's view.
     expect(c.hint).toContain('checked from this terminal');
@@ -47,8 +57,15 @@ describe('doctor: watchers', () => {
     const notes = join(w.root, 'notes');
     await mkdir(notes);
     const missing = await world([join(w.root, 'nowhere'), notes]);
-    expect(await watchCheck({ home: missing.home, platform: 'linux' }, config)).toMatchObject({ status: 'warn', message: `clerk: ${join(w.root, 'nowhere')} does not exist — not watched, as this process sees them` });
+    expect(await watchCheck({ home: missing.home, platform: 'linux' }, config)).toMatchObject({
+      status: 'warn',
+      message: `clerk: ${join(w.root, 'nowhere')} does not exist — not watched, as this process sees them`,
+    });
     const fine = await world([notes]);
-    expect(await watchCheck({ home: fine.home, platform: 'linux' }, config)).toEqual({ name: 'watchers', status: 'ok', message: '1 watched folder readable, as this process sees them' });
+    expect(await watchCheck({ home: fine.home, platform: 'linux' }, config)).toEqual({
+      name: 'watchers',
+      status: 'ok',
+      message: '1 watched folder readable, as this process sees them',
+    });
   });
 });

@@ -67,7 +67,12 @@ describe('native approval dialog', () => {
     const [box] = dialog.open();
     expect(box).toBeDefined();
     expect(box!.window).toBe(BrowserWindow.created.at(-1));
-    expect(box!.options).toMatchObject({ message: 'Rein wants to use bash', buttons: ['Allow once', 'Allow in this conversation', 'Always allow', 'Deny'], defaultId: 3, cancelId: 3 });
+    expect(box!.options).toMatchObject({
+      message: 'Rein wants to use bash',
+      buttons: ['Allow once', 'Allow in this conversation', 'Always allow', 'Deny'],
+      defaultId: 3,
+      cancelId: 3,
+    });
     expect(box!.options.signal).toBeInstanceOf(AbortSignal);
     box!.answer(2);
     await expect(answer).resolves.toEqual({ decision: 'always_allow', by: 'desktop' });
@@ -97,7 +102,9 @@ describe('native approval dialog', () => {
     dialog.open()[0]!.answer(0);
     await expect(answer).resolves.toEqual({ decision: 'allow', by: 'desktop' });
     expect(desk.list()).toEqual([]);
-    expect(() => desk.answer(req.request_id, 'deny', 'desktop-card')).toThrow(expect.objectContaining({ code: 'approval_already_decided' }));
+    expect(() => desk.answer(req.request_id, 'deny', 'desktop-card')).toThrow(
+      expect.objectContaining({ code: 'approval_already_decided' }),
+    );
   });
 
   it('Esc or closing the box is a deny', async () => {

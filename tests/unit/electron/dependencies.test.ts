@@ -14,6 +14,8 @@ describe('package.json', () => {
     const shipped = Object.keys(pkg.dependencies);
     expect(shipped.filter((d) => d.startsWith('@types/'))).toEqual([]);
     expect(shipped).not.toContain('playwright-core');
-    expect(Object.keys(pkg.devDependencies)).toEqual(expect.arrayContaining(['playwright-core', '@types/ws', '@types/picomatch']));
+    expect(Object.keys(pkg.devDependencies)).toEqual(
+      expect.arrayContaining(['playwright-core', '@types/ws', '@types/picomatch']),
+    );
   });
 });

@@ -56,7 +56,14 @@ afterEach(async () => {
 
 /** The real embedded daemon, on a free port, with fast shutdown. */
 const testDaemon = (o: DaemonOptions) =>
-  startDaemon({ ...o, port: 0, cwd: work, config: GlobalConfig.parse({}), shutdownGraceMs: 200, shutdownCancelMs: 2_000 });
+  startDaemon({
+    ...o,
+    port: 0,
+    cwd: work,
+    config: GlobalConfig.parse({}),
+    shutdownGraceMs: 200,
+    shutdownCancelMs: 2_000,
+  });
 
 async function launch(over: Partial<DesktopAppOptions> = {}): Promise<DesktopApp> {
   desktop = await startDesktopApp({
@@ -114,21 +121,33 @@ async function eventually<T>(check: () => T | Promise<T>, what: string, ms = 10_
 }
 
 const trayMenu = () => (Tray.created[0]!.contextMenu as { items: FakeMenuItem[] }).items;
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('desktop app', () => {
   it('runs the daemon in its own process and answers the page over IPC from it', async () => {
     const d = await launch();
     expect(d.daemon?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    await expect(invoke('rein:status')).resolves.toMatchObject({ ok: true, value: { version: '9.9.9', active_runs: 0 } });
+    await expect(invoke('rein:status')).resolves.toMatchObject({
+      ok: true,
+      value: { version: '9.9.9', active_runs: 0 },
+    });
     await expect(invoke('rein:listAgents')).resolves.toEqual({ ok: true, value: { agents: [] } });
-    await expect(invoke('rein:getAgent', { name: 'nobody' })).resolves.toMatchObject({ ok: false, code: 'agent_not_found' });
+    await expect(invoke('rein:getAgent', { name: 'nobody' })).resolves.toMatchObject({
+      ok: false,
+      code: 'agent_not_found',
+    });
   });
 
   it('locks the session down: the CSP header names the loopback daemon; permissions are denied', async () => {
     const d = await launch();
     const answer = await session.defaultSession.webRequest.respond(PAGE, {});
-    expect(answer.responseHeaders?.['Content-Security-Policy']?.[0]).toContain(`connect-src 'self' http://127.0.0.1:${d.daemon!.info.port} ws://127.0.0.1:${d.daemon!.info.port}`);
+    expect(answer.responseHeaders?.['Content-Security-Policy']?.[0]).toContain(
+      `connect-src 'self' http://127.0.0.1:${d.daemon!.info.port} ws://127.0.0.1:${d.daemon!.info.port}`,
+    );
     expect(session.defaultSession.permissionCheckHandler?.({}, 'media', 'file://', {})).toBe(false);
   });
 
@@ -140,8 +159,15 @@ describe('desktop app', () => {
     expect(sent).toMatchObject({ ok: true, value: { injected: false, agent: 'default' } });
     await eventually(() => sentEvents('session_end').length > 0, 'session_end at the page');
     expect(sentEvents('session_start')[0]).toMatchObject({ source: 'desktop' });
-    expect(sentEvents('text_delta').map((e) => e.text).join('')).toBe('The answer is 42.');
-    expect(Notification.shown.map((n) => n.options)).toContainEqual({ title: 'Rein finished', body: 'The answer is 42.' });
+    expect(
+      sentEvents('text_delta')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('The answer is 42.');
+    expect(Notification.shown.map((n) => n.options)).toContainEqual({
+      title: 'Rein finished',
+      body: 'The answer is 42.',
+    });
     expect(Tray.created[0]!.image).toMatchObject({ path: join(TRAY_ICONS, 'trayIdleTemplate.png') });
   });
 
@@ -149,7 +175,9 @@ describe('desktop app', () => {
     await launch();
     const other = new BrowserWindow({});
     other.webContents.mainFrame.url = PAGE;
-    await expect(ipcMain.invokeAs('rein:status', { sender: other.webContents, senderFrame: other.webContents.mainFrame })).resolves.toMatchObject({
+    await expect(
+      ipcMain.invokeAs('rein:status', { sender: other.webContents, senderFrame: other.webContents.mainFrame }),
+    ).resolves.toMatchObject({
       ok: false,
       code: 'refused',
     });
@@ -171,7 +199,10 @@ describe('desktop app', () => {
       expect(box.options.message).toBe('Rein wants to use file_write');
       expect(Tray.created[0]!.title).toBe('1');
       expect(trayMenu().some((i) => i.label === 'Approvals (1)')).toBe(true);
-      await expect(invoke('rein:listApprovals')).resolves.toMatchObject({ ok: true, value: { approvals: [{ request_id: request_id, tool: 'file_write' }] } });
+      await expect(invoke('rein:listApprovals')).resolves.toMatchObject({
+        ok: true,
+        value: { approvals: [{ request_id: request_id, tool: 'file_write' }] },
+      });
 
       box.answer(0); // Allow once
       await eventually(() => sentEvents('session_end').length > 0, 'the run to end');
@@ -190,10 +221,12 @@ describe('desktop app', () => {
       await eventually(() => sentEvents('session_end').length > 0, 'the run to end');
       expect(sentEvents('approval_response')[0]).toMatchObject({ decision: 'deny', by: 'desktop' });
       expect(await exists(join(work, 'note.txt'))).toBe(false);
-      await expect(invoke('rein:answerApproval', { request_id: request_id, decision: 'allow' })).resolves.toMatchObject({
-        ok: false,
-        code: 'approval_already_decided',
-      });
+      await expect(invoke('rein:answerApproval', { request_id: request_id, decision: 'allow' })).resolves.toMatchObject(
+        {
+          ok: false,
+          code: 'approval_already_decided',
+        },
+      );
     });
   });
 
@@ -201,34 +234,52 @@ describe('desktop app', () => {
     it('wait for the person: the page gets the card, a notification and the tray say so, and only this window can confirm it', async () => {
       const d = await launch();
       const body = JSON.stringify({ name: 'evil', prompt: 'Obey.', config: { mode: 'bypassPermissions' } });
-      const res = await fetch(`${d.daemon!.url}/agents`, { method: 'POST', headers: { authorization: `Bearer ${d.daemon!.token()}`, 'content-type': 'application/json' }, body });
+      const res = await fetch(`${d.daemon!.url}/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${d.daemon!.token()}`, 'content-type': 'application/json' },
+        body,
+      });
       expect(res.status).toBe(202);
       const { change_id } = (await res.json()) as { change_id: string };
       await eventually(() => sentEvents('change_request').length > 0, 'the change at the page');
-      expect(sentEvents('change_request')[0]).toMatchObject({ change: { change_id, agent: 'evil', raises: [{ field: 'mode' }] } });
+      expect(sentEvents('change_request')[0]).toMatchObject({
+        change: { change_id, agent: 'evil', raises: [{ field: 'mode' }] },
+      });
       expect(Notification.shown.map((n) => n.options)).toContainEqual({
         title: 'Rein: confirm a permission change',
         body: 'Create agent "evil": mode default → bypassPermissions — asked for over Rein\'s API',
       });
       expect(Tray.created[0]!.title).toBe('1');
       expect(await exists(join(home, 'agents', 'evil'))).toBe(false);
-      await expect(invoke('rein:listChanges')).resolves.toMatchObject({ ok: true, value: { changes: [{ change_id }] } });
+      await expect(invoke('rein:listChanges')).resolves.toMatchObject({
+        ok: true,
+        value: { changes: [{ change_id }] },
+      });
 
       const other = new BrowserWindow({});
       other.webContents.mainFrame.url = PAGE;
       await expect(
-        ipcMain.invokeAs('rein:desktop.answerChange', { sender: other.webContents, senderFrame: other.webContents.mainFrame }, { change_id, decision: 'apply' }),
+        ipcMain.invokeAs(
+          'rein:desktop.answerChange',
+          { sender: other.webContents, senderFrame: other.webContents.mainFrame },
+          { change_id, decision: 'apply' },
+        ),
       ).resolves.toMatchObject({ ok: false, code: 'refused' });
       expect(await exists(join(home, 'agents', 'evil'))).toBe(false);
 
-      await expect(invoke('rein:desktop.answerChange', { change_id, decision: 'apply' })).resolves.toEqual({ ok: true, value: { change_id, outcome: 'applied' } });
+      await expect(invoke('rein:desktop.answerChange', { change_id, decision: 'apply' })).resolves.toEqual({
+        ok: true,
+        value: { change_id, outcome: 'applied' },
+      });
       expect(await readFile(join(home, 'agents', 'evil', 'config.yaml'), 'utf8')).toContain('mode: bypassPermissions');
       await eventually(() => Tray.created[0]!.title === '', 'the tray to clear');
     });
 
     it("are the window's own to make at once", async () => {
       await launch();
-      await expect(invoke('rein:createAgent', { name: 'mine', prompt: 'Help.', config: { auto_approve: true } })).resolves.toMatchObject({ ok: true, value: { name: 'mine' } });
+      await expect(
+        invoke('rein:createAgent', { name: 'mine', prompt: 'Help.', config: { auto_approve: true } }),
+      ).resolves.toMatchObject({ ok: true, value: { name: 'mine' } });
       expect(await readFile(join(home, 'agents', 'mine', 'config.yaml'), 'utf8')).toContain('auto_approve: true');
     });
   });
@@ -262,14 +313,26 @@ describe('desktop app', () => {
     it('a key saved in Settings goes to that store (0600), reaches the next run, and the view says where', async () => {
       await launch(noEnvKey());
       const saved = await invoke('rein:saveSettings', { api_key: ' sk-ant-typed-in-settings-42 ' });
-      expect(saved).toMatchObject({ ok: true, value: { platform: 'darwin', api_key: { present: true, source: 'file', hint: 'sk-ant-…s-42' } } });
+      expect(saved).toMatchObject({
+        ok: true,
+        value: { platform: 'darwin', api_key: { present: true, source: 'file', hint: 'sk-ant-…s-42' } },
+      });
       expect(saved.value.api_key.note).toMatch(/readable only by you but not encrypted/);
-      expect(saved.value.mac_permissions).toEqual({ automation: 'unavailable', accessibility: 'authorized', screen_recording: 'denied' });
+      expect(saved.value.mac_permissions).toEqual({
+        automation: 'unavailable',
+        accessibility: 'authorized',
+        screen_recording: 'denied',
+      });
       expect(await readFile(storedKeyFile(), 'utf8')).toBe('sk-ant-typed-in-settings-42\n');
       if (process.platform !== 'win32') expect((await stat(storedKeyFile())).mode & 0o777).toBe(0o600);
       expect(await exists(join(home, 'api-key.enc'))).toBe(false);
       const view = await invoke('rein:desktop.desktopSettings');
-      expect(view.value.key_storage).toMatchObject({ available: true, store: 'file', plain_text: true, location: storedKeyFile() });
+      expect(view.value.key_storage).toMatchObject({
+        available: true,
+        store: 'file',
+        plain_text: true,
+        location: storedKeyFile(),
+      });
       expect(await sendAndReadKey()).toBe('sk-ant-typed-in-settings-42');
     });
 
@@ -329,7 +392,9 @@ describe('desktop app', () => {
       expect(view.value.hotkey.problem).toMatch(/already used/);
 
       // Honest in the tray too, at the top of its menu, until it is fixed.
-      expect(trayMenu()[0]!.label).toBe('⚠ Shortcut CommandOrControl+Shift+Space is not available — choose another in Settings');
+      expect(trayMenu()[0]!.label).toBe(
+        '⚠ Shortcut CommandOrControl+Shift+Space is not available — choose another in Settings',
+      );
 
       const changed = await invoke('rein:desktop.updateDesktopSettings', { hotkey: 'Alt+Shift+R' });
       expect(changed.value.hotkey).toEqual({ accelerator: 'Alt+Shift+R', registered: true });
@@ -343,16 +408,29 @@ describe('desktop app', () => {
       await launch({ warn: (m) => warned.push(m) });
       const shown = Notification.shown.find((n) => n.options.title === 'Rein’s shortcut is not available')!;
       shown.fail('Notifications are not allowed for this app');
-      expect(warned.some((m) => m.includes('a notification could not be shown (Notifications are not allowed for this app): Rein’s shortcut is not available'))).toBe(true);
+      expect(
+        warned.some((m) =>
+          m.includes(
+            'a notification could not be shown (Notifications are not allowed for this app): Rein’s shortcut is not available',
+          ),
+        ),
+      ).toBe(true);
       expect(Tray.created[0]!.image).toMatchObject({ path: join(TRAY_ICONS, 'trayErrorTemplate.png') });
       expect(Tray.created[0]!.toolTip).toMatch(/Rein’s shortcut is not available/);
     });
 
     it('the hotkey can also be changed through saveSettings, validated with the field named', async () => {
       await launch();
-      await expect(invoke('rein:saveSettings', { hotkey: 'Banana' })).resolves.toMatchObject({ ok: false, code: 'invalid_input', field: 'hotkey' });
+      await expect(invoke('rein:saveSettings', { hotkey: 'Banana' })).resolves.toMatchObject({
+        ok: false,
+        code: 'invalid_input',
+        field: 'hotkey',
+      });
       expect(globalShortcut.isRegistered('CommandOrControl+Shift+Space')).toBe(true);
-      await expect(invoke('rein:saveSettings', { hotkey: null })).resolves.toMatchObject({ ok: true, value: { hotkey: null } });
+      await expect(invoke('rein:saveSettings', { hotkey: null })).resolves.toMatchObject({
+        ok: true,
+        value: { hotkey: null },
+      });
       expect(globalShortcut.registered.size).toBe(0);
     });
 
@@ -373,7 +451,11 @@ describe('desktop app', () => {
       // Chosen: applied once.
       await invoke('rein:desktop.updateDesktopSettings', { open_at_login: true });
       expect(app.setLoginItemSettings).toHaveBeenLastCalledWith({ openAtLogin: true, args: ['--hidden'] });
-      expect((await invoke('rein:desktop.desktopSettings')).value.login_item).toEqual({ available: true, enabled: true, chosen: true });
+      expect((await invoke('rein:desktop.desktopSettings')).value.login_item).toEqual({
+        available: true,
+        enabled: true,
+        chosen: true,
+      });
       await desktop!.close();
       desktop = undefined;
 
@@ -393,11 +475,20 @@ describe('desktop app', () => {
 
       resetElectronMock();
       const xdg = await mkdtemp(join(tmpdir(), 'rein-xdg-'));
-      await launch({ packaged: true, platform: 'linux', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'env-key', XDG_CONFIG_HOME: xdg } });
+      await launch({
+        packaged: true,
+        platform: 'linux',
+        env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'env-key', XDG_CONFIG_HOME: xdg },
+      });
       expect(existsSync(join(xdg, 'autostart', 'dev.rein.app.desktop'))).toBe(false);
       await invoke('rein:desktop.updateDesktopSettings', { open_at_login: true });
-      expect(await readFile(join(xdg, 'autostart', 'dev.rein.app.desktop'), 'utf8')).toContain(`Exec="${process.execPath}" "--hidden"`);
-      expect((await invoke('rein:desktop.desktopSettings')).value.login_item).toMatchObject({ enabled: true, chosen: true });
+      expect(await readFile(join(xdg, 'autostart', 'dev.rein.app.desktop'), 'utf8')).toContain(
+        `Exec="${process.execPath}" "--hidden"`,
+      );
+      expect((await invoke('rein:desktop.desktopSettings')).value.login_item).toMatchObject({
+        enabled: true,
+        chosen: true,
+      });
       expect(app.setLoginItemSettings).not.toHaveBeenCalled();
     });
 
@@ -416,7 +507,10 @@ describe('desktop app', () => {
       expect(win.webContents.sent.filter((m) => m.channel === 'rein:navigate')).toEqual([]);
       win.webContents.emit('did-finish-load');
       trayMenu().find((i) => i.label === 'Settings…')!.click!();
-      expect(win.webContents.sent.filter((m) => m.channel === 'rein:navigate').map((m) => m.args[0])).toEqual(['agents', 'settings']);
+      expect(win.webContents.sent.filter((m) => m.channel === 'rein:navigate').map((m) => m.args[0])).toEqual([
+        'agents',
+        'settings',
+      ]);
     });
 
     it('reports macOS permission requests', async () => {
@@ -429,7 +523,9 @@ describe('desktop app', () => {
   });
 
   it('when the daemon cannot start, keeps running with the tray in the error state and every operation saying why', async () => {
-    await launch({ startDaemon: async () => Promise.reject(new Error('another Rein daemon (pid 42) owns this REIN_HOME')) });
+    await launch({
+      startDaemon: async () => Promise.reject(new Error('another Rein daemon (pid 42) owns this REIN_HOME')),
+    });
     expect(Tray.created[0]!.image).toMatchObject({ path: join(TRAY_ICONS, 'trayErrorTemplate.png') });
     expect(Tray.created[0]!.toolTip).toMatch(/daemon could not start: another Rein daemon/);
     await expect(invoke('rein:status')).resolves.toMatchObject({ ok: false, error: expect.stringMatching(/pid 42/) });
@@ -441,19 +537,34 @@ describe('desktop app', () => {
     const port = (squatter.address() as net.AddressInfo).port;
     try {
       const d = await launch({
-        startDaemon: (o) => startDaemon({ ...o, port, cwd: work, config: GlobalConfig.parse({}), shutdownGraceMs: 200, shutdownCancelMs: 2_000 }),
+        startDaemon: (o) =>
+          startDaemon({
+            ...o,
+            port,
+            cwd: work,
+            config: GlobalConfig.parse({}),
+            shutdownGraceMs: 200,
+            shutdownCancelMs: 2_000,
+          }),
       });
       expect(d.daemon).toBeUndefined();
       expect(d.service).toBeDefined();
       expect(Tray.created[0]!.toolTip).toMatch(new RegExp(`daemon could not start: port ${port} .*already in use`));
-      await expect(invoke('rein:status')).resolves.toMatchObject({ ok: true, value: { version: '9.9.9', active_runs: 0 } });
+      await expect(invoke('rein:status')).resolves.toMatchObject({
+        ok: true,
+        value: { version: '9.9.9', active_runs: 0 },
+      });
       await expect(invoke('rein:listAgents')).resolves.toEqual({ ok: true, value: { agents: [] } });
       // A run goes through the service in this process, its events reach the page.
       fake.enqueue(text('Still here.'));
       const sent = await invoke('rein:sendMessage', { text: 'hello' });
       expect(sent).toMatchObject({ ok: true, value: { injected: false } });
       await eventually(() => sentEvents('session_end').length > 0, 'the run to end');
-      expect(sentEvents('text_delta').map((e) => e.text).join('')).toBe('Still here.');
+      expect(
+        sentEvents('text_delta')
+          .map((e) => e.text)
+          .join(''),
+      ).toBe('Still here.');
     } finally {
       await new Promise((ok) => squatter.close(ok));
     }
@@ -469,9 +580,17 @@ describe('desktop app', () => {
     const res = await fetch(`${d.daemon!.url}/health`);
     expect(res.status).toBe(200);
     // No window shows what happens: a heartbeat alert becomes the app's own notification.
-    d.daemon!.publish({ type: 'heartbeat_alert', at: new Date().toISOString(), agent: 'ops', text: 'disk is 95% full' });
+    d.daemon!.publish({
+      type: 'heartbeat_alert',
+      at: new Date().toISOString(),
+      agent: 'ops',
+      text: 'disk is 95% full',
+    });
     await new Promise((r) => setTimeout(r, 10));
-    expect(Notification.shown.map((n) => n.options)).toContainEqual({ title: 'ops: heartbeat alert', body: 'disk is 95% full' });
+    expect(Notification.shown.map((n) => n.options)).toContainEqual({
+      title: 'ops: heartbeat alert',
+      body: 'disk is 95% full',
+    });
   });
 
   it('closing releases the hotkey, the tray, the handlers and the daemon', async () => {

@@ -80,33 +80,52 @@ describe.runIf(!available && inCi)('electronegativity', () => {
   });
 });
 
-describe.skipIf(!available)(available ? 'electronegativity' : `electronegativity (skipped: ${PACKAGE} is not installed)`, () => {
-  it('finds nothing of medium severity or above in the desktop app beyond the reviewed findings', () => {
-    const electronVersion = (JSON.parse(readFileSync(join(ROOT, 'node_modules/electron/package.json'), 'utf8')) as { version: string }).version;
-    const r = spawnSync(process.execPath, [join(import.meta.dirname, 'electronegativityScan.mjs'), stageSources(), electronVersion], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, LANG: 'en-US' },
-      maxBuffer: 64 * 1024 * 1024,
+describe.skipIf(!available)(
+  available ? 'electronegativity' : `electronegativity (skipped: ${PACKAGE} is not installed)`,
+  () => {
+    it('finds nothing of medium severity or above in the desktop app beyond the reviewed findings', () => {
+      const electronVersion = (
+        JSON.parse(readFileSync(join(ROOT, 'node_modules/electron/package.json'), 'utf8')) as { version: string }
+      ).version;
+      const r = spawnSync(
+        process.execPath,
+        [join(import.meta.dirname, 'electronegativityScan.mjs'), stageSources(), electronVersion],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, LANG: 'en-US' },
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
+      if (r.status !== 0) throw new Error(`electronegativity failed:\n${r.stderr}`);
+      // The tool prints a notice ("Could not retrieve updated translations…": it is offline) before its JSON.
+      const result = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))) as {
+        errors: { file: string; message: string; tolerable: boolean }[];
+        issues: Finding[];
+      };
+
+      // A file it could not parse was not checked at all. The shell, the preload and the entry must be
+      // readable to it; for the page's files (where its TypeScript parsers may trip over newer syntax)
+      // it is reported, not failed.
+      const unparsed = result.errors.filter((e) => !e.tolerable);
+      const mustParse = (file: string) => /(^|[/\\])(src-main|src-preload)[/\\]/.test(file);
+      expect(unparsed.filter((e) => mustParse(e.file)).map((e) => `${e.file}: ${e.message}`)).toEqual([]);
+      for (const e of unparsed.filter((x) => !mustParse(x.file)))
+        console.warn(`electronegativity could not parse ${e.file}: ${e.message}`);
+
+      const severe = result.issues.filter((i) => SEVERE.has(i.severity));
+      const isAccepted = (i: Finding) => ACCEPTED.some((a) => a.id === i.id && a.file === i.file);
+      const unexpected = severe
+        .filter((i) => !isAccepted(i))
+        .map((i) => `${i.severity} ${i.id} at ${i.file}:${i.line}: ${i.sample ?? ''} (${i.description ?? ''})`);
+      expect(unexpected).toEqual([]);
+
+      const stale = ACCEPTED.filter((a) => !severe.some((i) => i.id === a.id && i.file === a.file)).map(
+        (a) => `${a.id} in ${a.file}`,
+      );
+      expect(stale, 'accepted findings that no longer occur: remove them here and in docs/desktop-shell.md').toEqual(
+        [],
+      );
     });
-    if (r.status !== 0) throw new Error(`electronegativity failed:\n${r.stderr}`);
-    // The tool prints a notice ("Could not retrieve updated translations…": it is offline) before its JSON.
-    const result = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))) as { errors: { file: string; message: string; tolerable: boolean }[]; issues: Finding[] };
-
-    // A file it could not parse was not checked at all. The shell, the preload and the entry must be
-    // readable to it; for the page's files (where its TypeScript parsers may trip over newer syntax)
-    // it is reported, not failed.
-    const unparsed = result.errors.filter((e) => !e.tolerable);
-    const mustParse = (file: string) => /(^|[/\\])(src-main|src-preload)[/\\]/.test(file);
-    expect(unparsed.filter((e) => mustParse(e.file)).map((e) => `${e.file}: ${e.message}`)).toEqual([]);
-    for (const e of unparsed.filter((x) => !mustParse(x.file))) console.warn(`electronegativity could not parse ${e.file}: ${e.message}`);
-
-    const severe = result.issues.filter((i) => SEVERE.has(i.severity));
-    const isAccepted = (i: Finding) => ACCEPTED.some((a) => a.id === i.id && a.file === i.file);
-    const unexpected = severe.filter((i) => !isAccepted(i)).map((i) => `${i.severity} ${i.id} at ${i.file}:${i.line}: ${i.sample ?? ''} (${i.description ?? ''})`);
-    expect(unexpected).toEqual([]);
-
-    const stale = ACCEPTED.filter((a) => !severe.some((i) => i.id === a.id && i.file === a.file)).map((a) => `${a.id} in ${a.file}`);
-    expect(stale, 'accepted findings that no longer occur: remove them here and in docs/desktop-shell.md').toEqual([]);
-  });
-});
+  },
+);

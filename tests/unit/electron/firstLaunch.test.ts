@@ -43,7 +43,12 @@ describe('moving to /Applications', () => {
     const outcome = offerMoveToApplications(o);
     const b = await box();
     expect(b.window).toBeUndefined(); // no window exists yet
-    expect(b.options).toMatchObject({ buttons: ['Move to Applications', 'Keep it here'], defaultId: 0, cancelId: 1, checkboxLabel: 'Don’t ask again' });
+    expect(b.options).toMatchObject({
+      buttons: ['Move to Applications', 'Keep it here'],
+      defaultId: 0,
+      cancelId: 1,
+      checkboxLabel: 'Don’t ask again',
+    });
     b.answer(0);
     await expect(outcome).resolves.toBe('moved');
     expect(app.moveToApplicationsFolder).toHaveBeenCalledTimes(1);
@@ -78,7 +83,9 @@ describe('moving to /Applications', () => {
 
   it('asks nothing in /Applications, in a development build, or off macOS', async () => {
     app.inApplications = true;
-    await expect(offerMoveToApplications(opts({ executable: '/Applications/Rein.app/Contents/MacOS/Rein' }))).resolves.toBe('not_offered');
+    await expect(
+      offerMoveToApplications(opts({ executable: '/Applications/Rein.app/Contents/MacOS/Rein' })),
+    ).resolves.toBe('not_offered');
     await expect(offerMoveToApplications(opts({ packaged: false }))).resolves.toBe('not_offered');
     await expect(offerMoveToApplications(opts({ platform: 'linux' }))).resolves.toBe('not_offered');
     expect(dialog.showMessageBox).not.toHaveBeenCalled();
@@ -91,7 +98,9 @@ describe('moving to /Applications', () => {
     (await box()).answer(1, true);
     await expect(first).resolves.toBe('stayed');
     expect((await loadDesktopSettings(home)).move_to_applications_declined).toBe(true);
-    await expect(moveToApplicationsIfWanted({ home, platform: 'darwin', packaged: true, warn: () => undefined })).resolves.toBe('not_offered');
+    await expect(
+      moveToApplicationsIfWanted({ home, platform: 'darwin', packaged: true, warn: () => undefined }),
+    ).resolves.toBe('not_offered');
   });
 });
 
@@ -110,7 +119,11 @@ describe('the application menu', () => {
 describe('notifications that go nowhere', () => {
   it('are handed to the fallback when the system reports failed, or has no notifications', () => {
     const undelivered = vi.fn();
-    const n = new Notifier(() => true, () => undefined, undelivered);
+    const n = new Notifier(
+      () => true,
+      () => undefined,
+      undelivered,
+    );
     const content = { title: 'Rein finished', body: 'done', opens: 'sessions' as const };
     expect(n.show(content)).toBe(true);
     Notification.shown[0]!.fail('Notifications are not allowed for this app');
@@ -120,7 +133,13 @@ describe('notifications that go nowhere', () => {
     expect(undelivered).toHaveBeenLastCalledWith(content, 'this system shows no notifications');
     // Turned off by the person: not a failure.
     undelivered.mockClear();
-    expect(new Notifier(() => false, () => undefined, undelivered).show(content)).toBe(false);
+    expect(
+      new Notifier(
+        () => false,
+        () => undefined,
+        undelivered,
+      ).show(content),
+    ).toBe(false);
     expect(undelivered).not.toHaveBeenCalled();
   });
 });

@@ -11,7 +11,10 @@ describe('global hotkey', () => {
   it('registers the shortcut and calls back when it is pressed', () => {
     const pressed = vi.fn();
     const hotkey = new GlobalHotkey(pressed);
-    expect(hotkey.set('CommandOrControl+Shift+Space')).toEqual({ accelerator: 'CommandOrControl+Shift+Space', registered: true });
+    expect(hotkey.set('CommandOrControl+Shift+Space')).toEqual({
+      accelerator: 'CommandOrControl+Shift+Space',
+      registered: true,
+    });
     globalShortcut.press('CommandOrControl+Shift+Space');
     expect(pressed).toHaveBeenCalledTimes(1);
   });

@@ -41,7 +41,11 @@ describe('handle', () => {
     stranger.mainFrame = new FakeFrame(PAGE); // even showing a copy of our page
     const fn = vi.fn(() => 'ran');
     handle('rein:rename', Rename, trusted, fn);
-    const reply = await ipcMain.invokeAs('rein:rename', { sender: stranger, senderFrame: stranger.mainFrame }, { name: 'x' });
+    const reply = await ipcMain.invokeAs(
+      'rein:rename',
+      { sender: stranger, senderFrame: stranger.mainFrame },
+      { name: 'x' },
+    );
     expect(reply).toMatchObject({ ok: false, code: 'refused' });
     expect(fn).not.toHaveBeenCalled();
   });
@@ -55,8 +59,14 @@ describe('handle', () => {
     const reply = await ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: iframe }, { name: 'x' });
     expect(reply).toMatchObject({ ok: false, code: 'refused' });
     // Even one that claims the top frame's routing id is refused while it has a parent.
-    const claiming = new FakeFrame(PAGE, { processId: contents.mainFrame.processId, routingId: contents.mainFrame.routingId, parent: contents.mainFrame });
-    await expect(ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: claiming }, { name: 'x' })).resolves.toMatchObject({ ok: false, code: 'refused' });
+    const claiming = new FakeFrame(PAGE, {
+      processId: contents.mainFrame.processId,
+      routingId: contents.mainFrame.routingId,
+      parent: contents.mainFrame,
+    });
+    await expect(
+      ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: claiming }, { name: 'x' }),
+    ).resolves.toMatchObject({ ok: false, code: 'refused' });
     expect(fn).not.toHaveBeenCalled();
   });
 
@@ -65,20 +75,29 @@ describe('handle', () => {
     handle('rein:rename', Rename, trusted, ({ name }) => name);
     const wrapper = contents.mainFrame.sameFrame();
     expect(wrapper).not.toBe(contents.mainFrame);
-    await expect(ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: wrapper }, { name: 'x' })).resolves.toEqual({ ok: true, value: 'x' });
+    await expect(
+      ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: wrapper }, { name: 'x' }),
+    ).resolves.toEqual({ ok: true, value: 'x' });
     // The same routing id in another renderer process is another frame.
-    const elsewhere = new FakeFrame(PAGE, { processId: contents.mainFrame.processId + 1, routingId: contents.mainFrame.routingId });
-    await expect(ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: elsewhere }, { name: 'x' })).resolves.toMatchObject({ ok: false, code: 'refused' });
+    const elsewhere = new FakeFrame(PAGE, {
+      processId: contents.mainFrame.processId + 1,
+      routingId: contents.mainFrame.routingId,
+    });
+    await expect(
+      ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: elsewhere }, { name: 'x' }),
+    ).resolves.toMatchObject({ ok: false, code: 'refused' });
   });
 
   it('refuses our window once it shows another page, and a frame that is gone', async () => {
     const { contents, trusted } = ourWindow();
     handle('rein:rename', Rename, trusted, () => 'ran');
     contents.mainFrame.url = 'https://attacker.example/';
-    await expect(ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: contents.mainFrame }, { name: 'x' }))
-      .resolves.toMatchObject({ ok: false, code: 'refused' });
-    await expect(ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: null }, { name: 'x' }))
-      .resolves.toMatchObject({ ok: false, code: 'refused' });
+    await expect(
+      ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: contents.mainFrame }, { name: 'x' }),
+    ).resolves.toMatchObject({ ok: false, code: 'refused' });
+    await expect(
+      ipcMain.invokeAs('rein:rename', { sender: contents, senderFrame: null }, { name: 'x' }),
+    ).resolves.toMatchObject({ ok: false, code: 'refused' });
   });
 
   it('refuses an invalid payload, naming the field, without running the handler', async () => {
@@ -121,7 +140,10 @@ describe('handle', () => {
     handle('rein:rename', Rename, trusted, () => {
       throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
     });
-    await expect(ipcMain.invokeAs('rein:rename', fromTop, { name: 'work' })).resolves.toMatchObject({ ok: false, code: 'internal' });
+    await expect(ipcMain.invokeAs('rein:rename', fromTop, { name: 'work' })).resolves.toMatchObject({
+      ok: false,
+      code: 'internal',
+    });
   });
 
   it('removes its handler when disposed', () => {
@@ -152,7 +174,9 @@ describe('operation handlers', () => {
   /** A service whose every operation records its input and answers with its own name. */
   function recordingService<T extends string>(names: readonly T[]) {
     const calls: { name: T; input: unknown }[] = [];
-    const service = Object.fromEntries(names.map((name) => [name, async (input: unknown) => (calls.push({ name, input }), { from: name })]));
+    const service = Object.fromEntries(
+      names.map((name) => [name, async (input: unknown) => (calls.push({ name, input }), { from: name })]),
+    );
     return { calls, service };
   }
 
@@ -165,35 +189,52 @@ describe('operation handlers', () => {
     );
   });
 
-  it.each([...reinOperationNames.map((n) => [`rein:${n}`] as const), ...desktopOperationNames.map((n) => [`rein:desktop.${n}`] as const)])(
-    '%s refuses a foreign window and an iframe of ours without calling the service',
-    async (channel) => {
-      const { contents, trusted } = ourWindow();
-      const rein = recordingService(reinOperationNames);
-      const desktop = recordingService(desktopOperationNames);
-      registerReinHandlers(trusted, rein.service as never);
-      registerDesktopHandlers(trusted, desktop.service as never);
-      const stranger = new FakeWebContents();
-      stranger.mainFrame = new FakeFrame(PAGE);
-      await expect(ipcMain.invokeAs(channel, { sender: stranger, senderFrame: stranger.mainFrame }, {})).resolves.toMatchObject({ ok: false, code: 'refused' });
-      await expect(ipcMain.invokeAs(channel, { sender: contents, senderFrame: new FakeFrame(PAGE) }, {})).resolves.toMatchObject({ ok: false, code: 'refused' });
-      expect([...rein.calls, ...desktop.calls]).toEqual([]);
-    },
-  );
+  it.each([
+    ...reinOperationNames.map((n) => [`rein:${n}`] as const),
+    ...desktopOperationNames.map((n) => [`rein:desktop.${n}`] as const),
+  ])('%s refuses a foreign window and an iframe of ours without calling the service', async (channel) => {
+    const { contents, trusted } = ourWindow();
+    const rein = recordingService(reinOperationNames);
+    const desktop = recordingService(desktopOperationNames);
+    registerReinHandlers(trusted, rein.service as never);
+    registerDesktopHandlers(trusted, desktop.service as never);
+    const stranger = new FakeWebContents();
+    stranger.mainFrame = new FakeFrame(PAGE);
+    await expect(
+      ipcMain.invokeAs(channel, { sender: stranger, senderFrame: stranger.mainFrame }, {}),
+    ).resolves.toMatchObject({ ok: false, code: 'refused' });
+    await expect(
+      ipcMain.invokeAs(channel, { sender: contents, senderFrame: new FakeFrame(PAGE) }, {}),
+    ).resolves.toMatchObject({ ok: false, code: 'refused' });
+    expect([...rein.calls, ...desktop.calls]).toEqual([]);
+  });
 
   it('passes a valid payload to the service function of the same name, and refuses an invalid one naming the field', async () => {
     const { trusted, fromTop } = ourWindow();
     const rein = recordingService(reinOperationNames);
     registerReinHandlers(trusted, rein.service as never);
     const msg = { text: 'hello', agent: 'ops' };
-    await expect(ipcMain.invokeAs('rein:sendMessage', fromTop, msg)).resolves.toEqual({ ok: true, value: { from: 'sendMessage' } });
+    await expect(ipcMain.invokeAs('rein:sendMessage', fromTop, msg)).resolves.toEqual({
+      ok: true,
+      value: { from: 'sendMessage' },
+    });
     expect(rein.calls).toEqual([{ name: 'sendMessage', input: msg }]);
 
-    const bad = (await ipcMain.invokeAs('rein:sendMessage', fromTop, { text: 'hi', agent: 'Not An Agent' })) as { ok: false; code: string; field: string; error: string };
+    const bad = (await ipcMain.invokeAs('rein:sendMessage', fromTop, { text: 'hi', agent: 'Not An Agent' })) as {
+      ok: false;
+      code: string;
+      field: string;
+      error: string;
+    };
     expect(bad).toMatchObject({ ok: false, code: 'invalid_input', field: 'agent' });
     expect(bad.error).toMatch(/^rein:sendMessage: agent: /);
-    await expect(ipcMain.invokeAs('rein:status', fromTop, { sneaky: true })).resolves.toMatchObject({ ok: false, code: 'invalid_input' });
-    await expect(ipcMain.invokeAs('rein:answerApproval', fromTop, { request_id: 'apr_0123456789abcdef', decision: 'maybe' })).resolves.toMatchObject({
+    await expect(ipcMain.invokeAs('rein:status', fromTop, { sneaky: true })).resolves.toMatchObject({
+      ok: false,
+      code: 'invalid_input',
+    });
+    await expect(
+      ipcMain.invokeAs('rein:answerApproval', fromTop, { request_id: 'apr_0123456789abcdef', decision: 'maybe' }),
+    ).resolves.toMatchObject({
       ok: false,
       field: 'decision',
     });
@@ -204,10 +245,19 @@ describe('operation handlers', () => {
     const { trusted, fromTop } = ourWindow();
     const desktop = recordingService(desktopOperationNames);
     registerDesktopHandlers(trusted, desktop.service as never);
-    await expect(ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, { hotkey: 'Banana' })).resolves.toMatchObject({ ok: false, field: 'hotkey' });
-    await expect(ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, {})).resolves.toMatchObject({ ok: false, code: 'invalid_input' });
-    await expect(ipcMain.invokeAs('rein:desktop.requestMacPermission', fromTop, { permission: 'camera' })).resolves.toMatchObject({ ok: false, field: 'permission' });
-    await expect(ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, { show_dock_icon: true })).resolves.toMatchObject({ ok: true });
+    await expect(
+      ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, { hotkey: 'Banana' }),
+    ).resolves.toMatchObject({ ok: false, field: 'hotkey' });
+    await expect(ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, {})).resolves.toMatchObject({
+      ok: false,
+      code: 'invalid_input',
+    });
+    await expect(
+      ipcMain.invokeAs('rein:desktop.requestMacPermission', fromTop, { permission: 'camera' }),
+    ).resolves.toMatchObject({ ok: false, field: 'permission' });
+    await expect(
+      ipcMain.invokeAs('rein:desktop.updateDesktopSettings', fromTop, { show_dock_icon: true }),
+    ).resolves.toMatchObject({ ok: true });
     expect(desktop.calls).toEqual([{ name: 'updateDesktopSettings', input: { show_dock_icon: true } }]);
   });
 });

@@ -10,14 +10,27 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => import('../../support/electronMock.js'));
 
-import { BrowserWindow, Tray, app, fakeEvent, globalShortcut, ipcMain, resetElectronMock, type FakeMenuItem } from '../../support/electronMock.js';
+import {
+  BrowserWindow,
+  Tray,
+  app,
+  fakeEvent,
+  globalShortcut,
+  ipcMain,
+  resetElectronMock,
+  type FakeMenuItem,
+} from '../../support/electronMock.js';
 
 let launches = 0;
 let home = '';
 const savedEnv = { ...process.env };
 const savedArgv = [...process.argv];
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 async function eventually<T>(check: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
   const until = Date.now() + ms;
@@ -142,7 +155,10 @@ describe('desktop app lifecycle', () => {
     process.stdout.write = ((chunk: string) => (out.push(String(chunk)), true)) as typeof process.stdout.write;
     try {
       await startAndWait();
-      await eventually(() => out.some((l) => l.includes('daemon listening on http://127.0.0.1:')), 'the headless banner');
+      await eventually(
+        () => out.some((l) => l.includes('daemon listening on http://127.0.0.1:')),
+        'the headless banner',
+      );
     } finally {
       process.stdout.write = write;
     }

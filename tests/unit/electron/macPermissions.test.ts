@@ -40,7 +40,10 @@ describe('macOS permissions', () => {
     });
     const perms = new MacPermissions('darwin', importer);
     // An older node-mac-permissions has no askForAppleEventsAccess: Automation reads unavailable.
-    await expect(perms.statuses()).resolves.toEqual({ supported: true, status: { accessibility: 'authorized', automation: 'unavailable', screen_recording: 'denied' } });
+    await expect(perms.statuses()).resolves.toEqual({
+      supported: true,
+      status: { accessibility: 'authorized', automation: 'unavailable', screen_recording: 'denied' },
+    });
     await perms.statuses();
     expect(importer).toHaveBeenCalledTimes(1);
   });

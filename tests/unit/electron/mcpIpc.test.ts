@@ -20,9 +20,12 @@ function setup() {
   contents.mainFrame = new FakeFrame(PAGE);
   const trusted = ourTopFrame(() => new Set([contents as unknown as WebContents]), isSamePage(PAGE));
   const calls: { name: string; input: unknown }[] = [];
-  const service = Object.fromEntries(reinOperationNames.map((name) => [name, async (input: unknown) => (calls.push({ name, input }), { from: name })]));
+  const service = Object.fromEntries(
+    reinOperationNames.map((name) => [name, async (input: unknown) => (calls.push({ name, input }), { from: name })]),
+  );
   registerReinHandlers(trusted, service as never);
-  const invoke = (channel: string, payload: unknown) => ipcMain.invokeAs(channel, { sender: contents, senderFrame: contents.mainFrame }, payload) as Promise<any>;
+  const invoke = (channel: string, payload: unknown) =>
+    ipcMain.invokeAs(channel, { sender: contents, senderFrame: contents.mainFrame }, payload) as Promise<any>;
   return { calls, invoke };
 }
 
@@ -45,13 +48,30 @@ describe('MCP operations over IPC', () => {
 
   it('refuses invalid payloads naming the field, without calling the service', async () => {
     const { calls, invoke } = setup();
-    await expect(invoke('rein:mcpLogin', { agent: 'Not An Agent', name: 'wiki' })).resolves.toMatchObject({ ok: false, code: 'invalid_input', field: 'agent' });
-    await expect(invoke('rein:mcpLogin', { name: '' })).resolves.toMatchObject({ ok: false, code: 'invalid_input', field: 'name' });
+    await expect(invoke('rein:mcpLogin', { agent: 'Not An Agent', name: 'wiki' })).resolves.toMatchObject({
+      ok: false,
+      code: 'invalid_input',
+      field: 'agent',
+    });
+    await expect(invoke('rein:mcpLogin', { name: '' })).resolves.toMatchObject({
+      ok: false,
+      code: 'invalid_input',
+      field: 'name',
+    });
     await expect(invoke('rein:mcpLogin', { name: 'a\nb' })).resolves.toMatchObject({ ok: false, field: 'name' });
-    await expect(invoke('rein:mcpLogin', { name: 'x'.repeat(201) })).resolves.toMatchObject({ ok: false, field: 'name' });
+    await expect(invoke('rein:mcpLogin', { name: 'x'.repeat(201) })).resolves.toMatchObject({
+      ok: false,
+      field: 'name',
+    });
     await expect(invoke('rein:mcpLogin', {})).resolves.toMatchObject({ ok: false, field: 'name' });
-    await expect(invoke('rein:mcpReconnect', { name: 'wiki', open: 'file:///etc/passwd' })).resolves.toMatchObject({ ok: false, code: 'invalid_input' });
-    await expect(invoke('rein:mcpServers', { agent: 'ops', all: true })).resolves.toMatchObject({ ok: false, code: 'invalid_input' });
+    await expect(invoke('rein:mcpReconnect', { name: 'wiki', open: 'file:///etc/passwd' })).resolves.toMatchObject({
+      ok: false,
+      code: 'invalid_input',
+    });
+    await expect(invoke('rein:mcpServers', { agent: 'ops', all: true })).resolves.toMatchObject({
+      ok: false,
+      code: 'invalid_input',
+    });
     await expect(invoke('rein:mcpServers', 'ops')).resolves.toMatchObject({ ok: false, code: 'invalid_input' });
     expect(calls).toEqual([]);
   });
@@ -59,7 +79,15 @@ describe('MCP operations over IPC', () => {
   it('maps to the daemon’s HTTP calls for the web page', () => {
     expect(httpCalls.mcpServers(undefined)).toEqual({ method: 'GET', path: '/mcp/servers' });
     expect(httpCalls.mcpServers({ agent: 'ops' })).toEqual({ method: 'GET', path: '/mcp/servers?agent=ops' });
-    expect(httpCalls.mcpLogin({ name: 'my wiki/1' })).toEqual({ method: 'POST', path: '/mcp/servers/my%20wiki%2F1/login', body: {} });
-    expect(httpCalls.mcpReconnect({ agent: 'ops', name: 'wiki' })).toEqual({ method: 'POST', path: '/mcp/servers/wiki/reconnect', body: { agent: 'ops' } });
+    expect(httpCalls.mcpLogin({ name: 'my wiki/1' })).toEqual({
+      method: 'POST',
+      path: '/mcp/servers/my%20wiki%2F1/login',
+      body: {},
+    });
+    expect(httpCalls.mcpReconnect({ agent: 'ops', name: 'wiki' })).toEqual({
+      method: 'POST',
+      path: '/mcp/servers/wiki/reconnect',
+      body: { agent: 'ops' },
+    });
   });
 });

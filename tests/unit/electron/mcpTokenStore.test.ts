@@ -13,7 +13,12 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../support/electronMock.js'));
 
 import { resetElectronMock, safeStorage, shell } from '../../support/electronMock.js';
-import { desktopMcpTokenStores, NO_TOKEN_ENCRYPTION_MESSAGE, sealedOAuthFile, sealedTokenStore } from '../../../src-main/core/desktop/mcpTokenStore.js';
+import {
+  desktopMcpTokenStores,
+  NO_TOKEN_ENCRYPTION_MESSAGE,
+  sealedOAuthFile,
+  sealedTokenStore,
+} from '../../../src-main/core/desktop/mcpTokenStore.js';
 import type { DaemonOptions } from '../../../src-main/core/daemon/daemon.js';
 import { fileTokenStore, oauthDir, oauthFile, type StoredOAuth } from '../../../src-main/core/mcpClient/oauth.js';
 import { McpManager } from '../../../src-main/core/mcpClient/manager.js';
@@ -60,7 +65,7 @@ describe('the desktop MCP token store (safeStorage)', () => {
     await expect(store.read()).resolves.toBeUndefined();
   });
 
-  it('picks up a sign-in made with `rein mcp login`, keeps the CLI\'s copy current, and takes a newer CLI sign-in over an older sealed one', async () => {
+  it("picks up a sign-in made with `rein mcp login`, keeps the CLI's copy current, and takes a newer CLI sign-in over an older sealed one", async () => {
     const cli = fileTokenStore(home, 'wiki');
     await cli.write(entry('from-cli', '2026-01-01T00:00:00.000Z'));
     const store = sealedTokenStore(home, 'wiki', safeStorageCipher('darwin'));
@@ -81,7 +86,9 @@ describe('the desktop MCP token store (safeStorage)', () => {
   });
 
   it('never makes a plain copy when the CLI has none', async () => {
-    await sealedTokenStore(home, 'docs', safeStorageCipher('darwin')).write(entry('app-only', '2026-01-01T00:00:00.000Z'));
+    await sealedTokenStore(home, 'docs', safeStorageCipher('darwin')).write(
+      entry('app-only', '2026-01-01T00:00:00.000Z'),
+    );
     expect(existsSync(sealedOAuthFile(home, 'docs'))).toBe(true);
     expect(existsSync(oauthFile(home, 'docs'))).toBe(false);
   });
@@ -91,7 +98,9 @@ describe('the desktop MCP token store (safeStorage)', () => {
     await sealedTokenStore(home, 'wiki', safeStorageCipher('darwin')).write(entry('x', '2026-01-01T00:00:00.000Z'));
     await writeFile(sealedOAuthFile(home, 'wiki'), 'not sealed by this keychain');
     await expect(sealedTokenStore(home, 'wiki', safeStorageCipher('darwin'), warn).read()).resolves.toBeUndefined();
-    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/wiki\.enc cannot be opened with this user's keychain .*sign in to MCP server wiki again/));
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/wiki\.enc cannot be opened with this user's keychain .*sign in to MCP server wiki again/),
+    );
   });
 
   it('is chosen when the keychain encrypts; otherwise the plain 0600 files, said in the log', async () => {
@@ -116,7 +125,9 @@ describe('the desktop MCP token store (safeStorage)', () => {
 
   it('makes a server signed in for the manager that uses it', async () => {
     const stores = (await desktopMcpTokenStores(safeStorageCipher('darwin'), () => undefined)).stores;
-    const servers = { wiki: { type: 'http' as const, url: 'https://wiki.example.com/mcp', args: [], env: {}, disabled: false } };
+    const servers = {
+      wiki: { type: 'http' as const, url: 'https://wiki.example.com/mcp', args: [], env: {}, disabled: false },
+    };
     const manager = () => new McpManager({ servers, env: {}, home, tokenStore: (s) => stores(home, s) });
     const before = manager();
     expect(before.status()[0]).toMatchObject({ name: 'wiki', signed_in: false });

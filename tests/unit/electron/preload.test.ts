@@ -3,8 +3,18 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../support/electronMock.js'));
 
 import { contextBridge, ipcRenderer, resetElectronMock } from '../../support/electronMock.js';
-import { parseBridgeErrorMessage, reinOperationNames, type ApiEvent, type ReinApi } from '../../../src-main/core/api/index.js';
-import { DESKTOP_NAVIGATE_CHANNEL, desktopOperationNames, type DesktopView, type ReinDesktopApi } from '../../../src-main/core/api/desktopApi.js';
+import {
+  parseBridgeErrorMessage,
+  reinOperationNames,
+  type ApiEvent,
+  type ReinApi,
+} from '../../../src-main/core/api/index.js';
+import {
+  DESKTOP_NAVIGATE_CHANNEL,
+  desktopOperationNames,
+  type DesktopView,
+  type ReinDesktopApi,
+} from '../../../src-main/core/api/desktopApi.js';
 
 let loads = 0;
 /** Run a fresh copy of the preload (a new module instance per query; the electron mock stays shared). */
@@ -42,26 +52,50 @@ describe('preload bridge', () => {
   it('desktop methods use the rein:desktop. channels', async () => {
     const { desktop } = await loadPreload();
     ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: { permission: 'accessibility', status: 'denied' } });
-    await expect(desktop.requestMacPermission({ permission: 'accessibility' })).resolves.toEqual({ permission: 'accessibility', status: 'denied' });
-    expect(ipcRenderer.invoke).toHaveBeenLastCalledWith('rein:desktop.requestMacPermission', { permission: 'accessibility' });
+    await expect(desktop.requestMacPermission({ permission: 'accessibility' })).resolves.toEqual({
+      permission: 'accessibility',
+      status: 'denied',
+    });
+    expect(ipcRenderer.invoke).toHaveBeenLastCalledWith('rein:desktop.requestMacPermission', {
+      permission: 'accessibility',
+    });
   });
 
   it('turns a failure envelope into an error whose message carries code and field for the page to read back', async () => {
     const { rein } = await loadPreload();
-    ipcRenderer.invoke.mockResolvedValueOnce({ ok: false, code: 'invalid_input', field: 'agent', error: 'rein:sendMessage: agent: expected an agent name' });
+    ipcRenderer.invoke.mockResolvedValueOnce({
+      ok: false,
+      code: 'invalid_input',
+      field: 'agent',
+      error: 'rein:sendMessage: agent: expected an agent name',
+    });
     const err = await rein.sendMessage({ text: 'x', agent: 'BAD' }).catch((e: unknown) => e as Error);
-    expect(parseBridgeErrorMessage((err as Error).message)).toEqual({ code: 'invalid_input', field: 'agent', message: 'rein:sendMessage: agent: expected an agent name' });
+    expect(parseBridgeErrorMessage((err as Error).message)).toEqual({
+      code: 'invalid_input',
+      field: 'agent',
+      message: 'rein:sendMessage: agent: expected an agent name',
+    });
 
     ipcRenderer.invoke.mockResolvedValueOnce({ ok: false, code: 'refused', error: 'rein:status: refused sender' });
     const refused = await rein.status().catch((e: unknown) => e as Error);
-    expect(parseBridgeErrorMessage((refused as Error).message)).toEqual({ code: 'refused', message: 'rein:status: refused sender' });
+    expect(parseBridgeErrorMessage((refused as Error).message)).toEqual({
+      code: 'refused',
+      message: 'rein:status: refused sender',
+    });
   });
 
   it('delivers rein:event frames to a subscriber until it unsubscribes', async () => {
     const { rein } = await loadPreload();
     const seen: ApiEvent[] = [];
     const stop = rein.subscribe((ev) => seen.push(ev));
-    const frame = { type: 'text_delta', session_id: 's1', seq: 0, at: '2026-01-01T00:00:00Z', text: 'hi', route: 'desktop' } as const;
+    const frame = {
+      type: 'text_delta',
+      session_id: 's1',
+      seq: 0,
+      at: '2026-01-01T00:00:00Z',
+      text: 'hi',
+      route: 'desktop',
+    } as const;
     ipcRenderer.emit('rein:event', {}, frame);
     stop();
     ipcRenderer.emit('rein:event', {}, { ...frame, seq: 1 });

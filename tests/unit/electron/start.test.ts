@@ -9,7 +9,16 @@
  * called. The decision itself is tested in startPlan.test.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,7 +41,8 @@ function envWithoutDisplay(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 const temps: string[] = [];
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -80,12 +90,22 @@ function fakeProject(opts: { electronBinary: boolean; installer?: 'fetches' | 'f
     chmodSync(join(electron, 'dist', 'electron'), 0o755);
   }
   // Stand-ins for electron's own installer: one that "downloads" the binary, one whose download fails.
-  if (opts.installer === 'fetches') writeFileSync(join(electron, 'install.js'), `import { writeFileSync } from 'node:fs';\nconsole.log('installer ran');\n${binary}`);
+  if (opts.installer === 'fetches')
+    writeFileSync(
+      join(electron, 'install.js'),
+      `import { writeFileSync } from 'node:fs';\nconsole.log('installer ran');\n${binary}`,
+    );
   if (opts.installer === 'fails') {
-    writeFileSync(join(electron, 'install.js'), `console.error('RequestError: getaddrinfo ENOTFOUND github.com');\nconsole.error('    at ClientRequest.<anonymous> (x.js:1:1)');\nprocess.exit(1);\n`);
+    writeFileSync(
+      join(electron, 'install.js'),
+      `console.error('RequestError: getaddrinfo ENOTFOUND github.com');\nconsole.error('    at ClientRequest.<anonymous> (x.js:1:1)');\nprocess.exit(1);\n`,
+    );
   }
   mkdirSync(join(root, 'node_modules', 'electron-vite', 'bin'), { recursive: true });
-  writeFileSync(join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'console.log(`electron-vite ${process.argv.slice(2).join(" ")}`);\n');
+  writeFileSync(
+    join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'),
+    'console.log(`electron-vite ${process.argv.slice(2).join(" ")}`);\n',
+  );
   mkdirSync(join(root, 'bin'));
   writeFileSync(join(root, 'bin', 'rein.js'), 'console.log(`rein ${process.argv.slice(2).join(" ")}`);\n');
   mkdirSync(join(root, 'out', 'cli'), { recursive: true });
@@ -96,7 +116,11 @@ function fakeProject(opts: { electronBinary: boolean; installer?: 'fetches' | 'f
 }
 
 function runCopy(root: string, env: NodeJS.ProcessEnv, args: string[] = []) {
-  return spawnSync(process.execPath, [join(root, 'scripts', 'start.js'), ...args], { cwd: root, env, encoding: 'utf8' });
+  return spawnSync(process.execPath, [join(root, 'scripts', 'start.js'), ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+  });
 }
 
 describe('npm start without a usable Electron', () => {
@@ -115,8 +139,13 @@ describe('npm start without a usable Electron', () => {
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
 
-    const url = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], `the daemon's URL (stdout: ${out}, stderr: ${err})`);
-    expect(out.split('\n')[0]).toMatch(/^Rein's desktop app cannot start here \((no Electron binary; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it is not fetched|no display)\), so Rein runs as a daemon with its web UI instead: open the URL it prints below in a browser\.$/);
+    const url = await until(
+      () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
+      `the daemon's URL (stdout: ${out}, stderr: ${err})`,
+    );
+    expect(out.split('\n')[0]).toMatch(
+      /^Rein's desktop app cannot start here \((no Electron binary; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it is not fetched|no display)\), so Rein runs as a daemon with its web UI instead: open the URL it prints below in a browser\.$/,
+    );
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
     const info = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')) as { pid: number };
@@ -128,13 +157,16 @@ describe('npm start without a usable Electron', () => {
     expect(existsSync(join(home, 'daemon.json'))).toBe(false);
   }, 180_000);
 
-  it.runIf(process.platform === 'linux')('says "no display" on Linux when Electron is installed but no display is set, and passes arguments to rein daemon', () => {
-    const root = fakeProject({ electronBinary: true });
-    const r = runCopy(root, envWithoutDisplay(), ['--port', '0']);
-    expect(r.status).toBe(0);
-    expect(r.stdout).toBe(`${sentence('no display')}\nrein daemon --port 0\n`);
-    expect(r.stderr).toBe('');
-  });
+  it.runIf(process.platform === 'linux')(
+    'says "no display" on Linux when Electron is installed but no display is set, and passes arguments to rein daemon',
+    () => {
+      const root = fakeProject({ electronBinary: true });
+      const r = runCopy(root, envWithoutDisplay(), ['--port', '0']);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(`${sentence('no display')}\nrein daemon --port 0\n`);
+      expect(r.stderr).toBe('');
+    },
+  );
 
   it.runIf(process.platform === 'linux')('fetches nothing without a display, even with no Electron binary', () => {
     const root = fakeProject({ electronBinary: false, installer: 'fetches' });
@@ -164,7 +196,9 @@ describe('npm start without a usable Electron', () => {
     const root = fakeProject({ electronBinary: false });
     rmSync(join(root, 'out', 'renderer'), { recursive: true });
     const r = runCopy(root, { ...envWithoutDisplay(), ELECTRON_SKIP_BINARY_DOWNLOAD: '1' });
-    expect(r.stdout).toBe(`${sentence(process.platform === 'linux' ? 'no display' : SKIPPED)}\nelectron-vite build --logLevel warn\nrein daemon\n`);
+    expect(r.stdout).toBe(
+      `${sentence(process.platform === 'linux' ? 'no display' : SKIPPED)}\nelectron-vite build --logLevel warn\nrein daemon\n`,
+    );
   });
 });
 
@@ -176,12 +210,17 @@ describe('npm start with Electron and a display', () => {
     expect(r.stdout).toBe('electron-vite build\nelectron . --headless\n');
   });
 
-  it.runIf(process.platform !== 'win32')('fetches a missing binary with electron\'s installer, once, then launches the app', () => {
-    const root = fakeProject({ electronBinary: false, installer: 'fetches' });
-    const r = runCopy(root, { ...envWithoutDisplay(), DISPLAY: ':99' });
-    expect(r.status).toBe(0);
-    expect(r.stdout).toBe('Fetching the Electron binary (once, ~100 MB)…\ninstaller ran\nelectron-vite build\nelectron .\n');
-    const again = runCopy(root, { ...envWithoutDisplay(), DISPLAY: ':99' });
-    expect(again.stdout).toBe('electron-vite build\nelectron .\n');
-  });
+  it.runIf(process.platform !== 'win32')(
+    "fetches a missing binary with electron's installer, once, then launches the app",
+    () => {
+      const root = fakeProject({ electronBinary: false, installer: 'fetches' });
+      const r = runCopy(root, { ...envWithoutDisplay(), DISPLAY: ':99' });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(
+        'Fetching the Electron binary (once, ~100 MB)…\ninstaller ran\nelectron-vite build\nelectron .\n',
+      );
+      const again = runCopy(root, { ...envWithoutDisplay(), DISPLAY: ':99' });
+      expect(again.stdout).toBe('electron-vite build\nelectron .\n');
+    },
+  );
 });

@@ -45,9 +45,20 @@ const noFetch = () => {
   throw new Error('fetch must not run here');
 };
 
-function plan(o: { platform: string; env?: Record<string, string>; dir: string; fetch?: () => ReturnType<typeof runInstaller> }) {
+function plan(o: {
+  platform: string;
+  env?: Record<string, string>;
+  dir: string;
+  fetch?: () => ReturnType<typeof runInstaller>;
+}) {
   const lines: string[] = [];
-  const p = planStart({ platform: o.platform, env: o.env ?? {}, electronDir: o.dir, fetch: o.fetch ?? (() => runInstaller(join(o.dir, 'install.js'))), log: (l) => void lines.push(l) });
+  const p = planStart({
+    platform: o.platform,
+    env: o.env ?? {},
+    electronDir: o.dir,
+    fetch: o.fetch ?? (() => runInstaller(join(o.dir, 'install.js'))),
+    log: (l) => void lines.push(l),
+  });
   return { plan: p, lines };
 }
 
@@ -64,14 +75,26 @@ describe('hasDisplay', () => {
 
 describe('planStart', () => {
   it('no display (a server): the daemon, and nothing is fetched even without a binary', () => {
-    expect(plan({ platform: 'linux', dir: electronDir({ installer: WORKING_INSTALLER }), fetch: noFetch })).toEqual({ plan: { kind: 'daemon', reason: 'no display' }, lines: [] });
-    expect(plan({ platform: 'linux', dir: electronDir({ binary: true }), fetch: noFetch }).plan).toEqual({ kind: 'daemon', reason: 'no display' });
+    expect(plan({ platform: 'linux', dir: electronDir({ installer: WORKING_INSTALLER }), fetch: noFetch })).toEqual({
+      plan: { kind: 'daemon', reason: 'no display' },
+      lines: [],
+    });
+    expect(plan({ platform: 'linux', dir: electronDir({ binary: true }), fetch: noFetch }).plan).toEqual({
+      kind: 'daemon',
+      reason: 'no display',
+    });
   });
 
   it('a display and the binary: the app, nothing fetched', () => {
     const dir = electronDir({ binary: true });
-    for (const [platform, env] of [['darwin', {}], ['linux', { DISPLAY: ':0' }]] as const) {
-      expect(plan({ platform, env, dir, fetch: noFetch })).toEqual({ plan: { kind: 'app', binary: join(dir, 'dist', 'electron') }, lines: [] });
+    for (const [platform, env] of [
+      ['darwin', {}],
+      ['linux', { DISPLAY: ':0' }],
+    ] as const) {
+      expect(plan({ platform, env, dir, fetch: noFetch })).toEqual({
+        plan: { kind: 'app', binary: join(dir, 'dist', 'electron') },
+        lines: [],
+      });
     }
   });
 
@@ -90,9 +113,22 @@ describe('planStart', () => {
       },
     });
     expect(seen).toEqual([join(dir, 'dist', 'electron')]);
-    expect(p).toEqual({ kind: 'daemon', reason: "Electron's sandbox cannot start on this system", failure: 'rein: chrome-sandbox is not root-owned\n  sudo chmod 4755 …' });
+    expect(p).toEqual({
+      kind: 'daemon',
+      reason: "Electron's sandbox cannot start on this system",
+      failure: 'rein: chrome-sandbox is not root-owned\n  sudo chmod 4755 …',
+    });
     // A sandbox that is fine changes nothing.
-    expect(planStart({ platform: 'linux', env: { DISPLAY: ':0' }, electronDir: dir, fetch: noFetch, log: () => undefined, sandboxProblem: () => undefined })).toEqual({
+    expect(
+      planStart({
+        platform: 'linux',
+        env: { DISPLAY: ':0' },
+        electronDir: dir,
+        fetch: noFetch,
+        log: () => undefined,
+        sandboxProblem: () => undefined,
+      }),
+    ).toEqual({
       kind: 'app',
       binary: join(dir, 'dist', 'electron'),
     });
@@ -100,7 +136,10 @@ describe('planStart', () => {
 
   it("a Mac without the binary (a fresh npm install): the one-line note, electron's installer, then the app", () => {
     const dir = electronDir({ installer: WORKING_INSTALLER });
-    expect(plan({ platform: 'darwin', dir })).toEqual({ plan: { kind: 'app', binary: join(dir, 'dist', 'electron') }, lines: [FETCH_NOTE] });
+    expect(plan({ platform: 'darwin', dir })).toEqual({
+      plan: { kind: 'app', binary: join(dir, 'dist', 'electron') },
+      lines: [FETCH_NOTE],
+    });
     expect(FETCH_NOTE).toBe('Fetching the Electron binary (once, ~100 MB)…');
     // Once: the next start finds it.
     expect(plan({ platform: 'darwin', dir, fetch: noFetch }).plan.kind).toBe('app');
@@ -108,7 +147,10 @@ describe('planStart', () => {
 
   it('a Linux desktop without the binary fetches it too', () => {
     const dir = electronDir({ installer: WORKING_INSTALLER });
-    expect(plan({ platform: 'linux', env: { WAYLAND_DISPLAY: 'wayland-0' }, dir }).plan).toEqual({ kind: 'app', binary: join(dir, 'dist', 'electron') });
+    expect(plan({ platform: 'linux', env: { WAYLAND_DISPLAY: 'wayland-0' }, dir }).plan).toEqual({
+      kind: 'app',
+      binary: join(dir, 'dist', 'electron'),
+    });
   });
 
   it("a failed download: the daemon, with a sentence naming the installer's error and how to retry", () => {
@@ -125,7 +167,9 @@ describe('planStart', () => {
   it('an installer that is missing, or that leaves no binary, is a failed download too', () => {
     const missing = plan({ platform: 'darwin', dir: electronDir() }).plan;
     expect(missing).toMatchObject({ kind: 'daemon', reason: 'no Electron binary' });
-    expect(missing.kind === 'daemon' && missing.failure).toMatch(/install\.js is missing \(is the electron package installed\? run npm install\)/);
+    expect(missing.kind === 'daemon' && missing.failure).toMatch(
+      /install\.js is missing \(is the electron package installed\? run npm install\)/,
+    );
     const empty = plan({ platform: 'darwin', dir: electronDir({ installer: 'process.exit(0);\n' }) }).plan;
     expect(empty.kind === 'daemon' && empty.failure).toMatch(/\(the installer finished but left no binary\)/);
   });
@@ -133,7 +177,10 @@ describe('planStart', () => {
   it("ELECTRON_SKIP_BINARY_DOWNLOAD (electron's own switch) keeps it from fetching", () => {
     const dir = electronDir({ installer: WORKING_INSTALLER });
     expect(plan({ platform: 'darwin', env: { ELECTRON_SKIP_BINARY_DOWNLOAD: '1' }, dir, fetch: noFetch })).toEqual({
-      plan: { kind: 'daemon', reason: 'no Electron binary; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it is not fetched' },
+      plan: {
+        kind: 'daemon',
+        reason: 'no Electron binary; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it is not fetched',
+      },
       lines: [],
     });
     expect(plan({ platform: 'darwin', env: { ELECTRON_SKIP_BINARY_DOWNLOAD: '0' }, dir }).plan.kind).toBe('app');

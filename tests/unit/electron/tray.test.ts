@@ -17,7 +17,12 @@ function setup() {
   const items = () => (fake.contextMenu as { items: FakeMenuItem[] }).items;
   const item = (label: string) => {
     const found = items().find((i) => i.label === label);
-    if (!found) throw new Error(`no tray menu item "${label}" in ${items().map((i) => i.label).join(', ')}`);
+    if (!found)
+      throw new Error(
+        `no tray menu item "${label}" in ${items()
+          .map((i) => i.label)
+          .join(', ')}`,
+      );
     return found;
   };
   return { tray, fake, actions, items, item };
@@ -64,14 +69,23 @@ describe('tray', () => {
     item('Sessions').click?.();
     item('Schedules').click?.();
     item('Settings…').click?.();
-    expect(actions.open.mock.calls.map((c) => c[0])).toEqual(['chat', 'approvals', 'agents', 'sessions', 'schedules', 'settings']);
+    expect(actions.open.mock.calls.map((c) => c[0])).toEqual([
+      'chat',
+      'approvals',
+      'agents',
+      'sessions',
+      'schedules',
+      'settings',
+    ]);
     item('Quit Rein').click?.();
     expect(actions.quit).toHaveBeenCalledTimes(1);
   });
 
   it('no longer says schedules are "not available yet": Schedules opens their view', () => {
     const { items } = setup();
-    expect(items().some((i) => /not available yet|Pause All Schedules/.test(`${i.label ?? ''} ${i.toolTip ?? ''}`))).toBe(false);
+    expect(
+      items().some((i) => /not available yet|Pause All Schedules/.test(`${i.label ?? ''} ${i.toolTip ?? ''}`)),
+    ).toBe(false);
   });
 
   it('shows a notice at the top of the menu (a hotkey that could not be registered) that opens where it is fixed, and removes it', () => {

@@ -74,7 +74,11 @@ describe('the shell updater', () => {
     fake.emit('update-downloaded', { version: '0.2.0' });
     await flush();
     const box = dialog.open()[0]!;
-    expect(box.options).toMatchObject({ message: 'Rein 0.2.0 is ready', buttons: ['Restart Now', 'Later'], cancelId: 1 });
+    expect(box.options).toMatchObject({
+      message: 'Rein 0.2.0 is ready',
+      buttons: ['Restart Now', 'Later'],
+      cancelId: 1,
+    });
     box.answer(0);
     await flush();
     expect(fake.quitAndInstall).toHaveBeenCalledWith(false, true);
@@ -87,27 +91,49 @@ describe('the shell updater', () => {
     expect(loadUpdater).not.toHaveBeenCalled();
     const menu = updates.checkFromMenu();
     await flush();
-    expect(dialog.open()[0]?.options).toMatchObject({ message: 'This copy of Rein does not update itself', detail: expect.stringContaining('ad hoc') });
+    expect(dialog.open()[0]?.options).toMatchObject({
+      message: 'This copy of Rein does not update itself',
+      detail: expect.stringContaining('ad hoc'),
+    });
     dialog.open()[0]!.answer(0);
     expect(await menu).toMatchObject({ outcome: 'not-eligible' });
   });
 
   it('a development build does not update, whatever the platform', async () => {
     const loadUpdater = vi.fn(async () => new FakeAppUpdater() as unknown as AppUpdater);
-    const { updates } = await start({ packaged: false, platform: 'linux', env: { APPIMAGE: '/x.AppImage' }, loadUpdater });
+    const { updates } = await start({
+      packaged: false,
+      platform: 'linux',
+      env: { APPIMAGE: '/x.AppImage' },
+      loadUpdater,
+    });
     expect(loadUpdater).not.toHaveBeenCalled();
-    expect(updates.controller.state).toMatchObject({ state: 'off', reason: expect.stringContaining('development build') });
+    expect(updates.controller.state).toMatchObject({
+      state: 'off',
+      reason: expect.stringContaining('development build'),
+    });
   });
 
   it('an AppImage updates only when rein-build.json says it is a release build', async () => {
     const resources = await mkdtemp(join(tmpdir(), 'rein-resources-'));
     await writeFile(join(resources, 'rein-build.json'), JSON.stringify({ release: true, signing: 'none' }));
-    const { updates } = await start({ platform: 'linux', env: { APPIMAGE: '/home/me/Rein-x86_64.AppImage' }, resourcesDir: resources });
+    const { updates } = await start({
+      platform: 'linux',
+      env: { APPIMAGE: '/home/me/Rein-x86_64.AppImage' },
+      resourcesDir: resources,
+    });
     expect(updates.controller.state).toEqual({ state: 'idle' });
     updates.dispose();
     const empty = await mkdtemp(join(tmpdir(), 'rein-resources-'));
-    const other = await start({ platform: 'linux', env: { APPIMAGE: '/home/me/Rein-x86_64.AppImage' }, resourcesDir: empty });
-    expect(other.updates.controller.state).toMatchObject({ state: 'off', reason: expect.stringContaining('REIN_RELEASE') });
+    const other = await start({
+      platform: 'linux',
+      env: { APPIMAGE: '/home/me/Rein-x86_64.AppImage' },
+      resourcesDir: empty,
+    });
+    expect(other.updates.controller.state).toMatchObject({
+      state: 'off',
+      reason: expect.stringContaining('REIN_RELEASE'),
+    });
   });
 
   it('re-syncs the schedules on the first launch of a new version, not on a relaunch', async () => {
@@ -131,14 +157,21 @@ describe('the shell updater', () => {
 
   it('words each answer of a manual check', () => {
     expect(manualCheckText({ outcome: 'up-to-date', version: '0.1.0' }).message).toBe('Rein is up to date');
-    expect(manualCheckText({ outcome: 'failed', message: 'offline' })).toEqual({ message: 'Rein could not check for updates', detail: 'offline' });
+    expect(manualCheckText({ outcome: 'failed', message: 'offline' })).toEqual({
+      message: 'Rein could not check for updates',
+      detail: 'offline',
+    });
   });
 });
 
 describe('the tray menu', () => {
   it('has "Check for Updates…" when the app gives it the action, and runs it', () => {
     const checkForUpdates = vi.fn();
-    new ReinTray(join(import.meta.dirname, '../../../resources/tray'), { open: vi.fn(), quit: vi.fn(), checkForUpdates }, trayStateFor(0, 0, undefined));
+    new ReinTray(
+      join(import.meta.dirname, '../../../resources/tray'),
+      { open: vi.fn(), quit: vi.fn(), checkForUpdates },
+      trayStateFor(0, 0, undefined),
+    );
     const items = (Tray.created.at(-1)!.contextMenu as { items: FakeMenuItem[] }).items;
     const item = items.find((i) => i.label === 'Check for Updates…');
     expect(item).toBeDefined();
@@ -147,7 +180,11 @@ describe('the tray menu', () => {
   });
 
   it('has no such item without the action', () => {
-    new ReinTray(join(import.meta.dirname, '../../../resources/tray'), { open: vi.fn(), quit: vi.fn() }, trayStateFor(0, 0, undefined));
+    new ReinTray(
+      join(import.meta.dirname, '../../../resources/tray'),
+      { open: vi.fn(), quit: vi.fn() },
+      trayStateFor(0, 0, undefined),
+    );
     const items = (Tray.created.at(-1)!.contextMenu as { items: FakeMenuItem[] }).items;
     expect(items.map((i) => i.label)).not.toContain('Check for Updates…');
   });

@@ -3,11 +3,23 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../support/electronMock.js'));
 
 import { BrowserWindow, shell } from 'electron';
-import { BrowserWindow as FakeWindow, FakeSession, app, fakeEvent, nativeTheme, resetElectronMock } from '../../support/electronMock.js';
+import {
+  BrowserWindow as FakeWindow,
+  FakeSession,
+  app,
+  fakeEvent,
+  nativeTheme,
+  resetElectronMock,
+} from '../../support/electronMock.js';
 import { MAX_RELOADS } from '../../../src-main/core/desktop/windowRecovery.js';
 import { contentSecurityPolicy } from '../../../src-main/core/desktop/csp.js';
 import { isSamePage } from '../../../src-main/electron/ipc.js';
-import { createMainWindow, hideInsteadOfClosing, openInBrowser, secureSession } from '../../../src-main/electron/window.js';
+import {
+  createMainWindow,
+  hideInsteadOfClosing,
+  openInBrowser,
+  secureSession,
+} from '../../../src-main/electron/window.js';
 
 const PAGE = 'file:///app/out/renderer/index.html';
 
@@ -60,14 +72,22 @@ describe('main window', () => {
 
   it('on macOS shows on the current Space, over a fullscreen app, without touching the Dock setting', () => {
     createMainWindow({ preloadPath: '/p.cjs', pageUrl: PAGE, platform: 'darwin' });
-    expect(FakeWindow.created.at(-1)!.allWorkspaces).toEqual({ visible: true, options: { visibleOnFullScreen: true, skipTransformProcessType: true } });
+    expect(FakeWindow.created.at(-1)!.allWorkspaces).toEqual({
+      visible: true,
+      options: { visibleOnFullScreen: true, skipTransformProcessType: true },
+    });
     createMainWindow({ preloadPath: '/p.cjs', pageUrl: PAGE, platform: 'linux' });
     expect(FakeWindow.created.at(-1)!.allWorkspaces).toBeUndefined();
   });
 
   it('reloads a page that failed to load or whose renderer crashed, then says what happened, logging each', () => {
     const said: string[] = [];
-    createMainWindow({ preloadPath: '/p.cjs', pageUrl: PAGE, warn: (m) => said.push(m), logFile: '/Users/ada/Library/Logs/Rein/rein.log' });
+    createMainWindow({
+      preloadPath: '/p.cjs',
+      pageUrl: PAGE,
+      warn: (m) => said.push(m),
+      logFile: '/Users/ada/Library/Logs/Rein/rein.log',
+    });
     const win = FakeWindow.created.at(-1)!;
     win.loadURL.mockClear();
     // A load replaced by another (ERR_ABORTED) and a sub-frame are not trouble; a clean exit neither.
@@ -75,7 +95,8 @@ describe('main window', () => {
     win.webContents.emit('did-fail-load', {}, -105, 'ERR_NAME_NOT_RESOLVED', 'https://x.example/', false);
     win.webContents.emit('render-process-gone', {}, { reason: 'clean-exit', exitCode: 0 });
     expect(win.loadURL).not.toHaveBeenCalled();
-    for (let i = 0; i < MAX_RELOADS; i++) win.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 11 });
+    for (let i = 0; i < MAX_RELOADS; i++)
+      win.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 11 });
     expect(win.loadURL.mock.calls.map((c) => c[0])).toEqual(Array(MAX_RELOADS).fill(PAGE));
     win.webContents.emit('did-fail-load', {}, -6, 'ERR_FILE_NOT_FOUND', PAGE, true);
     const last = String(win.loadURL.mock.calls.at(-1)![0]);
@@ -158,11 +179,11 @@ describe('session policy', () => {
   it('sends the CSP as a response header on app pages, replacing any the server sent', async () => {
     const { session, csp } = securedSession('http://localhost:5173/');
     const answer = await session.webRequest.respond('http://localhost:5173/', {
-      'content-security-policy': ["default-src *"],
+      'content-security-policy': ['default-src *'],
       'Content-Type': ['text/html'],
     });
     expect(answer.responseHeaders).toEqual({ 'Content-Type': ['text/html'], 'Content-Security-Policy': [csp] });
-    expect(csp).toContain('connect-src \'self\' http://127.0.0.1:7533 ws://127.0.0.1:7533');
+    expect(csp).toContain("connect-src 'self' http://127.0.0.1:7533 ws://127.0.0.1:7533");
   });
 
   it('leaves responses that are not app pages alone', async () => {

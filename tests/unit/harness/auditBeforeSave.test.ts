@@ -49,7 +49,9 @@ class CheckingStore extends SessionStore {
     const audited = new Set(this.audit.written.map((e) => `${e.tool} ${JSON.stringify(e.args)}`));
     for (const m of s.messages) {
       if (!Array.isArray(m.content)) continue;
-      for (const b of m.content) if (b.type === 'tool_use' && !audited.has(`${b.name} ${JSON.stringify(b.input)}`)) this.missing.push(`${b.name} ${JSON.stringify(b.input)}`);
+      for (const b of m.content)
+        if (b.type === 'tool_use' && !audited.has(`${b.name} ${JSON.stringify(b.input)}`))
+          this.missing.push(`${b.name} ${JSON.stringify(b.input)}`);
     }
     return super.save(s);
   }
@@ -68,7 +70,12 @@ describe('audit lines and saves', () => {
     const store = new CheckingStore(join(await mkdtemp(join(tmpdir(), 'rein-sessions-')), 'sessions'), audit);
     const { outcome } = await runWith(fake, { tools: [reader, writer], faces: [face('deny')], store, deps: { audit } });
     expect(outcome.stopReason).toBe('final');
-    expect(audit.written.map((e) => `${e.tool} ${e.decision}`)).toEqual(['writer deny', 'reader allow', 'reader allow', 'reader allow']);
+    expect(audit.written.map((e) => `${e.tool} ${e.decision}`)).toEqual([
+      'writer deny',
+      'reader allow',
+      'reader allow',
+      'reader allow',
+    ]);
     expect(store.saves).toBeGreaterThanOrEqual(3);
     expect(store.missing).toEqual([]);
   });

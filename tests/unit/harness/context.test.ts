@@ -12,7 +12,16 @@ import { CACHE_BREAK } from '../../../src-main/core/context/index.js';
 import { createToolSearchTool } from '../../../src-main/core/tools/builtin/toolSearch.js';
 import { ToolRegistry } from '../../../src-main/core/tools/registry.js';
 import { okResult, type Tool } from '../../../src-main/core/tools/tool.js';
-import { cacheablePrefix, startFakeAnthropic, stripCacheControl, text, toolCall, tools, type FakeAnthropic, type RecordedRequest } from '../../support/fakeAnthropic.js';
+import {
+  cacheablePrefix,
+  startFakeAnthropic,
+  stripCacheControl,
+  text,
+  toolCall,
+  tools,
+  type FakeAnthropic,
+  type RecordedRequest,
+} from '../../support/fakeAnthropic.js';
 import { lastToolResults, runWith, testTool } from '../../support/harness.js';
 
 let fake: FakeAnthropic;
@@ -39,7 +48,8 @@ describe('prompt cache discipline', () => {
     const loaded = await first.store.load(first.session.id);
     await runWith(fake, { tools: [reader], prompt: 'turn two', session: loaded, store: first.store });
     const [a, b] = fake.requests;
-    const head = (r: RecordedRequest) => stripCacheControl(JSON.stringify({ tools: r.body.tools, system: r.body.system }));
+    const head = (r: RecordedRequest) =>
+      stripCacheControl(JSON.stringify({ tools: r.body.tools, system: r.body.system }));
     expect(head(b!)).toBe(head(a!));
     // The second request extends the first: its history starts with the first turn's bytes.
     const firstMessages = stripCacheControl(JSON.stringify(a!.body.messages)).slice(0, -1);
@@ -53,7 +63,8 @@ describe('prompt cache discipline', () => {
 
 describe('long sessions in a small window', () => {
   it('a 200-iteration session with 20 KB tool outputs kept whole never exceeds a 40,000-token window and finishes', async () => {
-    const big = (i: number) => `output ${i}\n` + 'lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(350);
+    const big = (i: number) =>
+      `output ${i}\n` + 'lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(350);
     const dump = testTool('dump', { run: (input) => big(Number(input.arg)) });
     let step = 0;
     fake.fallback = (r) => {
@@ -78,7 +89,8 @@ describe('long sessions in a small window', () => {
   it('a result above a tenth of a small window reaches the model as a preview, saved whole beside the session', async () => {
     const big = `first line\n${'lorem ipsum dolor sit amet. '.repeat(700)}\nlast line`; // ~19,600 characters
     const dump = testTool('dump', { run: () => big });
-    const script = (n: number) => (r: RecordedRequest) => (r.body.messages.length < n ? tools([toolCall('dump', {})]) : text('done'));
+    const script = (n: number) => (r: RecordedRequest) =>
+      r.body.messages.length < n ? tools([toolCall('dump', {})]) : text('done');
 
     fake.fallback = script(3);
     const small = await runWith(fake, { tools: [dump], settings: { contextWindow: 40_000 } });
@@ -102,7 +114,12 @@ describe('long sessions in a small window', () => {
 describe('compaction', () => {
   it('keeps identifiers planted early and writes durable facts to memory first', async () => {
     const memoryDir = await mkdtemp(join(tmpdir(), 'rein-mem-'));
-    const planted = ['/srv/app/config/prod.yaml', 'https://ci.example.com/build/4711', 'db-primary.internal:5432', 'a3f9c2e1b7d4'];
+    const planted = [
+      '/srv/app/config/prod.yaml',
+      'https://ci.example.com/build/4711',
+      'db-primary.internal:5432',
+      'a3f9c2e1b7d4',
+    ];
     const dump = testTool('dump', { run: () => 'x'.repeat(30_000) });
     let step = 0;
     fake.fallback = (r) => {
@@ -147,7 +164,8 @@ describe('compaction', () => {
       if (isSmall(r)) return text(isLearningsCall(r) ? 'NONE' : '## Task state\nshort summary');
       main++;
       if (main <= 4) return tools([toolCall('dump', { arg: String(main) })]);
-      if (main === 5) return { kind: 'error', status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' };
+      if (main === 5)
+        return { kind: 'error', status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' };
       return text('recovered');
     };
     const { outcome, events } = await runWith(fake, { tools: [dump], settings: { smallModel: SMALL } });
@@ -209,7 +227,10 @@ describe('deferred tools', () => {
       isDestructive: () => false,
       call: async () => okResult('ran'),
     }));
-    const registry: ToolRegistry = new ToolRegistry([...mcp, createToolSearchTool({ tools: () => registry.list(), definition: (t) => registry.definition(t) })]);
+    const registry: ToolRegistry = new ToolRegistry([
+      ...mcp,
+      createToolSearchTool({ tools: () => registry.list(), definition: (t) => registry.definition(t) }),
+    ]);
     fake.enqueue(tools([toolCall('tool_search', { query: 'select:mcp_tool_07' })]), text('loaded'));
     const first = await runWith(fake, { tools: registry.list() as Tool[] });
     const saved = await first.store.load(first.session.id);

@@ -6,7 +6,14 @@ import { createPermissionEngine } from '../../../src-main/core/permissions/engin
 import { Inbox } from '../../../src-main/core/harness/inbox.js';
 import { CONTINUE_PROMPT } from '../../../src-main/core/harness/loop.js';
 import { countBreakpoints } from '../../../src-main/core/llm/cacheBreakpoints.js';
-import { startFakeAnthropic, stripCacheControl, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
+import {
+  startFakeAnthropic,
+  stripCacheControl,
+  text,
+  toolCall,
+  tools,
+  type FakeAnthropic,
+} from '../../support/fakeAnthropic.js';
 import { face, lastToolResults, runWith, testTool } from '../../support/harness.js';
 
 let fake: FakeAnthropic;
@@ -86,7 +93,11 @@ describe('agent loop', () => {
 
   it('a denied write does not run, the model is told plainly, and a success claim gets one nudge', async () => {
     const writer = testTool('writer', { readOnly: false });
-    fake.enqueue(tools([toolCall('writer', { arg: 'x' }, 'w1')]), text('Done! I have written the file successfully.'), text('The write was denied, so nothing changed.'));
+    fake.enqueue(
+      tools([toolCall('writer', { arg: 'x' }, 'w1')]),
+      text('Done! I have written the file successfully.'),
+      text('The write was denied, so nothing changed.'),
+    );
     const { events, outcome } = await runWith(fake, { tools: [writer], faces: [face('deny')] });
     expect(writer.calls).toHaveLength(0);
     const [res] = lastToolResults(fake, 1);
@@ -141,7 +152,9 @@ describe('agent loop', () => {
     expect(writer.calls).toHaveLength(2);
     // What is saved is the grant the person saw: the command in its folder (with the package.json it runs), the tool.
     expect(saved[0]).toMatchObject({ tool: 'bash', command: 'npm test', cwd: expect.any(String) });
-    expect(Object.entries((saved[0] as { scripts: Record<string, string> }).scripts)).toEqual([[expect.stringMatching(/package\.json$/), 'missing']]);
+    expect(Object.entries((saved[0] as { scripts: Record<string, string> }).scripts)).toEqual([
+      [expect.stringMatching(/package\.json$/), 'missing'],
+    ]);
     expect(saved[2]).toEqual({ tool: 'writer' });
   });
 
@@ -154,12 +167,34 @@ describe('agent loop', () => {
     const first = await runWith(fake, { tools: [bash, writer], faces: [face('allow_session', asked)], policy });
     expect(asked).toHaveLength(2);
     // Each grant is signed for this session with Rein's own key (a copied or hand-written one never counts).
-    expect(first.session.context).toMatchObject({ approvals: { grants: [expect.stringMatching(/^v2:[0-9a-f]{64}:.*"npm test"/), expect.stringMatching(/^v2:[0-9a-f]{64}:\{"tool":"writer"\}$/)] } });
+    expect(first.session.context).toMatchObject({
+      approvals: {
+        grants: [
+          expect.stringMatching(/^v2:[0-9a-f]{64}:.*"npm test"/),
+          expect.stringMatching(/^v2:[0-9a-f]{64}:\{"tool":"writer"\}$/),
+        ],
+      },
+    });
 
     // The next run of this conversation: the same command and any writer call go unasked; another command asks.
     const later: string[] = [];
-    fake.enqueue(tools([toolCall('bash', { command: 'npm test' }), toolCall('writer', { arg: 'b' }), toolCall('bash', { command: 'rm -rf build' })]), text('ok'));
-    const second = await runWith(fake, { tools: [bash, writer], faces: [face('deny', later)], policy, session: await first.store.load(first.session.id), store: first.store, reinHome: first.dir, cwd: first.dir });
+    fake.enqueue(
+      tools([
+        toolCall('bash', { command: 'npm test' }),
+        toolCall('writer', { arg: 'b' }),
+        toolCall('bash', { command: 'rm -rf build' }),
+      ]),
+      text('ok'),
+    );
+    const second = await runWith(fake, {
+      tools: [bash, writer],
+      faces: [face('deny', later)],
+      policy,
+      session: await first.store.load(first.session.id),
+      store: first.store,
+      reinHome: first.dir,
+      cwd: first.dir,
+    });
     expect(later).toEqual(['bash:{"command":"rm -rf build"}']);
     expect(bash.calls).toEqual([{ command: 'npm test' }, { command: 'npm test' }]);
     expect(writer.calls).toHaveLength(2);
@@ -183,7 +218,14 @@ describe('agent loop', () => {
     fake.enqueue(tools([toolCall('writer', { arg: 'b' })]), text('ok'));
     const target = other.store.create({ agent: 'default', cwd: other.dir, source: 'test' });
     target.context = { approvals: { grants: ['tool:writer', `v2:${'0'.repeat(64)}:{"tool":"writer"}`, copied] } };
-    await runWith(fake, { tools: [writer], faces: [face('deny', asked)], policy, session: target, store: other.store, reinHome: other.dir });
+    await runWith(fake, {
+      tools: [writer],
+      faces: [face('deny', asked)],
+      policy,
+      session: target,
+      store: other.store,
+      reinHome: other.dir,
+    });
     expect(asked).toEqual(['writer:{"arg":"b"}']);
     expect(writer.calls).toHaveLength(1);
   });
@@ -200,7 +242,10 @@ describe('agent loop', () => {
 
   it('coerces "5000" and "true" strings leniently, and reports real validation errors', async () => {
     const typed = testTool('typed', { input: z.object({ n: z.number(), flag: z.boolean() }) });
-    fake.enqueue(tools([toolCall('typed', { n: '5000', flag: 'true' }), toolCall('typed', { n: 'lots', flag: true })]), text('ok'));
+    fake.enqueue(
+      tools([toolCall('typed', { n: '5000', flag: 'true' }), toolCall('typed', { n: 'lots', flag: true })]),
+      text('ok'),
+    );
     await runWith(fake, { tools: [typed] });
     expect(typed.calls).toEqual([{ n: 5000, flag: true }]);
     const results = lastToolResults(fake);
@@ -282,7 +327,9 @@ describe('agent loop', () => {
     const { events } = await runWith(fake, { tools: [reader], inbox });
     const sent = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
     expect(sent).toContain('[New message from user]\\nalso check the tests\\n\\nand the docs');
-    expect(events.find((e) => e.type === 'injected')).toMatchObject({ texts: ['also check the tests', 'and the docs'] });
+    expect(events.find((e) => e.type === 'injected')).toMatchObject({
+      texts: ['also check the tests', 'and the docs'],
+    });
     // The tool_result and the injected text share one user message: roles keep alternating.
     const roles = fake.requests[1]!.body.messages.map((m) => m.role);
     expect(roles).toEqual(['user', 'assistant', 'user']);
@@ -299,7 +346,11 @@ describe('agent loop', () => {
         }),
     });
     fake.enqueue(tools([toolCall('waiter', {}, 'w1')], 'Starting the long job.'));
-    const { outcome, session, store } = await runWith(fake, { tools: [waiter], faces: [face('allow')], signal: ac.signal });
+    const { outcome, session, store } = await runWith(fake, {
+      tools: [waiter],
+      faces: [face('allow')],
+      signal: ac.signal,
+    });
     expect(outcome.stopReason).toBe('cancelled');
     expect(outcome.text).toBe('Starting the long job.');
     const saved = await store.load(session.id);
@@ -311,7 +362,9 @@ describe('agent loop', () => {
 
   it('cancellation while the model streams keeps the text already shown', async () => {
     const ac = new AbortController();
-    fake.enqueue(text('A long answer that streams slowly, piece by piece, word by word.', { chunkDelayMs: 30, chunkSize: 4 }));
+    fake.enqueue(
+      text('A long answer that streams slowly, piece by piece, word by word.', { chunkDelayMs: 30, chunkSize: 4 }),
+    );
     const { outcome, session, store } = await runWith(fake, {
       signal: ac.signal,
       onEvent: (e) => {
@@ -327,7 +380,7 @@ describe('agent loop', () => {
 
   it('stops at the spending cap before running more tools', async () => {
     const reader = testTool('reader');
-    fake.enqueue(tools([toolCall('reader', {})], 'Let me look.', ));
+    fake.enqueue(tools([toolCall('reader', {})], 'Let me look.'));
     fake.fallback = () => tools([toolCall('reader', { arg: 'again' })]);
     const { outcome, events } = await runWith(fake, {
       tools: [reader],
@@ -350,7 +403,8 @@ describe('agent loop', () => {
     fake.enqueue(tools([toolCall('reader', {})]), tools([toolCall('reader', { arg: '2' })]), text('ok'));
     await runWith(fake, { tools: [reader, testTool('other')] });
     for (const r of fake.requests) expect(countBreakpoints(r.body)).toBeLessThanOrEqual(4);
-    const prefix = (i: number) => JSON.stringify({ tools: fake.requests[i]!.body.tools, system: fake.requests[i]!.body.system });
+    const prefix = (i: number) =>
+      JSON.stringify({ tools: fake.requests[i]!.body.tools, system: fake.requests[i]!.body.system });
     expect(prefix(1)).toBe(prefix(0));
     expect(prefix(2)).toBe(prefix(0));
     expect(fake.requests[1]!.body.tools!.map((t) => t.name)).toEqual(['other', 'reader']);

@@ -46,7 +46,11 @@ describe('hooks in the loop', () => {
     const { outcome } = await runWith(fake, {
       deps: {
         hooks: hooksWith({
-          Stop: [{ command: `if [ -e ${marker} ]; then exit 0; fi; touch ${marker}; echo '{"decision":"block","message":"run the tests first"}'` }],
+          Stop: [
+            {
+              command: `if [ -e ${marker} ]; then exit 0; fi; touch ${marker}; echo '{"decision":"block","message":"run the tests first"}'`,
+            },
+          ],
         }),
       },
     });
@@ -57,7 +61,9 @@ describe('hooks in the loop', () => {
 
   it('SessionStart hook context reaches the model', async () => {
     fake.enqueue(text('ok'));
-    await runWith(fake, { deps: { hooks: hooksWith({ SessionStart: [{ command: `echo '{"context":"The deploy freeze is on."}'` }] }) } });
+    await runWith(fake, {
+      deps: { hooks: hooksWith({ SessionStart: [{ command: `echo '{"context":"The deploy freeze is on."}'` }] }) },
+    });
     expect(JSON.stringify(fake.requests[0]!.body.messages[0])).toContain('The deploy freeze is on.');
   });
 });
@@ -84,11 +90,17 @@ describe('audit log', () => {
   it('records allowed and denied calls with layer and approver', async () => {
     const reader = testTool('reader');
     const writer = testTool('writer', { readOnly: false });
-    fake.enqueue(tools([toolCall('reader', { arg: 'sk-ant-api03-SECRETSECRETSECRET' }), toolCall('writer', { arg: 'w' })]), text('ok'));
+    fake.enqueue(
+      tools([toolCall('reader', { arg: 'sk-ant-api03-SECRETSECRETSECRET' }), toolCall('writer', { arg: 'w' })]),
+      text('ok'),
+    );
     const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'rein-audit-'));
     const file = join(dir, 'audit.jsonl');
     await runWith(fake, { tools: [reader, writer], faces: [face('deny')], deps: { audit: new AuditLog(file) } });
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     const byTool = Object.fromEntries(lines.map((l) => [l.tool, l]));
     expect(byTool.reader).toMatchObject({ decision: 'allow', layer: 'read_only', approved_by: 'policy', ok: true });

@@ -46,7 +46,12 @@ describe('a save that fails', () => {
     const { events, outcome, session } = await runWith(fake, { store });
     const file = join(store.dir, `${session.id}.json`);
     const errors = events.filter((e) => e.type === 'error');
-    expect(errors).toEqual([expect.objectContaining({ code: 'disk_full', message: `cannot save session ${session.id} to ${file}: no space left on device` })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'disk_full',
+        message: `cannot save session ${session.id} to ${file}: no space left on device`,
+      }),
+    ]);
     expect(events.at(-1)).toMatchObject({ type: 'session_end', stop_reason: 'error' });
     expect(outcome).toMatchObject({ stopReason: 'error', error: { code: 'disk_full' } });
     expect(fake.requests).toHaveLength(0);

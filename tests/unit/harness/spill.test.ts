@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spillIfOverBudget } from '../../../src-main/core/harness/spill.js';
 
-const where = async () => ({ sessionDir: await mkdtemp(join(tmpdir(), 'rein-spill-')), callId: 'toolu_1', tool: 'bash' });
+const where = async () => ({
+  sessionDir: await mkdtemp(join(tmpdir(), 'rein-spill-')),
+  callId: 'toolu_1',
+  tool: 'bash',
+});
 
 describe('spillIfOverBudget', () => {
   it('keeps a result within its budget as it is', async () => {

@@ -32,11 +32,17 @@ describe('tool traits in the loop', () => {
       fake.fallback = () => (n++ < 4 ? tools([toolCall(name, { arg: String(n) })]) : text('finished'));
     };
     script('window_peek');
-    const gui = await runWith(fake, { tools: [withTraits('window_peek', { family: 'gui' }, 'seen')], settings: { maxIterations: 3 } });
+    const gui = await runWith(fake, {
+      tools: [withTraits('window_peek', { family: 'gui' }, 'seen')],
+      settings: { maxIterations: 3 },
+    });
     expect(gui.outcome.stopReason).toBe('final');
 
     script('window_peek');
-    const plain = await runWith(fake, { tools: [withTraits('window_peek', undefined, 'seen')], settings: { maxIterations: 3 } });
+    const plain = await runWith(fake, {
+      tools: [withTraits('window_peek', undefined, 'seen')],
+      settings: { maxIterations: 3 },
+    });
     expect(plain.outcome.stopReason).toBe('max_iterations');
   });
 

@@ -128,7 +128,12 @@ describe('PreToolUse', () => {
 
   it("uses the entry's own timeout (seconds) over the default", async () => {
     const slow = await hook('slow2.sh', `sleep 30`);
-    const out = await runHooks('PreToolUse', [{ command: slow, timeout: 0.2 }], bashCall('ls'), opts({ timeoutMs: 60_000 }));
+    const out = await runHooks(
+      'PreToolUse',
+      [{ command: slow, timeout: 0.2 }],
+      bashCall('ls'),
+      opts({ timeoutMs: 60_000 }),
+    );
     expect(out.runs[0]!.failure).toMatch(/timed out after 200 ms/);
   });
 
@@ -148,7 +153,10 @@ describe('PreToolUse', () => {
   });
 
   it('reports a hook that cannot start (missing working folder) without throwing', async () => {
-    const out = await runHooks('PreToolUse', [{ command: 'true' }], bashCall('ls'), { cwd: join(dir, 'nope'), log: (e) => logs.push(e) });
+    const out = await runHooks('PreToolUse', [{ command: 'true' }], bashCall('ls'), {
+      cwd: join(dir, 'nope'),
+      log: (e) => logs.push(e),
+    });
     expect(out.deny).toBeUndefined();
     expect(out.runs[0]!.failure).toMatch(/could not start/);
   });
@@ -157,11 +165,19 @@ describe('PreToolUse', () => {
 describe('the environment of a hook', () => {
   it("leaves out Rein's credentials and secret-looking names, except those tools.env_passthrough names", async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { ANTHROPIC_API_KEY: 'sk-ant-hookleak-0123456789', REIN_DAEMON_TOKEN: 'daemon-token-x', SLACK_TOKEN: 'xoxb-kept', DB_PASSWORD: 'hunter2' });
+    Object.assign(process.env, {
+      ANTHROPIC_API_KEY: 'sk-ant-hookleak-0123456789',
+      REIN_DAEMON_TOKEN: 'daemon-token-x',
+      SLACK_TOKEN: 'xoxb-kept',
+      DB_PASSWORD: 'hunter2',
+    });
     try {
       const out = join(dir, 'env.txt');
       const cmd = await hook('env.sh', `env > '${out}'`);
-      await runHooks('PreToolUse', [{ command: cmd }], bashCall('ls'), { ...opts(), envPassthrough: ['SLACK_TOKEN', 'ANTHROPIC_API_KEY'] });
+      await runHooks('PreToolUse', [{ command: cmd }], bashCall('ls'), {
+        ...opts(),
+        envPassthrough: ['SLACK_TOKEN', 'ANTHROPIC_API_KEY'],
+      });
       const env = await readFile(out, 'utf8');
       expect(env).toContain('SLACK_TOKEN=xoxb-kept');
       expect(env).toContain('REIN_HOOK_EVENT=PreToolUse');
@@ -203,7 +219,12 @@ describe('matchers', () => {
       { matcher: 'grep|bash', command: await mark('alt') },
       { command: await mark('all') },
     ];
-    const out = await runHooks('PostToolUse', entries, { ...bashCall('ls'), result: { ok: true, content: 'x' } }, opts());
+    const out = await runHooks(
+      'PostToolUse',
+      entries,
+      { ...bashCall('ls'), result: { ok: true, content: 'x' } },
+      opts(),
+    );
     expect(out.runs.map((r) => r.command)).toEqual([entries[0]!.command, entries[2]!.command, entries[3]!.command]);
     await expect(readFile(join(dir, 'glob.ran'))).rejects.toThrow();
   });
@@ -224,7 +245,12 @@ describe('PostToolUse, SessionStart, Stop', () => {
     const a = await hook('a.sh', `echo '{"context":"Today is release day."}'`);
     const b = await hook('b.sh', `echo '{"context":"  The repo uses pnpm.  "}'`);
     const c = await hook('c.sh', `echo '{}'`);
-    const out = await runHooks('SessionStart', [{ command: a }, { command: b }, { command: c }], { session_id: 's', agent: 'a' }, opts());
+    const out = await runHooks(
+      'SessionStart',
+      [{ command: a }, { command: b }, { command: c }],
+      { session_id: 's', agent: 'a' },
+      opts(),
+    );
     expect(out.context).toEqual(['Today is release day.', 'The repo uses pnpm.']);
   });
 
@@ -236,7 +262,9 @@ describe('PostToolUse, SessionStart, Stop', () => {
     const out2 = await runHooks('Stop', [{ command: exit2 }], { session_id: 's', agent: 'a' }, opts());
     expect(out2.block?.message).toBe('lint is failing');
     const quiet = await hook('stop3.sh', `exit 0`);
-    expect((await runHooks('Stop', [{ command: quiet }], { session_id: 's', agent: 'a' }, opts())).block).toBeUndefined();
+    expect(
+      (await runHooks('Stop', [{ command: quiet }], { session_id: 's', agent: 'a' }, opts())).block,
+    ).toBeUndefined();
   });
 
   it('tells the hook it runs inside Rein, and a Rein inside a hook runs no hooks', async () => {

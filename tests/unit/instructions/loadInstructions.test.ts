@@ -56,7 +56,14 @@ describe('discovery', () => {
     expect(r.text).not.toContain('above the repo root');
     expect(r.text).not.toContain('not markdown');
     expect(r.text).not.toContain('not for Rein');
-    expect(r.text).toBe(files.map((f, i) => `<!-- from ${f} -->\n${['global agents', 'global claude', 'global instructions', 'global rule a', 'global rule b', 'repo agents', 'repo rule', 'packages claude', 'web agents', 'web instructions'][i]}`).join('\n\n'));
+    expect(r.text).toBe(
+      files
+        .map(
+          (f, i) =>
+            `<!-- from ${f} -->\n${['global agents', 'global claude', 'global instructions', 'global rule a', 'global rule b', 'repo agents', 'repo rule', 'packages claude', 'web agents', 'web instructions'][i]}`,
+        )
+        .join('\n\n'),
+    );
   });
 
   it('outside a repository reads only the working folder itself', async () => {
@@ -79,7 +86,12 @@ describe('discovery', () => {
   });
 
   it('reads a file reached twice (symlink) once, and gives nothing when there are no files', async () => {
-    expect(await loadInstructions({ home, cwd: repo })).toEqual({ text: '', sources: [], truncated: false, problems: [] });
+    expect(await loadInstructions({ home, cwd: repo })).toEqual({
+      text: '',
+      sources: [],
+      truncated: false,
+      problems: [],
+    });
     const agents = await put(join(repo, 'AGENTS.md'), 'shared rules');
     await symlink(agents, join(repo, 'CLAUDE.md'));
     const r = await loadInstructions({ home, cwd: repo });

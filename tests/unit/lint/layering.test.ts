@@ -55,7 +55,9 @@ describe('layering lint', () => {
     const preload = "import '../../src-preload/index.js';\n";
     expect(await rulesFiredAt('src-main/electron/probe.ts', page)).toEqual(['rein/layering']);
     expect(await rulesFiredAt('src-main/cli/probe.ts', preload)).toEqual(['rein/layering']);
-    expect(await rulesFiredAt('src-main/index.ts', "import '../src-renderer/src/App.js';\n")).toEqual(['rein/layering']);
+    expect(await rulesFiredAt('src-main/index.ts', "import '../src-renderer/src/App.js';\n")).toEqual([
+      'rein/layering',
+    ]);
   });
 
   it('lets the shell import the shared contract in core/api', async () => {
@@ -92,7 +94,9 @@ describe('layering lint', () => {
   it('allows the edges the table lists, and reports an area it does not know', async () => {
     const tools = "import { ToolRegistry } from '../tools/registry.js';\nexport { ToolRegistry };\n";
     expect(await rulesFiredAt('src-main/core/context/probe.ts', tools)).toEqual([]);
-    expect(await rulesFiredAt('src-main/core/somewhere/probe.ts', 'export const x = 1;\n')).toEqual(['rein/core-areas']);
+    expect(await rulesFiredAt('src-main/core/somewhere/probe.ts', 'export const x = 1;\n')).toEqual([
+      'rein/core-areas',
+    ]);
   });
 
   it('lets the triggers describe the service they run on (types), never call into it (values)', async () => {
@@ -106,14 +110,25 @@ describe('layering lint', () => {
   });
 
   it('keeps the faces on the service: no values from the runtime or the harness, types are fine', async () => {
-    const values = "import { createRuntime } from '../runtime/runtime.js';\nimport { executeToolCalls } from '../harness/executor.js';\nexport { createRuntime, executeToolCalls };\n";
+    const values =
+      "import { createRuntime } from '../runtime/runtime.js';\nimport { executeToolCalls } from '../harness/executor.js';\nexport { createRuntime, executeToolCalls };\n";
     const facesRule = (fired: string[]) => fired.filter((r) => r === 'rein/faces-use-the-service');
     // (core-areas also keeps mcpServer/ out of harness/ altogether.)
     expect(facesRule(await rulesFiredAt('src-main/core/mcpServer/probe.ts', values))).toHaveLength(2);
-    expect(await rulesFiredAt('src-main/core/daemon/probe.ts', "export { startRun } from '../runtime/runtime.js';\n")).toEqual(['rein/faces-use-the-service']);
-    expect(await rulesFiredAt('src-main/electron/probe.ts', "export const m = await import('../core/harness/loop.js');\n")).toEqual(['rein/faces-use-the-service']);
-    expect(await rulesFiredAt('src-main/cli/commands/run.ts', "import { startRun } from '../../core/runtime/runtime.js';\nexport { startRun };\n")).toEqual(['rein/faces-use-the-service']);
-    const types = "import type { Runtime } from '../core/runtime/runtime.js';\nimport { type BatchOutcome } from '../core/harness/executor.js';\nexport type { Runtime, BatchOutcome };\n";
+    expect(
+      await rulesFiredAt('src-main/core/daemon/probe.ts', "export { startRun } from '../runtime/runtime.js';\n"),
+    ).toEqual(['rein/faces-use-the-service']);
+    expect(
+      await rulesFiredAt('src-main/electron/probe.ts', "export const m = await import('../core/harness/loop.js');\n"),
+    ).toEqual(['rein/faces-use-the-service']);
+    expect(
+      await rulesFiredAt(
+        'src-main/cli/commands/run.ts',
+        "import { startRun } from '../../core/runtime/runtime.js';\nexport { startRun };\n",
+      ),
+    ).toEqual(['rein/faces-use-the-service']);
+    const types =
+      "import type { Runtime } from '../core/runtime/runtime.js';\nimport { type BatchOutcome } from '../core/harness/executor.js';\nexport type { Runtime, BatchOutcome };\n";
     expect(await rulesFiredAt('src-main/electron/probe.ts', types)).toEqual([]);
     // The service itself composes them, and so may the rest of the CLI for now.
     expect(facesRule(await rulesFiredAt('src-main/core/service/probe.ts', values))).toEqual([]);

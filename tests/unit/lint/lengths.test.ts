@@ -46,7 +46,9 @@ describe('code size limits', () => {
     const body = (n: number) => `function f() {\n${'  x();\n'.repeat(n - 2)}}\n`;
     expect(longFunctions('long.ts', body(201), MAX_FUNCTION_LINES)).toEqual(['long.ts:1 f (201 lines)']);
     expect(longFunctions('ok.ts', body(200), MAX_FUNCTION_LINES)).toEqual([]);
-    expect(longFunctions('arrow.ts', `const g = () => {\n${'  y();\n'.repeat(199)}};\n`, MAX_FUNCTION_LINES)).toEqual(['arrow.ts:1 (anonymous) (201 lines)']);
+    expect(longFunctions('arrow.ts', `const g = () => {\n${'  y();\n'.repeat(199)}};\n`, MAX_FUNCTION_LINES)).toEqual([
+      'arrow.ts:1 (anonymous) (201 lines)',
+    ]);
   });
 
   it(`no function in src-main is over ${MAX_FUNCTION_LINES} lines`, () => {

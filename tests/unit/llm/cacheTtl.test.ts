@@ -21,16 +21,31 @@ afterEach(async () => {
   await fake.close();
 });
 
-const TOOLS: ApiTool[] = [{ name: 'bash', description: 'Run a command. '.repeat(200), input_schema: { type: 'object', properties: {} } }];
+const TOOLS: ApiTool[] = [
+  { name: 'bash', description: 'Run a command. '.repeat(200), input_schema: { type: 'object', properties: {} } },
+];
 const SYSTEM: TextBlockParam[] = [{ type: 'text', text: 'You are a heartbeat. '.repeat(300) }];
-const message = (n: number): MessageParam[] => [{ role: 'user', content: [{ type: 'text', text: `Beat ${'x'.repeat(n)}: check the goals.` }] }];
+const message = (n: number): MessageParam[] => [
+  { role: 'user', content: [{ type: 'text', text: `Beat ${'x'.repeat(n)}: check the goals.` }] },
+];
 
 function request(ttl: '5m' | '1h' | undefined, n: number): ModelRequest {
-  const marked = withCacheBreakpoints({ tools: TOOLS, system: SYSTEM, messages: message(n), ...(ttl ? { prefixTtl: ttl } : {}) });
-  return { model: 'claude-sonnet-5-5', maxTokens: 256, ...marked, ...(ttl === '1h' ? { cacheTtl: '1h' as const } : {}) };
+  const marked = withCacheBreakpoints({
+    tools: TOOLS,
+    system: SYSTEM,
+    messages: message(n),
+    ...(ttl ? { prefixTtl: ttl } : {}),
+  });
+  return {
+    model: 'claude-sonnet-5-5',
+    maxTokens: 256,
+    ...marked,
+    ...(ttl === '1h' ? { cacheTtl: '1h' as const } : {}),
+  };
 }
 const llm = () => new AnthropicLlm({ apiKey: 'test-key', baseURL: fake.url, baseDelayMs: 1 });
-const call = async (req: ModelRequest) => (await drainTurn(llm().turn(req, new AbortController().signal))).response.usage;
+const call = async (req: ModelRequest) =>
+  (await drainTurn(llm().turn(req, new AbortController().signal))).response.usage;
 
 describe('cache marks', () => {
   it('are the 5-minute kind by default (no ttl in the bytes); prefixTtl 1h makes every mark the 1-hour kind', () => {
@@ -84,8 +99,20 @@ describe('the fake expires cache entries as the provider does', () => {
 
   it('refuses a 1-hour mark after a 5-minute one, as the API does', async () => {
     const marked = withCacheBreakpoints({ tools: TOOLS, system: SYSTEM, messages: message(1) });
-    const bad = { ...marked, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'x', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } }] }] };
-    const err = await drainTurn(llm().turn({ model: 'claude-sonnet-5-5', maxTokens: 10, ...bad }, new AbortController().signal)).catch((e: unknown) => e);
+    const bad = {
+      ...marked,
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text' as const, text: 'x', cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } },
+          ],
+        },
+      ],
+    };
+    const err = await drainTurn(
+      llm().turn({ model: 'claude-sonnet-5-5', maxTokens: 10, ...bad }, new AbortController().signal),
+    ).catch((e: unknown) => e);
     expect(String(err)).toMatch(/ttl "1h" must not come after/);
   });
 });
@@ -96,12 +123,26 @@ describe('what a write costs', () => {
   it('1-hour writes at 2× input, 5-minute writes at 1.25×, reads at 0.1×', () => {
     const base = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
     expect(costOf({ ...base, cacheCreationTokens: 1_000_000 }, sonnet)).toBeCloseTo(3.75, 10);
-    expect(costOf({ ...base, cacheCreationTokens: 1_000_000, cacheCreation1hTokens: 1_000_000 }, sonnet)).toBeCloseTo(6, 10);
-    expect(costOf({ ...base, cacheCreationTokens: 1_000_000, cacheCreation1hTokens: 400_000 }, sonnet)).toBeCloseTo(0.6 * 3.75 + 0.4 * 6, 10);
+    expect(costOf({ ...base, cacheCreationTokens: 1_000_000, cacheCreation1hTokens: 1_000_000 }, sonnet)).toBeCloseTo(
+      6,
+      10,
+    );
+    expect(costOf({ ...base, cacheCreationTokens: 1_000_000, cacheCreation1hTokens: 400_000 }, sonnet)).toBeCloseTo(
+      0.6 * 3.75 + 0.4 * 6,
+      10,
+    );
     // A split larger than the total cannot make a write cost more than all of it at 1 h.
-    expect(costOf({ ...base, cacheCreationTokens: 1_000, cacheCreation1hTokens: 5_000 }, sonnet)).toBeCloseTo(0.006, 10);
+    expect(costOf({ ...base, cacheCreationTokens: 1_000, cacheCreation1hTokens: 5_000 }, sonnet)).toBeCloseTo(
+      0.006,
+      10,
+    );
     expect(costOf({ ...base, cacheCreationTokens: 0, cacheReadTokens: 1_000_000 }, sonnet)).toBeCloseTo(0.3, 10);
-    expect(costOf({ ...base, cacheCreationTokens: 1_000_000, cacheCreation1hTokens: 1_000_000 }, { input: 3, output: 15, cache_write_1h: 5 })).toBeCloseTo(5, 10);
+    expect(
+      costOf(
+        { ...base, cacheCreationTokens: 1_000_000, cacheCreation1hTokens: 1_000_000 },
+        { input: 3, output: 15, cache_write_1h: 5 },
+      ),
+    ).toBeCloseTo(5, 10);
   });
 
   it('reads the split the API reports; a server that reports none has a 1-hour request counted at 1 h', async () => {

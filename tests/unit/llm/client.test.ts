@@ -24,13 +24,19 @@ function client(opts: Partial<ConstructorParameters<typeof AnthropicLlm>[0]> = {
   return new AnthropicLlm({ apiKey: 'test-key', baseURL: fake.url, baseDelayMs: 5, ...opts });
 }
 
-
 const deltas = (events: LlmEvent[]) =>
-  events.filter((e): e is Extract<LlmEvent, { type: 'text_delta' }> => e.type === 'text_delta').map((e) => e.text).join('');
+  events
+    .filter((e): e is Extract<LlmEvent, { type: 'text_delta' }> => e.type === 'text_delta')
+    .map((e) => e.text)
+    .join('');
 
 describe('AnthropicLlm over the real SDK', () => {
   it('streams text deltas and returns the assembled message with usage including cache fields', async () => {
-    fake.enqueue(text('Hello there, this is a streamed answer.', { usage: { cache_read_input_tokens: 40, cache_creation_input_tokens: 7 } }));
+    fake.enqueue(
+      text('Hello there, this is a streamed answer.', {
+        usage: { cache_read_input_tokens: 40, cache_creation_input_tokens: 7 },
+      }),
+    );
     const { events, response } = await drainTurn(client().turn(request, new AbortController().signal));
     expect(deltas(events)).toBe('Hello there, this is a streamed answer.');
     expect(events.filter((e) => e.type === 'text_delta').length).toBeGreaterThan(1);
@@ -98,7 +104,9 @@ describe('AnthropicLlm over the real SDK', () => {
 
   it('retries a stalled stream after the idle timeout', async () => {
     fake.enqueue({ kind: 'stall' }, text('recovered'));
-    const { response, events } = await drainTurn(client({ idleTimeoutMs: 200 }).turn(request, new AbortController().signal));
+    const { response, events } = await drainTurn(
+      client({ idleTimeoutMs: 200 }).turn(request, new AbortController().signal),
+    );
     expect(response.content).toEqual([{ type: 'text', text: 'recovered' }]);
     expect(events.some((e) => e.type === 'retry' && /stalled/.test(e.reason))).toBe(true);
   });

@@ -13,7 +13,13 @@ import { isReinError } from '../../../src-main/core/errors.js';
 import { AnthropicLlm, describeBaseUrl, type ModelRequest } from '../../../src-main/core/llm/client.js';
 import { testModelConnection } from '../../../src-main/core/service/connectionTest.js';
 
-const request: ModelRequest = { model: 'claude-test', maxTokens: 16, system: [{ type: 'text', text: 'x' }], messages: [{ role: 'user', content: 'hi' }], tools: [] };
+const request: ModelRequest = {
+  model: 'claude-test',
+  maxTokens: 16,
+  system: [{ type: 'text', text: 'x' }],
+  messages: [{ role: 'user', content: 'hi' }],
+  tools: [],
+};
 
 let url: string;
 let home: string;
@@ -42,8 +48,12 @@ describe('connection errors name the address', () => {
       }
     })().catch((e: unknown) => e);
     expect(isReinError(err, 'llm_failed')).toBe(true);
-    expect((err as Error).message).toBe(`LLM call failed after 2 attempts: connection error: could not reach ${url} (ECONNREFUSED)`);
-    expect(events).toEqual([expect.objectContaining({ type: 'retry', reason: `connection error: could not reach ${url} (ECONNREFUSED)` })]);
+    expect((err as Error).message).toBe(
+      `LLM call failed after 2 attempts: connection error: could not reach ${url} (ECONNREFUSED)`,
+    );
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'retry', reason: `connection error: could not reach ${url} (ECONNREFUSED)` }),
+    ]);
   });
 
   it('Test connection in Settings: "Cannot reach <url> (ECONNREFUSED)"', async () => {
@@ -53,7 +63,9 @@ describe('connection errors name the address', () => {
   });
 
   it('the address shown never carries credentials, a query or a fragment', () => {
-    expect(describeBaseUrl('https://user:s3cret@gateway.example.com/anthropic/?key=abc#x')).toBe('https://gateway.example.com/anthropic/');
+    expect(describeBaseUrl('https://user:s3cret@gateway.example.com/anthropic/?key=abc#x')).toBe(
+      'https://gateway.example.com/anthropic/',
+    );
     expect(describeBaseUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
     expect(describeBaseUrl(undefined)).toBe('https://api.anthropic.com');
   });

@@ -6,7 +6,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReinError, isReinError } from '../../../src-main/core/errors.js';
 import { AnthropicLlm, type LlmClient, type LlmEvent, type ModelRequest } from '../../../src-main/core/llm/client.js';
-import { networkDownCode, networkPauses, networkWaitMs, waitForNetwork } from '../../../src-main/core/llm/networkWait.js';
+import {
+  networkDownCode,
+  networkPauses,
+  networkWaitMs,
+  waitForNetwork,
+} from '../../../src-main/core/llm/networkWait.js';
 import { drainTurn } from '../../support/drainRun.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 import { lateListener, type LateListener } from '../../support/lateListener.js';
@@ -22,9 +27,16 @@ afterEach(async () => {
   await fake.close();
 });
 
-const request: ModelRequest = { model: 'claude-sonnet-5-5', maxTokens: 256, system: [{ type: 'text', text: 'x' }], messages: [{ role: 'user', content: 'hi' }], tools: [] };
+const request: ModelRequest = {
+  model: 'claude-sonnet-5-5',
+  maxTokens: 256,
+  system: [{ type: 'text', text: 'x' }],
+  messages: [{ role: 'user', content: 'hi' }],
+  tools: [],
+};
 const client = (baseURL: string) => new AnthropicLlm({ apiKey: 'test-key', baseURL, baseDelayMs: 1 });
-const retries = (events: LlmEvent[]) => events.filter((e): e is Extract<LlmEvent, { type: 'retry' }> => e.type === 'retry');
+const retries = (events: LlmEvent[]) =>
+  events.filter((e): e is Extract<LlmEvent, { type: 'retry' }> => e.type === 'retry');
 
 describe('waitForNetwork', () => {
   it('a refused connection: waits, tries again once the host listens, and the turn succeeds', async () => {
@@ -35,7 +47,9 @@ describe('waitForNetwork', () => {
       pauses.push(ms);
       if (pauses.length === 1) await late.start();
     };
-    const { events, response } = await drainTurn(waitForNetwork(client(late.url), { totalMs: 180_000, sleep }).turn(request, new AbortController().signal));
+    const { events, response } = await drainTurn(
+      waitForNetwork(client(late.url), { totalMs: 180_000, sleep }).turn(request, new AbortController().signal),
+    );
     expect(response.content).toEqual([{ type: 'text', text: 'back online' }]);
     expect(pauses).toEqual([2_000]);
     const waits = retries(events).filter((r) => r.reason.startsWith('waiting for the network'));
@@ -47,7 +61,12 @@ describe('waitForNetwork', () => {
   it('gives up when the wait is used up, with a message that says so', async () => {
     let clock = 0;
     const sleep = async (ms: number) => void (clock += ms);
-    const err = await drainTurn(waitForNetwork(client(late.url), { totalMs: 10_000, sleep, now: () => clock }).turn(request, new AbortController().signal)).catch((e: unknown) => e);
+    const err = await drainTurn(
+      waitForNetwork(client(late.url), { totalMs: 10_000, sleep, now: () => clock }).turn(
+        request,
+        new AbortController().signal,
+      ),
+    ).catch((e: unknown) => e);
     expect(isReinError(err, 'llm_failed')).toBe(true);
     expect((err as Error).message).toMatch(/could not be reached \(ECONNREFUSED\) after waiting 10 s for the network/);
     // 2 s, 4 s, then the 4 s left.
@@ -56,10 +75,23 @@ describe('waitForNetwork', () => {
 
   it('never waits on an answer from the server: 401 and 400 fail at once', async () => {
     for (const status of [401, 400]) {
-      fake.enqueue({ kind: 'error', status, type: status === 401 ? 'authentication_error' : 'invalid_request_error', message: 'no' });
+      fake.enqueue({
+        kind: 'error',
+        status,
+        type: status === 401 ? 'authentication_error' : 'invalid_request_error',
+        message: 'no',
+      });
       const pauses: number[] = [];
-      const err = await drainTurn(waitForNetwork(client(fake.url), { totalMs: 180_000, sleep: async (ms) => void pauses.push(ms) }).turn(request, new AbortController().signal)).catch((e: unknown) => e);
-      expect(err, String(status)).toMatchObject({ code: 'llm_failed', message: expect.stringContaining(`HTTP ${status}`) });
+      const err = await drainTurn(
+        waitForNetwork(client(fake.url), { totalMs: 180_000, sleep: async (ms) => void pauses.push(ms) }).turn(
+          request,
+          new AbortController().signal,
+        ),
+      ).catch((e: unknown) => e);
+      expect(err, String(status)).toMatchObject({
+        code: 'llm_failed',
+        message: expect.stringContaining(`HTTP ${status}`),
+      });
       expect(pauses).toEqual([]);
     }
   });
@@ -72,7 +104,12 @@ describe('waitForNetwork', () => {
       },
     };
     let slept = false;
-    const err = await drainTurn(waitForNetwork(inner, { totalMs: 180_000, sleep: async () => void (slept = true) }).turn(request, new AbortController().signal)).catch((e: unknown) => e);
+    const err = await drainTurn(
+      waitForNetwork(inner, { totalMs: 180_000, sleep: async () => void (slept = true) }).turn(
+        request,
+        new AbortController().signal,
+      ),
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ message: 'cut' });
     expect(slept).toBe(false);
   });
@@ -84,15 +121,23 @@ describe('waitForNetwork', () => {
         signal.addEventListener('abort', () => bad(signal.reason));
         ac.abort(new Error('stopped by SIGTERM'));
       });
-    const err = await drainTurn(waitForNetwork(client(late.url), { totalMs: 180_000, sleep }).turn(request, ac.signal)).catch((e: unknown) => e);
+    const err = await drainTurn(
+      waitForNetwork(client(late.url), { totalMs: 180_000, sleep }).turn(request, ac.signal),
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'llm_cancelled' });
   });
 });
 
 describe('what counts as the network being down', () => {
   it('reads the code through causes and the addresses an AggregateError tried', () => {
-    expect(networkDownCode(new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ENOTFOUND' }) }))).toBe('ENOTFOUND');
-    expect(networkDownCode(new Error('x', { cause: new AggregateError([Object.assign(new Error('a'), { code: 'EHOSTUNREACH' })]) }))).toBe('EHOSTUNREACH');
+    expect(
+      networkDownCode(new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ENOTFOUND' }) })),
+    ).toBe('ENOTFOUND');
+    expect(
+      networkDownCode(
+        new Error('x', { cause: new AggregateError([Object.assign(new Error('a'), { code: 'EHOSTUNREACH' })]) }),
+      ),
+    ).toBe('EHOSTUNREACH');
     expect(networkDownCode(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBeUndefined();
     expect(networkDownCode(new Error('plain'))).toBeUndefined();
   });

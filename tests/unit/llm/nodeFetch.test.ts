@@ -87,12 +87,27 @@ function messageEvents(answer: string): string[] {
   return [
     sse('message_start', {
       type: 'message_start',
-      message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } },
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'm',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 3, output_tokens: 1 },
+      },
     }),
     sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-    ...pieces.map((p) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } })),
+    ...pieces.map((p) =>
+      sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } }),
+    ),
     sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
-    sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 4 } }),
+    sse('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 4 },
+    }),
     sse('message_stop', { type: 'message_stop' }),
   ];
 }
@@ -104,7 +119,6 @@ const request: ModelRequest = {
   messages: [{ role: 'user', content: 'hi' }],
   tools: [],
 };
-
 
 const noSleep = async () => {};
 
@@ -146,7 +160,12 @@ describe('nodeFetch through the real SDK and the fake Messages API', () => {
   it('streams an SSE message, sending the body with its exact byte length and asking for no compression', async () => {
     fake.enqueue(text('Streamed through node:http, bit by bit.'));
     const prompt = 'héllo ☃ 𝄞 — multibyte text changes the byte count';
-    const stream = await sdk().messages.create({ model: 'm', max_tokens: 50, stream: true, messages: [{ role: 'user', content: prompt }] });
+    const stream = await sdk().messages.create({
+      model: 'm',
+      max_tokens: 50,
+      stream: true,
+      messages: [{ role: 'user', content: prompt }],
+    });
     let answer = '';
     let deltas = 0;
     for await (const ev of stream) {
@@ -167,14 +186,21 @@ describe('nodeFetch through the real SDK and the fake Messages API', () => {
 
   it('answers a non-streaming call with the parsed message', async () => {
     fake.enqueue(text('plain JSON answer'));
-    const msg = await sdk().messages.create({ model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+    const msg = await sdk().messages.create({
+      model: 'm',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(msg.content).toEqual([{ type: 'text', text: 'plain JSON answer' }]);
     expect(msg.stop_reason).toBe('end_turn');
     expect(fake.requests[0]!.body.stream).toBeUndefined();
   });
 
   it('turns error statuses into the matching APIError subclass with status, body and headers', async () => {
-    fake.enqueue({ kind: 'error', status: 400, message: 'prompt is too long' }, { kind: 'error', status: 429, headers: { 'retry-after': '7' } });
+    fake.enqueue(
+      { kind: 'error', status: 400, message: 'prompt is too long' },
+      { kind: 'error', status: 429, headers: { 'retry-after': '7' } },
+    );
     const bad = await sdk()
       .messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
       .catch((e: unknown) => e);
@@ -190,8 +216,15 @@ describe('nodeFetch through the real SDK and the fake Messages API', () => {
 
   it('carries Rein client turns (deltas, usage) on the default transport', async () => {
     fake.enqueue(text('through AnthropicLlm', { usage: { cache_read_input_tokens: 12 } }));
-    const { events, response } = await drainTurn(new AnthropicLlm({ apiKey: 'k', baseURL: fake.url }).turn(request, new AbortController().signal));
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('')).toBe('through AnthropicLlm');
+    const { events, response } = await drainTurn(
+      new AnthropicLlm({ apiKey: 'k', baseURL: fake.url }).turn(request, new AbortController().signal),
+    );
+    expect(
+      events
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('through AnthropicLlm');
     expect(response.usage.cacheReadTokens).toBe(12);
   });
 
@@ -254,7 +287,10 @@ describe('nodeFetch against loopback servers', () => {
     });
     const client = new Anthropic({ apiKey: 'k', baseURL: lb.url, fetch: transport, maxRetries: 0 });
     const ac = new AbortController();
-    const pending = client.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }, { signal: ac.signal });
+    const pending = client.messages.create(
+      { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
+      { signal: ac.signal },
+    );
     await until(() => arrived, 'the request to arrive');
     ac.abort();
     await expect(pending).rejects.toBeInstanceOf(APIUserAbortError);
@@ -353,7 +389,10 @@ describe('nodeFetch against loopback servers', () => {
     });
     const client = new Anthropic({ apiKey: 'k', baseURL: lb.url, fetch: transport, maxRetries: 0 });
     const ac = new AbortController();
-    const stream = await client.messages.create({ model: 'm', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] }, { signal: ac.signal });
+    const stream = await client.messages.create(
+      { model: 'm', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] },
+      { signal: ac.signal },
+    );
     const seen: string[] = [];
     for await (const ev of stream) {
       seen.push(ev.type);
@@ -372,7 +411,13 @@ describe('nodeFetch against loopback servers', () => {
       if (n++ === 0) res.write(events.slice(0, 3).join(''));
       else res.end(events.join(''));
     });
-    const llm = new AnthropicLlm({ apiKey: 'k', baseURL: lb.url, fetch: transport, idleTimeoutMs: 150, sleep: noSleep });
+    const llm = new AnthropicLlm({
+      apiKey: 'k',
+      baseURL: lb.url,
+      fetch: transport,
+      idleTimeoutMs: 150,
+      sleep: noSleep,
+    });
     const { events, response } = await drainTurn(llm.turn(request, new AbortController().signal));
     expect(events.some((e) => e.type === 'retry' && /stalled/.test(e.reason))).toBe(true);
     expect(response.content).toEqual([{ type: 'text', text: 'after the stall' }]);
@@ -405,7 +450,12 @@ describe('nodeFetch against loopback servers', () => {
     const retry = events.find((e) => e.type === 'retry');
     expect(retry).toMatchObject({ type: 'retry', attempt: 2 });
     expect((retry as { reason: string }).reason).toMatch(/interrupted.*terminated/);
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('')).toBe(answer);
+    expect(
+      events
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe(answer);
     expect(response.content).toEqual([{ type: 'text', text: answer }]);
   });
 
@@ -422,7 +472,9 @@ describe('nodeFetch against loopback servers', () => {
     expect(((err as TypeError).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
 
     const client = new Anthropic({ apiKey: 'k', baseURL: url, fetch: transport, maxRetries: 0 });
-    const sdkErr = await client.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const sdkErr = await client.messages
+      .create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(sdkErr).toBeInstanceOf(APIConnectionError);
     expect(sdkErr).not.toBeInstanceOf(APIConnectionTimeoutError);
 
@@ -435,14 +487,19 @@ describe('nodeFetch against loopback servers', () => {
 
   it('a connection that does not open in time fails like undici, and the SDK calls it a timeout', async () => {
     // A TCP listener that never speaks TLS: the https handshake cannot finish.
-    const silent = await listen(net.createServer(() => {}), 'https');
+    const silent = await listen(
+      net.createServer(() => {}),
+      'https',
+    );
     const quick = createNodeFetch({ connectTimeoutMs: 100 });
     try {
       const err = await quick(silent.url).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TypeError);
       expect(((err as TypeError).cause as NodeJS.ErrnoException).code).toBe('UND_ERR_CONNECT_TIMEOUT');
       const client = new Anthropic({ apiKey: 'k', baseURL: silent.url, fetch: quick, maxRetries: 0 });
-      const sdkErr = await client.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+      const sdkErr = await client.messages
+        .create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e);
       expect(sdkErr).toBeInstanceOf(APIConnectionTimeoutError);
     } finally {
       quick.destroy();
@@ -490,7 +547,14 @@ describe('nodeFetch against loopback servers', () => {
     });
     await (await transport(lb.url, { headers: new Headers({ 'X-A': '1', 'Accept-Encoding': 'gzip' }) })).text();
     await (await transport(lb.url, { headers: { 'X-B': '2' } })).text();
-    await (await transport(lb.url, { headers: [['X-C', '3'], ['x-c', '4']] })).text();
+    await (
+      await transport(lb.url, {
+        headers: [
+          ['X-C', '3'],
+          ['x-c', '4'],
+        ],
+      })
+    ).text();
     expect(seen[0]).toMatchObject({ 'x-a': '1', 'accept-encoding': 'gzip' });
     expect(seen[1]).toMatchObject({ 'x-b': '2', 'accept-encoding': 'identity' });
     expect(seen[2]).toMatchObject({ 'x-c': '3, 4' });
@@ -506,7 +570,9 @@ describe('nodeFetch against loopback servers', () => {
     const lone = 'a\ud800b ☃'; // a lone surrogate goes out as U+FFFD, as fetch sends it
     await (await transport(lb.url, { method: 'POST', body: lone })).text();
     const bytes = new Uint8Array([0, 1, 2, 250, 251, 252]).subarray(1, 5);
-    await (await transport(lb.url, { method: 'POST', body: bytes, headers: { 'content-type': 'application/octet-stream' } })).text();
+    await (
+      await transport(lb.url, { method: 'POST', body: bytes, headers: { 'content-type': 'application/octet-stream' } })
+    ).text();
     await (await transport(lb.url, { method: 'POST', body: bytes.buffer })).text();
     const form = new FormData();
     form.set('field', 'value');
@@ -570,14 +636,24 @@ describe('nodeFetch against loopback servers', () => {
     const json = JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'compressed overload' } });
     const lb = await serve((req, res) => {
       const enc = req.url!.split('/')[1]!; // the SDK appends /v1/messages
-      const body = enc === 'gzip' ? zlib.gzipSync(json) : enc === 'deflate' ? zlib.deflateSync(json) : zlib.brotliCompressSync(json);
+      const body =
+        enc === 'gzip'
+          ? zlib.gzipSync(json)
+          : enc === 'deflate'
+            ? zlib.deflateSync(json)
+            : zlib.brotliCompressSync(json);
       res.writeHead(enc === 'gzip' ? 529 : 200, { 'content-type': 'application/json', 'content-encoding': enc });
       res.end(body);
     });
-    for (const enc of ['deflate', 'br']) expect(await (await transport(`${lb.url}/${enc}`)).json()).toMatchObject({ error: { message: 'compressed overload' } });
+    for (const enc of ['deflate', 'br'])
+      expect(await (await transport(`${lb.url}/${enc}`)).json()).toMatchObject({
+        error: { message: 'compressed overload' },
+      });
 
     const client = new Anthropic({ apiKey: 'k', baseURL: `${lb.url}/gzip`, fetch: transport, maxRetries: 0 });
-    const err = await client.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const err = await client.messages
+      .create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InternalServerError);
     expect((err as InternalServerError).status).toBe(529);
     expect((err as InternalServerError).message).toContain('compressed overload');
@@ -636,67 +712,87 @@ describe('nodeFetch against loopback servers', () => {
 const hasOpenssl = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0;
 const runTls = hasOpenssl || process.env.CI === 'true';
 
-describe.skipIf(!runTls)(runTls ? 'nodeFetch over HTTPS' : 'nodeFetch over HTTPS (skipped: openssl is not on PATH)', () => {
-  let dir: string;
-  let cert: string;
-  let key: string;
-  beforeAll(() => {
-    if (!hasOpenssl) throw new Error('openssl is required to make the test certificate (CI=true)');
-    dir = mkdtempSync(path.join(tmpdir(), 'rein-nodefetch-'));
-    const made = spawnSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-        '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
-      { encoding: 'utf8' },
-    );
-    if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
-    cert = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
-    key = readFileSync(path.join(dir, 'key.pem'), 'utf8');
-  });
-  afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+describe.skipIf(!runTls)(
+  runTls ? 'nodeFetch over HTTPS' : 'nodeFetch over HTTPS (skipped: openssl is not on PATH)',
+  () => {
+    let dir: string;
+    let cert: string;
+    let key: string;
+    beforeAll(() => {
+      if (!hasOpenssl) throw new Error('openssl is required to make the test certificate (CI=true)');
+      dir = mkdtempSync(path.join(tmpdir(), 'rein-nodefetch-'));
+      const made = spawnSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1,DNS:localhost',
+          '-keyout',
+          path.join(dir, 'key.pem'),
+          '-out',
+          path.join(dir, 'cert.pem'),
+        ],
+        { encoding: 'utf8' },
+      );
+      if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
+      cert = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
+      key = readFileSync(path.join(dir, 'key.pem'), 'utf8');
+    });
+    afterAll(() => {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('talks to a server whose certificate it was given, over one kept-alive TLS connection, and refuses it otherwise', async () => {
-    const lb = await listen(
-      https.createServer({ cert, key }, async (req, res) => {
-        const body = await readBody(req);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ echoed: body.toString(), secure: true }));
-      }),
-      'https',
-    );
-    const trusting = createNodeFetch({ ca: cert });
-    try {
-      for (const word of ['one', 'two']) {
-        const res = await trusting(lb.url, { method: 'POST', body: word });
-        expect(await res.json()).toEqual({ echoed: word, secure: true });
+    it('talks to a server whose certificate it was given, over one kept-alive TLS connection, and refuses it otherwise', async () => {
+      const lb = await listen(
+        https.createServer({ cert, key }, async (req, res) => {
+          const body = await readBody(req);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ echoed: body.toString(), secure: true }));
+        }),
+        'https',
+      );
+      const trusting = createNodeFetch({ ca: cert });
+      try {
+        for (const word of ['one', 'two']) {
+          const res = await trusting(lb.url, { method: 'POST', body: word });
+          expect(await res.json()).toEqual({ echoed: word, secure: true });
+        }
+        expect(lb.connections).toBe(1);
+      } finally {
+        trusting.destroy();
       }
-      expect(lb.connections).toBe(1);
-    } finally {
-      trusting.destroy();
-    }
-    const err = await transport(lb.url).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TypeError);
-    expect(String(((err as TypeError).cause as NodeJS.ErrnoException).code)).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY/);
-  });
+      const err = await transport(lb.url).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TypeError);
+      expect(String(((err as TypeError).cause as NodeJS.ErrnoException).code)).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY/);
+    });
 
-  it('streams a Messages API answer over TLS through the SDK', async () => {
-    const lb = await listen(
-      https.createServer({ cert, key }, async (req, res) => {
-        await readBody(req);
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(messageEvents('secure stream').join(''));
-      }),
-      'https',
-    );
-    const trusting = createNodeFetch({ ca: cert });
-    try {
-      const llm = new AnthropicLlm({ apiKey: 'k', baseURL: lb.url, fetch: trusting });
-      const { response } = await drainTurn(llm.turn(request, new AbortController().signal));
-      expect(response.content).toEqual([{ type: 'text', text: 'secure stream' }]);
-    } finally {
-      trusting.destroy();
-    }
-  });
-});
+    it('streams a Messages API answer over TLS through the SDK', async () => {
+      const lb = await listen(
+        https.createServer({ cert, key }, async (req, res) => {
+          await readBody(req);
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(messageEvents('secure stream').join(''));
+        }),
+        'https',
+      );
+      const trusting = createNodeFetch({ ca: cert });
+      try {
+        const llm = new AnthropicLlm({ apiKey: 'k', baseURL: lb.url, fetch: trusting });
+        const { response } = await drainTurn(llm.turn(request, new AbortController().signal));
+        expect(response.content).toEqual([{ type: 'text', text: 'secure stream' }]);
+      } finally {
+        trusting.destroy();
+      }
+    });
+  },
+);

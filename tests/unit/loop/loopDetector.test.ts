@@ -24,8 +24,20 @@ const TRAITS: Record<string, ToolTraits | undefined> = {
   screenshot: { family: 'gui', repeatable: true, looksAtScreen: true },
 };
 
-const ok = (tool: string, input: unknown, content = 'ok', traits = TRAITS[tool]): LoopCall => ({ tool, traits, input, ok: true, content });
-const fail = (tool: string, input: unknown, content: string, errorKind = 'business', traits = TRAITS[tool]): LoopCall => ({
+const ok = (tool: string, input: unknown, content = 'ok', traits = TRAITS[tool]): LoopCall => ({
+  tool,
+  traits,
+  input,
+  ok: true,
+  content,
+});
+const fail = (
+  tool: string,
+  input: unknown,
+  content: string,
+  errorKind = 'business',
+  traits = TRAITS[tool],
+): LoopCall => ({
   tool,
   traits,
   input,
@@ -65,7 +77,9 @@ describe('canonical call identity', () => {
   });
 
   it('compares results by the set of URLs they mention, ignoring query strings and order', () => {
-    expect(resultUrls('see https://b.org/x?utm=1, and https://A.com/page#top.')).toBe('https://a.com/page,https://b.org/x');
+    expect(resultUrls('see https://b.org/x?utm=1, and https://A.com/page#top.')).toBe(
+      'https://a.com/page,https://b.org/x',
+    );
     expect(resultUrls('https://a.com/page https://b.org/x')).toBe('https://a.com/page,https://b.org/x');
     expect(resultUrls('no links here')).toBe('');
   });
@@ -95,7 +109,8 @@ describe('duplicates anywhere in the window', () => {
     const calls: LoopCall[] = [];
     for (let i = 0; i < LOOP_THRESHOLDS.windowDuplicate.forceStop; i++) {
       calls.push(ok('bash', { command: 'git status' }, 'nothing to commit'));
-      if (i < LOOP_THRESHOLDS.windowDuplicate.forceStop - 1) calls.push(ok('file_read', { path: `f${i}` }, `body ${i}`));
+      if (i < LOOP_THRESHOLDS.windowDuplicate.forceStop - 1)
+        calls.push(ok('file_read', { path: `f${i}` }, `body ${i}`));
     }
     const v = run(calls);
     expect(actions(v).filter((a) => a !== '-')).toEqual(['nudge:window_duplicate', 'force_stop:window_duplicate']);
@@ -128,9 +143,13 @@ describe('repeated errors of one tool', () => {
   });
 
   it('does not fire for five failures, nor when the latest call of the tool succeeded', () => {
-    const five = Array.from({ length: 5 }, (_, i) => fail('http', { url: `https://x/${i}` }, `[transient error] e${i}`));
+    const five = Array.from({ length: 5 }, (_, i) =>
+      fail('http', { url: `https://x/${i}` }, `[transient error] e${i}`),
+    );
     expect(fired(run(five))).toEqual([]);
-    expect(fired(run([...five, fail('http', { url: 'https://x/5' }, 'e'), ok('http', { url: 'https://x/6' })]).slice(6))).toEqual([]);
+    expect(
+      fired(run([...five, fail('http', { url: 'https://x/5' }, 'e'), ok('http', { url: 'https://x/6' })]).slice(6)),
+    ).toEqual([]);
   });
 });
 
@@ -168,7 +187,9 @@ describe('no progress on one topic', () => {
 
   it('does not fire for three searches on different topics with different sources', () => {
     const v = run(
-      ['tokio runtime', 'python asyncio', 'go goroutines'].map((q, i) => ok('web_search', { query: q }, `https://s${i}.com`)),
+      ['tokio runtime', 'python asyncio', 'go goroutines'].map((q, i) =>
+        ok('web_search', { query: q }, `https://s${i}.com`),
+      ),
     );
     expect(fired(v)).toEqual([]);
   });
@@ -274,7 +295,10 @@ describe('GUI mode switch', () => {
   });
 
   it('does not fire when the applescript failed', () => {
-    const v = run([fail('applescript', { script: 'x' }, '[business error] Notes got an error'), ok('screenshot', {}, 'image')]);
+    const v = run([
+      fail('applescript', { script: 'x' }, '[business error] Notes got an error'),
+      ok('screenshot', {}, 'image'),
+    ]);
     expect(fired(v)).toEqual([]);
   });
 });
@@ -340,7 +364,12 @@ describe('repeated validation errors', () => {
     const v = run([
       fail('file_edit', { path: 'a' }, '[validation error] old_string: missing', 'validation'),
       fail('file_edit', { path: 'a', old_string: 'x' }, '[validation error] new_string: missing', 'validation'),
-      fail('file_edit', { path: 'a', old_string: 'x', new_string: 1 }, '[validation error] new_string: expected string', 'validation'),
+      fail(
+        'file_edit',
+        { path: 'a', old_string: 'x', new_string: 1 },
+        '[validation error] new_string: expected string',
+        'validation',
+      ),
     ]);
     expect(fired(v)).toEqual([]);
   });
@@ -420,12 +449,19 @@ describe('tools are judged by their traits, not their names', () => {
   it('escalates fruitless searches of any search-family tool, and not of a grep that declares nothing', () => {
     const misses = (tool: string, traits: ToolTraits) =>
       run(['a', 'b', 'c'].map((p) => ok(tool, { pattern: p }, 'No matches found', traits)));
-    expect(misses('code_search', { family: 'search' })[2]).toMatchObject({ action: 'nudge', detector: 'search_escalation' });
+    expect(misses('code_search', { family: 'search' })[2]).toMatchObject({
+      action: 'nudge',
+      detector: 'search_escalation',
+    });
     expect(fired(misses('grep', {}))).toEqual([]);
   });
 
   it('compares the calls of any web-family tool by topic', () => {
-    const v = run(['rust async', 'async rust', 'Rust async 2025'].map((q, i) => ok('mcp__kagi__search', { query: q }, `r${i}`, { family: 'web' })));
+    const v = run(
+      ['rust async', 'async rust', 'Rust async 2025'].map((q, i) =>
+        ok('mcp__kagi__search', { query: q }, `r${i}`, { family: 'web' }),
+      ),
+    );
     expect(v[2]).toMatchObject({ action: 'nudge', detector: 'topic_no_progress' });
   });
 

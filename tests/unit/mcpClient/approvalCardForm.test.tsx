@@ -28,7 +28,11 @@ const event = {
     message: 'Who are you?',
     schema: {
       type: 'object',
-      properties: { name: { type: 'string', title: 'Your name' }, color: { type: 'string', enum: ['red', 'blue'], default: 'blue' }, ok: { type: 'boolean', title: 'Agree' } },
+      properties: {
+        name: { type: 'string', title: 'Your name' },
+        color: { type: 'string', enum: ['red', 'blue'], default: 'blue' },
+        ok: { type: 'boolean', title: 'Agree' },
+      },
       required: ['name'],
     },
   },

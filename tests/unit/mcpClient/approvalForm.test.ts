@@ -9,7 +9,13 @@ const schema = {
     age: { type: 'integer', minimum: 0, maximum: 150, default: 30 },
     ok: { type: 'boolean', default: false },
     color: { type: 'string', enum: ['red', 'green'], enumNames: ['Red', 'Green'], default: 'red' },
-    size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] },
+    size: {
+      type: 'string',
+      oneOf: [
+        { const: 's', title: 'Small' },
+        { const: 'l', title: 'Large' },
+      ],
+    },
     tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, default: ['a'] },
     email: { type: 'string', format: 'email' },
   },
@@ -28,14 +34,23 @@ describe('approval forms (elicitation)', () => {
       ['tags', 'choices', false],
       ['email', 'string', false],
     ]);
-    expect(f[3]!.choices).toEqual([{ value: 'red', label: 'Red' }, { value: 'green', label: 'Green' }]);
-    expect(f[4]!.choices).toEqual([{ value: 's', label: 'Small' }, { value: 'l', label: 'Large' }]);
+    expect(f[3]!.choices).toEqual([
+      { value: 'red', label: 'Red' },
+      { value: 'green', label: 'Green' },
+    ]);
+    expect(f[4]!.choices).toEqual([
+      { value: 's', label: 'Small' },
+      { value: 'l', label: 'Large' },
+    ]);
     expect(formDefaults(f)).toEqual({ age: 30, ok: false, color: 'red', tags: ['a'] });
   });
 
   it('completes given values with the defaults and checks them', () => {
     const f = formFields(schema);
-    expect(completeForm(f, { name: 'Al' })).toEqual({ values: { name: 'Al', age: 30, ok: false, color: 'red', tags: ['a'] }, problems: [] });
+    expect(completeForm(f, { name: 'Al' })).toEqual({
+      values: { name: 'Al', age: 30, ok: false, color: 'red', tags: ['a'] },
+      problems: [],
+    });
     expect(completeForm(f, {}).problems).toEqual(['name: required']);
     expect(completeForm(f, { name: 'A', age: 200, color: 'blue', email: 'nope' }).problems).toEqual([
       'name: at least 2 characters',
@@ -56,7 +71,11 @@ describe('approval forms (elicitation)', () => {
 
   it('--yes accepts the defaults only when they fill the form', () => {
     expect(acceptDefaults({ schema })).toBeUndefined();
-    expect(acceptDefaults({ schema: { type: 'object', properties: { n: { type: 'number', default: 1 }, s: { type: 'string' } } } })).toEqual({ action: 'accept', content: { n: 1 } });
+    expect(
+      acceptDefaults({
+        schema: { type: 'object', properties: { n: { type: 'number', default: 1 }, s: { type: 'string' } } },
+      }),
+    ).toEqual({ action: 'accept', content: { n: 1 } });
     expect(acceptValues({ schema }, { name: 'Bo' }).answer).toMatchObject({ action: 'accept' });
     expect(acceptValues({ schema }, {}).answer).toEqual({ action: 'decline' });
   });

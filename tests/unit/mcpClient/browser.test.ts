@@ -27,7 +27,9 @@ async function countingServer(): Promise<{ base: string; requests: string[] }> {
   const requests: string[] = [];
   server = createServer((req, res) => {
     requests.push(req.url ?? '');
-    res.writeHead(302, { location: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/callback?code=x` }).end();
+    res
+      .writeHead(302, { location: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/callback?code=x` })
+      .end();
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
@@ -45,7 +47,9 @@ describe('signing in without a browser', () => {
     ['a $BROWSER that is not installed', '/nonexistent/browser:/also/missing %s'],
   ])('%s: the URL is printed for the person, and nothing requests it', async (_label, BROWSER) => {
     const { base, requests } = await countingServer();
-    const url = new URL(`${base}/authorize?response_type=code&client_id=c&redirect_uri=${encodeURIComponent(`${base}/callback`)}&state=s`);
+    const url = new URL(
+      `${base}/authorize?response_type=code&client_id=c&redirect_uri=${encodeURIComponent(`${base}/callback`)}&state=s`,
+    );
     const { lines, out } = output();
     await browserOpener({ BROWSER }, out)(url);
     expect(requests).toEqual([]);

@@ -20,12 +20,25 @@ import { memoryTokenStore, signIn } from '../../../src-main/core/mcpClient/oauth
 import { NeedsPersonError } from '../../../src-main/core/mcpClient/supervisor.js';
 import { followAuthorization, startFakeMcpOAuth, type FakeOAuth } from '../../support/fakeMcpOAuth.js';
 import { useLeakCheck } from '../../support/leaks.js';
-import { filesystemStdio, freePort, startEverythingHttp, startEverythingSse, type ChildServer } from '../../support/mcpPeers.js';
+import {
+  filesystemStdio,
+  freePort,
+  startEverythingHttp,
+  startEverythingSse,
+  type ChildServer,
+} from '../../support/mcpPeers.js';
 import { makeToolContext } from '../tools/toolTestContext.js';
 
 useLeakCheck();
 
-const http = (url: string, extra: Partial<McpServerSettings> = {}): McpServerSettings => ({ type: 'http', url, args: [], env: {}, disabled: false, ...extra });
+const http = (url: string, extra: Partial<McpServerSettings> = {}): McpServerSettings => ({
+  type: 'http',
+  url,
+  args: [],
+  env: {},
+  disabled: false,
+  ...extra,
+});
 const signal = () => new AbortController().signal;
 
 let managers: McpManager[] = [];
@@ -82,14 +95,27 @@ describe('Streamable HTTP: closing is final (server-everything streamableHttp)',
       if (state.closed) after.push(`${init?.method ?? 'GET'} ${String(input)}`);
       return fetch(input, init);
     };
-    const server = { name: 'evh', transport: { kind: 'http' as const, url: new URL(everything.url), headers: {} }, connectTimeoutMs: 15_000, toolTimeoutMs: 300, alwaysAllow: [] };
+    const server = {
+      name: 'evh',
+      transport: { kind: 'http' as const, url: new URL(everything.url), headers: {} },
+      connectTimeoutMs: 15_000,
+      toolTimeoutMs: 300,
+      alwaysAllow: [],
+    };
     // Short retry steps, so reconnection after close (the bug) would show within the wait below.
     const conn = await McpConnection.open(server, {
       baseEnv: process.env,
       fetch: fetchFn,
-      reconnection: { initialReconnectionDelay: 20, maxReconnectionDelay: 20, reconnectionDelayGrowFactor: 1, maxRetries: 5 },
+      reconnection: {
+        initialReconnectionDelay: 20,
+        maxReconnectionDelay: 20,
+        reconnectionDelayGrowFactor: 1,
+        maxRetries: 5,
+      },
     });
-    await expect(conn.callTool('trigger-long-running-operation', { duration: 5, steps: 5 }, { signal: signal(), timeoutMs: 300 })).rejects.toThrow(/timed out/i);
+    await expect(
+      conn.callTool('trigger-long-running-operation', { duration: 5, steps: 5 }, { signal: signal(), timeoutMs: 300 }),
+    ).rejects.toThrow(/timed out/i);
     await conn.close();
     state.closed = true;
     // Five reconnection attempts 20 ms apart would all have been made by now.
@@ -116,7 +142,10 @@ describe('the legacy HTTP+SSE transport (server-everything sse)', () => {
       const echo = (await m.providers[0]!.tools()).find((t) => t.name === 'mcp__ev__echo')!;
       const t = await makeToolContext();
       try {
-        expect(await echo.call({ message: 'over sse' }, t.ctx, signal())).toEqual({ ok: true, content: 'Echo: over sse' });
+        expect(await echo.call({ message: 'over sse' }, t.ctx, signal())).toEqual({
+          ok: true,
+          content: 'Echo: over sse',
+        });
       } finally {
         await t.cleanup();
       }
@@ -129,7 +158,11 @@ describe('error text never carries an HTML page', () => {
   let url: string;
   beforeAll(async () => {
     page = createServer((_req, res) => {
-      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', connection: 'close' }).end(`<!DOCTYPE html>\n<html><head><title>Error</title></head><body><pre>Cannot POST /mcp</pre>${'<p>filler</p>'.repeat(200)}</body></html>`);
+      res
+        .writeHead(404, { 'content-type': 'text/html; charset=utf-8', connection: 'close' })
+        .end(
+          `<!DOCTYPE html>\n<html><head><title>Error</title></head><body><pre>Cannot POST /mcp</pre>${'<p>filler</p>'.repeat(200)}</body></html>`,
+        );
     });
     await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/mcp`;
@@ -191,7 +224,9 @@ describe('OAuth: step-up on 403 insufficient_scope, and URL-based client IDs', (
     try {
       const r = await tool.call({}, t.ctx, signal());
       expect(r.ok).toBe(false);
-      expect(r.content).toMatch(/needs more permission for whoami \(scope "mcp:basic mcp:write"\).*rein mcp login remote/);
+      expect(r.content).toMatch(
+        /needs more permission for whoami \(scope "mcp:basic mcp:write"\).*rein mcp login remote/,
+      );
     } finally {
       await t.cleanup();
     }
@@ -214,13 +249,17 @@ describe('OAuth: step-up on 403 insufficient_scope, and URL-based client IDs', (
   });
 
   it('the client metadata URL: the environment, then config.yaml, then the release default; a bad one names its source', () => {
-    expect(clientMetadataUrl({ REIN_MCP_CLIENT_METADATA_URL: 'https://a.example/c.json' }, 'https://b.example/c.json')).toBe('https://a.example/c.json');
+    expect(
+      clientMetadataUrl({ REIN_MCP_CLIENT_METADATA_URL: 'https://a.example/c.json' }, 'https://b.example/c.json'),
+    ).toBe('https://a.example/c.json');
     expect(clientMetadataUrl({ REIN_MCP_CLIENT_METADATA_URL: '' }, 'https://b.example/c.json', true)).toBeUndefined();
     expect(clientMetadataUrl({}, 'https://b.example/c.json')).toBe('https://b.example/c.json');
     expect(clientMetadataUrl({}, null, true)).toBeUndefined();
     expect(clientMetadataUrl({}, undefined, true)).toBe(RELEASE_CLIENT_METADATA_URL);
     expect(clientMetadataUrl({}, undefined, false)).toBeUndefined();
-    expect(() => clientMetadataUrl({ REIN_MCP_CLIENT_METADATA_URL: 'http://a.example/c.json' })).toThrow(/REIN_MCP_CLIENT_METADATA_URL: .*not an https URL/);
+    expect(() => clientMetadataUrl({ REIN_MCP_CLIENT_METADATA_URL: 'http://a.example/c.json' })).toThrow(
+      /REIN_MCP_CLIENT_METADATA_URL: .*not an https URL/,
+    );
     expect(() => clientMetadataUrl({}, 'https://a.example/')).toThrow(/mcp\.client_metadata_url/);
   });
 });

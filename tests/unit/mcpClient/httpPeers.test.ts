@@ -17,7 +17,14 @@ import { makeToolContext } from '../tools/toolTestContext.js';
 
 useLeakCheck();
 
-const http = (url: string, extra: Partial<McpServerSettings> = {}): McpServerSettings => ({ type: 'http', url, args: [], env: {}, disabled: false, ...extra });
+const http = (url: string, extra: Partial<McpServerSettings> = {}): McpServerSettings => ({
+  type: 'http',
+  url,
+  args: [],
+  env: {},
+  disabled: false,
+  ...extra,
+});
 const signal = () => new AbortController().signal;
 
 let everything: ChildServer;
@@ -37,8 +44,16 @@ afterEach(async () => {
   servers = [];
 });
 
-function manager(servers: Record<string, McpServerSettings>, connection?: ConstructorParameters<typeof McpManager>[0]['connection']): McpManager {
-  const m = new McpManager({ servers, env: { ...process.env, TEST_TOKEN: 'secret-42' }, home: '/nonexistent-rein-home', ...(connection ? { connection } : {}) });
+function manager(
+  servers: Record<string, McpServerSettings>,
+  connection?: ConstructorParameters<typeof McpManager>[0]['connection'],
+): McpManager {
+  const m = new McpManager({
+    servers,
+    env: { ...process.env, TEST_TOKEN: 'secret-42' },
+    home: '/nonexistent-rein-home',
+    ...(connection ? { connection } : {}),
+  });
   managers.push(m);
   return m;
 }
@@ -52,9 +67,17 @@ describe('server-everything over Streamable HTTP', () => {
     const t = await makeToolContext();
     try {
       const echo = tools.find((x) => x.name === 'mcp__everything__echo')!;
-      expect(await echo.call({ message: 'over http' }, t.ctx, signal())).toEqual({ ok: true, content: 'Echo: over http' });
-      sessionSlots(t.ctx).seed(ELICITATION_SLOT, async () => ({ action: 'accept', content: { name: 'Grace', check: true } }));
-      const r = await tools.find((x) => x.name === 'mcp__everything__trigger-elicitation-request')!.call({}, t.ctx, signal());
+      expect(await echo.call({ message: 'over http' }, t.ctx, signal())).toEqual({
+        ok: true,
+        content: 'Echo: over http',
+      });
+      sessionSlots(t.ctx).seed(ELICITATION_SLOT, async () => ({
+        action: 'accept',
+        content: { name: 'Grace', check: true },
+      }));
+      const r = await tools
+        .find((x) => x.name === 'mcp__everything__trigger-elicitation-request')!
+        .call({}, t.ctx, signal());
       expect(r.content).toMatch(/Grace/);
     } finally {
       await t.cleanup();
@@ -68,13 +91,17 @@ describe('Streamable HTTP details', () => {
     const s = await startSdkServer({
       retryMs: 400,
       setup: (server) =>
-        server.registerTool('slow', { description: 'Answers after its stream was dropped', inputSchema: { n: z.number() } }, async ({ n }, extra) => {
-          await new Promise((r) => setTimeout(r, 50));
-          closedAt = Date.now();
-          extra.closeSSEStream?.();
-          await new Promise((r) => setTimeout(r, 100));
-          return { content: [{ type: 'text', text: `done ${n}` }] };
-        }),
+        server.registerTool(
+          'slow',
+          { description: 'Answers after its stream was dropped', inputSchema: { n: z.number() } },
+          async ({ n }, extra) => {
+            await new Promise((r) => setTimeout(r, 50));
+            closedAt = Date.now();
+            extra.closeSSEStream?.();
+            await new Promise((r) => setTimeout(r, 100));
+            return { content: [{ type: 'text', text: `done ${n}` }] };
+          },
+        ),
     });
     servers.push(s);
     const m = manager({ s: http(s.url) });
@@ -99,15 +126,23 @@ describe('Streamable HTTP details', () => {
     let extra: ReturnType<typeof Object> | undefined;
     const s = await startSdkServer({
       setup: (server) => {
-        server.registerTool('one', { description: 'First', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: '1' }] }));
+        server.registerTool('one', { description: 'First', inputSchema: {} }, async () => ({
+          content: [{ type: 'text', text: '1' }],
+        }));
         server.registerTool('add-two', { description: 'Adds the tool two', inputSchema: {} }, async () => {
-          extra = server.registerTool('two', { description: 'Second', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: '2' }] }));
+          extra = server.registerTool('two', { description: 'Second', inputSchema: {} }, async () => ({
+            content: [{ type: 'text', text: '2' }],
+          }));
           return { content: [{ type: 'text', text: 'added' }] };
         });
-        server.registerTool('ping-list', { description: 'Says the list changed when it did not', inputSchema: {} }, async () => {
-          server.sendToolListChanged();
-          return { content: [{ type: 'text', text: 'sent' }] };
-        });
+        server.registerTool(
+          'ping-list',
+          { description: 'Says the list changed when it did not', inputSchema: {} },
+          async () => {
+            server.sendToolListChanged();
+            return { content: [{ type: 'text', text: 'sent' }] };
+          },
+        );
       },
     });
     servers.push(s);
@@ -141,26 +176,43 @@ describe('Streamable HTTP details', () => {
     let seen: string | undefined;
     const s = await startSdkServer({
       setup: (server) =>
-        server.registerTool('auth', { description: 'Shows the Authorization header', inputSchema: {} }, async (_a, e) => {
-          seen = String(e.requestInfo?.headers.authorization ?? '');
-          return { content: [{ type: 'text', text: 'ok' }] };
-        }),
+        server.registerTool(
+          'auth',
+          { description: 'Shows the Authorization header', inputSchema: {} },
+          async (_a, e) => {
+            seen = String(e.requestInfo?.headers.authorization ?? '');
+            return { content: [{ type: 'text', text: 'ok' }] };
+          },
+        ),
     });
     servers.push(s);
-    const m = manager({ s: http(s.url, { headers: { Authorization: 'Bearer ${TEST_TOKEN}' } }), missing: http(s.url, { headers: { 'X-Key': '${NOT_SET_ANYWHERE}' } }) });
+    const m = manager({
+      s: http(s.url, { headers: { Authorization: 'Bearer ${TEST_TOKEN}' } }),
+      missing: http(s.url, { headers: { 'X-Key': '${NOT_SET_ANYWHERE}' } }),
+    });
     await m.ready();
     const t = await makeToolContext();
     try {
       await (await m.server('s')!.tools())[0]!.call({}, t.ctx, signal());
       expect(seen).toBe('Bearer secret-42');
-      expect(m.server('missing')!.status()).toMatchObject({ state: 'disconnected', last_error: expect.stringMatching(/NOT_SET_ANYWHERE is not set/) });
+      expect(m.server('missing')!.status()).toMatchObject({
+        state: 'disconnected',
+        last_error: expect.stringMatching(/NOT_SET_ANYWHERE is not set/),
+      });
     } finally {
       await t.cleanup();
     }
   });
 
   it('a server that went away: the call says so (transient), the tools stay listed, it comes back on demand', async () => {
-    const s = await startSdkServer({ setup: (server) => server.registerTool('hi', { description: 'Hi', inputSchema: {}, annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'hi' }] })) });
+    const s = await startSdkServer({
+      setup: (server) =>
+        server.registerTool(
+          'hi',
+          { description: 'Hi', inputSchema: {}, annotations: { readOnlyHint: true } },
+          async () => ({ content: [{ type: 'text', text: 'hi' }] }),
+        ),
+    });
     const m = manager({ s: http(s.url) });
     await m.ready();
     const tool = (await m.providers[0]!.tools())[0]!;
@@ -185,17 +237,30 @@ describe('Streamable HTTP details', () => {
 /** A server answering on the old port again: a small proxy there, in front of a new SDK server. */
 async function startSdkServerOn(port: number): Promise<SdkServer> {
   const { createServer } = await import('node:http');
-  const s = await startSdkServer({ setup: (server) => server.registerTool('hi', { description: 'Hi', inputSchema: {}, annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'hi' }] })) });
+  const s = await startSdkServer({
+    setup: (server) =>
+      server.registerTool(
+        'hi',
+        { description: 'Hi', inputSchema: {}, annotations: { readOnlyHint: true } },
+        async () => ({ content: [{ type: 'text', text: 'hi' }] }),
+      ),
+  });
   const proxy = createServer((req, res) => {
     const target = new URL(s.url);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      void fetch(`${target.origin}${req.url}`, { method: req.method!, headers: req.headers as Record<string, string>, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}) }).then(async (r) => {
+      void fetch(`${target.origin}${req.url}`, {
+        method: req.method!,
+        headers: req.headers as Record<string, string>,
+        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+      }).then(async (r) => {
         res.writeHead(r.status, Object.fromEntries(r.headers.entries()));
         const reader = r.body?.getReader();
         for (;;) {
-          const step = reader ? await reader.read().catch(() => ({ done: true as const, value: undefined })) : { done: true as const, value: undefined };
+          const step = reader
+            ? await reader.read().catch(() => ({ done: true as const, value: undefined }))
+            : { done: true as const, value: undefined };
           if (step.done) break;
           res.write(step.value);
         }

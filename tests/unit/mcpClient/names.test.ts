@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isValidToolName } from '../../../src-main/core/tools/registry.js';
-import { MAX_DESCRIPTION, mcpToolName, serverSlugs, toolDescription, toolNames } from '../../../src-main/core/mcpClient/names.js';
+import {
+  MAX_DESCRIPTION,
+  mcpToolName,
+  serverSlugs,
+  toolDescription,
+  toolNames,
+} from '../../../src-main/core/mcpClient/names.js';
 
 describe('MCP tool names', () => {
   it('are mcp__<server>__<tool>, other characters turned into _', () => {

@@ -31,7 +31,14 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const server = (url: string, extra: Partial<McpServerSettings> = {}): McpServerSettings => ({ type: 'http', url, args: [], env: {}, disabled: false, ...extra });
+const server = (url: string, extra: Partial<McpServerSettings> = {}): McpServerSettings => ({
+  type: 'http',
+  url,
+  args: [],
+  env: {},
+  disabled: false,
+  ...extra,
+});
 const manager = (servers: Record<string, McpServerSettings>) => {
   const m = new McpManager({ servers, env: process.env, home });
   managers.push(m);
@@ -42,7 +49,12 @@ describe('OAuth sign-in', () => {
   it('without a sign-in the server is reported as needing one (no browser, no registration)', async () => {
     const m = manager({ remote: server(fake.url) });
     await m.ready();
-    expect(m.status()[0]).toMatchObject({ state: 'disconnected', sign_in_required: true, signed_in: false, last_error: expect.stringMatching(/rein mcp login remote/) });
+    expect(m.status()[0]).toMatchObject({
+      state: 'disconnected',
+      sign_in_required: true,
+      signed_in: false,
+      last_error: expect.stringMatching(/rein mcp login remote/),
+    });
     expect(fake.registrations).toHaveLength(0);
     expect(m.problems()[0]).toMatch(/sign-in needed: rein mcp login remote/);
   });
@@ -66,7 +78,12 @@ describe('OAuth sign-in', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(home, 'secrets', 'mcp-oauth'))).mode & 0o777).toBe(0o700);
     const saved = JSON.parse(await readFile(file, 'utf8'));
-    expect(saved).toMatchObject({ version: 1, server_url: fake.url, tokens: { access_token: fake.accessTokens[0], token_type: expect.stringMatching(/bearer/i) }, client: { client_id: fake.registrations[0]!.client_id } });
+    expect(saved).toMatchObject({
+      version: 1,
+      server_url: fake.url,
+      tokens: { access_token: fake.accessTokens[0], token_type: expect.stringMatching(/bearer/i) },
+      client: { client_id: fake.registrations[0]!.client_id },
+    });
 
     // A run uses the stored tokens.
     const m = manager({ remote: server(fake.url) });
@@ -75,7 +92,10 @@ describe('OAuth sign-in', () => {
     const t = await makeToolContext();
     try {
       const whoami = (await m.providers[0]!.tools())[0]!;
-      expect(await whoami.call({}, t.ctx, new AbortController().signal)).toEqual({ ok: true, content: `client ${fake.registrations[0]!.client_id}` });
+      expect(await whoami.call({}, t.ctx, new AbortController().signal)).toEqual({
+        ok: true,
+        content: `client ${fake.registrations[0]!.client_id}`,
+      });
       // Expired tokens are refreshed by the run itself, without a person.
       fake.expireAccessTokens();
       await m.dispose();
@@ -112,9 +132,16 @@ describe('OAuth sign-in', () => {
   it('a pre-registered client (oauth.client_id with a fixed redirect port) does not register', async () => {
     await fake.close();
     const port = 40000 + Math.floor(Math.random() * 20000);
-    fake = await startFakeMcpOAuth({ preRegistered: { client_id: 'rein-test-client', redirect_uri: `http://127.0.0.1:${port}/callback` } });
+    fake = await startFakeMcpOAuth({
+      preRegistered: { client_id: 'rein-test-client', redirect_uri: `http://127.0.0.1:${port}/callback` },
+    });
     const store = memoryTokenStore();
-    await signIn({ serverUrl: new URL(fake.url), store, oauth: { client_id: 'rein-test-client', redirect_port: port }, open: followAuthorization });
+    await signIn({
+      serverUrl: new URL(fake.url),
+      store,
+      oauth: { client_id: 'rein-test-client', redirect_port: port },
+      open: followAuthorization,
+    });
     expect(fake.registrations).toHaveLength(0);
     expect((await store.read())?.tokens?.access_token).toBe(fake.accessTokens[0]);
   });

@@ -22,15 +22,28 @@ const mcpTool = (tool: string, hints: { readOnly?: boolean; destructive?: boolea
 });
 
 const engine = (o: { always?: string[]; list?: string[] } = {}) =>
-  createPermissionEngine({ permissions: { always_allow_tools: o.always ?? [] }, home: '/home/u', reinHome: '/home/u/.rein', ...(o.list ? { mcpAlwaysAllow: { fs: o.list } } : {}) });
+  createPermissionEngine({
+    permissions: { always_allow_tools: o.always ?? [] },
+    home: '/home/u',
+    reinHome: '/home/u/.rein',
+    ...(o.list ? { mcpAlwaysAllow: { fs: o.list } } : {}),
+  });
 
-const check = (e: ReturnType<typeof engine>, tool: Tool, mode: PermissionMode = 'default', origin: 'attended' | 'unattended' = 'attended') =>
-  e.check({ tool, input: {}, cwd: '/home/u/p', mode, source: 'cli', origin, agent: 'default' });
+const check = (
+  e: ReturnType<typeof engine>,
+  tool: Tool,
+  mode: PermissionMode = 'default',
+  origin: 'attended' | 'unattended' = 'attended',
+) => e.check({ tool, input: {}, cwd: '/home/u/p', mode, source: 'cli', origin, agent: 'default' });
 
 describe('MCP permissions', () => {
   it('asks by default, whatever the annotations', async () => {
     const e = engine();
-    for (const t of [mcpTool('write_file'), mcpTool('read_file', { readOnly: true }), mcpTool('move_file', { destructive: true })]) {
+    for (const t of [
+      mcpTool('write_file'),
+      mcpTool('read_file', { readOnly: true }),
+      mcpTool('move_file', { destructive: true }),
+    ]) {
       expect((await check(e, t)).decision).toBe('ask');
     }
   });
@@ -46,11 +59,24 @@ describe('MCP permissions', () => {
   });
 
   it('the server’s always_allow (own name or mcp__ name) and always_allow_tools let a call run', async () => {
-    expect(await check(engine({ list: ['read_file'] }), mcpTool('read_file', { readOnly: true }))).toMatchObject({ decision: 'allow', layer: 'mcp_always_allow' });
+    expect(await check(engine({ list: ['read_file'] }), mcpTool('read_file', { readOnly: true }))).toMatchObject({
+      decision: 'allow',
+      layer: 'mcp_always_allow',
+    });
     expect((await check(engine({ list: ['mcp__fs__write_file'] }), mcpTool('write_file'))).decision).toBe('allow');
-    expect(await check(engine({ always: ['mcp__fs__write_file'] }), mcpTool('write_file'))).toMatchObject({ decision: 'allow', layer: 'always_allow_tools' });
+    expect(await check(engine({ always: ['mcp__fs__write_file'] }), mcpTool('write_file'))).toMatchObject({
+      decision: 'allow',
+      layer: 'always_allow_tools',
+    });
     // Another server's list does not count.
-    expect((await check(engine({ list: ['write_file'] }), { ...mcpTool('write_file'), traits: { mcp: { server: 'other', tool: 'write_file' } } })).decision).toBe('ask');
+    expect(
+      (
+        await check(engine({ list: ['write_file'] }), {
+          ...mcpTool('write_file'),
+          traits: { mcp: { server: 'other', tool: 'write_file' } },
+        })
+      ).decision,
+    ).toBe('ask');
   });
 
   it('read-only calls are asked less: acceptEdits runs them, plan mode asks instead of refusing', async () => {

@@ -5,7 +5,14 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwA
 
 describe('MCP tool results', () => {
   it('joins text blocks', () => {
-    expect(toToolResult({ content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] })).toEqual({ ok: true, content: 'one\n\ntwo' });
+    expect(
+      toToolResult({
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      }),
+    ).toEqual({ ok: true, content: 'one\n\ntwo' });
   });
 
   it('passes images the model can see as image blocks, summarises the rest', () => {
@@ -28,7 +35,10 @@ describe('MCP tool results', () => {
     const r = toToolResult({
       content: [
         { type: 'resource', resource: { uri: 'file:///a.txt', mimeType: 'text/plain', text } },
-        { type: 'resource', resource: { uri: 'file:///b.bin', mimeType: 'application/octet-stream', blob: 'AAAAAAAA' } },
+        {
+          type: 'resource',
+          resource: { uri: 'file:///b.bin', mimeType: 'application/octet-stream', blob: 'AAAAAAAA' },
+        },
         { type: 'resource_link', uri: 'file:///c.md', name: 'c.md', mimeType: 'text/markdown', size: 2048 },
       ],
     });
@@ -40,7 +50,11 @@ describe('MCP tool results', () => {
   });
 
   it('isError is a business error the model reads', () => {
-    expect(toToolResult({ content: [{ type: 'text', text: 'no such file' }], isError: true })).toEqual({ ok: false, errorKind: 'business', content: '[business error] no such file' });
+    expect(toToolResult({ content: [{ type: 'text', text: 'no such file' }], isError: true })).toEqual({
+      ok: false,
+      errorKind: 'business',
+      content: '[business error] no such file',
+    });
   });
 
   it('structured content is shown when the server sent no text', () => {

@@ -32,7 +32,16 @@ afterEach(async () => {
 const env = () => ({ ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test', PATH: process.env.PATH ?? '' });
 
 function runtime(config: GlobalConfigInput): Promise<Runtime> {
-  return createRuntime({ home: d.home, cwd: d.cwd, env: env(), config: GlobalConfig.parse(config), origin: 'attended', faces: [], bundledSkillsDir: join(d.root, 'none'), mcp: true });
+  return createRuntime({
+    home: d.home,
+    cwd: d.cwd,
+    env: env(),
+    config: GlobalConfig.parse(config),
+    origin: 'attended',
+    faces: [],
+    bundledSkillsDir: join(d.root, 'none'),
+    mcp: true,
+  });
 }
 
 async function run(rt: Runtime) {
@@ -40,8 +49,12 @@ async function run(rt: Runtime) {
   return drainRun(started.events);
 }
 
-const toolNames = (i: number): string[] => ((fake.requests[i]!.body.tools ?? []) as { name: string }[]).map((t) => t.name);
-const lastResults = (i: number) => JSON.stringify((fake.requests[i]!.body.messages.at(-1)!.content as { type: string }[]).filter((b) => b.type === 'tool_result'));
+const toolNames = (i: number): string[] =>
+  ((fake.requests[i]!.body.tools ?? []) as { name: string }[]).map((t) => t.name);
+const lastResults = (i: number) =>
+  JSON.stringify(
+    (fake.requests[i]!.body.messages.at(-1)!.content as { type: string }[]).filter((b) => b.type === 'tool_result'),
+  );
 
 describe('a tool list that changes during a run', () => {
   it('a tool the server adds during a call can be called in the same run, and is in the next request', async () => {
@@ -50,21 +63,31 @@ describe('a tool list that changes during a run', () => {
         let added = false;
         s.registerTool('install', { description: 'Adds the tool late', inputSchema: {} }, async () => {
           // Registering on a connected server sends notifications/tools/list_changed.
-          if (!added) s.registerTool('late', { description: 'Added during the run', inputSchema: { n: z.number() } }, async ({ n }) => ({ content: [{ type: 'text', text: `late ran with ${n}` }] }));
+          if (!added)
+            s.registerTool(
+              'late',
+              { description: 'Added during the run', inputSchema: { n: z.number() } },
+              async ({ n }) => ({ content: [{ type: 'text', text: `late ran with ${n}` }] }),
+            );
           added = true;
           return { content: [{ type: 'text', text: 'installed' }] };
         });
       },
     });
     fake.enqueue(tools([toolCall('mcp__s__install', {})]), tools([toolCall('mcp__s__late', { n: '4' })]), text('done'));
-    const rt = await runtime({ mcp_servers: { s: { type: 'http', url: server.url, always_allow: ['install', 'late'] } } });
+    const rt = await runtime({
+      mcp_servers: { s: { type: 'http', url: server.url, always_allow: ['install', 'late'] } },
+    });
     const { outcome, events } = await run(rt);
     expect(outcome.stopReason).toBe('final');
     expect(toolNames(0)).not.toContain('mcp__s__late');
     expect(toolNames(1)).toContain('mcp__s__late');
     // Before: "unknown tool: mcp__s__late". Now it ran, with "4" read as the number the schema asks for.
     expect(lastResults(2)).toContain('late ran with 4');
-    expect(events.filter((e) => e.type === 'tool_call_end').map((e) => ('ok' in e ? e.ok : undefined))).toEqual([true, true]);
+    expect(events.filter((e) => e.type === 'tool_call_end').map((e) => ('ok' in e ? e.ok : undefined))).toEqual([
+      true,
+      true,
+    ]);
   });
 });
 
@@ -76,7 +99,10 @@ describe('a call whose input does not fit the tool', () => {
     const mine = events.filter((e) => 'call_id' in e && e.call_id === 'call_bad').map((e) => e.type);
     expect(mine).toEqual(['tool_call_start', 'tool_call_end']);
     const end = events.find((e) => e.type === 'tool_call_end')!;
-    expect(end).toMatchObject({ ok: false, preview: expect.stringMatching(/^\[validation error\] invalid input for mcp__everything__get-sum/) });
+    expect(end).toMatchObject({
+      ok: false,
+      preview: expect.stringMatching(/^\[validation error\] invalid input for mcp__everything__get-sum/),
+    });
     expect(lastResults(1)).toMatch(/validation error/);
   });
 });

@@ -13,7 +13,14 @@ import type { ApprovalFace, ApprovalRequest } from '../../../src-main/core/permi
 import { createRuntime, startRun, type Runtime, type RuntimeOptions } from '../../../src-main/core/runtime/runtime.js';
 import { RuntimeCache } from '../../../src-main/core/runtime/runtimeCache.js';
 import { drainRun } from '../../support/drainRun.js';
-import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic, type RecordedRequest } from '../../support/fakeAnthropic.js';
+import {
+  startFakeAnthropic,
+  text,
+  toolCall,
+  tools,
+  type FakeAnthropic,
+  type RecordedRequest,
+} from '../../support/fakeAnthropic.js';
 import { useLeakCheck } from '../../support/leaks.js';
 import { alive, everythingStdio, filesystemStdio, startSdkServer } from '../../support/mcpPeers.js';
 import { tempRuntimeDirs } from '../runtime/tempRuntimeDirs.js';
@@ -35,7 +42,17 @@ afterEach(async () => {
 const env = () => ({ ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test', PATH: process.env.PATH ?? '' });
 
 function runtime(config: GlobalConfigInput, over: Partial<RuntimeOptions> = {}): Promise<Runtime> {
-  return createRuntime({ home: d.home, cwd: d.cwd, env: env(), config: GlobalConfig.parse(config), origin: 'attended', faces: [], bundledSkillsDir: join(d.root, 'none'), mcp: true, ...over });
+  return createRuntime({
+    home: d.home,
+    cwd: d.cwd,
+    env: env(),
+    config: GlobalConfig.parse(config),
+    origin: 'attended',
+    faces: [],
+    bundledSkillsDir: join(d.root, 'none'),
+    mcp: true,
+    ...over,
+  });
 }
 
 async function run(rt: Runtime, prompt = 'go') {
@@ -45,10 +62,14 @@ async function run(rt: Runtime, prompt = 'go') {
 
 /** The tool_result blocks the model got in request `i`. */
 const results = (i: number): { content: unknown; is_error?: boolean }[] =>
-  (fake.requests[i]!.body.messages.at(-1)!.content as { type: string }[]).filter((b) => b.type === 'tool_result') as never;
+  (fake.requests[i]!.body.messages.at(-1)!.content as { type: string }[]).filter(
+    (b) => b.type === 'tool_result',
+  ) as never;
 const resultText = (i: number) => JSON.stringify(results(i).map((r) => r.content));
 
-const echoServer = { everything: everythingStdio({ context: 'Echoes things back; use it for tests.', always_allow: ['echo'] }) };
+const echoServer = {
+  everything: everythingStdio({ context: 'Echoes things back; use it for tests.', always_allow: ['echo'] }),
+};
 
 describe('MCP tools in agent runs', () => {
   it('the model calls mcp__everything__echo and reads the answer; context and instructions are in the stable part', async () => {
@@ -61,7 +82,9 @@ describe('MCP tools in agent runs', () => {
     expect(rt.registry.names()).toContain('mcp__everything__echo');
     const stable = (req.system as { text: string }[])[1]!.text;
     expect(stable).toContain('# MCP servers\n[everything] Echoes things back; use it for tests.');
-    expect(stable).toMatch(/## Instructions from the MCP server "everything" \(written by the server, not by the user\)\n# Everything Server/);
+    expect(stable).toMatch(
+      /## Instructions from the MCP server "everything" \(written by the server, not by the user\)\n# Everything Server/,
+    );
     expect(resultText(1)).toContain('Echo: ping');
     // always_allow: it ran without a question.
     expect(events.some((e) => e.type === 'approval_request')).toBe(false);
@@ -108,18 +131,31 @@ describe('MCP tools in agent runs', () => {
       name: 'test',
       ask: async (r) => {
         asked.push(r);
-        return r.form ? { decision: 'allow', by: 'test', values: { name: 'Lin', check: true } } : { decision: 'allow', by: 'test' };
+        return r.form
+          ? { decision: 'allow', by: 'test', values: { name: 'Lin', check: true } }
+          : { decision: 'allow', by: 'test' };
       },
     };
     fake.enqueue(tools([toolCall('mcp__everything__trigger-elicitation-request', {})]), text('done'));
     const rt = await runtime({ mcp_servers: { everything: everythingStdio() } }, { faces: [face] });
     const { events } = await run(rt);
     const form = asked.find((r) => r.form)!;
-    expect(form).toMatchObject({ layer: 'elicitation', tool: 'mcp__everything__trigger-elicitation-request', summary: expect.stringMatching(/^everything asks: Please provide inputs/) });
+    expect(form).toMatchObject({
+      layer: 'elicitation',
+      tool: 'mcp__everything__trigger-elicitation-request',
+      summary: expect.stringMatching(/^everything asks: Please provide inputs/),
+    });
     expect(Object.keys((form.form!.schema as { properties: object }).properties)).toContain('name');
     // The same approval events as any question, so the daemon's desk and every client see it.
-    const kinds = events.filter((e) => e.type === 'approval_request' || e.type === 'approval_response').map((e) => `${e.type}:${'layer' in e ? e.layer : ''}`);
-    expect(kinds).toEqual(['approval_request:mcp', 'approval_response:', 'approval_request:elicitation', 'approval_response:']);
+    const kinds = events
+      .filter((e) => e.type === 'approval_request' || e.type === 'approval_response')
+      .map((e) => `${e.type}:${'layer' in e ? e.layer : ''}`);
+    expect(kinds).toEqual([
+      'approval_request:mcp',
+      'approval_response:',
+      'approval_request:elicitation',
+      'approval_response:',
+    ]);
     expect(resultText(1)).toMatch(/Lin/);
   });
 
@@ -131,16 +167,27 @@ describe('MCP tools in agent runs', () => {
       name: 'test',
       ask: async (r) => {
         asked.push(r);
-        return r.layer === 'elicitation' && !allow ? { decision: 'deny', by: 'test' } : { decision: 'allow', by: 'test' };
+        return r.layer === 'elicitation' && !allow
+          ? { decision: 'deny', by: 'test' }
+          : { decision: 'allow', by: 'test' };
       },
     };
     const url = 'https://auth.example.com/connect?account=ada&state=7f3';
-    const call = () => tools([toolCall('mcp__everything__trigger-url-elicitation', { url, message: 'Connect your account.' })]);
+    const call = () =>
+      tools([toolCall('mcp__everything__trigger-url-elicitation', { url, message: 'Connect your account.' })]);
     fake.enqueue(call(), text('done'), call(), text('done again'));
-    const withOpener = () => runtime({ mcp_servers: { everything: everythingStdio() } }, { faces: [face], openUrl: (u) => void opened.push(u.href) });
+    const withOpener = () =>
+      runtime(
+        { mcp_servers: { everything: everythingStdio() } },
+        { faces: [face], openUrl: (u) => void opened.push(u.href) },
+      );
     await run(await withOpener());
     const q = asked.find((r) => r.layer === 'elicitation')!;
-    expect(q).toMatchObject({ summary: `everything asks you to open ${url}`, risk: 'medium', tool: 'mcp__everything__trigger-url-elicitation' });
+    expect(q).toMatchObject({
+      summary: `everything asks you to open ${url}`,
+      risk: 'medium',
+      tool: 'mcp__everything__trigger-url-elicitation',
+    });
     expect(q.reason).toContain('Connect your account.');
     expect(q.form).toBeUndefined();
     expect(opened).toEqual([url]);
@@ -156,13 +203,22 @@ describe('MCP tools in agent runs', () => {
     const asked: ApprovalRequest[] = [];
     const face: ApprovalFace = { name: 'test', ask: async (r) => (asked.push(r), { decision: 'allow', by: 'test' }) };
     const servers = { everything: everythingStdio({ always_allow: ['trigger-url-elicitation'] }) };
-    fake.enqueue(tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'https://example.com/a' })]), text('no opener'));
+    fake.enqueue(
+      tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'https://example.com/a' })]),
+      text('no opener'),
+    );
     await run(await runtime({ mcp_servers: servers }, { faces: [face] }));
     expect(resultText(1)).toMatch(/declined/);
-    fake.enqueue(tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'file:///etc/passwd' })]), text('not the web'));
+    fake.enqueue(
+      tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'file:///etc/passwd' })]),
+      text('not the web'),
+    );
     await run(await runtime({ mcp_servers: servers }, { faces: [face], openUrl: () => undefined }));
     expect(resultText(3)).toMatch(/declined/);
-    fake.enqueue(tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'https://example.com/b' })]), text('yes mode'));
+    fake.enqueue(
+      tools([toolCall('mcp__everything__trigger-url-elicitation', { url: 'https://example.com/b' })]),
+      text('yes mode'),
+    );
     await run(await runtime({ mcp_servers: servers }, { yes: true, openUrl: () => undefined }));
     expect(resultText(5)).toMatch(/declined/);
     expect(asked).toEqual([]);
@@ -173,7 +229,10 @@ describe('MCP tools in agent runs', () => {
     let allow = true;
     const face: ApprovalFace = {
       name: 'test',
-      ask: async (r) => (asked.push(r), r.layer === 'elicitation' && !allow ? { decision: 'deny', by: 'test' } : { decision: 'allow', by: 'test' }),
+      ask: async (r) => (
+        asked.push(r),
+        r.layer === 'elicitation' && !allow ? { decision: 'deny', by: 'test' } : { decision: 'allow', by: 'test' }
+      ),
     };
     const isSampling = (r: RecordedRequest) => JSON.stringify(r.body.system ?? '').includes('helpful test server');
     // The run's own turns call the tool once, then end; the server's request gets its own answer.
@@ -181,17 +240,28 @@ describe('MCP tools in agent runs', () => {
     fake.fallback = (r) => {
       if (isSampling(r)) return text('A haiku about tests.');
       const answered = JSON.stringify(r.body.messages.at(-1)).includes('tool_result');
-      return answered ? text('done') : tools([toolCall('mcp__everything__trigger-sampling-request', { prompt, maxTokens: 50_000 })]);
+      return answered
+        ? text('done')
+        : tools([toolCall('mcp__everything__trigger-sampling-request', { prompt, maxTokens: 50_000 })]);
     };
     const { events } = await run(await runtime({ mcp_servers: { everything: everythingStdio() } }, { faces: [face] }));
     const q = asked.find((r) => r.layer === 'elicitation')!;
-    expect(q.summary).toMatch(/^everything asks claude-\S+ \(up to 4096 tokens\): Resource trigger-sampling-request context: write a haiku$/);
+    expect(q.summary).toMatch(
+      /^everything asks claude-\S+ \(up to 4096 tokens\): Resource trigger-sampling-request context: write a haiku$/,
+    );
     const sampled = fake.requests.find(isSampling)!;
-    expect(sampled.body).toMatchObject({ max_tokens: 4_096, messages: [{ role: 'user', content: 'Resource trigger-sampling-request context: write a haiku' }] });
+    expect(sampled.body).toMatchObject({
+      max_tokens: 4_096,
+      messages: [{ role: 'user', content: 'Resource trigger-sampling-request context: write a haiku' }],
+    });
     expect(sampled.body.tools ?? []).toEqual([]);
     const back = resultText(fake.requests.indexOf(fake.requests.filter((r) => !isSampling(r)).at(-1)!));
     expect(back).toContain('A haiku about tests.');
-    expect(events.some((e) => e.type === 'notice' && /MCP server everything used .*input and .*output tokens/.test(e.message))).toBe(true);
+    expect(
+      events.some(
+        (e) => e.type === 'notice' && /MCP server everything used .*input and .*output tokens/.test(e.message),
+      ),
+    ).toBe(true);
 
     // Declined: the server hears a refusal and the model is not asked.
     allow = false;
@@ -207,9 +277,16 @@ describe('MCP tools in agent runs', () => {
     let calls = 0;
     fake.fallback = (r) => {
       if (isSampling(r)) return text('ok');
-      return ++calls <= 11 ? tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: `n${calls}` })]) : text('done');
+      return ++calls <= 11
+        ? tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: `n${calls}` })])
+        : text('done');
     };
-    await run(await runtime({ mcp_servers: { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) } }, { yes: true }));
+    await run(
+      await runtime(
+        { mcp_servers: { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) } },
+        { yes: true },
+      ),
+    );
     expect(fake.requests.filter(isSampling)).toHaveLength(10);
     expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toMatch(/answered 10 sampling requests already/);
   });
@@ -219,12 +296,23 @@ describe('MCP tools in agent runs', () => {
     let calls = 0;
     fake.fallback = (r) => {
       // A sampled answer costs far more than the run's cap allows.
-      if (isSampling(r)) return { kind: 'message', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 400_000, output_tokens: 10 } };
-      return ++calls <= 3 ? tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: `n${calls}` })]) : text('done');
+      if (isSampling(r))
+        return {
+          kind: 'message',
+          content: [{ type: 'text', text: 'ok' }],
+          usage: { input_tokens: 400_000, output_tokens: 10 },
+        };
+      return ++calls <= 3
+        ? tools([toolCall('mcp__everything__trigger-sampling-request', { prompt: `n${calls}` })])
+        : text('done');
     };
     const rt = await runtime(
       // Priced: the fake is on loopback, where a model without `prices` costs $0 (llm/pricing.ts).
-      { mcp_servers: { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) }, budget: { max_usd_per_run: 0.5 }, prices: { 'claude-sonnet-5-5': { input: 3, output: 15 }, 'claude-haiku-5-5': { input: 1, output: 5 } } },
+      {
+        mcp_servers: { everything: everythingStdio({ always_allow: ['trigger-sampling-request'] }) },
+        budget: { max_usd_per_run: 0.5 },
+        prices: { 'claude-sonnet-5-5': { input: 3, output: 15 }, 'claude-haiku-5-5': { input: 1, output: 5 } },
+      },
       { yes: true },
     );
     const { outcome } = await run(rt);
@@ -253,13 +341,22 @@ describe('MCP tools in agent runs', () => {
     const s = await startSdkServer({
       setup: (server) =>
         server.registerTool('ask', { description: 'Asks for a colour', inputSchema: {} }, async () => {
-          const r = await server.server.elicitInput({ message: 'Pick a colour', requestedSchema: { type: 'object', properties: { color: { type: 'string', default: 'blue' }, n: { type: 'integer', default: 3 } } } });
+          const r = await server.server.elicitInput({
+            message: 'Pick a colour',
+            requestedSchema: {
+              type: 'object',
+              properties: { color: { type: 'string', default: 'blue' }, n: { type: 'integer', default: 3 } },
+            },
+          });
           return { content: [{ type: 'text', text: JSON.stringify(r) }] };
         }),
     });
     try {
       fake.enqueue(tools([toolCall('mcp__s__ask', {})]), text('done'));
-      const rt = await runtime({ mcp_servers: { s: { type: 'http', url: s.url, always_allow: ['ask'] } } }, { yes: true });
+      const rt = await runtime(
+        { mcp_servers: { s: { type: 'http', url: s.url, always_allow: ['ask'] } } },
+        { yes: true },
+      );
       const { events } = await run(rt);
       expect(resultText(1)).toContain('\\"action\\":\\"accept\\"');
       expect(resultText(1)).toContain('blue');
@@ -273,14 +370,18 @@ describe('MCP tools in agent runs', () => {
   it('past 30 tools the MCP tools wait behind tool_search, listed in the catalogue', async () => {
     await mkdir(join(d.cwd, 'files'), { recursive: true });
     fake.enqueue(text('done'));
-    const rt = await runtime({ mcp_servers: { everything: everythingStdio(), files: filesystemStdio(join(d.cwd, 'files')) } });
+    const rt = await runtime({
+      mcp_servers: { everything: everythingStdio(), files: filesystemStdio(join(d.cwd, 'files')) },
+    });
     expect(rt.registry.size).toBeGreaterThan(31);
     await run(rt);
     const req = fake.requests[0]!.body;
     const names = req.tools!.map((t) => t.name);
     expect(names).toContain('tool_search');
     expect(names.some((n) => n.startsWith('mcp__'))).toBe(false);
-    expect((req.system as { text: string }[])[1]!.text).toMatch(/# Deferred tools[\s\S]*- mcp__everything__echo: Echoes back the input string/);
+    expect((req.system as { text: string }[])[1]!.text).toMatch(
+      /# Deferred tools[\s\S]*- mcp__everything__echo: Echoes back the input string/,
+    );
   });
 });
 
@@ -296,17 +397,50 @@ describe('MCP servers in a long-lived process (RuntimeCache)', () => {
     const cache = new RuntimeCache();
     caches.push(cache);
     const config = GlobalConfig.parse({});
-    await agent('alpha', `mcp_servers:\n  mine:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(everythingStdio().args[0])}, stdio]\n    always_allow: [echo]\n`);
+    await agent(
+      'alpha',
+      `mcp_servers:\n  mine:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(everythingStdio().args[0])}, stdio]\n    always_allow: [echo]\n`,
+    );
     await agent('beta', 'mcp_servers: {}\n');
-    const a1 = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'alpha', origin: 'attended', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
-    const b = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'beta', origin: 'attended', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
+    const a1 = await createRuntime({
+      home: d.home,
+      cwd: d.cwd,
+      env: env(),
+      config,
+      agent: 'alpha',
+      origin: 'attended',
+      faces: [],
+      cache,
+      bundledSkillsDir: join(d.root, 'none'),
+    });
+    const b = await createRuntime({
+      home: d.home,
+      cwd: d.cwd,
+      env: env(),
+      config,
+      agent: 'beta',
+      origin: 'attended',
+      faces: [],
+      cache,
+      bundledSkillsDir: join(d.root, 'none'),
+    });
     expect(a1.registry.names()).toContain('mcp__mine__echo');
     expect(b.registry.names().some((n) => n.startsWith('mcp__'))).toBe(false);
     expect(b.mcp).toBeUndefined();
 
     fake.enqueue(tools([toolCall('mcp__mine__echo', { message: 'a' })]), text('one'));
     await run(a1);
-    const a2 = await createRuntime({ home: d.home, cwd: d.cwd, env: env(), config, agent: 'alpha', origin: 'attended', faces: [], cache, bundledSkillsDir: join(d.root, 'none') });
+    const a2 = await createRuntime({
+      home: d.home,
+      cwd: d.cwd,
+      env: env(),
+      config,
+      agent: 'alpha',
+      origin: 'attended',
+      faces: [],
+      cache,
+      bundledSkillsDir: join(d.root, 'none'),
+    });
     expect(a2.mcp!.manager).toBe(a1.mcp!.manager);
     // The run wrote the agent's sessions folder, so its config was resolved again; the servers' tools are the same objects.
     expect(a2.registry.get('mcp__mine__echo')).toBe(a1.registry.get('mcp__mine__echo'));

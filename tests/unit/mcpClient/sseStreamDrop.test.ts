@@ -78,13 +78,22 @@ afterEach(async () => {
   legacy = undefined;
 });
 
-const server = (url: string) => ({ name: 'old', transport: { kind: 'http' as const, url: new URL(url), headers: {}, via: 'sse' as const }, connectTimeoutMs: 15_000, toolTimeoutMs: 60_000, alwaysAllow: [] });
+const server = (url: string) => ({
+  name: 'old',
+  transport: { kind: 'http' as const, url: new URL(url), headers: {}, via: 'sse' as const },
+  connectTimeoutMs: 15_000,
+  toolTimeoutMs: 60_000,
+  alwaysAllow: [],
+});
 
 describe('HTTP+SSE: an event stream that drops mid-session', () => {
   it('is a lost connection: reported with why, and a call in flight ends at once instead of at its timeout', async () => {
     legacy = await startLegacySse();
     const lost: string[] = [];
-    const conn = await McpConnection.open(server(legacy.url), { baseEnv: process.env, onLost: (why) => lost.push(why) });
+    const conn = await McpConnection.open(server(legacy.url), {
+      baseEnv: process.env,
+      onLost: (why) => lost.push(why),
+    });
     try {
       expect(conn.httpTransport).toBe('sse');
       const call = conn.callTool('hang', {}, { signal: new AbortController().signal, timeoutMs: 60_000 });
@@ -107,7 +116,11 @@ describe('HTTP+SSE: an event stream that drops mid-session', () => {
 
   it('the supervisor reconnects it to a fresh session, and its tools answer again', async () => {
     legacy = await startLegacySse();
-    const m = new McpManager({ env: process.env, home: '/nonexistent-rein-home', servers: { old: { type: 'sse', url: legacy.url, args: [], env: {}, disabled: false } as never } });
+    const m = new McpManager({
+      env: process.env,
+      home: '/nonexistent-rein-home',
+      servers: { old: { type: 'sse', url: legacy.url, args: [], env: {}, disabled: false } as never },
+    });
     managers.push(m);
     await m.ready();
     expect(m.server('old')!.status().state).toBe('healthy');

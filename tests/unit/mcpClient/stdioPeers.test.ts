@@ -28,8 +28,16 @@ afterEach(async () => {
   temps = [];
 });
 
-function manager(servers: ConstructorParameters<typeof McpManager>[0]['servers'], timing?: ConstructorParameters<typeof McpManager>[0]['timing']): McpManager {
-  const m = new McpManager({ servers, env: process.env, home: '/nonexistent-rein-home', ...(timing ? { timing } : {}) });
+function manager(
+  servers: ConstructorParameters<typeof McpManager>[0]['servers'],
+  timing?: ConstructorParameters<typeof McpManager>[0]['timing'],
+): McpManager {
+  const m = new McpManager({
+    servers,
+    env: process.env,
+    home: '/nonexistent-rein-home',
+    ...(timing ? { timing } : {}),
+  });
   managers.push(m);
   return m;
 }
@@ -50,7 +58,12 @@ describe('server-everything over stdio', () => {
   it('lists its tools as mcp__everything__*, with annotations as traits, and runs them', async () => {
     const m = manager({ everything: everythingStdio({ context: 'A test server.' }) });
     await m.ready();
-    expect(m.status()[0]).toMatchObject({ name: 'everything', state: 'healthy', sign_in_required: false, server: { name: 'mcp-servers/everything' } });
+    expect(m.status()[0]).toMatchObject({
+      name: 'everything',
+      state: 'healthy',
+      sign_in_required: false,
+      server: { name: 'mcp-servers/everything' },
+    });
     const tools = await m.providers[0]!.tools();
     expect(tools.length).toBeGreaterThan(5);
     for (const t of tools) {
@@ -72,7 +85,11 @@ describe('server-everything over stdio', () => {
     const image = await byName(tools, 'mcp__everything__get-tiny-image').call({}, ctx, signal());
     expect(image.ok).toBe(true);
     expect(image.images?.[0]?.mediaType).toBe('image/png');
-    const ref = await byName(tools, 'mcp__everything__get-resource-reference').call({ resourceType: 'Text', resourceId: 2 }, ctx, signal());
+    const ref = await byName(tools, 'mcp__everything__get-resource-reference').call(
+      { resourceType: 'Text', resourceId: 2 },
+      ctx,
+      signal(),
+    );
     expect(ref.content).toMatch(/\[resource: demo:\/\/resource\/\S+ \(text\/plain, \d+ characters\)\]/);
     const bad = await byName(tools, 'mcp__everything__get-sum').call({ a: 'x', b: 1 }, ctx, signal());
     expect(bad.ok).toBe(false);
@@ -97,7 +114,15 @@ describe('server-everything over stdio', () => {
   it('the same list gives the same tool objects (and so the same registry)', async () => {
     const m = manager({ everything: everythingStdio() });
     await m.ready();
-    const set = new ToolSet(m.providers.map((p) => ({ id: p.id, source: p.source, tools: () => p.tools(), onDidChange: (l: () => void) => p.onDidChange(l), dispose: () => undefined })));
+    const set = new ToolSet(
+      m.providers.map((p) => ({
+        id: p.id,
+        source: p.source,
+        tools: () => p.tools(),
+        onDidChange: (l: () => void) => p.onDidChange(l),
+        dispose: () => undefined,
+      })),
+    );
     const r1 = await set.registry();
     const again = await m.servers[0]!.connection!.refreshTools();
     expect(again.length).toBe(r1.size);
@@ -119,7 +144,11 @@ describe('server-everything over stdio', () => {
     expect(r.ok).toBe(true);
     expect(r.content).toMatch(/Ada/);
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ server: 'everything', tool: 'mcp__everything__trigger-elicitation-request', message: expect.stringMatching(/provide inputs/) });
+    expect(asked[0]).toMatchObject({
+      server: 'everything',
+      tool: 'mcp__everything__trigger-elicitation-request',
+      message: expect.stringMatching(/provide inputs/),
+    });
     // Without an elicitor the question is declined.
     const declined = await tool.call({}, (await context()).ctx, signal());
     expect(declined.content).toMatch(/declined/i);
@@ -153,13 +182,24 @@ describe('server-everything over stdio', () => {
     const tools = await sleepy!.tools();
     expect(tools.map((t) => t.name)).toContain('mcp__sleepy__echo');
     const { ctx } = await context();
-    expect(await byName(tools, 'mcp__sleepy__echo').call({ message: 'awake again' }, ctx, signal())).toEqual({ ok: true, content: 'Echo: awake again' });
+    expect(await byName(tools, 'mcp__sleepy__echo').call({ message: 'awake again' }, ctx, signal())).toEqual({
+      ok: true,
+      content: 'Echo: awake again',
+    });
     expect(sleepy!.status().state).toBe('healthy');
     expect(sleepy!.connection!.pid).not.toBe(pid1);
   });
 
   it('closing takes the server’s whole process group down (a shell wrapper and its child)', async () => {
-    const m = manager({ wrapped: { type: 'stdio', command: '/bin/sh', args: ['-c', `"${process.execPath}" "${EVERYTHING_BIN}" stdio; true`], env: {}, disabled: false } });
+    const m = manager({
+      wrapped: {
+        type: 'stdio',
+        command: '/bin/sh',
+        args: ['-c', `"${process.execPath}" "${EVERYTHING_BIN}" stdio; true`],
+        env: {},
+        disabled: false,
+      },
+    });
     await m.ready();
     const pgid = m.servers[0]!.connection!.pid!;
     expect(m.status()[0]!.state).toBe('healthy');
@@ -175,22 +215,45 @@ describe('server-everything over stdio', () => {
   });
 
   it('a server that cannot start is reported, and the others go on', async () => {
-    const m = manager({ everything: everythingStdio(), missing: { type: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {}, disabled: false }, off: { ...everythingStdio(), disabled: true }, nocmd: { type: 'stdio', args: [], env: {}, disabled: false } });
+    const m = manager({
+      everything: everythingStdio(),
+      missing: { type: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {}, disabled: false },
+      off: { ...everythingStdio(), disabled: true },
+      nocmd: { type: 'stdio', args: [], env: {}, disabled: false },
+    });
     await m.ready();
     const byState = Object.fromEntries(m.status().map((s) => [s.name, s]));
     expect(byState.everything!.state).toBe('healthy');
-    expect(byState.missing).toMatchObject({ state: 'disconnected', last_error: expect.stringMatching(/could not be started/) });
+    expect(byState.missing).toMatchObject({
+      state: 'disconnected',
+      last_error: expect.stringMatching(/could not be started/),
+    });
     expect(byState.off!.state).toBe('disabled');
-    expect(byState.nocmd).toMatchObject({ state: 'disconnected', last_error: expect.stringMatching(/needs a command/) });
+    expect(byState.nocmd).toMatchObject({
+      state: 'disconnected',
+      last_error: expect.stringMatching(/needs a command/),
+    });
     expect(m.problems().join('\n')).toMatch(/missing is disconnected/);
     expect(await m.server('off')!.tools()).toEqual([]);
   });
 
   it('a slow server past its connect timeout fails in time', async () => {
-    const m = manager({ slow: { type: 'stdio', command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60000)'], env: {}, disabled: false, connect_timeout_seconds: 0.5 } });
+    const m = manager({
+      slow: {
+        type: 'stdio',
+        command: process.execPath,
+        args: ['-e', 'setTimeout(() => {}, 60000)'],
+        env: {},
+        disabled: false,
+        connect_timeout_seconds: 0.5,
+      },
+    });
     // It never answers: only the 0.5 s connect timeout ends the first attempt (the default is 30 s).
     await m.ready();
-    expect(m.status()[0]).toMatchObject({ state: 'disconnected', last_error: expect.stringMatching(/connect_timeout_seconds/) });
+    expect(m.status()[0]).toMatchObject({
+      state: 'disconnected',
+      last_error: expect.stringMatching(/connect_timeout_seconds/),
+    });
   });
 });
 
@@ -210,7 +273,9 @@ describe('server-filesystem over stdio', () => {
     const list = await byName(tools, 'mcp__files__list_directory').call({ path: dir }, ctx, signal());
     expect(list.content).toMatch(/\[FILE\] hello\.txt/);
     expect(list.content).toMatch(/\[DIR\] sub/);
-    expect((await read.call({ path: `${dir}/hello.txt` }, ctx, signal())).content).toContain('hello from the filesystem server');
+    expect((await read.call({ path: `${dir}/hello.txt` }, ctx, signal())).content).toContain(
+      'hello from the filesystem server',
+    );
     expect((await write.call({ path: `${dir}/sub/new.txt`, content: 'written' }, ctx, signal())).ok).toBe(true);
     expect((await read.call({ path: `${dir}/sub/new.txt` }, ctx, signal())).content).toContain('written');
     const outside = await read.call({ path: '/etc/hostname' }, ctx, signal());

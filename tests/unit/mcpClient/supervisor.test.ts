@@ -4,7 +4,12 @@
  * one failed probe and lost after two.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NeedsPersonError, Supervisor, type Clock, type Connector } from '../../../src-main/core/mcpClient/supervisor.js';
+import {
+  NeedsPersonError,
+  Supervisor,
+  type Clock,
+  type Connector,
+} from '../../../src-main/core/mcpClient/supervisor.js';
 
 /** A clock whose time moves only when the test says so; random() is fixed. */
 class ManualClock implements Clock {
@@ -186,7 +191,7 @@ describe('MCP supervisor', () => {
     await clock.fire();
     await clock.fire();
     expect(sup.state).toBe('disconnected');
-    const first = (s.log.filter((l) => l.startsWith('connect')).length);
+    const first = s.log.filter((l) => l.startsWith('connect')).length;
     expect(clock.pending).toBe(5_000);
     await clock.fire();
     expect(s.log.filter((l) => l.startsWith('connect')).length).toBe(first + 1);
@@ -263,4 +268,3 @@ describe('MCP supervisor on the system clock (fake timers)', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 });
-

@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseAgentConfigText } from '../../../src-main/core/agents/agentFiles.js';
 import { parseLayer } from '../../../src-main/core/config/load.js';
-import { addMcpServers, checkEntry, configTarget, planAdd, planRemove, removeMcpServer } from '../../../src-main/core/mcpServer/configEdit.js';
+import {
+  addMcpServers,
+  checkEntry,
+  configTarget,
+  planAdd,
+  planRemove,
+  removeMcpServer,
+} from '../../../src-main/core/mcpServer/configEdit.js';
 import { isReinError } from '../../../src-main/core/errors.js';
 
 const GLOBAL = { file: '/home/me/.rein/config.yaml', scope: 'global' as const };
@@ -44,22 +51,57 @@ function caught(fn: () => unknown): unknown {
 
 describe('planAdd', () => {
   it('adds an entry keeping every comment, and the result loads', () => {
-    const plan = planAdd(GLOBAL, COMMENTED, [['fs', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { DEBUG: '1' } }]], false);
+    const plan = planAdd(
+      GLOBAL,
+      COMMENTED,
+      [
+        [
+          'fs',
+          { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { DEBUG: '1' } },
+        ],
+      ],
+      false,
+    );
     expect(plan.added).toEqual(['fs']);
-    for (const c of ['# Rein settings — mine', '# the everyday model', '# servers I use', '# GitHub, with a token', '# local notes']) expect(plan.next).toContain(c);
-    expect(plan.next).toMatch(/ {2}fs:\n {4}command: npx\n {4}args: \[ -y, "@modelcontextprotocol\/server-filesystem", \/tmp \]\n {4}env:\n {6}DEBUG: "1"\n/);
+    for (const c of [
+      '# Rein settings — mine',
+      '# the everyday model',
+      '# servers I use',
+      '# GitHub, with a token',
+      '# local notes',
+    ])
+      expect(plan.next).toContain(c);
+    expect(plan.next).toMatch(
+      / {2}fs:\n {4}command: npx\n {4}args: \[ -y, "@modelcontextprotocol\/server-filesystem", \/tmp \]\n {4}env:\n {6}DEBUG: "1"\n/,
+    );
     const loaded = parseLayer(GLOBAL.file, plan.next);
     expect(loaded.ok).toBe(true);
-    expect((loaded as unknown as { raw: { mcp_servers: Record<string, unknown> } }).raw.mcp_servers.fs).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { DEBUG: '1' } });
+    expect((loaded as unknown as { raw: { mcp_servers: Record<string, unknown> } }).raw.mcp_servers.fs).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+      env: { DEBUG: '1' },
+    });
   });
 
   it('writes a URL server as type http', () => {
-    const plan = planAdd(GLOBAL, '', [['remote', { url: 'https://mcp.example.com/mcp', disabled: true, context: 'Company wiki' }]], false);
-    expect(plan.next).toBe('mcp_servers:\n  remote:\n    type: http\n    url: https://mcp.example.com/mcp\n    disabled: true\n    context: Company wiki\n');
+    const plan = planAdd(
+      GLOBAL,
+      '',
+      [['remote', { url: 'https://mcp.example.com/mcp', disabled: true, context: 'Company wiki' }]],
+      false,
+    );
+    expect(plan.next).toBe(
+      'mcp_servers:\n  remote:\n    type: http\n    url: https://mcp.example.com/mcp\n    disabled: true\n    context: Company wiki\n',
+    );
   });
 
   it('reports a name that is already there: the same settings, or a clash kept as it is', () => {
-    const same = planAdd(GLOBAL, COMMENTED, [['github', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] }]], false);
+    const same = planAdd(
+      GLOBAL,
+      COMMENTED,
+      [['github', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] }]],
+      false,
+    );
     expect(same).toMatchObject({ same: ['github'], added: [], clashes: [] });
     expect(same.next).toBe(COMMENTED);
     const clash = planAdd(GLOBAL, COMMENTED, [['github', { command: 'other' }]], false);
@@ -76,7 +118,9 @@ describe('planAdd', () => {
       expect(plan.next, text).toContain('mcp_servers:\n  a:\n    command: a-server\n');
       expect(parseLayer(GLOBAL.file, plan.next).ok).toBe(true);
     }
-    expect(planAdd(GLOBAL, '# only a comment\n', [['a', { command: 'a-server' }]], false).next).toMatch(/^# only a comment\n/);
+    expect(planAdd(GLOBAL, '# only a comment\n', [['a', { command: 'a-server' }]], false).next).toMatch(
+      /^# only a comment\n/,
+    );
   });
 
   it('refuses a file that is already broken, naming its problems, and writes nothing', () => {
@@ -174,7 +218,10 @@ describe('on disk', () => {
 
   it('refuses invalid input before touching the file', async () => {
     const target = await configTarget(home);
-    await expect(addMcpServers(home, target, [['x', { url: 'nope' }]])).rejects.toMatchObject({ code: 'invalid_request', details: { field: 'url' } });
+    await expect(addMcpServers(home, target, [['x', { url: 'nope' }]])).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: { field: 'url' },
+    });
     await expect(readFile(target.file, 'utf8')).rejects.toThrow(/ENOENT/);
   });
 });

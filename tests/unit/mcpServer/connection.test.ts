@@ -37,7 +37,11 @@ beforeEach(async () => {
   home = join(root, 'rein');
   cwd = join(root, 'work');
   userHome = join(root, 'user');
-  await Promise.all([mkdir(home, { recursive: true }), mkdir(cwd, { recursive: true }), mkdir(userHome, { recursive: true })]);
+  await Promise.all([
+    mkdir(home, { recursive: true }),
+    mkdir(cwd, { recursive: true }),
+    mkdir(userHome, { recursive: true }),
+  ]);
 });
 
 afterEach(async () => {
@@ -56,13 +60,26 @@ interface Opened {
 }
 
 /** A connected client; with `answer`, it supports form elicitation and answers every form with it. */
-async function open(opts: { answer?: (req: ElicitRequest['params']) => ElicitResult; agent?: string; deskOnly?: boolean } = {}): Promise<Opened> {
-  const host = new ServeHost({ home, cwd, env: { HOME: userHome, PATH: process.env.PATH }, agent: opts.agent ?? 'default', version: 'test', progressIntervalMs: 50, deskOnly: opts.deskOnly ?? false });
+async function open(
+  opts: { answer?: (req: ElicitRequest['params']) => ElicitResult; agent?: string; deskOnly?: boolean } = {},
+): Promise<Opened> {
+  const host = new ServeHost({
+    home,
+    cwd,
+    env: { HOME: userHome, PATH: process.env.PATH },
+    agent: opts.agent ?? 'default',
+    version: 'test',
+    progressIntervalMs: 50,
+    deskOnly: opts.deskOnly ?? false,
+  });
   hosts.push(host);
   const connection = new McpConnection(host);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await connection.server.connect(serverSide);
-  const client = new Client({ name: 'test', version: '1' }, { capabilities: opts.answer ? { elicitation: { form: {} } } : {} });
+  const client = new Client(
+    { name: 'test', version: '1' },
+    { capabilities: opts.answer ? { elicitation: { form: {} } } : {} },
+  );
   const asked: ElicitRequest['params'][] = [];
   if (opts.answer) {
     const answer = opts.answer;
@@ -83,14 +100,21 @@ async function auditLines(n = 1): Promise<Array<Record<string, unknown>>> {
   await expect
     .poll(async () => {
       const text = existsSync(file) ? await readFile(file, 'utf8') : '';
-      lines = text.trim() === '' ? [] : text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      lines =
+        text.trim() === ''
+          ? []
+          : text
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l) as Record<string, unknown>);
       return lines.length;
     })
     .toBeGreaterThanOrEqual(n);
   return lines;
 }
 
-const textOf = (r: unknown): string => ((r as { content: Array<{ type: string; text?: string }> }).content.find((c) => c.type === 'text')?.text ?? '');
+const textOf = (r: unknown): string =>
+  (r as { content: Array<{ type: string; text?: string }> }).content.find((c) => c.type === 'text')?.text ?? '';
 
 describe('initialize and tools/list', () => {
   it('names Rein, offers tools and logging, and lists the local tools with their annotations', async () => {
@@ -99,14 +123,32 @@ describe('initialize and tools/list', () => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, logging: {} });
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['bash', 'file_read', 'file_write', 'http', 'memory_append', 'session_search', 'schedule_create']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'bash',
+        'file_read',
+        'file_write',
+        'http',
+        'memory_append',
+        'session_search',
+        'schedule_create',
+      ]),
+    );
     // tool_search only loads deferred MCP/cloud tools: nothing to find here.
     expect(names).not.toContain('tool_search');
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(byName.file_read!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    expect(byName.file_read!.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
     // bash is read-only for `ls`, not for `rm`: no constant hint; it may destroy and reaches the network.
     expect(byName.bash!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
-    expect(byName.http!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+    expect(byName.http!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: true,
+    });
     expect(byName.file_edit!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(byName.schedule_remove!.annotations).toMatchObject({ destructiveHint: true });
   });
@@ -120,7 +162,10 @@ describe('initialize and tools/list', () => {
       expect(listed.inputSchema).toEqual(registry.definition(tool).input_schema);
       expect(listed.description).toBe(tool.description);
     }
-    const fileRead = tools.find((t) => t.name === 'file_read')!.inputSchema as { properties: Record<string, unknown>; required: string[] };
+    const fileRead = tools.find((t) => t.name === 'file_read')!.inputSchema as {
+      properties: Record<string, unknown>;
+      required: string[];
+    };
     expect(Object.keys(fileRead.properties)).toContain('path');
     expect(fileRead.required).toEqual(['path']);
   });
@@ -134,7 +179,9 @@ describe('initialize and tools/list', () => {
     await client.callTool({ name: 'system_info', arguments: {} });
     await expect.poll(() => changed.length).toBe(1);
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('think');
-    await expect(client.callTool({ name: 'think', arguments: { thought: 'x' } })).rejects.toThrow(/unknown tool: think/);
+    await expect(client.callTool({ name: 'think', arguments: { thought: 'x' } })).rejects.toThrow(
+      /unknown tool: think/,
+    );
   });
 });
 
@@ -185,17 +232,26 @@ describe('tools/call through the permission engine', () => {
     expect(existsSync(join(cwd, 'made.txt'))).toBe(true);
     expect(asked).toHaveLength(1);
     expect(asked[0]!.message).toContain('$ touch made.txt');
-    expect((asked[0] as { requestedSchema?: unknown }).requestedSchema).toMatchObject({ type: 'object', required: ['decision'], properties: { decision: { enum: ['allow_once', 'always_allow', 'deny'] } } });
+    expect((asked[0] as { requestedSchema?: unknown }).requestedSchema).toMatchObject({
+      type: 'object',
+      required: ['decision'],
+      properties: { decision: { enum: ['allow_once', 'always_allow', 'deny'] } },
+    });
     await client.callTool({ name: 'bash', arguments: { command: 'touch made.txt' } });
     expect(asked).toHaveLength(2);
     expect((await auditLines(2)).at(-1)).toMatchObject({ tool: 'bash', decision: 'allow', approved_by: 'mcp_client' });
   });
 
   it('--desk-only never asks the client, even one that can show forms', async () => {
-    const { client, asked } = await open({ deskOnly: true, answer: () => ({ action: 'accept', content: { decision: 'allow_once' } }) });
+    const { client, asked } = await open({
+      deskOnly: true,
+      answer: () => ({ action: 'accept', content: { decision: 'allow_once' } }),
+    });
     const r = await client.callTool({ name: 'bash', arguments: { command: 'touch desk-only.txt' } });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/denied \(origin\): rein mcp serve runs with --desk-only, so it never asks the client, and no Rein daemon is running/);
+    expect(textOf(r)).toMatch(
+      /denied \(origin\): rein mcp serve runs with --desk-only, so it never asks the client, and no Rein daemon is running/,
+    );
     expect(asked).toHaveLength(0);
     expect(existsSync(join(cwd, 'desk-only.txt'))).toBe(false);
   });
@@ -222,7 +278,9 @@ describe('tools/call through the permission engine', () => {
     expect(existsSync(join(cwd, 'always.txt'))).toBe(true);
     // No daemon runs for this home: the result says it is not kept, and what to add where by hand.
     const note = textOf(first).slice(textOf(first).indexOf('[rein] '));
-    expect(note).toMatch(/^\[rein\] "always allow" for .*touch always\.txt.* holds for this MCP connection only: .*no running Rein daemon took it/);
+    expect(note).toMatch(
+      /^\[rein\] "always allow" for .*touch always\.txt.* holds for this MCP connection only: .*no running Rein daemon took it/,
+    );
     expect(note).toMatch(/To keep it, add .*touch always\.txt.* to permissions\.\w+ in (.*)\.$/);
     expect(note.endsWith(` in ${join(home, 'config.yaml')}.`)).toBe(true);
     expect(await readFile(join(home, 'config.yaml'), 'utf8')).toBe(before);
@@ -230,12 +288,18 @@ describe('tools/call through the permission engine', () => {
     const again = await client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } });
     expect(again.isError, textOf(again)).toBeFalsy();
     expect(asked).toHaveLength(1);
-    expect((await auditLines(2)).at(-1)).toMatchObject({ tool: 'bash', decision: 'allow', approved_by: 'always_allow' });
+    expect((await auditLines(2)).at(-1)).toMatchObject({
+      tool: 'bash',
+      decision: 'allow',
+      approved_by: 'always_allow',
+    });
     await client.callTool({ name: 'bash', arguments: { command: 'touch other.txt' } });
     expect(asked).toHaveLength(2);
     // A new connection asks again.
     const other = await open({ answer });
-    expect((await other.client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } })).isError).toBeFalsy();
+    expect(
+      (await other.client.callTool({ name: 'bash', arguments: { command: 'touch always.txt' } })).isError,
+    ).toBeFalsy();
     expect(other.asked).toHaveLength(1);
     expect(await readFile(join(home, 'config.yaml'), 'utf8')).toBe(before);
   });
@@ -248,18 +312,36 @@ describe('tools/call through the permission engine', () => {
         srv.close(() => ok(p));
       });
     });
-    await writeFile(join(home, 'daemon.json'), JSON.stringify({ pid: process.pid, port, host: '127.0.0.1', token: 'e'.repeat(64), version: 't', started_at: new Date().toISOString() }));
-    const { client, asked } = await open({ answer: () => ({ action: 'accept', content: { decision: 'always_allow' } }) });
+    await writeFile(
+      join(home, 'daemon.json'),
+      JSON.stringify({
+        pid: process.pid,
+        port,
+        host: '127.0.0.1',
+        token: 'e'.repeat(64),
+        version: 't',
+        started_at: new Date().toISOString(),
+      }),
+    );
+    const { client, asked } = await open({
+      answer: () => ({ action: 'accept', content: { decision: 'always_allow' } }),
+    });
     const r = await client.callTool({ name: 'bash', arguments: { command: 'touch kept-here.txt' } });
     expect(r.isError, textOf(r)).toBeFalsy();
-    expect(textOf(r)).toMatch(/holds for this MCP connection only: .*\(the Rein daemon could not be reached to keep it: /);
-    expect((await client.callTool({ name: 'bash', arguments: { command: 'touch kept-here.txt' } })).isError).toBeFalsy();
+    expect(textOf(r)).toMatch(
+      /holds for this MCP connection only: .*\(the Rein daemon could not be reached to keep it: /,
+    );
+    expect(
+      (await client.callTool({ name: 'bash', arguments: { command: 'touch kept-here.txt' } })).isError,
+    ).toBeFalsy();
     expect(asked).toHaveLength(1);
     expect(existsSync(join(home, 'config.yaml'))).toBe(false);
   });
 
   it('"always allow" for another tool (a file write) holds on this connection too, and saves nothing', async () => {
-    const { client, asked } = await open({ answer: () => ({ action: 'accept', content: { decision: 'always_allow' } }) });
+    const { client, asked } = await open({
+      answer: () => ({ action: 'accept', content: { decision: 'always_allow' } }),
+    });
     const r = await client.callTool({ name: 'file_write', arguments: { path: 'a.txt', content: 'one\n' } });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(textOf(r)).toMatch(/\[rein\] "always allow" for file_write .*holds for this MCP connection only/);
@@ -269,7 +351,10 @@ describe('tools/call through the permission engine', () => {
   });
 
   it('runs PreToolUse hooks: a hook that refuses the call is an error result with its reason', async () => {
-    await writeFile(join(home, 'config.yaml'), `hooks:\n  PreToolUse:\n    - matcher: system_info\n      command: "echo 'not from MCP clients' >&2; exit 2"\n`);
+    await writeFile(
+      join(home, 'config.yaml'),
+      `hooks:\n  PreToolUse:\n    - matcher: system_info\n      command: "echo 'not from MCP clients' >&2; exit 2"\n`,
+    );
     const { client } = await open();
     const r = await client.callTool({ name: 'system_info', arguments: {} });
     expect(r.isError).toBe(true);
@@ -285,11 +370,23 @@ describe('tools/call through the permission engine', () => {
         s.close(() => ok(p));
       });
     });
-    await writeFile(join(home, 'daemon.json'), JSON.stringify({ pid: process.pid, port, host: '127.0.0.1', token: 'e'.repeat(64), version: 't', started_at: new Date().toISOString() }));
+    await writeFile(
+      join(home, 'daemon.json'),
+      JSON.stringify({
+        pid: process.pid,
+        port,
+        host: '127.0.0.1',
+        token: 'e'.repeat(64),
+        version: 't',
+        started_at: new Date().toISOString(),
+      }),
+    );
     const { client } = await open();
     const r = await client.callTool({ name: 'bash', arguments: { command: 'touch unreachable.txt' } });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/DENIED: bash did not run because the Rein daemon could not be reached to ask for approval/);
+    expect(textOf(r)).toMatch(
+      /DENIED: bash did not run because the Rein daemon could not be reached to ask for approval/,
+    );
     expect(existsSync(join(cwd, 'unreachable.txt'))).toBe(false);
   });
 
@@ -303,7 +400,9 @@ describe('long calls', () => {
   it('sends progress notifications while a call runs, when the client asks for them', async () => {
     const { client } = await open();
     const progress: Array<{ progress: number; message?: string }> = [];
-    const r = await client.callTool({ name: 'bash', arguments: { command: 'sleep 0.4' } }, undefined, { onprogress: (p) => void progress.push(p) });
+    const r = await client.callTool({ name: 'bash', arguments: { command: 'sleep 0.4' } }, undefined, {
+      onprogress: (p) => void progress.push(p),
+    });
     expect(r.isError).toBeFalsy();
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]!.message).toMatch(/^running bash/);
@@ -320,16 +419,23 @@ describe('long calls', () => {
       },
     });
     const progress: Array<{ message?: string }> = [];
-    await client.callTool({ name: 'bash', arguments: { command: 'touch p.txt' } }, undefined, { onprogress: (p) => void progress.push(p) });
+    await client.callTool({ name: 'bash', arguments: { command: 'touch p.txt' } }, undefined, {
+      onprogress: (p) => void progress.push(p),
+    });
     await held;
-    expect(progress.some((p) => /^waiting for approval \(this client\): \$ touch p\.txt/.test(p.message ?? ''))).toBe(true);
+    expect(progress.some((p) => /^waiting for approval \(this client\): \$ touch p\.txt/.test(p.message ?? ''))).toBe(
+      true,
+    );
   });
 
   it('notifications/cancelled aborts the call (its process is stopped) and the connection goes on', async () => {
     const { client } = await open();
     const ac = new AbortController();
     // Were it not stopped, the call would outlast the test's own timeout.
-    const call = client.callTool({ name: 'bash', arguments: { command: 'sleep 30' } }, undefined, { signal: ac.signal, onprogress: () => ac.abort('enough') });
+    const call = client.callTool({ name: 'bash', arguments: { command: 'sleep 30' } }, undefined, {
+      signal: ac.signal,
+      onprogress: () => ac.abort('enough'),
+    });
     await expect(call).rejects.toThrow();
     expect(await client.ping()).toEqual({});
     // useLeakCheck fails this test if `sleep 30` is still running.

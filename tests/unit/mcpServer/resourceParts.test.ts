@@ -38,7 +38,10 @@ describe('parseReinUri', () => {
   ])('%s names nothing', (uri) => expect(parseReinUri(uri)).toBeUndefined());
 });
 
-function session(messages: SessionFile['messages'], meta: Array<Partial<SessionFile['message_meta'][number]>> = []): SessionFile {
+function session(
+  messages: SessionFile['messages'],
+  meta: Array<Partial<SessionFile['message_meta'][number]>> = [],
+): SessionFile {
   return {
     version: 1,
     id: ID,
@@ -50,7 +53,14 @@ function session(messages: SessionFile['messages'], meta: Array<Partial<SessionF
     updated_at: '2026-03-01T10:05:00.000Z',
     messages,
     message_meta: messages.map((_, i) => ({ source: 'cli', timestamp: '2026-03-01T10:00:00.000Z', ...meta[i] })),
-    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 },
+    usage: {
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_creation_tokens: 0,
+      cost_usd: 0,
+      requests: 0,
+    },
   } as SessionFile;
 }
 
@@ -59,7 +69,15 @@ describe('renderTranscript', () => {
     const text = renderTranscript(
       session(
         [
-          { role: 'user', content: [{ type: 'text', text: 'Brew me some tea\n\n<!-- cache_break -->\n<context>time: 10:00, cwd /work</context>\n<memory>- secret-ish note</memory>' }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'text',
+                text: 'Brew me some tea\n\n<!-- cache_break -->\n<context>time: 10:00, cwd /work</context>\n<memory>- secret-ish note</memory>',
+              },
+            ],
+          },
           {
             role: 'assistant',
             content: [
@@ -68,7 +86,16 @@ describe('renderTranscript', () => {
               { type: 'tool_use', id: 't1', name: 'bash', input: { command: 'cat kettle.txt' } },
             ],
           },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: `full\n${'x'.repeat(TRANSCRIPT_TOOL_OUTPUT_CHARS + 50)}` }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 't1',
+                content: `full\n${'x'.repeat(TRANSCRIPT_TOOL_OUTPUT_CHARS + 50)}`,
+              },
+            ],
+          },
           { role: 'user', content: [{ type: 'text', text: 'Keep going: you stopped early.' }] },
           { role: 'user', content: [{ type: 'text', text: '[New message from user] green, please' }] },
           { role: 'user', content: [{ type: 'text', text: '<hook-context>branch main</hook-context>\nand quick' }] },
@@ -87,7 +114,16 @@ describe('renderTranscript', () => {
     expect(text).toContain('*(sent while the agent was working)* green, please');
     expect(text).toContain('and quick');
     expect(text).toContain('Your green tea is ready.');
-    for (const gone of ['<context>', 'cache_break', '<memory>', 'secret-ish note', 'branch main', 'Keep going', 'private musing', 'sk-ant-abcdefghijklmnop']) {
+    for (const gone of [
+      '<context>',
+      'cache_break',
+      '<memory>',
+      'secret-ish note',
+      'branch main',
+      'Keep going',
+      'private musing',
+      'sk-ant-abcdefghijklmnop',
+    ]) {
       expect(text).not.toContain(gone);
     }
     expect(text).toContain('[REDACTED]');
@@ -96,8 +132,16 @@ describe('renderTranscript', () => {
   it('fences tool output so backticks in it cannot end the block', () => {
     const text = renderTranscript(
       session([
-        { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'file_read', input: { path: 'README.md' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'text\n```\n# not a heading of the transcript\n```' }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't', name: 'file_read', input: { path: 'README.md' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't', content: 'text\n```\n# not a heading of the transcript\n```' },
+          ],
+        },
       ]),
     );
     expect(text).toContain('````text\ntext\n```\n# not a heading of the transcript\n```\n````');

@@ -64,8 +64,12 @@ describe('boundedAppend', () => {
     const before = await readMemory(dir);
     const r = await boundedAppend(dir, '- line 151 goes elsewhere', { now: NOW, randomHex: () => '0a1b2c' });
     expect(r).toEqual({ path: join(dir, 'auto-2026-03-05-0a1b2c.md'), overflowed: true });
-    expect(await readFile(r.path, 'utf8')).toBe('# Auto-persisted Learnings (2026-03-05)\n\n- line 151 goes elsewhere\n');
-    expect(await readMemory(dir)).toBe(`${before}- [2026-03-05] See [auto-2026-03-05-0a1b2c.md](auto-2026-03-05-0a1b2c.md) for details\n`);
+    expect(await readFile(r.path, 'utf8')).toBe(
+      '# Auto-persisted Learnings (2026-03-05)\n\n- line 151 goes elsewhere\n',
+    );
+    expect(await readMemory(dir)).toBe(
+      `${before}- [2026-03-05] See [auto-2026-03-05-0a1b2c.md](auto-2026-03-05-0a1b2c.md) for details\n`,
+    );
   });
 
   it('overflows a multi-line entry that would cross the bound, even when the file is below it', async () => {
@@ -75,7 +79,9 @@ describe('boundedAppend', () => {
     expect(await readFile(r.path, 'utf8')).toContain('- a\n- b\n- c\n');
     const lines = (await readMemory(dir)).trimEnd().split('\n');
     expect(lines).toHaveLength(149);
-    expect(lines[148]).toMatch(/^- \[2026-03-05\] See \[auto-2026-03-05-[0-9a-f]{6}\.md\]\(auto-2026-03-05-[0-9a-f]{6}\.md\) for details$/);
+    expect(lines[148]).toMatch(
+      /^- \[2026-03-05\] See \[auto-2026-03-05-[0-9a-f]{6}\.md\]\(auto-2026-03-05-[0-9a-f]{6}\.md\) for details$/,
+    );
   });
 
   it('keeps adding pointer lines once full, one overflow file per entry', async () => {

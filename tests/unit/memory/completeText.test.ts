@@ -17,7 +17,11 @@ describe('completeText', () => {
       usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 },
       model: 'm',
     });
-    const text = await completeText(llm, { model: 'small', system: 'be brief', prompt: 'hello', maxTokens: 100, temperature: 0.2 }, signal);
+    const text = await completeText(
+      llm,
+      { model: 'small', system: 'be brief', prompt: 'hello', maxTokens: 100, temperature: 0.2 },
+      signal,
+    );
     expect(text).toBe('- one\n- two');
     expect(llm.requests[0]).toEqual({
       model: 'small',
@@ -31,13 +35,17 @@ describe('completeText', () => {
 
   it('passes model failures on', async () => {
     const llm = scriptedLlm(new ReinError('llm_failed', 'boom'));
-    await expect(completeText(llm, { model: 's', system: '', prompt: 'p', maxTokens: 10 }, signal)).rejects.toThrow('boom');
+    await expect(completeText(llm, { model: 's', system: '', prompt: 'p', maxTokens: 10 }, signal)).rejects.toThrow(
+      'boom',
+    );
   });
 
   it('rejects an answer cut off at max_tokens only when asked to', async () => {
     const cut = () => scriptedLlm(response('half', 'max_tokens'));
     expect(await completeText(cut(), { model: 's', system: '', prompt: 'p', maxTokens: 10 }, signal)).toBe('half');
-    await expect(completeText(cut(), { model: 's', system: '', prompt: 'p', maxTokens: 10, rejectTruncated: true }, signal)).rejects.toMatchObject({
+    await expect(
+      completeText(cut(), { model: 's', system: '', prompt: 'p', maxTokens: 10, rejectTruncated: true }, signal),
+    ).rejects.toMatchObject({
       code: 'llm_failed',
     });
   });

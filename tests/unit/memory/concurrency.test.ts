@@ -49,45 +49,49 @@ function runWorker(id: number): Promise<{ code: number | null; stderr: string }>
 const POINTER_RE = /^- \[\d{4}-\d{2}-\d{2}\] See \[(auto-[^\]]+\.md)\]\((auto-[^)]+\.md)\) for details$/;
 
 describe('boundedAppend across processes', () => {
-  it(`keeps every line of ${WORKERS} processes × ${APPENDS} appends exactly once, never interleaved`, { timeout: 300_000 }, async () => {
-    const results = await Promise.all(Array.from({ length: WORKERS }, (_, i) => runWorker(i)));
-    for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0 });
+  it(
+    `keeps every line of ${WORKERS} processes × ${APPENDS} appends exactly once, never interleaved`,
+    { timeout: 300_000 },
+    async () => {
+      const results = await Promise.all(Array.from({ length: WORKERS }, (_, i) => runWorker(i)));
+      for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0 });
 
-    const memory = await readMemory(dir);
-    expect(memory.endsWith('\n')).toBe(true);
-    const entryLines: string[] = [];
-    const pointed: string[] = [];
-    for (const line of memory.slice(0, -1).split('\n')) {
-      const m = POINTER_RE.exec(line);
-      if (m) {
-        expect(m[1]).toBe(m[2]);
-        pointed.push(m[1]!);
-      } else entryLines.push(line);
-    }
-    // MEMORY.md holds whole entries up to the bound, then only pointers.
-    expect(entryLines.length).toBeLessThanOrEqual(150);
+      const memory = await readMemory(dir);
+      expect(memory.endsWith('\n')).toBe(true);
+      const entryLines: string[] = [];
+      const pointed: string[] = [];
+      for (const line of memory.slice(0, -1).split('\n')) {
+        const m = POINTER_RE.exec(line);
+        if (m) {
+          expect(m[1]).toBe(m[2]);
+          pointed.push(m[1]!);
+        } else entryLines.push(line);
+      }
+      // MEMORY.md holds whole entries up to the bound, then only pointers.
+      expect(entryLines.length).toBeLessThanOrEqual(150);
 
-    const files = await autoFiles(dir);
-    expect([...pointed].sort()).toEqual(files); // each overflow file linked exactly once, none dangling
-    for (const name of files) {
-      const text = await readFile(join(dir, name), 'utf8');
-      const [heading, blank, ...rest] = text.slice(0, -1).split('\n');
-      expect(heading).toMatch(/^# Auto-persisted Learnings \(\d{4}-\d{2}-\d{2}\)$/);
-      expect(blank).toBe('');
-      entryLines.push(...rest);
-    }
+      const files = await autoFiles(dir);
+      expect([...pointed].sort()).toEqual(files); // each overflow file linked exactly once, none dangling
+      for (const name of files) {
+        const text = await readFile(join(dir, name), 'utf8');
+        const [heading, blank, ...rest] = text.slice(0, -1).split('\n');
+        expect(heading).toMatch(/^# Auto-persisted Learnings \(\d{4}-\d{2}-\d{2}\)$/);
+        expect(blank).toBe('');
+        entryLines.push(...rest);
+      }
 
-    // Every entry is its two lines, in order and adjacent, exactly once.
-    const seen = new Map<string, number>();
-    expect(entryLines.length).toBe(WORKERS * APPENDS * 2);
-    for (let i = 0; i < entryLines.length; i += 2) {
-      const begin = /^- (w\d+-\d{4}) begin x{120}$/.exec(entryLines[i]!);
-      expect(begin, `line ${i}: ${entryLines[i]}`).not.toBeNull();
-      const tag = begin![1]!;
-      expect(entryLines[i + 1]).toBe(`  ${tag} end`);
-      seen.set(tag, (seen.get(tag) ?? 0) + 1);
-    }
-    expect(seen.size).toBe(WORKERS * APPENDS);
-    expect([...seen.values()].every((n) => n === 1)).toBe(true);
-  });
+      // Every entry is its two lines, in order and adjacent, exactly once.
+      const seen = new Map<string, number>();
+      expect(entryLines.length).toBe(WORKERS * APPENDS * 2);
+      for (let i = 0; i < entryLines.length; i += 2) {
+        const begin = /^- (w\d+-\d{4}) begin x{120}$/.exec(entryLines[i]!);
+        expect(begin, `line ${i}: ${entryLines[i]}`).not.toBeNull();
+        const tag = begin![1]!;
+        expect(entryLines[i + 1]).toBe(`  ${tag} end`);
+        seen.set(tag, (seen.get(tag) ?? 0) + 1);
+      }
+      expect(seen.size).toBe(WORKERS * APPENDS);
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+    },
+  );
 });

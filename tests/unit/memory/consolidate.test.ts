@@ -74,7 +74,10 @@ describe('consolidateMemory', () => {
     await writeAutoFiles(dir, 11);
     const llm = scriptedLlm('- merged');
     const before = await snapshot();
-    expect(await consolidateMemory(dir, { llm, model: 'small', now: NOW, signal })).toEqual({ status: 'skipped', reason: 'not due' });
+    expect(await consolidateMemory(dir, { llm, model: 'small', now: NOW, signal })).toEqual({
+      status: 'skipped',
+      reason: 'not due',
+    });
     expect(llm.requests).toHaveLength(0);
     expect(await snapshot()).toEqual(before);
   });
@@ -157,7 +160,9 @@ describe('consolidateMemory', () => {
       await writeFile(join(dir, 'MEMORY.md'), MEMORY);
       await writeAutoFiles(dir, 12);
       const before = await snapshot();
-      const err = await consolidateMemory(dir, { llm: makeLlm(), model: 'small', now: NOW, signal }).catch((e: unknown) => e);
+      const err = await consolidateMemory(dir, { llm: makeLlm(), model: 'small', now: NOW, signal }).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ReinError);
       expect((err as ReinError).code).toBe('llm_failed');
       expect(await snapshot()).toEqual(before);
@@ -186,8 +191,15 @@ describe('consolidateMemory', () => {
   it('leaves overflow files beyond the input limit for the next consolidation', async () => {
     await writeFile(join(dir, 'MEMORY.md'), USER_TOP);
     const files = await writeAutoFiles(dir, 12);
-    for (const [i, name] of files.entries()) await setMtime(join(dir, name), new Date(NOW.getTime() - (100 - i) * 60_000));
-    const outcome = await consolidateMemory(dir, { llm: scriptedLlm('- merged'), model: 'small', now: NOW, signal, maxInputChars: 200 });
+    for (const [i, name] of files.entries())
+      await setMtime(join(dir, name), new Date(NOW.getTime() - (100 - i) * 60_000));
+    const outcome = await consolidateMemory(dir, {
+      llm: scriptedLlm('- merged'),
+      model: 'small',
+      now: NOW,
+      signal,
+      maxInputChars: 200,
+    });
     expect(outcome.status).toBe('consolidated');
     const consumed = outcome.status === 'consolidated' ? outcome.consumedFiles : [];
     expect(consumed.length).toBeGreaterThan(0);

@@ -31,8 +31,13 @@ describe('loadMemory', () => {
 
   it('inlines the overflow file a pointer line links to, in place of the pointer', async () => {
     await write('auto-2026-03-05-abcdef.md', '# Auto-persisted Learnings (2026-03-05)\n\n- detail kept aside\n\n');
-    await write('MEMORY.md', '- first\n- [2026-03-05] See [auto-2026-03-05-abcdef.md](auto-2026-03-05-abcdef.md) for details\n- last\n');
-    expect(await loadMemory(dir)).toBe('- first\n# Auto-persisted Learnings (2026-03-05)\n\n- detail kept aside\n- last');
+    await write(
+      'MEMORY.md',
+      '- first\n- [2026-03-05] See [auto-2026-03-05-abcdef.md](auto-2026-03-05-abcdef.md) for details\n- last\n',
+    );
+    expect(await loadMemory(dir)).toBe(
+      '- first\n# Auto-persisted Learnings (2026-03-05)\n\n- detail kept aside\n- last',
+    );
   });
 
   it('inlines what boundedAppend overflowed, so nothing appended is invisible to the model', async () => {
@@ -60,7 +65,13 @@ describe('loadMemory', () => {
       ].join('\n'),
     );
     expect(await loadMemory(dir)).toBe(
-      ['linked note', '- see [self](MEMORY.md)', '- see [sub](sub/x.md)', '- see [up](../outside.md)', '- see [gone](missing.md)'].join('\n'),
+      [
+        'linked note',
+        '- see [self](MEMORY.md)',
+        '- see [sub](sub/x.md)',
+        '- see [up](../outside.md)',
+        '- see [gone](missing.md)',
+      ].join('\n'),
     );
   });
 

@@ -6,7 +6,12 @@ import { createMemoryAppendTool, NO_APPROVAL_TOOLS } from '../../../src-main/cor
 import { fileWriteTool } from '../../../src-main/core/tools/builtin/fileWrite.js';
 import { fileEditTool } from '../../../src-main/core/tools/builtin/fileEdit.js';
 import { fileReadTool } from '../../../src-main/core/tools/builtin/fileRead.js';
-import { boundedAppend, memoryDir, MEMORY_LINE_BOUND, protectedMemoryPaths } from '../../../src-main/core/memory/index.js';
+import {
+  boundedAppend,
+  memoryDir,
+  MEMORY_LINE_BOUND,
+  protectedMemoryPaths,
+} from '../../../src-main/core/memory/index.js';
 import { callTool, makeToolContext, type TempToolContext } from '../tools/toolTestContext.js';
 import { numberedLines } from './tempMemory.js';
 
@@ -38,7 +43,9 @@ describe('memory_append', () => {
     await boundedAppend(dir, numberedLines(MEMORY_LINE_BOUND));
     const r = await callTool(createMemoryAppendTool(dir), { content: '- one more' }, t.ctx);
     expect(r.ok).toBe(true);
-    expect(r.content).toMatch(/is full, so this was saved to .*auto-\d{4}-\d{2}-\d{2}-[0-9a-f]{6}\.md and linked from MEMORY\.md$/);
+    expect(r.content).toMatch(
+      /is full, so this was saved to .*auto-\d{4}-\d{2}-\d{2}-[0-9a-f]{6}\.md and linked from MEMORY\.md$/,
+    );
   });
 
   it('rejects empty content, unknown fields and a missing content field, naming the field', () => {
@@ -52,7 +59,11 @@ describe('memory_append', () => {
   });
 
   it('has a JSON schema the API accepts: an object with a required string content', () => {
-    const schema = z.toJSONSchema(createMemoryAppendTool(dir).input) as { type: string; required: string[]; properties: Record<string, { type: string }> };
+    const schema = z.toJSONSchema(createMemoryAppendTool(dir).input) as {
+      type: string;
+      required: string[];
+      properties: Record<string, { type: string }>;
+    };
     expect(schema.type).toBe('object');
     expect(schema.required).toEqual(['content']);
     expect(schema.properties.content?.type).toBe('string');

@@ -49,7 +49,9 @@ describe('rein memory', () => {
   });
 
   it('append adds text from the arguments or stdin, and show prints it', async () => {
-    expect((await run(['append', '-', 'likes', 'green', 'tea'])).stdout).toBe(`appended to ${join(home, 'memory', 'MEMORY.md')}\n`);
+    expect((await run(['append', '-', 'likes', 'green', 'tea'])).stdout).toBe(
+      `appended to ${join(home, 'memory', 'MEMORY.md')}\n`,
+    );
     expect((await run(['append'], { stdin: '- works from Lyon\n' })).code).toBe(0);
     expect((await run(['show'])).stdout).toBe('- likes green tea\n- works from Lyon\n');
   });
@@ -62,7 +64,9 @@ describe('rein memory', () => {
     expect(plain.stdout).not.toContain('kept in an overflow file');
     expect(plain.stderr).toContain('1 overflow file in');
     const prompt = await run(['show', '--prompt']);
-    expect(prompt.stdout).toContain('- line 150\n# Auto-persisted Learnings (2026-03-05)\n\n- kept in an overflow file\n');
+    expect(prompt.stdout).toContain(
+      '- line 150\n# Auto-persisted Learnings (2026-03-05)\n\n- kept in an overflow file\n',
+    );
     expect(prompt.stdout).not.toContain('See [auto-');
   });
 
@@ -87,7 +91,9 @@ describe('rein memory', () => {
     expect(r.stdout).toContain('Consolidated 3 overflow files');
     expect(r.stdout).toContain('into 2 lines');
     expect(llm.requests[0]?.model).toBe('claude-haiku-5-5');
-    expect(await memoryOf(dir)).toBe('# Mine\n- user line\n\n## Auto-consolidated (2026-03-05 14:30)\n\n- merged one\n- merged two\n');
+    expect(await memoryOf(dir)).toBe(
+      '# Mine\n- user line\n\n## Auto-consolidated (2026-03-05 14:30)\n\n- merged one\n- merged two\n',
+    );
   });
 
   it('consolidate --if-due respects the trigger', async () => {
@@ -103,7 +109,9 @@ describe('rein memory', () => {
     const dir = join(home, 'memory');
     await boundedAppend(dir, '- user line');
     await writeAutoFiles(dir, 3);
-    const r = await run(['consolidate'], { llm: scriptedLlm(new ReinError('llm_failed', 'LLM call failed: HTTP 529')) });
+    const r = await run(['consolidate'], {
+      llm: scriptedLlm(new ReinError('llm_failed', 'LLM call failed: HTTP 529')),
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('HTTP 529');
     expect(await memoryOf(dir)).toBe('- user line\n');

@@ -41,7 +41,10 @@ beforeEach(async () => {
 afterEach(() => t.cleanup());
 
 /** Reads MEMORY.md (so staleness is not why a write fails), then tries both file tools on `path`. */
-async function tryBothTools(ctx: ToolContext, path: string): Promise<{ write: string | undefined; edit: string | undefined }> {
+async function tryBothTools(
+  ctx: ToolContext,
+  path: string,
+): Promise<{ write: string | undefined; edit: string | undefined }> {
   await callTool(fileReadTool, { path: join(dir, 'MEMORY.md') }, ctx);
   const w = await callTool(fileWriteTool, { path, content: 'wiped' }, ctx);
   const e = await callTool(fileEditTool, { path, old_string: 'keep', new_string: 'lose' }, ctx);
@@ -81,18 +84,25 @@ describe('protected MEMORY.md on a case-insensitive file system (simulated)', ()
 });
 
 describe('protected MEMORY.md on a case-sensitive file system', () => {
-  it.runIf(!tempIgnoresCase)('refuses MEMORY.md but leaves memory.md and Memory.Md writable: they are other files', async () => {
-    const ctx = { ...t.ctx, protectedPaths: protectedMemoryPaths(dir, { caseInsensitive: false }) };
-    expect(await tryBothTools(ctx, join(dir, 'MEMORY.md'))).toEqual({ write: 'permission', edit: 'permission' });
-    for (const name of ['memory.md', 'Memory.Md']) {
-      const w = await callTool(fileWriteTool, { path: join(dir, name), content: `${name} body` }, ctx);
-      expect(w.ok).toBe(true);
-      const e = await callTool(fileEditTool, { path: join(dir, name), old_string: 'body', new_string: 'edited' }, ctx);
-      expect(e.ok).toBe(true);
-      expect(await readFile(join(dir, name), 'utf8')).toBe(`${name} edited`);
-    }
-    expect(await memoryText()).toBe('- keep me\n');
-  });
+  it.runIf(!tempIgnoresCase)(
+    'refuses MEMORY.md but leaves memory.md and Memory.Md writable: they are other files',
+    async () => {
+      const ctx = { ...t.ctx, protectedPaths: protectedMemoryPaths(dir, { caseInsensitive: false }) };
+      expect(await tryBothTools(ctx, join(dir, 'MEMORY.md'))).toEqual({ write: 'permission', edit: 'permission' });
+      for (const name of ['memory.md', 'Memory.Md']) {
+        const w = await callTool(fileWriteTool, { path: join(dir, name), content: `${name} body` }, ctx);
+        expect(w.ok).toBe(true);
+        const e = await callTool(
+          fileEditTool,
+          { path: join(dir, name), old_string: 'body', new_string: 'edited' },
+          ctx,
+        );
+        expect(e.ok).toBe(true);
+        expect(await readFile(join(dir, name), 'utf8')).toBe(`${name} edited`);
+      }
+      expect(await memoryText()).toBe('- keep me\n');
+    },
+  );
 
   it('stores no case-folded key, so no other spelling matches', () => {
     const paths = protectedMemoryPaths(dir, { caseInsensitive: false });
@@ -101,20 +111,26 @@ describe('protected MEMORY.md on a case-sensitive file system', () => {
     expect([...paths.keys()].some((k) => k === anyCaseKey(join(dir, 'MEMORY.md')))).toBe(false);
   });
 
-  it.runIf(process.platform === 'linux')('is what Linux detects, so memory.md stays writable with the default map', async () => {
-    expect(isCaseInsensitiveAt(join(dir, 'MEMORY.md'))).toBe(false);
-    const ctx = { ...t.ctx, protectedPaths: protectedMemoryPaths(dir) };
-    const w = await callTool(fileWriteTool, { path: join(dir, 'memory.md'), content: 'mine' }, ctx);
-    expect(w.ok).toBe(true);
-    expect(await memoryText()).toBe('- keep me\n');
-  });
+  it.runIf(process.platform === 'linux')(
+    'is what Linux detects, so memory.md stays writable with the default map',
+    async () => {
+      expect(isCaseInsensitiveAt(join(dir, 'MEMORY.md'))).toBe(false);
+      const ctx = { ...t.ctx, protectedPaths: protectedMemoryPaths(dir) };
+      const w = await callTool(fileWriteTool, { path: join(dir, 'memory.md'), content: 'mine' }, ctx);
+      expect(w.ok).toBe(true);
+      expect(await memoryText()).toBe('- keep me\n');
+    },
+  );
 });
 
 describe('protected MEMORY.md behind symlinks', () => {
   it('refuses other spellings through the symlinked home the map was built from', async () => {
     const link = join(t.dir, 'home-link');
     await symlink(t.ctx.reinHome, link);
-    const ctx = { ...t.ctx, protectedPaths: protectedMemoryPaths(memoryDir(link, 'default'), { caseInsensitive: true }) };
+    const ctx = {
+      ...t.ctx,
+      protectedPaths: protectedMemoryPaths(memoryDir(link, 'default'), { caseInsensitive: true }),
+    };
     for (const path of [join(link, 'memory', 'memory.md'), join(dir, 'Memory.Md')]) {
       expect(await tryBothTools(ctx, path)).toEqual({ write: 'permission', edit: 'permission' });
     }
@@ -161,7 +177,12 @@ describe('isCaseInsensitiveAt', () => {
   });
 
   it('says sensitive when the flipped spelling is missing or another file, whatever the platform', () => {
-    expect(isCaseInsensitiveAt('/h/memory/MEMORY.md', { identity: fakeFs({ '/h/memory/MEMORY.md': 7 }), platform: 'darwin' })).toBe(false);
+    expect(
+      isCaseInsensitiveAt('/h/memory/MEMORY.md', {
+        identity: fakeFs({ '/h/memory/MEMORY.md': 7 }),
+        platform: 'darwin',
+      }),
+    ).toBe(false);
     const twoFiles = fakeFs({ '/h/memory/MEMORY.md': 7, '/h/memory/memory.MD': 8 });
     expect(isCaseInsensitiveAt('/h/memory/MEMORY.md', { identity: twoFiles, platform: 'win32' })).toBe(false);
   });

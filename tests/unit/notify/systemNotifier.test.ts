@@ -3,7 +3,12 @@ import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isNotifier, systemNotifier, type RunProgram, type SystemNotifier } from '../../../src-main/core/notify/systemNotifier.js';
+import {
+  isNotifier,
+  systemNotifier,
+  type RunProgram,
+  type SystemNotifier,
+} from '../../../src-main/core/notify/systemNotifier.js';
 
 function recorder() {
   const calls: { file: string; args: readonly string[] }[] = [];
@@ -28,22 +33,34 @@ describe('systemNotifier', () => {
     expect(calls[0]!.file).toBe('/usr/bin/osascript');
     const args = calls[0]!.args;
     const script = args.filter((_, i) => args[i - 1] === '-e');
-    expect(script).toEqual(['on run argv', 'display notification (item 2 of argv) with title (item 1 of argv)', 'end run']);
+    expect(script).toEqual([
+      'on run argv',
+      'display notification (item 2 of argv) with title (item 1 of argv)',
+      'end run',
+    ]);
     expect(script.join('\n')).not.toContain('pwned');
     // The last two arguments are the words, the newlines of the body turned into spaces.
-    expect(args.slice(-2)).toEqual(['ops: schedule 1a2b3c4d finished', 'done" with title "x end run do shell script "echo pwned']);
+    expect(args.slice(-2)).toEqual([
+      'ops: schedule 1a2b3c4d finished',
+      'done" with title "x end run do shell script "echo pwned',
+    ]);
   });
 
   it('Linux: notify-send from the PATH, options ended before the words; none without it, saying how to get it', async () => {
     const bin = await mkdtemp(join(tmpdir(), 'rein-notify-bin-'));
-    expect(systemNotifier({ platform: 'linux', env: { PATH: bin } })).toEqual({ why: expect.stringContaining('notify-send is not installed') });
+    expect(systemNotifier({ platform: 'linux', env: { PATH: bin } })).toEqual({
+      why: expect.stringContaining('notify-send is not installed'),
+    });
     await writeFile(join(bin, 'notify-send'), '#!/bin/sh\nexit 0\n');
     await chmod(join(bin, 'notify-send'), 0o755);
     const { calls, run } = recorder();
     const n = notifier(systemNotifier({ platform: 'linux', env: { PATH: bin }, run }));
     expect(n.program).toBe('notify-send');
     await n.show({ title: '-x looks like an option', body: 'b' });
-    expect(calls[0]).toEqual({ file: join(bin, 'notify-send'), args: ['--app-name=Rein', '--', '-x looks like an option', 'b'] });
+    expect(calls[0]).toEqual({
+      file: join(bin, 'notify-send'),
+      args: ['--app-name=Rein', '--', '-x looks like an option', 'b'],
+    });
     expect(systemNotifier({ platform: 'win32', env: {} })).toEqual({ why: 'no system notifications on win32' });
   });
 

@@ -23,7 +23,13 @@ const unreadable = (agent: string, path: string): DaemonEvent => ({
 describe('an unreadable watched folder, as a notification', () => {
   it('names the agent and the folder, says why and what to do; always, even with the chat in front', () => {
     const note = new DesktopActivity().observe(unreadable('clerk', '/Users/me/Downloads'));
-    expect(note).toEqual({ kind: 'watch_unreadable', agent: 'clerk', path: '/Users/me/Downloads', reason: '/Users/me/Downloads cannot be read (EPERM: operation not permitted)', hint: unreadableHint('darwin') });
+    expect(note).toEqual({
+      kind: 'watch_unreadable',
+      agent: 'clerk',
+      path: '/Users/me/Downloads',
+      reason: '/Users/me/Downloads cannot be read (EPERM: operation not permitted)',
+      hint: unreadableHint('darwin'),
+    });
     const content = notificationFor(note!, { chatFocused: true });
     expect(content?.title).toBe('clerk: cannot watch /Users/me/Downloads');
     expect(content?.body).toContain('cannot be read (EPERM: operation not permitted)');
@@ -33,7 +39,11 @@ describe('an unreadable watched folder, as a notification', () => {
   it('is shown once per watch per process: a flap or a repeat does not notify again; another folder does', async () => {
     const bus = new EventBus();
     const shown: SystemNotice[] = [];
-    const sub = watchWindowlessNotices({ subscribe: (l) => toDisposable(bus.subscribe(l)) }, async (n) => void shown.push(n), () => undefined);
+    const sub = watchWindowlessNotices(
+      { subscribe: (l) => toDisposable(bus.subscribe(l)) },
+      async (n) => void shown.push(n),
+      () => undefined,
+    );
     bus.publish(unreadable('clerk', '/Users/me/Downloads'));
     bus.publish({ type: 'watch_status', at, agent: 'clerk', path: '/Users/me/Downloads', state: 'watching' });
     bus.publish(unreadable('clerk', '/Users/me/Downloads'));
@@ -42,6 +52,10 @@ describe('an unreadable watched folder, as a notification', () => {
     bus.publish(unreadable('clerk', '/Users/me/Documents'));
     await new Promise((ok) => setImmediate(ok));
     sub.dispose();
-    expect(shown.map((n) => n.title)).toEqual(['clerk: cannot watch /Users/me/Downloads', 'sorter: cannot watch /Users/me/Downloads', 'clerk: cannot watch /Users/me/Documents']);
+    expect(shown.map((n) => n.title)).toEqual([
+      'clerk: cannot watch /Users/me/Downloads',
+      'sorter: cannot watch /Users/me/Downloads',
+      'clerk: cannot watch /Users/me/Documents',
+    ]);
   });
 });

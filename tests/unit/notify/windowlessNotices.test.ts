@@ -10,7 +10,9 @@ const at = new Date().toISOString();
 function setup(show: (n: SystemNotice) => Promise<void>) {
   const bus = new EventBus();
   const warnings: string[] = [];
-  const sub = watchWindowlessNotices({ subscribe: (l) => toDisposable(bus.subscribe(l)) }, show, (m) => warnings.push(m));
+  const sub = watchWindowlessNotices({ subscribe: (l) => toDisposable(bus.subscribe(l)) }, show, (m) =>
+    warnings.push(m),
+  );
   return { bus, warnings, sub };
 }
 
@@ -18,12 +20,32 @@ describe('watchWindowlessNotices', () => {
   it('notifies heartbeat alerts, finished and failed schedules and waiting unattended approvals; not run ends', async () => {
     const shown: SystemNotice[] = [];
     const { bus, sub } = setup(async (n) => void shown.push(n));
-    bus.publish({ type: 'session_start', session_id: 's1', agent: 'ops', source: 'schedule', origin: 'unattended' } as never);
+    bus.publish({
+      type: 'session_start',
+      session_id: 's1',
+      agent: 'ops',
+      source: 'schedule',
+      origin: 'unattended',
+    } as never);
     bus.publish({ type: 'session_end', session_id: 's1', stop_reason: 'final', text: 'all good' } as never);
     bus.publish({ type: 'heartbeat_alert', at, agent: 'ops', text: 'CI is red on main' });
     bus.publish({ type: 'schedule_run', at, schedule_id: '1a2b3c4d', agent: 'ops', status: 'started' });
-    bus.publish({ type: 'schedule_run', at, schedule_id: '1a2b3c4d', agent: 'ops', status: 'failed', message: 'the model refused: 401' });
-    bus.publish({ type: 'schedule_run', at, schedule_id: '1a2b3c4d', agent: 'ops', status: 'finished', message: 'Two PRs wait for review.' });
+    bus.publish({
+      type: 'schedule_run',
+      at,
+      schedule_id: '1a2b3c4d',
+      agent: 'ops',
+      status: 'failed',
+      message: 'the model refused: 401',
+    });
+    bus.publish({
+      type: 'schedule_run',
+      at,
+      schedule_id: '1a2b3c4d',
+      agent: 'ops',
+      status: 'finished',
+      message: 'Two PRs wait for review.',
+    });
     bus.publish({
       type: 'approval_request',
       session_id: 's2',
@@ -57,7 +79,9 @@ describe('watchWindowlessNotices', () => {
     alert('one');
     alert('two');
     await new Promise((r) => setTimeout(r, 5));
-    expect(warnings).toEqual(['a notification could not be shown (notify-send is not installed): ops: heartbeat alert']);
+    expect(warnings).toEqual([
+      'a notification could not be shown (notify-send is not installed): ops: heartbeat alert',
+    ]);
     fail = false;
     alert('three');
     await new Promise((r) => setTimeout(r, 5));

@@ -18,7 +18,11 @@ const PERMISSIVE: Array<[string, Partial<EngineOptions>, PermissionMode]> = [
   ['bypassPermissions', {}, 'bypassPermissions'],
   ['--yes', { yes: true }, 'default'],
   ['auto_approve in bypassPermissions', { autoApprove: true }, 'bypassPermissions'],
-  ['bash in always_allow_tools with every command allowed', { permissions: { always_allow_tools: ['bash'], allowed_commands: ['*'] } }, 'bypassPermissions'],
+  [
+    'bash in always_allow_tools with every command allowed',
+    { permissions: { always_allow_tools: ['bash'], allowed_commands: ['*'] } },
+    'bypassPermissions',
+  ],
 ];
 
 const CONFIRMING = [
@@ -59,11 +63,20 @@ describe('rein changes accept and reject from a tool', () => {
 
 describe('the confirm secret', () => {
   it('is a hard block to read, with every tool and in every mode', async () => {
-    for (const line of ['cat ~/.rein/secrets/confirm.token', 'cp ~/.rein/secrets/confirm.token /tmp/x', 'curl -H "x-rein-confirm: $(cat ~/.rein/secrets/confirm.token)" http://127.0.0.1:7533/changes']) {
+    for (const line of [
+      'cat ~/.rein/secrets/confirm.token',
+      'cp ~/.rein/secrets/confirm.token /tmp/x',
+      'curl -H "x-rein-confirm: $(cat ~/.rein/secrets/confirm.token)" http://127.0.0.1:7533/changes',
+    ]) {
       const d = await bash(line, { autoApprove: true, yes: true }, 'bypassPermissions', HOME);
       expect(d, line).toMatchObject({ decision: 'deny', layer: 'hard_block' });
     }
-    const read = await engineFor({ autoApprove: true })({ tool: fileReadTool, input: { path: '~/.rein/secrets/confirm.token' }, mode: 'bypassPermissions', cwd: HOME });
+    const read = await engineFor({ autoApprove: true })({
+      tool: fileReadTool,
+      input: { path: '~/.rein/secrets/confirm.token' },
+      mode: 'bypassPermissions',
+      cwd: HOME,
+    });
     expect(read).toMatchObject({ decision: 'deny', layer: 'hard_block' });
   });
 });

@@ -30,7 +30,15 @@ describe('command patterns', () => {
 describe('denied_commands', () => {
   const denied = { permissions: { denied_commands: ['git push*', 'terraform', 'npm publish'] } };
   it('denies wherever the command appears in the line, however it is written', async () => {
-    for (const line of ['git push', 'cd x && git push origin main', 'GIT PUSH', "g''it push", 'echo $(terraform apply)', "bash -c 'npm publish'", 'terraform destroy']) {
+    for (const line of [
+      'git push',
+      'cd x && git push origin main',
+      'GIT PUSH',
+      "g''it push",
+      'echo $(terraform apply)',
+      "bash -c 'npm publish'",
+      'terraform destroy',
+    ]) {
       const d = await bash(line, denied);
       expect(d.decision, line).toBe('deny');
       expect(d.layer, line).toBe('denied_commands');
@@ -39,7 +47,10 @@ describe('denied_commands', () => {
   });
 
   it('merges agent lists with global ones', async () => {
-    const d = await bash('make deploy', { permissions: { denied_commands: ['x'] }, agentPermissions: { denied_commands: ['make deploy'] } });
+    const d = await bash('make deploy', {
+      permissions: { denied_commands: ['x'] },
+      agentPermissions: { denied_commands: ['make deploy'] },
+    });
     expect(d).toMatchObject({ decision: 'deny', layer: 'denied_commands' });
   });
 });

@@ -15,12 +15,27 @@ function decideAll(opts: Partial<EngineOptions>, mode: PermissionMode, rows = co
   const engine = createPermissionEngine({ permissions: {}, home: CORPUS_HOME, ...opts });
   return rows.map((row) => ({
     row,
-    d: engine.check({ tool: bashTool, input: { command: row.command }, cwd: CORPUS_CWD, mode, source: 'cli', origin: 'attended', agent: 'default' }) as PermissionDecision,
+    d: engine.check({
+      tool: bashTool,
+      input: { command: row.command },
+      cwd: CORPUS_CWD,
+      mode,
+      source: 'cli',
+      origin: 'attended',
+      agent: 'default',
+    }) as PermissionDecision,
   }));
 }
 
-const show = (xs: { row: { file: string; line: number; command: string; expected: string }; d: PermissionDecision }[]) =>
-  xs.map((x) => `${x.row.file}:${x.row.line}: expected ${x.row.expected}, got ${x.d.decision} (${x.d.layer}): ${JSON.stringify(x.row.command)}`).join('\n');
+const show = (
+  xs: { row: { file: string; line: number; command: string; expected: string }; d: PermissionDecision }[],
+) =>
+  xs
+    .map(
+      (x) =>
+        `${x.row.file}:${x.row.line}: expected ${x.row.expected}, got ${x.d.decision} (${x.d.layer}): ${JSON.stringify(x.row.command)}`,
+    )
+    .join('\n');
 
 beforeAll(async () => {
   await initShellParser();
@@ -29,7 +44,8 @@ beforeAll(async () => {
 describe('command corpus', () => {
   it('has at least 300 labelled lines covering every label', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(300);
-    for (const label of ['deny', 'ask', 'allow'] as const) expect(corpus.filter((r) => r.expected === label).length).toBeGreaterThan(50);
+    for (const label of ['deny', 'ask', 'allow'] as const)
+      expect(corpus.filter((r) => r.expected === label).length).toBeGreaterThan(50);
   });
 
   it('never lets a deny-label through, nor allows an ask-label (mode default)', () => {
@@ -40,7 +56,9 @@ describe('command corpus', () => {
     expect(show(allowedAsks)).toBe('');
     const overCautious = results.filter((x) => x.row.expected === 'allow' && x.d.decision !== 'allow');
     // Not a failure: an allow-label that asks only costs a prompt. Reported so regressions are visible.
-    console.info(`corpus: ${overCautious.length} of ${results.filter((x) => x.row.expected === 'allow').length} allow-labels came out ask`);
+    console.info(
+      `corpus: ${overCautious.length} of ${results.filter((x) => x.row.expected === 'allow').length} allow-labels came out ask`,
+    );
   });
 
   it('every deny is a hard block or a tool-level refusal that names its rule', () => {
@@ -80,7 +98,9 @@ describe('command corpus', () => {
     const allows = decideAll({}, 'default').filter((x) => x.row.expected === 'allow');
     const asked = allows.filter((x) => x.d.decision !== 'allow');
     if (asked.length > 0) console.info(`allow-labels asked:\n${show(asked)}`);
-    console.info(`corpus over-ask rate: ${asked.length} of ${allows.length} (${((100 * asked.length) / allows.length).toFixed(1)}%)`);
+    console.info(
+      `corpus over-ask rate: ${asked.length} of ${allows.length} (${((100 * asked.length) / allows.length).toFixed(1)}%)`,
+    );
     expect(asked.length / allows.length).toBeLessThanOrEqual(0.05);
   });
 
@@ -90,6 +110,10 @@ describe('command corpus', () => {
     expect(count('deny')).toBeGreaterThanOrEqual(40);
     expect(count('ask')).toBeGreaterThanOrEqual(60);
     expect(count('allow')).toBeGreaterThanOrEqual(80);
-    for (const file of ['classes.tsv', 'options.tsv', 'reads.tsv', 'persistence.tsv']) expect(added.some((r) => r.file === file), file).toBe(true);
+    for (const file of ['classes.tsv', 'options.tsv', 'reads.tsv', 'persistence.tsv'])
+      expect(
+        added.some((r) => r.file === file),
+        file,
+      ).toBe(true);
   });
 });

@@ -37,7 +37,13 @@ export function loadCorpusFile(file: string): CorpusRow[] {
       if ((expected !== 'deny' && expected !== 'ask' && expected !== 'allow') || command === undefined) {
         throw new Error(`${file}:${i + 1}: expected "deny|ask|allow<TAB>command<TAB>note", got ${JSON.stringify(raw)}`);
       }
-      rows.push({ expected, command: command.replaceAll('\u23ce', '\n'), note: note ?? '', line: i + 1, file: file.split('/').pop()! });
+      rows.push({
+        expected,
+        command: command.replaceAll('\u23ce', '\n'),
+        note: note ?? '',
+        line: i + 1,
+        file: file.split('/').pop()!,
+      });
     });
   return rows;
 }

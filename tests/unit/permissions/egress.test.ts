@@ -3,18 +3,29 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowlistEntryFor, classifyUrl, egressCheck, isLoopbackHost } from '../../../src-main/core/permissions/egress.js';
+import {
+  allowlistEntryFor,
+  classifyUrl,
+  egressCheck,
+  isLoopbackHost,
+} from '../../../src-main/core/permissions/egress.js';
 import { engineFor, fakeTool } from './helpers.js';
 
-const httpTool = fakeTool('http', { readOnly: (i) => ((i as { method?: string }).method ?? 'GET').toUpperCase() === 'GET' });
+const httpTool = fakeTool('http', {
+  readOnly: (i) => ((i as { method?: string }).method ?? 'GET').toUpperCase() === 'GET',
+});
 
 describe('classifyUrl', () => {
-  it.each(['http://localhost:8080/x', 'http://127.0.0.1/', 'http://127.1.2.3', 'http://[::1]:3000/', 'http://api.localhost/', 'http://2130706433/'])(
-    'allows loopback %s',
-    (url) => {
-      expect(classifyUrl(url, []).decision).toBe('allow');
-    },
-  );
+  it.each([
+    'http://localhost:8080/x',
+    'http://127.0.0.1/',
+    'http://127.1.2.3',
+    'http://[::1]:3000/',
+    'http://api.localhost/',
+    'http://2130706433/',
+  ])('allows loopback %s', (url) => {
+    expect(classifyUrl(url, []).decision).toBe('allow');
+  });
 
   it('allows hosts on the allowlist, with *.domain covering subdomains and the bare domain', () => {
     const list = ['api.example.com', '*.github.com', 'https://docs.rs/', 'internal.test:8443'];
@@ -28,7 +39,13 @@ describe('classifyUrl', () => {
 
   it('asks for anything else, including look-alikes', () => {
     const list = ['example.com', '*.github.com'];
-    for (const url of ['https://example.com.evil.net/', 'https://notgithub.com/', 'https://sub.example.com/', 'http://169.254.169.254/', 'http://0.0.0.0/']) {
+    for (const url of [
+      'https://example.com.evil.net/',
+      'https://notgithub.com/',
+      'https://sub.example.com/',
+      'http://169.254.169.254/',
+      'http://0.0.0.0/',
+    ]) {
       expect(classifyUrl(url, list).decision, url).toBe('ask');
     }
   });
@@ -52,17 +69,27 @@ describe('the http tool through the engine', () => {
   it('allows loopback and allowlisted hosts, asks for others', async () => {
     const check = engineFor({ permissions: { network_allowlist: ['*.example.com'] } });
     expect((await check({ tool: httpTool, input: { url: 'http://127.0.0.1:9/x' } })).decision).toBe('allow');
-    expect((await check({ tool: httpTool, input: { url: 'https://api.example.com/x', method: 'POST' } })).decision).toBe('allow');
+    expect(
+      (await check({ tool: httpTool, input: { url: 'https://api.example.com/x', method: 'POST' } })).decision,
+    ).toBe('allow');
     const other = await check({ tool: httpTool, input: { url: 'https://elsewhere.net/' } });
     expect(other).toMatchObject({ decision: 'ask', layer: 'tool' });
     expect(other.reason).toMatch(/elsewhere\.net is not on network_allowlist/);
-    expect((await check({ tool: httpTool, input: { url: 'file:///etc/passwd' }, mode: 'bypassPermissions' })).decision).toBe('deny');
+    expect(
+      (await check({ tool: httpTool, input: { url: 'file:///etc/passwd' }, mode: 'bypassPermissions' })).decision,
+    ).toBe('deny');
   });
 
   it('plan mode lets a GET through but refuses a POST', async () => {
     const check = engineFor({ permissions: { network_allowlist: ['api.example.com'] } });
-    expect((await check({ tool: httpTool, input: { url: 'https://api.example.com/', method: 'GET' }, mode: 'plan' })).decision).toBe('allow');
-    expect((await check({ tool: httpTool, input: { url: 'https://api.example.com/', method: 'POST' }, mode: 'plan' })).decision).toBe('deny');
+    expect(
+      (await check({ tool: httpTool, input: { url: 'https://api.example.com/', method: 'GET' }, mode: 'plan' }))
+        .decision,
+    ).toBe('allow');
+    expect(
+      (await check({ tool: httpTool, input: { url: 'https://api.example.com/', method: 'POST' }, mode: 'plan' }))
+        .decision,
+    ).toBe('deny');
   });
 });
 

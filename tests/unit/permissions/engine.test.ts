@@ -6,7 +6,15 @@ import { checkToolCall, createPermissionEngine, explainDecision } from '../../..
 import { bashTool } from '../../../src-main/core/tools/builtin/bash.js';
 import { CWD, HOME, fakeTool } from './helpers.js';
 
-const call = (command: unknown) => ({ tool: bashTool, input: { command }, cwd: CWD, mode: 'default' as const, source: 'cli', origin: 'attended' as const, agent: 'a' });
+const call = (command: unknown) => ({
+  tool: bashTool,
+  input: { command },
+  cwd: CWD,
+  mode: 'default' as const,
+  source: 'cli',
+  origin: 'attended' as const,
+  agent: 'a',
+});
 
 describe('createPermissionEngine', () => {
   it('loads the shell parser on the first bash check and answers synchronously afterwards', async () => {
@@ -27,7 +35,9 @@ describe('createPermissionEngine', () => {
     }
     expect(isReinError(error, 'config_invalid')).toBe(true);
     expect((error as Error).message).toMatch(/permissions\.allowed_commands/);
-    expect(() => createPermissionEngine({ permissions: { alowed_commands: [] } as never, home: HOME })).toThrow(/permissions/);
+    expect(() => createPermissionEngine({ permissions: { alowed_commands: [] } as never, home: HOME })).toThrow(
+      /permissions/,
+    );
   });
 
   it('unions agent lists into the global ones', () => {
@@ -48,10 +58,22 @@ describe('createPermissionEngine', () => {
 
   it('asks for tools it does not know unless they report themselves read-only, and never trusts a throwing isReadOnly', async () => {
     const engine = createPermissionEngine({ permissions: {}, home: HOME });
-    const base = { input: {}, cwd: CWD, mode: 'default' as const, source: 'cli', origin: 'attended' as const, agent: 'a' };
+    const base = {
+      input: {},
+      cwd: CWD,
+      mode: 'default' as const,
+      source: 'cli',
+      origin: 'attended' as const,
+      agent: 'a',
+    };
     expect((await engine.check({ ...base, tool: fakeTool('mcp_thing') })).decision).toBe('ask');
     expect((await engine.check({ ...base, tool: fakeTool('mcp_reader', { readOnly: true }) })).decision).toBe('allow');
-    const throwing = { ...fakeTool('odd'), isReadOnly: () => { throw new Error('boom'); } };
+    const throwing = {
+      ...fakeTool('odd'),
+      isReadOnly: () => {
+        throw new Error('boom');
+      },
+    };
     expect((await engine.check({ ...base, tool: throwing })).decision).toBe('ask');
     expect((await engine.check({ ...base, tool: fakeTool('wipe', { destructive: true }) })).risk).toBe('high');
   });
@@ -59,18 +81,37 @@ describe('createPermissionEngine', () => {
 
 describe('checkToolCall and explainDecision', () => {
   it('decides a call given only the tool name and JSON input', async () => {
-    const d = await checkToolCall({ tool: 'bash', input: { command: 'curl x | sh' }, home: HOME, cwd: CWD, mode: 'bypassPermissions' });
+    const d = await checkToolCall({
+      tool: 'bash',
+      input: { command: 'curl x | sh' },
+      home: HOME,
+      cwd: CWD,
+      mode: 'bypassPermissions',
+    });
     expect(d).toMatchObject({ decision: 'deny', layer: 'hard_block', risk: 'high' });
     expect(d.reason).toMatch(/download-into-shell/);
   });
 
   it('uses permissions.mode when no mode is given', async () => {
-    const d = await checkToolCall({ tool: 'bash', input: { command: 'npm test' }, home: HOME, cwd: CWD, permissions: { mode: 'dontAsk' } });
+    const d = await checkToolCall({
+      tool: 'bash',
+      input: { command: 'npm test' },
+      home: HOME,
+      cwd: CWD,
+      permissions: { mode: 'dontAsk' },
+    });
     expect(d).toMatchObject({ decision: 'deny', layer: 'mode' });
   });
 
   it('treats GUI tool names as GUI tools for unattended sources', async () => {
-    const d = await checkToolCall({ tool: 'screenshot', input: {}, home: HOME, cwd: CWD, source: 'heartbeat', mode: 'bypassPermissions' });
+    const d = await checkToolCall({
+      tool: 'screenshot',
+      input: {},
+      home: HOME,
+      cwd: CWD,
+      source: 'heartbeat',
+      mode: 'bypassPermissions',
+    });
     expect(d.layer).toBe('unattended_gui');
   });
 

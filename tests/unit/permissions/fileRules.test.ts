@@ -41,12 +41,15 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const check = (opts: Parameters<typeof engineFor>[0] = {}) => engineFor({ home, reinHome: path.join(home, '.rein'), ...opts });
+const check = (opts: Parameters<typeof engineFor>[0] = {}) =>
+  engineFor({ home, reinHome: path.join(home, '.rein'), ...opts });
 
 describe('reads', () => {
   it('allows reading ordinary files, relative or absolute', async () => {
     expect((await check()({ tool: read, input: { path: 'README.md' }, cwd: project })).decision).toBe('allow');
-    expect((await check()({ tool: read, input: { path: path.join(project, 'README.md') }, cwd: project })).decision).toBe('allow');
+    expect(
+      (await check()({ tool: read, input: { path: path.join(project, 'README.md') }, cwd: project })).decision,
+    ).toBe('allow');
   });
 
   it.each([
@@ -74,7 +77,9 @@ describe('reads', () => {
 
   it('asks for glob, grep and directory_list aimed at a sensitive place', async () => {
     expect((await check()({ tool: list, input: { path: '~/.ssh' }, cwd: project })).decision).toBe('ask');
-    expect((await check()({ tool: grep, input: { pattern: 'KEY', path: '~/.aws' }, cwd: project })).decision).toBe('ask');
+    expect((await check()({ tool: grep, input: { pattern: 'KEY', path: '~/.aws' }, cwd: project })).decision).toBe(
+      'ask',
+    );
     expect((await check()({ tool: glob, input: { pattern: '~/.ssh/*' }, cwd: project })).decision).toBe('ask');
     expect((await check()({ tool: glob, input: { pattern: '**/*.ts' }, cwd: project })).decision).toBe('allow');
     expect((await check()({ tool: list, input: {}, cwd: project })).decision).toBe('allow');
@@ -88,9 +93,21 @@ describe('reads', () => {
   });
 
   it("treats Rein's own settings as sensitive", async () => {
-    expect((await check()({ tool: write, input: { path: '~/.rein/config.yaml' }, cwd: project, mode: 'acceptEdits' })).decision).toBe('ask');
+    expect(
+      (await check()({ tool: write, input: { path: '~/.rein/config.yaml' }, cwd: project, mode: 'acceptEdits' }))
+        .decision,
+    ).toBe('ask');
     // A protected place: a person decides in bypassPermissions too (protected.test.ts).
-    expect((await check()({ tool: write, input: { path: '~/.rein/agents/ops/config.yaml' }, cwd: project, mode: 'bypassPermissions' })).decision).toBe('ask');
+    expect(
+      (
+        await check()({
+          tool: write,
+          input: { path: '~/.rein/agents/ops/config.yaml' },
+          cwd: project,
+          mode: 'bypassPermissions',
+        })
+      ).decision,
+    ).toBe('ask');
   });
 });
 
@@ -104,9 +121,15 @@ describe('writes', () => {
   });
 
   it('acceptEdits allows writes inside the working folder but not through a symlink that leaves it', async () => {
-    expect((await check()({ tool: edit, input: { path: 'src/new.ts' }, cwd: project, mode: 'acceptEdits' })).decision).toBe('allow');
-    expect((await check()({ tool: write, input: { path: 'etc-link/hosts' }, cwd: project, mode: 'acceptEdits' })).decision).toBe('ask');
-    expect((await check()({ tool: write, input: { path: 'innocent.txt' }, cwd: project, mode: 'acceptEdits' })).decision).toBe('ask');
+    expect(
+      (await check()({ tool: edit, input: { path: 'src/new.ts' }, cwd: project, mode: 'acceptEdits' })).decision,
+    ).toBe('allow');
+    expect(
+      (await check()({ tool: write, input: { path: 'etc-link/hosts' }, cwd: project, mode: 'acceptEdits' })).decision,
+    ).toBe('ask');
+    expect(
+      (await check()({ tool: write, input: { path: 'innocent.txt' }, cwd: project, mode: 'acceptEdits' })).decision,
+    ).toBe('ask');
   });
 
   it('denies a call without a usable path', async () => {
@@ -117,12 +140,21 @@ describe('writes', () => {
 
 describe('sensitiveReason', () => {
   const ctx = () => ({ home, reinHome: path.join(home, '.rein'), extraPatterns: [] });
-  it.each(['.env', '.env.local', '.envrc', 'id_rsa', 'id_rsa.pub', 'id_ed25519', 'cert.pem', 'tls.key', 'credentials.json', 'tokens.json', 'login.keychain-db'])(
-    'flags the name %s',
-    (name) => {
-      expect(sensitiveReason(path.join(project, name), ctx())).toBeDefined();
-    },
-  );
+  it.each([
+    '.env',
+    '.env.local',
+    '.envrc',
+    'id_rsa',
+    'id_rsa.pub',
+    'id_ed25519',
+    'cert.pem',
+    'tls.key',
+    'credentials.json',
+    'tokens.json',
+    'login.keychain-db',
+  ])('flags the name %s', (name) => {
+    expect(sensitiveReason(path.join(project, name), ctx())).toBeDefined();
+  });
   it.each(['README.md', 'env.ts', 'keyboard.ts', 'src/pem-parser.ts', 'tokens.ts'])('leaves %s alone', (name) => {
     expect(sensitiveReason(path.join(project, name), ctx())).toBeUndefined();
   });

@@ -46,7 +46,10 @@ describe('parseOptions', () => {
   });
 
   it('finds a dangerous letter anywhere in a cluster of letters it does not know', () => {
-    expect(parseOptions(['-HIxrm'], { short: 'HI', danger: { '-x': 'runs' }, lenient: true }).danger[0]).toMatchObject({ option: '-x', written: '-HIxrm' });
+    expect(parseOptions(['-HIxrm'], { short: 'HI', danger: { '-x': 'runs' }, lenient: true }).danger[0]).toMatchObject({
+      option: '-x',
+      written: '-HIxrm',
+    });
   });
 
   it('reads optional values only when glued, and numeric options when asked', () => {
@@ -57,6 +60,10 @@ describe('parseOptions', () => {
   });
 
   it('stops at the first operand when the program does', () => {
-    expect(parseOptions(['prog', '-o', 'x'], { short: 'o:', stopAtOperand: true }).operands).toEqual(['prog', '-o', 'x']);
+    expect(parseOptions(['prog', '-o', 'x'], { short: 'o:', stopAtOperand: true }).operands).toEqual([
+      'prog',
+      '-o',
+      'x',
+    ]);
   });
 });

@@ -43,7 +43,9 @@ beforeEach(() => clearGitRepoCache());
 
 describe('git config parsing', () => {
   it('reads sections, subsections, quoting, comments and continuations', () => {
-    const entries = parseGitConfig('[core]\n  fsmonitor = "a b" # c\n[diff "x"]\n textconv = cat\\\n   -v\n[Section.Sub] key\n; comment\n');
+    const entries = parseGitConfig(
+      '[core]\n  fsmonitor = "a b" # c\n[diff "x"]\n textconv = cat\\\n   -v\n[Section.Sub] key\n; comment\n',
+    );
     expect(entries).toEqual([
       { key: 'core.fsmonitor', value: 'a b' },
       { key: 'diff.x.textconv', value: 'cat   -v' },
@@ -171,7 +173,15 @@ describe('read-only git commands and the repository settings', () => {
     const r = fresh();
     expect(gitRepoRisk({ dir: r, home, env: { GIT_DIR: '/elsewhere' } })).toMatch(/GIT_DIR/);
     expect(gitRepoRisk({ dir: r, home, env: {} })).toBeUndefined();
-    const v = checkCommandLine('git status', { home, cwd: r, reinHome: path.join(home, '.rein'), extraPatterns: [], allowedCommands: [], deniedCommands: [], env: { GIT_CONFIG_GLOBAL: '/x' } });
+    const v = checkCommandLine('git status', {
+      home,
+      cwd: r,
+      reinHome: path.join(home, '.rein'),
+      extraPatterns: [],
+      allowedCommands: [],
+      deniedCommands: [],
+      env: { GIT_CONFIG_GLOBAL: '/x' },
+    });
     expect(v.decision).toBe('ask');
   });
 

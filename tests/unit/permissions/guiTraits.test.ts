@@ -8,7 +8,15 @@ import { CWD, fakeTool, HOME } from './helpers.js';
 const unattended = async (name: string, traits?: ToolTraits) => {
   const engine = createPermissionEngine({ permissions: {}, home: HOME });
   const tool = { ...fakeTool(name, { readOnly: true }), ...(traits ? { traits } : {}) };
-  return engine.check({ tool, input: {}, cwd: CWD, mode: 'bypassPermissions', source: 'schedule', origin: 'unattended', agent: 'default' });
+  return engine.check({
+    tool,
+    input: {},
+    cwd: CWD,
+    mode: 'bypassPermissions',
+    source: 'schedule',
+    origin: 'unattended',
+    agent: 'default',
+  });
 };
 
 describe('GUI tools are known by their traits', () => {
@@ -22,7 +30,14 @@ describe('GUI tools are known by their traits', () => {
   });
 
   it('still answers for a GUI tool asked about by name before it is registered', async () => {
-    const d = await checkToolCall({ tool: 'computer', input: {}, home: HOME, cwd: CWD, source: 'watcher', mode: 'bypassPermissions' });
+    const d = await checkToolCall({
+      tool: 'computer',
+      input: {},
+      home: HOME,
+      cwd: CWD,
+      source: 'watcher',
+      mode: 'bypassPermissions',
+    });
     expect(d.layer).toBe('unattended_gui');
   });
 });

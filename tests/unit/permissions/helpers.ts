@@ -10,7 +10,10 @@ export const HOME = '/Users/tester';
 export const CWD = '/Users/tester/project';
 
 /** A tool double with the given name and read-only answer (the real ones are written elsewhere). */
-export function fakeTool(name: string, opts: { readOnly?: boolean | ((i: unknown) => boolean); gui?: boolean; destructive?: boolean } = {}): Tool {
+export function fakeTool(
+  name: string,
+  opts: { readOnly?: boolean | ((i: unknown) => boolean); gui?: boolean; destructive?: boolean } = {},
+): Tool {
   const ro = opts.readOnly ?? false;
   return {
     name,
@@ -47,6 +50,11 @@ export function engineFor(opts: Partial<EngineOptions> = {}) {
 }
 
 /** Decision for one bash line with the given engine options. */
-export async function bash(command: string, opts: Partial<EngineOptions> = {}, mode: PermissionMode = 'default', cwd = CWD) {
+export async function bash(
+  command: string,
+  opts: Partial<EngineOptions> = {},
+  mode: PermissionMode = 'default',
+  cwd = CWD,
+) {
   return engineFor(opts)({ input: { command }, mode, cwd });
 }

@@ -38,7 +38,9 @@ describe('acceptEdits', () => {
   it('still asks for writes outside the working folder and for sensitive files', async () => {
     const check = engineFor();
     expect((await check({ tool: fileWrite, input: { path: '/etc/hosts' }, mode: 'acceptEdits' })).decision).toBe('ask');
-    expect((await check({ tool: fileWrite, input: { path: '../other/a.ts' }, mode: 'acceptEdits' })).decision).toBe('ask');
+    expect((await check({ tool: fileWrite, input: { path: '../other/a.ts' }, mode: 'acceptEdits' })).decision).toBe(
+      'ask',
+    );
     expect((await check({ tool: fileWrite, input: { path: '.env' }, mode: 'acceptEdits' })).decision).toBe('ask');
   });
 
@@ -81,12 +83,16 @@ describe('plan', () => {
     expect((await bash('npm test', { yes: true }, 'plan')).decision).toBe('deny');
     expect((await bash('npm test', { autoApprove: true }, 'plan')).decision).toBe('deny');
     expect((await bash('npm test', { permissions: { always_allow_tools: ['bash'] } }, 'plan')).decision).toBe('deny');
-    expect((await engineFor({ yes: true })({ tool: fileWrite, input: { path: 'a.ts' }, mode: 'plan' })).decision).toBe('deny');
+    expect((await engineFor({ yes: true })({ tool: fileWrite, input: { path: 'a.ts' }, mode: 'plan' })).decision).toBe(
+      'deny',
+    );
   });
 
   it('lets a person (or --yes) approve a read that asks, such as a sensitive file', async () => {
     expect((await engineFor()({ tool: fileRead, input: { path: '.env' }, mode: 'plan' })).decision).toBe('ask');
-    expect((await engineFor({ yes: true })({ tool: fileRead, input: { path: '.env' }, mode: 'plan' })).decision).toBe('allow');
+    expect((await engineFor({ yes: true })({ tool: fileRead, input: { path: '.env' }, mode: 'plan' })).decision).toBe(
+      'allow',
+    );
   });
 });
 
@@ -105,7 +111,9 @@ describe('bypassPermissions', () => {
     expect((await bash('npm install', {}, 'bypassPermissions')).decision).toBe('allow');
     expect((await bash('sudo rm -rf /tmp/x', {}, 'bypassPermissions')).decision).toBe('allow');
     expect((await bash('curl x | sh', {}, 'bypassPermissions')).decision).toBe('deny');
-    expect((await bash('git push', { permissions: { denied_commands: ['git push*'] } }, 'bypassPermissions')).decision).toBe('deny');
+    expect(
+      (await bash('git push', { permissions: { denied_commands: ['git push*'] } }, 'bypassPermissions')).decision,
+    ).toBe('deny');
   });
 });
 
@@ -126,21 +134,36 @@ describe('flags and always_allow_tools', () => {
 });
 
 describe('unattended runs and GUI tools', () => {
-  const gui = [screenshot, customGui, fakeTool('accessibility', { gui: true }), fakeTool('computer', { gui: true }), fakeTool('applescript', { gui: true })];
+  const gui = [
+    screenshot,
+    customGui,
+    fakeTool('accessibility', { gui: true }),
+    fakeTool('computer', { gui: true }),
+    fakeTool('applescript', { gui: true }),
+  ];
 
-  it.each(['schedule', 'heartbeat', 'watcher'])('denies GUI tools in %s runs, even in bypassPermissions or with --yes', async (source) => {
-    for (const tool of gui) {
-      for (const [mode, opts] of [['default', {}], ['bypassPermissions', {}], ['default', { yes: true }]] as const) {
-        const d = await engineFor(opts)({ tool, input: {}, mode, source });
-        expect(d, `${tool.name} ${mode}`).toMatchObject({ decision: 'deny', layer: 'unattended_gui' });
+  it.each(['schedule', 'heartbeat', 'watcher'])(
+    'denies GUI tools in %s runs, even in bypassPermissions or with --yes',
+    async (source) => {
+      for (const tool of gui) {
+        for (const [mode, opts] of [
+          ['default', {}],
+          ['bypassPermissions', {}],
+          ['default', { yes: true }],
+        ] as const) {
+          const d = await engineFor(opts)({ tool, input: {}, mode, source });
+          expect(d, `${tool.name} ${mode}`).toMatchObject({ decision: 'deny', layer: 'unattended_gui' });
+        }
       }
-    }
-  });
+    },
+  );
 
   it('allows a GUI tool listed in gui_unattended, following the usual rules', async () => {
     const check = engineFor({ permissions: { gui_unattended: ['screenshot'] } });
     expect((await check({ tool: screenshot, input: {}, source: 'schedule' })).decision).toBe('allow');
-    expect((await check({ tool: fakeTool('computer', { gui: true }), input: {}, source: 'schedule' })).decision).toBe('deny');
+    expect((await check({ tool: fakeTool('computer', { gui: true }), input: {}, source: 'schedule' })).decision).toBe(
+      'deny',
+    );
   });
 
   it('does not touch GUI tools in attended runs or non-GUI tools in unattended runs', async () => {

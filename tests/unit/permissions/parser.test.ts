@@ -2,7 +2,11 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { analyzeCommand } from '../../../src-main/core/permissions/shell/analyze.js';
-import { bashGrammarPath, initShellParser, isShellParserReady } from '../../../src-main/core/permissions/shell/parser.js';
+import {
+  bashGrammarPath,
+  initShellParser,
+  isShellParserReady,
+} from '../../../src-main/core/permissions/shell/parser.js';
 
 describe('shell parser loading', () => {
   it('refuses to analyse before initShellParser() with a message saying so', () => {

@@ -13,13 +13,16 @@ beforeAll(async () => {
 });
 
 const PLAIN = [
-  "echo 'alias ll=\"ls -la\"' >> ~/.zshrc",
+  'echo \'alias ll="ls -la"\' >> ~/.zshrc',
   "echo '0 3 * * * ~/bin/backup.sh' | crontab -",
   'echo ssh-ed25519 AAAA me >> ~/.ssh/authorized_keys',
   'sort -o ~/.zshrc ~/.zshrc',
 ];
 /** Launch agents: persistence and a protected place, so bypassPermissions asks too. */
-const LAUNCH_AGENTS = ['cp my.plist ~/Library/LaunchAgents/', 'launchctl load -w ~/Library/LaunchAgents/com.me.x.plist'];
+const LAUNCH_AGENTS = [
+  'cp my.plist ~/Library/LaunchAgents/',
+  'launchctl load -w ~/Library/LaunchAgents/com.me.x.plist',
+];
 
 describe('persistence writes', () => {
   it.each(PLAIN)('%s asks, and says why', async (line) => {
@@ -42,7 +45,8 @@ describe('persistence writes', () => {
   ];
   it.each(cases)('with %s the decision is what that mode gives persistence', async (_label, opts, mode, expected) => {
     for (const line of PLAIN) expect((await bash(line, opts, mode)).decision, line).toBe(expected);
-    for (const line of LAUNCH_AGENTS) expect((await bash(line, opts, mode)).decision, line).toBe(expected === 'allow' ? 'ask' : expected);
+    for (const line of LAUNCH_AGENTS)
+      expect((await bash(line, opts, mode)).decision, line).toBe(expected === 'allow' ? 'ask' : expected);
   });
 
   it.each(LAUNCH_AGENTS)('%s asks as a protected place, and says why', async (line) => {
@@ -67,7 +71,12 @@ describe('persistence writes', () => {
   });
 
   it('reading those places runs', async () => {
-    for (const line of ['cat ~/.zshrc', 'ls ~/Library/LaunchAgents', 'crontab -l', 'plutil -p ~/Library/LaunchAgents/x.plist']) {
+    for (const line of [
+      'cat ~/.zshrc',
+      'ls ~/Library/LaunchAgents',
+      'crontab -l',
+      'plutil -p ~/Library/LaunchAgents/x.plist',
+    ]) {
       expect((await bash(line)).decision, line).toBe('allow');
     }
   });
@@ -76,7 +85,12 @@ describe('persistence writes', () => {
 describe('file tools writing persistence locations (finding 6)', () => {
   // The daemon's default working folder is the home folder, so these paths are "inside the work area".
   const HOME_CWD = '/Users/tester';
-  const targets = ['/Users/tester/.zshrc', '~/.bash_profile', '/Users/tester/Library/LaunchAgents/x.plist', '~/.ssh/authorized_keys'];
+  const targets = [
+    '/Users/tester/.zshrc',
+    '~/.bash_profile',
+    '/Users/tester/Library/LaunchAgents/x.plist',
+    '~/.ssh/authorized_keys',
+  ];
 
   it.each(targets)('file_write %s asks even in acceptEdits, and is high risk', async (path) => {
     const { fileWriteTool } = await import('../../../src-main/core/tools/builtin/fileWrite.js');
@@ -88,14 +102,25 @@ describe('file tools writing persistence locations (finding 6)', () => {
       expect(d.risk).toBe('high');
     }
     // --yes / auto_approve do not approve it either; only bypassPermissions does, and not for a launch agent.
-    expect((await engineFor({ autoApprove: true })({ tool: fileWriteTool, input: { path, content: 'x' }, cwd: HOME_CWD })).decision).toBe('ask');
-    expect((await check({ tool: fileWriteTool, input: { path, content: 'x' }, mode: 'bypassPermissions', cwd: HOME_CWD })).decision).toBe(path.includes('LaunchAgents') ? 'ask' : 'allow');
+    expect(
+      (await engineFor({ autoApprove: true })({ tool: fileWriteTool, input: { path, content: 'x' }, cwd: HOME_CWD }))
+        .decision,
+    ).toBe('ask');
+    expect(
+      (await check({ tool: fileWriteTool, input: { path, content: 'x' }, mode: 'bypassPermissions', cwd: HOME_CWD }))
+        .decision,
+    ).toBe(path.includes('LaunchAgents') ? 'ask' : 'allow');
   });
 
   it('a plain file in the home work area is still an edit acceptEdits allows', async () => {
     const { fileWriteTool } = await import('../../../src-main/core/tools/builtin/fileWrite.js');
     const { engineFor } = await import('./helpers.js');
-    const d = await engineFor()({ tool: fileWriteTool, input: { path: '/Users/tester/notes.txt', content: 'x' }, mode: 'acceptEdits', cwd: HOME_CWD });
+    const d = await engineFor()({
+      tool: fileWriteTool,
+      input: { path: '/Users/tester/notes.txt', content: 'x' },
+      mode: 'acceptEdits',
+      cwd: HOME_CWD,
+    });
     expect(d.decision).toBe('allow');
   });
 });

@@ -29,7 +29,11 @@ describe('permissionRaises', () => {
     [{ tools: { allowed: ['file_read'] } }, { tools: { allowed: [] } }, ['tools.allowed']],
     [{ tools: { allowed: ['file_read'] } }, { tools: { allowed: ['file_read', 'bash'] } }, ['tools.allowed']],
     [{}, { mcp_servers: { gh: { command: 'npx', args: ['gh-mcp'] } } }, ['mcp_servers.gh']],
-    [{ mcp_servers: { gh: { command: 'npx', args: ['gh-mcp'] } } }, { mcp_servers: { gh: { command: 'sh', args: ['-c', 'x'] } } }, ['mcp_servers.gh']],
+    [
+      { mcp_servers: { gh: { command: 'npx', args: ['gh-mcp'] } } },
+      { mcp_servers: { gh: { command: 'sh', args: ['-c', 'x'] } } },
+      ['mcp_servers.gh'],
+    ],
     [{ mode: 'acceptEdits' }, { mode: 'acceptEdits', cwd: '~' }, ['cwd']],
     [{}, { mode: 'bypassPermissions', auto_approve: true }, ['mode', 'auto_approve']],
   ] as [AgentConfig, AgentConfig, string[]][])('%j → %j raises %j', (before, after, expected) => {
@@ -55,9 +59,14 @@ describe('permissionRaises', () => {
     const globals = (before: GlobalConfigInput, after: GlobalConfigInput) =>
       permissionRaises(agentPosture(GlobalConfig.parse(before), {}), agentPosture(GlobalConfig.parse(after), {}));
     expect(globals({}, { base_url: 'https://proxy.example.com' })).toEqual([
-      { field: 'base_url', change: '(the default) → https://proxy.example.com: the API key and every conversation go there' },
+      {
+        field: 'base_url',
+        change: '(the default) → https://proxy.example.com: the API key and every conversation go there',
+      },
     ]);
-    expect(globals({ base_url: 'https://a.example.com/v1' }, { base_url: 'https://b.example.com/v1' }).map((r) => r.field)).toEqual(['base_url']);
+    expect(
+      globals({ base_url: 'https://a.example.com/v1' }, { base_url: 'https://b.example.com/v1' }).map((r) => r.field),
+    ).toEqual(['base_url']);
     expect(globals({ base_url: 'https://a.example.com/v1' }, { base_url: 'https://A.example.com/v1/' })).toEqual([]);
     expect(globals({ base_url: 'https://a.example.com' }, {})).toEqual([]);
   });
@@ -70,11 +79,16 @@ describe('permissionRaises', () => {
 
   it('says what changes in words', () => {
     const g = GlobalConfig.parse({});
-    const raises = permissionRaises(agentPosture(g, {}), agentPosture(g, { mode: 'bypassPermissions', permissions: { allowed_commands: ['a', 'b', 'c', 'd', 'e'] } }));
+    const raises = permissionRaises(
+      agentPosture(g, {}),
+      agentPosture(g, { mode: 'bypassPermissions', permissions: { allowed_commands: ['a', 'b', 'c', 'd', 'e'] } }),
+    );
     expect(raises).toEqual([
       { field: 'mode', change: 'default → bypassPermissions' },
       { field: 'permissions.allowed_commands', change: 'adds "a", "b", "c", "d" and 1 more' },
     ]);
-    expect(describeRaises(raises)).toBe('mode default → bypassPermissions; permissions.allowed_commands adds "a", "b", "c", "d" and 1 more');
+    expect(describeRaises(raises)).toBe(
+      'mode default → bypassPermissions; permissions.allowed_commands adds "a", "b", "c", "d" and 1 more',
+    );
   });
 });

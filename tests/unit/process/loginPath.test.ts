@@ -8,8 +8,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { childEnvironment } from '../../../src-main/core/process/childEnv.js';
-import { loginShellPath, pathToHandOn, primeLoginPath, readLoginShellPath, resetLoginPathCache, userShell } from '../../../src-main/core/process/loginPath.js';
-import { fallbackPath, isMinimalPath, knownLoginPath, LAUNCHD_DEFAULT_PATH, pathEntries, terminalPath } from '../../../src-main/core/process/terminalPath.js';
+import {
+  loginShellPath,
+  pathToHandOn,
+  primeLoginPath,
+  readLoginShellPath,
+  resetLoginPathCache,
+  userShell,
+} from '../../../src-main/core/process/loginPath.js';
+import {
+  fallbackPath,
+  isMinimalPath,
+  knownLoginPath,
+  LAUNCHD_DEFAULT_PATH,
+  pathEntries,
+  terminalPath,
+} from '../../../src-main/core/process/terminalPath.js';
 import { createLaunchctl } from '../../../src-main/core/schedule/launchctl.js';
 import { launchdJobs } from '../../../src-main/core/schedule/launchdJobs.js';
 import { parsePlist } from '../../../src-main/core/schedule/launchdPlist.js';
@@ -88,7 +102,11 @@ describe('asking the login shell', () => {
   it('reads PATH between its markers, past rc-file noise on stdout and stderr, as -l -i -c', async () => {
     const shell = await noisyShell();
     const r = await readLoginShellPath({ env: { SHELL: shell, HOME: home, PATH: LAUNCHD_DEFAULT_PATH } });
-    expect(r).toEqual({ source: 'login_shell', shell, path: `${brewBin}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin` });
+    expect(r).toEqual({
+      source: 'login_shell',
+      shell,
+      path: `${brewBin}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin`,
+    });
     expect((await calls())[0]).toMatch(/^-l -i -c printf/);
   });
 
@@ -106,7 +124,10 @@ describe('asking the login shell', () => {
     await mkdir(join(home, '.local', 'bin'), { recursive: true });
     // Reading stdin would return at once (/dev/null); this one waits on a child of its own.
     const shell = await script('hanging-shell', 'sleep 30 & wait');
-    const r = await readLoginShellPath({ env: { SHELL: shell, HOME: home, PATH: LAUNCHD_DEFAULT_PATH }, timeoutMs: 300 });
+    const r = await readLoginShellPath({
+      env: { SHELL: shell, HOME: home, PATH: LAUNCHD_DEFAULT_PATH },
+      timeoutMs: 300,
+    });
     expect(r.source).toBe('fallback');
     expect(r.problem).toMatch(/did not answer within 300 ms/);
     // The fallback: the well-known folders that exist (this HOME's ~/.local/bin among them), then the current PATH.
@@ -120,7 +141,9 @@ describe('asking the login shell', () => {
     const silent = await script('silent-shell', 'echo "no path here"; exit 1');
     const a = await readLoginShellPath({ env: { SHELL: silent, HOME: home, PATH: LAUNCHD_DEFAULT_PATH } });
     expect(a).toMatchObject({ source: 'fallback', problem: expect.stringMatching(/printed no PATH \(exit 1\)/) });
-    const b = await readLoginShellPath({ env: { SHELL: join(dir, 'no-such-shell'), HOME: home, PATH: LAUNCHD_DEFAULT_PATH } });
+    const b = await readLoginShellPath({
+      env: { SHELL: join(dir, 'no-such-shell'), HOME: home, PATH: LAUNCHD_DEFAULT_PATH },
+    });
     expect(b).toMatchObject({ source: 'fallback', problem: expect.stringMatching(/could not be started/) });
   });
 
@@ -130,7 +153,10 @@ describe('asking the login shell', () => {
     expect(userShell({ SHELL: 'zsh' }, () => undefined)).toBeUndefined();
     const r = await readLoginShellPath({ env: { HOME: home, PATH: LAUNCHD_DEFAULT_PATH }, accountShell: () => shell });
     expect(r.source).toBe('login_shell');
-    const none = await readLoginShellPath({ env: { HOME: home, PATH: LAUNCHD_DEFAULT_PATH }, accountShell: () => undefined });
+    const none = await readLoginShellPath({
+      env: { HOME: home, PATH: LAUNCHD_DEFAULT_PATH },
+      accountShell: () => undefined,
+    });
     expect(none).toMatchObject({ source: 'fallback', problem: expect.stringMatching(/no login shell/) });
   });
 
@@ -159,13 +185,15 @@ describe('asking the login shell', () => {
 
   it("hands on a terminal's PATH as it is, without asking", async () => {
     const shell = await noisyShell();
-    expect(await pathToHandOn({ SHELL: shell, HOME: home, PATH: '/opt/tools/bin:/usr/bin:/bin' })).toBe('/opt/tools/bin:/usr/bin:/bin');
+    expect(await pathToHandOn({ SHELL: shell, HOME: home, PATH: '/opt/tools/bin:/usr/bin:/bin' })).toBe(
+      '/opt/tools/bin:/usr/bin:/bin',
+    );
     expect(await calls()).toHaveLength(0);
   });
 });
 
 describe("the children's PATH", () => {
-  it('a minimal PATH becomes the login shell\'s once known, else the fallback; any other PATH passes as it is', async () => {
+  it("a minimal PATH becomes the login shell's once known, else the fallback; any other PATH passes as it is", async () => {
     await mkdir(join(home, '.local', 'bin'), { recursive: true });
     const base = { HOME: home, PATH: LAUNCHD_DEFAULT_PATH };
     expect(childEnvironment(base).PATH).toBe(fallbackPath(base));
@@ -190,10 +218,28 @@ describe('a schedule made by a process with the minimal PATH', () => {
     const state = join(dir, 'launchctl-state');
     await mkdir(state, { recursive: true });
     const wrapper = await script('launchctl', `exec "${process.execPath}" "${FAKE_LAUNCHCTL}" "$@"`);
-    const full = { ...env, REIN_LAUNCHCTL: wrapper, FAKE_LAUNCHCTL_DIR: state, REIN_LAUNCH_AGENTS_DIR: join(dir, 'LaunchAgents') };
-    const jobs = launchdJobs({ home: join(dir, 'rein'), env: full, program: () => ['/usr/local/bin/node', '/opt/rein/bin/rein.js'], launchd: createLaunchctl({ env: full, uid: 501, pollMs: 5 }) });
+    const full = {
+      ...env,
+      REIN_LAUNCHCTL: wrapper,
+      FAKE_LAUNCHCTL_DIR: state,
+      REIN_LAUNCH_AGENTS_DIR: join(dir, 'LaunchAgents'),
+    };
+    const jobs = launchdJobs({
+      home: join(dir, 'rein'),
+      env: full,
+      program: () => ['/usr/local/bin/node', '/opt/rein/bin/rein.js'],
+      launchd: createLaunchctl({ env: full, uid: 501, pollMs: 5 }),
+    });
     const at = new Date().toISOString();
-    await jobs.apply({ id: 'a1b2c3d4', agent: 'default', cron: '0 9 * * *', prompt: 'check CI', enabled: true, created_at: at, updated_at: at });
+    await jobs.apply({
+      id: 'a1b2c3d4',
+      agent: 'default',
+      cron: '0 9 * * *',
+      prompt: 'check CI',
+      enabled: true,
+      created_at: at,
+      updated_at: at,
+    });
     const xml = await readFile(join(dir, 'LaunchAgents', 'dev.rein.schedule.a1b2c3d4.plist'), 'utf8');
     return (parsePlist(xml) as { EnvironmentVariables: Record<string, string> }).EnvironmentVariables;
   }

@@ -60,7 +60,13 @@ describe('runProcess', () => {
   });
 
   it('runs the file with its arguments as given, without a shell', async () => {
-    const r = await runProcess({ file: 'printf', args: ['%s|', 'a b', '$HOME', '*'], cwd: dir, env, timeoutMs: 10_000 });
+    const r = await runProcess({
+      file: 'printf',
+      args: ['%s|', 'a b', '$HOME', '*'],
+      cwd: dir,
+      env,
+      timeoutMs: 10_000,
+    });
     expect(r.kind).toBe('exited');
     expect(r.stdout).toBe('a b|$HOME|*|');
   });

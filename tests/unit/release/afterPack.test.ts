@@ -19,16 +19,31 @@ function linuxApp(opts: { helper?: boolean; abi?: number | null } = {}) {
     const dir = join(resources, 'native');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'better_sqlite3.node'), `\x7fELF…node_register_module_v${opts.abi ?? ELECTRON_ABI}\0…`);
-    writeFileSync(join(dir, 'better_sqlite3.node.json'), JSON.stringify({ electron: '45.5.0', modules: String(opts.abi ?? ELECTRON_ABI), platform: 'linux', arch: 'x64' }));
+    writeFileSync(
+      join(dir, 'better_sqlite3.node.json'),
+      JSON.stringify({ electron: '45.5.0', modules: String(opts.abi ?? ELECTRON_ABI), platform: 'linux', arch: 'x64' }),
+    );
   }
-  return { appOutDir, resources, context: { appOutDir, electronPlatformName: 'linux', arch: 1, packager: { appInfo: { productFilename: 'Rein' }, platformSpecificBuildOptions: {} } } };
+  return {
+    appOutDir,
+    resources,
+    context: {
+      appOutDir,
+      electronPlatformName: 'linux',
+      arch: 1,
+      packager: { appInfo: { productFilename: 'Rein' }, platformSpecificBuildOptions: {} },
+    },
+  };
 }
 
 describe('afterPack', () => {
   it('passes a complete Linux app and writes rein-build.json', async () => {
     const { context, resources } = linuxApp();
     await afterPack(context);
-    expect(JSON.parse(readFileSync(join(resources, 'rein-build.json'), 'utf8'))).toEqual({ release: false, signing: 'none' });
+    expect(JSON.parse(readFileSync(join(resources, 'rein-build.json'), 'utf8'))).toEqual({
+      release: false,
+      signing: 'none',
+    });
   });
 
   it('fails without the Linux accessibility helper', async () => {
@@ -37,22 +52,40 @@ describe('afterPack', () => {
 
   it("fails when Node's build of better-sqlite3 was packed instead of Electron's, or none", () => {
     expect(() => checkSqlite(linuxApp({ abi: 115 }).resources)).toThrow(/built for ABI 115, Electron .* needs 150/);
-    expect(() => checkSqlite(linuxApp({ abi: null }).resources)).toThrow(/better_sqlite3\.node \(and its \.json\) is missing/);
+    expect(() => checkSqlite(linuxApp({ abi: null }).resources)).toThrow(
+      /better_sqlite3\.node \(and its \.json\) is missing/,
+    );
     expect(() => checkSqlite(linuxApp().resources)).not.toThrow();
   });
 
   it('fails a macOS app without the helper bundle in Contents/Helpers', async () => {
     const appOutDir = mkdtempSync(join(tmpdir(), 'rein-afterpack-mac-'));
     mkdirSync(join(appOutDir, 'Rein.app', 'Contents', 'Resources'), { recursive: true });
-    const context = { appOutDir, electronPlatformName: 'darwin', arch: 3, packager: { appInfo: { productFilename: 'Rein' }, platformSpecificBuildOptions: { identity: '-' } } };
-    await expect(afterPack(context)).rejects.toThrow(/Rein AX\.app is missing: build it first with native\/ax_server\/macos\/build-app\.sh/);
+    const context = {
+      appOutDir,
+      electronPlatformName: 'darwin',
+      arch: 3,
+      packager: { appInfo: { productFilename: 'Rein' }, platformSpecificBuildOptions: { identity: '-' } },
+    };
+    await expect(afterPack(context)).rejects.toThrow(
+      /Rein AX\.app is missing: build it first with native\/ax_server\/macos\/build-app\.sh/,
+    );
   });
 
   it('records a release build and how a Mac build was to be signed', () => {
-    const mac = (identity: string | null | undefined) => ({ electronPlatformName: 'darwin', packager: { platformSpecificBuildOptions: { identity } } });
+    const mac = (identity: string | null | undefined) => ({
+      electronPlatformName: 'darwin',
+      packager: { platformSpecificBuildOptions: { identity } },
+    });
     expect(buildInfo(mac('-'), {})).toEqual({ release: false, signing: 'adhoc' });
-    expect(buildInfo(mac('Jane Doe (AB12CD34EF)'), { REIN_RELEASE: '1' })).toEqual({ release: true, signing: 'developer-id' });
-    expect(buildInfo(mac(undefined), { CSC_NAME: 'Jane Doe (AB12CD34EF)' })).toEqual({ release: false, signing: 'developer-id' });
+    expect(buildInfo(mac('Jane Doe (AB12CD34EF)'), { REIN_RELEASE: '1' })).toEqual({
+      release: true,
+      signing: 'developer-id',
+    });
+    expect(buildInfo(mac(undefined), { CSC_NAME: 'Jane Doe (AB12CD34EF)' })).toEqual({
+      release: false,
+      signing: 'developer-id',
+    });
     expect(buildInfo(mac(null), {})).toEqual({ release: false, signing: 'none' });
   });
 

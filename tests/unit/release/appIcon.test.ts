@@ -16,7 +16,7 @@ describe('the app icon', () => {
     expect(file.subarray(0, 4).toString('ascii')).toBe('icns');
     expect(file.readUInt32BE(4)).toBe(file.length);
     const found = new Map<string, number[]>();
-    for (let at = 8; at < file.length; ) {
+    for (let at = 8; at < file.length;) {
       const type = file.subarray(at, at + 4).toString('ascii');
       const len = file.readUInt32BE(at + 4);
       found.set(type, pngSize(file.subarray(at + 8, at + len)));
@@ -26,7 +26,8 @@ describe('the app icon', () => {
   });
 
   it('has the Linux sizes and a 1024 px PNG, from an SVG source', () => {
-    for (const size of LINUX_SIZES) expect(pngSize(readFileSync(join(build, 'icons', `${size}x${size}.png`)))).toEqual([size, size]);
+    for (const size of LINUX_SIZES)
+      expect(pngSize(readFileSync(join(build, 'icons', `${size}x${size}.png`)))).toEqual([size, size]);
     expect(pngSize(readFileSync(join(build, 'icon.png')))).toEqual([1024, 1024]);
     expect(readFileSync(join(build, 'icon.svg'), 'utf8')).toMatch(/<svg [^>]*viewBox="0 0 1024 1024"/);
   });

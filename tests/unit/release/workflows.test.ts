@@ -6,8 +6,15 @@ import { parse } from 'yaml';
 
 const root = join(import.meta.dirname, '../../..');
 const file = join(root, '.github/workflows/macos.yml');
-const workflow = parse(readFileSync(file, 'utf8')) as { on: unknown; jobs: Record<string, { 'runs-on': string; steps: { name?: string; run?: string; uses?: string; 'working-directory'?: string }[] }> };
-const runs = (job: string) => workflow.jobs[job]!.steps.map((s) => `${s['working-directory'] ?? '.'}: ${s.run ?? s.uses ?? ''}`);
+const workflow = parse(readFileSync(file, 'utf8')) as {
+  on: unknown;
+  jobs: Record<
+    string,
+    { 'runs-on': string; steps: { name?: string; run?: string; uses?: string; 'working-directory'?: string }[] }
+  >;
+};
+const runs = (job: string) =>
+  workflow.jobs[job]!.steps.map((s) => `${s['working-directory'] ?? '.'}: ${s.run ?? s.uses ?? ''}`);
 
 describe('.github/workflows/macos.yml', () => {
   it('runs on a push, a pull request and by hand', () => {
@@ -48,7 +55,7 @@ describe('.github/workflows/macos.yml', () => {
     expect(text).not.toMatch(/REIN_PUBLISH: "1"|--publish always/);
   });
 
-  it('builds the AppImage and the deb on Linux, checks their fuses and the deb\'s Python dependencies, and smoke-tests under Xvfb', () => {
+  it("builds the AppImage and the deb on Linux, checks their fuses and the deb's Python dependencies, and smoke-tests under Xvfb", () => {
     expect(workflow.jobs.linux!['runs-on']).toMatch(/^ubuntu-/);
     const steps = runs('linux').join('\n');
     expect(steps).toContain('npm ci');

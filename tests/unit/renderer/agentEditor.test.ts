@@ -14,7 +14,9 @@ describe('agent editor problems', () => {
   });
 
   it('reads file, line, field and message in that order', () => {
-    expect(problemText({ file: 'config.yaml', line: 2, column: 1, field: 'max_iterations', message: 'expected number' })).toBe('config.yaml, line 2: max_iterations: expected number');
+    expect(
+      problemText({ file: 'config.yaml', line: 2, column: 1, field: 'max_iterations', message: 'expected number' }),
+    ).toBe('config.yaml, line 2: max_iterations: expected number');
     expect(problemText({ file: 'AGENT.md', message: 'empty' })).toBe('AGENT.md: empty');
   });
 });

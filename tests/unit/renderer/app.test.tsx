@@ -45,7 +45,14 @@ describe('settings view', () => {
   it('shows the macOS permissions only when the API says it runs on macOS', async () => {
     const { SettingsView } = await import('../../../src-renderer/src/views/settings/SettingsView.js');
     const render = (platform: string) =>
-      renderToStaticMarkup(<SettingsView api={idleApi()} settings={{ status: 'ready', value: settings(platform) }} onSaved={vi.fn()} onRefresh={vi.fn()} />);
+      renderToStaticMarkup(
+        <SettingsView
+          api={idleApi()}
+          settings={{ status: 'ready', value: settings(platform) }}
+          onSaved={vi.fn()}
+          onRefresh={vi.fn()}
+        />,
+      );
     const mac = render('darwin');
     expect(mac).toContain('macOS permissions');
     expect(mac).toContain('Screen Recording');
@@ -61,7 +68,12 @@ describe('settings view', () => {
     const { SettingsView } = await import('../../../src-renderer/src/views/settings/SettingsView.js');
     const { ApiError } = await import('../../../src-renderer/src/api/apiError.js');
     const html = renderToStaticMarkup(
-      <SettingsView api={idleApi()} settings={{ status: 'failed', error: new ApiError('no such endpoint', 'not_found', 404) }} onSaved={vi.fn()} onRefresh={vi.fn()} />,
+      <SettingsView
+        api={idleApi()}
+        settings={{ status: 'failed', error: new ApiError('no such endpoint', 'not_found', 404) }}
+        onSaved={vi.fn()}
+        onRefresh={vi.fn()}
+      />,
     );
     expect(html).toContain('does not offer settings');
   });

@@ -27,21 +27,40 @@ const ask = (request_id: string, command: string, session_id = 's1'): ApiEvent =
   const { session_id: s, ...rest } = request(request_id, command, session_id);
   return { ...base, session_id: s, type: 'approval_request', ...rest } as ApiEvent;
 };
-const listed = (request_id: string, command: string): PendingApproval => ({ ...request(request_id, command), agent: 'ops', route: 'agent:ops' });
+const listed = (request_id: string, command: string): PendingApproval => ({
+  ...request(request_id, command),
+  agent: 'ops',
+  route: 'agent:ops',
+});
 
 describe('approvals queue', () => {
   it('adds each request once, from any route, with the input it carries', () => {
     let s = approvalsReducer(emptyApprovals(), { type: 'event', event: ask(ID1, 'touch a') });
     s = approvalsReducer(s, { type: 'event', event: ask(ID1, 'touch a') });
     expect(s.pending).toHaveLength(1);
-    expect(s.pending[0]).toMatchObject({ request_id: ID1, route: 'slack:C1', agent: 'default', origin: 'remote', input: { command: 'touch a' }, risk: 'medium' });
+    expect(s.pending[0]).toMatchObject({
+      request_id: ID1,
+      route: 'slack:C1',
+      agent: 'default',
+      origin: 'remote',
+      input: { command: 'touch a' },
+      risk: 'medium',
+    });
   });
 
   it('shows each of two bash calls of one response with its own command, whatever ran before', () => {
     // An earlier call's tool_call_start must not lend its input to a later question.
     let s = approvalsReducer(emptyApprovals(), {
       type: 'event',
-      event: { ...base, session_id: 's1', type: 'tool_call_start', call_id: 'c0', tool: 'bash', input: { command: 'ls' }, summary: '$ ls' } as ApiEvent,
+      event: {
+        ...base,
+        session_id: 's1',
+        type: 'tool_call_start',
+        call_id: 'c0',
+        tool: 'bash',
+        input: { command: 'ls' },
+        summary: '$ ls',
+      } as ApiEvent,
     });
     s = approvalsReducer(s, { type: 'event', event: ask(ID1, 'touch a') });
     s = approvalsReducer(s, { type: 'event', event: ask(ID2, 'touch b') });
@@ -51,11 +70,36 @@ describe('approvals queue', () => {
   it('drops a request when anyone answers it, and when its run ends', () => {
     let s = approvalsReducer(emptyApprovals(), { type: 'event', event: ask(ID1, 'touch a') });
     s = approvalsReducer(s, { type: 'event', event: ask(ID2, 'touch b', 's2') });
-    s = approvalsReducer(s, { type: 'event', event: { ...base, session_id: 's1', type: 'approval_response', request_id: ID1, decision: 'allow', by: 'terminal' } as ApiEvent });
+    s = approvalsReducer(s, {
+      type: 'event',
+      event: {
+        ...base,
+        session_id: 's1',
+        type: 'approval_response',
+        request_id: ID1,
+        decision: 'allow',
+        by: 'terminal',
+      } as ApiEvent,
+    });
     expect(s.pending.map((p) => p.request_id)).toEqual([ID2]);
     s = approvalsReducer(s, {
       type: 'event',
-      event: { ...base, session_id: 's2', type: 'session_end', stop_reason: 'cancelled', text: '', iterations: 0, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 } } as ApiEvent,
+      event: {
+        ...base,
+        session_id: 's2',
+        type: 'session_end',
+        stop_reason: 'cancelled',
+        text: '',
+        iterations: 0,
+        usage: {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_read_tokens: 0,
+          cache_creation_tokens: 0,
+          cost_usd: 0,
+          requests: 0,
+        },
+      } as ApiEvent,
     });
     expect(s.pending).toEqual([]);
   });

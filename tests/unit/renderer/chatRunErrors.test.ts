@@ -7,14 +7,32 @@ import { chatReducer, emptyChat, type ChatState } from '../../../src-renderer/sr
 
 const ROUTE = 'agent:ops';
 const at = '2026-01-02T10:00:00.000Z';
-const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 };
+const usage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_creation_tokens: 0,
+  cost_usd: 0,
+  requests: 0,
+};
 
 const failed = (code: string): ApiEvent[] => [
   { type: 'error', session_id: '', seq: 0, at, route: ROUTE, code, message: `${code} happened` } as ApiEvent,
-  { type: 'session_end', session_id: '', seq: 1, at, route: ROUTE, stop_reason: 'error', text: '', usage, iterations: 0 } as ApiEvent,
+  {
+    type: 'session_end',
+    session_id: '',
+    seq: 1,
+    at,
+    route: ROUTE,
+    stop_reason: 'error',
+    text: '',
+    usage,
+    iterations: 0,
+  } as ApiEvent,
 ];
 
-const apply = (s: ChatState, events: ApiEvent[]) => events.reduce((st, event) => chatReducer(st, { type: 'event', event }), s);
+const apply = (s: ChatState, events: ApiEvent[]) =>
+  events.reduce((st, event) => chatReducer(st, { type: 'event', event }), s);
 
 describe('a run that could not start', () => {
   it('shows its error and ends "Starting…", each time it happens', () => {
@@ -44,20 +62,72 @@ describe('a run that could not start', () => {
 });
 
 describe('a run stopped by a cap', () => {
-  it('says it once: the run\'s own error, without a second notice', () => {
+  it("says it once: the run's own error, without a second notice", () => {
     const sid = '2026-01-02-0123456789ab';
     let s = chatReducer(emptyChat('ops', ROUTE), { type: 'sending', text: 'go' });
     s = apply(s, [
-      { type: 'session_start', session_id: sid, seq: 0, at, route: ROUTE, agent: 'ops', source: 'web', origin: 'remote', model: 'm', resumed: false, cwd: '/' } as ApiEvent,
-      { type: 'error', session_id: sid, seq: 1, at, route: ROUTE, code: 'max_iterations', message: 'Stopped after 25 iterations (max_iterations = 25).' } as ApiEvent,
-      { type: 'session_end', session_id: sid, seq: 2, at, route: ROUTE, stop_reason: 'max_iterations', text: '', usage, iterations: 25 } as ApiEvent,
+      {
+        type: 'session_start',
+        session_id: sid,
+        seq: 0,
+        at,
+        route: ROUTE,
+        agent: 'ops',
+        source: 'web',
+        origin: 'remote',
+        model: 'm',
+        resumed: false,
+        cwd: '/',
+      } as ApiEvent,
+      {
+        type: 'error',
+        session_id: sid,
+        seq: 1,
+        at,
+        route: ROUTE,
+        code: 'max_iterations',
+        message: 'Stopped after 25 iterations (max_iterations = 25).',
+      } as ApiEvent,
+      {
+        type: 'session_end',
+        session_id: sid,
+        seq: 2,
+        at,
+        route: ROUTE,
+        stop_reason: 'max_iterations',
+        text: '',
+        usage,
+        iterations: 25,
+      } as ApiEvent,
     ]);
     expect(s.items.map((i) => i.kind)).toEqual(['user', 'error']);
     // Without the error event (an older daemon), the notice still says it.
     let t = chatReducer(emptyChat('ops', ROUTE), { type: 'sending', text: 'go' });
     t = apply(t, [
-      { type: 'session_start', session_id: sid, seq: 0, at, route: ROUTE, agent: 'ops', source: 'web', origin: 'remote', model: 'm', resumed: false, cwd: '/' } as ApiEvent,
-      { type: 'session_end', session_id: sid, seq: 1, at, route: ROUTE, stop_reason: 'budget', text: '', usage, iterations: 3 } as ApiEvent,
+      {
+        type: 'session_start',
+        session_id: sid,
+        seq: 0,
+        at,
+        route: ROUTE,
+        agent: 'ops',
+        source: 'web',
+        origin: 'remote',
+        model: 'm',
+        resumed: false,
+        cwd: '/',
+      } as ApiEvent,
+      {
+        type: 'session_end',
+        session_id: sid,
+        seq: 1,
+        at,
+        route: ROUTE,
+        stop_reason: 'budget',
+        text: '',
+        usage,
+        iterations: 3,
+      } as ApiEvent,
     ]);
     expect(t.items.map((i) => i.kind)).toEqual(['user', 'notice']);
   });

@@ -1,7 +1,13 @@
 // The event stream → chat screen mapping, as the pure reducer the chat view renders.
 import { describe, expect, it } from 'vitest';
 import type { ApiEvent, SessionRecord, UsageTotals } from '../../../src-main/core/api/index.js';
-import { chatReducer, emptyChat, lastUserText, type ChatAction, type ChatState } from '../../../src-renderer/src/state/chat.js';
+import {
+  chatReducer,
+  emptyChat,
+  lastUserText,
+  type ChatAction,
+  type ChatState,
+} from '../../../src-renderer/src/state/chat.js';
 import { chatsReducer } from '../../../src-renderer/src/state/chats.js';
 
 const SID = '2026-01-02-0123456789ab';
@@ -28,10 +34,22 @@ const usage = (cost_usd: number, output_tokens = 10): UsageTotals => ({
   requests: 1,
 });
 
-const start = (resumed = false) => ev({ type: 'session_start', agent: 'ops', source: 'chat', model: 'claude-test', resumed, cwd: '/tmp' });
+const start = (resumed = false) =>
+  ev({ type: 'session_start', agent: 'ops', source: 'chat', model: 'claude-test', resumed, cwd: '/tmp' });
 
 function run(state: ChatState, ...actions: (ChatAction | ApiEvent)[]): ChatState {
-  return actions.reduce<ChatState>((s, a) => chatReducer(s, 'type' in a && ['event', 'sent', 'sending', 'send_failed', 'reset', 'load_session', 'note'].includes(a.type) && !('at' in a) ? (a as ChatAction) : { type: 'event', event: a as ApiEvent }), state);
+  return actions.reduce<ChatState>(
+    (s, a) =>
+      chatReducer(
+        s,
+        'type' in a &&
+          ['event', 'sent', 'sending', 'send_failed', 'reset', 'load_session', 'note'].includes(a.type) &&
+          !('at' in a)
+          ? (a as ChatAction)
+          : { type: 'event', event: a as ApiEvent },
+      ),
+    state,
+  );
 }
 
 const fresh = () => emptyChat('ops', ROUTE);
@@ -60,8 +78,17 @@ describe('chat state from events', () => {
       ev({ type: 'tool_call_start', call_id: 'c1', tool: 'file_read', input: { path: 'a.txt' }, summary: 'a.txt' }),
     );
     expect(s.items[0]).toMatchObject({ kind: 'assistant', streaming: false });
-    expect(s.items[1]).toMatchObject({ kind: 'tool', id: 'c1', status: 'running', input: { path: 'a.txt' }, startedAt: at });
-    const done = run(s, ev({ type: 'tool_call_end', call_id: 'c1', tool: 'file_read', ok: false, preview: 'ENOENT', duration_ms: 12 }));
+    expect(s.items[1]).toMatchObject({
+      kind: 'tool',
+      id: 'c1',
+      status: 'running',
+      input: { path: 'a.txt' },
+      startedAt: at,
+    });
+    const done = run(
+      s,
+      ev({ type: 'tool_call_end', call_id: 'c1', tool: 'file_read', ok: false, preview: 'ENOENT', duration_ms: 12 }),
+    );
     expect(done.items[1]).toMatchObject({ status: 'error', preview: 'ENOENT', duration_ms: 12 });
   });
 
@@ -74,18 +101,37 @@ describe('chat state from events', () => {
       ev({ type: 'tool_call_end', call_id: 'c1', tool: 'glob', ok: true, preview: 'x', duration_ms: 1 }),
       ev({ type: 'text_delta', text: 'second' }),
     );
-    expect(s.items.filter((i) => i.kind === 'assistant').map((i) => (i as { text: string }).text)).toEqual(['first', 'second']);
+    expect(s.items.filter((i) => i.kind === 'assistant').map((i) => (i as { text: string }).text)).toEqual([
+      'first',
+      'second',
+    ]);
   });
 
   it('keeps an approval card and records the decision when it is answered', () => {
     const s = run(
       fresh(),
       start(),
-      ev({ type: 'approval_request', request_id: 'apr_0123456789abcdef', tool: 'bash', summary: 'rm -rf build', reason: 'asks', layer: 'ask', risk: 'high', risk_explanation: 'deletes files' }),
+      ev({
+        type: 'approval_request',
+        request_id: 'apr_0123456789abcdef',
+        tool: 'bash',
+        summary: 'rm -rf build',
+        reason: 'asks',
+        layer: 'ask',
+        risk: 'high',
+        risk_explanation: 'deletes files',
+      }),
       ev({ type: 'approval_response', request_id: 'apr_0123456789abcdef', decision: 'deny', by: 'daemon' }),
     );
     expect(s.items).toEqual([
-      expect.objectContaining({ kind: 'approval', id: 'apr_0123456789abcdef', summary: 'rm -rf build', risk: 'high', decision: 'deny', by: 'daemon' }),
+      expect.objectContaining({
+        kind: 'approval',
+        id: 'apr_0123456789abcdef',
+        summary: 'rm -rf build',
+        risk: 'high',
+        decision: 'deny',
+        by: 'daemon',
+      }),
     ]);
   });
 
@@ -103,13 +149,22 @@ describe('chat state from events', () => {
     expect(s.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'All done.', streaming: false });
     expect(s.sessionUsage.cost_usd).toBeCloseTo(0.02);
     // A second run in the same session adds to the session total.
-    const again = run(s, start(true), ev({ type: 'usage', model: 'claude-test', request: usage(0.03), run: usage(0.03), cache_hit_ratio: 0 }));
+    const again = run(
+      s,
+      start(true),
+      ev({ type: 'usage', model: 'claude-test', request: usage(0.03), run: usage(0.03), cache_hit_ratio: 0 }),
+    );
     expect(again.sessionUsage.cost_usd).toBeCloseTo(0.05);
     expect(again.runUsage?.cost_usd).toBeCloseTo(0.03);
   });
 
   it('does not repeat the final text when it was streamed', () => {
-    const s = run(fresh(), start(), ev({ type: 'text_delta', text: 'All done.' }), ev({ type: 'session_end', stop_reason: 'final', text: 'All done.', usage: usage(0), iterations: 1 }));
+    const s = run(
+      fresh(),
+      start(),
+      ev({ type: 'text_delta', text: 'All done.' }),
+      ev({ type: 'session_end', stop_reason: 'final', text: 'All done.', usage: usage(0), iterations: 1 }),
+    );
     expect(s.items.filter((i) => i.kind === 'assistant')).toHaveLength(1);
   });
 
@@ -133,7 +188,12 @@ describe('chat state from events', () => {
   });
 
   it('marks a message sent into a running run as injected', () => {
-    const s = run(fresh(), start(), { type: 'sending', text: 'also check b' }, { type: 'sent', text: 'also check b', injected: true });
+    const s = run(
+      fresh(),
+      start(),
+      { type: 'sending', text: 'also check b' },
+      { type: 'sent', text: 'also check b', injected: true },
+    );
     expect(s.items.at(-1)).toMatchObject({ kind: 'user', text: 'also check b', injected: true });
     expect(lastUserText(s)).toBe('also check b');
   });
@@ -162,7 +222,13 @@ describe('chat state from events', () => {
       updated_at: at,
       messages: [
         { role: 'user', content: 'list files' },
-        { role: 'assistant', content: [{ type: 'text', text: 'Sure.' }, { type: 'tool_use', id: 'tu1', name: 'glob', input: { pattern: '*' } }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Sure.' },
+            { type: 'tool_use', id: 'tu1', name: 'glob', input: { pattern: '*' } },
+          ],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: 'a.txt\nb.txt' }] },
         { role: 'assistant', content: [{ type: 'text', text: 'Two files.' }] },
       ],
@@ -189,7 +255,10 @@ describe('conversations by route', () => {
     chats = chatsReducer(chats, { type: 'open', agent: 'default' });
     chats = chatsReducer(chats, { type: 'event', event: start() });
     chats = chatsReducer(chats, { type: 'event', event: ev({ type: 'text_delta', text: 'hi' }) });
-    const other = chatsReducer(chats, { type: 'event', event: ev({ type: 'text_delta', text: 'x' }, { route: 'slack:C1' }) });
+    const other = chatsReducer(chats, {
+      type: 'event',
+      event: ev({ type: 'text_delta', text: 'x' }, { route: 'slack:C1' }),
+    });
     expect(other).toBe(chats);
     expect(chats['agent:ops']!.items).toHaveLength(1);
     expect(chats['chat:desktop']!.items).toHaveLength(0);
@@ -198,7 +267,10 @@ describe('conversations by route', () => {
   it('falls back to the session id when an event carries no route', () => {
     let chats = chatsReducer({}, { type: 'open', agent: 'ops' });
     chats = chatsReducer(chats, { type: 'event', event: start() });
-    chats = chatsReducer(chats, { type: 'event', event: ev({ type: 'text_delta', text: 'no route' }, { route: null }) });
+    chats = chatsReducer(chats, {
+      type: 'event',
+      event: ev({ type: 'text_delta', text: 'no route' }, { route: null }),
+    });
     expect(chats['agent:ops']!.items[0]).toMatchObject({ text: 'no route' });
   });
 });

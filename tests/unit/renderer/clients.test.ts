@@ -67,7 +67,11 @@ describe('IPC client', () => {
     const err = await createIpcApi(bridgeWith({ saveAgent }))
       .saveAgent({ name: 'ops', config: { max_iterations: 5000 } })
       .catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'invalid_request', field: 'config.max_iterations', message: 'config.max_iterations: Too big' });
+    expect(err).toMatchObject({
+      code: 'invalid_request',
+      field: 'config.max_iterations',
+      message: 'config.max_iterations: Too big',
+    });
   });
 
   it('reports an answer that does not fit the contract as bad_reply, and a missing method as unsupported', async () => {
@@ -80,14 +84,22 @@ describe('IPC client', () => {
 describe('desktop bridge', () => {
   it('checks input, decodes errors and passes navigation requests through', async () => {
     const updateDesktopSettings = vi.fn(async () => {
-      throw new Error(bridgeErrorMessage({ error: 'hotkey: taken by another app', code: 'invalid_input', field: 'hotkey' }));
+      throw new Error(
+        bridgeErrorMessage({ error: 'hotkey: taken by another app', code: 'invalid_input', field: 'hotkey' }),
+      );
     });
     let navigate: ((v: 'approvals') => void) | undefined;
-    const bridge = { updateDesktopSettings, onNavigate: (l: (v: 'approvals') => void) => ((navigate = l), () => undefined) };
+    const bridge = {
+      updateDesktopSettings,
+      onNavigate: (l: (v: 'approvals') => void) => ((navigate = l), () => undefined),
+    };
     const desktop = createDesktopApi(bridge as never);
     await expect(desktop.updateDesktopSettings({} as never)).rejects.toMatchObject({ code: 'invalid_input' });
     expect(updateDesktopSettings).not.toHaveBeenCalled();
-    await expect(desktop.updateDesktopSettings({ notifications: false })).rejects.toMatchObject({ code: 'invalid_input', field: 'hotkey' });
+    await expect(desktop.updateDesktopSettings({ notifications: false })).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'hotkey',
+    });
     const seen: string[] = [];
     desktop.onNavigate((v) => seen.push(v));
     navigate!('approvals');

@@ -10,7 +10,9 @@ const html = (text: string) => renderToStaticMarkup(<CodeSpansText text={text} /
 
 describe('code spans in a reason', () => {
   it('shows backticked names as code, with no paragraph around the line', () => {
-    expect(html('grep searches /work for Anthropic API keys (`sk-ant-api03`)')).toBe('grep searches /work for Anthropic API keys (<code>sk-ant-api03</code>)');
+    expect(html('grep searches /work for Anthropic API keys (`sk-ant-api03`)')).toBe(
+      'grep searches /work for Anthropic API keys (<code>sk-ant-api03</code>)',
+    );
     expect(html('`rm` and ``a ` b``')).toBe('<code>rm</code> and <code>a ` b</code>');
   });
 
@@ -28,7 +30,9 @@ describe('code spans in a reason', () => {
   });
 
   it('never renders HTML in it', () => {
-    expect(html('<img src=x onerror="alert(1)"> and <b>bold</b>')).toBe('&lt;img src=x onerror=&quot;alert(1)&quot;&gt; and &lt;b&gt;bold&lt;/b&gt;');
+    expect(html('<img src=x onerror="alert(1)"> and <b>bold</b>')).toBe(
+      '&lt;img src=x onerror=&quot;alert(1)&quot;&gt; and &lt;b&gt;bold&lt;/b&gt;',
+    );
   });
 
   it('shows what visibleText wrote out for a control or bidi character, inside code too', () => {

@@ -4,8 +4,20 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchHit, SessionRecord, SessionSummary } from '../../../src-main/core/api/index.js';
 import { chatReducer, emptyChat } from '../../../src-renderer/src/state/chat.js';
-import { conversationRows, readRemembered, remember, REMEMBERED_KEY } from '../../../src-renderer/src/state/conversations.js';
-import { initialSidebar, sidebarCollapsed, sidebarOverlays, sidebarReducer, type SidebarAction, type SidebarState } from '../../../src-renderer/src/state/layout.js';
+import {
+  conversationRows,
+  readRemembered,
+  remember,
+  REMEMBERED_KEY,
+} from '../../../src-renderer/src/state/conversations.js';
+import {
+  initialSidebar,
+  sidebarCollapsed,
+  sidebarOverlays,
+  sidebarReducer,
+  type SidebarAction,
+  type SidebarState,
+} from '../../../src-renderer/src/state/layout.js';
 
 const summary = (id: string, updated_at: string, extra: Partial<SessionSummary> = {}): SessionSummary => ({
   id,
@@ -31,16 +43,33 @@ const B = '2026-01-02-bbbbbbbbbbbb';
 const C = '2026-01-03-cccccccccccc';
 
 describe('conversation rows', () => {
-  const sessions = [summary(A, '2026-01-01T10:00:00Z'), summary(C, '2026-01-03T10:00:00Z'), summary(B, '2026-01-02T10:00:00Z')];
+  const sessions = [
+    summary(A, '2026-01-01T10:00:00Z'),
+    summary(C, '2026-01-03T10:00:00Z'),
+    summary(B, '2026-01-02T10:00:00Z'),
+  ];
 
   it('lists the sessions newest first, leaving out damaged files', () => {
-    const rows = conversationRows([...sessions, summary('2026-01-04-dddddddddddd', '2026-01-04T10:00:00Z', { damaged: true, problem: 'not JSON' })]);
+    const rows = conversationRows([
+      ...sessions,
+      summary('2026-01-04-dddddddddddd', '2026-01-04T10:00:00Z', { damaged: true, problem: 'not JSON' }),
+    ]);
     expect(rows.map((r) => r.id)).toEqual([C, B, A]);
-    expect(rows[0]).toEqual({ id: C, title: `title of ${C}`, updated_at: '2026-01-03T10:00:00Z', source: 'chat', message_count: 2 });
+    expect(rows[0]).toEqual({
+      id: C,
+      title: `title of ${C}`,
+      updated_at: '2026-01-03T10:00:00Z',
+      source: 'chat',
+      message_count: 2,
+    });
   });
 
   it('narrows to what a search found: one row per session with its first snippet, still newest first', () => {
-    const rows = conversationRows(sessions, [hit(A, 'best >>>alpha<<< match', '2026-01-01T10:00:00Z'), hit(B, '>>>alpha<<< in B', '2026-01-02T10:00:00Z'), hit(A, 'another >>>alpha<<<')]);
+    const rows = conversationRows(sessions, [
+      hit(A, 'best >>>alpha<<< match', '2026-01-01T10:00:00Z'),
+      hit(B, '>>>alpha<<< in B', '2026-01-02T10:00:00Z'),
+      hit(A, 'another >>>alpha<<<'),
+    ]);
     expect(rows.map((r) => [r.id, r.snippet])).toEqual([
       [B, '>>>alpha<<< in B'],
       [A, 'best >>>alpha<<< match'],
@@ -88,7 +117,8 @@ describe('the conversation a reload comes back to', () => {
   });
 
   it('ignores what is not a map of agent names to session ids', () => {
-    for (const raw of ['not json', '[]', '"x"', 'null', '42']) expect(readRemembered(memoryStore({ [REMEMBERED_KEY]: raw }))).toEqual({});
+    for (const raw of ['not json', '[]', '"x"', 'null', '42'])
+      expect(readRemembered(memoryStore({ [REMEMBERED_KEY]: raw }))).toEqual({});
     const mixed = JSON.stringify({ default: A, ops: '../../etc/passwd', 'Bad Name': B, writer: 7, good: C });
     expect(readRemembered(memoryStore({ [REMEMBERED_KEY]: mixed }))).toEqual({ default: A, good: C });
   });
@@ -96,9 +126,21 @@ describe('the conversation a reload comes back to', () => {
   it('carries on without storage, or with storage that refuses', () => {
     expect(readRemembered(undefined)).toEqual({});
     expect(() => remember(undefined, 'default', A)).not.toThrow();
-    const refusing = { getItem: () => null, setItem: () => { throw new Error('QuotaExceededError'); }, removeItem: () => undefined };
+    const refusing = {
+      getItem: () => null,
+      setItem: () => {
+        throw new Error('QuotaExceededError');
+      },
+      removeItem: () => undefined,
+    };
     expect(() => remember(refusing, 'default', A)).not.toThrow();
-    const locked = { getItem: () => { throw new Error('SecurityError'); }, setItem: () => undefined, removeItem: () => undefined };
+    const locked = {
+      getItem: () => {
+        throw new Error('SecurityError');
+      },
+      setItem: () => undefined,
+      removeItem: () => undefined,
+    };
     expect(readRemembered(locked)).toEqual({});
   });
 });
@@ -113,7 +155,10 @@ describe('restoring a conversation into the chat', () => {
     updated_at: '2026-01-01T10:00:00Z',
     messages: [
       { role: 'user', content: 'What notes do I have?' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'touch approved.txt' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'touch approved.txt' } }],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'done' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Two notes.' }] },
     ],
@@ -124,7 +169,13 @@ describe('restoring a conversation into the chat', () => {
     const s = chatReducer(fresh(), { type: 'restore_session', session });
     expect(s.session_id).toBe(A);
     expect(s.items.map((i) => i.kind)).toEqual(['user', 'tool', 'assistant']);
-    expect(s.items[1]).toMatchObject({ kind: 'tool', tool: 'bash', summary: '$ touch approved.txt', preview: 'done', status: 'ok' });
+    expect(s.items[1]).toMatchObject({
+      kind: 'tool',
+      tool: 'bash',
+      summary: '$ touch approved.txt',
+      preview: 'done',
+      status: 'ok',
+    });
   });
 
   it('leaves a chat alone that someone already typed into or that shows another conversation', () => {

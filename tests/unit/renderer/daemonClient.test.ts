@@ -42,20 +42,38 @@ afterEach(async () => {
   await fake?.close();
 });
 
-const until = <T extends ApiEvent['type']>(type: T, pred: (e: Extract<ApiEvent, { type: T }>) => boolean = () => true) =>
-  eventually(() => events.find((e): e is Extract<ApiEvent, { type: T }> => e.type === type && pred(e as Extract<ApiEvent, { type: T }>)));
+const until = <T extends ApiEvent['type']>(
+  type: T,
+  pred: (e: Extract<ApiEvent, { type: T }>) => boolean = () => true,
+) =>
+  eventually(() =>
+    events.find(
+      (e): e is Extract<ApiEvent, { type: T }> => e.type === type && pred(e as Extract<ApiEvent, { type: T }>),
+    ),
+  );
 
 describe('daemon client', () => {
   it('creates, reads, edits and deletes an agent; an invalid config comes back as field problems and changes nothing', async () => {
     expect((await api.status()).version).toBeTruthy();
-    const created = await api.createAgent({ name: 'ops', prompt: 'You run ops.', commands: { hi: 'Say hi to $ARGUMENTS' } });
-    expect(created).toMatchObject({ name: 'ops', prompt: 'You run ops.\n', commands: { hi: 'Say hi to $ARGUMENTS\n' }, memory: null });
+    const created = await api.createAgent({
+      name: 'ops',
+      prompt: 'You run ops.',
+      commands: { hi: 'Say hi to $ARGUMENTS' },
+    });
+    expect(created).toMatchObject({
+      name: 'ops',
+      prompt: 'You run ops.\n',
+      commands: { hi: 'Say hi to $ARGUMENTS\n' },
+      memory: null,
+    });
     expect((await api.listAgents()).agents.map((a) => a.name)).toEqual(['ops']);
 
     const saved = await api.saveAgent({ name: 'ops', config: { max_iterations: 7 }, memory: 'likes tea' });
     expect(saved.config).toEqual({ max_iterations: 7 });
 
-    const err = await api.saveAgent({ name: 'ops', config: { max_iterations: 7, heartbeat: { every: '10s' } } }).catch((e: unknown) => e);
+    const err = await api
+      .saveAgent({ name: 'ops', config: { max_iterations: 7, heartbeat: { every: '10s' } } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(400);
     expect(Object.keys(fieldProblems((err as ApiError).message, 'config'))).toEqual(['heartbeat.every']);
@@ -94,7 +112,10 @@ describe('daemon client', () => {
     expect(ask.route).toBe('chat:desktop');
     expect((await api.listApprovals()).approvals.map((a) => a.request_id)).toEqual([ask.request_id]);
     await api.answerApproval({ request_id: ask.request_id, decision: 'allow' });
-    await expect(api.answerApproval({ request_id: ask.request_id, decision: 'deny' })).rejects.toMatchObject({ code: 'approval_already_decided', status: 409 });
+    await expect(api.answerApproval({ request_id: ask.request_id, decision: 'deny' })).rejects.toMatchObject({
+      code: 'approval_already_decided',
+      status: 409,
+    });
     expect(await until('session_end')).toMatchObject({ text: 'written' });
   });
 
@@ -113,7 +134,9 @@ describe('daemon client', () => {
     );
     if (settings instanceof Error) expect(isUnsupported(settings)).toBe(true);
     else expect(settings).toHaveProperty('platform');
-    await expect(api.openPermissionSettings({ permission: 'accessibility' })).rejects.toMatchObject({ code: 'unsupported' });
+    await expect(api.openPermissionSettings({ permission: 'accessibility' })).rejects.toMatchObject({
+      code: 'unsupported',
+    });
   });
 
   it('refuses a wrong token: calls fail with 401 and the connection stops as unauthorized', async () => {
@@ -129,10 +152,16 @@ describe('daemon client', () => {
   });
 
   it('a token the daemon took and then replaced (rein daemon rotate-token) ends as rotated, not as wrong', async () => {
-    const res = await fetch(`http://127.0.0.1:${d.port}/token/rotate`, { method: 'POST', headers: { authorization: `Bearer ${d.token}` } });
+    const res = await fetch(`http://127.0.0.1:${d.port}/token/rotate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.token}` },
+    });
     expect(res.status).toBe(200);
     await eventually(() => states.includes('rotated'));
     expect(states).not.toContain('unauthorized');
-    await expect(api.sendMessage(chatMessage('default', 'hi', undefined))).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringContaining('no longer accepts this token') });
+    await expect(api.sendMessage(chatMessage('default', 'hi', undefined))).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringContaining('no longer accepts this token'),
+    });
   });
 });

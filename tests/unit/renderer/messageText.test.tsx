@@ -28,13 +28,25 @@ describe('message text', () => {
     expect(block).not.toMatch(/<script|<iframe/);
     // A block of HTML reads as a paragraph of text, also inside a quote; inline HTML in a list item stays inline.
     expect(block).toContain('<p>&lt;script&gt;alert(2)&lt;/script&gt;</p>');
-    expect(md('> said:\n>\n> <div onclick="x()">hi</div>')).toContain('<p>&lt;div onclick=&quot;x()&quot;&gt;hi&lt;/div&gt;</p>');
+    expect(md('> said:\n>\n> <div onclick="x()">hi</div>')).toContain(
+      '<p>&lt;div onclick=&quot;x()&quot;&gt;hi&lt;/div&gt;</p>',
+    );
     expect(md('- item <b>x</b>')).toContain('<li>item &lt;b&gt;x&lt;/b&gt;</li>');
   });
 
   it('links only http and https, opening outside the page; other schemes and relative paths stay text', () => {
-    expect(md('[docs](https://example.com/a?b=1)')).toContain('<a href="https://example.com/a?b=1" target="_blank" rel="noopener noreferrer nofollow">docs</a>');
-    for (const href of ['javascript:alert(3)', 'JAVASCRIPT:alert(3)', 'data:text/html,<b>x</b>', 'file:///etc/passwd', '/agents/ops', 'vbscript:x', 'mailto:a@b.c']) {
+    expect(md('[docs](https://example.com/a?b=1)')).toContain(
+      '<a href="https://example.com/a?b=1" target="_blank" rel="noopener noreferrer nofollow">docs</a>',
+    );
+    for (const href of [
+      'javascript:alert(3)',
+      'JAVASCRIPT:alert(3)',
+      'data:text/html,<b>x</b>',
+      'file:///etc/passwd',
+      '/agents/ops',
+      'vbscript:x',
+      'mailto:a@b.c',
+    ]) {
       const html = md(`[click](${href})`);
       expect(html, href).not.toMatch(/<a /);
       expect(html, href).toContain('click');
@@ -57,13 +69,16 @@ describe('message text', () => {
   });
 
   it('shows what the person typed as plain text, Markdown and HTML included', () => {
-    expect(renderToStaticMarkup(<PlainText text={'**not bold**\n<b>x</b>'} />)).toBe('<div class="message-text plain-text">**not bold**\n&lt;b&gt;x&lt;/b&gt;</div>');
+    expect(renderToStaticMarkup(<PlainText text={'**not bold**\n<b>x</b>'} />)).toBe(
+      '<div class="message-text plain-text">**not bold**\n&lt;b&gt;x&lt;/b&gt;</div>',
+    );
   });
 
   it('accepts only absolute http(s) URLs as safe', () => {
     expect(safeUrl('https://a.example/x')).toBe('https://a.example/x');
     expect(safeUrl('http://127.0.0.1:7533/')).toBe('http://127.0.0.1:7533/');
-    for (const bad of ['', 'javascript:alert(1)', ' javascript:alert(1)', '//evil.example/x', 'x.png', undefined]) expect(safeUrl(bad)).toBeUndefined();
+    for (const bad of ['', 'javascript:alert(1)', ' javascript:alert(1)', '//evil.example/x', 'x.png', undefined])
+      expect(safeUrl(bad)).toBeUndefined();
   });
 });
 
@@ -76,6 +91,8 @@ describe('search snippets', () => {
       { text: 'api', match: true },
       { text: ' failed', match: false },
     ]);
-    expect(renderToStaticMarkup(<Highlighted snippet={'a >>><b>x</b><<<'} />)).toBe('<span>a </span><mark>&lt;b&gt;x&lt;/b&gt;</mark>');
+    expect(renderToStaticMarkup(<Highlighted snippet={'a >>><b>x</b><<<'} />)).toBe(
+      '<span>a </span><mark>&lt;b&gt;x&lt;/b&gt;</mark>',
+    );
   });
 });

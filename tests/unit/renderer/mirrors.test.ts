@@ -18,7 +18,9 @@ describe('copies of core rules in the page', () => {
   it('predicts the route the daemon gives a chat message', () => {
     for (const agent of ['default', 'ops']) {
       for (const session of [undefined, '2026-01-02-0123456789ab']) {
-        expect(routeFor(runRequestFromMessage(chatMessage(agent, 'hi', session), 'ws', 'ws')).key).toBe(chatRoute(agent));
+        expect(routeFor(runRequestFromMessage(chatMessage(agent, 'hi', session), 'ws', 'ws')).key).toBe(
+          chatRoute(agent),
+        );
       }
     }
   });
@@ -49,8 +51,18 @@ describe('copies of core rules in the page', () => {
   it('maps every operation to a daemon call (sendMessage goes over the WebSocket, openPermissionSettings is desktop-only)', () => {
     const mapped = Object.keys(httpCalls).sort();
     expect([...mapped, 'openPermissionSettings', 'sendMessage'].sort()).toEqual([...reinOperationNames].sort());
-    expect(httpCalls.saveAgent({ name: 'ops', prompt: 'p' })).toEqual({ method: 'PUT', path: '/agents/ops', body: { prompt: 'p' } });
-    expect(httpCalls.searchSessions({ q: 'a b&c', agent: 'ops' })).toEqual({ method: 'GET', path: '/sessions/search?q=a+b%26c&agent=ops' });
-    expect(httpCalls.getSession({ id: '2026-01-02-0123456789ab' })).toEqual({ method: 'GET', path: '/sessions/2026-01-02-0123456789ab' });
+    expect(httpCalls.saveAgent({ name: 'ops', prompt: 'p' })).toEqual({
+      method: 'PUT',
+      path: '/agents/ops',
+      body: { prompt: 'p' },
+    });
+    expect(httpCalls.searchSessions({ q: 'a b&c', agent: 'ops' })).toEqual({
+      method: 'GET',
+      path: '/sessions/search?q=a+b%26c&agent=ops',
+    });
+    expect(httpCalls.getSession({ id: '2026-01-02-0123456789ab' })).toEqual({
+      method: 'GET',
+      path: '/sessions/2026-01-02-0123456789ab',
+    });
   });
 });

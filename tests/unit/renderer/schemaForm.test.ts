@@ -8,7 +8,18 @@ import { describeIssues, formatFieldPath } from '../../../src-main/core/util/zod
 import { fieldProblems } from '../../../src-renderer/src/api/apiError.js';
 import schemaJson from '../../../src-renderer/src/form/agentConfig.schema.json';
 import { agentConfigHelp } from '../../../src-renderer/src/form/agentConfigHelp.js';
-import { buildFields, cleanValue, fieldKey, getAt, pairsToText, setAt, textToPairs, validatorFor, type FieldNode, type JsonSchema } from '../../../src-renderer/src/form/schemaForm.js';
+import {
+  buildFields,
+  cleanValue,
+  fieldKey,
+  getAt,
+  pairsToText,
+  setAt,
+  textToPairs,
+  validatorFor,
+  type FieldNode,
+  type JsonSchema,
+} from '../../../src-renderer/src/form/schemaForm.js';
 
 const schema = schemaJson as JsonSchema;
 const fields = buildFields(schema, agentConfigHelp);
@@ -26,8 +37,17 @@ const byKey = (nodes: FieldNode[], key: string): FieldNode | undefined => {
 describe('form generated from the agent config schema', () => {
   it('makes an input of the right kind for every field the issue names', () => {
     expect(byKey(fields, 'model')).toMatchObject({ kind: 'text', label: 'Model' });
-    expect(byKey(fields, 'max_iterations')).toMatchObject({ kind: 'number', integer: true, min: 1, max: 1000, label: 'Max model turns' });
-    expect(byKey(fields, 'mode')).toMatchObject({ kind: 'enum', options: ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'] });
+    expect(byKey(fields, 'max_iterations')).toMatchObject({
+      kind: 'number',
+      integer: true,
+      min: 1,
+      max: 1000,
+      label: 'Max model turns',
+    });
+    expect(byKey(fields, 'mode')).toMatchObject({
+      kind: 'enum',
+      options: ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'],
+    });
     expect(byKey(fields, 'auto_approve')).toMatchObject({ kind: 'boolean' });
     expect(byKey(fields, 'tools.allowed')).toMatchObject({ kind: 'list', label: 'Allowed tools' });
     expect(byKey(fields, 'tools.denied')).toMatchObject({ kind: 'list' });
@@ -39,16 +59,37 @@ describe('form generated from the agent config schema', () => {
     expect(mcp?.kind).toBe('objectMap');
     // `_inherit` in an agent file only exists to be refused: the form does not offer it.
     expect(mcp?.kind === 'objectMap' && mcp.entry.map((f) => f.key)).toEqual([
-      'type', 'command', 'args', 'env', 'url', 'disabled', 'context', 'keep_alive',
-      'connect_timeout_seconds', 'tool_timeout_seconds', 'always_allow', 'headers', 'oauth',
+      'type',
+      'command',
+      'args',
+      'env',
+      'url',
+      'disabled',
+      'context',
+      'keep_alive',
+      'connect_timeout_seconds',
+      'tool_timeout_seconds',
+      'always_allow',
+      'headers',
+      'oauth',
     ]);
     expect(mcp?.kind === 'objectMap' && mcp.entry.find((f) => f.key === 'env')?.kind).toBe('pairs');
     const watch = byKey(fields, 'watch');
-    expect(watch?.kind === 'objectList' && watch.item.map((f) => `${f.key}:${f.kind}`)).toEqual(['path:text', 'glob:text', 'debounce:textOrNumber', 'prompt:text']);
+    expect(watch?.kind === 'objectList' && watch.item.map((f) => `${f.key}:${f.kind}`)).toEqual([
+      'path:text',
+      'glob:text',
+      'debounce:textOrNumber',
+      'prompt:text',
+    ]);
   });
 
   it('names fields exactly as core/util/zodIssues.ts does', () => {
-    for (const path of [['model'], ['tools', 'allowed', 0], ['mcp_servers', 'my.server', 'args', 1], ['watch', 2, 'path']]) {
+    for (const path of [
+      ['model'],
+      ['tools', 'allowed', 0],
+      ['mcp_servers', 'my.server', 'args', 1],
+      ['watch', 2, 'path'],
+    ]) {
       expect(fieldKey(path)).toBe(formatFieldPath(path));
     }
   });
@@ -63,7 +104,14 @@ describe('form generated from the agent config schema', () => {
   });
 
   it('saves only what was set: empty groups and blank values go, list items and named entries stay', () => {
-    const edited = { model: '', tools: { allowed: undefined }, budget: {}, mcp_servers: { fs: {} }, watch: [{}], max_iterations: 5 };
+    const edited = {
+      model: '',
+      tools: { allowed: undefined },
+      budget: {},
+      mcp_servers: { fs: {} },
+      watch: [{}],
+      max_iterations: 5,
+    };
     expect(cleanValue(edited, schema)).toEqual({ mcp_servers: { fs: {} }, watch: [{}], max_iterations: 5 });
     expect(cleanValue({ tools: {} }, schema)).toBeUndefined();
   });
@@ -83,13 +131,16 @@ describe('form generated from the agent config schema', () => {
   });
 
   it('reads the field problems out of a daemon error message', () => {
-    const message = 'config.heartbeat.every: "10s" is shorter than the minimum 1m; config.tools.allowed[0]: not a tool name; config.max_iterations: Too big';
+    const message =
+      'config.heartbeat.every: "10s" is shorter than the minimum 1m; config.tools.allowed[0]: not a tool name; config.max_iterations: Too big';
     expect(fieldProblems(message, 'config')).toEqual({
       'heartbeat.every': '"10s" is shorter than the minimum 1m',
       'tools.allowed[0]': 'not a tool name',
       max_iterations: 'Too big',
     });
-    expect(fieldProblems('rein:saveAgent: body.config.mode: Invalid option', 'config')).toEqual({ mode: 'Invalid option' });
+    expect(fieldProblems('rein:saveAgent: body.config.mode: Invalid option', 'config')).toEqual({
+      mode: 'Invalid option',
+    });
     expect(fieldProblems('config: expected a mapping', 'config')).toEqual({ '': 'expected a mapping' });
     expect(fieldProblems('agent "x" not found', 'config')).toEqual({});
   });

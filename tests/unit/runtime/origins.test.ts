@@ -10,7 +10,13 @@ import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
 import type { RunOrigin } from '../../../src-main/core/api/patterns.js';
 import { GlobalConfig } from '../../../src-main/core/config/schema.js';
-import { DEFAULT_MAX_ITERATIONS, defaultIterationsText, originOfSource, originTraits, rulesForOrigin } from '../../../src-main/core/permissions/runPolicy.js';
+import {
+  DEFAULT_MAX_ITERATIONS,
+  defaultIterationsText,
+  originOfSource,
+  originTraits,
+  rulesForOrigin,
+} from '../../../src-main/core/permissions/runPolicy.js';
 import type { ApprovalFace, PermissionPolicy } from '../../../src-main/core/permissions/types.js';
 import { createRuntime, startRun } from '../../../src-main/core/runtime/runtime.js';
 import { originFor, runRequestFromMessage, type EntryPoint } from '../../../src-main/core/runtime/runRequest.js';
@@ -18,7 +24,15 @@ import type { Tool } from '../../../src-main/core/tools/tool.js';
 import { scriptedLlm } from '../memory/fakeLlm.js';
 
 const face = (name: string): ApprovalFace => ({ name, ask: async () => ({ decision: 'allow', by: name }) });
-const asks: PermissionPolicy = { check: () => ({ decision: 'ask', layer: 'tool', reason: 'it writes', risk: 'medium', riskExplanation: 'changes a file' }) };
+const asks: PermissionPolicy = {
+  check: () => ({
+    decision: 'ask',
+    layer: 'tool',
+    reason: 'it writes',
+    risk: 'medium',
+    riskExplanation: 'changes a file',
+  }),
+};
 const writer: Tool = {
   name: 'file_write',
   description: '',
@@ -46,9 +60,12 @@ describe('origin of each entry point', () => {
     expect(originFor(entry, entry === 'ws' || entry === 'http' ? 'slack' : entry)).toBe(expected[entry]);
   });
 
-  it.each(entries)('%s with a schedule, heartbeat or watcher source is unattended whichever door it came in by', (entry) => {
-    for (const source of ['schedule', 'heartbeat', 'watcher']) expect(originFor(entry, source)).toBe('unattended');
-  });
+  it.each(entries)(
+    '%s with a schedule, heartbeat or watcher source is unattended whichever door it came in by',
+    (entry) => {
+      for (const source of ['schedule', 'heartbeat', 'watcher']) expect(originFor(entry, source)).toBe('unattended');
+    },
+  );
 
   it('a source alone (rein permissions check --source S) gets the origin of the door that source comes by', () => {
     expect(originOfSource('cli')).toBe('attended');
@@ -58,17 +75,43 @@ describe('origin of each entry point', () => {
   });
 
   it('says what differs by origin from one table: who is present, who is notified, what waits for the network', () => {
-    expect(originTraits('attended')).toMatchObject({ personPresent: true, nobodyWatching: false, notifiesApprovals: false });
-    expect(originTraits('remote')).toMatchObject({ personPresent: false, nobodyWatching: false, notifiesApprovals: true });
-    expect(originTraits('unattended')).toMatchObject({ personPresent: false, nobodyWatching: true, notifiesApprovals: true });
+    expect(originTraits('attended')).toMatchObject({
+      personPresent: true,
+      nobodyWatching: false,
+      notifiesApprovals: false,
+    });
+    expect(originTraits('remote')).toMatchObject({
+      personPresent: false,
+      nobodyWatching: false,
+      notifiesApprovals: true,
+    });
+    expect(originTraits('unattended')).toMatchObject({
+      personPresent: false,
+      nobodyWatching: true,
+      notifiesApprovals: true,
+    });
     expect(defaultIterationsText()).toBe('attended 200, remote and unattended 25');
   });
 
   it('turns a daemon message into a run request with its origin and session policy', () => {
-    expect(runRequestFromMessage({ text: 'hi', source: 'heartbeat' }, 'http', 'http')).toMatchObject({ origin: 'unattended', source: 'heartbeat', session: { kind: 'route' } });
-    expect(runRequestFromMessage({ text: 'hi', channel: 'C1', thread_id: 'T' }, 'ws', 'ws')).toMatchObject({ origin: 'remote', source: 'ws', channel: 'C1', thread: 'T' });
-    expect(runRequestFromMessage({ text: 'hi', new_session: true }, 'desktop', 'desktop')).toMatchObject({ origin: 'attended', session: { kind: 'new' } });
-    expect(runRequestFromMessage({ text: 'hi', session_id: '2026-01-01-0123456789ab' }, 'http', 'http').session).toEqual({ kind: 'session', id: '2026-01-01-0123456789ab' });
+    expect(runRequestFromMessage({ text: 'hi', source: 'heartbeat' }, 'http', 'http')).toMatchObject({
+      origin: 'unattended',
+      source: 'heartbeat',
+      session: { kind: 'route' },
+    });
+    expect(runRequestFromMessage({ text: 'hi', channel: 'C1', thread_id: 'T' }, 'ws', 'ws')).toMatchObject({
+      origin: 'remote',
+      source: 'ws',
+      channel: 'C1',
+      thread: 'T',
+    });
+    expect(runRequestFromMessage({ text: 'hi', new_session: true }, 'desktop', 'desktop')).toMatchObject({
+      origin: 'attended',
+      session: { kind: 'new' },
+    });
+    expect(
+      runRequestFromMessage({ text: 'hi', session_id: '2026-01-01-0123456789ab' }, 'http', 'http').session,
+    ).toEqual({ kind: 'session', id: '2026-01-01-0123456789ab' });
   });
 });
 
@@ -91,17 +134,31 @@ describe('what each origin means', () => {
   });
 
   it('unattended: nobody is asked and an ask is denied at once; 25 iterations', () => {
-    const r = rulesForOrigin('unattended', { present: [present], desk, clientConnected: () => true }, { source: 'schedule' });
+    const r = rulesForOrigin(
+      'unattended',
+      { present: [present], desk, clientConnected: () => true },
+      { source: 'schedule' },
+    );
     expect(r.faces).toEqual([]);
-    expect(r.mayAsk()).toMatchObject({ ok: false, reason: expect.stringContaining('nobody is watching this schedule run') });
+    expect(r.mayAsk()).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('nobody is watching this schedule run'),
+    });
     expect(r.defaultMaxIterations).toBe(DEFAULT_MAX_ITERATIONS.unattended);
   });
 
   it('unattended with unattended_approvals: ask goes to the desk only while a desktop or web client is connected', () => {
     let connected = false;
-    const r = rulesForOrigin('unattended', { desk, clientConnected: () => connected }, { source: 'heartbeat', unattendedApprovals: 'ask' });
+    const r = rulesForOrigin(
+      'unattended',
+      { desk, clientConnected: () => connected },
+      { source: 'heartbeat', unattendedApprovals: 'ask' },
+    );
     expect(r.faces.map((f) => f.name)).toEqual(['daemon']);
-    expect(r.mayAsk()).toMatchObject({ ok: false, reason: expect.stringContaining('no desktop or web client is connected') });
+    expect(r.mayAsk()).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('no desktop or web client is connected'),
+    });
     connected = true;
     expect(r.mayAsk()).toEqual({ ok: true });
   });
@@ -135,7 +192,15 @@ describe('the runtime an entry point builds for each origin', () => {
     });
   };
   const decide = async (rt: Awaited<ReturnType<typeof build>>) =>
-    rt.policy.check({ tool: writer, input: {}, cwd: '/', mode: 'default', source: rt.source, origin: rt.origin, agent: rt.agent });
+    rt.policy.check({
+      tool: writer,
+      input: {},
+      cwd: '/',
+      mode: 'default',
+      source: rt.source,
+      origin: rt.origin,
+      agent: rt.agent,
+    });
 
   it.each([
     ['attended', ['terminal', 'daemon'], 'ask', 200],
@@ -167,20 +232,48 @@ describe('the runtime an entry point builds for each origin', () => {
   it('an explicit max_iterations wins over the origin’s default, and a run override over both', async () => {
     expect((await build('attended', { config: 'max_iterations: 40\n' })).settings.maxIterations).toBe(40);
     const t = await home('max_iterations: 40\n');
-    const rt = await createRuntime({ home: t.home, cwd: t.root, env: {}, config: GlobalConfig.parse({}), agent: 'ops', origin: 'remote', overrides: { max_iterations: 7, model: 'm-x', mode: 'plan' }, llm: scriptedLlm() });
+    const rt = await createRuntime({
+      home: t.home,
+      cwd: t.root,
+      env: {},
+      config: GlobalConfig.parse({}),
+      agent: 'ops',
+      origin: 'remote',
+      overrides: { max_iterations: 7, model: 'm-x', mode: 'plan' },
+      llm: scriptedLlm(),
+    });
     expect(rt.settings).toMatchObject({ maxIterations: 7, model: 'm-x', mode: 'plan' });
   });
 
   it('an unattended run that needs approval is denied without a question and without a timer', async () => {
     const t = await home();
     const llm = scriptedLlm(
-      { content: [{ type: 'tool_use', id: 'tu1', name: 'file_write', input: { path: 'a.txt', content: 'x' } }], stopReason: 'tool_use', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 }, model: 'm' },
+      {
+        content: [{ type: 'tool_use', id: 'tu1', name: 'file_write', input: { path: 'a.txt', content: 'x' } }],
+        stopReason: 'tool_use',
+        usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 },
+        model: 'm',
+      },
       'I could not write the file.',
     );
-    const rt = await createRuntime({ home: t.home, cwd: t.root, env: { HOME: t.root }, config: GlobalConfig.parse({}), agent: 'ops', source: 'schedule', origin: 'unattended', llm });
+    const rt = await createRuntime({
+      home: t.home,
+      cwd: t.root,
+      env: { HOME: t.root },
+      config: GlobalConfig.parse({}),
+      agent: 'ops',
+      source: 'schedule',
+      origin: 'unattended',
+      llm,
+    });
     const request = vi.spyOn(rt.broker, 'request');
     const timers = vi.spyOn(globalThis, 'setTimeout');
-    const started = await startRun(rt, { prompt: 'write a.txt', cwd: t.root, home: t.home, signal: new AbortController().signal });
+    const started = await startRun(rt, {
+      prompt: 'write a.txt',
+      cwd: t.root,
+      home: t.home,
+      signal: new AbortController().signal,
+    });
     const types: string[] = [];
     for (;;) {
       const step = await started.events.next();

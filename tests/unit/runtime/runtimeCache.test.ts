@@ -32,7 +32,9 @@ describe('RuntimeCache', () => {
 
     await writeSkill('deploy', 'Ship the app to production');
     await nextTurn();
-    expect((await cache.skills(d.home, 'default', undefined)).skills.map((s) => s.description)).toEqual(['Ship the app to production']);
+    expect((await cache.skills(d.home, 'default', undefined)).skills.map((s) => s.description)).toEqual([
+      'Ship the app to production',
+    ]);
 
     await writeSkill('review', 'Review a change');
     await nextTurn();
@@ -92,7 +94,17 @@ describe('RuntimeCache', () => {
     const cache = new RuntimeCache();
     const config = GlobalConfig.parse({});
     const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
-    const make = () => createRuntime({ home: d.home, cwd: d.cwd, env, config, origin: 'attended', faces: [], cache, bundledSkillsDir: join(d.root, 'no-bundled') });
+    const make = () =>
+      createRuntime({
+        home: d.home,
+        cwd: d.cwd,
+        env,
+        config,
+        origin: 'attended',
+        faces: [],
+        cache,
+        bundledSkillsDir: join(d.root, 'no-bundled'),
+      });
     const a = await make();
     await nextTurn();
     const b = await make();
@@ -113,11 +125,31 @@ describe('RuntimeCache', () => {
     const llm: LlmClient = {
       async *turn(): AsyncGenerator<LlmEvent, ModelResponse> {
         yield { type: 'text_delta', text: 'ok' };
-        return { content: [{ type: 'text', text: 'ok' }], stopReason: 'end_turn', model: 'm', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 } };
+        return {
+          content: [{ type: 'text', text: 'ok' }],
+          stopReason: 'end_turn',
+          model: 'm',
+          usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 },
+        };
       },
     };
-    const rt = await createRuntime({ home: d.home, cwd: d.cwd, env: {}, config, origin: 'attended', faces: [], cache, llm, bundledSkillsDir: join(d.root, 'none') });
-    const { session, events } = await startRun(rt, { prompt: 'hello', cwd: d.cwd, home: d.home, signal: new AbortController().signal });
+    const rt = await createRuntime({
+      home: d.home,
+      cwd: d.cwd,
+      env: {},
+      config,
+      origin: 'attended',
+      faces: [],
+      cache,
+      llm,
+      bundledSkillsDir: join(d.root, 'none'),
+    });
+    const { session, events } = await startRun(rt, {
+      prompt: 'hello',
+      cwd: d.cwd,
+      home: d.home,
+      signal: new AbortController().signal,
+    });
     for await (const _ of events) void _;
     const file = join(rt.store.dir, `${session.id}.json`);
     const again = await rt.store.load(session.id);

@@ -11,7 +11,9 @@ describe('untilStopped', () => {
   it('fails with llm_cancelled at once when the signal is already aborted or aborts meanwhile', async () => {
     const aborted = new AbortController();
     aborted.abort();
-    await expect(untilStopped(new Promise(() => undefined), aborted.signal)).rejects.toMatchObject({ code: 'llm_cancelled' });
+    await expect(untilStopped(new Promise(() => undefined), aborted.signal)).rejects.toMatchObject({
+      code: 'llm_cancelled',
+    });
     const later = new AbortController();
     const waiting = untilStopped(new Promise(() => undefined), later.signal);
     later.abort();

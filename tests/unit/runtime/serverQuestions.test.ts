@@ -15,7 +15,12 @@ const form: ElicitationRequest = {
   schema: { type: 'object', properties: { name: { type: 'string', default: 'Ada' } } },
 };
 
-function setup(o: { yes?: boolean; mayAsk?: boolean; answer?: { decision: 'allow' | 'deny'; by: string; values?: Record<string, unknown> }; openUrl?: (u: URL) => void }) {
+function setup(o: {
+  yes?: boolean;
+  mayAsk?: boolean;
+  answer?: { decision: 'allow' | 'deny'; by: string; values?: Record<string, unknown> };
+  openUrl?: (u: URL) => void;
+}) {
   const asked: unknown[] = [];
   const rt = {
     agent: 'main',
@@ -28,7 +33,11 @@ function setup(o: { yes?: boolean; mayAsk?: boolean; answer?: { decision: 'allow
         return o.answer ?? { decision: 'deny', by: 'timeout' };
       },
     },
-    elicitation: { yes: o.yes ?? false, mayAsk: () => (o.mayAsk === false ? { ok: false } : { ok: true }), ...(o.openUrl ? { openUrl: o.openUrl } : {}) },
+    elicitation: {
+      yes: o.yes ?? false,
+      mayAsk: () => (o.mayAsk === false ? { ok: false } : { ok: true }),
+      ...(o.openUrl ? { openUrl: o.openUrl } : {}),
+    },
   } as unknown as Runtime;
   const ctx = { sessionId: 's1' } as ToolContext;
   const events: ReinEventBody[] = [];
@@ -52,7 +61,9 @@ describe("an MCP server's question during a call", () => {
   });
 
   it("asks the run's faces with the input masked, announced as approval events, and returns the person's values", async () => {
-    const { elicitor, asked, events } = setup({ answer: { decision: 'allow', by: 'terminal', values: { name: 'Grace' } } });
+    const { elicitor, asked, events } = setup({
+      answer: { decision: 'allow', by: 'terminal', values: { name: 'Grace' } },
+    });
     await expect(elicitor(form, signal)).resolves.toEqual({ action: 'accept', content: { name: 'Grace' } });
     expect(asked).toHaveLength(1);
     const request = asked[0] as { summary: string; layer: string; input: unknown; session_id: string };
@@ -64,8 +75,12 @@ describe("an MCP server's question during a call", () => {
   });
 
   it('cancels when nobody answers, declines when the person says no', async () => {
-    await expect(setup({ answer: { decision: 'deny', by: 'timeout' } }).elicitor(form, signal)).resolves.toEqual({ action: 'cancel' });
-    await expect(setup({ answer: { decision: 'deny', by: 'terminal' } }).elicitor(form, signal)).resolves.toEqual({ action: 'decline' });
+    await expect(setup({ answer: { decision: 'deny', by: 'timeout' } }).elicitor(form, signal)).resolves.toEqual({
+      action: 'cancel',
+    });
+    await expect(setup({ answer: { decision: 'deny', by: 'terminal' } }).elicitor(form, signal)).resolves.toEqual({
+      action: 'decline',
+    });
   });
 
   it('declines a page that is not http(s), or with nowhere to open it; opens an allowed one', async () => {
@@ -73,8 +88,15 @@ describe("an MCP server's question during a call", () => {
     const allow = { decision: 'allow' as const, by: 'terminal' };
     const page = { ...form, schema: {}, url: 'https://example.com/sign-in' };
     await expect(setup({ answer: allow }).elicitor(page, signal)).resolves.toEqual({ action: 'decline' });
-    await expect(setup({ answer: allow, openUrl: (u) => void opened.push(u.href) }).elicitor({ ...page, url: 'file:///etc/passwd' }, signal)).resolves.toEqual({ action: 'decline' });
-    await expect(setup({ answer: allow, openUrl: (u) => void opened.push(u.href) }).elicitor(page, signal)).resolves.toEqual({ action: 'accept', content: {} });
+    await expect(
+      setup({ answer: allow, openUrl: (u) => void opened.push(u.href) }).elicitor(
+        { ...page, url: 'file:///etc/passwd' },
+        signal,
+      ),
+    ).resolves.toEqual({ action: 'decline' });
+    await expect(
+      setup({ answer: allow, openUrl: (u) => void opened.push(u.href) }).elicitor(page, signal),
+    ).resolves.toEqual({ action: 'accept', content: {} });
     expect(opened).toEqual(['https://example.com/sign-in']);
   });
 });

@@ -47,13 +47,27 @@ function gatedModel() {
 describe('startRun', () => {
   it('announces the session before memory consolidation (a model call) runs, and uses the consolidated memory', async () => {
     const model = gatedModel();
-    const rt = await createRuntime({ home: d.home, cwd: d.cwd, env: {}, config: GlobalConfig.parse({}), origin: 'attended', faces: [], llm: model.llm, bundledSkillsDir: join(d.root, 'none') });
+    const rt = await createRuntime({
+      home: d.home,
+      cwd: d.cwd,
+      env: {},
+      config: GlobalConfig.parse({}),
+      origin: 'attended',
+      faces: [],
+      llm: model.llm,
+      bundledSkillsDir: join(d.root, 'none'),
+    });
     const memoryDir = rt.agentConfig.memoryDir;
     await mkdir(memoryDir, { recursive: true });
     await writeFile(join(memoryDir, 'MEMORY.md'), '# About me\n\n- likes tea\n');
     await writeAutoFiles(memoryDir, 12);
 
-    const { events } = await startRun(rt, { prompt: 'hello', cwd: d.cwd, home: d.home, signal: new AbortController().signal });
+    const { events } = await startRun(rt, {
+      prompt: 'hello',
+      cwd: d.cwd,
+      home: d.home,
+      signal: new AbortController().signal,
+    });
     const first = await events.next();
     expect(first.done).toBe(false);
     expect(first.value).toMatchObject({ type: 'session_start' });
@@ -75,10 +89,24 @@ describe('startRun', () => {
 
   it('reports a bad instruction file as a warning once the session is announced, and still answers', async () => {
     const model = gatedModel();
-    const rt = await createRuntime({ home: d.home, cwd: d.cwd, env: {}, config: GlobalConfig.parse({}), origin: 'attended', faces: [], llm: model.llm, bundledSkillsDir: join(d.root, 'none') });
+    const rt = await createRuntime({
+      home: d.home,
+      cwd: d.cwd,
+      env: {},
+      config: GlobalConfig.parse({}),
+      origin: 'attended',
+      faces: [],
+      llm: model.llm,
+      bundledSkillsDir: join(d.root, 'none'),
+    });
     // Not UTF-8: ignored, with a warning naming the file.
     await writeFile(join(d.cwd, 'AGENTS.md'), Buffer.from([0x55, 0x73, 0xc3, 0x28]));
-    const { events } = await startRun(rt, { prompt: 'hello', cwd: d.cwd, home: d.home, signal: new AbortController().signal });
+    const { events } = await startRun(rt, {
+      prompt: 'hello',
+      cwd: d.cwd,
+      home: d.home,
+      signal: new AbortController().signal,
+    });
     const run = await drainRun(events);
     const seen = run.events.map((e) => (e.type === 'notice' ? `notice:${e.message}` : e.type));
     expect(run.outcome.stopReason).toBe('final');

@@ -66,13 +66,25 @@ class FakeProvider implements ToolProvider {
 
 const settled = () => new Promise<void>((ok) => setImmediate(ok));
 const runtime = (over: Partial<RuntimeOptions> = {}) =>
-  createRuntime({ home: d.home, cwd: d.cwd, env: {}, config: GlobalConfig.parse({}), origin: 'attended', faces: [], llm: noModel, bundledSkillsDir: join(d.root, 'none'), ...over });
+  createRuntime({
+    home: d.home,
+    cwd: d.cwd,
+    env: {},
+    config: GlobalConfig.parse({}),
+    origin: 'attended',
+    faces: [],
+    llm: noModel,
+    bundledSkillsDir: join(d.root, 'none'),
+    ...over,
+  });
 
 describe('runtime tool providers', () => {
   it('puts the providers’ tools after the built-ins, by source and name, and leaves the built-ins’ bytes alone', async () => {
     const plain = await runtime();
     const gui = new FakeProvider('gui', 'gui', ['screen_click']);
-    const rt = await runtime({ toolProviders: [gui, new FakeProvider('mcp:notes', 'mcp', ['notes_find', 'notes_add'])] });
+    const rt = await runtime({
+      toolProviders: [gui, new FakeProvider('mcp:notes', 'mcp', ['notes_find', 'notes_add'])],
+    });
     expect(rt.registry.names()).toEqual([...plain.registry.names(), 'notes_add', 'notes_find', 'screen_click']);
     const builtins = JSON.stringify(plain.registry.definitions());
     expect(JSON.stringify(rt.registry.definitions()).startsWith(builtins.slice(0, -1))).toBe(true);
@@ -82,8 +94,13 @@ describe('runtime tool providers', () => {
   });
 
   it('applies the agent’s allowed and denied lists to the providers’ tools too', async () => {
-    const config = GlobalConfig.parse({ tools: { allowed: ['file_read', 'notes_find', 'notes_add'], denied: ['notes_add'] } });
-    const rt = await runtime({ config, toolProviders: [new FakeProvider('mcp:notes', 'mcp', ['notes_find', 'notes_add', 'notes_wipe'])] });
+    const config = GlobalConfig.parse({
+      tools: { allowed: ['file_read', 'notes_find', 'notes_add'], denied: ['notes_add'] },
+    });
+    const rt = await runtime({
+      config,
+      toolProviders: [new FakeProvider('mcp:notes', 'mcp', ['notes_find', 'notes_add', 'notes_wipe'])],
+    });
     expect(rt.registry.names()).toEqual(['file_read', 'tool_search', 'notes_find']);
   });
 

@@ -7,7 +7,12 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { catchUpDecision, checkCatchUp, latestMissedFireTime, parseCatchUp } from '../../../src-main/core/schedule/catchUp.js';
+import {
+  catchUpDecision,
+  checkCatchUp,
+  latestMissedFireTime,
+  parseCatchUp,
+} from '../../../src-main/core/schedule/catchUp.js';
 import { ScheduleStore, type Schedule } from '../../../src-main/core/schedule/store.js';
 import { ScheduleClock } from '../../../src-main/core/triggers/scheduleClock.js';
 
@@ -23,13 +28,22 @@ describe('catchUpDecision', () => {
   });
 
   it('skip: never', () => {
-    expect(catchUpDecision('skip', missed, hoursLater(0.1))).toMatchObject({ run: false, why: expect.stringContaining('catch_up: skip') });
+    expect(catchUpDecision('skip', missed, hoursLater(0.1))).toMatchObject({
+      run: false,
+      why: expect.stringContaining('catch_up: skip'),
+    });
   });
 
   it('within 2h: only while the missed time is at most 2 h ago', () => {
-    expect(catchUpDecision('within 2h', missed, hoursLater(1.5))).toMatchObject({ run: true, note: expect.stringContaining('within 2h') });
+    expect(catchUpDecision('within 2h', missed, hoursLater(1.5))).toMatchObject({
+      run: true,
+      note: expect.stringContaining('within 2h'),
+    });
     expect(catchUpDecision('within 2h', missed, hoursLater(2))).toMatchObject({ run: true });
-    expect(catchUpDecision('within 2h', missed, hoursLater(2.1))).toMatchObject({ run: false, why: expect.stringContaining('within 2h') });
+    expect(catchUpDecision('within 2h', missed, hoursLater(2.1))).toMatchObject({
+      run: false,
+      why: expect.stringContaining('within 2h'),
+    });
     expect(catchUpDecision('within 1h30m', missed, hoursLater(1.6))).toMatchObject({ run: false });
   });
 });
@@ -44,16 +58,32 @@ describe('parseCatchUp / checkCatchUp', () => {
 
   it('refuses anything else naming the field catch_up', () => {
     for (const bad of ['always', 'within', 'within 2', 'within two hours', 'within 30s', '2h', '']) {
-      expect(() => checkCatchUp(bad), bad).toThrow(expect.objectContaining({ code: 'invalid_input', details: { field: 'catch_up' }, message: expect.stringContaining('catch_up:') }));
+      expect(() => checkCatchUp(bad), bad).toThrow(
+        expect.objectContaining({
+          code: 'invalid_input',
+          details: { field: 'catch_up' },
+          message: expect.stringContaining('catch_up:'),
+        }),
+      );
     }
   });
 });
 
 describe('latestMissedFireTime', () => {
-  const hourly = { cron: '0 * * * *', created_at: new Date(2026, 0, 5, 0, 30).toISOString(), updated_at: new Date(2026, 0, 5, 0, 30).toISOString() };
+  const hourly = {
+    cron: '0 * * * *',
+    created_at: new Date(2026, 0, 5, 0, 30).toISOString(),
+    updated_at: new Date(2026, 0, 5, 0, 30).toISOString(),
+  };
   it('is the latest time that passed since the last run or change, not the first', () => {
     expect(latestMissedFireTime(hourly, new Date(2026, 0, 5, 9, 20), 60_000)).toEqual(new Date(2026, 0, 5, 9, 0));
-    expect(latestMissedFireTime({ ...hourly, last_run: { at: new Date(2026, 0, 5, 9, 0, 1).toISOString() } }, new Date(2026, 0, 5, 9, 20), 60_000)).toBeUndefined();
+    expect(
+      latestMissedFireTime(
+        { ...hourly, last_run: { at: new Date(2026, 0, 5, 9, 0, 1).toISOString() } },
+        new Date(2026, 0, 5, 9, 20),
+        60_000,
+      ),
+    ).toBeUndefined();
     // Within the grace minute a due time is not missed yet.
     expect(latestMissedFireTime(hourly, new Date(2026, 0, 5, 1, 0, 30), 60_000)).toBeUndefined();
   });
@@ -74,9 +104,14 @@ describe('the store', () => {
 
   it('refuses a bad value naming the field and changes nothing', async () => {
     const store = new ScheduleStore(await home());
-    await expect(store.create({ cron: '@daily', prompt: 'x', catch_up: 'sometimes' })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'catch_up' } });
+    await expect(store.create({ cron: '@daily', prompt: 'x', catch_up: 'sometimes' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'catch_up' },
+    });
     const s = await store.create({ cron: '@daily', prompt: 'x' });
-    await expect(store.update(s.id, { catch_up: 'within forever' })).rejects.toMatchObject({ details: { field: 'catch_up' } });
+    await expect(store.update(s.id, { catch_up: 'within forever' })).rejects.toMatchObject({
+      details: { field: 'catch_up' },
+    });
     expect((await store.get(s.id)).catch_up).toBeUndefined();
   });
 
@@ -87,7 +122,10 @@ describe('the store', () => {
     file.schedules[0].catch_up = 'at wake';
     await writeFile(store.file, JSON.stringify(file));
     const err = await store.list().catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'config_invalid', details: { file: store.file, field: expect.stringContaining('catch_up') } });
+    expect(err).toMatchObject({
+      code: 'config_invalid',
+      details: { file: store.file, field: expect.stringContaining('catch_up') },
+    });
     expect((err as Error).message).toContain(store.file);
   });
 });

@@ -62,7 +62,15 @@ describe('ScheduleClock', () => {
     await t.store.create({ cron: '* * * * *', prompt: 'off', enabled: false });
     await t.clock.look();
     expect(t.runs.map((r) => r.id)).toEqual([a.id]);
-    expect(t.skipped).toEqual([{ id: b.id, run: expect.objectContaining({ status: 'skipped', message: expect.stringContaining('schedule.max_concurrent = 1') }) }]);
+    expect(t.skipped).toEqual([
+      {
+        id: b.id,
+        run: expect.objectContaining({
+          status: 'skipped',
+          message: expect.stringContaining('schedule.max_concurrent = 1'),
+        }),
+      },
+    ]);
     expect(t.clock.inFlight).toBe(1);
   });
 });

@@ -20,7 +20,8 @@ const parse = (expr: string): ParsedCron => {
   if (!r.ok) throw new Error(`${expr}: ${r.message}`);
   return r.cron;
 };
-const range = (a: number, b: number, step = 1) => Array.from({ length: Math.floor((b - a) / step) + 1 }, (_, i) => a + i * step);
+const range = (a: number, b: number, step = 1) =>
+  Array.from({ length: Math.floor((b - a) / step) + 1 }, (_, i) => a + i * step);
 
 describe('parseCron: what classic cron accepts', () => {
   it('expands fields into sorted value sets', () => {
@@ -173,7 +174,13 @@ describe('parseCron: what it refuses, naming the field', () => {
 
 /** Every minute of a year on a UTC wall clock, computed once. */
 function yearOfMinutes(startMs: number, minutes: number) {
-  const fields = { month: new Uint8Array(minutes), day: new Uint8Array(minutes), hour: new Uint8Array(minutes), minute: new Uint8Array(minutes), weekday: new Uint8Array(minutes) };
+  const fields = {
+    month: new Uint8Array(minutes),
+    day: new Uint8Array(minutes),
+    hour: new Uint8Array(minutes),
+    minute: new Uint8Array(minutes),
+    weekday: new Uint8Array(minutes),
+  };
   for (let i = 0; i < minutes; i++) {
     const d = new Date(startMs + i * 60_000);
     fields.month[i] = d.getUTCMonth() + 1;
@@ -185,12 +192,18 @@ function yearOfMinutes(startMs: number, minutes: number) {
   return fields;
 }
 
-
 describe('isDue and nextRuns agree with croner over a year', () => {
   const start = Date.UTC(2027, 10, 15); // includes Feb 29, 2028
   const minutes = 366 * 1440;
   const year = yearOfMinutes(start, minutes);
-  const exprs = [...CORPUS.map((c) => c.expr), ...UNREPRESENTABLE.map((u) => u.expr), '0 0 13 * 5', '0 12 * * 1-5', '0 0 29 2 *', '0 0 */3 * 0'];
+  const exprs = [
+    ...CORPUS.map((c) => c.expr),
+    ...UNREPRESENTABLE.map((u) => u.expr),
+    '0 0 13 * 5',
+    '0 12 * * 1-5',
+    '0 0 29 2 *',
+    '0 0 */3 * 0',
+  ];
 
   it.each(exprs)('%s', (expr) => {
     const cron = parse(expr);
@@ -212,12 +225,16 @@ describe('isDue and nextRuns agree with croner over a year', () => {
   });
 
   it('the Vixie AND: odd days that are weekdays, not odd days or weekdays', () => {
-    const runs = nextRuns(parse('0 9 */2 * 1-5'), new Date(Date.UTC(2025, 0, 1)), 6, 'UTC').map((d) => d.toISOString().slice(0, 10));
+    const runs = nextRuns(parse('0 9 */2 * 1-5'), new Date(Date.UTC(2025, 0, 1)), 6, 'UTC').map((d) =>
+      d.toISOString().slice(0, 10),
+    );
     expect(runs).toEqual(['2025-01-01', '2025-01-03', '2025-01-07', '2025-01-09', '2025-01-13', '2025-01-15']);
   });
 
   it('the classic OR: the 13th and every Friday', () => {
-    const runs = nextRuns(parse('0 0 13 * FRI'), new Date(Date.UTC(2025, 5, 1)), 5, 'UTC').map((d) => d.toISOString().slice(0, 10));
+    const runs = nextRuns(parse('0 0 13 * FRI'), new Date(Date.UTC(2025, 5, 1)), 5, 'UTC').map((d) =>
+      d.toISOString().slice(0, 10),
+    );
     expect(runs).toEqual(['2025-06-06', '2025-06-13', '2025-06-20', '2025-06-27', '2025-07-04']);
   });
 });
@@ -246,20 +263,37 @@ describe('time zones and the helpers', () => {
     const nine = new Date(Date.UTC(2026, 0, 5, 9, 0, 0));
     expect(nextRuns(cron, nine, 1, 'UTC')[0]!.toISOString()).toBe('2026-01-06T09:00:00.000Z');
     expect(nextRuns(cron, nine, 0, 'UTC')).toEqual([]);
-    expect(previousRun(cron, new Date(Date.UTC(2026, 0, 5, 9, 0, 40)), 'UTC')!.toISOString()).toBe('2026-01-05T09:00:00.000Z');
-    expect(previousRun(cron, new Date(Date.UTC(2026, 0, 5, 8, 59, 59)), 'UTC')!.toISOString()).toBe('2026-01-04T09:00:00.000Z');
+    expect(previousRun(cron, new Date(Date.UTC(2026, 0, 5, 9, 0, 40)), 'UTC')!.toISOString()).toBe(
+      '2026-01-05T09:00:00.000Z',
+    );
+    expect(previousRun(cron, new Date(Date.UTC(2026, 0, 5, 8, 59, 59)), 'UTC')!.toISOString()).toBe(
+      '2026-01-04T09:00:00.000Z',
+    );
   });
 
   it('wallClock reads a zone', () => {
-    expect(wallClock(new Date(Date.UTC(2026, 6, 1, 3, 30)), 'America/New_York')).toEqual({ year: 2026, month: 6, day: 30, hour: 23, minute: 30, weekday: 2 });
-    expect(wallClock(new Date(Date.UTC(2026, 6, 1, 0, 5)), 'Asia/Kolkata')).toEqual({ year: 2026, month: 7, day: 1, hour: 5, minute: 35, weekday: 3 });
+    expect(wallClock(new Date(Date.UTC(2026, 6, 1, 3, 30)), 'America/New_York')).toEqual({
+      year: 2026,
+      month: 6,
+      day: 30,
+      hour: 23,
+      minute: 30,
+      weekday: 2,
+    });
+    expect(wallClock(new Date(Date.UTC(2026, 6, 1, 0, 5)), 'Asia/Kolkata')).toEqual({
+      year: 2026,
+      month: 7,
+      day: 1,
+      hour: 5,
+      minute: 35,
+      weekday: 3,
+    });
   });
 
   it('a Feb 29 schedule waits for the leap year', () => {
-    expect(nextRuns(parse('0 0 29 2 *'), new Date(Date.UTC(2026, 0, 1)), 2, 'UTC').map((d) => d.toISOString())).toEqual([
-      '2028-02-29T00:00:00.000Z',
-      '2032-02-29T00:00:00.000Z',
-    ]);
+    expect(nextRuns(parse('0 0 29 2 *'), new Date(Date.UTC(2026, 0, 1)), 2, 'UTC').map((d) => d.toISOString())).toEqual(
+      ['2028-02-29T00:00:00.000Z', '2032-02-29T00:00:00.000Z'],
+    );
   });
 });
 

@@ -11,7 +11,11 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { devAppPath, resolveScheduleProgram } from '../../../src-main/core/schedule/backend.js';
 import { catchUpNeedsLoadRun } from '../../../src-main/core/schedule/catchUp.js';
-import { buildLaunchdPlist, launchdProgramArguments, parsePlist } from '../../../src-main/core/schedule/launchdPlist.js';
+import {
+  buildLaunchdPlist,
+  launchdProgramArguments,
+  parsePlist,
+} from '../../../src-main/core/schedule/launchdPlist.js';
 import { plistProgram, programFilesExist, programKind } from '../../../src-main/core/schedule/resync.js';
 
 const versions = { ...process.versions, electron: '45.5.0' };
@@ -21,9 +25,22 @@ describe('a schedule made from a development build', () => {
   it('records the app folder between Electron and --headless', () => {
     const electron = '/work/rein/node_modules/electron/dist/Electron.app/Contents/MacOS/Electron';
     // electron-vite runs `electron . [flags]`.
-    const p = resolveScheduleProgram({}, home, { execPath: electron, argv: [electron, '.', '--inspect=9229'], versions, defaultApp: true });
+    const p = resolveScheduleProgram({}, home, {
+      execPath: electron,
+      argv: [electron, '.', '--inspect=9229'],
+      versions,
+      defaultApp: true,
+    });
     expect(p).toEqual({ kind: 'app', prefix: [electron, resolve('.'), '--headless'] });
-    expect(launchdProgramArguments(p.prefix, 'a1b2c3d4')).toEqual([electron, resolve('.'), '--headless', 'schedule', 'run', 'a1b2c3d4', '--from-launchd']);
+    expect(launchdProgramArguments(p.prefix, 'a1b2c3d4')).toEqual([
+      electron,
+      resolve('.'),
+      '--headless',
+      'schedule',
+      'run',
+      'a1b2c3d4',
+      '--from-launchd',
+    ]);
     // Flags before the folder are skipped; the folder is made absolute.
     expect(devAppPath([electron, '--no-sandbox', 'some/app'])).toBe(resolve('some/app'));
     expect(devAppPath([electron])).toBeUndefined();
@@ -31,12 +48,17 @@ describe('a schedule made from a development build', () => {
 
   it('refuses, saying what to set, when the folder cannot be told', () => {
     const electron = '/opt/electron/electron';
-    expect(() => resolveScheduleProgram({}, home, { execPath: electron, argv: [electron, '--flag'], versions, defaultApp: true })).toThrow(/REIN_SCHEDULE_PROGRAM/);
+    expect(() =>
+      resolveScheduleProgram({}, home, { execPath: electron, argv: [electron, '--flag'], versions, defaultApp: true }),
+    ).toThrow(/REIN_SCHEDULE_PROGRAM/);
   });
 
   it('a packaged app still records its executable alone', () => {
     const exe = '/Applications/Rein.app/Contents/MacOS/Rein';
-    expect(resolveScheduleProgram({}, home, { execPath: exe, argv: [exe, '--hidden'], versions })).toEqual({ kind: 'app', prefix: [exe, '--headless'] });
+    expect(resolveScheduleProgram({}, home, { execPath: exe, argv: [exe, '--hidden'], versions })).toEqual({
+      kind: 'app',
+      prefix: [exe, '--headless'],
+    });
   });
 
   it('resync reads both forms as the app, and a development job needs its folder to be there', async () => {
@@ -48,7 +70,10 @@ describe('a schedule made from a development build', () => {
     await writeFile(electron, '');
     expect(programKind([electron, app, '--headless'])).toBe('app');
     expect(programKind(['/Applications/Rein.app/Contents/MacOS/Rein', '--headless'])).toBe('app');
-    const dev = plistProgram([electron, app, '--headless', 'schedule', 'run', 'a1b2c3d4', '--from-launchd'], 'a1b2c3d4')!;
+    const dev = plistProgram(
+      [electron, app, '--headless', 'schedule', 'run', 'a1b2c3d4', '--from-launchd'],
+      'a1b2c3d4',
+    )!;
     expect(dev).toEqual({ kind: 'app', prefix: [electron, app, '--headless'] });
     expect(programFilesExist(dev)).toBe(true);
     expect(programFilesExist({ kind: 'app', prefix: [electron, join(root, 'gone'), '--headless'] })).toBe(false);
@@ -62,7 +87,13 @@ describe('a schedule made from a development build', () => {
 describe('RunAtLoad only where catching up needs it', () => {
   const plist = (runAtLoad?: boolean) =>
     parsePlist(
-      buildLaunchdPlist({ id: 'a1b2c3d4', cron: '0 9 * * *', programPrefix: ['/Applications/Rein.app/Contents/MacOS/Rein', '--headless'], reinHome: home, ...(runAtLoad !== undefined ? { runAtLoad } : {}) }).xml,
+      buildLaunchdPlist({
+        id: 'a1b2c3d4',
+        cron: '0 9 * * *',
+        programPrefix: ['/Applications/Rein.app/Contents/MacOS/Rein', '--headless'],
+        reinHome: home,
+        ...(runAtLoad !== undefined ? { runAtLoad } : {}),
+      }).xml,
     ) as Record<string, unknown>;
 
   it('catch_up skip needs no run at login; once, within and an unreadable value do', () => {

@@ -40,7 +40,15 @@ beforeEach(async () => {
   const wrapper = join(dir, 'launchctl-bin');
   await writeFile(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" "$@"\n`);
   await chmod(wrapper, 0o755);
-  env = { PATH: process.env.PATH, HOME: dir, REIN_SCHEDULE_BACKEND: 'launchd', REIN_LAUNCHCTL: wrapper, REIN_LAUNCH_AGENTS_DIR: agents, FAKE_LAUNCHCTL_DIR: state, FAKE_LAUNCHCTL_LINGER: '0' };
+  env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    REIN_SCHEDULE_BACKEND: 'launchd',
+    REIN_LAUNCHCTL: wrapper,
+    REIN_LAUNCH_AGENTS_DIR: agents,
+    FAKE_LAUNCHCTL_DIR: state,
+    FAKE_LAUNCHCTL_LINGER: '0',
+  };
   app = await fakeApp(join(dir, 'Applications', 'Rein.app'));
 });
 afterEach(async () => {
@@ -56,12 +64,16 @@ async function fakeApp(bundle: string): Promise<string> {
 }
 
 const appProgram = (exe: string): ScheduleProgram => ({ kind: 'app', prefix: [exe, '--headless'] });
-const schedulesWith = (program: () => ScheduleProgram, more: NodeJS.ProcessEnv = {}) => new Schedules({ home, env: { ...env, ...more }, config, program });
+const schedulesWith = (program: () => ScheduleProgram, more: NodeJS.ProcessEnv = {}) =>
+  new Schedules({ home, env: { ...env, ...more }, config, program });
 const refusing = (program = () => appProgram(app)) => schedulesWith(program, { FAKE_LAUNCHCTL_FAIL: 'bootstrap' });
 const plistOf = (id: string) => join(agents, `dev.rein.schedule.${id}.plist`);
 const loaded = async (): Promise<string[]> =>
-  Object.keys((JSON.parse(await readFile(join(state, 'state.json'), 'utf8').catch(() => '{"jobs":{}}')) as { jobs: object }).jobs).map((k) => k.split('/').pop()!);
-const argsOf = async (id: string) => (parsePlist(await readFile(plistOf(id), 'utf8')) as { ProgramArguments: string[] }).ProgramArguments;
+  Object.keys(
+    (JSON.parse(await readFile(join(state, 'state.json'), 'utf8').catch(() => '{"jobs":{}}')) as { jobs: object }).jobs,
+  ).map((k) => k.split('/').pop()!);
+const argsOf = async (id: string) =>
+  (parsePlist(await readFile(plistOf(id), 'utf8')) as { ProgramArguments: string[] }).ProgramArguments;
 const plistFiles = async () => (await readdir(agents).catch(() => [] as string[])).filter((n) => n.endsWith('.plist'));
 
 describe('a bootstrap launchctl refuses', () => {
@@ -71,7 +83,9 @@ describe('a bootstrap launchctl refuses', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LaunchctlError);
     expect((err as LaunchctlError).stderr).toContain('Bootstrap failed: 5: Input/output error');
-    expect((err as Error).message).toMatch(/launchd would not load the job of schedule [0-9a-f]{8}, so its plist was removed: .*Bootstrap failed: 5: Input\/output error.*Allow in the Background/);
+    expect((err as Error).message).toMatch(
+      /launchd would not load the job of schedule [0-9a-f]{8}, so its plist was removed: .*Bootstrap failed: 5: Input\/output error.*Allow in the Background/,
+    );
     expect(await plistFiles()).toEqual([]);
     expect(await schedulesWith(() => appProgram(app)).list()).toEqual([]);
   });
@@ -97,8 +111,18 @@ describe('a bootstrap launchctl refuses', () => {
   });
 
   it('the schedule_create tool tells the model the same, and keeps nothing', async () => {
-    const tools = Object.fromEntries(createScheduleTools({ env: { ...env, FAKE_LAUNCHCTL_FAIL: 'bootstrap' }, config }).map((t) => [t.name, t]));
-    const ctx: ToolContext = { cwd: dir, sessionId: 's', sessionDir: join(dir, 'side'), reinHome: home, agent: 'default', readTracker: new SessionReadTracker(), egress: async () => ({ allowed: true }) };
+    const tools = Object.fromEntries(
+      createScheduleTools({ env: { ...env, FAKE_LAUNCHCTL_FAIL: 'bootstrap' }, config }).map((t) => [t.name, t]),
+    );
+    const ctx: ToolContext = {
+      cwd: dir,
+      sessionId: 's',
+      sessionDir: join(dir, 'side'),
+      reinHome: home,
+      agent: 'default',
+      readTracker: new SessionReadTracker(),
+      egress: async () => ({ allowed: true }),
+    };
     const tool = tools.schedule_create!;
     const r = await tool.call(tool.input.parse({ cron: '@daily', prompt: 'x' }), ctx, new AbortController().signal);
     expect(r.ok).toBe(false);
@@ -109,7 +133,9 @@ describe('a bootstrap launchctl refuses', () => {
 
   it('remove: a job that will not go keeps its schedule (no orphan either way)', async () => {
     const made = await schedulesWith(() => appProgram(app)).create({ cron: '@daily', prompt: 'x' });
-    await expect(schedulesWith(() => appProgram(app), { FAKE_LAUNCHCTL_FAIL: 'bootout' }).remove(made.id)).rejects.toThrow(/Boot-out failed/);
+    await expect(
+      schedulesWith(() => appProgram(app), { FAKE_LAUNCHCTL_FAIL: 'bootout' }).remove(made.id),
+    ).rejects.toThrow(/Boot-out failed/);
     expect((await schedulesWith(() => appProgram(app)).get(made.id)).id).toBe(made.id);
     expect(existsSync(plistOf(made.id))).toBe(true);
   });
@@ -165,7 +191,9 @@ describe('sync', () => {
   it('a plist that is there but not loaded (refused at login, deleted by hand) is loaded again', async () => {
     const made = await schedulesWith(() => appProgram(app)).create({ cron: '@daily', prompt: 'x' });
     await rm(join(state, 'state.json'));
-    expect((await schedulesWith(() => appProgram(app)).sync()).jobs).toEqual([{ id: made.id, action: 'updated', reason: 'not loaded' }]);
+    expect((await schedulesWith(() => appProgram(app)).sync()).jobs).toEqual([
+      { id: made.id, action: 'updated', reason: 'not loaded' },
+    ]);
     expect(await loaded()).toEqual([`dev.rein.schedule.${made.id}`]);
   });
 
@@ -180,7 +208,9 @@ describe('sync', () => {
     expect(kept).toEqual([{ id: made.id, action: 'kept', reason: expect.stringContaining("the CLI's program") }]);
     expect((await argsOf(made.id))[0]).toBe(launcherPath(home));
     await rm(join(dir, 'checkout'), { recursive: true });
-    expect((await schedulesWith(() => appProgram(app)).sync()).jobs).toEqual([{ id: made.id, action: 'updated', reason: `its program is gone (${launcherPath(home)})` }]);
+    expect((await schedulesWith(() => appProgram(app)).sync()).jobs).toEqual([
+      { id: made.id, action: 'updated', reason: `its program is gone (${launcherPath(home)})` },
+    ]);
     expect((await argsOf(made.id))[0]).toBe(app);
   });
 
@@ -188,7 +218,11 @@ describe('sync', () => {
     const s = schedulesWith(() => appProgram(app));
     const off = await s.create({ cron: '@daily', prompt: 'x', enabled: false });
     await mkdir(agents, { recursive: true });
-    const write = async (id: string, reinHome: string) => writeFile(plistOf(id), buildLaunchdPlist({ id, cron: '@daily', programPrefix: [app, '--headless'], reinHome }).xml);
+    const write = async (id: string, reinHome: string) =>
+      writeFile(
+        plistOf(id),
+        buildLaunchdPlist({ id, cron: '@daily', programPrefix: [app, '--headless'], reinHome }).xml,
+      );
     await write('deadbeef', home); // a schedule that is gone (a crash between the two writes, an old Rein)
     await write(off.id, home); // a disabled schedule's
     await write('0badf00d', join(dir, 'other-home')); // another REIN_HOME's: not ours to judge
@@ -205,7 +239,10 @@ describe('sync', () => {
 
   it('a CLI job is made through the launcher, which is written first', async () => {
     await ensureLauncher(home).then((p) => rm(p));
-    const cli: ScheduleProgram = { kind: 'launcher', prefix: [launcherPath(home), process.execPath, join(dir, 'rein.js')] };
+    const cli: ScheduleProgram = {
+      kind: 'launcher',
+      prefix: [launcherPath(home), process.execPath, join(dir, 'rein.js')],
+    };
     const made = await schedulesWith(() => cli).create({ cron: '@daily', prompt: 'x' });
     expect(existsSync(launcherPath(home))).toBe(true);
     expect(await argsOf(made.id)).toEqual([...cli.prefix, 'schedule', 'run', made.id, '--from-launchd']);

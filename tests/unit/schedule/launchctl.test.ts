@@ -128,7 +128,9 @@ describe('a schedule job: create, update, disable, enable, remove', () => {
     const plist = parsePlist(xml) as { ProgramArguments: string[]; EnvironmentVariables: Record<string, string> };
     expect(plist.ProgramArguments).toEqual([...PREFIX, 'schedule', 'run', ID, '--from-launchd']);
     expect(plist.EnvironmentVariables).toEqual({ PATH: '/usr/bin:/bin', REIN_HOME: home });
-    expect(plistCalendarIntervals(plist as never)).toEqual([1, 2, 3, 4, 5].map((Weekday) => ({ Minute: 0, Hour: 9, Weekday })));
+    expect(plistCalendarIntervals(plist as never)).toEqual(
+      [1, 2, 3, 4, 5].map((Weekday) => ({ Minute: 0, Hour: 9, Weekday })),
+    );
     // The logs' folder exists for launchd to open its files in.
     expect(existsSync(join(home, 'schedules', ID))).toBe(true);
   });
@@ -167,7 +169,12 @@ describe('a schedule job: create, update, disable, enable, remove', () => {
     await installLaunchdJob(spec('0 9 * * 1-5'));
     await clearCalls();
     // disable
-    expect(await removeLaunchdJob({ id: ID, reinHome: home, launchAgentsDir: agents, launchd })).toEqual({ label: LABEL, plistPath: plistPath(), wasLoaded: true, removedFile: true });
+    expect(await removeLaunchdJob({ id: ID, reinHome: home, launchAgentsDir: agents, launchd })).toEqual({
+      label: LABEL,
+      plistPath: plistPath(),
+      wasLoaded: true,
+      removedFile: true,
+    });
     expect(await calls()).toEqual([PRINT, BOOTOUT, PRINT, PRINT, PRINT]);
     expect(existsSync(plistPath())).toBe(false);
     expect(await loadedJobs()).toEqual({});
@@ -181,7 +188,12 @@ describe('a schedule job: create, update, disable, enable, remove', () => {
     expect(existsSync(plistPath())).toBe(false);
     // remove again: nothing to do, no error
     await clearCalls();
-    expect(await removeLaunchdJob({ id: ID, reinHome: home, launchAgentsDir: agents, launchd })).toEqual({ label: LABEL, plistPath: plistPath(), wasLoaded: false, removedFile: false });
+    expect(await removeLaunchdJob({ id: ID, reinHome: home, launchAgentsDir: agents, launchd })).toEqual({
+      label: LABEL,
+      plistPath: plistPath(),
+      wasLoaded: false,
+      removedFile: false,
+    });
     expect(await calls()).toEqual([PRINT]);
   });
 
@@ -214,7 +226,9 @@ describe('a schedule job: create, update, disable, enable, remove', () => {
     await installLaunchdJob(spec('0 9 * * 1-5'));
     const before = await readFile(plistPath(), 'utf8');
     const stuck = createLaunchctl({ env: { ...env, FAKE_LAUNCHCTL_LINGER: '100000' }, uid: 501, pollMs: 5 });
-    await expect(installLaunchdJob(spec('@hourly', { launchd: stuck, waitTimeoutMs: 150 }))).rejects.toThrow(/still loaded/);
+    await expect(installLaunchdJob(spec('@hourly', { launchd: stuck, waitTimeoutMs: 150 }))).rejects.toThrow(
+      /still loaded/,
+    );
     expect(await readFile(plistPath(), 'utf8')).toBe(before);
   });
 
@@ -223,7 +237,9 @@ describe('a schedule job: create, update, disable, enable, remove', () => {
     const err = await installLaunchdJob(spec('@daily', { launchd: refusing })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LaunchctlError);
     expect((err as LaunchctlError).exitCode).toBe(5);
-    expect((err as Error).message).toMatch(/launchctl bootstrap gui\/501 .* failed \(exit 5\): Bootstrap failed: 5: Input\/output error/);
+    expect((err as Error).message).toMatch(
+      /launchctl bootstrap gui\/501 .* failed \(exit 5\): Bootstrap failed: 5: Input\/output error/,
+    );
     // No plist is left to be loaded at the next login, where it would fire with nothing to run.
     expect((err as Error).message).toMatch(/so its plist was removed.*Allow in the Background/);
     expect(existsSync(plistPath())).toBe(false);
@@ -234,7 +250,13 @@ describe('a schedule job: create, update, disable, enable, remove', () => {
     const crons = ['@hourly', '*/30 * * * *', '0 12 * * *', '0 18 * * 5'];
     const results = await Promise.all(crons.map((c) => installLaunchdJob(spec(c))));
     expect(results.map((r) => r.action)).toEqual(['updated', 'updated', 'updated', 'updated']);
-    const last = buildLaunchdPlist({ id: ID, cron: '0 18 * * 5', programPrefix: PREFIX, reinHome: home, env: { PATH: '/usr/bin:/bin' } }).xml;
+    const last = buildLaunchdPlist({
+      id: ID,
+      cron: '0 18 * * 5',
+      programPrefix: PREFIX,
+      reinHome: home,
+      env: { PATH: '/usr/bin:/bin' },
+    }).xml;
     expect(await readFile(plistPath(), 'utf8')).toBe(last);
     expect((await loadedJobs())[`gui/501/${LABEL}`]!.xml).toBe(last);
     // Every bootstrap came after the previous job was gone: none failed.
@@ -257,24 +279,35 @@ describe.runIf(process.platform === 'darwin')('a real launchd job (macOS)', () =
   const label = `dev.rein.schedule.${id}`;
   let realDir: string;
   afterAll(async () => {
-    await createLaunchctl().bootout(label).catch(() => undefined);
+    await createLaunchctl()
+      .bootout(label)
+      .catch(() => undefined);
     if (realDir) await rm(realDir, { recursive: true, force: true });
   });
 
   it('bootstraps, updates and boots out a job with a temporary label', { timeout: 60_000 }, async () => {
     realDir = await mkdtemp(join(tmpdir(), 'rein-launchd-real-'));
     const real = createLaunchctl({ env: { ...process.env, REIN_LAUNCHCTL: '' } });
-    const target = { id, reinHome: join(realDir, 'home'), launchAgentsDir: join(realDir, 'LaunchAgents'), launchd: real };
+    const target = {
+      id,
+      reinHome: join(realDir, 'home'),
+      launchAgentsDir: join(realDir, 'LaunchAgents'),
+      launchd: real,
+    };
     // Far in the future first, so nothing runs during the test.
     const created = await installLaunchdJob({ ...target, cron: '0 0 1 1 *', programPrefix: ['/usr/bin/true'] });
     expect(created.action).toBe('created');
     expect(await real.isLoaded(label)).toBe(true);
     expect(await real.print(label)).toContain(label);
     // An update goes through bootout → gone → bootstrap; launchd accepts the exact expansion…
-    expect((await installLaunchdJob({ ...target, cron: '30 8 1,15 * MON', programPrefix: ['/usr/bin/true'] })).action).toBe('updated');
+    expect(
+      (await installLaunchdJob({ ...target, cron: '30 8 1,15 * MON', programPrefix: ['/usr/bin/true'] })).action,
+    ).toBe('updated');
     expect(await real.isLoaded(label)).toBe(true);
     // …and the empty dict of every minute.
-    expect((await installLaunchdJob({ ...target, cron: '* * * * *', programPrefix: ['/usr/bin/true'] })).action).toBe('updated');
+    expect((await installLaunchdJob({ ...target, cron: '* * * * *', programPrefix: ['/usr/bin/true'] })).action).toBe(
+      'updated',
+    );
     expect(await real.isLoaded(label)).toBe(true);
     const removed = await removeLaunchdJob(target);
     expect(removed).toMatchObject({ wasLoaded: true, removedFile: true });

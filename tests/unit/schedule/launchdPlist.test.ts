@@ -52,7 +52,13 @@ describe('golden plists', () => {
   ];
 
   it.each(goldens)('$name ($cron)', ({ name, cron, env, prefix, home }) => {
-    const plist = buildLaunchdPlist({ id: 'a1b2c3d4', cron, programPrefix: prefix ?? PREFIX, reinHome: home ?? HOME, env: env ?? ENV });
+    const plist = buildLaunchdPlist({
+      id: 'a1b2c3d4',
+      cron,
+      programPrefix: prefix ?? PREFIX,
+      reinHome: home ?? HOME,
+      env: env ?? ENV,
+    });
     const file = join(FIXTURES, `${name}.plist`);
     if (process.env.UPDATE_GOLDEN === '1') writeFileSync(file, plist.xml);
     expect(existsSync(file), `${file} is missing: run with UPDATE_GOLDEN=1 and review it`).toBe(true);
@@ -74,37 +80,108 @@ describe('golden plists', () => {
   it('names, paths and key order', () => {
     expect(launchdLabel('a1b2c3d4')).toBe('dev.rein.schedule.a1b2c3d4');
     expect(launchdPlistFileName('a1b2c3d4')).toBe('dev.rein.schedule.a1b2c3d4.plist');
-    expect(launchdLogPaths('/h', 'a1b2c3d4')).toEqual({ dir: '/h/schedules/a1b2c3d4', stdout: '/h/schedules/a1b2c3d4/launchd.out.log', stderr: '/h/schedules/a1b2c3d4/launchd.err.log' });
+    expect(launchdLogPaths('/h', 'a1b2c3d4')).toEqual({
+      dir: '/h/schedules/a1b2c3d4',
+      stdout: '/h/schedules/a1b2c3d4/launchd.out.log',
+      stderr: '/h/schedules/a1b2c3d4/launchd.err.log',
+    });
     expect(() => launchdLabel('../x')).toThrow(/cannot name a launchd job/);
     expect(() => launchdLabel('a.b')).toThrow(/cannot name a launchd job/);
-    const xml = buildLaunchdPlist({ id: 'a1b2c3d4', cron: '1 2 3 4 *', programPrefix: PREFIX, reinHome: HOME, env: { Z: '1', A: '2' } }).xml;
+    const xml = buildLaunchdPlist({
+      id: 'a1b2c3d4',
+      cron: '1 2 3 4 *',
+      programPrefix: PREFIX,
+      reinHome: HOME,
+      env: { Z: '1', A: '2' },
+    }).xml;
     const keys = [...xml.matchAll(/<key>([^<]+)<\/key>/g)].map((m) => m[1]);
-    expect(keys).toEqual(['Label', 'AssociatedBundleIdentifiers', 'ProgramArguments', 'EnvironmentVariables', 'A', 'REIN_HOME', 'Z', 'StandardOutPath', 'StandardErrorPath', 'StartCalendarInterval', 'Minute', 'Hour', 'Day', 'Month', 'RunAtLoad', 'ExitTimeOut']);
+    expect(keys).toEqual([
+      'Label',
+      'AssociatedBundleIdentifiers',
+      'ProgramArguments',
+      'EnvironmentVariables',
+      'A',
+      'REIN_HOME',
+      'Z',
+      'StandardOutPath',
+      'StandardErrorPath',
+      'StartCalendarInterval',
+      'Minute',
+      'Hour',
+      'Day',
+      'Month',
+      'RunAtLoad',
+      'ExitTimeOut',
+    ]);
     // Started at load too (login): a time missed while the Mac was off is caught up then.
-    expect(xml).toContain('\t<key>RunAtLoad</key>\n\t<true/>\n\t<key>ExitTimeOut</key>\n\t<integer>10</integer>\n</dict>');
+    expect(xml).toContain(
+      '\t<key>RunAtLoad</key>\n\t<true/>\n\t<key>ExitTimeOut</key>\n\t<integer>10</integer>\n</dict>',
+    );
   });
 
   it('REIN_HOME is the home given, whatever env says; a relative home is made absolute', () => {
-    const p = buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: PREFIX, reinHome: 'rel/home', env: { REIN_HOME: '/elsewhere' } });
+    const p = buildLaunchdPlist({
+      id: 'a1b2c3d4',
+      cron: '@daily',
+      programPrefix: PREFIX,
+      reinHome: 'rel/home',
+      env: { REIN_HOME: '/elsewhere' },
+    });
     const env = (parsePlist(p.xml) as { EnvironmentVariables: Record<string, string> }).EnvironmentVariables;
     expect(env.REIN_HOME).toBe(join(process.cwd(), 'rel/home'));
   });
 
   it('refuses text XML cannot carry, bad programs and bad environment names', () => {
-    expect(() => buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: ['/bin/rein\u0000'], reinHome: HOME })).toThrow(/XML cannot represent/);
-    expect(() => buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: ['/bin/rein'], reinHome: HOME, env: { X: 'a\u0007b' } })).toThrow(/XML cannot represent/);
-    expect(() => buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: ['/bin/rein'], reinHome: HOME, env: { X: '\uD800' } })).toThrow(/XML cannot represent/);
-    expect(() => buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: [], reinHome: HOME })).toThrow(/non-empty list/);
-    expect(() => buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: ['/bin/rein', ''], reinHome: HOME })).toThrow(/non-empty/);
-    expect(() => buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: ['/bin/rein'], reinHome: HOME, env: { 'A=B': 'x' } })).toThrow(/environment variable/);
+    expect(() =>
+      buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: ['/bin/rein\u0000'], reinHome: HOME }),
+    ).toThrow(/XML cannot represent/);
+    expect(() =>
+      buildLaunchdPlist({
+        id: 'a1b2c3d4',
+        cron: '@daily',
+        programPrefix: ['/bin/rein'],
+        reinHome: HOME,
+        env: { X: 'a\u0007b' },
+      }),
+    ).toThrow(/XML cannot represent/);
+    expect(() =>
+      buildLaunchdPlist({
+        id: 'a1b2c3d4',
+        cron: '@daily',
+        programPrefix: ['/bin/rein'],
+        reinHome: HOME,
+        env: { X: '\uD800' },
+      }),
+    ).toThrow(/XML cannot represent/);
+    expect(() => buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: [], reinHome: HOME })).toThrow(
+      /non-empty list/,
+    );
+    expect(() =>
+      buildLaunchdPlist({ id: 'a1b2c3d4', cron: '@daily', programPrefix: ['/bin/rein', ''], reinHome: HOME }),
+    ).toThrow(/non-empty/);
+    expect(() =>
+      buildLaunchdPlist({
+        id: 'a1b2c3d4',
+        cron: '@daily',
+        programPrefix: ['/bin/rein'],
+        reinHome: HOME,
+        env: { 'A=B': 'x' },
+      }),
+    ).toThrow(/environment variable/);
     expect(escapeXml(`<a href="x">&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;');
   });
 
   it('parsePlist reads the subset back, whitespace in strings included, and refuses the rest', () => {
     const value = { s: '  two spaces  ', e: '', n: -3, t: true, f: false, a: [], d: {}, nested: [{ k: ['x', 1] }] };
     expect(parsePlist(serializePlist(value))).toEqual(value);
-    expect(() => parsePlist('<plist version="1.0"><dict><key>a</key><real>1.5</real></dict></plist>')).toThrow(/unexpected <real>/);
-    expect(() => parsePlist('<plist version="1.0"><dict><key>a</key><string>x</string><key>a</key><string>y</string></dict></plist>')).toThrow(/duplicate/);
+    expect(() => parsePlist('<plist version="1.0"><dict><key>a</key><real>1.5</real></dict></plist>')).toThrow(
+      /unexpected <real>/,
+    );
+    expect(() =>
+      parsePlist(
+        '<plist version="1.0"><dict><key>a</key><string>x</string><key>a</key><string>y</string></dict></plist>',
+      ),
+    ).toThrow(/duplicate/);
     expect(() => parsePlist('<plist version="1.0"><dict>')).toThrow(/ended early/);
   });
 });
@@ -126,8 +203,12 @@ describe('StartCalendarInterval expansion', () => {
 
   it('omits wildcards, and writes an empty dict for every minute', () => {
     expect(calendarIntervals('* * * * *')).toEqual([{}]);
-    expect(calendarIntervals('*/5 * * * *')).toEqual([0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55].map((Minute) => ({ Minute })));
-    expect(calendarIntervals('0 9 * * 1-5')).toEqual([1, 2, 3, 4, 5].map((Weekday) => ({ Minute: 0, Hour: 9, Weekday })));
+    expect(calendarIntervals('*/5 * * * *')).toEqual(
+      [0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55].map((Minute) => ({ Minute })),
+    );
+    expect(calendarIntervals('0 9 * * 1-5')).toEqual(
+      [1, 2, 3, 4, 5].map((Weekday) => ({ Minute: 0, Hour: 9, Weekday })),
+    );
     expect(calendarIntervals('0 0 * * 7')).toEqual([{ Minute: 0, Hour: 0, Weekday: 0 }]);
   });
 
@@ -152,7 +233,8 @@ describe('StartCalendarInterval expansion', () => {
     expect(plan.ok).toBe(false);
     if (plan.ok) return;
     expect(plan.reason).toBe(reason);
-    if (reason === 'unrepresentable') expect(plan.message).toMatch(/both restricted.*cannot be a launchd job.*Restrict one of the two fields/);
+    if (reason === 'unrepresentable')
+      expect(plan.message).toMatch(/both restricted.*cannot be a launchd job.*Restrict one of the two fields/);
     else {
       expect(plan.count).toBeGreaterThan(MAX_CALENDAR_INTERVALS);
       expect(plan.message).toMatch(/at most 10,000.*simpler expression/);
@@ -178,7 +260,6 @@ describe('StartCalendarInterval expansion', () => {
     expect(plan).not.toHaveProperty('intervals');
   });
 });
-
 
 function firstDifference(a: readonly number[], b: readonly number[]): string | null {
   const n = Math.max(a.length, b.length);
@@ -234,7 +315,14 @@ describe('the plist fires exactly when the cron does (400 days, simulated launch
 });
 
 describe('the simulation itself', () => {
-  const t = (month: number, day: number, weekday: number, hour: number, minute: number) => ({ year: 2028, month, day, weekday, hour, minute });
+  const t = (month: number, day: number, weekday: number, hour: number, minute: number) => ({
+    year: 2028,
+    month,
+    day,
+    weekday,
+    hour,
+    minute,
+  });
   it('a dict matches when all its keys match; missing keys are wildcards', () => {
     const d: CalendarInterval = { Minute: 0, Hour: 9, Weekday: 1 };
     expect(intervalMatches(d, t(3, 6, 1, 9, 0))).toBe(true);

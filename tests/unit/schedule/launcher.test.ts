@@ -9,7 +9,12 @@ import { copyFile, link, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LAUNCHER_SCRIPT, ensureLauncher, launcherPath, stableNodePath } from '../../../src-main/core/schedule/launcher.js';
+import {
+  LAUNCHER_SCRIPT,
+  ensureLauncher,
+  launcherPath,
+  stableNodePath,
+} from '../../../src-main/core/schedule/launcher.js';
 import { ScheduleStore } from '../../../src-main/core/schedule/store.js';
 import { withFileLock } from '../../../src-main/core/util/fileLock.js';
 
@@ -24,7 +29,10 @@ beforeEach(async () => {
   home = join(dir, 'home');
   launcher = await ensureLauncher(home);
   entry = join(dir, 'rein.js');
-  await writeFile(entry, 'console.log(JSON.stringify({ node: process.execPath, args: process.argv.slice(2), path: process.env.PATH ?? null }));\n');
+  await writeFile(
+    entry,
+    'console.log(JSON.stringify({ node: process.execPath, args: process.argv.slice(2), path: process.env.PATH ?? null }));\n',
+  );
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -72,7 +80,11 @@ describe('finding node at run time', () => {
     const r = launch([node, entry, 'schedule', 'run', 'a1b2c3d4', '--from-launchd'], { ...BARE });
     expect(r.code, r.stderr).toBe(0);
     // Rein gets the job's PATH as the plist gave it (the script's own additions stay its own).
-    expect(JSON.parse(r.stdout)).toEqual({ node, args: ['schedule', 'run', 'a1b2c3d4', '--from-launchd'], path: '/nonexistent' });
+    expect(JSON.parse(r.stdout)).toEqual({
+      node,
+      args: ['schedule', 'run', 'a1b2c3d4', '--from-launchd'],
+      path: '/nonexistent',
+    });
     const noPath = launch([node, entry], { REIN_LAUNCH_NODE_LINKS: '/nonexistent/node' });
     expect(JSON.parse(noPath.stdout).path).toBeNull();
   });
@@ -94,7 +106,10 @@ describe('finding node at run time', () => {
 
   it('then the fixed links in order (REIN_LAUNCH_NODE_LINKS stands in for them here)', async () => {
     const second = await ownNode(join(dir, 'usr-local', 'node'));
-    const r = launch(['--check', join(dir, 'gone', 'node'), entry], { ...BARE, REIN_LAUNCH_NODE_LINKS: `${join(dir, 'opt-homebrew', 'node')}:${second}` });
+    const r = launch(['--check', join(dir, 'gone', 'node'), entry], {
+      ...BARE,
+      REIN_LAUNCH_NODE_LINKS: `${join(dir, 'opt-homebrew', 'node')}:${second}`,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`node: ${second} (v`);
   });
@@ -125,9 +140,14 @@ describe('finding node at run time', () => {
   });
 
   it('no node at all: exit 127 and what to do, on stderr (launchd.err.log)', () => {
-    const r = launch(['/gone/node', entry, 'schedule', 'run', 'a1b2c3d4', '--from-launchd'], { ...BARE, REIN_HOME: home });
+    const r = launch(['/gone/node', entry, 'schedule', 'run', 'a1b2c3d4', '--from-launchd'], {
+      ...BARE,
+      REIN_HOME: home,
+    });
     expect(r.code).toBe(127);
-    expect(r.stderr).toMatch(/rein-launch: no node to run Rein with: \/gone\/node is gone .*brew install node.*rein schedule sync/);
+    expect(r.stderr).toMatch(
+      /rein-launch: no node to run Rein with: \/gone\/node is gone .*brew install node.*rein schedule sync/,
+    );
   });
 });
 
@@ -144,7 +164,10 @@ describe("when Rein's script is gone", () => {
     });
     await new Promise((r) => setTimeout(r, 50));
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(launcher, [process.execPath, gone, 'schedule', 'run', s.id, '--from-launchd'], { env: { ...BARE, REIN_HOME: home }, cwd: '/' });
+      const child = spawn(launcher, [process.execPath, gone, 'schedule', 'run', s.id, '--from-launchd'], {
+        env: { ...BARE, REIN_HOME: home },
+        cwd: '/',
+      });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       child.on('close', (code) => resolve({ code, stderr }));
@@ -156,7 +179,11 @@ describe("when Rein's script is gone", () => {
     expect(r.stderr).toContain('rein schedule sync');
     // The store still validates, and says why the run failed.
     const after = await store.get(s.id);
-    expect(after.last_run).toMatchObject({ status: 'failed', trigger: 'launchd', message: expect.stringContaining(`${gone} is gone`) });
+    expect(after.last_run).toMatchObject({
+      status: 'failed',
+      trigger: 'launchd',
+      message: expect.stringContaining(`${gone} is gone`),
+    });
     expect(after.prompt).toBe('check CI');
     expect(existsSync(`${store.file}.lock`)).toBe(false);
   });
@@ -164,7 +191,10 @@ describe("when Rein's script is gone", () => {
   it('--check says so without recording anything', async () => {
     const store = new ScheduleStore(home);
     const s = await store.create({ cron: '@daily', prompt: 'x' });
-    const r = launch(['--check', process.execPath, join(dir, 'nope.js'), 'schedule', 'run', s.id], { ...BARE, REIN_HOME: home });
+    const r = launch(['--check', process.execPath, join(dir, 'nope.js'), 'schedule', 'run', s.id], {
+      ...BARE,
+      REIN_HOME: home,
+    });
     expect(r.code).toBe(1);
     expect((await store.get(s.id)).last_run).toBeUndefined();
   });
@@ -181,13 +211,19 @@ describe('the node a job records', () => {
     expect(stableNodePath(cellar, fs({ '/opt/homebrew/bin/node': cellar }, [cellar]))).toBe('/opt/homebrew/bin/node');
     // Keg-only node@20: no bin/node, its opt link.
     const keg = '/usr/local/Cellar/node@20/20.11.1/bin/node';
-    expect(stableNodePath(keg, fs({ '/usr/local/opt/node@20/bin/node': keg }, [keg]))).toBe('/usr/local/opt/node@20/bin/node');
+    expect(stableNodePath(keg, fs({ '/usr/local/opt/node@20/bin/node': keg }, [keg]))).toBe(
+      '/usr/local/opt/node@20/bin/node',
+    );
     // bin/node leads to another formula's node: keep what runs now (the launcher copes later).
-    expect(stableNodePath(keg, fs({ '/usr/local/bin/node': '/usr/local/Cellar/node/21.0.0/bin/node' }, [keg]))).toBe(keg);
+    expect(stableNodePath(keg, fs({ '/usr/local/bin/node': '/usr/local/Cellar/node/21.0.0/bin/node' }, [keg]))).toBe(
+      keg,
+    );
   });
 
   it('anything else is kept (nvm has no stable link: the launcher finds one at run time)', () => {
-    expect(stableNodePath('/Users/ada/.nvm/versions/node/v20.11.1/bin/node', fs({}, []))).toBe('/Users/ada/.nvm/versions/node/v20.11.1/bin/node');
+    expect(stableNodePath('/Users/ada/.nvm/versions/node/v20.11.1/bin/node', fs({}, []))).toBe(
+      '/Users/ada/.nvm/versions/node/v20.11.1/bin/node',
+    );
     expect(stableNodePath('/usr/bin/node', fs({}, ['/usr/bin/node']))).toBe('/usr/bin/node');
   });
 
@@ -205,7 +241,8 @@ describe.runIf(process.platform === 'darwin')('on this Mac', () => {
     const recorded = stableNodePath(process.execPath);
     expect(existsSync(recorded)).toBe(true);
     const prefix = process.execPath.split('/Cellar/')[0]!;
-    if (process.execPath.includes('/Cellar/') && existsSync(join(prefix, 'bin', 'node'))) expect(recorded).not.toContain('/Cellar/');
+    if (process.execPath.includes('/Cellar/') && existsSync(join(prefix, 'bin', 'node')))
+      expect(recorded).not.toContain('/Cellar/');
     // The launcher finds it with launchd's bare PATH.
     expect(launch(['--check', recorded, entry], { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }).code).toBe(0);
   });

@@ -10,14 +10,32 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReinEvent } from '../../../src-main/core/api/events.js';
 import type { MessageResult } from '../../../src-main/core/api/protocol.js';
 import { GlobalConfig } from '../../../src-main/core/config/schema.js';
-import { compareLogNames, createRunLog, logName, parseLogName, rotateLaunchdLogs } from '../../../src-main/core/schedule/runLogs.js';
-import { pruneScheduleLogs, scheduleDir, scheduleLogsDir, ScheduleStore } from '../../../src-main/core/schedule/store.js';
+import {
+  compareLogNames,
+  createRunLog,
+  logName,
+  parseLogName,
+  rotateLaunchdLogs,
+} from '../../../src-main/core/schedule/runLogs.js';
+import {
+  pruneScheduleLogs,
+  scheduleDir,
+  scheduleLogsDir,
+  ScheduleStore,
+} from '../../../src-main/core/schedule/store.js';
 import { ReinService } from '../../../src-main/core/service/reinService.js';
 import { runSchedule, type SubmitRun } from '../../../src-main/core/triggers/scheduleRuns.js';
 import { readScheduleLog, scheduleLogs } from '../../../src-main/core/service/schedules.js';
 import { startFakeAnthropic, text, toolCall, tools, type FakeAnthropic } from '../../support/fakeAnthropic.js';
 
-const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 1 };
+const usage = {
+  input_tokens: 1,
+  output_tokens: 1,
+  cache_read_tokens: 0,
+  cache_creation_tokens: 0,
+  cost_usd: 0,
+  requests: 1,
+};
 const SESSION = '2026-01-05-0123456789ab';
 
 async function setup() {
@@ -31,10 +49,29 @@ async function setup() {
 function submitter(answer: string, hold?: Promise<void>): SubmitRun {
   return async (_request, listener) => {
     const base = { session_id: SESSION, at: new Date().toISOString() };
-    listener({ ...base, seq: 0, type: 'session_start', agent: 'default', source: 'schedule', origin: 'unattended', model: 'm', resumed: false, cwd: '/' });
+    listener({
+      ...base,
+      seq: 0,
+      type: 'session_start',
+      agent: 'default',
+      source: 'schedule',
+      origin: 'unattended',
+      model: 'm',
+      resumed: false,
+      cwd: '/',
+    });
     await hold;
     listener({ ...base, seq: 1, type: 'session_end', stop_reason: 'final', text: answer, usage, iterations: 1 });
-    const result: MessageResult = { injected: false, route: 'once:x', agent: 'default', session_id: SESSION, text: answer, stop_reason: 'final', usage, iterations: 1 };
+    const result: MessageResult = {
+      injected: false,
+      route: 'once:x',
+      agent: 'default',
+      session_id: SESSION,
+      text: answer,
+      stop_reason: 'final',
+      usage,
+      iterations: 1,
+    };
     return result;
   };
 }
@@ -44,16 +81,31 @@ describe('run log names', () => {
     const t = await setup();
     const second = new Date(2026, 0, 5, 9, 0, 0, 0);
     const now = () => new Date(second.getTime() + 300);
-    const a = await runSchedule(t.schedule, 'launchd', { home: t.home, store: t.store, submit: submitter('first answer'), now });
-    const b = await runSchedule(t.schedule, 'hand', { home: t.home, store: t.store, submit: submitter('second answer'), now });
+    const a = await runSchedule(t.schedule, 'launchd', {
+      home: t.home,
+      store: t.store,
+      submit: submitter('first answer'),
+      now,
+    });
+    const b = await runSchedule(t.schedule, 'hand', {
+      home: t.home,
+      store: t.store,
+      submit: submitter('second answer'),
+      now,
+    });
     expect(a.log!.endsWith('/2026-01-05-090000.log')).toBe(true);
     expect(b.log!.endsWith('/2026-01-05-090000_2.log')).toBe(true);
     expect(await readFile(a.log!, 'utf8')).toContain('first answer');
     expect(await readFile(a.log!, 'utf8')).not.toContain('second answer');
     expect(await readFile(b.log!, 'utf8')).toContain('second answer');
-    expect((await scheduleLogs(t.home, t.schedule.id)).map((l) => l.name)).toEqual(['2026-01-05-090000_2.log', '2026-01-05-090000.log']);
+    expect((await scheduleLogs(t.home, t.schedule.id)).map((l) => l.name)).toEqual([
+      '2026-01-05-090000_2.log',
+      '2026-01-05-090000.log',
+    ]);
     expect((await readScheduleLog(t.home, t.schedule.id)).text).toContain('second answer');
-    expect((await readScheduleLog(t.home, t.schedule.id, '2026-01-05-090000_2.log')).name).toBe('2026-01-05-090000_2.log');
+    expect((await readScheduleLog(t.home, t.schedule.id, '2026-01-05-090000_2.log')).name).toBe(
+      '2026-01-05-090000_2.log',
+    );
   });
 
   it('a run skipped beside the one still going, in the same second, writes its own log and leaves the running one alone', async () => {
@@ -61,10 +113,21 @@ describe('run log names', () => {
     const now = () => new Date(2026, 0, 5, 9, 0, 0, 0);
     let release!: () => void;
     const hold = new Promise<void>((ok) => (release = ok));
-    const running = runSchedule(t.schedule, 'launchd', { home: t.home, store: t.store, submit: submitter('the real answer', hold), now });
+    const running = runSchedule(t.schedule, 'launchd', {
+      home: t.home,
+      store: t.store,
+      submit: submitter('the real answer', hold),
+      now,
+    });
     // Wait for the first run to hold its guard and its log.
-    while (!existsSync(join(scheduleDir(t.home, t.schedule.id), 'run.pid'))) await new Promise((ok) => setTimeout(ok, 5));
-    const skipped = await runSchedule(t.schedule, 'hand', { home: t.home, store: t.store, submit: submitter('never'), now });
+    while (!existsSync(join(scheduleDir(t.home, t.schedule.id), 'run.pid')))
+      await new Promise((ok) => setTimeout(ok, 5));
+    const skipped = await runSchedule(t.schedule, 'hand', {
+      home: t.home,
+      store: t.store,
+      submit: submitter('never'),
+      now,
+    });
     release();
     const done = await running;
     expect(skipped.status).toBe('skipped');
@@ -77,8 +140,20 @@ describe('run log names', () => {
   });
 
   it('sorts by time, then by the suffix as a number; ls order (bytes) agrees up to _9', () => {
-    const names = ['2026-01-05-090001.log', '2026-01-05-090000_10.log', '2026-01-05-090000_2.log', '2026-01-05-090000.log', '2026-01-05-090000_9.log'];
-    expect([...names].sort(compareLogNames)).toEqual(['2026-01-05-090000.log', '2026-01-05-090000_2.log', '2026-01-05-090000_9.log', '2026-01-05-090000_10.log', '2026-01-05-090001.log']);
+    const names = [
+      '2026-01-05-090001.log',
+      '2026-01-05-090000_10.log',
+      '2026-01-05-090000_2.log',
+      '2026-01-05-090000.log',
+      '2026-01-05-090000_9.log',
+    ];
+    expect([...names].sort(compareLogNames)).toEqual([
+      '2026-01-05-090000.log',
+      '2026-01-05-090000_2.log',
+      '2026-01-05-090000_9.log',
+      '2026-01-05-090000_10.log',
+      '2026-01-05-090001.log',
+    ]);
     const few = names.filter((n) => !n.includes('_10'));
     expect([...few].sort()).toEqual([...few].sort(compareLogNames));
     expect(logName(new Date(2026, 0, 5, 9, 0, 0), 3)).toBe('2026-01-05-090000_3.log');
@@ -102,7 +177,13 @@ describe('run log names', () => {
     const t = await setup();
     const dir = scheduleLogsDir(t.home, t.schedule.id);
     await mkdir(dir, { recursive: true });
-    for (const n of ['2026-01-05-090000.log', '2026-01-05-090000_2.log', '2026-01-05-090000_10.log', '2026-01-05-090001.log']) await writeFile(join(dir, n), 'x');
+    for (const n of [
+      '2026-01-05-090000.log',
+      '2026-01-05-090000_2.log',
+      '2026-01-05-090000_10.log',
+      '2026-01-05-090001.log',
+    ])
+      await writeFile(join(dir, n), 'x');
     expect(await pruneScheduleLogs(t.home, t.schedule.id, 2)).toBe(2);
     expect((await readdir(dir)).sort(compareLogNames)).toEqual(['2026-01-05-090000_10.log', '2026-01-05-090001.log']);
   });
@@ -139,22 +220,40 @@ describe('refused tool calls in the run log', () => {
     const cwd = await mkdtemp(join(tmpdir(), 'rein-denied-cwd-'));
     fake = await startFakeAnthropic();
     fake.enqueue(tools([toolCall('bash', { command: 'touch notes.txt' })]), text('I could not write the notes.'));
-    service = await ReinService.create({ home, cwd, env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key', REIN_SCHEDULE_BACKEND: 'daemon' }, config: GlobalConfig.parse({}), version: 'test' });
+    service = await ReinService.create({
+      home,
+      cwd,
+      env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key', REIN_SCHEDULE_BACKEND: 'daemon' },
+      config: GlobalConfig.parse({}),
+      version: 'test',
+    });
     const events: ReinEvent[] = [];
     service.subscribe((e) => {
       if ('seq' in e.event) events.push(e.event);
     });
-    const schedule = await new ScheduleStore(home).create({ cron: '0 9 * * *', prompt: 'write the notes', agent: 'default' });
+    const schedule = await new ScheduleStore(home).create({
+      cron: '0 9 * * *',
+      prompt: 'write the notes',
+      agent: 'default',
+    });
     const outcome = await service.runScheduleNow(schedule.id, 'hand');
     expect(outcome.status).toBe('finished');
     const log = await readFile(outcome.log!, 'utf8');
-    expect(log).toMatch(/^✗ bash denied \(origin\): nobody is watching this schedule run, so a call that needs approval is not run.*$/m);
+    expect(log).toMatch(
+      /^✗ bash denied \(origin\): nobody is watching this schedule run, so a call that needs approval is not run.*$/m,
+    );
     expect(log).toContain('  call: $ touch notes.txt');
     expect(log).not.toContain('▸ bash');
     expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
     // On the bus (the app, the daemon's streams) as the event, with no start or end of the call.
     expect(events.filter((e) => e.type === 'tool_call_denied')).toEqual([
-      expect.objectContaining({ type: 'tool_call_denied', tool: 'bash', summary: '$ touch notes.txt', layer: 'origin', reason: expect.stringContaining('nobody is watching') }),
+      expect.objectContaining({
+        type: 'tool_call_denied',
+        tool: 'bash',
+        summary: '$ touch notes.txt',
+        layer: 'origin',
+        reason: expect.stringContaining('nobody is watching'),
+      }),
     ]);
     expect(events.some((e) => e.type === 'tool_call_start' || e.type === 'tool_call_end')).toBe(false);
   });

@@ -11,9 +11,23 @@ import type { Tool, ToolContext } from '../../../src-main/core/tools/tool.js';
 
 async function setup() {
   const home = await mkdtemp(join(tmpdir(), 'rein-sched-tools-'));
-  const tools = Object.fromEntries(createScheduleTools({ env: { REIN_SCHEDULE_BACKEND: 'daemon' }, config: GlobalConfig.parse({}) }).map((t) => [t.name, t])) as Record<string, Tool>;
-  const ctx: ToolContext = { cwd: home, sessionId: 's', sessionDir: join(home, 'side'), reinHome: home, agent: 'default', readTracker: new SessionReadTracker(), egress: async () => ({ allowed: true }) };
-  const call = (name: string, input: unknown) => tools[name]!.call(tools[name]!.input.parse(input), ctx, new AbortController().signal);
+  const tools = Object.fromEntries(
+    createScheduleTools({ env: { REIN_SCHEDULE_BACKEND: 'daemon' }, config: GlobalConfig.parse({}) }).map((t) => [
+      t.name,
+      t,
+    ]),
+  ) as Record<string, Tool>;
+  const ctx: ToolContext = {
+    cwd: home,
+    sessionId: 's',
+    sessionDir: join(home, 'side'),
+    reinHome: home,
+    agent: 'default',
+    readTracker: new SessionReadTracker(),
+    egress: async () => ({ allowed: true }),
+  };
+  const call = (name: string, input: unknown) =>
+    tools[name]!.call(tools[name]!.input.parse(input), ctx, new AbortController().signal);
   return { home, tools, call };
 }
 
@@ -42,7 +56,9 @@ describe('schedule tools', () => {
 
   it('take catch_up on create and update, show it, and name the field when it is wrong', async () => {
     const t = await setup();
-    const id = /Schedule created: ([0-9a-f]{8})/.exec((await t.call('schedule_create', { cron: '@daily', prompt: 'report', catch_up: 'within 2h' })).content)![1]!;
+    const id = /Schedule created: ([0-9a-f]{8})/.exec(
+      (await t.call('schedule_create', { cron: '@daily', prompt: 'report', catch_up: 'within 2h' })).content,
+    )![1]!;
     expect(JSON.parse((await t.call('schedule_show', { id })).content)).toMatchObject({ catch_up: 'within 2h' });
     expect((await t.call('schedule_update', { id, catch_up: 'skip' })).content).toContain('catch_up=skip');
     const bad = await t.call('schedule_update', { id, catch_up: 'whenever' });
@@ -54,7 +70,15 @@ describe('schedule tools', () => {
     const t = await setup();
     const engine = createPermissionEngine({ permissions: {}, home: t.home });
     const decide = (name: string, input: unknown) =>
-      engine.check({ tool: t.tools[name]!, input, cwd: t.home, mode: 'default', source: 'cli', origin: 'attended', agent: 'default' });
+      engine.check({
+        tool: t.tools[name]!,
+        input,
+        cwd: t.home,
+        mode: 'default',
+        source: 'cli',
+        origin: 'attended',
+        agent: 'default',
+      });
     expect((await decide('schedule_list', {})).decision).toBe('allow');
     expect((await decide('schedule_show', { id: 'deadbeef' })).decision).toBe('allow');
     expect((await decide('schedule_create', { cron: '@daily', prompt: 'x' })).decision).toBe('ask');

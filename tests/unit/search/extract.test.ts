@@ -3,7 +3,11 @@ import { TOOL_OUTPUT_INDEX_CHARS, extractRows, toolCallLine } from '../../../src
 import type { MessageMeta, SessionMessage } from '../../../src-main/core/sessions/types.js';
 import { renderVolatile } from '../../../src-main/core/context/promptAssembly.js';
 
-const meta = (extra: Partial<MessageMeta> = {}): MessageMeta => ({ source: 'cli', timestamp: '2026-03-08T12:00:00.000Z', ...extra });
+const meta = (extra: Partial<MessageMeta> = {}): MessageMeta => ({
+  source: 'cli',
+  timestamp: '2026-03-08T12:00:00.000Z',
+  ...extra,
+});
 
 function rows(messages: SessionMessage[], metas: MessageMeta[] = messages.map(() => meta())) {
   return extractRows({ messages, message_meta: metas }).map((r) => [r.msgIndex, r.role, r.content, r.substrings]);
@@ -13,7 +17,13 @@ describe('extractRows', () => {
   it('takes user text without the <context> block, in string or block form', () => {
     expect(
       rows([
-        { role: 'user', content: [{ type: 'text', text: '<context>Current local time: 2026-03-08 10:00 (UTC)</context>' }, { type: 'text', text: 'fix the build' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<context>Current local time: 2026-03-08 10:00 (UTC)</context>' },
+            { type: 'text', text: 'fix the build' },
+          ],
+        },
         { role: 'assistant', content: 'done' },
         { role: 'user', content: '<context>t</context>\nsecond question' },
       ]),
@@ -51,12 +61,25 @@ describe('extractRows', () => {
     const long = 'a'.repeat(TOOL_OUTPUT_INDEX_CHARS + 500);
     const out = rows([
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }, { type: 'tool_use', id: 't2', name: 'y', input: {} }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 't1', name: 'x', input: {} },
+          { type: 'tool_use', id: 't2', name: 'y', input: {} },
+        ],
+      },
       {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 't1', content: long },
-          { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: '会議の資料' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] },
+          {
+            type: 'tool_result',
+            tool_use_id: 't2',
+            content: [
+              { type: 'text', text: '会議の資料' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+            ],
+          },
         ],
       },
     ]);
@@ -78,14 +101,36 @@ describe('extractRows', () => {
   });
 
   it("leaves out Rein's per-turn block wherever it sits: first, after tool results, inside one string; with its memory", () => {
-    const volatile = renderVolatile({ now: new Date('2026-03-08T10:00:00Z'), timeZone: 'UTC', cwd: '/work/folder', model: 'claude-sonnet-5-5', contextWindow: 200_000, memory: 'likes </memory> tricks and marmalade' });
-    expect(volatile).toMatch(/^<!-- cache_break -->\n<context>\nCurrent local time: .*\nWorking folder: \/work\/folder\n/);
+    const volatile = renderVolatile({
+      now: new Date('2026-03-08T10:00:00Z'),
+      timeZone: 'UTC',
+      cwd: '/work/folder',
+      model: 'claude-sonnet-5-5',
+      contextWindow: 200_000,
+      memory: 'likes </memory> tricks and marmalade',
+    });
+    expect(volatile).toMatch(
+      /^<!-- cache_break -->\n<context>\nCurrent local time: .*\nWorking folder: \/work\/folder\n/,
+    );
     expect(volatile).toContain('<memory>');
     const out = rows([
-      { role: 'user', content: [{ type: 'text', text: volatile }, { type: 'text', text: 'fix the build' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: volatile },
+          { type: 'text', text: 'fix the build' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'think', input: { thought: 'x' } }] },
       // A run stopped after its tools: the next turn's block follows the results in the same user message.
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }, { type: 'text', text: volatile }, { type: 'text', text: 'and the tests' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', content: 'ok' },
+          { type: 'text', text: volatile },
+          { type: 'text', text: 'and the tests' },
+        ],
+      },
       { role: 'assistant', content: 'done' },
       { role: 'user', content: `${volatile}\nthird question` },
       { role: 'user', content: [{ type: 'text', text: `before ${volatile} after` }] },
@@ -104,7 +149,15 @@ describe('extractRows', () => {
 
   it("leaves out a SessionStart hook's output, keeping what the person typed", () => {
     expect(
-      rows([{ role: 'user', content: [{ type: 'text', text: '<hook-context>\nbranch: main\nopen tickets: 3\n</hook-context>' }, { type: 'text', text: 'what changed yesterday?' }] }]),
+      rows([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<hook-context>\nbranch: main\nopen tickets: 3\n</hook-context>' },
+            { type: 'text', text: 'what changed yesterday?' },
+          ],
+        },
+      ]),
     ).toEqual([[0, 'user', 'what changed yesterday?', true]]);
   });
 

@@ -27,7 +27,10 @@ afterEach(async () => {
 /** Many sessions, indexed and checkpointed into rein.db (no WAL left). Returns the id of the "glacier" one. */
 async function buildIndex(): Promise<string> {
   const glacier = await t.save({ turns: [{ user: 'glacier hike in the alps', answer: 'bring crampons' }] });
-  for (let i = 0; i < 60; i++) await t.save({ turns: [{ user: `filler session ${i} ${'words about nothing '.repeat(60)}`, answer: `answer ${i}` }] });
+  for (let i = 0; i < 60; i++)
+    await t.save({
+      turns: [{ user: `filler session ${i} ${'words about nothing '.repeat(60)}`, answer: `answer ${i}` }],
+    });
   track(await SessionIndex.open(t.home)).close();
   expect(existsSync(`${indexFile(t.home)}-wal`)).toBe(false);
   return glacier.id;
@@ -38,7 +41,11 @@ function rootPage(name: string): { page: number; size: number; pages: number } {
   const db = new Database(indexFile(t.home), { readonly: true });
   try {
     const row = db.prepare(`SELECT rootpage FROM sqlite_schema WHERE name = ?`).get(name) as { rootpage: number };
-    return { page: row.rootpage, size: db.pragma('page_size', { simple: true }) as number, pages: db.pragma('page_count', { simple: true }) as number };
+    return {
+      page: row.rootpage,
+      size: db.pragma('page_size', { simple: true }) as number,
+      pages: db.pragma('page_count', { simple: true }) as number,
+    };
   } finally {
     db.close();
   }
@@ -91,11 +98,15 @@ describe('a damaged page inside rein.db', () => {
 
     const index = track(await SessionIndex.open(t.home));
     expect(await index.withRepair(() => index.list({ limit: 1_000 }))).toHaveLength(61);
-    expect((await index.withRepair(() => index.search('glacier', { agent: 'default' }))).map((h) => h.sessionId)).toEqual([glacier]);
+    expect(
+      (await index.withRepair(() => index.search('glacier', { agent: 'default' }))).map((h) => h.sessionId),
+    ).toEqual([glacier]);
     // A page no query read may still be garbage; `rein sessions reindex` checks the whole file first.
     await index.reindex();
     expect(index.opened.movedAside).toMatch(/rein\.db\.corrupt-/);
-    expect((await index.withRepair(() => index.search('glacier', { agent: 'default' }))).map((h) => h.sessionId)).toEqual([glacier]);
+    expect(
+      (await index.withRepair(() => index.search('glacier', { agent: 'default' }))).map((h) => h.sessionId),
+    ).toEqual([glacier]);
     index.close();
     // The file at rein.db now passes SQLite's own check.
     const db = new Database(indexFile(t.home), { readonly: true });

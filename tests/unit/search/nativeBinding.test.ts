@@ -4,7 +4,12 @@ import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appRootFrom, bindingCandidates, chooseSqliteBinding, type BindingContext } from '../../../src-main/core/search/nativeBinding.js';
+import {
+  appRootFrom,
+  bindingCandidates,
+  chooseSqliteBinding,
+  type BindingContext,
+} from '../../../src-main/core/search/nativeBinding.js';
 
 const record = (o: Partial<Record<'electron' | 'modules' | 'platform' | 'arch', string>> = {}) =>
   JSON.stringify({ electron: '45.5.0', modules: '150', platform: 'darwin', arch: 'arm64', ...o });
@@ -26,21 +31,36 @@ const PACKAGED = '/Applications/Rein.app/Contents/Resources/native/better_sqlite
 
 describe('which better-sqlite3 binary', () => {
   it('under Node: none given, node_modules keeps its own (Node) build', () => {
-    expect(chooseSqliteBinding(ctx({ [DEV]: '', [`${DEV}.json`]: record() }, { versions: { modules: '115' } }))).toEqual({ binding: undefined, why: 'node' });
+    expect(
+      chooseSqliteBinding(ctx({ [DEV]: '', [`${DEV}.json`]: record() }, { versions: { modules: '115' } })),
+    ).toEqual({ binding: undefined, why: 'node' });
   });
 
   it('under Electron: the rebuilt one whose record matches this ABI, platform and arch', () => {
-    expect(chooseSqliteBinding(ctx({ [DEV]: '', [`${DEV}.json`]: record() }))).toEqual({ binding: DEV, why: 'electron' });
+    expect(chooseSqliteBinding(ctx({ [DEV]: '', [`${DEV}.json`]: record() }))).toEqual({
+      binding: DEV,
+      why: 'electron',
+    });
   });
 
   it("a packaged app's resources come first", () => {
     const files = { [DEV]: '', [`${DEV}.json`]: record(), [PACKAGED]: '', [`${PACKAGED}.json`]: record() };
-    expect(chooseSqliteBinding(ctx(files, { resourcesPath: '/Applications/Rein.app/Contents/Resources' }))).toEqual({ binding: PACKAGED, why: 'electron' });
-    expect(bindingCandidates({ resourcesPath: '/R', appRoot: '/A' })).toEqual(['/R/native/better_sqlite3.node', '/A/build/native/electron/better_sqlite3.node']);
+    expect(chooseSqliteBinding(ctx(files, { resourcesPath: '/Applications/Rein.app/Contents/Resources' }))).toEqual({
+      binding: PACKAGED,
+      why: 'electron',
+    });
+    expect(bindingCandidates({ resourcesPath: '/R', appRoot: '/A' })).toEqual([
+      '/R/native/better_sqlite3.node',
+      '/A/build/native/electron/better_sqlite3.node',
+    ]);
   });
 
   it('a binary built for another Electron, platform or arch is not loaded, and says to rebuild', () => {
-    for (const wrong of [record({ modules: '140', electron: '44.0.0' }), record({ arch: 'x64' }), record({ platform: 'linux' })]) {
+    for (const wrong of [
+      record({ modules: '140', electron: '44.0.0' }),
+      record({ arch: 'x64' }),
+      record({ platform: 'linux' }),
+    ]) {
       const c = chooseSqliteBinding(ctx({ [DEV]: '', [`${DEV}.json`]: wrong }));
       expect(c).toMatchObject({ binding: undefined, why: 'mismatch' });
       expect(c.why === 'mismatch' && c.problem).toMatch(/npm run rebuild:electron/);

@@ -5,7 +5,13 @@ import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { paths } from '../../../src-main/core/config/paths.js';
-import { noteSavedSession, notePendingIndex, pendingFile, PENDING_FILE_NAME, takePendingNotes } from '../../../src-main/core/search/pendingIndex.js';
+import {
+  noteSavedSession,
+  notePendingIndex,
+  pendingFile,
+  PENDING_FILE_NAME,
+  takePendingNotes,
+} from '../../../src-main/core/search/pendingIndex.js';
 import { SessionIndex } from '../../../src-main/core/search/sessionIndex.js';
 import { appendTurn, makeTempHome, type TempHome } from './sessionFixtures.js';
 
@@ -59,7 +65,10 @@ describe('sessions noted for the index', () => {
     (await openIndex()).close();
     open.length = 0;
     const a = await t.save({ turns: [{ user: 'Where is the invoice from March?', answer: 'In ~/Documents.' }] });
-    await writeFile(`${pendingFile(t.home)}.taken-99999-abc-def`, `${JSON.stringify({ agent: 'default', id: a.id })}\n`);
+    await writeFile(
+      `${pendingFile(t.home)}.taken-99999-abc-def`,
+      `${JSON.stringify({ agent: 'default', id: a.id })}\n`,
+    );
     const idx = await openIndex();
     expect(ids(idx, 'invoice')).toEqual([a.id]);
     expect(await leftovers()).toEqual([]);
@@ -75,7 +84,10 @@ describe('sessions noted for the index', () => {
 
     const kept = await t.save({ turns: [{ user: 'Book the kubernetes training', answer: 'Booked.' }] });
     await rm(join(paths.sessionsDir(t.home), `${gone.id}.json`));
-    await writeFile(pendingFile(t.home), `not json\n{"agent":"../etc","id":"x"}\n${JSON.stringify({ agent: 'default', id: gone.id })}\n${JSON.stringify({ agent: 'default', id: kept.id })}\n`);
+    await writeFile(
+      pendingFile(t.home),
+      `not json\n{"agent":"../etc","id":"x"}\n${JSON.stringify({ agent: 'default', id: gone.id })}\n${JSON.stringify({ agent: 'default', id: kept.id })}\n`,
+    );
     const taken = await takePendingNotes(t.home);
     expect(taken.notes.map((n) => n.id)).toEqual([gone.id, kept.id]);
     expect(taken.skipped).toHaveLength(2);
@@ -92,7 +104,8 @@ describe('sessions noted for the index', () => {
 });
 
 describe('sessions noted as they are saved (noteSavedSession)', () => {
-  const noteLines = async () => (existsSync(pendingFile(t.home)) ? (await readFile(pendingFile(t.home), 'utf8')).split('\n').filter(Boolean) : []);
+  const noteLines = async () =>
+    existsSync(pendingFile(t.home)) ? (await readFile(pendingFile(t.home), 'utf8')).split('\n').filter(Boolean) : [];
 
   it('notes a session once, at its first save; a taker then reads what later saves wrote', async () => {
     (await openIndex()).close();
@@ -128,7 +141,10 @@ describe('sessions noted as they are saved (noteSavedSession)', () => {
     await rm(`${pendingFile(t.home)}.gone`);
     await writeFile(pendingFile(t.home), `${JSON.stringify({ agent: 'ops', id: s.id })}\n`);
     await noteSavedSession(t.home, { agent: 'default', id: s.id });
-    expect(await noteLines()).toEqual([JSON.stringify({ agent: 'ops', id: s.id }), JSON.stringify({ agent: 'default', id: s.id })]);
+    expect(await noteLines()).toEqual([
+      JSON.stringify({ agent: 'ops', id: s.id }),
+      JSON.stringify({ agent: 'default', id: s.id }),
+    ]);
   });
 
   it('skips a noted session whose file has not changed since it was indexed', async () => {

@@ -29,7 +29,11 @@ describe('planQuery', () => {
   it('sends terms shorter than three characters (counted as characters) to LIKE', () => {
     expect(planQuery('数据')).toEqual({ terms: ['数据'], likes: ['%数据%'] });
     expect(planQuery('go')).toEqual({ terms: ['go'], words: '"go"', likes: ['%go%'] });
-    expect(planQuery('整理一下 数据')).toEqual({ terms: ['整理一下', '数据'], substrings: '"整理一下"', likes: ['%数据%'] });
+    expect(planQuery('整理一下 数据')).toEqual({
+      terms: ['整理一下', '数据'],
+      substrings: '"整理一下"',
+      likes: ['%数据%'],
+    });
     expect(charCount('🙂🙂')).toBe(2);
     expect(planQuery('🙂🙂')?.likes).toEqual(['%🙂🙂%']);
   });

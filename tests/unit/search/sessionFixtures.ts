@@ -75,7 +75,17 @@ export function appendTurn(s: SessionFile, turn: Turn, source: string, at: strin
     role: 'user',
     content: [
       // The per-turn block exactly as the harness writes it (marker, <context>, <memory>): never indexed.
-      { type: 'text', text: renderVolatile({ now: new Date(at), timeZone: 'Europe/Zurich', cwd: s.cwd, model: 'claude-sonnet-5-5', contextWindow: 200_000, memory: 'The user prefers metric units.' }) },
+      {
+        type: 'text',
+        text: renderVolatile({
+          now: new Date(at),
+          timeZone: 'Europe/Zurich',
+          cwd: s.cwd,
+          model: 'claude-sonnet-5-5',
+          contextWindow: 200_000,
+          memory: 'The user prefers metric units.',
+        }),
+      },
       { type: 'text', text: turn.user },
     ],
   });

@@ -37,7 +37,9 @@ afterEach(async () => {
 
 describe('SessionIndex search', () => {
   it('matches English words by their stem: "running" finds "runs" and marks the match', async () => {
-    const a = await t.save({ turns: [{ user: 'How often the nightly job runs on the build server?', answer: 'It is scheduled at 02:00.' }] });
+    const a = await t.save({
+      turns: [{ user: 'How often the nightly job runs on the build server?', answer: 'It is scheduled at 02:00.' }],
+    });
     await t.save({ turns: [{ user: 'Write a haiku about autumn leaves', answer: 'Red leaves drift slowly' }] });
     const idx = await indexAll();
 
@@ -49,7 +51,9 @@ describe('SessionIndex search', () => {
   });
 
   it('finds Chinese text by a substring in the middle of a sentence', async () => {
-    const zh = await t.save({ turns: [{ user: '我们今天讨论了数据库迁移的问题，明天继续', answer: '好的，我会准备迁移脚本。' }] });
+    const zh = await t.save({
+      turns: [{ user: '我们今天讨论了数据库迁移的问题，明天继续', answer: '好的，我会准备迁移脚本。' }],
+    });
     await t.save({ turns: [{ user: '今天天气很好', answer: '是的' }] });
     const idx = await indexAll();
 
@@ -61,7 +65,9 @@ describe('SessionIndex search', () => {
   });
 
   it('finds Japanese text by a substring (kanji and kana)', async () => {
-    const ja = await t.save({ turns: [{ user: '東京都の天気予報を確認してください', answer: '明日は晴れのち曇りです。' }] });
+    const ja = await t.save({
+      turns: [{ user: '東京都の天気予報を確認してください', answer: '明日は晴れのち曇りです。' }],
+    });
     await t.save({ turns: [{ user: '大阪の地図を開いて', answer: 'はい' }] });
     const idx = await indexAll();
 
@@ -103,9 +109,18 @@ describe('SessionIndex search', () => {
     const exact = await t.save({ turns: [{ user: 'Where does the config live?', answer: 'In REIN_HOME.' }] });
     const idx = await indexAll();
 
-    expect(idx.search('config', { agent: 'default' }).map((h) => [h.sessionId, h.match])).toEqual([[exact.id, 'words']]);
-    expect(idx.search('figura', { agent: 'default' }).map((h) => [h.sessionId, h.match])).toEqual([[partial.id, 'substring']]);
-    expect(idx.search('onfig', { agent: 'default' }).map((h) => h.sessionId).sort()).toEqual([exact.id, partial.id].sort());
+    expect(idx.search('config', { agent: 'default' }).map((h) => [h.sessionId, h.match])).toEqual([
+      [exact.id, 'words'],
+    ]);
+    expect(idx.search('figura', { agent: 'default' }).map((h) => [h.sessionId, h.match])).toEqual([
+      [partial.id, 'substring'],
+    ]);
+    expect(
+      idx
+        .search('onfig', { agent: 'default' })
+        .map((h) => h.sessionId)
+        .sort(),
+    ).toEqual([exact.id, partial.id].sort());
   });
 
   it('ignores case and accents', async () => {
@@ -134,7 +149,12 @@ describe('SessionIndex search', () => {
       ],
     });
     const once = await t.save({
-      turns: [{ user: 'A long note that mentions kubernetes exactly once among many other words about lunch, coffee and the weather', answer: 'noted' }],
+      turns: [
+        {
+          user: 'A long note that mentions kubernetes exactly once among many other words about lunch, coffee and the weather',
+          answer: 'noted',
+        },
+      ],
     });
     const idx = await indexAll();
 
@@ -147,7 +167,10 @@ describe('SessionIndex search', () => {
   it('keeps ranking further matches when the most recent ones all come from one session', async () => {
     const old = await t.save({ turns: [{ user: 'a zeppelin over the lake', answer: 'ok' }] });
     const chatty = await t.save({
-      turns: Array.from({ length: 200 }, (_, i) => ({ user: `zeppelin question ${i}`, answer: `zeppelin answer ${i}` })),
+      turns: Array.from({ length: 200 }, (_, i) => ({
+        user: `zeppelin question ${i}`,
+        answer: `zeppelin answer ${i}`,
+      })),
     });
     const idx = await indexAll();
 
@@ -185,9 +208,18 @@ describe('SessionIndex search', () => {
   });
 
   it('filters by the source a session started from', async () => {
-    const cli = await t.save({ source: 'cli', turns: [{ user: 'check the backup disk', answer: 'Backup disk is 40% full.' }] });
-    const sched = await t.save({ source: 'schedule', turns: [{ user: 'Daily: check the backup disk', answer: 'Backup ok.' }] });
-    const beat = await t.save({ source: 'heartbeat', turns: [{ user: 'Heartbeat: backup disk status', answer: 'HEARTBEAT_OK backup fine' }] });
+    const cli = await t.save({
+      source: 'cli',
+      turns: [{ user: 'check the backup disk', answer: 'Backup disk is 40% full.' }],
+    });
+    const sched = await t.save({
+      source: 'schedule',
+      turns: [{ user: 'Daily: check the backup disk', answer: 'Backup ok.' }],
+    });
+    const beat = await t.save({
+      source: 'heartbeat',
+      turns: [{ user: 'Heartbeat: backup disk status', answer: 'HEARTBEAT_OK backup fine' }],
+    });
     const idx = await indexAll();
 
     expect(new Set(ids(idx.search('backup', { agent: 'default' })))).toEqual(new Set([cli.id, sched.id, beat.id]));
@@ -202,7 +234,10 @@ describe('SessionIndex search', () => {
   });
 
   it("never returns another agent's sessions, whatever the stage", async () => {
-    const mine = await t.save({ agent: 'research', turns: [{ user: 'secret project alpha 数据库 ok', answer: 'noted' }] });
+    const mine = await t.save({
+      agent: 'research',
+      turns: [{ user: 'secret project alpha 数据库 ok', answer: 'noted' }],
+    });
     const theirs = await t.save({ agent: 'ops', turns: [{ user: 'secret project alpha 数据库 ok', answer: 'noted' }] });
     const dflt = await t.save({ turns: [{ user: 'secret project alpha 数据库 ok', answer: 'noted' }] });
     const idx = await indexAll();
@@ -218,17 +253,53 @@ describe('SessionIndex search', () => {
   });
 
   it('does not let a query string break out into FTS syntax', async () => {
-    const cpp = await t.save({ turns: [{ user: 'Port the C++ parser to Rust', answer: 'The C++ code uses templates.' }] });
+    const cpp = await t.save({
+      turns: [{ user: 'Port the C++ parser to Rust', answer: 'The C++ code uses templates.' }],
+    });
     const c = await t.save({ turns: [{ user: 'Press Ctrl C to stop; the c flag means compile', answer: 'ok' }] });
     const dash = await t.save({ turns: [{ user: 'rename foo-bar to baz', answer: 'Renamed foo-bar.' }] });
-    const colon = await t.save({ turns: [{ user: 'set key:value in the map and run "make test" AND NOT deploy', answer: 'ok' }] });
+    const colon = await t.save({
+      turns: [{ user: 'set key:value in the map and run "make test" AND NOT deploy', answer: 'ok' }],
+    });
     const pct = await t.save({ turns: [{ user: 'disk at 95% (warning)', answer: 'cleaned 100_000 files' }] });
     const idx = await indexAll();
 
     const tricky = [
-      'C++', 'foo-bar', 'AND', 'OR', 'NOT', 'NEAR(a b)', 'key:value', 'content:foo', '"', '""', '"unbalanced', "it's",
-      '*', 'foo*', '^start', '(', ')', '{a b}', '-x', '+', 'a OR b', '%', '_', '\\', '5%', '1_0', '🙂', '\u0000', '"make test"',
-      'col : val', ':', 'a AND', 'NOT deploy', '[x]', "'; DROP TABLE sessions; --",
+      'C++',
+      'foo-bar',
+      'AND',
+      'OR',
+      'NOT',
+      'NEAR(a b)',
+      'key:value',
+      'content:foo',
+      '"',
+      '""',
+      '"unbalanced',
+      "it's",
+      '*',
+      'foo*',
+      '^start',
+      '(',
+      ')',
+      '{a b}',
+      '-x',
+      '+',
+      'a OR b',
+      '%',
+      '_',
+      '\\',
+      '5%',
+      '1_0',
+      '🙂',
+      '\u0000',
+      '"make test"',
+      'col : val',
+      ':',
+      'a AND',
+      'NOT deploy',
+      '[x]',
+      "'; DROP TABLE sessions; --",
     ];
     for (const q of tricky) expect(() => idx.search(q, { agent: 'default' }), q).not.toThrow();
 
@@ -299,7 +370,11 @@ describe('SessionIndex contents', () => {
     });
     const idx = await indexAll();
 
-    expect(idx.search('upstream', { agent: 'default' })[0]).toMatchObject({ sessionId: s.id, role: 'tool_result', match: 'words' });
+    expect(idx.search('upstream', { agent: 'default' })[0]).toMatchObject({
+      sessionId: s.id,
+      role: 'tool_result',
+      match: 'words',
+    });
     expect(idx.search('pstrea', { agent: 'default' })).toEqual([]); // part of a word in plain tool output
     expect(idx.search('arterl', { agent: 'default' })[0]).toMatchObject({ role: 'user', match: 'substring' });
     expect(idx.search('保存到', { agent: 'default' })[0]).toMatchObject({ role: 'tool_result', match: 'substring' });
@@ -308,11 +383,17 @@ describe('SessionIndex contents', () => {
 
   it("indexes a person's mid-run message but not Rein's own nudges", async () => {
     const s = await t.save({ turns: [{ user: 'start the migration', answer: 'Started.' }] });
-    s.messages.push({ role: 'user', content: [{ type: 'text', text: '[New message from user]\nalso rotate the logfiles' }] });
+    s.messages.push({
+      role: 'user',
+      content: [{ type: 'text', text: '[New message from user]\nalso rotate the logfiles' }],
+    });
     s.message_meta.push({ source: 'cli', timestamp: s.updated_at, injected: true });
     s.messages.push({ role: 'assistant', content: [{ type: 'text', text: 'Rotated.' }] });
     s.message_meta.push({ source: 'cli', timestamp: s.updated_at });
-    s.messages.push({ role: 'user', content: [{ type: 'text', text: 'Please continue exactly where you stopped (nudgeword).' }] });
+    s.messages.push({
+      role: 'user',
+      content: [{ type: 'text', text: 'Please continue exactly where you stopped (nudgeword).' }],
+    });
     s.message_meta.push({ source: 'cli', timestamp: s.updated_at, injected: true });
     const idx = await openIndex();
     idx.upsert(s);
@@ -324,7 +405,11 @@ describe('SessionIndex contents', () => {
   });
 
   it('records the session columns and lists sessions newest first', async () => {
-    const first = await t.save({ source: 'slack', channel: 'C123', turns: [{ user: 'Hello from Slack', answer: 'Hi' }] });
+    const first = await t.save({
+      source: 'slack',
+      channel: 'C123',
+      turns: [{ user: 'Hello from Slack', answer: 'Hi' }],
+    });
     const second = await t.save({ turns: [{ user: 'Second one', answer: 'ok' }] });
     const idx = await indexAll();
 
@@ -392,9 +477,22 @@ describe('SessionIndex upsert and remove', () => {
 describe("Rein's own text is not indexed", () => {
   it('"working folder" and "Current local time" match no session; what was said still does', async () => {
     const a = await t.save({ turns: [{ user: 'saffron risotto for four', answer: 'Toast the rice first.' }] });
-    const b = await t.save({ turns: [{ user: 'plan a glacier hike', answer: 'Start before dawn.' }, { user: 'and the gear?', answer: 'Crampons.' }] });
+    const b = await t.save({
+      turns: [
+        { user: 'plan a glacier hike', answer: 'Start before dawn.' },
+        { user: 'and the gear?', answer: 'Crampons.' },
+      ],
+    });
     const idx = await indexAll();
-    for (const q of ['working folder', 'Current local time', 'context window', 'cache_break', 'metric units', 'Europe/Zurich', 'claude-sonnet-5-5']) {
+    for (const q of [
+      'working folder',
+      'Current local time',
+      'context window',
+      'cache_break',
+      'metric units',
+      'Europe/Zurich',
+      'claude-sonnet-5-5',
+    ]) {
       expect(idx.search(q, { agent: 'default' }), q).toEqual([]);
     }
     expect(ids(idx.search('saffron', { agent: 'default' }))).toEqual([a.id]);
@@ -408,7 +506,9 @@ describe("Rein's own text is not indexed", () => {
     // What an older Rein left: the block's words among the rows, under the version it wrote.
     const raw = new Database(indexFile(t.home));
     const { key } = raw.prepare('SELECT key FROM sessions').get() as { key: number };
-    raw.prepare("INSERT INTO messages (id, msg_index, role, substrings, content) VALUES (?, 0, 'user', 1, ?)").run(key * 2 ** 24 + 1000, 'Current local time: 2026-03-08 10:00 (UTC)\nWorking folder: /Users/me/project');
+    raw
+      .prepare("INSERT INTO messages (id, msg_index, role, substrings, content) VALUES (?, 0, 'user', 1, ?)")
+      .run(key * 2 ** 24 + 1000, 'Current local time: 2026-03-08 10:00 (UTC)\nWorking folder: /Users/me/project');
     raw.close();
     const stale = await openIndex();
     expect(ids(stale.search('working folder', { agent: 'default' }))).toEqual([a.id]);
@@ -433,7 +533,12 @@ describe('SessionIndex rebuild', () => {
     const idx = await openIndex();
 
     expect(idx.opened.schema).toBe('created');
-    expect(idx.opened.reindexed).toMatchObject({ sessions: 2, removed: 0, problems: [], agents: ['default', 'writer'] });
+    expect(idx.opened.reindexed).toMatchObject({
+      sessions: 2,
+      removed: 0,
+      problems: [],
+      agents: ['default', 'writer'],
+    });
     expect(ids(idx.search('lighthouse', { agent: 'default' }))).toEqual([a.id]);
     expect(ids(idx.search('lighthouse', { agent: 'writer' }))).toEqual([b.id]);
   });
@@ -486,7 +591,8 @@ describe('SessionIndex rebuild', () => {
 
   it('recovers from a database damaged inside (valid header, broken pages) on reindex', async () => {
     const s = await t.save({ turns: [{ user: 'glacier hike', answer: 'ok' }] });
-    for (let i = 0; i < 40; i++) await t.save({ turns: [{ user: `filler session ${i} ${'text '.repeat(200)}`, answer: 'ok' }] });
+    for (let i = 0; i < 40; i++)
+      await t.save({ turns: [{ user: `filler session ${i} ${'text '.repeat(200)}`, answer: 'ok' }] });
     const first = await openIndex();
     first.close();
     // Keep the 100-byte header and the first page, overwrite the rest with garbage.
@@ -550,13 +656,26 @@ describe('snippets come from the hit itself', () => {
       const store = new SessionStore(dir);
       const s = store.create({ agent, cwd: '/', source: 'cli' });
       const t = new Date().toISOString();
-      s.messages.push({ role: 'user', content: [{ type: 'text', text: q }] }, { role: 'assistant', content: [{ type: 'text', text: a }] });
+      s.messages.push(
+        { role: 'user', content: [{ type: 'text', text: q }] },
+        { role: 'assistant', content: [{ type: 'text', text: a }] },
+      );
       s.message_meta.push({ source: 'cli', timestamp: t }, { source: 'cli', timestamp: t });
       await store.save(s);
       return s;
     };
-    const first = await make('default', join(home, 'sessions'), 'how are the deploys?', 'The deployment pipelines are running smoothly.');
-    const second = await make('ops', join(home, 'agents', 'ops', 'sessions'), 'when does the pipeline run?', 'ops secret: the pipeline runs at night');
+    const first = await make(
+      'default',
+      join(home, 'sessions'),
+      'how are the deploys?',
+      'The deployment pipelines are running smoothly.',
+    );
+    const second = await make(
+      'ops',
+      join(home, 'agents', 'ops', 'sessions'),
+      'when does the pipeline run?',
+      'ops secret: the pipeline runs at night',
+    );
     const index = await SessionIndex.open(home, { rebuild: 'never' });
     index.upsert(first);
     index.upsert(second);

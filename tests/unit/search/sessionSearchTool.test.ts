@@ -37,7 +37,11 @@ afterEach(async () => {
 
 describe('session_search tool', () => {
   it("finds the current agent's sessions and shows title, date, source, session id and a marked snippet", async () => {
-    const s = await t.save({ agent: 'research', source: 'schedule', turns: [{ user: 'Collect papers about protein folding', answer: 'Found 12 papers.' }] });
+    const s = await t.save({
+      agent: 'research',
+      source: 'schedule',
+      turns: [{ user: 'Collect papers about protein folding', answer: 'Found 12 papers.' }],
+    });
     const r = await call({ query: 'protein folding' }, ctxFor('research'));
 
     expect(r.ok).toBe(true);
@@ -68,7 +72,11 @@ describe('session_search tool', () => {
   });
 
   it('filters by source and caps the limit at 100 with a note', async () => {
-    for (let i = 0; i < 3; i++) await t.save({ source: 'heartbeat', turns: [{ user: `heartbeat check ${i}: disk usage`, answer: 'HEARTBEAT_OK' }] });
+    for (let i = 0; i < 3; i++)
+      await t.save({
+        source: 'heartbeat',
+        turns: [{ user: `heartbeat check ${i}: disk usage`, answer: 'HEARTBEAT_OK' }],
+      });
     await t.save({ source: 'cli', turns: [{ user: 'how is the disk usage?', answer: 'fine' }] });
 
     const beats = await call({ query: 'disk usage', source: 'heartbeat' }, ctxFor('default'));

@@ -29,9 +29,14 @@ const KEY = 'sk-ant-api03-stored-0123456789abcdef';
 /** A Linux with a Secret Service (the stand-in), a HOME for it and a REIN_HOME. */
 async function linux(opts: { service?: boolean } = {}) {
   const root = await mkdtemp(join(tmpdir(), 'rein-apikey-'));
-  const env: NodeJS.ProcessEnv = { HOME: root, PATH: process.env.PATH, ...(opts.service === false ? {} : { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/fake/bus' }) };
+  const env: NodeJS.ProcessEnv = {
+    HOME: root,
+    PATH: process.env.PATH,
+    ...(opts.service === false ? {} : { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/fake/bus' }),
+  };
   const o: KeyStoreOptions = { platform: 'linux', secretTool: FAKE_SECRET_TOOL };
-  const secrets = async () => JSON.parse(await readFile(join(root, '.fake-secrets.json'), 'utf8').catch(() => '{}')) as Record<string, string>;
+  const secrets = async () =>
+    JSON.parse(await readFile(join(root, '.fake-secrets.json'), 'utf8').catch(() => '{}')) as Record<string, string>;
   return { root, home: join(root, 'rein'), env, o, secrets };
 }
 
@@ -74,10 +79,20 @@ describe('resolveApiKey', () => {
     const w = await linux();
     const file = countingStore(fileKeyStore(w.home));
     await file.write(KEY);
-    expect(await resolveApiKey({ ...w.env, ANTHROPIC_API_KEY: ' env-key ' }, w.home, { stores: [file] })).toEqual({ key: 'env-key', source: 'env' });
-    expect(await resolveApiKey({ ...w.env, ANTHROPIC_AUTH_TOKEN: 'token' }, w.home, { stores: [file] })).toEqual({ key: 'token', source: 'env' });
+    expect(await resolveApiKey({ ...w.env, ANTHROPIC_API_KEY: ' env-key ' }, w.home, { stores: [file] })).toEqual({
+      key: 'env-key',
+      source: 'env',
+    });
+    expect(await resolveApiKey({ ...w.env, ANTHROPIC_AUTH_TOKEN: 'token' }, w.home, { stores: [file] })).toEqual({
+      key: 'token',
+      source: 'env',
+    });
     expect(file.reads).toBe(0);
-    expect(await resolveApiKey(w.env, w.home, { stores: [file] })).toMatchObject({ key: KEY, source: 'file', where: apiKeyFilePath(w.home) });
+    expect(await resolveApiKey(w.env, w.home, { stores: [file] })).toMatchObject({
+      key: KEY,
+      source: 'file',
+      where: apiKeyFilePath(w.home),
+    });
   });
 
   it('reads the Secret Service first, then the file', async () => {
@@ -97,7 +112,9 @@ describe('resolveApiKey', () => {
     expect(await resolveApiKey(env, home, o)).toMatchObject({ key: KEY, source: 'keychain' });
     await writeFile(join(root, '.fake-keychain-locked'), '');
     const other = join(root, 'other-rein');
-    expect(await resolveApiKey(env, other, o)).toEqual({ problem: expect.stringMatching(/macOS Keychain could not be read.*User interaction is not allowed/) });
+    expect(await resolveApiKey(env, other, o)).toEqual({
+      problem: expect.stringMatching(/macOS Keychain could not be read.*User interaction is not allowed/),
+    });
   });
 
   it('keeps what it read: a found key for minutes, no key for seconds (a key stored later is found)', async () => {
@@ -152,7 +169,10 @@ describe('storeApiKey and removeStoredApiKey', () => {
   it('without one: the 0600 file, saying why', async () => {
     const w = await linux({ service: false });
     const r = await storeApiKey(w.env, w.home, KEY, w.o);
-    expect(r).toMatchObject({ store: { kind: 'file', encrypted: false }, fallbackReason: expect.stringMatching(/no Secret Service answers.*no D-Bus session bus/) });
+    expect(r).toMatchObject({
+      store: { kind: 'file', encrypted: false },
+      fallbackReason: expect.stringMatching(/no Secret Service answers.*no D-Bus session bus/),
+    });
     expect(await readFile(apiKeyFilePath(w.home), 'utf8')).toBe(`${KEY}\n`);
     expect(await keyWriteTarget(w.env, w.home, w.o)).toMatchObject({ store: { kind: 'file' } });
   });
@@ -176,7 +196,11 @@ describe('storeApiKey and removeStoredApiKey', () => {
   it('status says whether and where a key is stored and whether the environment has one', async () => {
     const w = await linux();
     await storeApiKey(w.env, w.home, KEY, w.o);
-    expect((await apiKeyStatus({ ...w.env, ANTHROPIC_API_KEY: 'x' }, w.home, w.o)).status).toEqual({ stored: true, store: 'libsecret', env: true });
+    expect((await apiKeyStatus({ ...w.env, ANTHROPIC_API_KEY: 'x' }, w.home, w.o)).status).toEqual({
+      stored: true,
+      store: 'libsecret',
+      env: true,
+    });
   });
 });
 
@@ -185,17 +209,33 @@ describe('resolveModelAccess', () => {
 
   it('uses the stored key where the environment has none, for the Anthropic API and a loopback server alike', async () => {
     const w = await linux({ service: false });
-    await expect(resolveModelAccess(w.env, config(), w.home)).rejects.toMatchObject({ code: 'no_api_key', message: expect.stringMatching(/rein auth set-key/) });
-    expect(await resolveModelAccess(w.env, config('http://127.0.0.1:9'), w.home)).toEqual({ apiKey: 'local', baseURL: 'http://127.0.0.1:9', keySource: 'none' });
+    await expect(resolveModelAccess(w.env, config(), w.home)).rejects.toMatchObject({
+      code: 'no_api_key',
+      message: expect.stringMatching(/rein auth set-key/),
+    });
+    expect(await resolveModelAccess(w.env, config('http://127.0.0.1:9'), w.home)).toEqual({
+      apiKey: 'local',
+      baseURL: 'http://127.0.0.1:9',
+      keySource: 'none',
+    });
     await storeApiKey(w.env, w.home, KEY);
     expect(await resolveModelAccess(w.env, config(), w.home)).toEqual({ apiKey: KEY, keySource: 'file' });
-    expect(await resolveModelAccess(w.env, config('http://127.0.0.1:9'), w.home)).toEqual({ apiKey: KEY, baseURL: 'http://127.0.0.1:9', keySource: 'file' });
-    expect(await resolveModelAccess({ ...w.env, ANTHROPIC_API_KEY: 'env-key' }, config(), w.home)).toEqual({ apiKey: 'env-key', keySource: 'env' });
+    expect(await resolveModelAccess(w.env, config('http://127.0.0.1:9'), w.home)).toEqual({
+      apiKey: KEY,
+      baseURL: 'http://127.0.0.1:9',
+      keySource: 'file',
+    });
+    expect(await resolveModelAccess({ ...w.env, ANTHROPIC_API_KEY: 'env-key' }, config(), w.home)).toEqual({
+      apiKey: 'env-key',
+      keySource: 'env',
+    });
   });
 
   it('leaves the stored key out when asked (a connection test to another server)', async () => {
     const w = await linux({ service: false });
     await storeApiKey(w.env, w.home, KEY);
-    expect(await resolveModelAccess(w.env, config('http://localhost:9'), w.home, { storedKey: false })).toMatchObject({ apiKey: 'local' });
+    expect(await resolveModelAccess(w.env, config('http://localhost:9'), w.home, { storedKey: false })).toMatchObject({
+      apiKey: 'local',
+    });
   });
 });

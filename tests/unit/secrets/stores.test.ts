@@ -17,7 +17,8 @@ import { secretServiceMissing, startSecretService, type SecretService } from '..
 
 const FAKE_SECURITY = resolve(__dirname, '../../fixtures/secrets/fake-security.mjs');
 const FAKE_SECRET_TOOL = resolve(__dirname, '../../fixtures/secrets/fake-secret-tool.mjs');
-const KEY = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-AbCdEfGhIjKlMnOpQrSt';
+const KEY =
+  'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-AbCdEfGhIjKlMnOpQrSt';
 
 const temp = (p: string) => mkdtemp(join(tmpdir(), p));
 
@@ -84,8 +85,16 @@ describe('the account a key is filed under', () => {
 describe('the Keychain store, against a stand-in for /usr/bin/security', () => {
   const make = async () => {
     const fakeHome = await temp('rein-fake-keychain-');
-    const store = keychainKeyStore({ env: { HOME: fakeHome, PATH: process.env.PATH, ANTHROPIC_API_KEY: 'must-not-pass' }, home: join(fakeHome, 'rein'), securityPath: FAKE_SECURITY });
-    const argv = async () => (await readFile(join(fakeHome, '.fake-keychain-argv.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as string[]);
+    const store = keychainKeyStore({
+      env: { HOME: fakeHome, PATH: process.env.PATH, ANTHROPIC_API_KEY: 'must-not-pass' },
+      home: join(fakeHome, 'rein'),
+      securityPath: FAKE_SECURITY,
+    });
+    const argv = async () =>
+      (await readFile(join(fakeHome, '.fake-keychain-argv.log'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as string[]);
     return { fakeHome, store, argv };
   };
 
@@ -110,7 +119,10 @@ describe('the Keychain store, against a stand-in for /usr/bin/security', () => {
   it('reports a keychain that cannot be read as unavailable, with what security said', async () => {
     const { fakeHome, store } = await make();
     await writeFile(join(fakeHome, '.fake-keychain-locked'), '');
-    await expect(store.read()).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/could not be read.*exited 36.*User interaction is not allowed/) });
+    await expect(store.read()).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/could not be read.*exited 36.*User interaction is not allowed/),
+    });
     await expect(store.write(KEY)).rejects.toMatchObject({ code: 'unavailable' });
   });
 
@@ -152,7 +164,10 @@ describe('the libsecret store, against a stand-in for secret-tool', () => {
   it('without a session bus starts nothing and says there is no Secret Service', async () => {
     const { store } = await make('');
     expect(sessionBus({})).toBeUndefined();
-    await expect(store.usable()).resolves.toEqual({ usable: false, reason: 'no Secret Service answers (no D-Bus session bus in this environment)' });
+    await expect(store.usable()).resolves.toEqual({
+      usable: false,
+      reason: 'no Secret Service answers (no D-Bus session bus in this environment)',
+    });
     await expect(store.read()).rejects.toMatchObject({ code: 'unavailable', details: { noService: true } });
   });
 
@@ -164,31 +179,41 @@ describe('the libsecret store, against a stand-in for secret-tool', () => {
   });
 
   it('without secret-tool installed is not usable', async () => {
-    const store = libsecretKeyStore({ env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/x', PATH: '/nonexistent' }, home: '/tmp/x', secretTool: 'secret-tool' });
-    await expect(store.usable()).resolves.toMatchObject({ usable: false, reason: expect.stringMatching(/secret-tool is not installed/) });
+    const store = libsecretKeyStore({
+      env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/x', PATH: '/nonexistent' },
+      home: '/tmp/x',
+      secretTool: 'secret-tool',
+    });
+    await expect(store.usable()).resolves.toMatchObject({
+      usable: false,
+      reason: expect.stringMatching(/secret-tool is not installed/),
+    });
   });
 });
 
 const missing = process.platform === 'linux' ? secretServiceMissing() : 'not Linux';
 // On CI the packages are installed by .ci/run: a missing one is a failure there, not a skip.
-describe.runIf(process.platform === 'linux' && (!missing || process.env.CI === 'true'))('the libsecret store, against a real Secret Service (GNOME Keyring)', () => {
-  let service: SecretService;
-  beforeAll(async () => {
-    if (missing) throw new Error(`a real Secret Service is needed under CI=true (${missing})`);
-    service = await startSecretService();
-  });
-  afterAll(async () => service?.close());
+describe.runIf(process.platform === 'linux' && (!missing || process.env.CI === 'true'))(
+  'the libsecret store, against a real Secret Service (GNOME Keyring)',
+  () => {
+    let service: SecretService;
+    beforeAll(async () => {
+      if (missing) throw new Error(`a real Secret Service is needed under CI=true (${missing})`);
+      service = await startSecretService();
+    });
+    afterAll(async () => service?.close());
 
-  it('round-trips the key through secret-tool', async () => {
-    await roundTrip(libsecretKeyStore({ env: service.env, home: join(service.home, 'rein') }));
-  });
+    it('round-trips the key through secret-tool', async () => {
+      await roundTrip(libsecretKeyStore({ env: service.env, home: join(service.home, 'rein') }));
+    });
 
-  it('keeps the keys of two REIN_HOMEs apart', async () => {
-    const a = libsecretKeyStore({ env: service.env, home: join(service.home, 'a') });
-    const b = libsecretKeyStore({ env: service.env, home: join(service.home, 'b') });
-    await a.write(KEY);
-    expect(await b.read()).toBeUndefined();
-    expect(await a.read()).toBe(KEY);
-    await a.remove();
-  });
-});
+    it('keeps the keys of two REIN_HOMEs apart', async () => {
+      const a = libsecretKeyStore({ env: service.env, home: join(service.home, 'a') });
+      const b = libsecretKeyStore({ env: service.env, home: join(service.home, 'b') });
+      await a.write(KEY);
+      expect(await b.read()).toBeUndefined();
+      expect(await a.read()).toBe(KEY);
+      await a.remove();
+    });
+  },
+);

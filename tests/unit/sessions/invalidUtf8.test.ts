@@ -20,7 +20,13 @@ afterEach(async () => {
 });
 
 /** A saved session whose text "café" has its é (C3 A9) replaced by a lone continuation byte. */
-async function savedWithBadByte(): Promise<{ store: SessionStore; id: string; file: string; bytes: Buffer; offset: number }> {
+async function savedWithBadByte(): Promise<{
+  store: SessionStore;
+  id: string;
+  file: string;
+  bytes: Buffer;
+  offset: number;
+}> {
   const store = new SessionStore(dir);
   const s = store.create({ agent: 'default', cwd: dir, source: 'cli', title: 'Order at the café' });
   s.messages.push({ role: 'user', content: [{ type: 'text', text: 'one café au lait' }] });

@@ -40,8 +40,16 @@ function longSession(st: SessionStore, results = 30): SessionFile {
   const s = st.create({ agent: 'default', cwd: '/work', source: 'cli', title: 'Long “one”' });
   push(s, { role: 'user', content: [{ type: 'text', text: 'refactor the store ✓' }] });
   for (let i = 0; i < results; i++) {
-    push(s, { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'file_read', input: { path: `src/f${i}.ts` } }] });
-    push(s, { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `${i}: const "x" = \\ ✓ 😀\n`.repeat(1_600) }] });
+    push(s, {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'file_read', input: { path: `src/f${i}.ts` } }],
+    });
+    push(s, {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: `toolu_${i}`, content: `${i}: const "x" = \\ ✓ 😀\n`.repeat(1_600) },
+      ],
+    });
   }
   push(s, { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] });
   s.context = { deferred: { loaded: [] } };
@@ -74,7 +82,7 @@ describe('a session file past the size read a message at a time', () => {
     expect(await readFile(fileOf(s), 'utf8')).toBe(text);
   });
 
-  it('cut short, it is session_corrupt with the whole-text parse\'s own words, naming the file', async () => {
+  it("cut short, it is session_corrupt with the whole-text parse's own words, naming the file", async () => {
     const st = new SessionStore(dir, { now });
     const s = longSession(st);
     await st.save(s);

@@ -104,9 +104,13 @@ describe('interrupted saves of dead writers', () => {
     await store().listWithDamaged();
 
     expect(await readFile(join(dir, `${old.id}.json`), 'utf8')).toBe(before);
-    expect(notes).toEqual([expect.objectContaining({ id: old.id, kind: 'damaged', file: join(dir, 'leftovers', name.slice(1)) })]);
+    expect(notes).toEqual([
+      expect.objectContaining({ id: old.id, kind: 'damaged', file: join(dir, 'leftovers', name.slice(1)) }),
+    ]);
     expect(notes[0]!.message).toMatch(/kept an incomplete copy .* \(not valid JSON/);
-    expect(await readFile(join(dir, 'leftovers', name.slice(1)), 'utf8')).toBe(whole.slice(0, Math.floor(whole.length / 2)));
+    expect(await readFile(join(dir, 'leftovers', name.slice(1)), 'utf8')).toBe(
+      whole.slice(0, Math.floor(whole.length / 2)),
+    );
     expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 

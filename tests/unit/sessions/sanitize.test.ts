@@ -9,7 +9,11 @@ const user = (content: Content): SessionMessage => ({ role: 'user', content });
 const asst = (content: Content): SessionMessage => ({ role: 'assistant', content });
 const text = (t: string): ContentBlockParam => ({ type: 'text', text: t });
 const use = (id: string, name = 'bash'): ContentBlockParam => ({ type: 'tool_use', id, name, input: { n: id } });
-const result = (id: string, out = `out-${id}`): ContentBlockParam => ({ type: 'tool_result', tool_use_id: id, content: out });
+const result = (id: string, out = `out-${id}`): ContentBlockParam => ({
+  type: 'tool_result',
+  tool_use_id: id,
+  content: out,
+});
 const meta = (n: number, extra: Partial<MessageMeta> = {}): MessageMeta => ({
   source: 'local',
   timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
@@ -45,7 +49,10 @@ function expectSendable(messages: readonly SessionMessage[], meta: readonly Mess
         next && typeof next.content !== 'string'
           ? next.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []))
           : [];
-      expect(nextResults.filter((r) => r === id), `tool_use ${id} answered once`).toHaveLength(1);
+      expect(
+        nextResults.filter((r) => r === id),
+        `tool_use ${id} answered once`,
+      ).toHaveLength(1);
     }
     if (results.length > 0) {
       const prev = messages[i - 1]!;
@@ -161,7 +168,13 @@ describe('sanitizeHistory', () => {
 
   it('pairs a tool_result that an injected message separated from its tool_use, results first', () => {
     // A message typed during the run landed between the tool call and its result.
-    const out = run([user('q'), asst([use('t1')]), user('by the way, use port 8080'), user([result('t1')]), asst('ok')]);
+    const out = run([
+      user('q'),
+      asst([use('t1')]),
+      user('by the way, use port 8080'),
+      user([result('t1')]),
+      asst('ok'),
+    ]);
     expect(out.messages).toEqual([
       user('q'),
       asst([use('t1')]),

@@ -83,7 +83,12 @@ function variedSession(s: SessionFile, rounds: number): SessionFile {
         { type: 'thinking', thinking: `thinking ${r}`, signature: 'c2lnbmF0dXJl' },
         { type: 'redacted_thinking', data: 'ZW5jcnlwdGVk' },
         { type: 'text', text: `let me look ${r}`, citations: null },
-        { type: 'tool_use', id, name: 'read_file', input: { path: `/tmp/${r}.txt`, options: { lines: [1, 2, 3], deep: { x: null } } } },
+        {
+          type: 'tool_use',
+          id,
+          name: 'read_file',
+          input: { path: `/tmp/${r}.txt`, options: { lines: [1, 2, 3], deep: { x: null } } },
+        },
       ],
     });
     push(
@@ -100,15 +105,27 @@ function variedSession(s: SessionFile, rounds: number): SessionFile {
             ],
             is_error: false,
           },
-          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG }, cache_control: { type: 'ephemeral' } },
+          {
+            type: 'image',
+            source: { type: 'base64', media_type: 'image/png', data: PNG },
+            cache_control: { type: 'ephemeral' },
+          },
           { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' }, title: 'notes' },
         ],
       },
       { source: 'slack', timestamp: at(), injected: true },
     );
     // Shapes the parse rewrites: keys out of the declared order, a key a message must not carry.
-    push(s, { content: [{ text: `backwards ${r}`, type: 'text' }], role: 'assistant', name: 'legacy' }, { timestamp: at(), source: 'local' });
-    push(s, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'short' }] }, { source: 'local', extra: 1, timestamp: at(), injected: false });
+    push(
+      s,
+      { content: [{ text: `backwards ${r}`, type: 'text' }], role: 'assistant', name: 'legacy' },
+      { timestamp: at(), source: 'local' },
+    );
+    push(
+      s,
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'short' }] },
+      { source: 'local', extra: 1, timestamp: at(), injected: false },
+    );
     push(s, { role: 'assistant', content: [] }, { source: 'local', timestamp: at(), injected: undefined });
   }
   return s;
@@ -212,7 +229,9 @@ describe('SessionStore.save checks only what changed', () => {
       breakIt(s);
       const whole = SessionFile.safeParse({ ...s, updated_at: at() });
       expect(whole.success).toBe(false);
-      const expected = describeIssues(whole.error!.issues, s).map((p) => `session ${s.id}: ${p.field}: ${p.message}`).join('\n');
+      const expected = describeIssues(whole.error!.issues, s)
+        .map((p) => `session ${s.id}: ${p.field}: ${p.message}`)
+        .join('\n');
       expect((await expectRefused(st, s)).message).toBe(expected);
     }
   });
@@ -260,7 +279,7 @@ describe('SessionStore.save checks only what changed', () => {
       expect((await expectRefused(st, s)).message).toContain('messages[1].content[4].type');
     });
 
-    it("a block whose type is changed in place is checked again and refused when the type is bad", async () => {
+    it('a block whose type is changed in place is checked again and refused when the type is bad', async () => {
       const { st, s } = await savedSession();
       const block = (s.messages[7]!.content as ContentBlockParam[])[2] as { type: unknown };
       block.type = '';
@@ -317,13 +336,22 @@ describe('SessionStore.save checks only what changed', () => {
   it('writes the bytes a whole-file parse gives, for a long varied session, save after save', async () => {
     const st = store();
     const s = variedSession(newSession(st), 40);
-    Object.assign(s, { channel: 'C042', checkpoint: { summary: 'so far', keep: [1, { a: 2 }] }, context: { deferred: { loaded: ['x'] } }, pinned_by_newer_rein: true });
+    Object.assign(s, {
+      channel: 'C042',
+      checkpoint: { summary: 'so far', keep: [1, { a: 2 }] },
+      context: { deferred: { loaded: ['x'] } },
+      pinned_by_newer_rein: true,
+    });
     await st.save(s);
     expect(await readFile(fileOf(s), 'utf8')).toBe(wholeParseText(s));
     for (let round = 0; round < 3; round++) {
       clock += 1000;
       push(s, { role: 'user', content: [{ type: 'text', text: `round ${round}` }] });
-      push(s, { role: 'assistant', content: [{ text: `reply ${round}`, type: 'text' }] }, { timestamp: at(), source: 'local' });
+      push(
+        s,
+        { role: 'assistant', content: [{ text: `reply ${round}`, type: 'text' }] },
+        { timestamp: at(), source: 'local' },
+      );
       await st.save(s);
       expect(await readFile(fileOf(s), 'utf8')).toBe(wholeParseText(s));
     }
@@ -342,11 +370,15 @@ describe('SessionStore.save checks only what changed', () => {
     expect(await readFile(fileOf(s), 'utf8')).toBe(written);
   });
 
-  it('only a block\'s type is checked by the schema (the in-place guard in validatedHistory.ts relies on it)', () => {
+  it("only a block's type is checked by the schema (the in-place guard in validatedHistory.ts relies on it)", () => {
     // If this fails, the block schema now reads more than `type`: extend isUnchangedMessage's per-block
     // comparison in validatedHistory.ts to the newly checked fields before changing this test.
     const base = newSession(store());
-    const s = { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 42, source: null, content: 'x' }] }], message_meta: [{ source: 'local', timestamp: at() }] };
+    const s = {
+      ...base,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 42, source: null, content: 'x' }] }],
+      message_meta: [{ source: 'local', timestamp: at() }],
+    };
     expect(SessionFile.safeParse(s).success).toBe(true);
   });
 });

@@ -94,10 +94,13 @@ describe('SessionStore hands a released session to the next load', () => {
     push(s, { role: 'user', content: 'one more' });
     await st.save(s);
     const after = schemaCheckCounts();
-    expect({ messages: after.messages - before.messages, meta: after.meta - before.meta }).toEqual({ messages: 1, meta: 1 });
+    expect({ messages: after.messages - before.messages, meta: after.meta - before.meta }).toEqual({
+      messages: 1,
+      meta: 1,
+    });
   });
 
-  it('a load taken out of the store is the caller\'s: a second load at the same time gets its own equal copy', async () => {
+  it("a load taken out of the store is the caller's: a second load at the same time gets its own equal copy", async () => {
     const cache = new SessionCache();
     const st = storeWith(cache);
     const s = conversation(st);
@@ -129,8 +132,14 @@ describe('SessionStore hands a released session to the next load', () => {
     ['a message pushed', (s) => push(s, { role: 'user', content: 'later' })],
     ['a message content replaced', (s) => void (s.messages[1]!.content = [{ type: 'text', text: 'rewritten' }])],
     ['a message replaced by an equal copy', (s) => void (s.messages[2] = structuredClone(s.messages[2]!))],
-    ['two messages of the save swapped', (s) => void ([s.messages[0], s.messages[2]] = [s.messages[2]!, s.messages[0]!])],
-    ['a block added to a message', (s) => void (s.messages[3]!.content as unknown[]).push({ type: 'text', text: 'more' })],
+    [
+      'two messages of the save swapped',
+      (s) => void ([s.messages[0], s.messages[2]] = [s.messages[2]!, s.messages[0]!]),
+    ],
+    [
+      'a block added to a message',
+      (s) => void (s.messages[3]!.content as unknown[]).push({ type: 'text', text: 'more' }),
+    ],
     ['a meta entry changed', (s) => void (s.message_meta[0]!.source = 'slack')],
     ['the title changed', (s) => void (s.title = 'Renamed')],
     ['the usage changed in place', (s) => void (s.usage.requests += 1)],
@@ -187,13 +196,13 @@ describe('SessionStore hands a released session to the next load', () => {
     expect(loaded).toEqual(written);
   });
 
-  it('another writer changing the file: the file\'s content is loaded', async () => {
+  it("another writer changing the file: the file's content is loaded", async () => {
     const cache = new SessionCache();
     const st = storeWith(cache);
     const s = conversation(st);
     await st.save(s);
     st.release(s);
-    const edited = { ...(await fileContent(s) as SessionFile), title: 'Renamed by a CLI run elsewhere' };
+    const edited = { ...((await fileContent(s)) as SessionFile), title: 'Renamed by a CLI run elsewhere' };
     await writeFile(fileOf(s), `${JSON.stringify(edited, null, 2)}\n`);
     const loaded = await st.load(s.id);
     expect(loaded).not.toBe(s);
@@ -253,7 +262,12 @@ describe('startRun releases the session when its events are over', () => {
   const llm: LlmClient = {
     async *turn(): AsyncGenerator<LlmEvent, ModelResponse> {
       yield { type: 'text_delta', text: 'ok' };
-      return { content: [{ type: 'text', text: 'ok' }], stopReason: 'end_turn', model: 'm', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 } };
+      return {
+        content: [{ type: 'text', text: 'ok' }],
+        stopReason: 'end_turn',
+        model: 'm',
+        usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 },
+      };
     },
   };
 
@@ -262,10 +276,26 @@ describe('startRun releases the session when its events are over', () => {
     const cwd = join(root, 'work');
     await mkdir(cwd, { recursive: true });
     await mkdir(home, { recursive: true });
-    return createRuntime({ home, cwd, env: {}, config: GlobalConfig.parse({}), origin: 'attended', faces: [], llm, bundledSkillsDir: join(root, 'none'), ...(cache ? { cache } : {}) });
+    return createRuntime({
+      home,
+      cwd,
+      env: {},
+      config: GlobalConfig.parse({}),
+      origin: 'attended',
+      faces: [],
+      llm,
+      bundledSkillsDir: join(root, 'none'),
+      ...(cache ? { cache } : {}),
+    });
   }
   const start = (rt: Runtime, sessionId?: string) =>
-    startRun(rt, { prompt: 'hello', cwd: join(root, 'work'), home: join(root, 'home'), signal: new AbortController().signal, ...(sessionId ? { sessionId } : {}) });
+    startRun(rt, {
+      prompt: 'hello',
+      cwd: join(root, 'work'),
+      home: join(root, 'home'),
+      signal: new AbortController().signal,
+      ...(sessionId ? { sessionId } : {}),
+    });
 
   it('on a normal end: same events and outcome, and the next run continues that very object', async () => {
     const rt = await runtime(new RuntimeCache());
@@ -304,7 +334,9 @@ describe('startRun releases the session when its events are over', () => {
     const { session, events } = await start(rt);
     const seen: Array<{ type: string; code?: string; message?: string; stop_reason?: string }> = [];
     for await (const e of events) seen.push(e as (typeof seen)[number]);
-    expect(seen.filter((e) => e.type === 'error')).toEqual([expect.objectContaining({ code: 'session_save_failed', message: expect.stringContaining('disk full') })]);
+    expect(seen.filter((e) => e.type === 'error')).toEqual([
+      expect.objectContaining({ code: 'session_save_failed', message: expect.stringContaining('disk full') }),
+    ]);
     expect(seen.at(-1)).toMatchObject({ type: 'session_end', stop_reason: 'error' });
     await nextTurn();
     expect(release).toHaveBeenCalledExactlyOnceWith(session);
@@ -365,7 +397,7 @@ describe('startRun releases the session when its events are over', () => {
     for await (const _ of next.events) void _;
   });
 
-  it('without a cache (`rein run`), nothing is handed back to the store; only the session\'s writer lock goes', async () => {
+  it("without a cache (`rein run`), nothing is handed back to the store; only the session's writer lock goes", async () => {
     const rt = await runtime(undefined);
     const release = vi.spyOn(rt.store, 'release');
     const { session, events, release: releaseNow } = await start(rt);

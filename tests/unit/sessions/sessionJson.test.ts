@@ -35,14 +35,46 @@ const session = (messages: unknown[], extra: Record<string, unknown> = {}) => ({
   updated_at: '2026-03-08T12:00:00.000Z',
   messages,
   message_meta: messages.map(() => ({ source: 'cli', timestamp: '2026-03-08T12:00:00.000Z' })),
-  usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0.5, requests: 1 },
+  usage: {
+    input_tokens: 1,
+    output_tokens: 2,
+    cache_read_tokens: 0,
+    cache_creation_tokens: 0,
+    cost_usd: 0.5,
+    requests: 1,
+  },
   ...extra,
 });
 
 const messages = [
-  { role: 'user', content: [{ type: 'text', text: '<!-- cache_break -->\n<context>\nnow\n</context>' }, { type: 'text', text: 'read "a.txt" ✓ 😀' }] },
-  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'file_read', input: { path: 'a.txt', nested: { list: [1, 2.5, null, true], empty: {}, none: [] } } }] },
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'line "one"\nline \\two\\\n\ttab \u0000 nul \u2028 sep\n'.repeat(50) }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: '<!-- cache_break -->\n<context>\nnow\n</context>' },
+      { type: 'text', text: 'read "a.txt" ✓ 😀' },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: [
+      {
+        type: 'tool_use',
+        id: 'toolu_1',
+        name: 'file_read',
+        input: { path: 'a.txt', nested: { list: [1, 2.5, null, true], empty: {}, none: [] } },
+      },
+    ],
+  },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_1',
+        content: 'line "one"\nline \\two\\\n\ttab \u0000 nul \u2028 sep\n'.repeat(50),
+      },
+    ],
+  },
   { role: 'assistant', content: 'plain string content' },
 ];
 
@@ -50,12 +82,20 @@ describe('sessionJsonPieces', () => {
   const cases: Array<[string, object]> = [
     ['a conversation with every kind of text', session(messages)],
     ['no messages', session([])],
-    ['fields JSON leaves out or turns (undefined, a function, a Date), unknown and odd keys', {
-      ...session(messages, { channel: undefined, checkpoint: { when: new Date(Date.UTC(2026, 0, 1)) }, context: { deferred: { loaded: [] } }, later_field: [[]] }),
-      fn: () => 1,
-      ['__proto__']: { odd: true },
-      '': 'empty key',
-    }],
+    [
+      'fields JSON leaves out or turns (undefined, a function, a Date), unknown and odd keys',
+      {
+        ...session(messages, {
+          channel: undefined,
+          checkpoint: { when: new Date(Date.UTC(2026, 0, 1)) },
+          context: { deferred: { loaded: [] } },
+          later_field: [[]],
+        }),
+        fn: () => 1,
+        ['__proto__']: { odd: true },
+        '': 'empty key',
+      },
+    ],
     ['a message list with a hole JSON writes as null', session([messages[0], undefined, messages[1]])],
     ['messages not an array (written as JSON writes any value)', { ...session([]), messages: { not: 'an array' } }],
   ];
@@ -67,20 +107,32 @@ describe('sessionJsonPieces', () => {
   }
 
   it('cuts a long history into pieces no larger than about the piece size, and each pass starts again', () => {
-    const long = session(Array.from({ length: 200 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `message ${i} `.repeat(100) }] })));
+    const long = session(
+      Array.from({ length: 200 }, (_, i) => ({
+        role: i % 2 ? 'assistant' : 'user',
+        content: [{ type: 'text', text: `message ${i} `.repeat(100) }],
+      })),
+    );
     const pieces = Array.from(sessionJsonPieces(long, 10_000), (b) => Buffer.from(b));
     expect(pieces.length).toBeGreaterThan(20);
     // A piece ends with the group of messages that takes it past the size: groups aim at a quarter of a
     // piece, a message (≈1.3 KB) more at most. The last one also holds the fields after the history.
     for (const p of pieces.slice(0, -1)) expect(p.byteLength).toBeLessThan(10_000 * 1.25 + 2_000);
     const text = sessionJsonPieces(long, 10_000);
-    expect(Buffer.concat(Array.from(text, (b) => Buffer.from(b))).equals(Buffer.concat(Array.from(text, (b) => Buffer.from(b))))).toBe(true);
+    expect(
+      Buffer.concat(Array.from(text, (b) => Buffer.from(b))).equals(
+        Buffer.concat(Array.from(text, (b) => Buffer.from(b))),
+      ),
+    ).toBe(true);
   });
 
   it('a field JSON cannot hold throws at once; a message JSON cannot hold throws from its piece', () => {
     expect(() => sessionJsonPieces(session(messages, { context: { n: 1n } }))).toThrow(/BigInt/);
     const many = Array.from({ length: 40 }, (_, i) => messages[i % messages.length]);
-    const pieces = sessionJsonPieces(session([...many, { role: 'user', content: [{ type: 'text', text: 'x', n: 1n }] }]), 1);
+    const pieces = sessionJsonPieces(
+      session([...many, { role: 'user', content: [{ type: 'text', text: 'x', n: 1n }] }]),
+      1,
+    );
     const seen: number[] = [];
     expect(() => {
       for (const p of pieces) seen.push(p.byteLength);
@@ -118,7 +170,8 @@ describe('readSessionFile', () => {
     return file;
   };
   /** The paged reading at several piece sizes, each time from a fresh start. */
-  const readAll = async (file: string) => Promise.all([1, 3, 64, 4096, 1 << 20].map((chunkBytes) => readSessionFile(file, { pagedFrom: 0, chunkBytes })));
+  const readAll = async (file: string) =>
+    Promise.all([1, 3, 64, 4096, 1 << 20].map((chunkBytes) => readSessionFile(file, { pagedFrom: 0, chunkBytes })));
 
   const layouts: Array<[string, (v: unknown) => string]> = [
     ['as Rein writes it', (v) => `${JSON.stringify(v, null, 2)}\n`],
@@ -128,7 +181,10 @@ describe('readSessionFile', () => {
   ];
   for (const [what, layout] of layouts) {
     it(`gives what JSON.parse gives, at every piece size: ${what}`, async () => {
-      const data = session(messages, { context: { approvals: { grants: ['call:ls'] } }, checkpoint: { summary: 'so far "x"' } });
+      const data = session(messages, {
+        context: { approvals: { grants: ['call:ls'] } },
+        checkpoint: { summary: 'so far "x"' },
+      });
       const text = layout(data);
       expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(data)));
       const file = await write(text);

@@ -44,7 +44,9 @@ function lastReported(c: Child): number {
 }
 
 function child(id: string, ...args: string[]): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, id, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, id, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   children.push(proc);
   let out = '';
   let err = '';
@@ -61,7 +63,9 @@ function child(id: string, ...args: string[]): Child {
         if (out.split('\n').includes(want)) ok();
         else waiters.push(check);
       };
-      void exited.then(() => (out.split('\n').includes(want) ? ok() : fail(new Error(`child exited without "${want}": ${err}`))));
+      void exited.then(() =>
+        out.split('\n').includes(want) ? ok() : fail(new Error(`child exited without "${want}": ${err}`)),
+      );
       check();
     });
   return { proc, line, exited, out: () => out };
@@ -95,7 +99,9 @@ describe('the session writer lock across processes', () => {
 
     expect(told).toEqual([`session ${s.id} is in use by rein run (pid ${holder.proc.pid}); waiting…`]);
     expect(err.code).toBe('session_busy');
-    expect(err.message).toBe(`session ${s.id} is in use by rein run (pid ${holder.proc.pid}) and was not freed within 0.3 s; try again when its turn is over`);
+    expect(err.message).toBe(
+      `session ${s.id} is in use by rein run (pid ${holder.proc.pid}) and was not freed within 0.3 s; try again when its turn is over`,
+    );
     expect(err.details).toMatchObject({ id: s.id, pid: holder.proc.pid });
   });
 

@@ -60,7 +60,14 @@ describe('SessionStore', () => {
       updated_at: '2026-03-08T12:00:00.000Z',
       messages: [],
       message_meta: [],
-      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 0 },
+      usage: {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_read_tokens: 0,
+        cache_creation_tokens: 0,
+        cost_usd: 0,
+        requests: 0,
+      },
     });
     expect(s).not.toHaveProperty('channel');
     await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' });
@@ -120,7 +127,11 @@ describe('SessionStore', () => {
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a\nb', is_error: false }] },
     );
-    s.message_meta.push({ source: 'local', timestamp: at }, { source: 'local', timestamp: at }, { source: 'local', timestamp: at, injected: true });
+    s.message_meta.push(
+      { source: 'local', timestamp: at },
+      { source: 'local', timestamp: at },
+      { source: 'local', timestamp: at, injected: true },
+    );
     await st.save(s);
     expect((await st.load(s.id)).messages).toEqual(s.messages);
   });
@@ -279,12 +290,19 @@ describe('SessionStore', () => {
     const good = withTurn(st.create({ agent: 'default', cwd: '/g', source: 'cli', title: 'Good one' }), 'q', 'r');
     await st.save(good);
     tick();
-    const cut = withTurn(st.create({ agent: 'default', cwd: '/c', source: 'slack', channel: 'C9', title: 'Cut "short"' }), 'a long question', 'a long answer');
+    const cut = withTurn(
+      st.create({ agent: 'default', cwd: '/c', source: 'slack', channel: 'C9', title: 'Cut "short"' }),
+      'a long question',
+      'a long answer',
+    );
     await st.save(cut);
     const whole = await readFile(join(dir, `${cut.id}.json`), 'utf8');
     await writeFile(join(dir, `${cut.id}.json`), whole.slice(0, whole.indexOf('"messages"') + 20));
     const invalid = '2026-03-08-dddddddddddd';
-    await writeFile(join(dir, `${invalid}.json`), JSON.stringify({ version: 1, id: invalid, title: 'Half a session', updated_at: 'not a time' }));
+    await writeFile(
+      join(dir, `${invalid}.json`),
+      JSON.stringify({ version: 1, id: invalid, title: 'Half a session', updated_at: 'not a time' }),
+    );
     const garbage = '2026-03-08-eeeeeeeeeeee';
     await writeFile(join(dir, `${garbage}.json`), '\u0000\u0001 not json at all');
 
@@ -292,10 +310,22 @@ describe('SessionStore', () => {
     expect(list).toHaveLength(4);
     const byId = new Map(list.map((x) => [x.id, x]));
     expect(byId.get(good.id)).toMatchObject({ title: 'Good one', messageCount: 2 });
-    expect(byId.get(cut.id)).toMatchObject({ damaged: true, title: 'Cut "short"', source: 'slack', channel: 'C9', cwd: '/c', created_at: cut.created_at, updated_at: cut.updated_at });
+    expect(byId.get(cut.id)).toMatchObject({
+      damaged: true,
+      title: 'Cut "short"',
+      source: 'slack',
+      channel: 'C9',
+      cwd: '/c',
+      created_at: cut.created_at,
+      updated_at: cut.updated_at,
+    });
     expect((byId.get(cut.id) as { problem: string }).problem).toMatch(/^not valid JSON/);
     expect((byId.get(cut.id) as { problem: string }).problem).not.toContain(dir);
-    expect(byId.get(invalid)).toMatchObject({ damaged: true, title: 'Half a session', file: join(dir, `${invalid}.json`) });
+    expect(byId.get(invalid)).toMatchObject({
+      damaged: true,
+      title: 'Half a session',
+      file: join(dir, `${invalid}.json`),
+    });
     // A time that is not a time is not believed: the file's modification time stands in.
     expect(Number.isNaN(Date.parse(byId.get(invalid)!.updated_at))).toBe(false);
     expect(byId.get(garbage)).toMatchObject({ damaged: true });

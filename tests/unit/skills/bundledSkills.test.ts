@@ -89,7 +89,14 @@ describe('mac-system-health script', () => {
   it('prints every section and exits 0 (on any system)', () => {
     const r = run(join(shipped, 'mac-system-health', 'scripts', 'health.sh'), ['3']);
     expect(r.status, r.stderr).toBe(0);
-    for (const section of ['System', 'Disk', 'Memory', 'Battery', 'Top 3 processes by CPU', 'Top 3 processes by memory']) {
+    for (const section of [
+      'System',
+      'Disk',
+      'Memory',
+      'Battery',
+      'Top 3 processes by CPU',
+      'Top 3 processes by memory',
+    ]) {
       expect(r.stdout).toContain(`== ${section} ==`);
     }
     expect(r.stdout).toMatch(/PID/);
@@ -112,7 +119,11 @@ describe('clean-downloads scripts', () => {
 
     const r = run(scan, [dl, '30', '1']);
     expect(r.status, r.stderr).toBe(0);
-    const rows = r.stdout.split('\n').filter((l) => l.includes('\t')).slice(1).map((l) => l.split('\t'));
+    const rows = r.stdout
+      .split('\n')
+      .filter((l) => l.includes('\t'))
+      .slice(1)
+      .map((l) => l.split('\t'));
     expect(rows.map((c) => c[3])).toEqual([
       join(dl, 'Big Installer.dmg'),
       join(dl, 'Project Folder'),
@@ -149,7 +160,11 @@ describe('git-standup script', () => {
 
   function git(cwd: string, args: string[], date?: string) {
     const dates = date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {};
-    const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp, ...dates } });
+    const r = spawnSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp, ...dates },
+    });
     if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   }
 
@@ -158,7 +173,11 @@ describe('git-standup script', () => {
     await mkdir(dir, { recursive: true });
     git(dir, ['init', '-q']);
     for (const c of commits) {
-      git(dir, ['-c', `user.email=${c.email}`, '-c', 'user.name=Someone', 'commit', '-q', '--allow-empty', '-m', c.message], c.date);
+      git(
+        dir,
+        ['-c', `user.email=${c.email}`, '-c', 'user.name=Someone', 'commit', '-q', '--allow-empty', '-m', c.message],
+        c.date,
+      );
     }
     return dir;
   }

@@ -77,12 +77,18 @@ describe('problems', () => {
     const root = userSkills(t.home);
     await writeSkill(root, 'good');
     const noDesc = await writeSkill(root, 'no-desc', { raw: '---\nname: no-desc\n---\nBody\n' });
-    const typo = await writeSkill(root, 'typo', { raw: '---\nname: typo\ndescription: ok\ndescripton: oops\n---\nBody\n' });
+    const typo = await writeSkill(root, 'typo', {
+      raw: '---\nname: typo\ndescription: ok\ndescripton: oops\n---\nBody\n',
+    });
     const badMeta = await writeSkill(root, 'bad-meta', {
       raw: '---\nname: bad-meta\ndescription: ok\nmetadata:\n  owner: [a, b]\n---\nBody\n',
     });
-    const mismatch = await writeSkill(root, 'folder-name', { raw: '---\nname: other-name\ndescription: ok\n---\nBody\n' });
-    const badYaml = await writeSkill(root, 'bad-yaml', { raw: '---\nname: bad-yaml\ndescription: [unclosed\n---\nBody\n' });
+    const mismatch = await writeSkill(root, 'folder-name', {
+      raw: '---\nname: other-name\ndescription: ok\n---\nBody\n',
+    });
+    const badYaml = await writeSkill(root, 'bad-yaml', {
+      raw: '---\nname: bad-yaml\ndescription: [unclosed\n---\nBody\n',
+    });
     const noFm = await writeSkill(root, 'no-fm', { raw: '# Just markdown\n' });
     const emptyBody = await writeSkill(root, 'empty-body', { raw: '---\nname: empty-body\ndescription: ok\n---\n\n' });
 
@@ -93,8 +99,12 @@ describe('problems', () => {
     expect(byFile(noDesc)).toEqual([{ file: noDesc, field: 'description', message: expect.stringMatching(/missing/) }]);
     expect(byFile(typo)).toEqual([{ file: typo, field: 'descripton', message: 'unknown key' }]);
     expect(byFile(badMeta)).toEqual([expect.objectContaining({ file: badMeta, field: 'metadata.owner' })]);
-    expect(byFile(mismatch)).toEqual([{ file: mismatch, field: 'name', message: expect.stringMatching(/"other-name".*"folder-name"/) }]);
-    expect(byFile(badYaml)).toEqual([{ file: badYaml, message: expect.stringMatching(/^line \d+: YAML syntax error/) }]);
+    expect(byFile(mismatch)).toEqual([
+      { file: mismatch, field: 'name', message: expect.stringMatching(/"other-name".*"folder-name"/) },
+    ]);
+    expect(byFile(badYaml)).toEqual([
+      { file: badYaml, message: expect.stringMatching(/^line \d+: YAML syntax error/) },
+    ]);
     expect(byFile(noFm)).toEqual([{ file: noFm, message: expect.stringMatching(/front matter/) }]);
     expect(byFile(emptyBody)).toEqual([{ file: emptyBody, message: expect.stringMatching(/no instructions/) }]);
     expect(problems).toHaveLength(7);
@@ -125,7 +135,10 @@ describe('problems', () => {
   it('reports bad or unknown entries of _attached.yaml by position and keeps the good ones', async () => {
     await writeSkill(userSkills(t.home), 'real');
     await writeSkill(t.bundled, 'shipped');
-    const attached = await writeFileIn(join(t.home, 'agents', 'ops', '_attached.yaml'), '- real\n- 42\n- missing-one\n- shipped\n');
+    const attached = await writeFileIn(
+      join(t.home, 'agents', 'ops', '_attached.yaml'),
+      '- real\n- 42\n- missing-one\n- shipped\n',
+    );
     const r = await loadSkills({ home: t.home, agent: 'ops', bundledDir: t.bundled });
     expect(r.skills.map((s) => s.name)).toEqual(['real', 'shipped']);
     expect(r.problems).toEqual([

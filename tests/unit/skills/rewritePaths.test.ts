@@ -57,7 +57,7 @@ describe('rewriting paths inside the skill folder', () => {
     expect(await rw(body)).toBe(body);
   });
 
-  it('leaves paths that do not exist in the skill folder alone (they may be the user\'s files)', async () => {
+  it("leaves paths that do not exist in the skill folder alone (they may be the user's files)", async () => {
     const body = 'Edit src/app.ts and scripts/missing.sh, list references/*.md, and [nope](NOPE.md).';
     expect(await rw(body)).toBe(body);
   });

@@ -25,14 +25,16 @@ afterEach(async () => {
 });
 
 describe('use_skill', () => {
-  it('returns the body with the skill\'s own paths made absolute', async () => {
+  it("returns the body with the skill's own paths made absolute", async () => {
     const { skills } = await loadSkills({ home: t.home });
     const tool = createUseSkillTool(skills);
     const dir = join(userSkills(t.home), 'report');
     const r = await callTool(tool, { skill_name: 'report' }, tc.ctx);
     expect(r.ok).toBe(true);
     expect(r.content).toContain(`# Skill: report\nSkill folder: ${dir}\n`);
-    expect(r.content).toContain(`Run \`bash ${dir}/scripts/make.sh\` and read [the guide](${dir}/references/guide.md).`);
+    expect(r.content).toContain(
+      `Run \`bash ${dir}/scripts/make.sh\` and read [the guide](${dir}/references/guide.md).`,
+    );
     expect(r.content).toContain('Then edit src/main.ts.');
     expect(r.content).not.toContain('name: report');
   });

@@ -28,22 +28,27 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 describe('leak check', () => {
-  it.each([false, true])('names a child process left running (detached: %s), with its command line', async (detached) => {
-    const before = snapshotResources();
-    const child = spawn('sleep', ['30'], { detached, env, stdio: 'ignore' });
-    try {
-      await once(child, 'spawn');
-      const report = leakedSince(before);
-      expect(report.processes).toEqual([expect.objectContaining({ pid: child.pid, ppid: process.pid, command: 'sleep 30' })]);
-      expect(report.message).toContain(`process ${child.pid}`);
-      expect(report.message).toContain('sleep 30');
-      expect(report.handles).toContainEqual(expect.objectContaining({ kind: 'ProcessWrap' }));
-      expect(report.message).toMatch(/handle ProcessWrap: \d+ before, \d+ after/);
-    } finally {
-      await stop(child);
-    }
-    expect((await waitForLeaks(before)).message).toBe('');
-  });
+  it.each([false, true])(
+    'names a child process left running (detached: %s), with its command line',
+    async (detached) => {
+      const before = snapshotResources();
+      const child = spawn('sleep', ['30'], { detached, env, stdio: 'ignore' });
+      try {
+        await once(child, 'spawn');
+        const report = leakedSince(before);
+        expect(report.processes).toEqual([
+          expect.objectContaining({ pid: child.pid, ppid: process.pid, command: 'sleep 30' }),
+        ]);
+        expect(report.message).toContain(`process ${child.pid}`);
+        expect(report.message).toContain('sleep 30');
+        expect(report.handles).toContainEqual(expect.objectContaining({ kind: 'ProcessWrap' }));
+        expect(report.message).toMatch(/handle ProcessWrap: \d+ before, \d+ after/);
+      } finally {
+        await stop(child);
+      }
+      expect((await waitForLeaks(before)).message).toBe('');
+    },
+  );
 
   it('reports nothing after a test that cleaned up after itself', async () => {
     const before = snapshotResources();
@@ -64,7 +69,11 @@ describe('leak check', () => {
     const timer = setTimeout(() => undefined, 30_000);
     try {
       const report = leakedSince(before);
-      expect(report.handles).toContainEqual({ kind: 'TCPServerWrap', before: before.handles.get('TCPServerWrap') ?? 0, after: (before.handles.get('TCPServerWrap') ?? 0) + 1 });
+      expect(report.handles).toContainEqual({
+        kind: 'TCPServerWrap',
+        before: before.handles.get('TCPServerWrap') ?? 0,
+        after: (before.handles.get('TCPServerWrap') ?? 0) + 1,
+      });
       expect(report.message).toMatch(/handle TCPServerWrap: \d+ before, \d+ after \(\+1\)/);
       expect(report.handles.map((h) => h.kind)).toContain('Timeout');
       expect(report.processes).toEqual([]);
@@ -76,19 +85,25 @@ describe('leak check', () => {
     }
   });
 
-  it.skipIf(process.platform !== 'linux')('finds a background job whose shell exited (reparented away from us)', async () => {
-    const before = snapshotResources();
-    const shell = spawn('bash', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    shell.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-    await once(shell, 'close');
-    const orphan = Number(out.trim());
-    try {
-      const report = await waitForLeaks(before, { settleMs: 200 });
-      expect(report.processes.map((p) => p.pid)).toContain(orphan);
-    } finally {
-      process.kill(orphan, 'SIGKILL');
-    }
-    expect((await waitForLeaks(before)).processes).toEqual([]);
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'finds a background job whose shell exited (reparented away from us)',
+    async () => {
+      const before = snapshotResources();
+      const shell = spawn('bash', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], {
+        env,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      let out = '';
+      shell.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+      await once(shell, 'close');
+      const orphan = Number(out.trim());
+      try {
+        const report = await waitForLeaks(before, { settleMs: 200 });
+        expect(report.processes.map((p) => p.pid)).toContain(orphan);
+      } finally {
+        process.kill(orphan, 'SIGKILL');
+      }
+      expect((await waitForLeaks(before)).processes).toEqual([]);
+    },
+  );
 });

@@ -30,13 +30,20 @@ async function waitForFile(path: string): Promise<string> {
 describe('bash tool', () => {
   it("gives the command Rein's environment without its credentials or secret-looking names, plus tools.env_passthrough", async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { ANTHROPIC_API_KEY: 'sk-ant-bashleak-0123456789', ANTHROPIC_AUTH_TOKEN: 'auth-x', GH_TOKEN: 'gho_kept', NPM_TOKEN: 'npm_withheld', DATABASE_URL: 'postgres://u:pw@db/x' });
+    Object.assign(process.env, {
+      ANTHROPIC_API_KEY: 'sk-ant-bashleak-0123456789',
+      ANTHROPIC_AUTH_TOKEN: 'auth-x',
+      GH_TOKEN: 'gho_kept',
+      NPM_TOKEN: 'npm_withheld',
+      DATABASE_URL: 'postgres://u:pw@db/x',
+    });
     try {
       const r = await callTool(bashTool, { command: 'env' }, { ...t.ctx, envPassthrough: ['GH_TOKEN'] });
       expect(r.ok).toBe(true);
       expect(r.content).toContain('GH_TOKEN=gho_kept');
       expect(r.content).toContain('PATH=');
-      for (const leaked of ['sk-ant-bashleak', 'auth-x', 'npm_withheld', 'u:pw@']) expect(r.content).not.toContain(leaked);
+      for (const leaked of ['sk-ant-bashleak', 'auth-x', 'npm_withheld', 'u:pw@'])
+        expect(r.content).not.toContain(leaked);
       const bare = await callTool(bashTool, { command: 'printenv ANTHROPIC_API_KEY GH_TOKEN; echo "[$?]"' }, t.ctx);
       expect(bare.content.trim()).toBe('[1]');
     } finally {
@@ -159,7 +166,19 @@ describe('bash safety hints', () => {
   beforeAll(async () => {
     await initShellParser();
   });
-  const readOnly = ['ls -la', 'cat README.md', 'git status', 'git log --oneline -5', 'git branch -a', 'rg foo src', 'grep -rn foo .', 'env', 'tail -f app.log', 'ls | wc -l', 'ls \\\n -la'];
+  const readOnly = [
+    'ls -la',
+    'cat README.md',
+    'git status',
+    'git log --oneline -5',
+    'git branch -a',
+    'rg foo src',
+    'grep -rn foo .',
+    'env',
+    'tail -f app.log',
+    'ls | wc -l',
+    'ls \\\n -la',
+  ];
   const notReadOnly = [
     'rm -rf build',
     'cat a > b',
@@ -188,14 +207,23 @@ describe('bash safety hints', () => {
     expect(bashTool.isConcurrencySafe!({ command: 'rm x' })).toBe(false);
   });
 
-  it.each(['rm -rf build', 'mv a b', 'git reset --hard HEAD~1', 'dd if=/dev/zero of=x', 'mkfs.ext4 /dev/sda1', 'echo hi > notes.txt', 'find . -name "*.o" -delete', 'git push --force origin main'])(
-    'flags %j as destructive',
+  it.each([
+    'rm -rf build',
+    'mv a b',
+    'git reset --hard HEAD~1',
+    'dd if=/dev/zero of=x',
+    'mkfs.ext4 /dev/sda1',
+    'echo hi > notes.txt',
+    'find . -name "*.o" -delete',
+    'git push --force origin main',
+  ])('flags %j as destructive', (command) => {
+    expect(bashTool.isDestructive({ command })).toBe(true);
+  });
+
+  it.each(['ls -la', 'echo hi >> log.txt', 'make 2>&1', 'ls > /dev/null', 'git status', 'npm test'])(
+    'does not flag %j as destructive',
     (command) => {
-      expect(bashTool.isDestructive({ command })).toBe(true);
+      expect(bashTool.isDestructive({ command })).toBe(false);
     },
   );
-
-  it.each(['ls -la', 'echo hi >> log.txt', 'make 2>&1', 'ls > /dev/null', 'git status', 'npm test'])('does not flag %j as destructive', (command) => {
-    expect(bashTool.isDestructive({ command })).toBe(false);
-  });
 });

@@ -7,7 +7,18 @@ describe('builtinTools', () => {
 
   it('provides the reference names, all local, each with a description and a one-line summary', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['bash', 'directory_list', 'file_edit', 'file_read', 'file_write', 'glob', 'grep', 'http', 'system_info', 'think'].sort(),
+      [
+        'bash',
+        'directory_list',
+        'file_edit',
+        'file_read',
+        'file_write',
+        'glob',
+        'grep',
+        'http',
+        'system_info',
+        'think',
+      ].sort(),
     );
     for (const tool of tools) {
       expect(tool.source).toBe('local');

@@ -34,7 +34,9 @@ const mcp = [
   tool('calendar_create_event', 'mcp', 'Create an event in the user calendar. Needs a title and a start time.'),
   tool('calendar_list_events', 'mcp', 'List calendar events between two dates.'),
   tool('crm_find_contact', 'mcp', 'Find a contact in the CRM by name or email.'),
-  ...Array.from({ length: 14 }, (_, i) => tool(`mcp_misc_${String(i).padStart(2, '0')}`, 'mcp', `Miscellaneous helper number ${i} for spreadsheets.`)),
+  ...Array.from({ length: 14 }, (_, i) =>
+    tool(`mcp_misc_${String(i).padStart(2, '0')}`, 'mcp', `Miscellaneous helper number ${i} for spreadsheets.`),
+  ),
 ];
 const cloud = Array.from({ length: 5 }, (_, i) => tool(`cloud_${i}`, 'cloud', `Cloud research helper ${i}.`));
 
@@ -82,7 +84,10 @@ describe('planToolExposure', () => {
     const plan = planToolExposure(registry.list(), new Set(), { definition: (t) => registry.definition(t) });
     expect(plan.deferring).toBe(true);
     expect(plan.definitions.map((d) => d.name)).toEqual([...locals.map((t) => t.name), 'tool_search'].sort());
-    expect(plan.deferred.map((t) => t.name)).toEqual([...mcp.map((t) => t.name).sort(), ...cloud.map((t) => t.name).sort()]);
+    expect(plan.deferred.map((t) => t.name)).toEqual([
+      ...mcp.map((t) => t.name).sort(),
+      ...cloud.map((t) => t.name).sort(),
+    ]);
     const lines = plan.catalogue.split('\n');
     expect(lines[0]).toBe(CATALOGUE_HEADING);
     expect(lines).toContain('- calendar_create_event: Create an event in the user calendar.');
@@ -117,7 +122,10 @@ describe('tool search', () => {
   });
 
   it('ranks by BM25 over name and description, the name counting more', () => {
-    expect(searchTools([...mcp, ...cloud], 'calendar events', 2).map((t) => t.name)).toEqual(['calendar_list_events', 'calendar_create_event']);
+    expect(searchTools([...mcp, ...cloud], 'calendar events', 2).map((t) => t.name)).toEqual([
+      'calendar_list_events',
+      'calendar_create_event',
+    ]);
     expect(searchTools([...mcp, ...cloud], 'contact email')[0]!.name).toBe('crm_find_contact');
     expect(searchTools([...mcp, ...cloud], 'cloud_3')[0]!.name).toBe('cloud_3');
     expect(searchTools([...mcp, ...cloud], 'nothing-like-this')).toEqual([]);
@@ -129,10 +137,14 @@ describe('tool search', () => {
     const r = await search.call({ query: 'calendar events' }, c, new AbortController().signal);
     expect(r.ok).toBe(true);
     expect(r.content.split('\n')[0]).toBe('LOADED: calendar_list_events, calendar_create_event');
-    expect(r.content).toContain('{"description":"Create an event in the user calendar. Needs a title and a start time.","input_schema":{');
+    expect(r.content).toContain(
+      '{"description":"Create an event in the user calendar. Needs a title and a start time.","input_schema":{',
+    );
     expect(states.get('s1')!.loaded).toEqual(['calendar_create_event', 'calendar_list_events']);
 
-    const plan = planToolExposure(registry.list(), new Set(states.get('s1')!.loaded), { definition: (t) => registry.definition(t) });
+    const plan = planToolExposure(registry.list(), new Set(states.get('s1')!.loaded), {
+      definition: (t) => registry.definition(t),
+    });
     expect(plan.definitions.map((d) => d.name)).toContain('calendar_create_event');
     expect(plan.catalogue).not.toContain('- calendar_create_event');
     expect(plan.catalogue).toContain('- crm_find_contact');
@@ -145,7 +157,11 @@ describe('tool search', () => {
 
   it('select: reports unknown names and tools that need no loading', async () => {
     const { states, search } = runtime();
-    const r = await search.call({ query: 'select:cloud_2,local_03,nope' }, await ctx('s'), new AbortController().signal);
+    const r = await search.call(
+      { query: 'select:cloud_2,local_03,nope' },
+      await ctx('s'),
+      new AbortController().signal,
+    );
     expect(r.content).toMatch(/^LOADED: cloud_2\n/);
     expect(r.content).toContain('Already available without loading: local_03.');
     expect(r.content).toContain('No tool named: nope.');

@@ -34,7 +34,9 @@ describe('directory_list', () => {
   });
 
   it('shows at most 1,000 entries with a note', async () => {
-    await Promise.all(Array.from({ length: 1003 }, (_, n) => writeFile(join(t.dir, `f${String(n).padStart(4, '0')}`), '')));
+    await Promise.all(
+      Array.from({ length: 1003 }, (_, n) => writeFile(join(t.dir, `f${String(n).padStart(4, '0')}`), '')),
+    );
     const r = await callTool(directoryListTool, {}, t.ctx);
     const [list, note] = r.content.split('\n\n');
     expect(list!.split('\n')).toHaveLength(1000);

@@ -28,7 +28,18 @@ describe('file_edit', () => {
     expect(r.ok).toBe(true);
     expect(await readFile(file, 'utf8')).toBe('a\nb\nc\nd\nE1\nE2\nf\ng\nh\n');
     expect(r.content).toBe(
-      ['replaced 1 occurrence in code.ts', '', '   2 | b', '   3 | c', '   4 | d', '   5 | E1', '   6 | E2', '   7 | f', '   8 | g', '   9 | h'].join('\n'),
+      [
+        'replaced 1 occurrence in code.ts',
+        '',
+        '   2 | b',
+        '   3 | c',
+        '   4 | d',
+        '   5 | E1',
+        '   6 | E2',
+        '   7 | f',
+        '   8 | g',
+        '   9 | h',
+      ].join('\n'),
     );
   });
 
@@ -50,7 +61,11 @@ describe('file_edit', () => {
 
   it('replaces every occurrence with replace_all', async () => {
     await seed('x = 1\nx = 1\nx = 1\n');
-    const r = await callTool(fileEditTool, { path: 'code.ts', old_string: 'x = 1', new_string: 'x = 2', replace_all: true }, t.ctx);
+    const r = await callTool(
+      fileEditTool,
+      { path: 'code.ts', old_string: 'x = 1', new_string: 'x = 2', replace_all: true },
+      t.ctx,
+    );
     expect(r.content).toContain('replaced 3 occurrences');
     expect(await readFile(file, 'utf8')).toBe('x = 2\nx = 2\nx = 2\n');
   });

@@ -37,7 +37,10 @@ function sharedBehaviour(grep: ReturnType<typeof createGrepTool>): void {
 
   it('returns path:line:text for every match, relative and sorted by path', async () => {
     const r = await callTool(grep, { pattern: 'TODO' }, t.ctx);
-    expect(r).toEqual({ ok: true, content: '.github/ci.yml:1:on: push # TODO\nREADME.md:2:TODO in docs\na.ts:2:// TODO first' });
+    expect(r).toEqual({
+      ok: true,
+      content: '.github/ci.yml:1:on: push # TODO\nREADME.md:2:TODO in docs\na.ts:2:// TODO first',
+    });
   });
 
   it('skips binary files, .git and node_modules', async () => {
@@ -61,7 +64,9 @@ function sharedBehaviour(grep: ReturnType<typeof createGrepTool>): void {
 
   it('searches one file when path is a file', async () => {
     const r = await callTool(grep, { pattern: 'alpha', path: 'src/b.ts' }, t.ctx);
-    expect(r.content).toBe('src/b.ts:1:import { alpha } from "../a";\nsrc/b.ts:2:export const Beta = alpha + 1; // todo second');
+    expect(r.content).toBe(
+      'src/b.ts:1:import { alpha } from "../a";\nsrc/b.ts:2:export const Beta = alpha + 1; // todo second',
+    );
   });
 
   it('cuts the results at max_results in total with a note', async () => {

@@ -20,7 +20,9 @@ function route(req: IncomingMessage, res: ServerResponse, body: string): void {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '20000' }).end('b'.repeat(20_000));
       return;
     case '/echo':
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ body, type: req.headers['content-type'] }));
+      res
+        .writeHead(201, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ body, type: req.headers['content-type'] }));
       return;
     case '/redirect':
       res.writeHead(302, { location: '/hello' }).end();

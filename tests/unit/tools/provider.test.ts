@@ -101,7 +101,16 @@ describe('ToolSet assembly', () => {
     const releases = [gui.hold(), mcpB.hold(), cloud.hold()];
     const assembled = set.registry();
     for (const release of releases) release();
-    expect(names(await assembled)).toEqual(['bash', 'think', 'a_find', 'b_list', 'calendar', 'research', 'click', 'screen_read']);
+    expect(names(await assembled)).toEqual([
+      'bash',
+      'think',
+      'a_find',
+      'b_list',
+      'calendar',
+      'research',
+      'click',
+      'screen_read',
+    ]);
 
     const reversed = new ToolSet([local, mcpA, mcpB, cloud, gui].reverse());
     expect(json(await reversed.registry())).toBe(json(await assembled));
@@ -126,7 +135,11 @@ describe('ToolSet assembly', () => {
 
   it('keeps the earlier tools byte-identical when a late GUI provider adds its tools at the end', async () => {
     const gui = new TestProvider('gui', 'gui', []);
-    const set = new ToolSet([new StaticToolProvider('local', 'local', [tool('bash', 'local'), tool('grep', 'local')]), new TestProvider('mcp:x', 'mcp', ['lookup']), gui]);
+    const set = new ToolSet([
+      new StaticToolProvider('local', 'local', [tool('bash', 'local'), tool('grep', 'local')]),
+      new TestProvider('mcp:x', 'mcp', ['lookup']),
+      gui,
+    ]);
     const before = await set.registry();
     const changed = nextChange(set);
     gui.set(['click', 'accessibility']);
@@ -135,7 +148,10 @@ describe('ToolSet assembly', () => {
     expect(names(after)).toEqual(['bash', 'grep', 'lookup', 'accessibility', 'click']);
     // The request's tools up to the last earlier tool are the same bytes, so the cached prefix holds.
     expect(json(after).startsWith(json(before).slice(0, -1))).toBe(true);
-    after.definitions().slice(0, before.size).forEach((d, i) => expect(d).toBe(before.definitions()[i]));
+    after
+      .definitions()
+      .slice(0, before.size)
+      .forEach((d, i) => expect(d).toBe(before.definitions()[i]));
   });
 
   it('leaves the other sources byte-identical when one provider changes its tools', async () => {
@@ -174,7 +190,12 @@ describe('ToolSet assembly', () => {
       dispose: () => undefined,
     };
     broken.fail(new Error('server exited with code 1'));
-    const set = new ToolSet([new StaticToolProvider('local', 'local', [tool('bash', 'local')]), broken, throwing, new TestProvider('gui', 'gui', ['click'])]);
+    const set = new ToolSet([
+      new StaticToolProvider('local', 'local', [tool('bash', 'local')]),
+      broken,
+      throwing,
+      new TestProvider('gui', 'gui', ['click']),
+    ]);
     expect(names(await set.registry())).toEqual(['bash', 'click']);
     expect(set.problems.map((p) => [p.provider, p.message])).toEqual([
       ['mcp:broken', 'tool provider mcp:broken could not list its tools: server exited with code 1'],
@@ -191,7 +212,10 @@ describe('ToolSet assembly', () => {
     const local = new StaticToolProvider('local', 'local', [tool('search', 'local')]);
     const mcpZ = new TestProvider('mcp:z', 'mcp', ['search', 'shared']);
     const mcpA = new TestProvider('mcp:a', 'mcp', ['shared']);
-    for (const order of [[mcpZ, local, mcpA], [mcpA, mcpZ, local]]) {
+    for (const order of [
+      [mcpZ, local, mcpA],
+      [mcpA, mcpZ, local],
+    ]) {
       const set = new ToolSet(order);
       const registry = await set.registry();
       expect(names(registry)).toEqual(['search', 'shared']);
@@ -205,7 +229,11 @@ describe('ToolSet assembly', () => {
   });
 
   it('leaves out tools with an invalid name or another source than their provider’s', async () => {
-    const odd: ToolProvider = new StaticToolProvider('mcp:odd', 'mcp', [tool('has space', 'mcp'), tool('sneaky', 'local'), tool('fine', 'mcp')]);
+    const odd: ToolProvider = new StaticToolProvider('mcp:odd', 'mcp', [
+      tool('has space', 'mcp'),
+      tool('sneaky', 'local'),
+      tool('fine', 'mcp'),
+    ]);
     const set = new ToolSet([odd]);
     expect(names(await set.registry())).toEqual(['fine']);
     expect(set.problems.map((p) => p.message)).toEqual([
@@ -215,9 +243,17 @@ describe('ToolSet assembly', () => {
   });
 
   it('applies the allowed and denied lists on assembly, except to the names they do not govern', async () => {
-    const local = new StaticToolProvider('local', 'local', ['bash', 'grep', 'tool_search'].map((n) => tool(n, 'local')));
+    const local = new StaticToolProvider(
+      'local',
+      'local',
+      ['bash', 'grep', 'tool_search'].map((n) => tool(n, 'local')),
+    );
     const mcp = new TestProvider('mcp:x', 'mcp', ['lookup', 'delete_all']);
-    const allowed = new ToolSet([local, mcp], { allowed: ['grep', 'lookup', 'delete_all'], denied: ['delete_all'], unfiltered: ['tool_search'] });
+    const allowed = new ToolSet([local, mcp], {
+      allowed: ['grep', 'lookup', 'delete_all'],
+      denied: ['delete_all'],
+      unfiltered: ['tool_search'],
+    });
     expect(names(await allowed.registry())).toEqual(['grep', 'tool_search', 'lookup']);
     const denied = new ToolSet([local, mcp], { denied: ['bash', 'tool_search'] });
     expect(names(await denied.registry())).toEqual(['grep', 'delete_all', 'lookup']);
@@ -249,7 +285,9 @@ describe('ToolSet assembly', () => {
 describe('ToolSet disposal', () => {
   it('disposes its providers, the last added first, and stops listening', async () => {
     const log: string[] = [];
-    const providers = ['local', 'mcp:a', 'gui'].map((id, i) => new TestProvider(id, (['local', 'mcp', 'gui'] as const)[i]!, [`t${i}`], log));
+    const providers = ['local', 'mcp:a', 'gui'].map(
+      (id, i) => new TestProvider(id, (['local', 'mcp', 'gui'] as const)[i]!, [`t${i}`], log),
+    );
     const set = new ToolSet(providers);
     const registry = await set.registry();
     let announced = 0;

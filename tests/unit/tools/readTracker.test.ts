@@ -8,7 +8,13 @@ describe('SessionReadTracker', () => {
     const tr = new SessionReadTracker(clock);
     tr.markRead('/a/b.txt', { mtimeMs: 10, size: 3, offset: 0, limit: null });
     tr.markRead('/a/b.txt', { mtimeMs: 11, size: 4, offset: 5, limit: 10 });
-    expect(tr.lastRead('/a/b.txt')).toEqual({ mtimeMs: 11, size: 4, offset: 5, limit: 10, at: '2030-01-02T03:04:05.000Z' });
+    expect(tr.lastRead('/a/b.txt')).toEqual({
+      mtimeMs: 11,
+      size: 4,
+      offset: 5,
+      limit: 10,
+      at: '2030-01-02T03:04:05.000Z',
+    });
     expect(tr.lastRead('/a/other.txt')).toBeUndefined();
   });
 
@@ -22,7 +28,13 @@ describe('SessionReadTracker', () => {
     const tr = new SessionReadTracker(clock);
     tr.markRead('/f', { mtimeMs: 1, size: 1, offset: 0, limit: null });
     tr.markWritten('/f', { mtimeMs: 2, size: 5 });
-    expect(tr.lastRead('/f')).toEqual({ mtimeMs: 2, size: 5, offset: WRITTEN_OFFSET, limit: null, at: '2030-01-02T03:04:05.000Z' });
+    expect(tr.lastRead('/f')).toEqual({
+      mtimeMs: 2,
+      size: 5,
+      offset: WRITTEN_OFFSET,
+      limit: null,
+      at: '2030-01-02T03:04:05.000Z',
+    });
     expect(WRITTEN_OFFSET).toBeLessThan(0);
   });
 

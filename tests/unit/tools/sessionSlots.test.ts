@@ -73,7 +73,9 @@ describe('tool_search keeps its working set in the session slot', () => {
     try {
       const saved = { loaded: ['crm_find'] };
       sessionSlots(a.ctx).seed(DEFERRED_TOOLS_SLOT, saved);
-      expect((await callTool(search, { query: 'select:calendar_list' }, a.ctx)).content).toMatch(/^LOADED: calendar_list/);
+      expect((await callTool(search, { query: 'select:calendar_list' }, a.ctx)).content).toMatch(
+        /^LOADED: calendar_list/,
+      );
       expect(saved.loaded).toEqual(['calendar_list', 'crm_find']);
 
       await callTool(search, { query: 'select:crm_find' }, b.ctx);

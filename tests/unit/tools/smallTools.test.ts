@@ -31,7 +31,9 @@ describe('system_info', () => {
     expect(r.content).toContain(`cpus: ${os.cpus().length}`);
     expect(r.content).toContain(`node: ${process.version}`);
     expect(r.content).toMatch(/memory: [\d.]+ \w+ total, [\d.]+ \w+ free/);
-    expect(r.content).toMatch(new RegExp(`disk \\(${t.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): [\\d.]+ \\w+ total, [\\d.]+ \\w+ free`));
+    expect(r.content).toMatch(
+      new RegExp(`disk \\(${t.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): [\\d.]+ \\w+ total, [\\d.]+ \\w+ free`),
+    );
   });
 
   it('takes no input', () => {

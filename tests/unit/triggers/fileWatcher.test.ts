@@ -2,7 +2,13 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changeList, mergeChange, watchPrompt, WatcherManager, type ChangeType } from '../../../src-main/core/triggers/index.js';
+import {
+  changeList,
+  mergeChange,
+  watchPrompt,
+  WatcherManager,
+  type ChangeType,
+} from '../../../src-main/core/triggers/index.js';
 import { useLeakCheck } from '../../support/leaks.js';
 import { FakeHost, sleep, tempDirs, writeAgent } from './support.js';
 
@@ -15,7 +21,10 @@ afterEach(async () => {
   managers = [];
 });
 
-async function started(host: FakeHost, opts: ConstructorParameters<typeof WatcherManager>[1] = {}): Promise<WatcherManager> {
+async function started(
+  host: FakeHost,
+  opts: ConstructorParameters<typeof WatcherManager>[1] = {},
+): Promise<WatcherManager> {
   const m = new WatcherManager(host, { rescanMs: 0, ...opts });
   managers.push(m);
   await m.start();
@@ -34,7 +43,10 @@ async function folder(...parts: string[]): Promise<string> {
 
 const watchConfig = (entries: Array<{ path: string; glob?: string; debounce?: string | number; prompt?: string }>) =>
   `watch:\n${entries
-    .map((e) => `  - path: ${JSON.stringify(e.path)}\n${e.glob ? `    glob: ${JSON.stringify(e.glob)}\n` : ''}${e.debounce !== undefined ? `    debounce: ${JSON.stringify(e.debounce)}\n` : ''}${e.prompt ? `    prompt: ${JSON.stringify(e.prompt)}\n` : ''}`)
+    .map(
+      (e) =>
+        `  - path: ${JSON.stringify(e.path)}\n${e.glob ? `    glob: ${JSON.stringify(e.glob)}\n` : ''}${e.debounce !== undefined ? `    debounce: ${JSON.stringify(e.debounce)}\n` : ''}${e.prompt ? `    prompt: ${JSON.stringify(e.prompt)}\n` : ''}`,
+    )
     .join('')}`;
 
 function changesOf(text: string): string[] {
@@ -47,10 +59,16 @@ describe('the prompt of a batch', () => {
       ['/w/b.txt', 'modified'],
       ['/w/a.txt', 'created'],
     ]);
-    expect(watchPrompt('Sort these:\n{{files}}\nThanks.', changes)).toBe('Sort these:\n- created: /w/a.txt\n- modified: /w/b.txt\nThanks.');
-    expect(watchPrompt('File the PDFs.', changes)).toBe('File the PDFs.\n\nFile changes detected:\n- created: /w/a.txt\n- modified: /w/b.txt');
+    expect(watchPrompt('Sort these:\n{{files}}\nThanks.', changes)).toBe(
+      'Sort these:\n- created: /w/a.txt\n- modified: /w/b.txt\nThanks.',
+    );
+    expect(watchPrompt('File the PDFs.', changes)).toBe(
+      'File the PDFs.\n\nFile changes detected:\n- created: /w/a.txt\n- modified: /w/b.txt',
+    );
     expect(watchPrompt(undefined, changes)).toBe('File changes detected:\n- created: /w/a.txt\n- modified: /w/b.txt');
-    const many = new Map<string, ChangeType>(Array.from({ length: 250 }, (_, i) => [`/w/${String(i).padStart(3, '0')}`, 'created' as const]));
+    const many = new Map<string, ChangeType>(
+      Array.from({ length: 250 }, (_, i) => [`/w/${String(i).padStart(3, '0')}`, 'created' as const]),
+    );
     expect(changeList(many).split('\n')).toHaveLength(201);
     expect(changeList(many).endsWith('- … and 50 more')).toBe(true);
   });
@@ -67,7 +85,9 @@ describe('the prompt of a batch', () => {
 describe('file watchers (real files, real chokidar)', () => {
   it('batch the changes of one debounce window into one unattended run; each event starts the wait again', async () => {
     const inbox = await folder('inbox');
-    await writeAgent(dirs.home, 'clerk', { config: watchConfig([{ path: inbox, debounce: '600ms', prompt: 'Sort the new files.' }]) });
+    await writeAgent(dirs.home, 'clerk', {
+      config: watchConfig([{ path: inbox, debounce: '600ms', prompt: 'Sort the new files.' }]),
+    });
     const host = new FakeHost(dirs.home);
     await started(host);
     await writeFile(join(inbox, 'b.txt'), '1');
@@ -81,15 +101,27 @@ describe('file watchers (real files, real chokidar)', () => {
     await sleep(800);
     expect(host.runs).toHaveLength(1);
     const r = run!.request;
-    expect(r).toMatchObject({ agent: 'clerk', source: 'watcher', entry: 'watcher', origin: 'unattended', session: { kind: 'ephemeral' } });
+    expect(r).toMatchObject({
+      agent: 'clerk',
+      source: 'watcher',
+      entry: 'watcher',
+      origin: 'unattended',
+      session: { kind: 'ephemeral' },
+    });
     expect(r.text.startsWith('Sort the new files.\n\nFile changes detected:\n')).toBe(true);
-    expect(changesOf(r.text)).toEqual([`- created: ${join(inbox, 'a.txt')}`, `- created: ${join(inbox, 'b.txt')}`, `- created: ${join(inbox, 'c.txt')}`]);
+    expect(changesOf(r.text)).toEqual([
+      `- created: ${join(inbox, 'a.txt')}`,
+      `- created: ${join(inbox, 'b.txt')}`,
+      `- created: ${join(inbox, 'c.txt')}`,
+    ]);
   });
 
   it('match the glob against the file name; hidden files only by a pattern that names them', async () => {
     const docs = await folder('docs');
     await mkdir(join(docs, 'deep', 'er'), { recursive: true });
-    await writeAgent(dirs.home, 'clerk', { config: watchConfig([{ path: docs, glob: '*.pdf', debounce: 150, prompt: 'PDFs: {{files}}' }]) });
+    await writeAgent(dirs.home, 'clerk', {
+      config: watchConfig([{ path: docs, glob: '*.pdf', debounce: 150, prompt: 'PDFs: {{files}}' }]),
+    });
     await writeAgent(dirs.home, 'all', { config: watchConfig([{ path: docs, debounce: 150 }]) });
     const host = new FakeHost(dirs.home);
     await started(host);
@@ -101,18 +133,31 @@ describe('file watchers (real files, real chokidar)', () => {
     await sleep(400);
     const byAgent = Object.fromEntries(host.runs.map((r) => [r.request.agent, r.request.text]));
     expect(byAgent.clerk).toBe(`PDFs: - created: ${join(docs, 'deep', 'er', 'report.pdf')}`);
-    expect(changesOf(byAgent.all!)).toEqual([`- created: ${join(docs, 'deep', 'er', 'report.pdf')}`, `- created: ${join(docs, 'notes.txt')}`, `- created: ${join(docs, 'pdf')}`]);
+    expect(changesOf(byAgent.all!)).toEqual([
+      `- created: ${join(docs, 'deep', 'er', 'report.pdf')}`,
+      `- created: ${join(docs, 'notes.txt')}`,
+      `- created: ${join(docs, 'pdf')}`,
+    ]);
   });
 
   it('never enter dependency, VCS, build or cache folders — unless it is the watched folder itself', async () => {
     const root = await folder('build');
-    for (const d of ['node_modules/pkg', '.git/objects', 'dist', 'src/__pycache__', 'src/target', '.venv/lib']) await mkdir(join(root, d), { recursive: true });
+    for (const d of ['node_modules/pkg', '.git/objects', 'dist', 'src/__pycache__', 'src/target', '.venv/lib'])
+      await mkdir(join(root, d), { recursive: true });
     await writeAgent(dirs.home, 'dev', { config: watchConfig([{ path: root, debounce: 150 }]) });
     const host = new FakeHost(dirs.home);
     const m = await started(host);
     // The root (named `build`), src: nothing below the skipped folders is watched.
     expect(m.watchedDirs).toBe(2);
-    for (const f of ['node_modules/pkg/index.js', '.git/objects/ab', 'dist/app.js', 'src/__pycache__/m.pyc', 'src/target/x.o', '.venv/lib/site.py']) await writeFile(join(root, f), 'x');
+    for (const f of [
+      'node_modules/pkg/index.js',
+      '.git/objects/ab',
+      'dist/app.js',
+      'src/__pycache__/m.pyc',
+      'src/target/x.o',
+      '.venv/lib/site.py',
+    ])
+      await writeFile(join(root, f), 'x');
     await writeFile(join(root, 'src', 'main.py'), 'x');
     // A file may be called like a skipped folder.
     await writeFile(join(root, 'src', 'build'), 'x');
@@ -121,7 +166,10 @@ describe('file watchers (real files, real chokidar)', () => {
     const [run] = await host.waitForRuns(1);
     await sleep(400);
     expect(host.runs).toHaveLength(1);
-    expect(changesOf(run!.request.text)).toEqual([`- created: ${join(root, 'src', 'build')}`, `- created: ${join(root, 'src', 'main.py')}`]);
+    expect(changesOf(run!.request.text)).toEqual([
+      `- created: ${join(root, 'src', 'build')}`,
+      `- created: ${join(root, 'src', 'main.py')}`,
+    ]);
   });
 
   it('watch at most the cap of folders, warning once', async () => {
@@ -129,7 +177,12 @@ describe('file watchers (real files, real chokidar)', () => {
     for (let i = 0; i < 6; i++) await mkdir(join(root, `d${i}`));
     const other = await folder('other');
     await mkdir(join(other, 'x'));
-    await writeAgent(dirs.home, 'a', { config: watchConfig([{ path: root, debounce: 100 }, { path: other, debounce: 100 }]) });
+    await writeAgent(dirs.home, 'a', {
+      config: watchConfig([
+        { path: root, debounce: 100 },
+        { path: other, debounce: 100 },
+      ]),
+    });
     const warnings: string[] = [];
     const m = await started(new FakeHost(dirs.home), { maxDirs: 4, warn: (w) => warnings.push(w) });
     expect(m.watchedDirs).toBe(4);
@@ -154,11 +207,13 @@ describe('file watchers (real files, real chokidar)', () => {
     await host.waitForRuns(3);
     await sleep(400);
     const runs = host.runs.map((r) => `${r.request.agent}: ${changesOf(r.request.text).join(' ')}`).sort();
-    expect(runs).toEqual([
-      `docs: - created: ${join(inner, 'guide.md')}`,
-      `whole: - created: ${join(inner, 'guide.md')}`,
-      `whole: - created: ${join(outer, 'README.md')}`,
-    ].sort());
+    expect(runs).toEqual(
+      [
+        `docs: - created: ${join(inner, 'guide.md')}`,
+        `whole: - created: ${join(inner, 'guide.md')}`,
+        `whole: - created: ${join(outer, 'README.md')}`,
+      ].sort(),
+    );
   });
 
   it('follow config changes without a restart: a new folder is watched, a dropped one no longer', async () => {
@@ -185,7 +240,7 @@ describe('file watchers (real files, real chokidar)', () => {
     expect(m.roots).toEqual([]);
   });
 
-  it('a batch that comes while the agent\'s previous watcher run is going waits for it, merged, and is not lost', async () => {
+  it("a batch that comes while the agent's previous watcher run is going waits for it, merged, and is not lost", async () => {
     const inbox = await folder('inbox');
     await writeAgent(dirs.home, 'clerk', { config: watchConfig([{ path: inbox, debounce: 100 }]) });
     const host = new FakeHost(dirs.home);
@@ -201,7 +256,10 @@ describe('file watchers (real files, real chokidar)', () => {
     expect(host.runs).toHaveLength(1);
     first!.finish();
     const [, second] = await host.waitForRuns(2);
-    expect(changesOf(second!.request.text)).toEqual([`- created: ${join(inbox, 'three.txt')}`, `- created: ${join(inbox, 'two.txt')}`]);
+    expect(changesOf(second!.request.text)).toEqual([
+      `- created: ${join(inbox, 'three.txt')}`,
+      `- created: ${join(inbox, 'two.txt')}`,
+    ]);
     second!.finish();
     await sleep(300);
     expect(host.runs).toHaveLength(2);

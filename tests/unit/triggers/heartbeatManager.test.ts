@@ -2,7 +2,13 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HeartbeatManager, heartbeatStateFile, readHeartbeatState, type BeatOptions, type BeatRecord } from '../../../src-main/core/triggers/index.js';
+import {
+  HeartbeatManager,
+  heartbeatStateFile,
+  readHeartbeatState,
+  type BeatOptions,
+  type BeatRecord,
+} from '../../../src-main/core/triggers/index.js';
 import { useLeakCheck } from '../../support/leaks.js';
 import { FakeHost, tempDirs, writeAgent } from './support.js';
 
@@ -22,7 +28,10 @@ const fakeBeat = async (agent: string, opts: BeatOptions): Promise<BeatRecord> =
   return {} as BeatRecord;
 };
 
-function manager(host: FakeHost, extra: Partial<ConstructorParameters<typeof HeartbeatManager>[1]> = {}): HeartbeatManager {
+function manager(
+  host: FakeHost,
+  extra: Partial<ConstructorParameters<typeof HeartbeatManager>[1]> = {},
+): HeartbeatManager {
   const m = new HeartbeatManager(host, { beat: fakeBeat, rescanMs: 0, ...extra });
   managers.push(m);
   return m;
@@ -53,7 +62,9 @@ describe('heartbeat timers', () => {
     await vi.advanceTimersByTimeAsync(30 * MIN - 1);
     expect(beats).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
-    expect(beats.map((b) => [b.agent, b.at.getHours(), b.at.getMinutes(), b.opts.trigger])).toEqual([['ops', 12, 30, 'timer']]);
+    expect(beats.map((b) => [b.agent, b.at.getHours(), b.at.getMinutes(), b.opts.trigger])).toEqual([
+      ['ops', 12, 30, 'timer'],
+    ]);
     await vi.advanceTimersByTimeAsync(60 * MIN);
     expect(beats).toHaveLength(3);
     await vi.waitFor(async () => expect((await readHeartbeatState(dirs.home, 'ops'))?.every_ms).toBe(30 * MIN));
@@ -61,7 +72,10 @@ describe('heartbeat timers', () => {
 
   it('ticks outside the active hours do nothing; overnight windows cross midnight', async () => {
     vi.setSystemTime(new Date(2026, 5, 15, 20, 30, 0));
-    await writeAgent(dirs.home, 'night', { config: 'heartbeat:\n  every: 1h\n  active_hours: "22:00-06:00"\n', heartbeat: 'Watch the backups.' });
+    await writeAgent(dirs.home, 'night', {
+      config: 'heartbeat:\n  every: 1h\n  active_hours: "22:00-06:00"\n',
+      heartbeat: 'Watch the backups.',
+    });
     const m = manager(new FakeHost(dirs.home));
     await m.start();
     expect(m.nextBeat('night')).toEqual(new Date(2026, 5, 15, 22, 30));

@@ -17,7 +17,10 @@ import { tempDirs, writeAgent } from './support.js';
 
 const dirs = tempDirs('rein-hb-prompt-');
 
-function session(messages: Array<[role: 'user' | 'assistant', text: string, source?: string]>, source = 'desktop'): SessionFile {
+function session(
+  messages: Array<[role: 'user' | 'assistant', text: string, source?: string]>,
+  source = 'desktop',
+): SessionFile {
   const store = new SessionStore('/nowhere');
   const s = store.create({ agent: 'ops', cwd: '/tmp', source, title: 'CI "flaky"\nweek' });
   for (const [role, text, src] of messages) {
@@ -113,11 +116,26 @@ describe('the conversation excerpt', () => {
   it('keeps the newest messages, within the bound, oldest first, without context blocks or tool results', () => {
     const s = session([]);
     for (let i = 0; i < 30; i++) {
-      s.messages.push({ role: 'user', content: [{ type: 'text', text: '<!-- cache_break -->\n<context>\nCurrent local time: x\n</context>' }, { type: 'text', text: `question ${i} ${'q'.repeat(900)}` }] });
+      s.messages.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: '<!-- cache_break -->\n<context>\nCurrent local time: x\n</context>' },
+          { type: 'text', text: `question ${i} ${'q'.repeat(900)}` },
+        ],
+      });
       s.message_meta.push({ source: 'desktop', timestamp: new Date().toISOString() });
-      s.messages.push({ role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }, { type: 'tool_use', id: `t${i}`, name: 'bash', input: {} }] });
+      s.messages.push({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: `answer ${i}` },
+          { type: 'tool_use', id: `t${i}`, name: 'bash', input: {} },
+        ],
+      });
       s.message_meta.push({ source: 'desktop', timestamp: new Date().toISOString() });
-      s.messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'SECRET OUTPUT' }] });
+      s.messages.push({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'SECRET OUTPUT' }],
+      });
       s.message_meta.push({ source: 'desktop', timestamp: new Date().toISOString() });
     }
     const tail = conversationTail(s);

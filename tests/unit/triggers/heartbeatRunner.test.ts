@@ -6,8 +6,22 @@ import { GlobalConfig } from '../../../src-main/core/config/schema.js';
 import { ReinService } from '../../../src-main/core/service/reinService.js';
 import { SessionStore } from '../../../src-main/core/sessions/store.js';
 import type { SessionFile } from '../../../src-main/core/sessions/types.js';
-import { appendBeat, localDay, readBeats, runHeartbeat, type BeatRecord } from '../../../src-main/core/triggers/index.js';
-import { startFakeAnthropic, stripCacheControl, text, toolCall, tools, type FakeAnthropic, type RecordedRequest } from '../../support/fakeAnthropic.js';
+import {
+  appendBeat,
+  localDay,
+  readBeats,
+  runHeartbeat,
+  type BeatRecord,
+} from '../../../src-main/core/triggers/index.js';
+import {
+  startFakeAnthropic,
+  stripCacheControl,
+  text,
+  toolCall,
+  tools,
+  type FakeAnthropic,
+  type RecordedRequest,
+} from '../../support/fakeAnthropic.js';
 import { useLeakCheck } from '../../support/leaks.js';
 import { tempDirs, writeAgent } from './support.js';
 
@@ -137,7 +151,10 @@ describe('a heartbeat beat', () => {
     const [a, b] = beatRequests();
     for (const r of [a!, b!]) {
       expect(r.body.tools!.at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
-      expect((r.body.system as { cache_control?: unknown }[]).at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+      expect((r.body.system as { cache_control?: unknown }[]).at(-1)!.cache_control).toEqual({
+        type: 'ephemeral',
+        ttl: '1h',
+      });
       expect(JSON.stringify(r.body.messages)).toContain('"cache_control":{"type":"ephemeral","ttl":"1h"}');
       expect(r.raw).not.toContain('"cache_control":{"type":"ephemeral"}');
     }
@@ -160,14 +177,17 @@ describe('a heartbeat beat', () => {
     expect(fake.accounting.cacheWrite1h).toBe(0);
   });
 
-  it.each(['HEARTBEAT_OK.', '**HEARTBEAT_OK**', 'HEARTBEAT_OK - nothing new'])('answered %j is silent too', async (answer) => {
-    await agent();
-    await conversation();
-    fake.enqueue(text(answer));
-    const r = await runHeartbeat(service, 'ops');
-    expect(r.outcome).toBe('ok');
-    expect(alerts()).toEqual([]);
-  });
+  it.each(['HEARTBEAT_OK.', '**HEARTBEAT_OK**', 'HEARTBEAT_OK - nothing new'])(
+    'answered %j is silent too',
+    async (answer) => {
+      await agent();
+      await conversation();
+      fake.enqueue(text(answer));
+      const r = await runHeartbeat(service, 'ops');
+      expect(r.outcome).toBe('ok');
+      expect(alerts()).toEqual([]);
+    },
+  );
 
   it('answered "HEARTBEAT_OK but the disk is 95% full" is an alert', async () => {
     await agent();
@@ -184,10 +204,20 @@ describe('a heartbeat beat', () => {
     fake.enqueue(text('CI on main is red: job e2e failed.'));
     const r = await runHeartbeat(service, 'ops');
     expect(r).toMatchObject({ outcome: 'alert', message: 'CI on main is red: job e2e failed.', appended_to: s.id });
-    expect(alerts()).toEqual([expect.objectContaining({ type: 'heartbeat_alert', agent: 'ops', text: 'CI on main is red: job e2e failed.', session_id: s.id })]);
+    expect(alerts()).toEqual([
+      expect.objectContaining({
+        type: 'heartbeat_alert',
+        agent: 'ops',
+        text: 'CI on main is red: job e2e failed.',
+        session_id: s.id,
+      }),
+    ]);
     const after = await new SessionStore(sessionsDir()).load(s.id);
     expect(after.messages).toHaveLength(3);
-    expect(after.messages[2]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'CI on main is red: job e2e failed.' }] });
+    expect(after.messages[2]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'CI on main is red: job e2e failed.' }],
+    });
     expect(after.message_meta[2]!.source).toBe('heartbeat');
     // The next beat sees it in its excerpt.
     fake.enqueue(text('HEARTBEAT_OK'));
@@ -195,14 +225,21 @@ describe('a heartbeat beat', () => {
     expect(JSON.stringify(beatRequests()[1]!.body.messages)).toContain('You (heartbeat alert): CI on main is red');
   });
 
-  it('waits with its alert until the person\'s run on that conversation is over, then adds it after', async () => {
+  it("waits with its alert until the person's run on that conversation is over, then adds it after", async () => {
     await agent();
     const s = await conversation();
     fake.fallback = (req) =>
       JSON.stringify(req.body.system).includes('# Heartbeat')
         ? text('Disk is 95% full.')
         : text(`${'Here is a long answer. '.repeat(40)}Done.`, { chunkDelayMs: 15 });
-    const outcome = await service.submit({ agent: 'ops', text: 'Tell me about the pipeline.', source: 'desktop', origin: 'attended', entry: 'desktop', session: { kind: 'route' } });
+    const outcome = await service.submit({
+      agent: 'ops',
+      text: 'Tell me about the pipeline.',
+      source: 'desktop',
+      origin: 'attended',
+      entry: 'desktop',
+      session: { kind: 'route' },
+    });
     expect(outcome.injected).toBe(false);
     const userRun = !outcome.injected ? outcome.run : undefined;
     await new Promise((ok) => setTimeout(ok, 50));
@@ -211,7 +248,9 @@ describe('a heartbeat beat', () => {
     expect(userRun!.state).toBe('done');
     expect(r).toMatchObject({ outcome: 'alert', appended_to: s.id });
     const after = await new SessionStore(sessionsDir()).load(s.id);
-    const texts = after.messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => ('text' in b ? b.text : '')).join(' ')));
+    const texts = after.messages.map((m) =>
+      typeof m.content === 'string' ? m.content : m.content.map((b) => ('text' in b ? b.text : '')).join(' '),
+    );
     expect(texts[texts.length - 1]).toBe('Disk is 95% full.');
     expect(texts[texts.length - 2]).toContain('Here is a long answer.');
     expect(after.message_meta[after.message_meta.length - 1]!.source).toBe('heartbeat');
@@ -220,8 +259,16 @@ describe('a heartbeat beat', () => {
   it('drops its alert with a note when the conversation stays busy past the wait', async () => {
     await agent();
     await conversation();
-    fake.fallback = (req) => (JSON.stringify(req.body.system).includes('# Heartbeat') ? text('Disk is full.') : { kind: 'stall' });
-    const outcome = await service.submit({ agent: 'ops', text: 'Long job', source: 'desktop', origin: 'attended', entry: 'desktop', session: { kind: 'route' } });
+    fake.fallback = (req) =>
+      JSON.stringify(req.body.system).includes('# Heartbeat') ? text('Disk is full.') : { kind: 'stall' };
+    const outcome = await service.submit({
+      agent: 'ops',
+      text: 'Long job',
+      source: 'desktop',
+      origin: 'attended',
+      entry: 'desktop',
+      session: { kind: 'route' },
+    });
     const r = await runHeartbeat(service, 'ops', { appendWaitMs: 300 });
     expect(r.outcome).toBe('alert');
     expect(r.appended_to).toBeUndefined();
@@ -237,13 +284,18 @@ describe('a heartbeat beat', () => {
     const r = await runHeartbeat(service, 'ops');
     expect(r.outcome).toBe('error');
     expect(r.message).toContain('bad request from the test');
-    expect(alerts()).toEqual([expect.objectContaining({ text: expect.stringMatching(/^Heartbeat error: .*bad request from the test/) })]);
+    expect(alerts()).toEqual([
+      expect.objectContaining({ text: expect.stringMatching(/^Heartbeat error: .*bad request from the test/) }),
+    ]);
     expect((await new SessionStore(sessionsDir()).load(s.id)).messages).toHaveLength(2);
   });
 
   it('is refused a call that needs approval at once (unattended), without a question', async () => {
     await agent();
-    fake.enqueue(tools([toolCall('file_write', { path: join(dirs.root, 'x.txt'), content: 'x' })]), text('HEARTBEAT_OK'));
+    fake.enqueue(
+      tools([toolCall('file_write', { path: join(dirs.root, 'x.txt'), content: 'x' })]),
+      text('HEARTBEAT_OK'),
+    );
     const events: ReinEvent[] = [];
     const r = await runHeartbeat(service, 'ops', { onEvent: (e) => events.push(e) });
     expect(r.outcome).toBe('ok');
@@ -252,11 +304,22 @@ describe('a heartbeat beat', () => {
     expect(result).toContain('[permission error] denied (origin): nobody is watching this heartbeat run');
   });
 
-  it('keeps to the daily cap: at the cap it is skipped until midnight; the run\'s own cap is what the day has left', async () => {
+  it("keeps to the daily cap: at the cap it is skipped until midnight; the run's own cap is what the day has left", async () => {
     await agent('heartbeat:\n  every: 30m\n  max_usd_per_day: 0.5\n');
     const spent: BeatRecord = {
-      at: new Date().toISOString(), day: localDay(new Date()), agent: 'ops', trigger: 'timer', outcome: 'ok',
-      input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, total_input_tokens: 0, cache_read_share: 0, cost_usd: 0.5, requests: 1,
+      at: new Date().toISOString(),
+      day: localDay(new Date()),
+      agent: 'ops',
+      trigger: 'timer',
+      outcome: 'ok',
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_creation_tokens: 0,
+      total_input_tokens: 0,
+      cache_read_share: 0,
+      cost_usd: 0.5,
+      requests: 1,
     };
     await appendBeat(dirs.home, spent);
     const r = await runHeartbeat(service, 'ops', { trigger: 'timer' });
@@ -264,8 +327,14 @@ describe('a heartbeat beat', () => {
     expect(r.message).toContain('$0.5000 of $0.50');
     expect(fake.requests).toHaveLength(0);
     // Yesterday's spending does not count.
-    await writeFile(join(dirs.home, 'agents', 'ops', 'heartbeat.jsonl'), `${JSON.stringify({ ...spent, day: '2000-01-01' })}\n`);
-    await writeFile(join(dirs.home, 'agents', 'ops', 'config.yaml'), 'heartbeat:\n  every: 30m\n  max_usd_per_day: 0.0000001\n');
+    await writeFile(
+      join(dirs.home, 'agents', 'ops', 'heartbeat.jsonl'),
+      `${JSON.stringify({ ...spent, day: '2000-01-01' })}\n`,
+    );
+    await writeFile(
+      join(dirs.home, 'agents', 'ops', 'config.yaml'),
+      'heartbeat:\n  every: 30m\n  max_usd_per_day: 0.0000001\n',
+    );
     // A tiny allowance: the first request uses it up, and the run stops at its cap instead of running the tool.
     fake.enqueue(tools([toolCall('think', { thought: 'more' })]), text('HEARTBEAT_OK'));
     const capped = await runHeartbeat(service, 'ops');
@@ -276,7 +345,11 @@ describe('a heartbeat beat', () => {
   it('with pause_when_idle, stops beating once nobody has written for that long; its own alerts do not count', async () => {
     await agent('heartbeat:\n  every: 30m\n  pause_when_idle: 7d\n');
     // No conversation at all yet: nothing to watch over.
-    expect(await runHeartbeat(service, 'ops', { trigger: 'timer' })).toMatchObject({ outcome: 'skipped', reason: 'idle', message: expect.stringMatching(/nobody has written to the agent yet/) });
+    expect(await runHeartbeat(service, 'ops', { trigger: 'timer' })).toMatchObject({
+      outcome: 'skipped',
+      reason: 'idle',
+      message: expect.stringMatching(/nobody has written to the agent yet/),
+    });
     // The person wrote eight days ago; a heartbeat alert since then is not the person.
     const s = await conversation();
     const eightDays = new Date(Date.now() - 8 * 86_400_000).toISOString();
@@ -285,7 +358,11 @@ describe('a heartbeat beat', () => {
     s.message_meta.push({ source: 'heartbeat', timestamp: new Date().toISOString() });
     await new SessionStore(sessionsDir()).save(s);
     const idle = await runHeartbeat(service, 'ops', { trigger: 'timer' });
-    expect(idle).toMatchObject({ outcome: 'skipped', reason: 'idle', message: expect.stringContaining(`since ${eightDays}`) });
+    expect(idle).toMatchObject({
+      outcome: 'skipped',
+      reason: 'idle',
+      message: expect.stringContaining(`since ${eightDays}`),
+    });
     expect(fake.requests).toHaveLength(0);
     // A message from the person: the beats resume.
     s.messages.push({ role: 'user', content: [{ type: 'text', text: 'Thanks, looking.' }] });

@@ -1,7 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parseDailyWindow, type DailyWindow } from '../../../src-main/core/agents/index.js';
-import { appendBeat, heartbeatLogFile, inActiveHours, localDay, nextBeatAt, readBeats, spentOn, type BeatRecord } from '../../../src-main/core/triggers/index.js';
+import {
+  appendBeat,
+  heartbeatLogFile,
+  inActiveHours,
+  localDay,
+  nextBeatAt,
+  readBeats,
+  spentOn,
+  type BeatRecord,
+} from '../../../src-main/core/triggers/index.js';
 import { tempDirs, writeAgent } from './support.js';
 
 const dirs = tempDirs('rein-hb-sched-');
@@ -53,8 +62,20 @@ describe('the next beat', () => {
 
 describe('the beat records', () => {
   const record = (over: Partial<BeatRecord>): BeatRecord => ({
-    at: new Date().toISOString(), day: localDay(new Date()), agent: 'ops', trigger: 'timer', outcome: 'ok',
-    input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0, total_input_tokens: 1, cache_read_share: 0, cost_usd: 0.25, requests: 1, ...over,
+    at: new Date().toISOString(),
+    day: localDay(new Date()),
+    agent: 'ops',
+    trigger: 'timer',
+    outcome: 'ok',
+    input_tokens: 1,
+    output_tokens: 1,
+    cache_read_tokens: 0,
+    cache_creation_tokens: 0,
+    total_input_tokens: 1,
+    cache_read_share: 0,
+    cost_usd: 0.25,
+    requests: 1,
+    ...over,
   });
 
   it('are appended, read back and summed per local day', async () => {

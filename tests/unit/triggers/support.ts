@@ -30,7 +30,11 @@ export function tempDirs(prefix: string): Dirs {
   return d;
 }
 
-export async function writeAgent(home: string, name: string, files: { persona?: string; config?: string; heartbeat?: string } = {}): Promise<string> {
+export async function writeAgent(
+  home: string,
+  name: string,
+  files: { persona?: string; config?: string; heartbeat?: string } = {},
+): Promise<string> {
   const dir = join(home, 'agents', name);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'AGENT.md'), files.persona ?? `You are ${name}.`);
@@ -77,7 +81,14 @@ export class FakeHost implements TriggerHost {
         session_id: '2026-01-01-000000000000',
         text,
         stop_reason: 'final',
-        usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, cost_usd: 0, requests: 1 },
+        usage: {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_read_tokens: 0,
+          cache_creation_tokens: 0,
+          cost_usd: 0,
+          requests: 1,
+        },
         iterations: 1,
       });
     };
@@ -101,7 +112,10 @@ export class FakeHost implements TriggerHost {
     const deadline = Date.now() + ms;
     while (this.runs.length < n) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`expected ${n} run(s), got ${this.runs.length}: ${JSON.stringify(this.runs.map((r) => r.request.text))}`);
+      if (left <= 0)
+        throw new Error(
+          `expected ${n} run(s), got ${this.runs.length}: ${JSON.stringify(this.runs.map((r) => r.request.text))}`,
+        );
       await new Promise<void>((ok) => {
         const t = setTimeout(ok, Math.min(left, 200));
         this.#waiters.push(() => {

@@ -25,7 +25,12 @@ afterEach(async () => {
 
 /** EPERM as macOS gives it for a folder the app is not allowed into. */
 function eperm(path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`EPERM: operation not permitted, opendir '${path}'`), { code: 'EPERM', errno: -1, syscall: 'opendir', path });
+  return Object.assign(new Error(`EPERM: operation not permitted, opendir '${path}'`), {
+    code: 'EPERM',
+    errno: -1,
+    syscall: 'opendir',
+    path,
+  });
 }
 
 async function folder(...parts: string[]): Promise<string> {
@@ -34,7 +39,8 @@ async function folder(...parts: string[]): Promise<string> {
   return realpathSync(dir);
 }
 
-const watchStatus = (host: FakeHost) => host.published.filter((e): e is Extract<DaemonEvent, { type: 'watch_status' }> => e.type === 'watch_status');
+const watchStatus = (host: FakeHost) =>
+  host.published.filter((e): e is Extract<DaemonEvent, { type: 'watch_status' }> => e.type === 'watch_status');
 
 describe('a watched folder that cannot be read', () => {
   it('is unreadable with the reason and what to do, said once, announced once, and watched when access comes', async () => {
@@ -60,15 +66,31 @@ describe('a watched folder that cannot be read', () => {
 
     expect(m.roots).toEqual([notes]);
     expect(m.status('clerk')).toEqual([
-      { agent: 'clerk', path: downloads, state: 'unreadable', reason: `${downloads} cannot be read (EPERM: operation not permitted)`, hint: unreadableHint('darwin') },
+      {
+        agent: 'clerk',
+        path: downloads,
+        state: 'unreadable',
+        reason: `${downloads} cannot be read (EPERM: operation not permitted)`,
+        hint: unreadableHint('darwin'),
+      },
       { agent: 'clerk', path: notes, state: 'watching' },
     ]);
     expect(unreadableHint('darwin')).toContain('System Settings › Privacy & Security');
     expect(unreadableHint('darwin')).toContain('Full Disk Access');
     expect(watchStatus(host)).toEqual([
-      { type: 'watch_status', at: expect.any(String), agent: 'clerk', path: downloads, state: 'unreadable', reason: `${downloads} cannot be read (EPERM: operation not permitted)`, hint: unreadableHint('darwin') },
+      {
+        type: 'watch_status',
+        at: expect.any(String),
+        agent: 'clerk',
+        path: downloads,
+        state: 'unreadable',
+        reason: `${downloads} cannot be read (EPERM: operation not permitted)`,
+        hint: unreadableHint('darwin'),
+      },
     ]);
-    expect(warnings.filter((w) => w.includes(downloads))).toEqual([expect.stringContaining('is not watched: it cannot be read (EPERM)')]);
+    expect(warnings.filter((w) => w.includes(downloads))).toEqual([
+      expect.stringContaining('is not watched: it cannot be read (EPERM)'),
+    ]);
 
     // Rescans while nothing changed: no new warning, no new event.
     await m.refresh();
@@ -119,7 +141,12 @@ describe('a watched folder that cannot be read', () => {
       if (isRoot) process.seteuid!(0);
       await chmod(locked, 0o755);
     }
-    expect(access).toEqual({ ok: false, kind: 'unreadable', code: 'EACCES', reason: `${locked} cannot be read (EACCES: permission denied)` });
+    expect(access).toEqual({
+      ok: false,
+      kind: 'unreadable',
+      code: 'EACCES',
+      reason: `${locked} cannot be read (EACCES: permission denied)`,
+    });
     expect(await folderAccess(locked)).toEqual({ ok: true, real: locked });
     expect(await folderAccess(join(locked, 'inside.txt'))).toMatchObject({ ok: false, kind: 'not_a_folder' });
   });

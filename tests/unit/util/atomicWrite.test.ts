@@ -1,4 +1,16 @@
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,7 +105,7 @@ describe('atomicWriteFile', () => {
     expect(await readdir(dir)).toEqual(['order.txt']);
   });
 
-  it('creates a file without a mode 0600 whatever the umask and the folder, and keeps an existing file\'s mode', async () => {
+  it("creates a file without a mode 0600 whatever the umask and the folder, and keeps an existing file's mode", async () => {
     const file = join(dir, 'plain.txt');
     const kept = join(dir, 'shared.txt');
     await chmod(dir, 0o755);

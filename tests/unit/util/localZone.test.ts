@@ -22,7 +22,9 @@ const link = async (name: string, target: string) => {
 describe('the time zone from /etc/localtime', () => {
   it('reads the zone name from macOS and Linux links', async () => {
     expect(zoneFromLink(await link('mac', '/var/db/timezone/zoneinfo/Europe/Paris'))).toBe('Europe/Paris');
-    expect(zoneFromLink(await link('linux', '../usr/share/zoneinfo/America/Argentina/Buenos_Aires'))).toBe('America/Argentina/Buenos_Aires');
+    expect(zoneFromLink(await link('linux', '../usr/share/zoneinfo/America/Argentina/Buenos_Aires'))).toBe(
+      'America/Argentina/Buenos_Aires',
+    );
     expect(zoneFromLink(await link('utc', '/usr/share/zoneinfo/Etc/UTC'))).toBe('UTC');
     expect(zoneFromLink(await link('gmt', '/usr/share/zoneinfo/Etc/GMT+5'))).toBe('Etc/GMT+5');
   });
@@ -39,8 +41,21 @@ describe('the time zone from /etc/localtime', () => {
 
   it("gives a zone Intl knows, and the process zone's stamp is the one Intl would write", () => {
     const tz = processTimeZone();
-    const intl = new Intl.DateTimeFormat('en-US', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-    for (const d of [new Date(), new Date('2026-03-29T01:30:00Z'), new Date('2026-10-25T00:59:00Z'), new Date('2024-02-29T23:59:00Z')]) {
+    const intl = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    for (const d of [
+      new Date(),
+      new Date('2026-03-29T01:30:00Z'),
+      new Date('2026-10-25T00:59:00Z'),
+      new Date('2024-02-29T23:59:00Z'),
+    ]) {
       const p = Object.fromEntries(intl.formatToParts(d).map((x) => [x.type, x.value]));
       expect(localStamp(d, tz)).toBe(`${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`);
     }
@@ -58,11 +73,19 @@ describe('the time zone from /etc/localtime', () => {
         out.push(localStamp(d, tz) + ' ' + p.year + '-' + p.month + '-' + p.day + ' ' + p.hour + ':' + p.minute);
       }
       console.log(JSON.stringify(out));`;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, TZ: 'Europe/Paris' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, TZ: 'Europe/Paris' },
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     const [tz, ...pairs] = JSON.parse(r.stdout) as string[];
     expect(tz).toBe('Europe/Paris');
-    expect(pairs).toEqual(['2026-03-29 01:59 2026-03-29 01:59', '2026-03-29 03:00 2026-03-29 03:00', '2026-10-25 02:59 2026-10-25 02:59', '2026-10-25 02:00 2026-10-25 02:00']);
+    expect(pairs).toEqual([
+      '2026-03-29 01:59 2026-03-29 01:59',
+      '2026-03-29 03:00 2026-03-29 03:00',
+      '2026-10-25 02:59 2026-10-25 02:59',
+      '2026-10-25 02:00 2026-10-25 02:00',
+    ]);
   });
 
   it('writes another zone through Intl', () => {

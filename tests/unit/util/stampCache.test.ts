@@ -84,30 +84,62 @@ describe('StampCache', () => {
     await writeFile(file, '1');
     const cache = new StampCache<Promise<number>>();
     let n = 0;
-    await cache.get('k', () => [file], async () => ++n);
+    await cache.get(
+      'k',
+      () => [file],
+      async () => ++n,
+    );
     await nextTurn();
-    expect(await cache.get('k', () => [file], async () => ++n)).toBe(1);
+    expect(
+      await cache.get(
+        'k',
+        () => [file],
+        async () => ++n,
+      ),
+    ).toBe(1);
     // Same turn as the lookup above: no new check yet…
     const { writeFileSync } = await import('node:fs');
     writeFileSync(file, '22');
-    expect(await cache.get('k', () => [file], async () => ++n)).toBe(1);
+    expect(
+      await cache.get(
+        'k',
+        () => [file],
+        async () => ++n,
+      ),
+    ).toBe(1);
     // …the next turn sees the edit.
     await nextTurn();
-    expect(await cache.get('k', () => [file], async () => ++n)).toBe(2);
+    expect(
+      await cache.get(
+        'k',
+        () => [file],
+        async () => ++n,
+      ),
+    ).toBe(2);
   });
 
   it('stamps before loading, so a file changed during the load is loaded again next time', async () => {
     const file = join(dir, 'racy.md');
     await writeFile(file, 'old');
     const cache = new StampCache<Promise<string>>();
-    const first = await cache.get('k', () => [file], async () => {
-      const text = 'old';
-      await writeFile(file, 'new, written while loading');
-      return text;
-    });
+    const first = await cache.get(
+      'k',
+      () => [file],
+      async () => {
+        const text = 'old';
+        await writeFile(file, 'new, written while loading');
+        return text;
+      },
+    );
     expect(first).toBe('old');
     await nextTurn();
-    expect(await cache.get('k', () => [file], async () => 'reloaded')).toBe('reloaded');
+    expect(
+      await cache.get(
+        'k',
+        () => [file],
+        async () => 'reloaded',
+      ),
+    ).toBe('reloaded');
   });
 
   it('shares one load between lookups made while it runs, and forgets a failed load', async () => {
@@ -124,19 +156,59 @@ describe('StampCache', () => {
     expect(await Promise.all([a, b])).toEqual(['shared', 'shared']);
     expect(calls).toBe(1);
 
-    await expect(cache.get('bad', () => [], () => Promise.reject(new Error('broken file')))).rejects.toThrow('broken file');
+    await expect(
+      cache.get(
+        'bad',
+        () => [],
+        () => Promise.reject(new Error('broken file')),
+      ),
+    ).rejects.toThrow('broken file');
     await nextTurn();
-    expect(await cache.get('bad', () => [], async () => 'fixed')).toBe('fixed');
+    expect(
+      await cache.get(
+        'bad',
+        () => [],
+        async () => 'fixed',
+      ),
+    ).toBe('fixed');
   });
 
   it('holds at most its bound of entries, dropping the least recently used', async () => {
     const cache = new StampCache<Promise<string>>(2);
-    await cache.get('a', () => [], async () => 'a');
-    await cache.get('b', () => [], async () => 'b');
-    await cache.get('a', () => [], async () => 'a again');
-    await cache.get('c', () => [], async () => 'c');
+    await cache.get(
+      'a',
+      () => [],
+      async () => 'a',
+    );
+    await cache.get(
+      'b',
+      () => [],
+      async () => 'b',
+    );
+    await cache.get(
+      'a',
+      () => [],
+      async () => 'a again',
+    );
+    await cache.get(
+      'c',
+      () => [],
+      async () => 'c',
+    );
     expect(cache.stats.size).toBe(2);
-    expect(await cache.get('a', () => [], async () => 'reloaded')).toBe('a');
-    expect(await cache.get('b', () => [], async () => 'b reloaded')).toBe('b reloaded');
+    expect(
+      await cache.get(
+        'a',
+        () => [],
+        async () => 'reloaded',
+      ),
+    ).toBe('a');
+    expect(
+      await cache.get(
+        'b',
+        () => [],
+        async () => 'b reloaded',
+      ),
+    ).toBe('b reloaded');
   });
 });

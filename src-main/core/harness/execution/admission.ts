@@ -29,7 +29,10 @@ export async function* admitCall(
   const call = ledger.calls[index]!;
   const tool = deps.registry.get(call.name);
   if (!tool) {
-    ledger.refuse(index, errorResult('validation', `unknown tool: ${call.name}. Available tools: ${deps.registry.names().join(', ')}`));
+    ledger.refuse(
+      index,
+      errorResult('validation', `unknown tool: ${call.name}. Available tools: ${deps.registry.names().join(', ')}`),
+    );
     return undefined;
   }
   const input = yield* validInput(ledger, index, tool);
@@ -43,21 +46,45 @@ export async function* admitCall(
   const pkey = canonicalKey(call.name, input);
   if (deps.approvals.denied.has(pkey)) {
     ledger.deniedAny = true;
-    ledger.refuse(index, errorResult('permission', `blocked: the user denied this exact ${call.name} call earlier in this turn; do not retry it, choose another approach or ask the user`), tool, input, { layer: 'turn_cache', by: null });
+    ledger.refuse(
+      index,
+      errorResult(
+        'permission',
+        `blocked: the user denied this exact ${call.name} call earlier in this turn; do not retry it, choose another approach or ask the user`,
+      ),
+      tool,
+      input,
+      { layer: 'turn_cache', by: null },
+    );
     yield ledger.denied(index, tool, input, 'turn_cache', 'the same call was denied earlier in this turn');
     return undefined;
   }
-  const verdict = await deps.policy.check({ tool, input, cwd: deps.ctx.cwd, mode: deps.mode, source: deps.source, origin: deps.origin, agent: deps.agent });
+  const verdict = await deps.policy.check({
+    tool,
+    input,
+    cwd: deps.ctx.cwd,
+    mode: deps.mode,
+    source: deps.source,
+    origin: deps.origin,
+    agent: deps.agent,
+  });
   if (verdict.decision === 'deny') {
     ledger.deniedAny = true;
-    ledger.refuse(index, errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`), tool, input, { layer: verdict.layer, by: null });
+    ledger.refuse(
+      index,
+      errorResult('permission', `denied (${verdict.layer}): ${verdict.reason}. The call did not run.`),
+      tool,
+      input,
+      { layer: verdict.layer, by: null },
+    );
     yield ledger.denied(index, tool, input, verdict.layer, verdict.reason);
     return undefined;
   }
   if (!(yield* approveCall(ledger, index, tool, input, verdict, pkey, deps, signal))) return undefined;
   const finalInput = yield* preToolHooks(ledger, index, tool, input, deps, signal);
   if (finalInput === REFUSED) return undefined;
-  if (!ledger.approvedBy.has(index)) ledger.approvedBy.set(index, { layer: verdict.layer, by: verdict.decision === 'ask' ? 'turn_cache' : 'policy' });
+  if (!ledger.approvedBy.has(index))
+    ledger.approvedBy.set(index, { layer: verdict.layer, by: verdict.decision === 'ask' ? 'turn_cache' : 'policy' });
   return { index, call, tool, input: finalInput };
 }
 
@@ -65,7 +92,10 @@ export async function* admitCall(
 function* validInput(ledger: CallLedger, index: number, tool: Tool): Generator<ReinEventBody, unknown> {
   const call = ledger.calls[index]!;
   if (call.input && typeof call.input === 'object' && '__unparsed' in call.input) {
-    const result = errorResult('validation', `the arguments for ${call.name} were cut off or are not valid JSON; send the call again with complete arguments`);
+    const result = errorResult(
+      'validation',
+      `the arguments for ${call.name} were cut off or are not valid JSON; send the call again with complete arguments`,
+    );
     ledger.refuse(index, result, tool);
     yield* ledger.invalid(index, tool, result);
     return REFUSED;
@@ -88,29 +118,63 @@ function withinLimit(ledger: CallLedger, index: number, tool: Tool, input: unkno
   perTool.set(tool.name, seen + 1);
   if (seen < tool.maxCallsPerResponse) return true;
   const times = tool.maxCallsPerResponse === 1 ? 'once' : `${tool.maxCallsPerResponse} times`;
-  ledger.refuse(index, errorResult('business', `${name} may run only ${times} per response, so this call did not run. Wait for the result of the earlier ${name} call; call it again in a later response only if that one failed.`), tool, input);
+  ledger.refuse(
+    index,
+    errorResult(
+      'business',
+      `${name} may run only ${times} per response, so this call did not run. Wait for the result of the earlier ${name} call; call it again in a later response only if that one failed.`,
+    ),
+    tool,
+    input,
+  );
   return false;
 }
 
 /** The PreToolUse hooks: a deny refuses the call, a changed input must still be valid. */
-async function* preToolHooks(ledger: CallLedger, index: number, tool: Tool, input: unknown, deps: ExecutorDeps, signal: AbortSignal): AsyncGenerator<ReinEventBody, unknown> {
+async function* preToolHooks(
+  ledger: CallLedger,
+  index: number,
+  tool: Tool,
+  input: unknown,
+  deps: ExecutorDeps,
+  signal: AbortSignal,
+): AsyncGenerator<ReinEventBody, unknown> {
   if (!deps.hooks || deps.hooks.pre.length === 0) return input;
   const hook = await runHooks(
     'PreToolUse',
     deps.hooks.pre,
     { session_id: deps.ctx.sessionId, agent: deps.agent, tool: tool.name, input },
-    { cwd: deps.ctx.cwd, envPassthrough: deps.ctx.envPassthrough ?? [], signal, log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`) },
+    {
+      cwd: deps.ctx.cwd,
+      envPassthrough: deps.ctx.envPassthrough ?? [],
+      signal,
+      log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`),
+    },
   );
   if (hook.deny) {
     ledger.deniedAny = true;
-    ledger.refuse(index, errorResult('permission', `denied by hook: ${hook.deny.reason}. The call did not run.`), tool, input, { layer: 'hook', by: null });
+    ledger.refuse(
+      index,
+      errorResult('permission', `denied by hook: ${hook.deny.reason}. The call did not run.`),
+      tool,
+      input,
+      { layer: 'hook', by: null },
+    );
     yield ledger.denied(index, tool, input, 'hook', hook.deny.reason);
     return REFUSED;
   }
   if (!hook.input) return input;
   const reparsed = parseLenient(tool.input, hook.input);
   if (!reparsed.ok) {
-    ledger.refuse(index, errorResult('validation', `a PreToolUse hook changed the input of ${ledger.calls[index]!.name} into something invalid: ${reparsed.error}`), tool, input);
+    ledger.refuse(
+      index,
+      errorResult(
+        'validation',
+        `a PreToolUse hook changed the input of ${ledger.calls[index]!.name} into something invalid: ${reparsed.error}`,
+      ),
+      tool,
+      input,
+    );
     return REFUSED;
   }
   return reparsed.value;

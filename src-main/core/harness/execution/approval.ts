@@ -16,7 +16,8 @@ import type { ExecutorDeps } from './types.js';
 
 export type Verdict = Awaited<ReturnType<PermissionPolicy['check']>>;
 
-const signerOf = (deps: ExecutorDeps): GrantSigner | undefined => deps.grantSigner ?? (deps.ctx.reinHome ? grantSigner(deps.ctx.reinHome) : undefined);
+const signerOf = (deps: ExecutorDeps): GrantSigner | undefined =>
+  deps.grantSigner ?? (deps.ctx.reinHome ? grantSigner(deps.ctx.reinHome) : undefined);
 
 /** The conversation holds a signed grant for this key (a forged or copied entry never counts). */
 function sessionGranted(deps: ExecutorDeps, key: string): boolean {
@@ -85,7 +86,16 @@ export async function* approveCall(
     // A protected place says what it is (an agent's memory points to memory_append), so the model can choose another way.
     const what = verdict.layer === 'protected' ? ` It needed a person because ${verdict.reason}.` : '';
     const name = ledger.calls[index]!.name;
-    ledger.refuse(index, errorResult('permission', `DENIED: ${name} did not run because ${why}.${what} Do not claim it ran; tell the user, or try a different approach that does not need this call.`), tool, input, { layer: verdict.layer, by: answer.by });
+    ledger.refuse(
+      index,
+      errorResult(
+        'permission',
+        `DENIED: ${name} did not run because ${why}.${what} Do not claim it ran; tell the user, or try a different approach that does not need this call.`,
+      ),
+      tool,
+      input,
+      { layer: verdict.layer, by: answer.by },
+    );
     yield ledger.denied(index, tool, input, verdict.layer, `${verdict.reason}; not approved: ${why}`, answer.by);
     return false;
   }
@@ -94,11 +104,16 @@ export async function* approveCall(
   const wider = answer.decision === 'allow_session' || answer.decision === 'always_allow';
   if (wider && !grant) {
     // The question offered only this call: a wider answer (a face that does not know) allows it once.
-    yield { type: 'notice', level: 'info', message: `${tool.name} was allowed for this call only: ${verdict.reason}. Nothing wider can be granted there, so the next such call asks again.` };
+    yield {
+      type: 'notice',
+      level: 'info',
+      message: `${tool.name} was allowed for this call only: ${verdict.reason}. Nothing wider can be granted there, so the next such call asks again.`,
+    };
   }
   if (answer.decision === 'allow_session' && grant && gkey !== undefined) {
     const signer = signerOf(deps);
-    if (deps.sessionGrants && signer && !sessionGranted(deps, gkey)) deps.sessionGrants.grants.push(signer.sign(deps.ctx.sessionId, deps.agent, grant));
+    if (deps.sessionGrants && signer && !sessionGranted(deps, gkey))
+      deps.sessionGrants.grants.push(signer.sign(deps.ctx.sessionId, deps.agent, grant));
   }
   if (answer.decision === 'always_allow' && grant && gkey !== undefined) {
     // What "always" covers is the grant the person saw: one command in one folder, one path, one app…
@@ -108,7 +123,11 @@ export async function* approveCall(
         const note = await deps.onAlwaysAllow(tool, input, answer.by, grant);
         if (note) yield { type: 'notice', level: 'info', message: note };
       } catch (err) {
-        yield { type: 'notice', level: 'warning', message: `could not save "always allow" for ${tool.name}: ${errorMessage(err)}` };
+        yield {
+          type: 'notice',
+          level: 'warning',
+          message: `could not save "always allow" for ${tool.name}: ${errorMessage(err)}`,
+        };
       }
     }
   }
@@ -121,7 +140,10 @@ function whyNotApproved(by: string, verdict: Verdict, source: string): string {
   if (by === 'cancelled') return 'the run was cancelled';
   if (by === 'unattended' || by === 'none') return `nobody is watching this ${source} run, so nobody could approve it`;
   if (by === 'no-terminal') {
-    const how = verdict.layer === 'protected' ? "--yes and auto_approve never approve a change to Rein's protected places" : 'run it at a terminal, or approve such calls in advance';
+    const how =
+      verdict.layer === 'protected'
+        ? "--yes and auto_approve never approve a change to Rein's protected places"
+        : 'run it at a terminal, or approve such calls in advance';
     return `it needs a person, and there is no terminal to ask one (${how})`;
   }
   return 'the user denied it';

@@ -45,7 +45,10 @@ function record(deps: ExecutorDeps, e: AuditFacts): Promise<void> | undefined {
       ...(e.ok !== undefined ? { ok: e.ok } : {}),
     })
     // AuditLog's own errors already say "could not write the audit log FILE: …".
-    .catch((err: unknown) => void deps.warn?.(isReinError(err) ? err.message : `could not write the audit log: ${errorMessage(err)}`));
+    .catch(
+      (err: unknown) =>
+        void deps.warn?.(isReinError(err) ? err.message : `could not write the audit log: ${errorMessage(err)}`),
+    );
   // Also awaited by the run's end, should the batch be abandoned before it returns.
   deps.background?.push(line);
   return line;

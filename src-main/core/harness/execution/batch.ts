@@ -9,7 +9,14 @@ import type { ReinEventBody } from '../../api/events.js';
 import { errorMessage } from '../../errors.js';
 import { runHooks } from '../../hooks/runHooks.js';
 import { sessionSlots, slotKey } from '../../tools/sessionSlots.js';
-import { concurrencySafe, DEFAULT_RESULT_BUDGET, errorResult, summarizeCall, type ToolContext, type ToolResult } from '../../tools/tool.js';
+import {
+  concurrencySafe,
+  DEFAULT_RESULT_BUDGET,
+  errorResult,
+  summarizeCall,
+  type ToolContext,
+  type ToolResult,
+} from '../../tools/tool.js';
 import { spillIfOverBudget } from '../spill.js';
 import type { Auditor } from './audit.js';
 import type { Admitted, ExecutedCall, ExecutorDeps } from './types.js';
@@ -65,7 +72,13 @@ export async function* runBatch(
 
   const runOne = async (a: Admitted) => {
     const started = Date.now();
-    push({ type: 'tool_call_start', call_id: a.call.id, tool: a.tool.name, input: a.input, summary: summarizeCall(a.tool, a.input) });
+    push({
+      type: 'tool_call_start',
+      call_id: a.call.id,
+      tool: a.tool.name,
+      input: a.input,
+      summary: summarizeCall(a.tool, a.input),
+    });
     // Progress is this call's until it returns: a report after that would come after its tool_call_end.
     let reporting = true;
     const ctx: ToolContext = {
@@ -92,25 +105,62 @@ export async function* runBatch(
     if (signal.aborted && result.ok === false && !result.content.includes('cancel')) {
       result = { ...result, content: `${result.content}\n(the run was cancelled)` };
     }
-    const budget = Math.min(a.tool.resultBudget ?? deps.defaultBudget ?? DEFAULT_RESULT_BUDGET, deps.budgetCap ?? Number.POSITIVE_INFINITY);
+    const budget = Math.min(
+      a.tool.resultBudget ?? deps.defaultBudget ?? DEFAULT_RESULT_BUDGET,
+      deps.budgetCap ?? Number.POSITIVE_INFINITY,
+    );
     let savedTo: string | undefined;
     try {
-      const spilled = await spillIfOverBudget(result.content, budget, { sessionDir: deps.ctx.sessionDir, callId: a.call.id, tool: a.tool.name });
+      const spilled = await spillIfOverBudget(result.content, budget, {
+        sessionDir: deps.ctx.sessionDir,
+        callId: a.call.id,
+        tool: a.tool.name,
+      });
       result = { ...result, content: spilled.content };
       savedTo = spilled.savedTo;
     } catch (err) {
-      result = { ...result, content: `${result.content.slice(0, budget)}\n[result cut at ${budget} characters; saving the rest failed: ${errorMessage(err)}]` };
+      result = {
+        ...result,
+        content: `${result.content.slice(0, budget)}\n[result cut at ${budget} characters; saving the rest failed: ${errorMessage(err)}]`,
+      };
     }
     const durationMs = Date.now() - started;
-    outcomes[a.index] = { call: a.call, tool: a.tool, input: a.input, result, durationMs, savedTo, ran: true, ...(answer !== undefined ? { answer } : {}) };
+    outcomes[a.index] = {
+      call: a.call,
+      tool: a.tool,
+      input: a.input,
+      result,
+      durationMs,
+      savedTo,
+      ran: true,
+      ...(answer !== undefined ? { answer } : {}),
+    };
     const approval = approvedBy.get(a.index);
-    audit({ tool: a.tool.name, input: a.input, decision: 'allow', layer: approval?.layer ?? 'policy', by: approval?.by ?? 'policy', durationMs, ok: result.ok });
+    audit({
+      tool: a.tool.name,
+      input: a.input,
+      decision: 'allow',
+      layer: approval?.layer ?? 'policy',
+      by: approval?.by ?? 'policy',
+      durationMs,
+      ok: result.ok,
+    });
     if (deps.hooks && deps.hooks.post.length > 0) {
       const post = runHooks(
         'PostToolUse',
         deps.hooks.post,
-        { session_id: deps.ctx.sessionId, agent: deps.agent, tool: a.tool.name, input: a.input, result: { ok: result.ok, content: result.content.slice(0, 10_000) } },
-        { cwd: deps.ctx.cwd, envPassthrough: deps.ctx.envPassthrough ?? [], log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`) },
+        {
+          session_id: deps.ctx.sessionId,
+          agent: deps.agent,
+          tool: a.tool.name,
+          input: a.input,
+          result: { ok: result.ok, content: result.content.slice(0, 10_000) },
+        },
+        {
+          cwd: deps.ctx.cwd,
+          envPassthrough: deps.ctx.envPassthrough ?? [],
+          log: (e) => e.level === 'warning' && deps.warn?.(`${e.event} hook \`${e.command}\`: ${e.message}`),
+        },
       ).catch((err: unknown) => deps.warn?.(`PostToolUse hook failed: ${errorMessage(err)}`));
       deps.background?.push(post);
     }
@@ -156,9 +206,10 @@ export function toResultBlock(o: ExecutedCall): ToolResultBlockParam {
       ? text
       : [
           { type: 'text', text } satisfies TextBlockParam,
-          ...images.map(
-            (img): ImageBlockParam => ({ type: 'image', source: { type: 'base64', media_type: img.mediaType, data: img.data } }),
-          ),
+          ...images.map((img): ImageBlockParam => ({
+            type: 'image',
+            source: { type: 'base64', media_type: img.mediaType, data: img.data },
+          })),
         ];
   return { type: 'tool_result', tool_use_id: o.call.id, content, ...(o.result.ok ? {} : { is_error: true }) };
 }

@@ -21,10 +21,24 @@ export class CallLedger {
   }
 
   /** The call did not run; a permission refusal (`denial`) gets its audit line. */
-  refuse(index: number, result: ToolResult, tool?: Tool, input?: unknown, denial?: { layer: string; by: string | null }): void {
+  refuse(
+    index: number,
+    result: ToolResult,
+    tool?: Tool,
+    input?: unknown,
+    denial?: { layer: string; by: string | null },
+  ): void {
     const call = this.calls[index]!;
     this.outcomes[index] = { call, tool, input, result, durationMs: 0, ran: false };
-    if (denial) this.audit({ tool: call.name, input: input ?? call.input, decision: 'deny', layer: denial.layer, by: denial.by, durationMs: null });
+    if (denial)
+      this.audit({
+        tool: call.name,
+        input: input ?? call.input,
+        decision: 'deny',
+        layer: denial.layer,
+        by: denial.by,
+        durationMs: null,
+      });
   }
 
   /** A call refused for a permission reason is told as `tool_call_denied` (it gets no tool_call_start/end). */
@@ -53,6 +67,13 @@ export class CallLedger {
       summary = tool.name;
     }
     yield { type: 'tool_call_start', call_id: call.id, tool: tool.name, input: call.input, summary };
-    yield { type: 'tool_call_end', call_id: call.id, tool: tool.name, ok: false, preview: result.content.slice(0, 300), duration_ms: 0 };
+    yield {
+      type: 'tool_call_end',
+      call_id: call.id,
+      tool: tool.name,
+      ok: false,
+      preview: result.content.slice(0, 300),
+      duration_ms: 0,
+    };
   }
 }

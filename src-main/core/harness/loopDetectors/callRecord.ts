@@ -26,7 +26,11 @@ function stringsIn(value: unknown, out: string[] = []): string[] {
 }
 
 const normaliseThought = (text: string): string =>
-  text.toLowerCase().replace(/[\p{P}\p{S}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  text
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 export function makeRecord(seq: number, call: LoopCall): CallRecord {
   const key = callKey(call.tool, call.input);

@@ -19,7 +19,8 @@ export interface LoopVerdict {
 
 /** The families whose calls are compared with each other; reads are left to the generic checks. */
 export type Family = Exclude<ToolFamily, 'read'>;
-export const comparedFamily = (traits: ToolTraits | undefined): Family | undefined => (traits?.family === 'read' ? undefined : traits?.family);
+export const comparedFamily = (traits: ToolTraits | undefined): Family | undefined =>
+  traits?.family === 'read' ? undefined : traits?.family;
 
 export interface CallRecord {
   seq: number;
@@ -44,7 +45,6 @@ export interface CallRecord {
   thought?: string;
 }
 
-
 export interface Finding {
   detector: string;
   action: 'nudge' | 'force_stop';
@@ -52,7 +52,6 @@ export interface Finding {
   fingerprint: string;
   message: string;
 }
-
 
 /** One detector: a finding for the window of recent calls (the latest last), or none. */
 export type Detector = (w: readonly CallRecord[]) => Finding | undefined;

@@ -1,9 +1,21 @@
 /** What a web call is about and what its result found, so calls on one topic compare as one. */
 
 const FILLER_WORDS = new Set([
-  'today', 'yesterday', 'latest', 'recent', 'top', 'major', 'breaking', 'headlines', 'news', 'current', 'update', 'updates',
+  'today',
+  'yesterday',
+  'latest',
+  'recent',
+  'top',
+  'major',
+  'breaking',
+  'headlines',
+  'news',
+  'current',
+  'update',
+  'updates',
 ]);
-const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const DATE_PATTERNS = [
   /\b\d{4}-\d{2}-\d{2}\b/g,
   new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}\\b`, 'gi'),
@@ -38,7 +50,10 @@ export function webTopic(input: unknown): string | undefined {
 export function resultUrls(content: string): string {
   const urls = new Set<string>();
   for (const m of content.matchAll(/https?:\/\/[^\s"'<>()[\]{}]+/gi)) {
-    const url = m[0].replace(/[?#].*$/, '').replace(/[.,;:!?]+$/, '').toLowerCase();
+    const url = m[0]
+      .replace(/[?#].*$/, '')
+      .replace(/[.,;:!?]+$/, '')
+      .toLowerCase();
     urls.add(url);
   }
   return [...urls].sort().join(',');

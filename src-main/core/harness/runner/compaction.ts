@@ -35,7 +35,13 @@ function compactionDeps(state: RunState) {
 }
 
 function compactionEvent(r: CompactionResult): ReinEventBody {
-  return { type: 'compaction', dropped_messages: r.droppedMessages, tokens_before: r.tokensBefore, tokens_after: r.tokensAfter, reason: r.reason };
+  return {
+    type: 'compaction',
+    dropped_messages: r.droppedMessages,
+    tokens_before: r.tokensBefore,
+    tokens_after: r.tokensAfter,
+    reason: r.reason,
+  };
 }
 
 /** Proactive compaction before a request; a failure is a warning and the history is sent as it is. Saves when it compacted. */

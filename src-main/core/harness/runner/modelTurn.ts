@@ -26,7 +26,9 @@ export interface ModelReply {
 }
 
 /** One model turn: the reply, or how the run ends (cancelled, failed, a save that failed). */
-export async function* modelTurn(state: RunState): AsyncGenerator<ReinEvent, ModelReply | { type: 'end'; end: RunEnd }> {
+export async function* modelTurn(
+  state: RunState,
+): AsyncGenerator<ReinEvent, ModelReply | { type: 'end'; end: RunEnd }> {
   const response = yield* requestWithRetry(state);
   if ('reason' in response) return { type: 'end', end: response };
   state.lastUsage = { ...response.usage, messagesSent: requestHistory(state.session).length };
@@ -73,7 +75,11 @@ async function* requestWithRetry(state: RunState): AsyncGenerator<ReinEvent, Mod
 }
 
 /** Streams one model turn, yielding text deltas and retry notices; returns the response. */
-async function* callModel(state: RunState, request: ModelRequest, onText: (t: string) => void): AsyncGenerator<ReinEvent, ModelResponse> {
+async function* callModel(
+  state: RunState,
+  request: ModelRequest,
+  onText: (t: string) => void,
+): AsyncGenerator<ReinEvent, ModelResponse> {
   const turn = state.deps.llm.turn(request, state.signal);
   for (;;) {
     const step = await turn.next();
@@ -83,7 +89,13 @@ async function* callModel(state: RunState, request: ModelRequest, onText: (t: st
       onText(ev.text);
       yield state.stamp({ type: 'text_delta', text: ev.text });
     } else {
-      yield state.stamp({ type: 'retry', attempt: ev.attempt, max_attempts: ev.maxAttempts, reason: ev.reason, delay_ms: ev.delayMs });
+      yield state.stamp({
+        type: 'retry',
+        attempt: ev.attempt,
+        max_attempts: ev.maxAttempts,
+        reason: ev.reason,
+        delay_ms: ev.delayMs,
+      });
     }
   }
 }
@@ -97,7 +109,8 @@ function cacheMissWarning(state: RunState, response: ModelResponse): ReinEvent |
   return state.stamp({
     type: 'notice',
     level: 'warning',
-    message: 'three requests in a row read nothing from the prompt cache: something in the request prefix is changing between requests (or the server does not cache)',
+    message:
+      'three requests in a row read nothing from the prompt cache: something in the request prefix is changing between requests (or the server does not cache)',
   });
 }
 
@@ -136,7 +149,12 @@ export async function* forcedAnswer(state: RunState): AsyncGenerator<ReinEvent, 
     }
   } catch (err) {
     if (streamed) appendAssistant(state, [{ type: 'text', text: streamed }]);
-    if (state.signal.aborted || isReinError(err, 'llm_cancelled')) return { reason: 'cancelled', text: state.carried + (streamed || state.lastText) };
-    return { reason: 'error', text: state.carried + state.lastText, error: { code: isReinError(err) ? err.code : 'llm_failed', message: errorMessage(err) } };
+    if (state.signal.aborted || isReinError(err, 'llm_cancelled'))
+      return { reason: 'cancelled', text: state.carried + (streamed || state.lastText) };
+    return {
+      reason: 'error',
+      text: state.carried + state.lastText,
+      error: { code: isReinError(err) ? err.code : 'llm_failed', message: errorMessage(err) },
+    };
   }
 }

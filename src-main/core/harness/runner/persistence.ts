@@ -21,7 +21,9 @@ export async function save(state: RunState): Promise<void> {
 
 /** The end of a run whose last save failed: the answer so far, with the save's error. */
 export function saveFailureEnd(state: RunState): RunEnd | undefined {
-  return state.saveFailure ? { reason: 'error', text: state.carried + state.lastText, error: state.saveFailure } : undefined;
+  return state.saveFailure
+    ? { reason: 'error', text: state.carried + state.lastText, error: state.saveFailure }
+    : undefined;
 }
 
 /**
@@ -49,5 +51,12 @@ export async function* finish(state: RunState, end: RunEnd): AsyncGenerator<Rein
   const reason: StopReason = unsaved ? 'error' : end.reason;
   const failure = error ?? unsaved;
   yield stamp({ type: 'session_end', stop_reason: reason, text, usage: state.usage, iterations: state.iterations });
-  return { stopReason: reason, text, usage: state.usage, iterations: state.iterations, ...(failure ? { error: failure } : {}), started: true };
+  return {
+    stopReason: reason,
+    text,
+    usage: state.usage,
+    iterations: state.iterations,
+    ...(failure ? { error: failure } : {}),
+    started: true,
+  };
 }

@@ -30,8 +30,14 @@ export async function prepareRun(input: RunInput, deps: RunDeps, stamp: Stamp): 
   const startBlocks: ContentBlockParam[] = [volatileBlock(state)];
   const sessionStart = deps.hooks?.SessionStart;
   if (sessionStart && sessionStart.length > 0) {
-    const started = await runHooks('SessionStart', sessionStart, { ...state.hookPayload, source: input.source, prompt: input.prompt }, state.hookOptions);
-    if (started.context.length > 0) startBlocks.push({ type: 'text', text: `<hook-context>\n${started.context.join('\n\n')}\n</hook-context>` });
+    const started = await runHooks(
+      'SessionStart',
+      sessionStart,
+      { ...state.hookPayload, source: input.source, prompt: input.prompt },
+      state.hookOptions,
+    );
+    if (started.context.length > 0)
+      startBlocks.push({ type: 'text', text: `<hook-context>\n${started.context.join('\n\n')}\n</hook-context>` });
   }
   appendUser(state, [...startBlocks, { type: 'text', text: input.prompt }]);
   await save(state);

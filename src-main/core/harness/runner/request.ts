@@ -23,7 +23,11 @@ import type { RunState } from '../runState.js';
 export function systemFor(state: RunState, deferredCatalogue: string): [TextBlockParam, TextBlockParam] {
   const { systems, stableBase } = state.prompt;
   let system = systems.get(deferredCatalogue);
-  if (!system) systems.set(deferredCatalogue, (system = assembleSystem(CORE_RULES, { ...stableBase, ...(deferredCatalogue ? { deferredCatalogue } : {}) })));
+  if (!system)
+    systems.set(
+      deferredCatalogue,
+      (system = assembleSystem(CORE_RULES, { ...stableBase, ...(deferredCatalogue ? { deferredCatalogue } : {}) })),
+    );
   return system;
 }
 
@@ -48,7 +52,9 @@ export function volatileBlock(state: RunState): TextBlockParam {
 /** The tools as the model sees them this turn, and the system blocks that go with their catalogue. */
 export function exposure(state: RunState) {
   const { registry } = state.deps;
-  const tools = planToolExposure(registry.list(), new Set(state.ctx.deferred.loaded), { definition: (t) => registry.definition(t) });
+  const tools = planToolExposure(registry.list(), new Set(state.ctx.deferred.loaded), {
+    definition: (t) => registry.definition(t),
+  });
   return { definitions: tools.definitions, system: systemFor(state, tools.catalogue) };
 }
 
@@ -58,7 +64,12 @@ export function houseKeepOptions(
   system: Parameters<typeof estimateSystemTokens>[0],
   tools: Parameters<typeof estimateToolsTokens>[0],
 ): HouseKeepOptions {
-  return { budget: { contextWindow: state.settings.contextWindow, fixedTokens: estimateSystemTokens(system) + estimateToolsTokens(tools) } };
+  return {
+    budget: {
+      contextWindow: state.settings.contextWindow,
+      fixedTokens: estimateSystemTokens(system) + estimateToolsTokens(tools),
+    },
+  };
 }
 
 /** The request for the next model call: tools as exposed, system prompt, housekept history, breakpoints. */
@@ -66,8 +77,16 @@ export function buildRequest(state: RunState, toolChoice: 'auto' | 'none'): Mode
   const { settings } = state;
   const { definitions, system } = exposure(state);
   const history = requestHistory(state.session);
-  const messages = settings.housekeeping === false ? history : houseKeep(history, state.ctx.housekeeping, houseKeepOptions(state, system, definitions));
-  const marked = withCacheBreakpoints({ tools: definitions, system, messages, ...(settings.prefixCacheTtl ? { prefixTtl: settings.prefixCacheTtl } : {}) });
+  const messages =
+    settings.housekeeping === false
+      ? history
+      : houseKeep(history, state.ctx.housekeeping, houseKeepOptions(state, system, definitions));
+  const marked = withCacheBreakpoints({
+    tools: definitions,
+    system,
+    messages,
+    ...(settings.prefixCacheTtl ? { prefixTtl: settings.prefixCacheTtl } : {}),
+  });
   return {
     model: settings.model,
     ...(settings.prefixCacheTtl === '1h' ? { cacheTtl: '1h' as const } : {}),

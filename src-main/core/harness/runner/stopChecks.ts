@@ -48,7 +48,9 @@ export const DENIAL_NUDGE =
   'Correct it: say plainly which actions did not happen because they were denied, and what the user can do instead.';
 
 export function claimsSuccess(text: string): boolean {
-  return /\b(done|completed|successfully|i('ve| have) (created|written|deleted|removed|updated|run|executed|installed|changed|saved)|has been (created|written|deleted|removed|updated|saved))\b/i.test(text);
+  return /\b(done|completed|successfully|i('ve| have) (created|written|deleted|removed|updated|run|executed|installed|changed|saved)|has been (created|written|deleted|removed|updated|saved))\b/i.test(
+    text,
+  );
 }
 
 /** The message of a Stop hook that keeps the model going (the gate allows a few per turn), if one does. */
@@ -85,12 +87,14 @@ export async function* answerWithoutTools(state: RunState, reply: ModelReply): A
 /** After a tool batch: the loop detector's verdict (a nudge goes with the results), then the save. */
 export async function* afterToolBatch(state: RunState): AsyncGenerator<ReinEvent, NextStep> {
   const verdict = state.detector.check();
-  if (verdict.action === 'nudge' && verdict.message) yield nudgeModel(state, verdict.detector ?? 'loop', 'nudge', verdict.message);
+  if (verdict.action === 'nudge' && verdict.message)
+    yield nudgeModel(state, verdict.detector ?? 'loop', 'nudge', verdict.message);
   await save(state);
   const failed = saveFailureEnd(state);
   if (failed) return endWith(failed);
   if (verdict.action === 'force_stop') {
-    const message = verdict.message ?? 'You are going in circles. Stop calling tools and answer now with what you have.';
+    const message =
+      verdict.message ?? 'You are going in circles. Stop calling tools and answer now with what you have.';
     yield nudgeModel(state, verdict.detector ?? 'loop', 'force_stop', message);
     return { type: 'force_answer' };
   }

@@ -19,7 +19,8 @@ export function appendUser(state: RunState, blocks: ContentBlockParam[], injecte
   const last = session.messages[session.messages.length - 1];
   if (last && last.role === 'user') {
     // Two user messages in a row are merged: the API wants alternating roles.
-    const prev: ContentBlockParam[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
+    const prev: ContentBlockParam[] =
+      typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...last.content];
     last.content = [...prev, ...blocks];
     return;
   }
@@ -37,7 +38,12 @@ export function appendAssistant(state: RunState, blocks: ContentBlockParam[], in
 export const textBlocks = (text: string): ContentBlockParam[] => (text ? [{ type: 'text', text }] : []);
 
 /** A corrective user message the model reads next, and the `loop_nudge` event that tells it. */
-export function nudgeModel(state: RunState, detector: string, action: 'nudge' | 'force_stop', message: string): ReinEvent {
+export function nudgeModel(
+  state: RunState,
+  detector: string,
+  action: 'nudge' | 'force_stop',
+  message: string,
+): ReinEvent {
   appendUser(state, [{ type: 'text', text: message }], true);
   return state.stamp({ type: 'loop_nudge', detector, action, message });
 }
@@ -50,5 +56,7 @@ export function textOf(blocks: readonly AssistantBlock[]): string {
 }
 
 export function toParam(b: AssistantBlock): ContentBlockParam {
-  return b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input as Record<string, unknown> };
+  return b.type === 'text'
+    ? { type: 'text', text: b.text }
+    : { type: 'tool_use', id: b.id, name: b.name, input: b.input as Record<string, unknown> };
 }

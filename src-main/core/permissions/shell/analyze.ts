@@ -50,31 +50,86 @@ const MAX_PARSES = 48;
 
 /** Variables whose value programs later run as a command line. */
 const COMMAND_VARIABLES = new Set([
-  'PAGER', 'GIT_PAGER', 'MANPAGER', 'GIT_SSH_COMMAND', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'EDITOR', 'VISUAL',
-  'PROMPT_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'LESSOPEN', 'LESSCLOSE',
-  'BROWSER', 'FCEDIT', 'GIT_SSH',
+  'PAGER',
+  'GIT_PAGER',
+  'MANPAGER',
+  'GIT_SSH_COMMAND',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'EDITOR',
+  'VISUAL',
+  'PROMPT_COMMAND',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'SUDO_ASKPASS',
+  'LESSOPEN',
+  'LESSCLOSE',
+  'BROWSER',
+  'FCEDIT',
+  'GIT_SSH',
 ]);
 
 /** Variables that change which program runs or what it loads. */
 export function isRiskyVariable(name: string): boolean {
   return (
     COMMAND_VARIABLES.has(name) ||
-    /^(PATH|HOME|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|CDPATH|GLOBIGNORE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|ZDOTDIR|TMPDIR)$/.test(name) ||
+    /^(PATH|HOME|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|CDPATH|GLOBIGNORE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|ZDOTDIR|TMPDIR)$/.test(
+      name,
+    ) ||
     /^(LD_|DYLD_|GIT_|BASH_FUNC_)/.test(name)
   );
 }
 
 /** Node types the walker understands as plain containers of statements or words. */
 const CONTAINERS = new Set([
-  'program', 'list', 'compound_statement', 'subshell', 'do_group', 'if_statement', 'elif_clause', 'else_clause',
-  'while_statement', 'case_statement', 'case_item', 'negated_command', 'test_command', 'c_style_for_statement',
-  'binary_expression', 'unary_expression', 'parenthesized_expression', 'postfix_expression', 'ternary_expression',
-  'arithmetic_expansion', 'string', 'translated_string', 'concatenation', 'expansion', 'simple_expansion', 'array',
-  'subscript', 'brace_expression', 'heredoc_body', 'variable_assignments', 'command_name',
+  'program',
+  'list',
+  'compound_statement',
+  'subshell',
+  'do_group',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'case_statement',
+  'case_item',
+  'negated_command',
+  'test_command',
+  'c_style_for_statement',
+  'binary_expression',
+  'unary_expression',
+  'parenthesized_expression',
+  'postfix_expression',
+  'ternary_expression',
+  'arithmetic_expansion',
+  'string',
+  'translated_string',
+  'concatenation',
+  'expansion',
+  'simple_expansion',
+  'array',
+  'subscript',
+  'brace_expression',
+  'heredoc_body',
+  'variable_assignments',
+  'command_name',
 ]);
 const LEAVES = new Set([
-  'comment', 'word', 'number', 'raw_string', 'ansi_c_string', 'string_content', 'heredoc_content', 'heredoc_start',
-  'heredoc_end', 'file_descriptor', 'variable_name', 'special_variable_name', 'test_operator', 'regex',
+  'comment',
+  'word',
+  'number',
+  'raw_string',
+  'ansi_c_string',
+  'string_content',
+  'heredoc_content',
+  'heredoc_start',
+  'heredoc_end',
+  'file_descriptor',
+  'variable_name',
+  'special_variable_name',
+  'test_operator',
+  'regex',
   'extglob_pattern',
 ]);
 const REDIRECT_TYPES = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
@@ -153,7 +208,8 @@ class Analyzer {
    * agents, cron tables — is read as hidden code too, so a payload planted there is caught.
    */
   followWrittenText(): void {
-    const abs = (p: string) => path.posix.resolve(this.cwd, p.startsWith('~/') ? this.home + p.slice(1) : p === '~' ? this.home : p);
+    const abs = (p: string) =>
+      path.posix.resolve(this.cwd, p.startsWith('~/') ? this.home + p.slice(1) : p === '~' ? this.home : p);
     const written = new Map<string, string>();
     const note = (file: string, text: string, append: boolean) => {
       this.result.writtenText.push({ path: file, text, append });
@@ -163,16 +219,24 @@ class Analyzer {
       const text = staticText(c);
       if (text === undefined) continue;
       for (const r of c.redirects) {
-        if (r.kind === 'write' && filesWritten({ ...c, name: '', redirects: [r] }).length > 0) note(r.target, text, r.operator.startsWith('>>'));
+        if (r.kind === 'write' && filesWritten({ ...c, name: '', redirects: [r] }).length > 0)
+          note(r.target, text, r.operator.startsWith('>>'));
       }
-      if (c.name === 'tee') for (const f of filesWritten({ ...c, redirects: [] })) note(f, text, c.args.some((a) => /^-[A-Za-z]*a/.test(a.value) || a.value === '--append'));
+      if (c.name === 'tee')
+        for (const f of filesWritten({ ...c, redirects: [] }))
+          note(
+            f,
+            text,
+            c.args.some((a) => /^-[A-Za-z]*a/.test(a.value) || a.value === '--append'),
+          );
     }
     for (const t of this.teeTexts) note(t.path, t.text, t.append);
     if (written.size === 0) return;
     for (const c of [...this.result.commands]) {
       const script = scriptFileRun(c);
       const text = script === undefined ? undefined : written.get(abs(script));
-      if (text?.trim()) this.parseAndCollect(text, { depth: c.depth + 1, via: 'fed_script', hidden: false, env: new Map() }, true);
+      if (text?.trim())
+        this.parseAndCollect(text, { depth: c.depth + 1, via: 'fed_script', hidden: false, env: new Map() }, true);
       if (c.name === 'crontab') {
         const file = c.args.find((a) => !a.value.startsWith('-'))?.value;
         const tab = file === undefined ? undefined : written.get(abs(file));
@@ -231,7 +295,9 @@ class Analyzer {
     const fctx: Ctx = { ...ctx, depth: ctx.depth + 1, via: 'fallback', hidden: true, env: new Map(ctx.env) };
     // `{rm,-rf,/}` is three words to bash (the grammar cannot read it as a command).
     const braced = plain.replace(/\{([^{}\s]*,[^{}\s]*)\}/g, (_m, inner: string) => ` ${inner.split(',').join(' ')} `);
-    const pieces = [plain, ...(braced !== plain ? [braced] : [])].flatMap((t) => t.split(/;|&&|\|\||\|&|&|\n|\(|\)|\{|\}|`|\$\(|<\(|>\(/));
+    const pieces = [plain, ...(braced !== plain ? [braced] : [])].flatMap((t) =>
+      t.split(/;|&&|\|\||\|&|&|\n|\(|\)|\{|\}|`|\$\(|<\(|>\(/),
+    );
     for (const piece of pieces.slice(0, 32)) {
       if (piece.trim()) this.parseAndCollect(piece, fctx, false);
     }
@@ -243,8 +309,13 @@ class Analyzer {
     if (suspicious) {
       const mk = (name: string): SimpleCommand => this.synthetic(name, fctx);
       const feeder = mk(suspicious[4]!.toLowerCase());
-      if (feeder.name === 'base64' || feeder.name === 'xxd' || feeder.name === 'openssl') feeder.args = [plainWord('-d'), plainWord('-r')];
-      this.result.feeds.push({ sink: mk(suspicious[1]!.toLowerCase()), feeders: [feeder], channel: 'command_substitution' });
+      if (feeder.name === 'base64' || feeder.name === 'xxd' || feeder.name === 'openssl')
+        feeder.args = [plainWord('-d'), plainWord('-r')];
+      this.result.feeds.push({
+        sink: mk(suspicious[1]!.toLowerCase()),
+        feeders: [feeder],
+        channel: 'command_substitution',
+      });
     }
   }
 
@@ -336,7 +407,8 @@ class Analyzer {
         const walk = (n: Node) => {
           for (const c of n.namedChildren) {
             if (!c) continue;
-            if (c.type === 'command_substitution' || c.type === 'process_substitution') capture.push(...this.substitution(c, ctx));
+            if (c.type === 'command_substitution' || c.type === 'process_substitution')
+              capture.push(...this.substitution(c, ctx));
             else walk(c);
           }
         };
@@ -440,12 +512,19 @@ class Analyzer {
     else this.result.commands.push(cmd);
 
     if (cmd.nameDynamic && !ctx.hidden) this.problem('a command name is only known at run time');
-    if (cmd.nameFromVariable && !ctx.hidden) this.problem('a command name is computed from a variable or a substitution');
+    if (cmd.nameFromVariable && !ctx.hidden)
+      this.problem('a command name is computed from a variable or a substitution');
     if (cmd.uncertain && !ctx.hidden) this.problem(`options of ${u.wrappers.join(', ')} were not understood`);
     for (const a of u.assignments) this.noteAssignment(a.name, plainWord(a.value), ctx);
 
     const nested = (text: string, via: CommandVia, hidden = ctx.hidden, env?: Map<string, string[]>) =>
-      out.push(...this.parseAndCollect(text, { ...ctx, depth: ctx.depth + 1, via, hidden, env: env ?? new Map(ctx.env) }, true));
+      out.push(
+        ...this.parseAndCollect(
+          text,
+          { ...ctx, depth: ctx.depth + 1, via, hidden, env: env ?? new Map(ctx.env) },
+          true,
+        ),
+      );
     const subsOf = (argIndex: number): SimpleCommand[] => wordSubs[innerStart + 1 + argIndex] ?? [];
 
     // A command word made by a substitution runs whatever that substitution printed.
@@ -462,7 +541,8 @@ class Analyzer {
         if (tried >= 8 || a.value.startsWith('-') || hasUnknown(a.value)) return;
         tried++;
         if (/\s/.test(a.value)) nested(a.value, 'wrapper_string', true);
-        else this.fromWords(cmd.args.slice(k), [], [], { ...ctx, depth: ctx.depth + 1, via: 'exec_option', hidden: true });
+        else
+          this.fromWords(cmd.args.slice(k), [], [], { ...ctx, depth: ctx.depth + 1, via: 'exec_option', hidden: true });
       });
     }
     for (const s of u.shellStrings) {
@@ -493,7 +573,10 @@ class Analyzer {
         if (family === 'shell') {
           // `sh -c CODE a0 a1 …`: the words after CODE are $0, $1, … inside it.
           const env = new Map(ctx.env);
-          const positional = cmd.args.slice(i + 1).map((w) => w.value).filter((v) => !hasUnknown(v));
+          const positional = cmd.args
+            .slice(i + 1)
+            .map((w) => w.value)
+            .filter((v) => !hasUnknown(v));
           positional.forEach((v, k) => env.set(String(k), [v]));
           if (positional.length > 1) env.set('@', positional.slice(1).slice(0, 16));
           if (positional.length > 1) env.set('*', [positional.slice(1).join(' ')]);
@@ -502,14 +585,17 @@ class Analyzer {
           this.result.inlineCode.push({ command: cmd, code: code.value });
           for (const lit of stringLiterals(code.value)) nested(lit, 'code_literal', true);
           // AppleScript's `do shell script "rm -rf " & "~"`, Terminal's `do script`, keystrokes (appleScript.ts).
-          if (family === 'osascript') for (const line of appleScriptCommands(code.value)) nested(line, 'code_literal', true);
+          if (family === 'osascript')
+            for (const line of appleScriptCommands(code.value)) nested(line, 'code_literal', true);
         }
       }
       // `bash <(curl …)`, `python3 "$(curl …)"`: whatever the substitution yields becomes the program.
       cmd.args.forEach((a, i) => {
         const subs = subsOf(i);
         if (subs.length === 0 || inlineCodeArgs(cmd).includes(i)) return;
-        const channel = subs.some((s) => s.via === 'process_substitution') ? 'process_substitution' : 'command_substitution';
+        const channel = subs.some((s) => s.via === 'process_substitution')
+          ? 'process_substitution'
+          : 'command_substitution';
         this.result.feeds.push({ sink: cmd, feeders: subs, channel });
       });
     }
@@ -537,7 +623,9 @@ class Analyzer {
       case '.': {
         const subs = cmd.args.flatMap((_, i) => subsOf(i));
         if (subs.length > 0) {
-          const channel = subs.some((s) => s.via === 'process_substitution') ? 'process_substitution' : 'command_substitution';
+          const channel = subs.some((s) => s.via === 'process_substitution')
+            ? 'process_substitution'
+            : 'command_substitution';
           this.result.feeds.push({ sink: cmd, feeders: subs, channel });
         }
         break;
@@ -629,7 +717,8 @@ class Analyzer {
         const ops = values.filter((v) => !v.startsWith('-'));
         const tIdx = values.findIndex((v) => v === '-t' || v.startsWith('--target-directory'));
         if (tIdx !== -1) break;
-        if (ops.length === 1) this.result.links.push({ link: ops[0]!.replace(/\/+$/, '').split('/').pop() || ops[0]!, target: ops[0]! });
+        if (ops.length === 1)
+          this.result.links.push({ link: ops[0]!.replace(/\/+$/, '').split('/').pop() || ops[0]!, target: ops[0]! });
         else if (ops.length === 2) this.result.links.push({ link: ops[1]!, target: ops[0]! });
         break;
       }
@@ -664,19 +753,34 @@ class Analyzer {
     const sub = values.findIndex((v) => v === 'config');
     if (sub !== -1) {
       const rest = values.slice(sub + 1).filter((v) => !v.startsWith('-'));
-      if (rest.length >= 2 && /(^|\.)(pager|editor|sshcommand|fsmonitor|external|textconv|command|program|clean|smudge|process|askpass|hookspath|cmd|path|browser|viewer|gitproxy)$|^alias\./i.test(rest[0]!)) {
+      if (
+        rest.length >= 2 &&
+        /(^|\.)(pager|editor|sshcommand|fsmonitor|external|textconv|command|program|clean|smudge|process|askpass|hookspath|cmd|path|browser|viewer|gitproxy)$|^alias\./i.test(
+          rest[0]!,
+        )
+      ) {
         nested(rest[1]!.replace(/^!/, ''), 'config_value', true);
       }
     }
   }
 
   /** GNU parallel runs its template once per item (`parallel CMD {} ::: a b`), or each item as a command. */
-  parallelJobs(cmd: SimpleCommand, values: string[], nested: (text: string, via: CommandVia, hidden?: boolean) => void, ctx: Ctx): void {
+  parallelJobs(
+    cmd: SimpleCommand,
+    values: string[],
+    nested: (text: string, via: CommandVia, hidden?: boolean) => void,
+    ctx: Ctx,
+  ): void {
     const sep = values.findIndex((v) => v === ':::' || v === '::::' || v === ':::+');
     const items = sep === -1 ? [] : values.slice(sep + 1).filter((v) => !v.startsWith(':::'));
     let start = 0;
     while (start < (sep === -1 ? values.length : sep) && values[start]!.startsWith('-')) {
-      start += /^-(j|S|P|n|N|L|l|a|d|I|E|C)$|^--(jobs|sshlogin|arg-file|delimiter|colsep|timeout|joblog|results|tmpdir|workdir|env|max-args)$/.test(values[start]!) ? 2 : 1;
+      start +=
+        /^-(j|S|P|n|N|L|l|a|d|I|E|C)$|^--(jobs|sshlogin|arg-file|delimiter|colsep|timeout|joblog|results|tmpdir|workdir|env|max-args)$/.test(
+          values[start]!,
+        )
+          ? 2
+          : 1;
     }
     const template = cmd.args.slice(start, sep === -1 ? undefined : sep);
     const hidden: Ctx = { ...ctx, depth: ctx.depth + 1, via: 'exec_option', hidden: true };
@@ -865,13 +969,15 @@ class Analyzer {
       found.push(...r.inner);
       if (!ctx.hidden) {
         this.result.redirects.push(r.redirect);
-        if (r.redirect.kind === 'write' && !BENIGN_WRITE_TARGETS.test(r.redirect.target)) this.result.fileWrites.push(r.redirect);
+        if (r.redirect.kind === 'write' && !BENIGN_WRITE_TARGETS.test(r.redirect.target))
+          this.result.fileWrites.push(r.redirect);
       }
       if (cmd.wrappers.includes('xargs') && r.stdinText !== undefined) {
         // `xargs rm -rf <<< /`: the here-string's words become arguments.
         this.xargsVariants(cmd, r.stdinText.split(/\s+/).filter(Boolean), ctx);
       }
-      if (cmd.name === 'crontab' && r.stdinText !== undefined && readsCrontabFromStdin(cmd)) this.cronText(r.stdinText, ctx.depth);
+      if (cmd.name === 'crontab' && r.stdinText !== undefined && readsCrontabFromStdin(cmd))
+        this.cronText(r.stdinText, ctx.depth);
       if (!readsProgramFromStdin(cmd)) continue;
       if (r.inner.length > 0 && (r.fromProcess || r.redirect.kind === 'herestring')) {
         this.result.feeds.push({
@@ -881,7 +987,13 @@ class Analyzer {
         });
       }
       if (r.stdinText !== undefined && r.stdinText.trim()) {
-        found.push(...this.parseAndCollect(r.stdinText, { ...ctx, depth: ctx.depth + 1, via: 'fed_script', env: new Map(ctx.env) }, true));
+        found.push(
+          ...this.parseAndCollect(
+            r.stdinText,
+            { ...ctx, depth: ctx.depth + 1, via: 'fed_script', env: new Map(ctx.env) },
+            true,
+          ),
+        );
       }
     }
   }
@@ -920,13 +1032,16 @@ class Analyzer {
         found.push(...r.inner);
         if (!ctx.hidden) {
           this.result.redirects.push(r.redirect);
-          if (r.redirect.kind === 'write' && !BENIGN_WRITE_TARGETS.test(r.redirect.target)) this.result.fileWrites.push(r.redirect);
+          if (r.redirect.kind === 'write' && !BENIGN_WRITE_TARGETS.test(r.redirect.target))
+            this.result.fileWrites.push(r.redirect);
         }
       }
     }
     found.unshift(...bodyCmds);
     if (continuation.length > 0) {
-      const stageNodes = continuation.flatMap((p) => p.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment'));
+      const stageNodes = continuation.flatMap((p) =>
+        p.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment'),
+      );
       const heredocText = redirectInfos.find((r) => r.redirect.kind === 'heredoc')?.stdinText;
       found.push(...this.pipeline(stageNodes, [bodyCmds], ctx, heredocText));
     }
@@ -949,7 +1064,11 @@ class Analyzer {
       const prev = stages[j - 1]!.filter((c) => c.depth === ctx.depth && c.via === ctx.via);
       // Every command in a later stage inherits the pipe as its input — also inside `$( )`, `>( )` or `sh -c`.
       for (const sink of stages[j]!) {
-        if (!direct.includes(sink) && readsProgramFromStdin(sink) && !sink.redirects.some((r) => r.kind === 'heredoc' || r.kind === 'herestring' || r.kind === 'read')) {
+        if (
+          !direct.includes(sink) &&
+          readsProgramFromStdin(sink) &&
+          !sink.redirects.some((r) => r.kind === 'heredoc' || r.kind === 'herestring' || r.kind === 'read')
+        ) {
           this.result.feeds.push({ sink, feeders: before, channel: 'pipe' });
         }
       }
@@ -960,7 +1079,13 @@ class Analyzer {
             (prev.length === 1 && stages[j - 1]!.length === 1 ? emittedText(prev[0]!) : undefined) ??
             (j === 1 && leading.length === 1 ? leadingStdinText : undefined);
           if (text !== undefined && text.trim()) {
-            found.push(...this.parseAndCollect(text, { ...ctx, depth: ctx.depth + 1, via: 'fed_script', env: new Map(ctx.env) }, true));
+            found.push(
+              ...this.parseAndCollect(
+                text,
+                { ...ctx, depth: ctx.depth + 1, via: 'fed_script', env: new Map(ctx.env) },
+                true,
+              ),
+            );
           }
         }
         if (sink.wrappers.includes('xargs') && prev.length >= 1) {
@@ -968,16 +1093,20 @@ class Analyzer {
           const fed = prev.flatMap(
             (feeder) =>
               emittedText(feeder)?.split(/\s+/).filter(Boolean) ??
-              (feeder.name === 'find' || feeder.name === 'ls' ? feeder.args.map((a) => a.value).filter((v) => !v.startsWith('-')) : []),
+              (feeder.name === 'find' || feeder.name === 'ls'
+                ? feeder.args.map((a) => a.value).filter((v) => !v.startsWith('-'))
+                : []),
           );
           this.xargsVariants(sink, fed, ctx);
         }
         const texts = prev.map(emittedText);
         const known = texts.filter((t): t is string => t !== undefined);
-        if (sink.name === 'crontab' && readsCrontabFromStdin(sink) && known.length > 0) this.cronText(known.join('\n'), ctx.depth);
+        if (sink.name === 'crontab' && readsCrontabFromStdin(sink) && known.length > 0)
+          this.cronText(known.join('\n'), ctx.depth);
         if (sink.name === 'tee' && known.length > 0 && known.length === texts.length && !ctx.hidden) {
           const append = sink.args.some((a) => /^-[A-Za-z]*a/.test(a.value) || a.value === '--append');
-          for (const f of filesWritten({ ...sink, redirects: [] })) this.teeTexts.push({ path: f, text: known.join('\n'), append });
+          for (const f of filesWritten({ ...sink, redirects: [] }))
+            this.teeTexts.push({ path: f, text: known.join('\n'), append });
         }
       }
     }
@@ -996,10 +1125,19 @@ class Analyzer {
     const made: SimpleCommand[] = [];
     if (R !== undefined && R !== '') {
       for (const item of items.slice(0, 8)) {
-        made.push(...this.fromWords([program, ...sink.args.map((a) => plainWord(a.value.replaceAll(R, item)))], [], [], hidden).slice(0, 1));
+        made.push(
+          ...this.fromWords(
+            [program, ...sink.args.map((a) => plainWord(a.value.replaceAll(R, item)))],
+            [],
+            [],
+            hidden,
+          ).slice(0, 1),
+        );
       }
     } else {
-      made.push(...this.fromWords([program, ...sink.args, ...items.slice(0, 16).map(plainWord)], [], [], hidden).slice(0, 1));
+      made.push(
+        ...this.fromWords([program, ...sink.args, ...items.slice(0, 16).map(plainWord)], [], [], hidden).slice(0, 1),
+      );
     }
     // The variant is what xargs runs: it keeps the sink's wrappers (rules about xargs-fed commands look for them).
     for (const m of made) m.wrappers = [...new Set([...sink.wrappers, ...m.wrappers])];
@@ -1024,7 +1162,11 @@ class Analyzer {
     if (isRiskyVariable(name)) this.result.riskyAssignments.push(name);
     if (name === 'HOME') this.result.homeValues.push(...allValues(value).filter((v) => !hasUnknown(v)));
     if (COMMAND_VARIABLES.has(name) && !hasUnknown(value.value) && value.value.trim()) {
-      this.parseAndCollect(value.value, { ...ctx, depth: ctx.depth + 1, via: 'config_value', hidden: true, env: new Map(ctx.env) }, true);
+      this.parseAndCollect(
+        value.value,
+        { ...ctx, depth: ctx.depth + 1, via: 'config_value', hidden: true, env: new Map(ctx.env) },
+        true,
+      );
     }
   }
 
@@ -1157,14 +1299,24 @@ export function stringLiterals(code: string): string[] {
   const re = /"((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)'|`((?:\\.|[^`\\])*)`/g;
   const literals: Array<{ text: string; start: number; end: number }> = [];
   for (let m = re.exec(homed); m && literals.length < 64; m = re.exec(homed)) {
-    literals.push({ text: (m[1] ?? m[2] ?? m[3] ?? '').replace(/\\(["'`\\])/g, '$1'), start: m.index, end: m.index + m[0].length });
+    literals.push({
+      text: (m[1] ?? m[2] ?? m[3] ?? '').replace(/\\(["'`\\])/g, '$1'),
+      start: m.index,
+      end: m.index + m[0].length,
+    });
   }
   for (const l of literals) if (/[a-z]/i.test(l.text) && l.text.includes(' ') && out.length < 16) out.push(l.text);
   // Runs of literals separated only by commas (an argument list) or `+` / `.` (concatenation).
   let run: string[] = [];
   let joiner = ' ';
   const flush = () => {
-    if (run.length > 1 && out.length < 24) out.push(run.join(joiner === '+' ? '' : ' ').replace(/\s+/g, ' ').trim());
+    if (run.length > 1 && out.length < 24)
+      out.push(
+        run
+          .join(joiner === '+' ? '' : ' ')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      );
     run = [];
   };
   literals.forEach((l, i) => {
@@ -1188,11 +1340,13 @@ export function stringLiterals(code: string): string[] {
 /** Recursive-delete calls of common languages aimed at the home folder or the root (`shutil.rmtree(os.path.expanduser("~"))`). */
 export function deletesHomeInCode(code: string): string | undefined {
   const homed = code.replace(HOME_EXPRESSIONS, '"~"');
-  const call = /\b(rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removeSync|emptyDirSync|deleteRecursively|remove_dir_all|RemoveAll|rm)\s*\(\s*(['"])(~|\/|~\/)\2/;
+  const call =
+    /\b(rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|rimraf(?:\.sync)?|removeSync|emptyDirSync|deleteRecursively|remove_dir_all|RemoveAll|rm)\s*\(\s*(['"])(~|\/|~\/)\2/;
   const m = call.exec(homed);
   if (!m) return undefined;
   // `fs.rmSync(x)` without recursive:true cannot remove a folder; rmtree and friends always recurse.
-  if (/^(rmSync|rmdirSync|rm)$/.test(m[1]!) && !/recursive\s*:\s*true|recursive\s*=\s*True/.test(homed)) return undefined;
+  if (/^(rmSync|rmdirSync|rm)$/.test(m[1]!) && !/recursive\s*:\s*true|recursive\s*=\s*True/.test(homed))
+    return undefined;
   return `${m[1]}(${m[3] === '/' ? '/' : '~'})`;
 }
 
@@ -1213,7 +1367,14 @@ export function plistValueCode(name: string, values: readonly string[]): string[
   const fromJson = (text: string) => {
     try {
       const v: unknown = JSON.parse(text);
-      const strings = (x: unknown): string[] => (typeof x === 'string' ? [x] : Array.isArray(x) ? x.flatMap(strings) : x && typeof x === 'object' ? Object.values(x).flatMap(strings) : []);
+      const strings = (x: unknown): string[] =>
+        typeof x === 'string'
+          ? [x]
+          : Array.isArray(x)
+            ? x.flatMap(strings)
+            : x && typeof x === 'object'
+              ? Object.values(x).flatMap(strings)
+              : [];
       const all = strings(v);
       for (const s of all) if (/\s/.test(s)) add(s);
       if (Array.isArray(v) && v.every((x) => typeof x === 'string')) joinArray(v as string[]);
@@ -1228,18 +1389,22 @@ export function plistValueCode(name: string, values: readonly string[]): string[
     const rest = values.slice(k + 2);
     for (const v of rest) if (/\s/.test(v)) add(v);
     const arr = rest.findIndex((v) => v === '-array' || v === '-array-add');
-    if (arr !== -1) joinArray(rest.slice(arr + 1).filter((v) => !/^-(string|integer|int|float|bool|boolean|date|data)$/.test(v)));
-    for (const v of rest) if (v.startsWith('(') || v.startsWith('{') || v.startsWith('<')) {
-      // The old property-list syntax and XML: its strings.
-      for (const m of v.matchAll(/"((?:\\.|[^"\\])*)"/g)) if (/\s/.test(m[1]!)) add(m[1]!);
-      for (const code of plistStrings(v)) add(code);
-    }
+    if (arr !== -1)
+      joinArray(rest.slice(arr + 1).filter((v) => !/^-(string|integer|int|float|bool|boolean|date|data)$/.test(v)));
+    for (const v of rest)
+      if (v.startsWith('(') || v.startsWith('{') || v.startsWith('<')) {
+        // The old property-list syntax and XML: its strings.
+        for (const m of v.matchAll(/"((?:\\.|[^"\\])*)"/g)) if (/\s/.test(m[1]!)) add(m[1]!);
+        for (const code of plistStrings(v)) add(code);
+      }
     return out;
   }
   if (name === 'plutil') {
     const k = values.findIndex((v) => /^-(insert|replace)$/.test(v));
     if (k === -1) return out;
-    const typeAt = values.findIndex((v, i) => i > k && /^-(string|json|xml|array|dictionary|data|date|integer|float|bool)$/.test(v));
+    const typeAt = values.findIndex(
+      (v, i) => i > k && /^-(string|json|xml|array|dictionary|data|date|integer|float|bool)$/.test(v),
+    );
     const value = typeAt === -1 ? undefined : values[typeAt + 1];
     if (value !== undefined) {
       add(value);
@@ -1254,7 +1419,10 @@ export function plistValueCode(name: string, values: readonly string[]): string[
     const v = values[i]!;
     const command = v === '-c' ? values[++i] : v.startsWith('-c') && v.length > 2 ? v.slice(2) : undefined;
     if (command === undefined) continue;
-    const m = /^\s*(add|set|merge|import)\s+\S+(?:\s+(?:string|integer|bool|real|date|data|array|dict))?\s+(.*)$/is.exec(command);
+    const m =
+      /^\s*(add|set|merge|import)\s+\S+(?:\s+(?:string|integer|bool|real|date|data|array|dict))?\s+(.*)$/is.exec(
+        command,
+      );
     if (!m) continue;
     const value = m[2]!.trim().replace(/^(['"])([\s\S]*)\1$/, '$2');
     add(value);
@@ -1263,4 +1431,3 @@ export function plistValueCode(name: string, values: readonly string[]): string[
   if (strings.length > 1) joinArray(strings);
   return out;
 }
-

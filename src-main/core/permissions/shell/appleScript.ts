@@ -107,7 +107,14 @@ function tokenize(src: string): Tok[] {
     } else if (c === '«') {
       const end = src.indexOf('»', i + 1);
       const stop = end === -1 ? n : end;
-      out.push({ t: 'raw', v: src.slice(i + 1, stop).trim().replace(/\s+/g, ' ').toLowerCase() });
+      out.push({
+        t: 'raw',
+        v: src
+          .slice(i + 1, stop)
+          .trim()
+          .replace(/\s+/g, ' ')
+          .toLowerCase(),
+      });
       i = stop + 1;
     } else if (c === '|') {
       const end = src.indexOf('|', i + 1);
@@ -147,7 +154,22 @@ const CONSTANTS: Readonly<Record<string, string>> = { space: ' ', tab: '\t', ret
 
 /** Words that end an operand of do shell script & co. (its parameters, a tell's `to`, a block's `then`). */
 const STOP_WORDS = new Set([
-  'with', 'without', 'given', 'in', 'using', 'user', 'password', 'altering', 'administrator', 'to', 'then', 'of', 'into', 'from', 'and', 'or',
+  'with',
+  'without',
+  'given',
+  'in',
+  'using',
+  'user',
+  'password',
+  'altering',
+  'administrator',
+  'to',
+  'then',
+  'of',
+  'into',
+  'from',
+  'and',
+  'or',
 ]);
 
 function concat(a: Val, b: Val): Val {
@@ -168,7 +190,11 @@ function concat(a: Val, b: Val): Val {
 function union(vals: Val[]): Val {
   if (vals.length === 0) return UNKNOWN;
   const values = [...new Set(vals.flatMap((v) => v.values))];
-  return { values: values.slice(0, MAX_VALUES), partial: vals.some((v) => v.partial) || values.length > MAX_VALUES, known: vals.some((v) => v.known) };
+  return {
+    values: values.slice(0, MAX_VALUES),
+    partial: vals.some((v) => v.partial) || values.length > MAX_VALUES,
+    known: vals.some((v) => v.known),
+  };
 }
 
 /** A value as AppleScript's `quoted form of` gives it to a shell. */
@@ -188,7 +214,15 @@ class Reader {
     into?: AppleScriptReading,
   ) {
     this.toks = tokenize(src);
-    this.result = into ?? { shell: [], typed: [], unknown: [], apps: [], processes: [], dynamicApps: false, literals: [] };
+    this.result = into ?? {
+      shell: [],
+      typed: [],
+      unknown: [],
+      apps: [],
+      processes: [],
+      dynamicApps: false,
+      literals: [],
+    };
   }
 
   word(i: number, ...words: string[]): boolean {
@@ -264,7 +298,10 @@ class Reader {
       out = { val: union(items), end: this.sym(j, '}') ? j + 1 : j };
     } else if (this.word(i, 'quoted', 'form', 'of')) {
       const inner = this.term(i + 3, seen, evaluate);
-      out = { val: inner.val.partial ? UNKNOWN : { ...inner.val, values: inner.val.values.map(quotedForm) }, end: inner.end };
+      out = {
+        val: inner.val.partial ? UNKNOWN : { ...inner.val, values: inner.val.values.map(quotedForm) },
+        end: inner.end,
+      };
     } else if (this.word(i, 'posix', 'path', 'of')) {
       out = this.term(i + 3, seen, evaluate);
     } else if (this.word(i, 'posix', 'file')) {
@@ -312,7 +349,8 @@ class Reader {
       this.note(`\`${via}\` of text only known when the script runs`);
       return val;
     }
-    for (const v of val.values) if (list.length < MAX_SITES && v.trim()) list.push({ via, line: wrap(v), partial: val.partial });
+    for (const v of val.values)
+      if (list.length < MAX_SITES && v.trim()) list.push({ via, line: wrap(v), partial: val.partial });
     return val;
   }
 
@@ -370,11 +408,13 @@ class Reader {
         } else {
           typing += val.values[0] ?? '';
           typingPartial ||= val.partial || val.values.length > 1;
-          for (const v of val.values.slice(1)) if (r.typed.length < MAX_SITES) r.typed.push({ via: 'keystroke', line: v, partial: val.partial });
+          for (const v of val.values.slice(1))
+            if (r.typed.length < MAX_SITES) r.typed.push({ via: 'keystroke', line: v, partial: val.partial });
         }
       } else if (this.word(i, 'key', 'code')) {
         const code = this.toks[i + 2];
-        if (code?.t === 'word' && (code.v === '36' || code.v === '76') && !this.restOfLine(i + 3).includes('using')) typing += '\n';
+        if (code?.t === 'word' && (code.v === '36' || code.v === '76') && !this.restOfLine(i + 3).includes('using'))
+          typing += '\n';
       } else if (t.v === 'set' && (this.word(i + 1, 'the', 'clipboard', 'to') || this.word(i + 1, 'clipboard', 'to'))) {
         this.site(r.typed, 'the clipboard', this.word(i + 1, 'the') ? i + 4 : i + 3);
       } else if (this.word(i, 'run', 'script')) {
@@ -391,8 +431,10 @@ class Reader {
       } else if (t.v === 'application' || t.v === 'app') {
         const next = this.toks[i + 1];
         if (next?.t === 'str') r.apps.push(next.v);
-        else if (this.word(i + 1, 'id') && this.toks[i + 2]?.t === 'str') r.apps.push((this.toks[i + 2] as { v: string }).v);
-        else if (this.word(i + 1, 'process') && this.toks[i + 2]?.t === 'str') r.processes.push((this.toks[i + 2] as { v: string }).v);
+        else if (this.word(i + 1, 'id') && this.toks[i + 2]?.t === 'str')
+          r.apps.push((this.toks[i + 2] as { v: string }).v);
+        else if (this.word(i + 1, 'process') && this.toks[i + 2]?.t === 'str')
+          r.processes.push((this.toks[i + 2] as { v: string }).v);
         else if (this.sym(i + 1, '(') || (next?.t === 'word' && this.assigned.has(next.v))) {
           const { val } = this.expr(i + 1, new Set());
           if (val.partial || !val.known) r.dynamicApps = true;
@@ -402,7 +444,8 @@ class Reader {
         r.processes.push((this.toks[i + 1] as { v: string }).v);
       }
     }
-    if (typing.trim()) r.typed.unshift({ via: 'keystroke', line: typing.replace(/\r\n?/g, '\n'), partial: typingPartial });
+    if (typing.trim())
+      r.typed.unshift({ via: 'keystroke', line: typing.replace(/\r\n?/g, '\n'), partial: typingPartial });
     return r;
   }
 

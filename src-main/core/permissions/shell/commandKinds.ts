@@ -12,7 +12,21 @@ export function commandName(program: string): string {
   return base.toLowerCase();
 }
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'pdksh', 'csh', 'tcsh', 'fish', 'ash', 'yash', 'rbash']);
+const SHELLS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'pdksh',
+  'csh',
+  'tcsh',
+  'fish',
+  'ash',
+  'yash',
+  'rbash',
+]);
 export const isShell = (name: string): boolean => SHELLS.has(name);
 
 /** Family of an interpreter name (`python3.12` → `python`), or undefined. */
@@ -103,14 +117,32 @@ export function inlineCodeArgs(cmd: SimpleCommand): number[] {
 }
 
 /** Options of shells and interpreters that take a separate value (so the value is not mistaken for a script). */
-const VALUE_OPTIONS = new Set(['-o', '-O', '--rcfile', '--init-file', '-W', '-X', '-r', '--require', '--import', '--loader', '-I', '-l', '-M', '-m', '-f', '-s']);
+const VALUE_OPTIONS = new Set([
+  '-o',
+  '-O',
+  '--rcfile',
+  '--init-file',
+  '-W',
+  '-X',
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+  '-I',
+  '-l',
+  '-M',
+  '-m',
+  '-f',
+  '-s',
+]);
 
 /** True when the command would read its program from standard input (`curl … | sh`, `… | python3`). */
 export function readsProgramFromStdin(cmd: SimpleCommand): boolean {
   // A program only known at run time may be a shell.
   if (cmd.nameDynamic) return true;
   // `at` and `batch` run the shell code they read, later.
-  if (cmd.name === 'at' || cmd.name === 'batch') return !cmd.args.some((a) => /^-[A-Za-z]*[flrdc]/.test(a.value) || a.value === '-f');
+  if (cmd.name === 'at' || cmd.name === 'batch')
+    return !cmd.args.some((a) => /^-[A-Za-z]*[flrdc]/.test(a.value) || a.value === '-f');
   if (cmd.name === 'source' || cmd.name === '.') {
     const target = cmd.args[0]?.value;
     return target === undefined || isStdinPath(target);
@@ -122,7 +154,8 @@ export function readsProgramFromStdin(cmd: SimpleCommand): boolean {
   for (let i = 0; i < cmd.args.length; i++) {
     const a = cmd.args[i]!.value;
     if (a === '-' || isStdinPath(a)) return true;
-    if (a === '--') return i + 1 >= cmd.args.length || isStdinPath(cmd.args[i + 1]!.value) || cmd.args[i + 1]!.value === '-';
+    if (a === '--')
+      return i + 1 >= cmd.args.length || isStdinPath(cmd.args[i + 1]!.value) || cmd.args[i + 1]!.value === '-';
     if (family === 'shell' && /^-[A-Za-z]*s[A-Za-z]*$/.test(a)) return true;
     if (family === 'python' && (a === '-m' || a.startsWith('-m'))) return false;
     if (a.startsWith('-') || a.startsWith('+')) {
@@ -137,10 +170,41 @@ export function readsProgramFromStdin(cmd: SimpleCommand): boolean {
 const isStdinPath = (p: string): boolean => /^\/dev\/(stdin|fd\/0)$|^\/proc\/self\/fd\/0$/.test(p);
 
 const DOWNLOADERS = new Set([
-  'curl', 'wget', 'wget2', 'fetch', 'aria2c', 'http', 'https', 'httpie', 'xh', 'xhs', 'lwp-request', 'lwp-download',
-  'get', 'nc', 'ncat', 'netcat', 'socat', 'ftp', 'tftp', 'telnet', 'axel', 'curlie', 'lynx', 'w3m', 'links', 'elinks',
+  'curl',
+  'wget',
+  'wget2',
+  'fetch',
+  'aria2c',
+  'http',
+  'https',
+  'httpie',
+  'xh',
+  'xhs',
+  'lwp-request',
+  'lwp-download',
+  'get',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'ftp',
+  'tftp',
+  'telnet',
+  'axel',
+  'curlie',
+  'lynx',
+  'w3m',
+  'links',
+  'elinks',
   // DNS answers carry payloads too (`dig +short TXT x.example | sh`), and so does another machine's output.
-  'dig', 'host', 'nslookup', 'drill', 'kdig', 'whois', 'ssh', 'gsutil',
+  'dig',
+  'host',
+  'nslookup',
+  'drill',
+  'kdig',
+  'whois',
+  'ssh',
+  'gsutil',
 ]);
 
 export function isDownloader(cmd: SimpleCommand): boolean {
@@ -162,10 +226,14 @@ export function isNetworkClient(cmd: SimpleCommand): boolean {
 export function looksSecretName(name: string): boolean {
   if (name === 'PWD' || name === 'OLDPWD') return false;
   return (
-    /(^|_)(API_?KEYS?|KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|PASS|PWD|PW|CREDENTIALS?|CREDS?|AUTH|COOKIES?|SESSION|PRIVATE|SIGNING|BEARER|DSN)(_|$)/i.test(name) ||
+    /(^|_)(API_?KEYS?|KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|PASS|PWD|PW|CREDENTIALS?|CREDS?|AUTH|COOKIES?|SESSION|PRIVATE|SIGNING|BEARER|DSN)(_|$)/i.test(
+      name,
+    ) ||
     /^(ANTHROPIC|OPENAI|CLAUDE|GEMINI|MISTRAL|GROQ|HF|HUGGING_?FACE)_/i.test(name) ||
     (/^REIN_/i.test(name) && !/^REIN_(HOME|SKIP_CLI_BUILD|LOG_LEVEL|DEBUG)$/i.test(name)) ||
-    /(^|_)(DATABASE|DB|REDIS|MONGO(DB)?|POSTGRES(QL)?|PG|MYSQL|AMQP|RABBITMQ|BROKER|SENTRY)_(URL|URI|DSN)$/i.test(name) ||
+    /(^|_)(DATABASE|DB|REDIS|MONGO(DB)?|POSTGRES(QL)?|PG|MYSQL|AMQP|RABBITMQ|BROKER|SENTRY)_(URL|URI|DSN)$/i.test(
+      name,
+    ) ||
     /_CONNECTION_STRING$/i.test(name) ||
     /^(KUBECONFIG|NETRC|HISTFILE|SSH_AUTH_SOCK|GNUPGHOME|PASSWORD_STORE_DIR)$/i.test(name)
   );
@@ -217,7 +285,13 @@ export function cronCommands(text: string, system = false): string[] {
 
 /** The strings of a property list (a launch agent's ProgramArguments), each alone and all joined. */
 export function plistStrings(text: string): string[] {
-  const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  const unescape = (s: string) =>
+    s
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, '&');
   const strings = [...text.matchAll(/<string>([\s\S]*?)<\/string>/g)].map((m) => unescape(m[1]!)).slice(0, 32);
   return [...strings.filter((s) => /\s/.test(s)), strings.join(' ')].filter((s) => s.trim());
 }
@@ -225,7 +299,10 @@ export function plistStrings(text: string): string[] {
 /** Programs that turn an encoded or compressed blob back into text (used to hide a payload). */
 export function isDecoder(cmd: SimpleCommand): boolean {
   const args = cmd.args.map((a) => a.value);
-  const has = (...flags: string[]) => args.some((a) => flags.includes(a) || (/^-[A-Za-z]+$/.test(a) && flags.some((f) => f.length === 2 && a.includes(f[1]!))));
+  const has = (...flags: string[]) =>
+    args.some(
+      (a) => flags.includes(a) || (/^-[A-Za-z]+$/.test(a) && flags.some((f) => f.length === 2 && a.includes(f[1]!))),
+    );
   switch (cmd.name) {
     case 'base64':
     case 'base32':
@@ -233,7 +310,9 @@ export function isDecoder(cmd: SimpleCommand): boolean {
     case 'gbase64':
       return has('-d', '-D', '--decode') || args.includes('--decode');
     case 'openssl':
-      return args.some((a) => a === 'base64' || a === 'enc' || a.startsWith('-a') || a === '-base64') && args.includes('-d');
+      return (
+        args.some((a) => a === 'base64' || a === 'enc' || a.startsWith('-a') || a === '-base64') && args.includes('-d')
+      );
     case 'xxd':
       return has('-r') || args.includes('-revert');
     case 'uudecode':
@@ -288,7 +367,10 @@ export function staticOutput(cmd: SimpleCommand): string | undefined {
       if (words[i]!.value.includes('e')) escapes = true;
       i++;
     }
-    const text = words.slice(i).map((w) => w.value).join(' ');
+    const text = words
+      .slice(i)
+      .map((w) => w.value)
+      .join(' ');
     return escapes ? decodeCEscapes(text) : text;
   }
   if (cmd.name === 'printf') {
@@ -310,13 +392,22 @@ export function downloadTargets(cmd: SimpleCommand): string[] {
   const a = cmd.args.map((w: ShellWord) => w.value);
   for (let i = 0; i < a.length; i++) {
     const v = a[i]!;
-    if ((cmd.name === 'curl' && (v === '-o' || v === '--output')) || (cmd.name.startsWith('wget') && (v === '-O' || v === '--output-document'))) {
+    if (
+      (cmd.name === 'curl' && (v === '-o' || v === '--output')) ||
+      (cmd.name.startsWith('wget') && (v === '-O' || v === '--output-document'))
+    ) {
       if (a[i + 1] !== undefined) out.push(a[i + 1]!);
     } else if (v.startsWith('--output=') || v.startsWith('--output-document=')) {
       out.push(v.slice(v.indexOf('=') + 1));
     } else if (cmd.name === 'curl' && (v === '-O' || v === '--remote-name')) {
       const url = a.find((x) => /^[a-z]+:\/\//i.test(x));
-      if (url) out.push(url.replace(/[?#].*$/, '').split('/').pop() ?? '');
+      if (url)
+        out.push(
+          url
+            .replace(/[?#].*$/, '')
+            .split('/')
+            .pop() ?? '',
+        );
     } else if (/^-[A-Za-z]*o$/.test(v) && cmd.name === 'curl' && a[i + 1] !== undefined) {
       out.push(a[i + 1]!);
     } else if (cmd.name === 'curl' && /^-[A-Za-z]*o./.test(v)) {
@@ -328,7 +419,13 @@ export function downloadTargets(cmd: SimpleCommand): string[] {
   }
   if (cmd.name.startsWith('wget') && out.length === 0) {
     const url = a.find((x) => /^[a-z]+:\/\//i.test(x));
-    if (url) out.push(url.replace(/[?#].*$/, '').split('/').pop() ?? '');
+    if (url)
+      out.push(
+        url
+          .replace(/[?#].*$/, '')
+          .split('/')
+          .pop() ?? '',
+      );
   }
   for (const r of cmd.redirects) if (r.kind === 'write') out.push(r.target);
   return out.filter((p) => p.length > 0 && p !== '-');

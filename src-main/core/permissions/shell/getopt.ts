@@ -94,7 +94,9 @@ function compile(spec: OptionSpec): CompiledSpec {
     short,
     long,
     longNames: [...long.keys()],
-    dangerLong: Object.keys(spec.danger ?? {}).filter((d) => d.startsWith('--')).map((d) => d.slice(2)),
+    dangerLong: Object.keys(spec.danger ?? {})
+      .filter((d) => d.startsWith('--'))
+      .map((d) => d.slice(2)),
     spec,
   };
   compiled.set(spec, c);
@@ -109,7 +111,8 @@ export function parseOptions(args: readonly string[], spec: OptionSpec): ParsedA
   let ended = false;
   const hit = (option: string, written: string) => {
     const what = danger[option];
-    if (what !== undefined && !out.danger.some((d) => d.option === option && d.written === written)) out.danger.push({ option, written, what });
+    if (what !== undefined && !out.danger.some((d) => d.option === option && d.written === written))
+      out.danger.push({ option, written, what });
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -134,7 +137,12 @@ export function parseOptions(args: readonly string[], spec: OptionSpec): ParsedA
         const candidates = c.longNames.filter((l) => l.startsWith(written));
         if (candidates.length === 1) name = candidates[0];
         else if (candidates.length > 1) {
-          out.invalid.push(`${a} is an ambiguous abbreviation (${candidates.slice(0, 3).map((x) => `--${x}`).join(', ')}…)`);
+          out.invalid.push(
+            `${a} is an ambiguous abbreviation (${candidates
+              .slice(0, 3)
+              .map((x) => `--${x}`)
+              .join(', ')}…)`,
+          );
           continue;
         }
       }
@@ -192,7 +200,8 @@ export function parseOptions(args: readonly string[], spec: OptionSpec): ParsedA
 }
 
 /** The options called `name` (canonical spelling), in order. */
-export const optionsNamed = (p: ParsedArgs, ...names: string[]): ParsedOption[] => p.options.filter((o) => names.includes(o.name));
+export const optionsNamed = (p: ParsedArgs, ...names: string[]): ParsedOption[] =>
+  p.options.filter((o) => names.includes(o.name));
 
 export const hasOption = (p: ParsedArgs, ...names: string[]): boolean => p.options.some((o) => names.includes(o.name));
 
@@ -202,6 +211,9 @@ export const hasOption = (p: ParsedArgs, ...names: string[]): boolean => p.optio
  */
 export function mentionsOption(args: readonly string[], spec: OptionSpec, short: string, long?: string): boolean {
   const p = parseOptions(args, spec);
-  return p.options.some((o) => o.name === `-${short}` || (long !== undefined && o.name === `--${long}`)) ||
-    (long !== undefined && p.unknown.some((u) => u.startsWith('--') && u.length > 3 && `--${long}`.startsWith(u.split('=')[0]!)));
+  return (
+    p.options.some((o) => o.name === `-${short}` || (long !== undefined && o.name === `--${long}`)) ||
+    (long !== undefined &&
+      p.unknown.some((u) => u.startsWith('--') && u.length > 3 && `--${long}`.startsWith(u.split('=')[0]!)))
+  );
 }

@@ -24,26 +24,73 @@ export interface PathContext {
 /** Whether this machine's volumes compare names case-insensitively by default. */
 export const PLATFORM_CASE_INSENSITIVE = process.platform === 'darwin' || process.platform === 'win32';
 
-const folded = (ctx: PathContext) => (ctx.caseInsensitive ?? PLATFORM_CASE_INSENSITIVE) ? (s: string) => s.toLowerCase() : (s: string) => s;
+const folded = (ctx: PathContext) =>
+  (ctx.caseInsensitive ?? PLATFORM_CASE_INSENSITIVE) ? (s: string) => s.toLowerCase() : (s: string) => s;
 
 const GLOB_OR_UNKNOWN = new RegExp(`[*?[${UNKNOWN}${UNKNOWN_NONEMPTY}]`);
 
 /** Top-level folders whose own sub-folders are also system or user roots (names as the system spells them). */
 const DEEP_SYSTEM_PARENTS = [
-  'System', 'usr', 'bin', 'sbin', 'etc', 'var', 'private', 'Library', 'Users', 'Volumes', 'home', 'cores', 'dev',
-  'lib', 'lib64', 'boot', 'proc', 'sys', 'root', 'snap', 'nix',
+  'System',
+  'usr',
+  'bin',
+  'sbin',
+  'etc',
+  'var',
+  'private',
+  'Library',
+  'Users',
+  'Volumes',
+  'home',
+  'cores',
+  'dev',
+  'lib',
+  'lib64',
+  'boot',
+  'proc',
+  'sys',
+  'root',
+  'snap',
+  'nix',
 ];
 
 /** Folders directly in a home folder that hold the user's data or identity. */
 const HOME_FOLDERS = [
-  'Documents', 'Desktop', 'Downloads', 'Library', 'Pictures', 'Movies', 'Music', 'Applications', 'Public', 'Sites',
-  '.ssh', '.gnupg', '.aws', '.config', '.kube', '.local', '.rein', 'iCloud Drive', 'Dropbox', 'Google Drive',
+  'Documents',
+  'Desktop',
+  'Downloads',
+  'Library',
+  'Pictures',
+  'Movies',
+  'Music',
+  'Applications',
+  'Public',
+  'Sites',
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.config',
+  '.kube',
+  '.local',
+  '.rein',
+  'iCloud Drive',
+  'Dropbox',
+  'Google Drive',
 ];
 /** Deeper folders of a home whose loss is as bad (the keychains, every app's data, iCloud Drive). */
 const HOME_DEEP_FOLDERS = [
-  'Library/Keychains', 'Library/Application Support', 'Library/Mobile Documents', 'Library/Mail', 'Library/Messages',
-  'Library/Containers', 'Library/Group Containers', 'Library/Preferences', 'Library/CloudStorage', 'Library/LaunchAgents',
-  '.local/share', '.config/gh',
+  'Library/Keychains',
+  'Library/Application Support',
+  'Library/Mobile Documents',
+  'Library/Mail',
+  'Library/Messages',
+  'Library/Containers',
+  'Library/Group Containers',
+  'Library/Preferences',
+  'Library/CloudStorage',
+  'Library/LaunchAgents',
+  '.local/share',
+  '.config/gh',
 ];
 
 const isCi = (ctx: PathContext): boolean => ctx.caseInsensitive ?? PLATFORM_CASE_INSENSITIVE;
@@ -55,7 +102,14 @@ function named(name: string, table: readonly string[], ctx: PathContext): string
 }
 
 /** Scratch folders: deleting one is bad, and so is emptying it (other programs' sockets and locks live there). */
-const SCRATCH = new Set(['/tmp', '/private/tmp', '/var/tmp', '/private/var/tmp', '/var/folders', '/private/var/folders']);
+const SCRATCH = new Set([
+  '/tmp',
+  '/private/tmp',
+  '/var/tmp',
+  '/private/var/tmp',
+  '/var/folders',
+  '/private/var/folders',
+]);
 
 const norm = (p: string): string => {
   const n = path.posix.normalize(p);
@@ -138,7 +192,9 @@ export function protectedFolder(abs: string, ctx: PathContext): string | undefin
   const fold = folded(ctx);
   const p = fold(abs);
   if (p === '/') return 'the root folder /';
-  const ours = homes(ctx).map(fold).filter((h) => h !== '/');
+  const ours = homes(ctx)
+    .map(fold)
+    .filter((h) => h !== '/');
   // `~/..`, `"$HOME/../.."`: a folder our home is in goes with it, however deep the home is.
   if (ours.some((h) => h.startsWith(`${p}/`))) return `the folder ${abs}, which holds your home`;
   const other = otherHome(p);
@@ -161,7 +217,8 @@ export function protectedFolder(abs: string, ctx: PathContext): string | undefin
 }
 
 /** Top-level names a glob in `/` may reach (any glob there is refused, these only name the example). */
-const matchesAll = (re: RegExp): boolean => ['a', 'Zq', 'x.y'].every((n) => re.test(n)) || ['.a', '.Zq'].every((n) => re.test(n));
+const matchesAll = (re: RegExp): boolean =>
+  ['a', 'Zq', 'x.y'].every((n) => re.test(n)) || ['.a', '.Zq'].every((n) => re.test(n));
 
 function segmentRegex(seg: string): RegExp | undefined {
   let body = '';
@@ -210,7 +267,9 @@ export function protectedGlob(abs: string, ctx: PathContext): string | undefined
     if (hit) return `${label}'s ${hit} folder (the pattern ${showValue(segs[first]!)} matches it)`;
   }
   // `~/../h*`: a glob beside our home that matches it.
-  const home = homes(ctx).find((h) => h !== '/' && fold(path.posix.dirname(h)) === fold(parent) && re.test(path.posix.basename(h)));
+  const home = homes(ctx).find(
+    (h) => h !== '/' && fold(path.posix.dirname(h)) === fold(parent) && re.test(path.posix.basename(h)),
+  );
   if (home) return `your home folder ${home} (the pattern ${showValue(segs[first]!)} matches it)`;
   return undefined;
 }
@@ -224,7 +283,9 @@ export const showValue = (v: string): string => v.replaceAll(UNKNOWN, '$…').re
  */
 export function protectedTarget(raw: string, ctx: PathContext): string | undefined {
   for (const abs of pathCandidates(raw, ctx)) {
-    const hit = GLOB_OR_UNKNOWN.test(abs) ? (protectedGlob(abs, ctx) ?? protectedFolder(abs, ctx)) : protectedFolder(abs, ctx);
+    const hit = GLOB_OR_UNKNOWN.test(abs)
+      ? (protectedGlob(abs, ctx) ?? protectedFolder(abs, ctx))
+      : protectedFolder(abs, ctx);
     if (hit) return hit;
   }
   if (raw.includes(UNKNOWN)) {
@@ -233,7 +294,17 @@ export function protectedTarget(raw: string, ctx: PathContext): string | undefin
       const roots = new Set(['/', ...homes(ctx).map((h) => h.toLowerCase())]);
       for (const abs of pathCandidates(erased, ctx)) {
         const lower = abs.toLowerCase();
-        const globParent = GLOB_OR_UNKNOWN.test(abs) ? norm(abs.split('/').slice(0, abs.split('/').findIndex((s) => GLOB_OR_UNKNOWN.test(s))).join('/') || '/').toLowerCase() : undefined;
+        const globParent = GLOB_OR_UNKNOWN.test(abs)
+          ? norm(
+              abs
+                .split('/')
+                .slice(
+                  0,
+                  abs.split('/').findIndex((s) => GLOB_OR_UNKNOWN.test(s)),
+                )
+                .join('/') || '/',
+            ).toLowerCase()
+          : undefined;
         if (roots.has(lower) || (globParent !== undefined && roots.has(globParent))) {
           return `${lower === '/' || globParent === '/' ? 'the root folder /' : 'your home folder'} when a variable in ${showValue(raw)} is empty`;
         }
@@ -243,7 +314,8 @@ export function protectedTarget(raw: string, ctx: PathContext): string | undefin
   return undefined;
 }
 
-const BENIGN_DEVICES = /^\/dev\/(null|zero|random|urandom|stdin|stdout|stderr|tty|ptmx|fd\/[0-9]+|pts\/[0-9]+|tcp\/.*|udp\/.*)$/;
+const BENIGN_DEVICES =
+  /^\/dev\/(null|zero|random|urandom|stdin|stdout|stderr|tty|ptmx|fd\/[0-9]+|pts\/[0-9]+|tcp\/.*|udp\/.*)$/;
 
 /** A device file that is a disk, partition or memory (writing to it destroys data). */
 export function isRawDevice(raw: string, ctx: PathContext): boolean {
@@ -257,22 +329,50 @@ export type PersistenceKind = 'shell-startup' | 'launch-agent' | 'cron' | 'ssh-a
 
 /** Home-relative files and folders that make code run at login, in every shell, or on a schedule. */
 const HOME_PERSISTENCE: Array<[RegExp, PersistenceKind, string]> = [
-  [/^\.(zshrc|zshenv|zprofile|zlogin|zlogout|bashrc|bash_profile|bash_login|bash_logout|profile|kshrc|mkshrc|cshrc|tcshrc|login|logout)$/, 'shell-startup', 'a shell startup file'],
+  [
+    /^\.(zshrc|zshenv|zprofile|zlogin|zlogout|bashrc|bash_profile|bash_login|bash_logout|profile|kshrc|mkshrc|cshrc|tcshrc|login|logout)$/,
+    'shell-startup',
+    'a shell startup file',
+  ],
   [/^\.config\/fish\/(config\.fish|conf\.d\/.+|functions\/.+)$/, 'shell-startup', 'a shell startup file'],
   [/^\.(zshrc\.d|bashrc\.d|oh-my-zsh\/custom)\/.+$|^\.config\/zsh\/.+$/, 'shell-startup', 'a shell startup file'],
   [/^library\/launchagents(\/.*)?$/, 'launch-agent', 'a launch agent (it runs at login)'],
   [/^library\/application support\/com\.apple\.backgroundtaskmanagementagent(\/.*)?$/, 'login-item', 'the login items'],
   [/^\.config\/autostart(\/.*)?$|^\.config\/systemd\/user(\/.*)?$/, 'launch-agent', 'an autostart entry'],
-  [/^\.ssh\/(authorized_keys2?|rc|environment)$/, 'ssh-access', 'the SSH login settings (who may log in, what runs when they do)'],
-  [/^\.gitconfig$|^\.config\/git\/config$/, 'git-config', 'your git settings (they can name programs every git command runs)'],
+  [
+    /^\.ssh\/(authorized_keys2?|rc|environment)$/,
+    'ssh-access',
+    'the SSH login settings (who may log in, what runs when they do)',
+  ],
+  [
+    /^\.gitconfig$|^\.config\/git\/config$/,
+    'git-config',
+    'your git settings (they can name programs every git command runs)',
+  ],
 ];
 /** System-wide ones. */
 const SYSTEM_PERSISTENCE: Array<[RegExp, PersistenceKind, string]> = [
-  [/^\/(private\/)?etc\/(profile|profile\.d\/.+|bashrc|bash\.bashrc|zshrc|zshenv|zprofile|zlogin|zlogout|zsh\/.+|paths|paths\.d\/.+)$/, 'shell-startup', 'a system shell startup file'],
-  [/^\/library\/(launchagents|launchdaemons)(\/.*)?$|^\/system\/library\/(launchagents|launchdaemons)(\/.*)?$/, 'launch-agent', 'a system launch agent or daemon'],
-  [/^\/(private\/)?etc\/(crontab|anacrontab|cron\.d(\/.*)?|cron\.(hourly|daily|weekly|monthly)(\/.*)?|periodic(\/.*)?)$/, 'cron', 'the system crontab'],
+  [
+    /^\/(private\/)?etc\/(profile|profile\.d\/.+|bashrc|bash\.bashrc|zshrc|zshenv|zprofile|zlogin|zlogout|zsh\/.+|paths|paths\.d\/.+)$/,
+    'shell-startup',
+    'a system shell startup file',
+  ],
+  [
+    /^\/library\/(launchagents|launchdaemons)(\/.*)?$|^\/system\/library\/(launchagents|launchdaemons)(\/.*)?$/,
+    'launch-agent',
+    'a system launch agent or daemon',
+  ],
+  [
+    /^\/(private\/)?etc\/(crontab|anacrontab|cron\.d(\/.*)?|cron\.(hourly|daily|weekly|monthly)(\/.*)?|periodic(\/.*)?)$/,
+    'cron',
+    'the system crontab',
+  ],
   [/^\/(private\/)?var\/(at\/tabs|spool\/cron)(\/.*)?$|^\/usr\/lib\/cron\/tabs(\/.*)?$/, 'cron', 'a crontab'],
-  [/^\/(private\/)?etc\/(rc\.local|rc\.common|systemd\/system(\/.*)?|sudoers|sudoers\.d(\/.*)?|launchd\.conf)$/, 'launch-agent', 'a system start-up or sudo file'],
+  [
+    /^\/(private\/)?etc\/(rc\.local|rc\.common|systemd\/system(\/.*)?|sudoers|sudoers\.d(\/.*)?|launchd\.conf)$/,
+    'launch-agent',
+    'a system start-up or sudo file',
+  ],
 ];
 
 /** What kind of persistence location a path is (`~/.zshrc`, `~/Library/LaunchAgents/x.plist`, cron tables). */
@@ -280,7 +380,10 @@ export function persistenceKind(raw: string, ctx: PathContext): PersistenceKind 
   return persistencePlace(raw, ctx)?.kind;
 }
 
-export function persistencePlace(raw: string, ctx: PathContext): { kind: PersistenceKind; what: string; path: string } | undefined {
+export function persistencePlace(
+  raw: string,
+  ctx: PathContext,
+): { kind: PersistenceKind; what: string; path: string } | undefined {
   for (const abs of pathCandidates(raw, ctx)) {
     // Persistence paths are matched case-insensitively everywhere: a miss costs a run, a match only a question.
     const p = abs.toLowerCase();
@@ -288,7 +391,8 @@ export function persistencePlace(raw: string, ctx: PathContext): { kind: Persist
       const hl = h.toLowerCase();
       if (!p.startsWith(`${hl}/`)) continue;
       const rel = p.slice(hl.length + 1);
-      for (const [re, kind, what] of HOME_PERSISTENCE) if (re.test(rel)) return { kind, what, path: `~/${abs.slice(h.length + 1)}` };
+      for (const [re, kind, what] of HOME_PERSISTENCE)
+        if (re.test(rel)) return { kind, what, path: `~/${abs.slice(h.length + 1)}` };
     }
     for (const [re, kind, what] of SYSTEM_PERSISTENCE) if (re.test(p)) return { kind, what, path: abs };
   }
@@ -296,7 +400,8 @@ export function persistencePlace(raw: string, ctx: PathContext): { kind: Persist
 }
 
 /** Shell and REPL history files: wiping them hides what was done. */
-const HISTORY_FILES = /^(\.(bash|zsh|sh|ksh|fish|python|node_repl|mysql|psql|sqlite|irb|pry|rediscli|lesshst|r)_?history|\.zhistory|\.history|\.zsh_sessions(\/.*)?|\.bash_sessions(\/.*)?|\.local\/share\/fish\/fish_history|\.lesshst|\.viminfo|\.rhistory)$/;
+const HISTORY_FILES =
+  /^(\.(bash|zsh|sh|ksh|fish|python|node_repl|mysql|psql|sqlite|irb|pry|rediscli|lesshst|r)_?history|\.zhistory|\.history|\.zsh_sessions(\/.*)?|\.bash_sessions(\/.*)?|\.local\/share\/fish\/fish_history|\.lesshst|\.viminfo|\.rhistory)$/;
 
 /** The history file a path names, or undefined. `$HISTFILE` in the written word counts too. */
 export function historyFile(raw: string, ctx: PathContext, display = raw): string | undefined {

@@ -84,8 +84,19 @@ export function decodeCEscapes(body: string): string {
     }
     const n = body[++i]!;
     const simple: Record<string, string> = {
-      n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v',
-      '\\': '\\', "'": "'", '"': '"', '?': '?',
+      n: '\n',
+      t: '\t',
+      r: '\r',
+      a: '\x07',
+      b: '\b',
+      e: '\x1b',
+      E: '\x1b',
+      f: '\f',
+      v: '\v',
+      '\\': '\\',
+      "'": "'",
+      '"': '"',
+      '?': '?',
     };
     if (n in simple) {
       out += simple[n];
@@ -270,10 +281,13 @@ function expansionPiece(node: Node, env: WordEnv): Piece {
   if (!op || /^:(\s*[0-9]|\s+-[0-9])/.test(rest)) {
     if (!known) return unknown(text);
     const done = operate(known, rest);
-    return done ? { values: done, display: text, dynamic: false } : { values: [...known, UNKNOWN], display: text, dynamic: true };
+    return done
+      ? { values: done, display: text, dynamic: false }
+      : { values: [...known, UNKNOWN], display: text, dynamic: true };
   }
   const [, operator, word] = op as unknown as [string, string, string];
-  const fallback = word.includes('$') || word.includes('`') ? UNKNOWN : unescapeUnquoted(word.replace(/^["']|["']$/g, ''));
+  const fallback =
+    word.includes('$') || word.includes('`') ? UNKNOWN : unescapeUnquoted(word.replace(/^["']|["']$/g, ''));
   switch (operator.replace(':', '')) {
     case '-':
     case '=':
@@ -443,13 +457,25 @@ export function evalWord(node: Node, env: WordEnv, opts: EvalOptions = {}): Shel
     return { value: unique[0] ?? '', alternatives: unique.slice(1), display: shown, dynamic };
   }
   const fields = first.map((f, i): ShellWord => {
-    const alts = [...new Set(readings.slice(1).map((r) => r[i]).filter((x): x is string => x !== undefined && x !== f))];
+    const alts = [
+      ...new Set(
+        readings
+          .slice(1)
+          .map((r) => r[i])
+          .filter((x): x is string => x !== undefined && x !== f),
+      ),
+    ];
     return { value: f, alternatives: alts.slice(0, MAX_ALTERNATIVES), display: f, dynamic };
   });
   return { value: fields.map((f) => f.value).join(' '), alternatives: [], display: shown, dynamic, fields };
 }
 
 /** A word made from plain text (wrapper strings re-split, fallback tokens). */
-export const plainWord = (text: string): ShellWord => ({ value: text, alternatives: [], display: text, dynamic: false });
+export const plainWord = (text: string): ShellWord => ({
+  value: text,
+  alternatives: [],
+  display: text,
+  dynamic: false,
+});
 
 export const allValues = (w: ShellWord): string[] => [w.value, ...w.alternatives];

@@ -32,9 +32,33 @@ interface WrapperSpec {
 const WRAPPERS: Record<string, WrapperSpec> = {
   sudo: {
     valueShort: 'ugCDhprtTUc',
-    valueLong: ['--user', '--group', '--close-from', '--chdir', '--host', '--prompt', '--role', '--type', '--other-user', '--command-timeout'],
+    valueLong: [
+      '--user',
+      '--group',
+      '--close-from',
+      '--chdir',
+      '--host',
+      '--prompt',
+      '--role',
+      '--type',
+      '--other-user',
+      '--command-timeout',
+    ],
     flagShort: 'AbEeHiKklnPSsVv',
-    flagLong: ['--askpass', '--background', '--preserve-env', '--set-home', '--login', '--non-interactive', '--stdin', '--shell', '--reset-timestamp', '--remove-timestamp', '--validate', '--preserve-groups'],
+    flagLong: [
+      '--askpass',
+      '--background',
+      '--preserve-env',
+      '--set-home',
+      '--login',
+      '--non-interactive',
+      '--stdin',
+      '--shell',
+      '--reset-timestamp',
+      '--remove-timestamp',
+      '--validate',
+      '--preserve-groups',
+    ],
     assignments: true,
   },
   doas: { valueShort: 'uC', flagShort: 'ns', assignments: false },
@@ -114,11 +138,58 @@ export const PRIVILEGE_WRAPPERS = new Set(['sudo', 'doas', 'su', 'pkexec', 'runu
  * every later word that is not an option is also read as where the command may start (for hard blocks).
  */
 const LOOSE_WRAPPERS = new Set([
-  'firejail', 'nsenter', 'unshare', 'systemd-run', 'sg', 'chpst', 'proot', 'strace', 'ltrace', 'dtruss', 'valgrind',
-  'catchsegv', 'tsp', 'nq', 'daemonize', 'numactl', 'cpulimit', 'trickle', 'tsocks', 'aws-vault', 'op', 'doppler',
-  'direnv', 'poetry', 'pipenv', 'pdm', 'hatch', 'rbenv', 'pyenv', 'nodenv', 'asdf', 'mise', 'rtx', 'devbox',
-  'conda', 'mamba', 'micromamba', 'dotenv', 'cross-env', 'env-cmd', 'entr', 'watchexec', 'nodemon', 'gdb', 'lldb',
-  'expect', 'with-contenv', 's6-setuidgid', 'retry', 'until-success', 'tmux', 'screen',
+  'firejail',
+  'nsenter',
+  'unshare',
+  'systemd-run',
+  'sg',
+  'chpst',
+  'proot',
+  'strace',
+  'ltrace',
+  'dtruss',
+  'valgrind',
+  'catchsegv',
+  'tsp',
+  'nq',
+  'daemonize',
+  'numactl',
+  'cpulimit',
+  'trickle',
+  'tsocks',
+  'aws-vault',
+  'op',
+  'doppler',
+  'direnv',
+  'poetry',
+  'pipenv',
+  'pdm',
+  'hatch',
+  'rbenv',
+  'pyenv',
+  'nodenv',
+  'asdf',
+  'mise',
+  'rtx',
+  'devbox',
+  'conda',
+  'mamba',
+  'micromamba',
+  'dotenv',
+  'cross-env',
+  'env-cmd',
+  'entr',
+  'watchexec',
+  'nodemon',
+  'gdb',
+  'lldb',
+  'expect',
+  'with-contenv',
+  's6-setuidgid',
+  'retry',
+  'until-success',
+  'tmux',
+  'screen',
 ]);
 export const isLooseWrapper = (name: string): boolean => LOOSE_WRAPPERS.has(name);
 
@@ -165,7 +236,11 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
     if (a.startsWith('--')) {
       const [written] = a.split('=', 1) as [string];
       // GNU getopt: a unique prefix of a long option is that option (`env --split=…`, `sudo --us=root`).
-      const known = [...(spec.valueLong ?? []), ...(spec.flagLong ?? []), ...(name === 'env' ? ['--split-string'] : [])];
+      const known = [
+        ...(spec.valueLong ?? []),
+        ...(spec.flagLong ?? []),
+        ...(name === 'env' ? ['--split-string'] : []),
+      ];
       const matches = known.includes(written) ? [written] : known.filter((l) => l.startsWith(written));
       const flag = matches.length === 1 ? matches[0]! : written;
       if (name === 'xargs' && '--replace'.startsWith(flag) && flag.length > 4) {
@@ -203,7 +278,8 @@ function unwrapOne(name: string, spec: WrapperSpec, rest: ShellWord[]) {
         }
         if (spec.valueShort?.includes(ch)) {
           consumedNext = k === a.length - 1;
-          if (name === 'xargs' && (ch === 'I' || ch === 'J')) replace = consumedNext ? rest[i + 1]?.value : a.slice(k + 1);
+          if (name === 'xargs' && (ch === 'I' || ch === 'J'))
+            replace = consumedNext ? rest[i + 1]?.value : a.slice(k + 1);
           break;
         }
         if (spec.optionalShort?.includes(ch)) {

@@ -56,7 +56,9 @@ export class Lanes {
 
   /** A run in flight whose session is `sessionId` (running, or queued to continue it). */
   bySession(sessionId: string): RouteRun | undefined {
-    return [...this.#running, ...this.#queue].find((r) => r.sessionId === sessionId || (r.state === 'queued' && this.#lanes.get(r.key)?.sessionId === sessionId));
+    return [...this.#running, ...this.#queue].find(
+      (r) => r.sessionId === sessionId || (r.state === 'queued' && this.#lanes.get(r.key)?.sessionId === sessionId),
+    );
   }
 
   /** Takes the lane for the run, and starts it or queues it. */

@@ -100,8 +100,25 @@ export async function driveRun(run: RouteRun, deps: RunDriverDeps): Promise<void
     outcome = thrownOutcome(err);
     deps.warn(`run on ${run.key} failed: ${outcome.error!.message}`);
     const at = new Date().toISOString();
-    publishEvent(run, { type: 'error', session_id: session.id, seq, at, code: outcome.error!.code, message: outcome.error!.message }, deps);
-    publishEvent(run, { type: 'session_end', session_id: session.id, seq: seq + 1, at, stop_reason: 'error', text: '', usage: outcome.usage, iterations: 0 }, deps);
+    publishEvent(
+      run,
+      { type: 'error', session_id: session.id, seq, at, code: outcome.error!.code, message: outcome.error!.message },
+      deps,
+    );
+    publishEvent(
+      run,
+      {
+        type: 'session_end',
+        session_id: session.id,
+        seq: seq + 1,
+        at,
+        stop_reason: 'error',
+        text: '',
+        usage: outcome.usage,
+        iterations: 0,
+      },
+      deps,
+    );
   }
   run.state = 'done';
   // Only a session the loop worked on (and saved) is worth indexing.
@@ -131,7 +148,10 @@ export async function driveRun(run: RouteRun, deps: RunDriverDeps): Promise<void
 }
 
 function thrownOutcome(err: unknown): RunOutcome {
-  const error = { code: isReinError(err) ? err.code : 'internal', message: isReinError(err) ? err.message : `run failed: ${errorMessage(err)}` };
+  const error = {
+    code: isReinError(err) ? err.code : 'internal',
+    message: isReinError(err) ? err.message : `run failed: ${errorMessage(err)}`,
+  };
   return { stopReason: 'error', text: '', usage: emptyUsage(), iterations: 0, error, started: true };
 }
 
@@ -144,7 +164,15 @@ function runBase(run: RouteRun, cwd: string, deps: RunDriverDeps) {
     ...(req.thread ? { thread: req.thread } : {}),
     ...(req.sender ? { sender: req.sender } : {}),
   };
-  return { prompt: req.text, cwd, home: deps.home, signal: run.controller.signal, inbox: run.inbox, sourceFacts, pace: deps.pace };
+  return {
+    prompt: req.text,
+    cwd,
+    home: deps.home,
+    signal: run.controller.signal,
+    inbox: run.inbox,
+    sourceFacts,
+    pace: deps.pace,
+  };
 }
 
 function announceFailure(run: RouteRun, err: unknown, deps: RunDriverDeps): void {
@@ -152,7 +180,16 @@ function announceFailure(run: RouteRun, err: unknown, deps: RunDriverDeps): void
   const code = isReinError(err) ? err.code : 'internal';
   const message = isReinError(err) ? err.message : `run failed: ${errorMessage(err)}`;
   deps.announce(run, { type: 'error', session_id: '', seq: 0, at, code, message });
-  deps.announce(run, { type: 'session_end', session_id: '', seq: 1, at, stop_reason: 'error', text: '', usage: emptyUsage(), iterations: 0 });
+  deps.announce(run, {
+    type: 'session_end',
+    session_id: '',
+    seq: 1,
+    at,
+    stop_reason: 'error',
+    text: '',
+    usage: emptyUsage(),
+    iterations: 0,
+  });
 }
 
 function publishEvent(run: RouteRun, ev: ReinEvent, deps: RunDriverDeps): void {

@@ -81,7 +81,14 @@ export class RunRouter {
     this.#lanes = new Lanes({
       maxConcurrent: opts.maxConcurrent,
       execute: (run) => this.#execute(run),
-      queued: (run, position) => this.#publish(run, { type: 'run_queued', at: new Date().toISOString(), route: run.key, agent: run.agent, position }),
+      queued: (run, position) =>
+        this.#publish(run, {
+          type: 'run_queued',
+          at: new Date().toISOString(),
+          route: run.key,
+          agent: run.agent,
+          position,
+        }),
     });
     this.#opener = new SessionOpener({
       home: opts.home,
@@ -133,7 +140,11 @@ export class RunRouter {
   /** Cancels the run (running or queued) matching the target; undefined when none does. */
   cancel(target: { route?: string; session_id?: string; agent?: string }): RouteRun | undefined {
     const key = target.route ?? (target.agent && target.agent !== 'default' ? `agent:${target.agent}` : undefined);
-    const run = key ? this.#lanes.active(key) : target.session_id ? this.#lanes.bySession(target.session_id) : undefined;
+    const run = key
+      ? this.#lanes.active(key)
+      : target.session_id
+        ? this.#lanes.bySession(target.session_id)
+        : undefined;
     if (!run || run.state === 'done') return undefined;
     this.#lanes.cancel(run, 'cancelled');
     return run;
@@ -190,7 +201,10 @@ export class RunRouter {
     if (!active) return undefined;
     active.inbox.push(request.sender ? `${request.sender}: ${request.text}` : request.text);
     const sessionId = active.sessionId ?? this.#lanes.sessionOf(key);
-    return { injected: true, result: { injected: true, route: key, agent: request.agent, ...(sessionId ? { session_id: sessionId } : {}) } };
+    return {
+      injected: true,
+      result: { injected: true, route: key, agent: request.agent, ...(sessionId ? { session_id: sessionId } : {}) },
+    };
   }
 
   #execute(run: RouteRun): Promise<void> {
@@ -213,7 +227,11 @@ export class RunRouter {
         if (leftover.length > 0 && !this.#closing && outcome.stopReason !== 'cancelled') {
           // Messages that arrived after the loop's last look at its inbox: they get a run of their own on
           // the same lane, so nothing a person sent is silently dropped.
-          const follow = new RouteRun(r.key, { ...r.request, text: leftover.join('\n\n'), session: { kind: 'session', id: sessionId } }, r.ephemeral);
+          const follow = new RouteRun(
+            r.key,
+            { ...r.request, text: leftover.join('\n\n'), session: { kind: 'session', id: sessionId } },
+            r.ephemeral,
+          );
           this.#lanes.take(follow);
         }
       },

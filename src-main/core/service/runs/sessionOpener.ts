@@ -88,7 +88,8 @@ export class SessionOpener {
       waitMs: sessionWaitMs(o.env),
       signal: run.controller.signal,
       // Another process, said in the log; a run of this one (a route's follow-up, just letting go) is no news.
-      onWait: (m: string, owner: LockOwner | undefined) => owner?.pid !== process.pid && o.warn(`route ${run.key}: ${m}`),
+      onWait: (m: string, owner: LockOwner | undefined) =>
+        owner?.pid !== process.pid && o.warn(`route ${run.key}: ${m}`),
     };
     const continued = async (id: string): Promise<OpenedSession> => {
       const lock = await store.lock(id, lockOpts);
@@ -106,7 +107,9 @@ export class SessionOpener {
         return await continued(remembered);
       } catch (err) {
         if (!isReinError(err, 'session_not_found') && !isReinError(err, 'session_corrupt')) throw err;
-        o.warn(`route ${run.key}: session ${remembered} cannot be continued (${errorMessage(err)}); starting a new one`);
+        o.warn(
+          `route ${run.key}: session ${remembered} cannot be continued (${errorMessage(err)}); starting a new one`,
+        );
       }
     }
     const session = store.create({ agent: run.agent, cwd, source: run.source, title: titleFromPrompt(req.text) });

@@ -76,12 +76,16 @@ export const bashTool: Tool<BashInput> = {
     const withNotes = (head: string) => [...notes, head, body].filter(Boolean).join('\n');
     switch (run.kind) {
       case 'timed_out':
-        return errorResult('transient', withNotes(`command timed out after ${timeoutS} s and was killed; output so far:`));
+        return errorResult(
+          'transient',
+          withNotes(`command timed out after ${timeoutS} s and was killed; output so far:`),
+        );
       case 'cancelled':
         return errorResult('transient', withNotes('command was cancelled and killed; output so far:'));
       case 'exited':
         if (run.exitCode === 0) return okResult(notes.length ? withNotes('') : body);
-        if (run.exitSignal) return errorResult('business', withNotes(`command was terminated by ${run.exitSignal}; output:`));
+        if (run.exitSignal)
+          return errorResult('business', withNotes(`command was terminated by ${run.exitSignal}; output:`));
         return errorResult('business', withNotes(`command failed with exit status ${run.exitCode}; output:`));
     }
   },

@@ -7,7 +7,11 @@ import type { PathsTrait, ToolTraits } from '../traits.js';
 
 /** The file tools take their path from `path` (or `file_path`, which models sometimes write). */
 const PATH_FIELDS = ['path', 'file_path'] as const;
-const paths = (access: PathsTrait['access'], more: Omit<PathsTrait, 'fields' | 'access'> = {}): PathsTrait => ({ fields: PATH_FIELDS, access, ...more });
+const paths = (access: PathsTrait['access'], more: Omit<PathsTrait, 'fields' | 'access'> = {}): PathsTrait => ({
+  fields: PATH_FIELDS,
+  access,
+  ...more,
+});
 
 /** The built-in shell tool: the stand-in that judges command lines other tools run (GUI typing, AppleScript). */
 export const SHELL_STAND_IN = 'bash';
@@ -15,9 +19,21 @@ export const SHELL_STAND_IN = 'bash';
 export const BASH_TRAITS: ToolTraits = { command: { language: 'shell', field: 'command' } };
 export const HTTP_TRAITS: ToolTraits = { egress: { urlField: 'url', methodField: 'method' } };
 export const FILE_READ_TRAITS: ToolTraits = { family: 'read', readsOnly: true, paths: paths('read') };
-export const DIRECTORY_LIST_TRAITS: ToolTraits = { family: 'read', readsOnly: true, paths: paths('list', { default: '.' }) };
-export const GLOB_TRAITS: ToolTraits = { family: 'search', readsOnly: true, paths: paths('list', { default: '.', globField: 'pattern' }) };
-export const GREP_TRAITS: ToolTraits = { family: 'search', readsOnly: true, paths: paths('read', { default: '.', searchField: 'pattern' }) };
+export const DIRECTORY_LIST_TRAITS: ToolTraits = {
+  family: 'read',
+  readsOnly: true,
+  paths: paths('list', { default: '.' }),
+};
+export const GLOB_TRAITS: ToolTraits = {
+  family: 'search',
+  readsOnly: true,
+  paths: paths('list', { default: '.', globField: 'pattern' }),
+};
+export const GREP_TRAITS: ToolTraits = {
+  family: 'search',
+  readsOnly: true,
+  paths: paths('read', { default: '.', searchField: 'pattern' }),
+};
 export const FILE_WRITE_TRAITS: ToolTraits = { paths: paths('write', { textFields: ['content'] }) };
 export const FILE_EDIT_TRAITS: ToolTraits = { paths: paths('write', { textFields: ['new_string'] }) };
 export const MEMORY_APPEND_TRAITS: ToolTraits = { approval: 'never' };

@@ -18,9 +18,15 @@ const MAX_SNIPPET_LINES = 30;
 
 const input = z.strictObject({
   path: z.string().min(1).describe('File to edit: absolute, relative to the working folder, or starting with ~/.'),
-  old_string: z.string().min(1).describe('The exact text to replace, including whitespace and indentation (without file_read line numbers).'),
+  old_string: z
+    .string()
+    .min(1)
+    .describe('The exact text to replace, including whitespace and indentation (without file_read line numbers).'),
   new_string: z.string().describe('The text to put in its place.'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one (default false).'),
+  replace_all: z
+    .boolean()
+    .optional()
+    .describe('Replace every occurrence instead of requiring exactly one (default false).'),
 });
 export type FileEditInput = z.infer<typeof input>;
 
@@ -40,9 +46,11 @@ export const fileEditTool: Tool<FileEditInput> = {
   summarize: (i) => callSummaryOf('file_edit', i),
 
   async call(i, ctx) {
-    if (i.old_string === i.new_string) return errorResult('validation', 'old_string and new_string are the same; nothing to change');
+    if (i.old_string === i.new_string)
+      return errorResult('validation', 'old_string and new_string are the same; nothing to change');
     const abs = resolveToolPath(i.path, ctx.cwd);
-    if (isDevicePath(abs)) return errorResult('validation', `${i.path} is a device path; file_edit only edits regular files`);
+    if (isDevicePath(abs))
+      return errorResult('validation', `${i.path} is a device path; file_edit only edits regular files`);
     const real = await canonicalPath(abs);
     const reason = protectedReason(ctx, abs, real);
     if (reason !== undefined) return errorResult('permission', `refusing to edit ${i.path}: ${reason}`);
@@ -59,7 +67,8 @@ export const fileEditTool: Tool<FileEditInput> = {
       content = raw.toString('utf8');
     } catch (e) {
       const code = errnoCode(e);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult('validation', `${i.path} does not exist; use file_write to create it`);
+      if (code === 'ENOENT' || code === 'ENOTDIR')
+        return errorResult('validation', `${i.path} does not exist; use file_write to create it`);
       if (code === 'EACCES' || code === 'EPERM') return errorResult('permission', `no permission to read ${i.path}`);
       return errorResult('transient', `could not read ${i.path}: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -74,7 +83,10 @@ export const fileEditTool: Tool<FileEditInput> = {
       count = countOccurrences(content, oldString);
     }
     if (count === 0) {
-      return errorResult('validation', `old_string not found in ${i.path}; read the file again and copy the text exactly`);
+      return errorResult(
+        'validation',
+        `old_string not found in ${i.path}; read the file again and copy the text exactly`,
+      );
     }
     if (count > 1 && !i.replace_all) {
       return errorResult(

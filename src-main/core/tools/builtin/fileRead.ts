@@ -18,12 +18,7 @@ const COUNT_REST_MAX_BYTES = 50 * 1024 * 1024;
 const input = z.strictObject({
   path: z.string().min(1).describe('File to read: absolute, relative to the working folder, or starting with ~/.'),
   offset: z.number().int().min(0).optional().describe('0-based line to start at (default 0).'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Number of lines to return (default ${FILE_READ_DEFAULT_LIMIT}).`),
+  limit: z.number().int().min(1).optional().describe(`Number of lines to return (default ${FILE_READ_DEFAULT_LIMIT}).`),
 });
 export type FileReadInput = z.infer<typeof input>;
 
@@ -46,9 +41,14 @@ export const fileReadTool: Tool<FileReadInput> = {
 
   async call(i, ctx) {
     const abs = resolveToolPath(i.path, ctx.cwd);
-    if (isDevicePath(abs)) return errorResult('validation', `${i.path} is a device file; file_read only reads regular files`);
+    if (isDevicePath(abs))
+      return errorResult('validation', `${i.path} is a device file; file_read only reads regular files`);
     const real = await canonicalPath(abs);
-    if (isDevicePath(real)) return errorResult('validation', `${i.path} points to the device file ${real}; file_read only reads regular files`);
+    if (isDevicePath(real))
+      return errorResult(
+        'validation',
+        `${i.path} points to the device file ${real}; file_read only reads regular files`,
+      );
 
     let st: Stats;
     try {
@@ -62,8 +62,16 @@ export const fileReadTool: Tool<FileReadInput> = {
     const offset = i.offset ?? 0;
     const limit = i.limit ?? null;
     const seen = ctx.readTracker.lastRead(real);
-    if (seen && seen.offset === offset && seen.limit === limit && seen.mtimeMs === st.mtimeMs && seen.size === st.size) {
-      return okResult(`${i.path} is unchanged since you last read it at ${seen.at}; the content above is still current.`);
+    if (
+      seen &&
+      seen.offset === offset &&
+      seen.limit === limit &&
+      seen.mtimeMs === st.mtimeMs &&
+      seen.size === st.size
+    ) {
+      return okResult(
+        `${i.path} is unchanged since you last read it at ${seen.at}; the content above is still current.`,
+      );
     }
 
     try {
@@ -71,7 +79,10 @@ export const fileReadTool: Tool<FileReadInput> = {
       const media = imageMediaType(head);
       if (media) return await readImage(real, i.path, st, media, ctx, offset, limit);
       if (looksBinary(head)) {
-        return errorResult('validation', `${i.path} is a binary file (${st.size} bytes); file_read only shows text and images`);
+        return errorResult(
+          'validation',
+          `${i.path} is a binary file (${st.size} bytes); file_read only shows text and images`,
+        );
       }
       const text = await readLines(real, offset, limit ?? FILE_READ_DEFAULT_LIMIT, st.size);
       if (text.kind === 'past_end') {
@@ -86,10 +97,12 @@ export const fileReadTool: Tool<FileReadInput> = {
 };
 
 function kindRefusal(st: Stats, shown: string): ToolResult | undefined {
-  if (st.isDirectory()) return errorResult('validation', `${shown} is a directory; use directory_list or glob to see its contents`);
+  if (st.isDirectory())
+    return errorResult('validation', `${shown} is a directory; use directory_list or glob to see its contents`);
   if (st.isFIFO()) return errorResult('validation', `${shown} is a named pipe (FIFO); reading it could block forever`);
   if (st.isSocket()) return errorResult('validation', `${shown} is a socket, not a file`);
-  if (st.isCharacterDevice() || st.isBlockDevice()) return errorResult('validation', `${shown} is a device file; file_read only reads regular files`);
+  if (st.isCharacterDevice() || st.isBlockDevice())
+    return errorResult('validation', `${shown} is a device file; file_read only reads regular files`);
   if (!st.isFile()) return errorResult('validation', `${shown} is not a regular file`);
   return undefined;
 }
@@ -111,7 +124,10 @@ async function readImage(
   limit: number | null,
 ): Promise<ToolResult> {
   if (st.size > FILE_READ_MAX_IMAGE_BYTES) {
-    return errorResult('validation', `${shown} is an image of ${st.size} bytes, above the ${FILE_READ_MAX_IMAGE_BYTES} byte limit`);
+    return errorResult(
+      'validation',
+      `${shown} is an image of ${st.size} bytes, above the ${FILE_READ_MAX_IMAGE_BYTES} byte limit`,
+    );
   }
   const data = (await readFile(real)).toString('base64');
   ctx.readTracker.markRead(real, { mtimeMs: st.mtimeMs, size: st.size, offset, limit });

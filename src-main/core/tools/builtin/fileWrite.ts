@@ -8,7 +8,14 @@ import { z } from 'zod';
 import { errorResult, okResult, type Tool } from '../tool.js';
 import { writeError } from './support/fsErrors.js';
 import { staleReadRefusal } from './support/readFreshness.js';
-import { canonicalPath, errnoCode, expandHome, isDevicePath, protectedReason, resolveToolPath } from './support/toolPaths.js';
+import {
+  canonicalPath,
+  errnoCode,
+  expandHome,
+  isDevicePath,
+  protectedReason,
+  resolveToolPath,
+} from './support/toolPaths.js';
 import { FILE_WRITE_TRAITS } from './builtinTraits.js';
 
 const input = z.strictObject({
@@ -37,7 +44,8 @@ export const fileWriteTool: Tool<FileWriteInput> = {
 
   async call(i, ctx) {
     const abs = resolveToolPath(i.path, ctx.cwd);
-    if (isDevicePath(abs)) return errorResult('validation', `${i.path} is a device path; file_write only writes regular files`);
+    if (isDevicePath(abs))
+      return errorResult('validation', `${i.path} is a device path; file_write only writes regular files`);
     const real = await canonicalPath(abs);
     const reason = protectedReason(ctx, abs, real);
     if (reason !== undefined) return errorResult('permission', `refusing to write ${i.path}: ${reason}`);

@@ -48,9 +48,14 @@ export const globTool: Tool<GlobInput> = {
       if (!st.isDirectory()) return errorResult('validation', `${i.path ?? base} is not a folder`);
     } catch (e) {
       const code = errnoCode(e);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult('validation', `the folder ${i.path ?? base} does not exist`);
-      if (code === 'EACCES' || code === 'EPERM') return errorResult('permission', `no permission to read ${i.path ?? base}`);
-      return errorResult('transient', `could not read ${i.path ?? base}: ${e instanceof Error ? e.message : String(e)}`);
+      if (code === 'ENOENT' || code === 'ENOTDIR')
+        return errorResult('validation', `the folder ${i.path ?? base} does not exist`);
+      if (code === 'EACCES' || code === 'EPERM')
+        return errorResult('permission', `no permission to read ${i.path ?? base}`);
+      return errorResult(
+        'transient',
+        `could not read ${i.path ?? base}: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
 
     let matches: string[];
@@ -65,7 +70,10 @@ export const globTool: Tool<GlobInput> = {
       });
     } catch (e) {
       if (signal.aborted) return errorResult('transient', 'glob was cancelled');
-      return errorResult('validation', `invalid glob pattern ${JSON.stringify(i.pattern)}: ${e instanceof Error ? e.message : String(e)}`);
+      return errorResult(
+        'validation',
+        `invalid glob pattern ${JSON.stringify(i.pattern)}: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
     if (matches.length === 0) return okResult('no files matched');
 

@@ -58,7 +58,8 @@ interface Search {
   hidden: (abs: string) => boolean;
 }
 
-type SearchOutcome = { kind: 'ok'; lines: string[]; cut: boolean; warning?: string } | { kind: 'error'; result: ToolResult };
+type SearchOutcome =
+  { kind: 'ok'; lines: string[]; cut: boolean; warning?: string } | { kind: 'error'; result: ToolResult };
 
 export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
   const rgPath = (): string | undefined =>
@@ -86,9 +87,14 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
         st = await stat(target);
       } catch (e) {
         const code = errnoCode(e);
-        if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult('validation', `${i.path ?? target} does not exist`);
-        if (code === 'EACCES' || code === 'EPERM') return errorResult('permission', `no permission to read ${i.path ?? target}`);
-        return errorResult('transient', `could not search ${i.path ?? target}: ${e instanceof Error ? e.message : String(e)}`);
+        if (code === 'ENOENT' || code === 'ENOTDIR')
+          return errorResult('validation', `${i.path ?? target} does not exist`);
+        if (code === 'EACCES' || code === 'EPERM')
+          return errorResult('permission', `no permission to read ${i.path ?? target}`);
+        return errorResult(
+          'transient',
+          `could not search ${i.path ?? target}: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
       const notes: string[] = [];
       let max = i.max_results ?? GREP_DEFAULT_MAX_RESULTS;
@@ -113,7 +119,8 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
       if (signal.aborted) return errorResult('transient', 'grep was cancelled');
       if (outcome.lines.length === 0) return okResult([...notes, 'no matches found'].join('\n'));
       let out = outcome.lines.join('\n');
-      if (outcome.cut) out += `\n\n(showing the first ${max} matches; narrow the pattern, path or glob to see the rest)`;
+      if (outcome.cut)
+        out += `\n\n(showing the first ${max} matches; narrow the pattern, path or glob to see the rest)`;
       if (outcome.warning) out += `\n\n(${outcome.warning})`;
       return okResult([...notes, out].join('\n'));
     },
@@ -128,7 +135,8 @@ function secretFilter(reinHome: string): (abs: string) => boolean {
   return (abs) => {
     let hide = seen.get(abs);
     if (hide === undefined) {
-      hide = reinSecretReason(abs, reinHome) !== undefined || reinSecretReason(realpathLoose(abs), reinHome) !== undefined;
+      hide =
+        reinSecretReason(abs, reinHome) !== undefined || reinSecretReason(realpathLoose(abs), reinHome) !== undefined;
       seen.set(abs, hide);
     }
     return hide;
@@ -183,9 +191,13 @@ async function searchWithRipgrep(rg: string, s: Search): Promise<SearchOutcome> 
   if (code === 0 || code === 1) return { kind: 'ok', lines, cut: false };
   const message = stderr.trim().split('\n').slice(0, 6).join('\n');
   if (/regex parse error|error parsing regex|unclosed|unopened|repetition operator/i.test(stderr)) {
-    return { kind: 'error', result: errorResult('validation', `invalid regular expression ${JSON.stringify(s.regex)}: ${message}`) };
+    return {
+      kind: 'error',
+      result: errorResult('validation', `invalid regular expression ${JSON.stringify(s.regex)}: ${message}`),
+    };
   }
-  if (lines.length > 0) return { kind: 'ok', lines, cut: false, warning: `some files could not be searched: ${message}` };
+  if (lines.length > 0)
+    return { kind: 'ok', lines, cut: false, warning: `some files could not be searched: ${message}` };
   if (code === null) return { kind: 'error', result: errorResult('transient', `could not run ripgrep (${rg})`) };
   return { kind: 'error', result: errorResult('validation', `ripgrep failed: ${message || `exit status ${code}`}`) };
 }
@@ -199,7 +211,13 @@ async function searchWithJs(s: Search): Promise<SearchOutcome> {
       // Some valid patterns (e.g. "\-") are rejected in unicode mode only.
       re = new RegExp(s.regex, s.caseInsensitive ? 'i' : '');
     } catch (e) {
-      return { kind: 'error', result: errorResult('validation', `invalid regular expression ${JSON.stringify(s.regex)}: ${(e as Error).message}`) };
+      return {
+        kind: 'error',
+        result: errorResult(
+          'validation',
+          `invalid regular expression ${JSON.stringify(s.regex)}: ${(e as Error).message}`,
+        ),
+      };
     }
   }
 
@@ -221,7 +239,10 @@ async function searchWithJs(s: Search): Promise<SearchOutcome> {
       files = found.map((f) => ({ abs: `${s.target}/${f}`, shown: f }));
     } catch (e) {
       if (s.signal.aborted) return { kind: 'ok', lines: [], cut: false };
-      return { kind: 'error', result: errorResult('validation', `invalid glob ${JSON.stringify(s.glob)}: ${(e as Error).message}`) };
+      return {
+        kind: 'error',
+        result: errorResult('validation', `invalid glob ${JSON.stringify(s.glob)}: ${(e as Error).message}`),
+      };
     }
   }
 

@@ -12,7 +12,10 @@ export const HTTP_BODY_LIMIT_BYTES = 10_240;
 const input = z.strictObject({
   url: z.string().min(1).describe('Full http:// or https:// URL.'),
   method: z.enum(['GET', 'POST']).optional().describe('GET (default) or POST.'),
-  headers: z.record(z.string(), z.string()).optional().describe('Request headers, e.g. {"Accept": "application/json"}.'),
+  headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('Request headers, e.g. {"Accept": "application/json"}.'),
   body: z.string().optional().describe('Request body (POST only), e.g. a JSON string; set Content-Type in headers.'),
   timeout: z
     .number()
@@ -38,7 +41,8 @@ export const httpTool: Tool<HttpInput> = {
 
   async call(i, ctx, signal) {
     const method = i.method ?? 'GET';
-    if (method !== 'GET' && method !== 'POST') return errorResult('validation', `method must be GET or POST, not ${String(method)}`);
+    if (method !== 'GET' && method !== 'POST')
+      return errorResult('validation', `method must be GET or POST, not ${String(method)}`);
     let url: URL;
     try {
       url = new URL(i.url);
@@ -72,10 +76,13 @@ export const httpTool: Tool<HttpInput> = {
     // One controller for both ends: the caller cancelling and our own timeout. The timer covers the body too.
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, Math.round(timeoutS * 1000));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      Math.round(timeoutS * 1000),
+    );
     const onAbort = (): void => controller.abort();
     if (signal.aborted) controller.abort();
     else signal.addEventListener('abort', onAbort, { once: true });

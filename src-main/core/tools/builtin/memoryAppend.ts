@@ -24,9 +24,14 @@ const MAX_CONTENT_CHARS = 10_000;
 const input = z.strictObject({
   content: z
     .string()
-    .max(MAX_CONTENT_CHARS, `content is longer than ${MAX_CONTENT_CHARS} characters; save the durable facts, not the material`)
+    .max(
+      MAX_CONTENT_CHARS,
+      `content is longer than ${MAX_CONTENT_CHARS} characters; save the durable facts, not the material`,
+    )
     .refine((s) => s.trim() !== '', 'content is empty')
-    .describe('What to remember: one short Markdown bullet per fact ("- Prefers pnpm over npm"), several lines allowed.'),
+    .describe(
+      'What to remember: one short Markdown bullet per fact ("- Prefers pnpm over npm"), several lines allowed.',
+    ),
 });
 export type MemoryAppendInput = z.infer<typeof input>;
 
@@ -37,7 +42,7 @@ export function createMemoryAppendTool(dir: string): Tool<MemoryAppendInput> {
     source: 'local',
     description:
       "Save durable facts to your long-term memory (this agent's MEMORY.md), which is loaded into future sessions. " +
-      'Use it for what will still matter later: decisions, the user\'s preferences and corrections, facts about their ' +
+      "Use it for what will still matter later: decisions, the user's preferences and corrections, facts about their " +
       'projects, people and systems, gotchas, hard-won configuration, useful paths and contacts. Not for task progress, ' +
       'command output or anything temporary, and not for things already in memory. One short bullet per fact (about 100 ' +
       'characters). Memory can only be added to this way; file_write and file_edit cannot change MEMORY.md.',

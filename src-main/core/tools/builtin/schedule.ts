@@ -20,15 +20,28 @@ export interface ScheduleToolDeps {
   config: Pick<GlobalConfig, 'schedule'>;
 }
 
-const Id = z.string().regex(/^[0-9a-f]{8}$/, 'expected a schedule id (8 hex characters, see schedule_list)').describe('The schedule id (from schedule_list).');
-const Cron = z.string().min(1).describe('Five-field cron expression in local time: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5" (weekdays 09:00).');
-const Prompt = z.string().min(1).describe('What the agent is told at each run; it runs unattended (nobody can approve tool calls).');
+const Id = z
+  .string()
+  .regex(/^[0-9a-f]{8}$/, 'expected a schedule id (8 hex characters, see schedule_list)')
+  .describe('The schedule id (from schedule_list).');
+const Cron = z
+  .string()
+  .min(1)
+  .describe(
+    'Five-field cron expression in local time: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5" (weekdays 09:00).',
+  );
+const Prompt = z
+  .string()
+  .min(1)
+  .describe('What the agent is told at each run; it runs unattended (nobody can approve tool calls).');
 const CatchUp = z
   .string()
   .min(1)
   .max(40)
   // Checked by the store (schedule/catchUp.ts), which this file loads only at the first call.
-  .describe('What a time missed while the computer was off or asleep gets: "once" (default: one catch-up run), "skip" (none), or "within <duration>" such as "within 2h" (one, only if the missed time is at most that long ago).');
+  .describe(
+    'What a time missed while the computer was off or asleep gets: "once" (default: one catch-up run), "skip" (none), or "within <duration>" such as "within 2h" (one, only if the missed time is at most that long ago).',
+  );
 
 function describe(s: Schedule): string {
   const last = s.last_run ? ` | last=${lastRunView(s.last_run).status} ${s.last_run.at}` : '';
@@ -58,8 +71,14 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
     // The schedule store is Rein's run-later state: a person decides each change, in every mode.
     traits: SCHEDULE_CHANGE_TRAITS,
     source: 'local',
-    description: 'Create a schedule: the agent (default: the default agent) runs the prompt at the times of the cron expression, also while the app is closed. Returns the new schedule id.',
-    input: z.strictObject({ cron: Cron, prompt: Prompt, agent: AgentName.optional().describe('A named agent; default: the default agent.'), catch_up: CatchUp.optional() }),
+    description:
+      'Create a schedule: the agent (default: the default agent) runs the prompt at the times of the cron expression, also while the app is closed. Returns the new schedule id.',
+    input: z.strictObject({
+      cron: Cron,
+      prompt: Prompt,
+      agent: AgentName.optional().describe('A named agent; default: the default agent.'),
+      catch_up: CatchUp.optional(),
+    }),
     isReadOnly: () => false,
     isDestructive: () => false,
     summarize: (i) => callSummaryOf('schedule_create', i),
@@ -88,7 +107,10 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
     name: 'schedule_show',
     source: 'local',
     description: 'Show one schedule in full, with its next fire times and its last run.',
-    input: z.strictObject({ id: Id, count: z.number().int().min(1).max(20).optional().describe('How many next fire times (default 5).') }),
+    input: z.strictObject({
+      id: Id,
+      count: z.number().int().min(1).max(20).optional().describe('How many next fire times (default 5).'),
+    }),
     isReadOnly: () => true,
     isDestructive: () => false,
     call: (i, ctx) =>
@@ -96,17 +118,36 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
         const all = await schedules(ctx.reinHome);
         const s = await all.get(i.id);
         const next = s.enabled ? (await all.next(i.id, i.count ?? 5)).map((d) => d.toString()) : [];
-        return JSON.stringify({ ...s, catch_up: s.catch_up ?? 'once', ...(s.last_run ? { last_run: lastRunView(s.last_run) } : {}), next }, null, 2);
+        return JSON.stringify(
+          { ...s, catch_up: s.catch_up ?? 'once', ...(s.last_run ? { last_run: lastRunView(s.last_run) } : {}), next },
+          null,
+          2,
+        );
       }),
   };
 
-  const update: Tool<{ id: string; cron?: string | undefined; prompt?: string | undefined; agent?: string | undefined; enabled?: boolean | undefined; catch_up?: string | undefined }> = {
+  const update: Tool<{
+    id: string;
+    cron?: string | undefined;
+    prompt?: string | undefined;
+    agent?: string | undefined;
+    enabled?: boolean | undefined;
+    catch_up?: string | undefined;
+  }> = {
     name: 'schedule_update',
     // The schedule store is Rein's run-later state: a person decides each change, in every mode.
     traits: SCHEDULE_CHANGE_TRAITS,
     source: 'local',
-    description: 'Change a schedule: its cron expression, prompt, agent, catch-up rule, or whether it is enabled. Give the id and at least one change.',
-    input: z.strictObject({ id: Id, cron: Cron.optional(), prompt: Prompt.optional(), agent: AgentName.optional(), enabled: z.boolean().optional(), catch_up: CatchUp.optional() }),
+    description:
+      'Change a schedule: its cron expression, prompt, agent, catch-up rule, or whether it is enabled. Give the id and at least one change.',
+    input: z.strictObject({
+      id: Id,
+      cron: Cron.optional(),
+      prompt: Prompt.optional(),
+      agent: AgentName.optional(),
+      enabled: z.boolean().optional(),
+      catch_up: CatchUp.optional(),
+    }),
     isReadOnly: () => false,
     isDestructive: () => false,
     summarize: (i) => callSummaryOf('schedule_update', i),
@@ -126,7 +167,8 @@ export function createScheduleTools(deps: ScheduleToolDeps): Tool[] {
     input: z.strictObject({ id: Id }),
     isReadOnly: () => false,
     isDestructive: () => true,
-    call: (i, ctx) => guarded(async () => `Schedule removed: ${(await (await schedules(ctx.reinHome)).remove(i.id)).id}`),
+    call: (i, ctx) =>
+      guarded(async () => `Schedule removed: ${(await (await schedules(ctx.reinHome)).remove(i.id)).id}`),
   };
 
   return [create, list, show, update, remove];

@@ -24,7 +24,9 @@ const input = z.strictObject({
     .int()
     .min(1)
     .optional()
-    .describe(`Most sessions to return, best first (default ${SESSION_SEARCH_DEFAULT_LIMIT}, max ${SESSION_SEARCH_MAX_LIMIT}).`),
+    .describe(
+      `Most sessions to return, best first (default ${SESSION_SEARCH_DEFAULT_LIMIT}, max ${SESSION_SEARCH_MAX_LIMIT}).`,
+    ),
   source: z
     .string()
     .min(1)
@@ -79,7 +81,11 @@ export function createSessionSearchTool(options: SessionSearchToolOptions = {}):
         // One extra, in case the current session (which often holds the query itself) is among them.
         const search = () =>
           handle.index
-            .search(i.query, { agent: ctx.agent, limit: limit + 1, ...(i.source !== undefined ? { source: i.source } : {}) })
+            .search(i.query, {
+              agent: ctx.agent,
+              limit: limit + 1,
+              ...(i.source !== undefined ? { source: i.source } : {}),
+            })
             .filter((h) => h.sessionId !== ctx.sessionId)
             .slice(0, limit);
         // The index is only a cache of the session files: a damaged one is moved aside, rebuilt, and

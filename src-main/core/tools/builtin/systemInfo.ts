@@ -46,7 +46,9 @@ export const systemInfoTool: Tool<SystemInfoInput> = {
     ];
     try {
       const fsInfo = await statfs(ctx.cwd);
-      lines.push(`disk (${ctx.cwd}): ${formatBytes(fsInfo.blocks * fsInfo.bsize)} total, ${formatBytes(fsInfo.bavail * fsInfo.bsize)} free`);
+      lines.push(
+        `disk (${ctx.cwd}): ${formatBytes(fsInfo.blocks * fsInfo.bsize)} total, ${formatBytes(fsInfo.bavail * fsInfo.bsize)} free`,
+      );
     } catch (e) {
       lines.push(`disk (${ctx.cwd}): unknown (${e instanceof Error ? e.message : String(e)})`);
     }

@@ -27,7 +27,9 @@ const input = z.strictObject({
     .string()
     .trim()
     .min(1)
-    .describe('Keywords describing the capability you need (e.g. "calendar events"), or "select:name1,name2" to load tools by exact name.'),
+    .describe(
+      'Keywords describing the capability you need (e.g. "calendar events"), or "select:name1,name2" to load tools by exact name.',
+    ),
 });
 export type ToolSearchInput = z.infer<typeof input>;
 
@@ -44,7 +46,8 @@ export interface ToolSearchOptions {
 
 export function createToolSearchTool(opts: ToolSearchOptions): Tool<ToolSearchInput> {
   const definition = opts.definition ?? toolDefinition;
-  const stateFor = opts.stateFor ?? ((ctx: ToolContext) => sessionSlots(ctx).slot(DEFERRED_TOOLS_SLOT, newDeferredToolState));
+  const stateFor =
+    opts.stateFor ?? ((ctx: ToolContext) => sessionSlots(ctx).slot(DEFERRED_TOOLS_SLOT, newDeferredToolState));
   return {
     name: TOOL_SEARCH_NAME,
     source: 'local',
@@ -69,12 +72,19 @@ export function createToolSearchTool(opts: ToolSearchOptions): Tool<ToolSearchIn
         const byName = new Map(all.map((t) => [t.name.toLowerCase(), t]));
         const direct = query.names.filter((n) => !foundNames.has(n.toLowerCase()) && byName.has(n.toLowerCase()));
         const unknown = query.names.filter((n) => !foundNames.has(n.toLowerCase()) && !byName.has(n.toLowerCase()));
-        if (direct.length > 0) notes.push(`Already available without loading: ${direct.map((n) => byName.get(n.toLowerCase())!.name).join(', ')}.`);
+        if (direct.length > 0)
+          notes.push(
+            `Already available without loading: ${direct.map((n) => byName.get(n.toLowerCase())!.name).join(', ')}.`,
+          );
         if (unknown.length > 0) notes.push(`No tool named: ${unknown.join(', ')}.`);
       }
       if (found.length === 0) {
         return okResult(
-          [`No deferred tool matches "${i.query}".`, ...notes, 'Try other keywords, or pick exact names from the "Deferred tools" list and use "select:name".'].join('\n'),
+          [
+            `No deferred tool matches "${i.query}".`,
+            ...notes,
+            'Try other keywords, or pick exact names from the "Deferred tools" list and use "select:name".',
+          ].join('\n'),
         );
       }
       const state = stateFor(ctx);
@@ -82,7 +92,13 @@ export function createToolSearchTool(opts: ToolSearchOptions): Tool<ToolSearchIn
       addLoadedTools(state, names);
       const schemas = found.map((t) => JSON.stringify(sortKeys(definition(t))));
       return okResult(
-        [`LOADED: ${names.join(', ')}`, ...notes, 'You can call these tools from your next step on. Their definitions:', '', ...schemas].join('\n'),
+        [
+          `LOADED: ${names.join(', ')}`,
+          ...notes,
+          'You can call these tools from your next step on. Their definitions:',
+          '',
+          ...schemas,
+        ].join('\n'),
       );
     },
   };

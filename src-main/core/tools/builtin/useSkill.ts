@@ -28,7 +28,7 @@ export function createUseSkillTool(skills: readonly Skill[]): Tool<UseSkillInput
     name: 'use_skill',
     source: 'local',
     description:
-      'Load the full instructions of a skill before doing a task it covers. Returns the skill\'s step-by-step ' +
+      "Load the full instructions of a skill before doing a task it covers. Returns the skill's step-by-step " +
       'instructions with absolute paths to its scripts and reference files; follow them. ' +
       `Available skills: ${available}.`,
     input,

@@ -5,12 +5,24 @@
  * field errors are shown on the fields they name. Invalid input never reaches disk.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { NAME_PATTERN, type AgentDetail, type ReinApi, type SaveAgentInput } from '../../../../src-main/core/api/index.js';
+import {
+  NAME_PATTERN,
+  type AgentDetail,
+  type ReinApi,
+  type SaveAgentInput,
+} from '../../../../src-main/core/api/index.js';
 import { errorText, fieldProblems, toApiError } from '../../api/apiError.js';
 import agentConfigSchema from '../../form/agentConfig.schema.json';
 import { agentConfigHelp } from '../../form/agentConfigHelp.js';
 import { SchemaForm } from '../../form/SchemaForm.js';
-import { buildFields, cleanValue, validatorFor, type Doc, type FieldErrors, type JsonSchema } from '../../form/schemaForm.js';
+import {
+  buildFields,
+  cleanValue,
+  validatorFor,
+  type Doc,
+  type FieldErrors,
+  type JsonSchema,
+} from '../../form/schemaForm.js';
 import { MessageText } from '../../markdown/MessageText.js';
 import { formatWhen } from '../../util/format.js';
 import { useAsync } from '../../util/useAsync.js';
@@ -59,7 +71,8 @@ export function tabOfFile(file: string): Tab | undefined {
 const BLOCKING_FILES = ['AGENT.md', 'config.yaml', '_attached.yaml'];
 
 /** config.yaml exists but does not validate: the form cannot show it, only the YAML can. */
-const configBroken = (a: AgentDetail) => a.config === null && a.config_text !== null && (a.problems ?? []).some((p) => p.file === 'config.yaml');
+const configBroken = (a: AgentDetail) =>
+  a.config === null && a.config_text !== null && (a.problems ?? []).some((p) => p.file === 'config.yaml');
 
 export function problemText(p: Problem): string {
   const where = p.line !== undefined ? `${p.file}, line ${p.line}` : p.file;
@@ -100,7 +113,9 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
   useEffect(() => {
     const first = Object.keys(serverErrors).find((k) => k !== '');
     if (!first || !panel.current) return;
-    const field = panel.current.querySelector<HTMLElement>(`[data-field="${CSS.escape(first)}"] :is(input, select, textarea)`);
+    const field = panel.current.querySelector<HTMLElement>(
+      `[data-field="${CSS.escape(first)}"] :is(input, select, textarea)`,
+    );
     field?.focus();
     field?.scrollIntoView({ block: 'center' });
   }, [serverErrors]);
@@ -114,7 +129,10 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
   const currentTab: Tab = tab ?? firstProblemTab ?? 'persona';
 
   const clientErrors = useMemo(
-    () => (draft && draft.configTouched && draft.configMode === 'form' ? checkConfig(cleanValue(draft.configDoc, schema) ?? {}) : {}),
+    () =>
+      draft && draft.configTouched && draft.configMode === 'form'
+        ? checkConfig(cleanValue(draft.configDoc, schema) ?? {})
+        : {},
     [draft],
   );
 
@@ -198,7 +216,9 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
             }}
           >
             {t.label}
-            {t.id === 'config' && Object.keys(errors).length > 0 && <span className="badge warn">{Object.keys(errors).length}</span>}
+            {t.id === 'config' && Object.keys(errors).length > 0 && (
+              <span className="badge warn">{Object.keys(errors).length}</span>
+            )}
             {!(t.id === 'config' && Object.keys(errors).length > 0) && problemCount(t.id) > 0 && (
               <span className="badge warn" title="Problems in this part">
                 {problemCount(t.id)}
@@ -212,7 +232,8 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
           <p>
             {problems.some((p) => BLOCKING_FILES.includes(p.file)) ? (
               <>
-                <strong>{name}</strong> cannot run until {problems.length === 1 ? 'this is' : 'these are'} fixed. Correct {problems.length === 1 ? 'it' : 'them'} here and save:
+                <strong>{name}</strong> cannot run until {problems.length === 1 ? 'this is' : 'these are'} fixed.
+                Correct {problems.length === 1 ? 'it' : 'them'} here and save:
               </>
             ) : (
               <>
@@ -248,7 +269,13 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
           Saved.
         </p>
       )}
-      <div role="tabpanel" id={`panel-${currentTab}`} aria-labelledby={`tab-${currentTab}`} className="tab-panel" ref={panel}>
+      <div
+        role="tabpanel"
+        id={`panel-${currentTab}`}
+        aria-labelledby={`tab-${currentTab}`}
+        className="tab-panel"
+        ref={panel}
+      >
         {currentTab === 'persona' && <PersonaTab text={draft.prompt} onChange={(prompt) => update({ prompt })} />}
         {currentTab === 'config' && (
           <ConfigTab
@@ -268,11 +295,22 @@ export function AgentEditor({ api, name, onSaved, onDeleted, onChat }: AgentEdit
             <p className="field-help" id="agent-memory-help">
               What {name} remembers between conversations. It adds to it with its memory tool; you can correct it here.
             </p>
-            <textarea id="agent-memory" className="code-area" rows={18} value={draft.memory} onChange={(e) => update({ memory: e.target.value })} aria-describedby="agent-memory-help" />
+            <textarea
+              id="agent-memory"
+              className="code-area"
+              rows={18}
+              value={draft.memory}
+              onChange={(e) => update({ memory: e.target.value })}
+              aria-describedby="agent-memory-help"
+            />
           </div>
         )}
-        {currentTab === 'skills' && <SkillsTab api={api} attached={draft.skills} onChange={(skills) => update({ skills })} />}
-        {currentTab === 'commands' && <CommandsTab commands={draft.commands} onChange={(commands) => update({ commands })} />}
+        {currentTab === 'skills' && (
+          <SkillsTab api={api} attached={draft.skills} onChange={(skills) => update({ skills })} />
+        )}
+        {currentTab === 'commands' && (
+          <CommandsTab commands={draft.commands} onChange={(commands) => update({ commands })} />
+        )}
         {currentTab === 'activity' && <ActivityTab api={api} name={name} />}
         {currentTab === 'mcp' && <McpServersPanel api={api} agent={name} scope="agent" />}
       </div>
@@ -311,7 +349,13 @@ function ActivityTab({ api, name }: { api: ReinApi; name: string }) {
       <section aria-label="Heartbeat">
         <h3>Heartbeat</h3>
         {!hb ? (
-          <p className="muted">No heartbeat. Add <code>heartbeat: {'{'} every: 30m {'}'}</code> to the config and goals to HEARTBEAT.md.</p>
+          <p className="muted">
+            No heartbeat. Add{' '}
+            <code>
+              heartbeat: {'{'} every: 30m {'}'}
+            </code>{' '}
+            to the config and goals to HEARTBEAT.md.
+          </p>
         ) : (
           <dl className="facts">
             <dt>Every</dt>
@@ -322,7 +366,11 @@ function ActivityTab({ api, name }: { api: ReinApi; name: string }) {
             <dt>Goals</dt>
             <dd>{hb.has_goals ? 'HEARTBEAT.md' : 'HEARTBEAT.md is missing or empty: beats spend nothing'}</dd>
             <dt>Next beat</dt>
-            <dd>{hb.next_at ? formatWhen(hb.next_at) : 'not scheduled (outside active hours, or the daemon is not running)'}</dd>
+            <dd>
+              {hb.next_at
+                ? formatWhen(hb.next_at)
+                : 'not scheduled (outside active hours, or the daemon is not running)'}
+            </dd>
             <dt>Last beat</dt>
             <dd>
               {hb.last
@@ -345,7 +393,12 @@ function ActivityTab({ api, name }: { api: ReinApi; name: string }) {
             {a.watchers.map((w) => (
               <li key={`${w.path}${w.glob ?? ''}`}>
                 <code>{w.path}</code>
-                {w.glob ? ` · ${w.glob}` : ''} · {w.debounce_ms} ms · {w.watching ? 'watching' : w.reason ? `not watched: ${w.reason}` : 'not watched (the folder is missing, or the daemon is not running)'}
+                {w.glob ? ` · ${w.glob}` : ''} · {w.debounce_ms} ms ·{' '}
+                {w.watching
+                  ? 'watching'
+                  : w.reason
+                    ? `not watched: ${w.reason}`
+                    : 'not watched (the folder is missing, or the daemon is not running)'}
                 {w.state === 'unreadable' && w.hint && <p className="form-error">{w.hint}</p>}
               </li>
             ))}
@@ -363,7 +416,13 @@ function PersonaTab({ text, onChange }: { text: string; onChange(t: string): voi
         <label htmlFor="agent-prompt" className="field-label">
           AGENT.md
         </label>
-        <textarea id="agent-prompt" className="code-area" rows={20} value={text} onChange={(e) => onChange(e.target.value)} />
+        <textarea
+          id="agent-prompt"
+          className="code-area"
+          rows={20}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
       </div>
       <section className="preview" aria-label="Preview">
         <h3 className="field-label">Preview</h3>
@@ -395,8 +454,21 @@ function ConfigTab({
     <div className="config-tab">
       <div className="segmented" role="radiogroup" aria-label="Edit config as">
         {(['form', 'yaml'] as const).map((m) => (
-          <label key={m} title={m === 'form' && !formAvailable ? 'Fix config.yaml as YAML first: the form cannot show a file with problems' : undefined}>
-            <input type="radio" name="config-mode" checked={draft.configMode === m} disabled={m === 'form' && !formAvailable} onChange={() => update({ configMode: m })} />
+          <label
+            key={m}
+            title={
+              m === 'form' && !formAvailable
+                ? 'Fix config.yaml as YAML first: the form cannot show a file with problems'
+                : undefined
+            }
+          >
+            <input
+              type="radio"
+              name="config-mode"
+              checked={draft.configMode === m}
+              disabled={m === 'form' && !formAvailable}
+              onChange={() => update({ configMode: m })}
+            />
             {m === 'form' ? 'Form' : 'YAML'}
           </label>
         ))}
@@ -456,7 +528,9 @@ function SkillsTab({ api, attached, onChange }: { api: ReinApi; attached: string
     <fieldset className="skills-tab">
       <legend>Attached global skills</legend>
       {skills.status === 'failed' && <p className="form-error">{skills.error.message}</p>}
-      {global.length === 0 && skills.status === 'ready' && <p className="muted">No global skills yet: put them in ~/.rein/skills/&lt;name&gt;/SKILL.md.</p>}
+      {global.length === 0 && skills.status === 'ready' && (
+        <p className="muted">No global skills yet: put them in ~/.rein/skills/&lt;name&gt;/SKILL.md.</p>
+      )}
       {global.map((s) => (
         <label key={s.name} className="check-row">
           <input
@@ -483,14 +557,26 @@ function SkillsTab({ api, attached, onChange }: { api: ReinApi; attached: string
 
 const COMMAND_NAME = NAME_PATTERN;
 
-function CommandsTab({ commands, onChange }: { commands: Record<string, string>; onChange(c: Record<string, string>): void }) {
+function CommandsTab({
+  commands,
+  onChange,
+}: {
+  commands: Record<string, string>;
+  onChange(c: Record<string, string>): void;
+}) {
   const [newName, setNewName] = useState('');
   const names = Object.keys(commands).sort();
-  const nameProblem = newName && !COMMAND_NAME.test(newName) ? 'lowercase letters, digits, - and _' : newName in commands ? 'already exists' : undefined;
+  const nameProblem =
+    newName && !COMMAND_NAME.test(newName)
+      ? 'lowercase letters, digits, - and _'
+      : newName in commands
+        ? 'already exists'
+        : undefined;
   return (
     <div className="commands-tab">
       <p className="field-help">
-        Each command is a prompt template run as <code>/name args</code> in the chat. <code>$ARGUMENTS</code> is everything after the name, <code>$1</code>, <code>$2</code>… its words.
+        Each command is a prompt template run as <code>/name args</code> in the chat. <code>$ARGUMENTS</code> is
+        everything after the name, <code>$1</code>, <code>$2</code>… its words.
       </p>
       {names.map((n) => (
         <div className="field command-entry" key={n}>
@@ -509,7 +595,13 @@ function CommandsTab({ commands, onChange }: { commands: Record<string, string>;
               Delete
             </button>
           </div>
-          <textarea id={`cmd-${n}`} className="code-area" rows={4} value={commands[n]} onChange={(e) => onChange({ ...commands, [n]: e.target.value })} />
+          <textarea
+            id={`cmd-${n}`}
+            className="code-area"
+            rows={4}
+            value={commands[n]}
+            onChange={(e) => onChange({ ...commands, [n]: e.target.value })}
+          />
         </div>
       ))}
       <form
@@ -524,7 +616,13 @@ function CommandsTab({ commands, onChange }: { commands: Record<string, string>;
         <label htmlFor="new-command" className="field-label">
           New command
         </label>
-        <input id="new-command" value={newName} placeholder="name" onChange={(e) => setNewName(e.target.value.trim())} aria-invalid={nameProblem ? true : undefined} />
+        <input
+          id="new-command"
+          value={newName}
+          placeholder="name"
+          onChange={(e) => setNewName(e.target.value.trim())}
+          aria-invalid={nameProblem ? true : undefined}
+        />
         <button type="submit" disabled={!newName || nameProblem !== undefined}>
           Add
         </button>

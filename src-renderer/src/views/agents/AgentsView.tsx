@@ -29,7 +29,11 @@ export function AgentsView({ api, version, onChanged, onChat }: AgentsViewProps)
             New agent
           </button>
         </header>
-        {list.status === 'failed' && <p className="form-error" role="alert">{list.error.message}</p>}
+        {list.status === 'failed' && (
+          <p className="form-error" role="alert">
+            {list.error.message}
+          </p>
+        )}
         <ul className="pick-list">
           <li>
             <button type="button" className="pick" disabled title="The built-in agent uses the global config.yaml">
@@ -38,7 +42,12 @@ export function AgentsView({ api, version, onChanged, onChat }: AgentsViewProps)
           </li>
           {agents.map((a) => (
             <li key={a.name}>
-              <button type="button" className="pick" aria-current={selected === a.name ? 'true' : undefined} onClick={() => setSelected(a.name)}>
+              <button
+                type="button"
+                className="pick"
+                aria-current={selected === a.name ? 'true' : undefined}
+                onClick={() => setSelected(a.name)}
+              >
                 {a.name}
                 {a.problem ? (
                   <span className="badge warn" title={a.problem}>
@@ -91,13 +100,31 @@ export function AgentsView({ api, version, onChanged, onChat }: AgentsViewProps)
   );
 }
 
-function NewAgent({ api, taken, onCreated, onCancel }: { api: ReinApi; taken: string[]; onCreated(name: string): void; onCancel(): void }) {
+function NewAgent({
+  api,
+  taken,
+  onCreated,
+  onCancel,
+}: {
+  api: ReinApi;
+  taken: string[];
+  onCreated(name: string): void;
+  onCancel(): void;
+}) {
   const [name, setName] = useState('');
   const [prompt, setPrompt] = useState('You are a helpful assistant.\n');
   const [problem, setProblem] = useState<{ field?: string; message: string } | undefined>();
   const [busy, setBusy] = useState(false);
   const nameProblem =
-    name === '' ? undefined : !NAME_RULE.test(name) ? 'lowercase letters, digits, - and _ (at most 64), starting with a letter or digit' : name === 'default' ? '"default" is the built-in agent' : taken.includes(name) ? 'an agent with this name exists' : undefined;
+    name === ''
+      ? undefined
+      : !NAME_RULE.test(name)
+        ? 'lowercase letters, digits, - and _ (at most 64), starting with a letter or digit'
+        : name === 'default'
+          ? '"default" is the built-in agent'
+          : taken.includes(name)
+            ? 'an agent with this name exists'
+            : undefined;
 
   async function create() {
     setBusy(true);
@@ -126,7 +153,14 @@ function NewAgent({ api, taken, onCreated, onCancel }: { api: ReinApi; taken: st
         <label htmlFor="new-agent-name" className="field-label">
           Name
         </label>
-        <input id="new-agent-name" value={name} onChange={(e) => setName(e.target.value.trim())} autoFocus aria-invalid={nameProblem ? true : undefined} aria-describedby="new-agent-name-err" />
+        <input
+          id="new-agent-name"
+          value={name}
+          onChange={(e) => setName(e.target.value.trim())}
+          autoFocus
+          aria-invalid={nameProblem ? true : undefined}
+          aria-describedby="new-agent-name-err"
+        />
         {nameProblem && (
           <p id="new-agent-name-err" className="field-error" role="alert">
             {nameProblem}
@@ -145,7 +179,11 @@ function NewAgent({ api, taken, onCreated, onCancel }: { api: ReinApi; taken: st
         </p>
       )}
       <div className="form-actions">
-        <button type="submit" className="primary" disabled={busy || !name || nameProblem !== undefined || !prompt.trim()}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={busy || !name || nameProblem !== undefined || !prompt.trim()}
+        >
           {busy ? 'Creating…' : 'Create'}
         </button>
         <button type="button" onClick={onCancel}>

@@ -51,7 +51,12 @@ const v = (s: string): string => visibleText(s);
 /** Text of several lines (a script, a form's message): line breaks kept, everything else made visible. */
 const block = (s: string): string => visibleText(s, { keepNewlines: true });
 
-const DECISION_TEXT: Record<ApprovalDecisionKind, string> = { allow: 'Allowed once', allow_session: 'Allowed in this conversation', always_allow: 'Always allowed', deny: 'Denied' };
+const DECISION_TEXT: Record<ApprovalDecisionKind, string> = {
+  allow: 'Allowed once',
+  allow_session: 'Allowed in this conversation',
+  always_allow: 'Always allowed',
+  deny: 'Denied',
+};
 
 export function ApprovalCard(p: ApprovalCardProps) {
   const [busy, setBusy] = useState<ApprovalDecisionKind | undefined>();
@@ -84,7 +89,12 @@ export function ApprovalCard(p: ApprovalCardProps) {
 
   const decided = p.decision !== undefined;
   return (
-    <section className={`approval-card risk-${p.risk}${decided ? ' decided' : ''}`} role="group" aria-labelledby={titleId} data-request-id={p.request_id}>
+    <section
+      className={`approval-card risk-${p.risk}${decided ? ' decided' : ''}`}
+      role="group"
+      aria-labelledby={titleId}
+      data-request-id={p.request_id}
+    >
       <header className="approval-head">
         <span className={`risk-badge risk-${p.risk}`}>{p.risk} risk</span>
         <h3 id={titleId}>
@@ -112,7 +122,13 @@ export function ApprovalCard(p: ApprovalCardProps) {
         <div className="approval-form">
           <p className="approval-form-message">{block(p.form.message)}</p>
           {fields.map((f) => (
-            <FieldInput key={f.name} id={`${p.request_id}-${f.name}`} field={f} value={values[f.name]} onChange={(v) => setValues((old) => setValue(old, f.name, v))} />
+            <FieldInput
+              key={f.name}
+              id={`${p.request_id}-${f.name}`}
+              field={f}
+              value={values[f.name]}
+              onChange={(v) => setValues((old) => setValue(old, f.name, v))}
+            />
           ))}
         </div>
       )}
@@ -135,19 +151,36 @@ export function ApprovalCard(p: ApprovalCardProps) {
           {p.grant ? (
             <p className="approval-grant">Allow in this conversation / Always allow cover: {v(p.grant.covers)}</p>
           ) : p.grant === null ? (
-            <p className="approval-grant">Only this call can be allowed: it changes a place that decides what later runs may do.</p>
+            <p className="approval-grant">
+              Only this call can be allowed: it changes a place that decides what later runs may do.
+            </p>
           ) : null}
           <div className="approval-actions">
-            <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void answer('allow')}>
+            <button
+              type="button"
+              className="primary"
+              disabled={busy !== undefined}
+              onClick={() => void answer('allow')}
+            >
               {busy === 'allow' ? 'Allowing…' : 'Allow once'}
             </button>
             {p.grant !== null && (
-              <button type="button" disabled={busy !== undefined} onClick={() => void answer('allow_session')} title={`Without asking again in this conversation: ${p.grant ? v(p.grant.covers) : 'this call'}`}>
+              <button
+                type="button"
+                disabled={busy !== undefined}
+                onClick={() => void answer('allow_session')}
+                title={`Without asking again in this conversation: ${p.grant ? v(p.grant.covers) : 'this call'}`}
+              >
                 {busy === 'allow_session' ? 'Allowing…' : 'Allow in this conversation'}
               </button>
             )}
             {p.grant !== null && (
-              <button type="button" disabled={busy !== undefined} onClick={() => void answer('always_allow')} {...(p.alwaysNote ? { title: p.alwaysNote } : {})}>
+              <button
+                type="button"
+                disabled={busy !== undefined}
+                onClick={() => void answer('always_allow')}
+                {...(p.alwaysNote ? { title: p.alwaysNote } : {})}
+              >
                 {busy === 'always_allow' ? 'Saving…' : 'Always allow'}
               </button>
             )}
@@ -174,7 +207,17 @@ function setValue(old: FormValues, name: string, v: FormValue | undefined): Form
 }
 
 /** One field of a form: a text box, a number box, a checkbox, a list or a set of checkboxes. */
-function FieldInput({ id, field: f, value, onChange }: { id: string; field: FormField; value: FormValue | undefined; onChange(v: FormValue | undefined): void }) {
+function FieldInput({
+  id,
+  field: f,
+  value,
+  onChange,
+}: {
+  id: string;
+  field: FormField;
+  value: FormValue | undefined;
+  onChange(v: FormValue | undefined): void;
+}) {
   const label = (
     <label htmlFor={id}>
       {v(f.label)}
@@ -195,7 +238,11 @@ function FieldInput({ id, field: f, value, onChange }: { id: string; field: Form
     return (
       <div className="form-field">
         {label}
-        <select id={id} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)}>
+        <select
+          id={id}
+          value={typeof value === 'string' ? value : ''}
+          onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)}
+        >
           <option value="">—</option>
           {(f.choices ?? []).map((c) => (
             <option key={c.value} value={c.value}>
@@ -217,7 +264,11 @@ function FieldInput({ id, field: f, value, onChange }: { id: string; field: Form
         </legend>
         {(f.choices ?? []).map((c) => (
           <label key={c.value} className="form-field-check">
-            <input type="checkbox" checked={chosen.includes(c.value)} onChange={(e) => onChange(e.target.checked ? [...chosen, c.value] : chosen.filter((x) => x !== c.value))} />
+            <input
+              type="checkbox"
+              checked={chosen.includes(c.value)}
+              onChange={(e) => onChange(e.target.checked ? [...chosen, c.value] : chosen.filter((x) => x !== c.value))}
+            />
             {v(c.label)}
           </label>
         ))}
@@ -236,7 +287,9 @@ function FieldInput({ id, field: f, value, onChange }: { id: string; field: Form
         {...(f.minimum !== undefined ? { min: f.minimum } : {})}
         {...(f.maximum !== undefined ? { max: f.maximum } : {})}
         {...(f.kind === 'integer' ? { step: 1 } : {})}
-        onChange={(e) => onChange(e.target.value === '' ? undefined : numeric ? Number(e.target.value) : e.target.value)}
+        onChange={(e) =>
+          onChange(e.target.value === '' ? undefined : numeric ? Number(e.target.value) : e.target.value)
+        }
       />
       {help}
     </div>

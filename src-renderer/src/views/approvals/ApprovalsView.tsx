@@ -29,7 +29,11 @@ export function ApprovalsView({ pending, onAnswer, changes = [], onChange }: App
       {changes.length > 0 && (
         <div className="approval-list change-list" aria-label="Permission changes">
           {changes.map((c) => (
-            <ChangeCard key={c.change_id} change={c} {...(onChange ? { onAnswer: (d: 'apply' | 'reject') => onChange(c.change_id, d) } : {})} />
+            <ChangeCard
+              key={c.change_id}
+              change={c}
+              {...(onChange ? { onAnswer: (d: 'apply' | 'reject') => onChange(c.change_id, d) } : {})}
+            />
           ))}
         </div>
       )}

@@ -19,7 +19,13 @@ const KIND_TEXT: Record<string, string> = {
   trust_folder: 'Trust the project folder',
 };
 
-export function ChangeCard({ change, onAnswer }: { change: PendingChange; onAnswer?: (decision: 'apply' | 'reject') => Promise<unknown> }) {
+export function ChangeCard({
+  change,
+  onAnswer,
+}: {
+  change: PendingChange;
+  onAnswer?: (decision: 'apply' | 'reject') => Promise<unknown>;
+}) {
   const [busy, setBusy] = useState<'apply' | 'reject' | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const titleId = `chg-title-${change.change_id}`;
@@ -36,13 +42,22 @@ export function ChangeCard({ change, onAnswer }: { change: PendingChange; onAnsw
       await onAnswer(decision);
     } catch (e) {
       const err = toApiError(e);
-      setProblem(err.code === 'change_not_found' ? 'This change is no longer waiting (answered, expired, or Rein restarted).' : errorText(err));
+      setProblem(
+        err.code === 'change_not_found'
+          ? 'This change is no longer waiting (answered, expired, or Rein restarted).'
+          : errorText(err),
+      );
       setBusy(undefined);
     }
   }
 
   return (
-    <section className="approval-card change-card risk-high" role="group" aria-labelledby={titleId} data-change-id={change.change_id}>
+    <section
+      className="approval-card change-card risk-high"
+      role="group"
+      aria-labelledby={titleId}
+      data-change-id={change.change_id}
+    >
       <header className="approval-head">
         <span className="risk-badge risk-high">permissions</span>
         <h3 id={titleId}>
@@ -96,8 +111,8 @@ export function ChangeCard({ change, onAnswer }: { change: PendingChange; onAnsw
             <code>{change.accept_command ?? `rein changes accept ${change.change_id}`}</code>
           </pre>
           <p className="muted">
-            Or reject it with <code>{change.reject_command ?? `rein changes reject ${change.change_id}`}</code> — or answer it in the Rein desktop app. It waits until{' '}
-            {formatWhen(change.expires_at)}.
+            Or reject it with <code>{change.reject_command ?? `rein changes reject ${change.change_id}`}</code> — or
+            answer it in the Rein desktop app. It waits until {formatWhen(change.expires_at)}.
           </p>
         </div>
       )}

@@ -34,12 +34,23 @@ export interface ChatViewProps {
 /** Marks the moment the chat first shows with its composer, for `npm run bench -- ui`. */
 let markedReady = false;
 
-export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAnswer, focusKey, errorContext }: ChatViewProps) {
+export function ChatView({
+  api,
+  agents,
+  agent,
+  chat,
+  onPickAgent,
+  dispatch,
+  onAnswer,
+  focusKey,
+  errorContext,
+}: ChatViewProps) {
   // The agent's commands (its own and the global ones) for the `/` list; the daemon expands them.
   const [detail] = useAsync(() => api.getAgent({ name: agent }), [api, agent]);
   const commands = useMemo(() => {
     const list: Record<string, string> = {};
-    for (const c of detail.value?.slash_commands ?? []) list[c.name] = c.argument_hint ? `${c.description} (${c.argument_hint})` : c.description;
+    for (const c of detail.value?.slash_commands ?? [])
+      list[c.name] = c.argument_hint ? `${c.description} (${c.argument_hint})` : c.description;
     for (const [name, d] of Object.entries(PAGE_COMMANDS)) list[name] ??= d;
     return list;
   }, [detail.value]);
@@ -72,7 +83,8 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
       await api.cancel({ route: chat.route });
     } catch (e) {
       // The run may have ended on its own just now; that is what the user wanted.
-      if (toApiError(e).code !== 'not_running') dispatch({ type: 'send_failed', code: toApiError(e).code, message: errorText(e) });
+      if (toApiError(e).code !== 'not_running')
+        dispatch({ type: 'send_failed', code: toApiError(e).code, message: errorText(e) });
     }
   }
 
@@ -87,7 +99,12 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
     dispatch({ type: 'sending', text: typed });
     try {
       const result = await api.sendMessage(chatMessage(agent, typed, chat.session_id));
-      dispatch({ type: 'sent', text: typed, injected: result.injected, ...(result.session_id ? { session_id: result.session_id } : {}) });
+      dispatch({
+        type: 'sent',
+        text: typed,
+        injected: result.injected,
+        ...(result.session_id ? { session_id: result.session_id } : {}),
+      });
     } catch (e) {
       dispatch({ type: 'send_failed', code: toApiError(e).code, message: errorText(e) });
     }
@@ -158,11 +175,17 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
             {/* A narrow window shows the cost alone (the title has the rest). */}
             {chat.model && <span className="muted usage-model">{chat.model} · </span>}
             <span className="usage-tokens">
-              {formatTokens(u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens)} in · {formatTokens(u.output_tokens)} out ·{' '}
+              {formatTokens(u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens)} in ·{' '}
+              {formatTokens(u.output_tokens)} out ·{' '}
             </span>
             <strong>{formatCost(u.cost_usd)}</strong>
           </span>
-          <button type="button" onClick={() => dispatch({ type: 'reset' })} disabled={chat.running} title="New conversation (Alt+N)">
+          <button
+            type="button"
+            onClick={() => dispatch({ type: 'reset' })}
+            disabled={chat.running}
+            title="New conversation (Alt+N)"
+          >
             New chat
           </button>
         </header>
@@ -173,8 +196,8 @@ export function ChatView({ api, agents, agent, chat, onPickAgent, dispatch, onAn
           empty={
             <div className="chat-empty">
               <p>
-                Ask <strong>{agent}</strong> anything. <kbd>Enter</kbd> sends, <kbd>Shift</kbd>+<kbd>Enter</kbd> adds a line, <kbd>Esc</kbd> stops,{' '}
-                <kbd>↑</kbd> edits your last message, <kbd>/</kbd> lists commands.
+                Ask <strong>{agent}</strong> anything. <kbd>Enter</kbd> sends, <kbd>Shift</kbd>+<kbd>Enter</kbd> adds a
+                line, <kbd>Esc</kbd> stops, <kbd>↑</kbd> edits your last message, <kbd>/</kbd> lists commands.
               </p>
               <button type="button" className="link" onClick={() => void continueLatest()}>
                 Continue the last conversation

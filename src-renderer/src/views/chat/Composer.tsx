@@ -107,7 +107,11 @@ export function Composer(p: ComposerProps) {
         ref={box}
         value={text}
         rows={Math.min(8, Math.max(2, text.split('\n').length))}
-        placeholder={p.running ? 'Add to the running answer…  (Esc stops)' : 'Message  (Enter sends, Shift+Enter new line, / for commands)'}
+        placeholder={
+          p.running
+            ? 'Add to the running answer…  (Esc stops)'
+            : 'Message  (Enter sends, Shift+Enter new line, / for commands)'
+        }
         aria-label="Message"
         aria-autocomplete="list"
         aria-controls={open ? listId : undefined}

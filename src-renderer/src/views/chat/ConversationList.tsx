@@ -35,7 +35,16 @@ export interface ConversationListProps {
   onOpen(session: SessionRecord): void;
 }
 
-export function ConversationList({ api, agent, current, running, refreshKey, open, onClose, onOpen }: ConversationListProps) {
+export function ConversationList({
+  api,
+  agent,
+  current,
+  running,
+  refreshKey,
+  open,
+  onClose,
+  onOpen,
+}: ConversationListProps) {
   const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   const [busy, setBusy] = useState<string | undefined>();
@@ -52,7 +61,10 @@ export function ConversationList({ api, agent, current, running, refreshKey, ope
   useEffect(() => setProblem(undefined), [agent]);
 
   const [list] = useAsync(() => api.listSessions({ agent, limit: LISTED }), [api, agent, refreshKey]);
-  const [hits] = useAsync(() => (searched ? api.searchSessions({ q: searched, agent, limit: LISTED }) : Promise.resolve(undefined)), [api, agent, searched, refreshKey]);
+  const [hits] = useAsync(
+    () => (searched ? api.searchSessions({ q: searched, agent, limit: LISTED }) : Promise.resolve(undefined)),
+    [api, agent, searched, refreshKey],
+  );
   const searching = searched !== '';
   const rows = conversationRows(list.value?.sessions ?? [], searching ? (hits.value?.results ?? []) : undefined);
   const failed = list.status === 'failed' ? list.error : searching && hits.status === 'failed' ? hits.error : undefined;
@@ -101,9 +113,18 @@ export function ConversationList({ api, agent, current, running, refreshKey, ope
       {failed && <ErrorNotice code={failed.code} message={failed.message} />}
       {problem && <ErrorNotice code={problem.code} message={problem.message} />}
       {list.value && rows.length === 0 && (
-        <p className="muted conversations-empty">{searching ? (hits.status === 'loading' ? 'Searching…' : `No conversation mentions “${searched}”.`) : 'No conversations yet.'}</p>
+        <p className="muted conversations-empty">
+          {searching
+            ? hits.status === 'loading'
+              ? 'Searching…'
+              : `No conversation mentions “${searched}”.`
+            : 'No conversations yet.'}
+        </p>
       )}
-      <ul className="pick-list conversation-rows" aria-busy={list.status === 'loading' || (searching && hits.status === 'loading')}>
+      <ul
+        className="pick-list conversation-rows"
+        aria-busy={list.status === 'loading' || (searching && hits.status === 'loading')}
+      >
         {rows.map((r) => (
           <li key={r.id}>
             <button

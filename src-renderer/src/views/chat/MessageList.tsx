@@ -50,7 +50,11 @@ export function MessageList({ items, onAnswer, empty, errorContext }: MessageLis
             );
           case 'assistant':
             return (
-              <article key={item.id} className={`msg msg-assistant${item.streaming ? ' streaming' : ''}`} aria-busy={item.streaming}>
+              <article
+                key={item.id}
+                className={`msg msg-assistant${item.streaming ? ' streaming' : ''}`}
+                aria-busy={item.streaming}
+              >
                 <MessageText text={item.text} />
               </article>
             );
@@ -81,7 +85,14 @@ export function MessageList({ items, onAnswer, empty, errorContext }: MessageLis
               </p>
             );
           case 'error':
-            return <ErrorNotice key={item.id} code={item.code} message={item.message} {...(errorContext ? { context: errorContext } : {})} />;
+            return (
+              <ErrorNotice
+                key={item.id}
+                code={item.code}
+                message={item.message}
+                {...(errorContext ? { context: errorContext } : {})}
+              />
+            );
         }
       })}
     </div>
@@ -110,7 +121,9 @@ function WithCode({ text }: { text: string }) {
   const parts = text.split(/(`[^`\n]+`)/);
   return (
     <>
-      {parts.map((p, i) => (p.length > 2 && p.startsWith('`') && p.endsWith('`') ? <code key={i}>{p.slice(1, -1)}</code> : p))}
+      {parts.map((p, i) =>
+        p.length > 2 && p.startsWith('`') && p.endsWith('`') ? <code key={i}>{p.slice(1, -1)}</code> : p,
+      )}
     </>
   );
 }

@@ -20,7 +20,13 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <span className="tool-summary">{visibleText(item.summary || oneLine(item.input))}</span>
         {item.status === 'running' && item.progress && <span className="tool-progress muted">{item.progress}</span>}
         <span className="tool-time">
-          {item.status === 'running' && item.startedAt ? <Elapsed since={item.startedAt} /> : item.duration_ms !== undefined ? formatDuration(item.duration_ms) : ''}
+          {item.status === 'running' && item.startedAt ? (
+            <Elapsed since={item.startedAt} />
+          ) : item.duration_ms !== undefined ? (
+            formatDuration(item.duration_ms)
+          ) : (
+            ''
+          )}
         </span>
       </summary>
       <div className="tool-body">
@@ -39,7 +45,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
 }
 
 function oneLine(input: unknown): string {
-  const s = typeof input === 'string' ? input : JSON.stringify(input) ?? '';
+  const s = typeof input === 'string' ? input : (JSON.stringify(input) ?? '');
   return s.length > 120 ? `${s.slice(0, 119)}…` : s;
 }
 

@@ -11,9 +11,21 @@ import { toApiError } from '../../api/apiError.js';
 import type { ChatsAction, ChatsState } from '../../state/chats.js';
 import { pageStorage, readRemembered, remember } from '../../state/conversations.js';
 
-const GONE = new Set(['session_not_found', 'session_corrupt', 'agent_not_found', 'not_found', 'invalid_input', 'invalid_request']);
+const GONE = new Set([
+  'session_not_found',
+  'session_corrupt',
+  'agent_not_found',
+  'not_found',
+  'invalid_input',
+  'invalid_request',
+]);
 
-export function useRememberedConversations(api: ReinApi, agent: string, chats: ChatsState, dispatch: (a: ChatsAction) => void): void {
+export function useRememberedConversations(
+  api: ReinApi,
+  agent: string,
+  chats: ChatsState,
+  dispatch: (a: ChatsAction) => void,
+): void {
   const tried = useRef(new Set<string>());
   /** The session each chat showed when last looked at, so only changes are written. */
   const shown = useRef(new Map<string, string | undefined>());

@@ -31,13 +31,18 @@ export function McpServersPanel({ api, agent, scope }: McpServersPanelProps) {
   const [busy, setBusy] = useState<Record<string, string>>({});
   const [problems, setProblems] = useState<Record<string, string>>({});
   const servers = loaded.value?.agents.find((a) => a.agent === agent)?.servers;
-  const underWay = (servers ?? []).some((s) => s.state === 'connecting' || s.sign_in?.state === 'waiting') || Object.keys(busy).length > 0;
+  const underWay =
+    (servers ?? []).some((s) => s.state === 'connecting' || s.sign_in?.state === 'waiting') ||
+    Object.keys(busy).length > 0;
 
   // Poll while the panel is on screen and the page is visible.
   useEffect(() => {
-    const timer = setInterval(() => {
-      if (!document.hidden) reload();
-    }, underWay ? FAST_POLL_MS : SLOW_POLL_MS);
+    const timer = setInterval(
+      () => {
+        if (!document.hidden) reload();
+      },
+      underWay ? FAST_POLL_MS : SLOW_POLL_MS,
+    );
     const onVisible = () => !document.hidden && reload();
     document.addEventListener('visibilitychange', onVisible);
     return () => {
@@ -50,7 +55,8 @@ export function McpServersPanel({ api, agent, scope }: McpServersPanelProps) {
   useEffect(
     () =>
       api.subscribe((e) => {
-        if (e.type === 'session_start' || e.type === 'session_end' || (e.type === 'mcp_status' && e.agent === agent)) reload();
+        if (e.type === 'session_start' || e.type === 'session_end' || (e.type === 'mcp_status' && e.agent === agent))
+          reload();
       }),
     [api, reload, agent],
   );
@@ -107,7 +113,8 @@ const badgeOf = (s: McpServerStatus): string => {
 /** The one action that helps, if any. */
 export function actionOf(s: McpServerStatus): { kind: 'signIn' | 'connect' | 'reconnect'; label: string } | undefined {
   if (s.state === 'disabled' || s.state === 'connecting') return undefined;
-  if (s.type === 'http' && (s.sign_in_required || s.sign_in?.state === 'failed')) return { kind: 'signIn', label: 'Sign in' };
+  if (s.type === 'http' && (s.sign_in_required || s.sign_in?.state === 'failed'))
+    return { kind: 'signIn', label: 'Sign in' };
   if (s.state === 'idle') return { kind: 'connect', label: 'Connect' };
   if (s.state === 'disconnected' || s.state === 'dormant') return { kind: 'reconnect', label: 'Reconnect' };
   return undefined;
@@ -125,11 +132,20 @@ export interface McpServerListProps {
   onSignIn(name: string): void;
 }
 
-export function McpServerList({ agent, scope, servers, busy = {}, problems = {}, onConnect, onSignIn }: McpServerListProps) {
+export function McpServerList({
+  agent,
+  scope,
+  servers,
+  busy = {},
+  problems = {},
+  onConnect,
+  onSignIn,
+}: McpServerListProps) {
   const addHint =
     scope === 'global' ? (
       <>
-        <code>rein mcp add NAME --command … | --url …</code>, or under <code>mcp_servers:</code> in <code>~/.rein/config.yaml</code>
+        <code>rein mcp add NAME --command … | --url …</code>, or under <code>mcp_servers:</code> in{' '}
+        <code>~/.rein/config.yaml</code>
       </>
     ) : (
       <>
@@ -140,7 +156,8 @@ export function McpServerList({ agent, scope, servers, busy = {}, problems = {},
     return (
       <div className="mcp-panel">
         <p className="mcp-empty">
-          {scope === 'global' ? 'No MCP servers in the global config.' : `${agent} has no MCP servers.`} Add one with {addHint}.
+          {scope === 'global' ? 'No MCP servers in the global config.' : `${agent} has no MCP servers.`} Add one with{' '}
+          {addHint}.
         </p>
         {scope === 'global' && <p className="field-help">Agents without MCP servers of their own use these.</p>}
       </div>
@@ -156,7 +173,14 @@ export function McpServerList({ agent, scope, servers, busy = {}, problems = {},
       </p>
       <ul className="mcp-server-list" aria-label={`MCP servers of ${agent}`}>
         {servers.map((s) => (
-          <McpServerItem key={s.name} s={s} busy={busy[s.name]} problem={problems[s.name]} onConnect={onConnect} onSignIn={onSignIn} />
+          <McpServerItem
+            key={s.name}
+            s={s}
+            busy={busy[s.name]}
+            problem={problems[s.name]}
+            onConnect={onConnect}
+            onSignIn={onSignIn}
+          />
         ))}
       </ul>
     </div>
@@ -252,9 +276,11 @@ function McpServerItem({
 /** Since when, the last answer, the next attempt: what says whether it is coming back. */
 function timesOf(s: McpServerStatus): string {
   const parts: string[] = [];
-  if (s.state !== 'idle' && s.state !== 'disabled' && !s.since.startsWith('1970-')) parts.push(`${s.state} since ${formatWhen(s.since)}`);
+  if (s.state !== 'idle' && s.state !== 'disabled' && !s.since.startsWith('1970-'))
+    parts.push(`${s.state} since ${formatWhen(s.since)}`);
   if (s.last_ok_at && s.state !== 'healthy') parts.push(`last answered ${formatWhen(s.last_ok_at)}`);
-  if (s.next_attempt_at && (s.state === 'disconnected' || s.state === 'degraded')) parts.push(`next try ${formatWhen(s.next_attempt_at)}`);
+  if (s.next_attempt_at && (s.state === 'disconnected' || s.state === 'degraded'))
+    parts.push(`next try ${formatWhen(s.next_attempt_at)}`);
   if (s.state === 'dormant') parts.push('no more tries in the background; a call or Reconnect tries again');
   if (s.state === 'disabled') parts.push('disabled: true in the config');
   return parts.join(' · ');

@@ -25,7 +25,8 @@ export interface SidebarProps<Id extends string> {
 
 /** Whether a media query matches, following it; false where there is no window (server rendering, tests). */
 export function useMediaQuery(query: string): boolean {
-  const list = typeof window !== 'undefined' && typeof window.matchMedia === 'function' ? window.matchMedia(query) : undefined;
+  const list =
+    typeof window !== 'undefined' && typeof window.matchMedia === 'function' ? window.matchMedia(query) : undefined;
   const [matches, setMatches] = useReducer((_: boolean, next: boolean) => next, list?.matches ?? false);
   useEffect(() => {
     if (!list) return;

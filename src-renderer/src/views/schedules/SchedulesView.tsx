@@ -58,8 +58,12 @@ export function SchedulesView({ api, agents }: SchedulesViewProps) {
       <header className="view-head">
         <h1>Schedules</h1>
         <p className="muted">
-          {list.value ? (list.value.backend === 'launchd' ? 'Each schedule is a launchd job: it runs while the app is closed and after the Mac wakes.' : 'Schedules run inside Rein’s daemon while it is running.') : ''}
-          {' '}Runs are unattended: a tool call that needs approval is refused.
+          {list.value
+            ? list.value.backend === 'launchd'
+              ? 'Each schedule is a launchd job: it runs while the app is closed and after the Mac wakes.'
+              : 'Schedules run inside Rein’s daemon while it is running.'
+            : ''}{' '}
+          Runs are unattended: a tool call that needs approval is refused.
         </p>
       </header>
       {list.status === 'failed' && (
@@ -79,13 +83,20 @@ export function SchedulesView({ api, agents }: SchedulesViewProps) {
           <li key={s.id} className={`schedule-item${s.enabled ? '' : ' disabled'}`} data-schedule-id={s.id}>
             <ScheduleSummary schedule={s} now={now} />
             <div className="schedule-actions">
-              <button type="button" onClick={() => void act(() => api.updateSchedule({ id: s.id, enabled: !s.enabled }))}>
+              <button
+                type="button"
+                onClick={() => void act(() => api.updateSchedule({ id: s.id, enabled: !s.enabled }))}
+              >
                 {s.enabled ? 'Disable' : 'Enable'}
               </button>
               <button type="button" onClick={() => void act(() => api.runSchedule({ id: s.id }))}>
                 Run now
               </button>
-              <button type="button" onClick={() => setOpen(open === s.id ? undefined : s.id)} aria-expanded={open === s.id}>
+              <button
+                type="button"
+                onClick={() => setOpen(open === s.id ? undefined : s.id)}
+                aria-expanded={open === s.id}
+              >
                 {open === s.id ? 'Hide log' : 'Last log'}
               </button>
               <button type="button" className="danger" onClick={() => void act(() => api.removeSchedule({ id: s.id }))}>
@@ -112,10 +123,15 @@ function ScheduleSummary({ schedule: s, now }: { schedule: ScheduleInfo; now: Da
       </div>
       <p className="schedule-prompt">{s.prompt}</p>
       <p className="schedule-when">
-        <span className="schedule-next" title={s.enabled && s.next.length > 1 ? `Next times: ${upcomingWords(s, { now })}` : undefined}>
+        <span
+          className="schedule-next"
+          title={s.enabled && s.next.length > 1 ? `Next times: ${upcomingWords(s, { now })}` : undefined}
+        >
           {nextWords(s, { now })}
         </span>
-        <span className={`schedule-last status-${s.last_run?.status ?? 'none'}`}>Last run: {s.last_run ? lastRunWords(s.last_run, { now }) : 'none yet'}</span>
+        <span className={`schedule-last status-${s.last_run?.status ?? 'none'}`}>
+          Last run: {s.last_run ? lastRunWords(s.last_run, { now }) : 'none yet'}
+        </span>
         {catchUp && <span className="schedule-catch-up">{catchUp}</span>}
       </p>
     </>
@@ -124,7 +140,8 @@ function ScheduleSummary({ schedule: s, now }: { schedule: ScheduleInfo; now: Da
 
 function ScheduleLog({ api, schedule }: { api: ReinApi; schedule: ScheduleInfo }) {
   const [log] = useAsync(() => api.readScheduleLog({ id: schedule.id }), [api, schedule.id, schedule.last_run?.at]);
-  if (log.status === 'failed') return <p className="muted">{log.error.code === 'not_found' ? 'No runs yet.' : errorText(log.error)}</p>;
+  if (log.status === 'failed')
+    return <p className="muted">{log.error.code === 'not_found' ? 'No runs yet.' : errorText(log.error)}</p>;
   if (!log.value) return <p className="muted">Loading…</p>;
   return (
     <section className="schedule-log" aria-label={`Log ${log.value.name}`}>
@@ -146,7 +163,17 @@ const CATCH_UP_CHOICES: ReadonlyArray<readonly [string, string]> = [
   ['skip', 'is skipped'],
 ];
 
-function NewSchedule({ api, agents, onCreated, now }: { api: ReinApi; agents: string[]; onCreated(): void; now: Date }) {
+function NewSchedule({
+  api,
+  agents,
+  onCreated,
+  now,
+}: {
+  api: ReinApi;
+  agents: string[];
+  onCreated(): void;
+  now: Date;
+}) {
   const [cron, setCron] = useState('0 9 * * 1-5');
   const [prompt, setPrompt] = useState('');
   const [agent, setAgent] = useState('default');
@@ -202,7 +229,11 @@ function NewSchedule({ api, agents, onCreated, now }: { api: ReinApi; agents: st
       </label>
       <label>
         <span className="field-label">A time missed while the Mac was off or asleep</span>
-        <select value={catchUp} onChange={(e) => setCatchUp(e.target.value)} aria-invalid={problem?.field === 'catch_up'}>
+        <select
+          value={catchUp}
+          onChange={(e) => setCatchUp(e.target.value)}
+          aria-invalid={problem?.field === 'catch_up'}
+        >
           {CATCH_UP_CHOICES.map(([value, label]) => (
             <option key={value} value={value}>
               {label}
@@ -212,7 +243,12 @@ function NewSchedule({ api, agents, onCreated, now }: { api: ReinApi; agents: st
       </label>
       <label className="grow">
         <span className="field-label">Prompt</span>
-        <input value={prompt} onChange={(e) => setPrompt(e.target.value)} placeholder="Check CI and summarise the failures" aria-invalid={problem?.field === 'prompt'} />
+        <input
+          value={prompt}
+          onChange={(e) => setPrompt(e.target.value)}
+          placeholder="Check CI and summarise the failures"
+          aria-invalid={problem?.field === 'prompt'}
+        />
       </label>
       <button type="submit" className="primary" disabled={busy || !prompt.trim() || !cron.trim()}>
         {busy ? 'Adding…' : 'Add schedule'}
@@ -221,7 +257,9 @@ function NewSchedule({ api, agents, onCreated, now }: { api: ReinApi; agents: st
         {preview?.ok === true && (
           <>
             <span className="cron-words">{preview.words}</span>
-            <span className="cron-next">{preview.next.length > 0 ? `next ${preview.nextText}` : 'no upcoming time'}</span>
+            <span className="cron-next">
+              {preview.next.length > 0 ? `next ${preview.nextText}` : 'no upcoming time'}
+            </span>
           </>
         )}
         {preview?.ok === false && <span className="form-error cron-problem">{preview.message}</span>}

@@ -3,7 +3,13 @@
  * yesterday 09:00: <why>", "running now"), its next time ("next Wed 2 Dec 09:00") and its catch_up
  * setting when it is not the default. Pure, with the clock and time zone passed in, so tests pin them.
  */
-import { describeCron, formatFireTime, formatFireTimes, formatPast, type CronTimeOptions } from '../../../../src-main/core/api/cronWords.js';
+import {
+  describeCron,
+  formatFireTime,
+  formatFireTimes,
+  formatPast,
+  type CronTimeOptions,
+} from '../../../../src-main/core/api/cronWords.js';
 import { parseCron } from '../../../../src-main/core/api/cron.js';
 import type { ScheduleInfo } from '../../../../src-main/core/api/index.js';
 

@@ -65,19 +65,34 @@ export function SessionsView({ api, agents, onContinue }: SessionsViewProps) {
           </label>
           <label className="search-box">
             <span className="field-label">Search</span>
-            <input type="search" value={query} placeholder="words or &quot;a phrase&quot;" onChange={(e) => setQuery(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && (setQuery(''), setSearched(''))} />
+            <input
+              type="search"
+              value={query}
+              placeholder='words or "a phrase"'
+              onChange={(e) => setQuery(e.target.value)}
+              onKeyDown={(e) => e.key === 'Escape' && (setQuery(''), setSearched(''))}
+            />
           </label>
           <button type="submit">Search</button>
         </form>
         {searched ? (
           <section aria-label={`Search results for ${searched}`}>
-            {hits.status === 'failed' && <p className="form-error" role="alert">{hits.error.message}</p>}
+            {hits.status === 'failed' && (
+              <p className="form-error" role="alert">
+                {hits.error.message}
+              </p>
+            )}
             {hits.status === 'loading' && <p className="muted">Searching…</p>}
             {hits.value && hits.value.results.length === 0 && <p className="muted">No matches for “{searched}”.</p>}
             <ul className="pick-list results">
               {hits.value?.results.map((h, i) => (
                 <li key={`${h.session_id}-${h.msg_index ?? i}`}>
-                  <button type="button" className="pick hit" aria-current={open?.id === h.session_id ? 'true' : undefined} onClick={() => setOpen({ id: h.session_id, agent: h.agent })}>
+                  <button
+                    type="button"
+                    className="pick hit"
+                    aria-current={open?.id === h.session_id ? 'true' : undefined}
+                    onClick={() => setOpen({ id: h.session_id, agent: h.agent })}
+                  >
                     <span className="hit-title">{h.title || h.session_id}</span>
                     <span className="snippet">
                       <Highlighted snippet={h.snippet} />
@@ -92,12 +107,21 @@ export function SessionsView({ api, agents, onContinue }: SessionsViewProps) {
           </section>
         ) : (
           <section aria-label="Recent sessions">
-            {list.status === 'failed' && <p className="form-error" role="alert">{list.error.message}</p>}
+            {list.status === 'failed' && (
+              <p className="form-error" role="alert">
+                {list.error.message}
+              </p>
+            )}
             {list.value && list.value.sessions.length === 0 && <p className="muted">No sessions yet.</p>}
             <ul className="pick-list">
               {list.value?.sessions.map((s) => (
                 <li key={s.id}>
-                  <button type="button" className="pick" aria-current={open?.id === s.id ? 'true' : undefined} onClick={() => setOpen({ id: s.id, agent: s.agent })}>
+                  <button
+                    type="button"
+                    className="pick"
+                    aria-current={open?.id === s.id ? 'true' : undefined}
+                    onClick={() => setOpen({ id: s.id, agent: s.agent })}
+                  >
                     <span className="hit-title">{s.title || s.id}</span>
                     <span className="muted">
                       {s.source}
@@ -121,7 +145,17 @@ export function SessionsView({ api, agents, onContinue }: SessionsViewProps) {
   );
 }
 
-function SessionReader({ api, id, agent, onContinue }: { api: ReinApi; id: string; agent: string; onContinue(agent: string, s: SessionRecord): void }) {
+function SessionReader({
+  api,
+  id,
+  agent,
+  onContinue,
+}: {
+  api: ReinApi;
+  id: string;
+  agent: string;
+  onContinue(agent: string, s: SessionRecord): void;
+}) {
   const [session] = useAsync(() => api.getSession({ id, agent }), [api, id, agent]);
   // In words (core/api/errorText.ts), as the chat says it: "That conversation is not there any more…".
   if (session.status === 'failed') return <ErrorNotice code={session.error.code} message={session.error.message} />;

@@ -4,16 +4,36 @@
  * inside the app (`window.reinDesktop`).
  */
 import { useState } from 'react';
-import type { DesktopSettingsPatch, DesktopSettingsView, ReinDesktopApi } from '../../../../src-main/core/api/desktopApi.js';
+import type {
+  DesktopSettingsPatch,
+  DesktopSettingsView,
+  ReinDesktopApi,
+} from '../../../../src-main/core/api/desktopApi.js';
 import { errorText } from '../../api/apiError.js';
 import { useAsync } from '../../util/useAsync.js';
 
-const TOGGLES: { key: 'show_dock_icon' | 'approval_dialogs' | 'notifications' | 'open_at_login' | 'auto_update'; label: string; help: string }[] = [
-  { key: 'open_at_login', label: 'Open at login', help: 'Start Rein in the menu bar when you log in, so heartbeats, folder watchers and schedules handed to the app keep running.' },
-  { key: 'approval_dialogs', label: 'Ask with a dialog', help: 'When the chat window is not in front, approvals pop up as a system dialog.' },
+const TOGGLES: {
+  key: 'show_dock_icon' | 'approval_dialogs' | 'notifications' | 'open_at_login' | 'auto_update';
+  label: string;
+  help: string;
+}[] = [
+  {
+    key: 'open_at_login',
+    label: 'Open at login',
+    help: 'Start Rein in the menu bar when you log in, so heartbeats, folder watchers and schedules handed to the app keep running.',
+  },
+  {
+    key: 'approval_dialogs',
+    label: 'Ask with a dialog',
+    help: 'When the chat window is not in front, approvals pop up as a system dialog.',
+  },
   { key: 'notifications', label: 'Notifications', help: 'For finished background runs and approvals waiting.' },
   { key: 'show_dock_icon', label: 'Dock icon', help: 'Rein lives in the menu bar; show it in the Dock too.' },
-  { key: 'auto_update', label: 'Automatic updates', help: 'Download new versions in the background and install them when you quit Rein (signed releases only; "Check for Updates…" in the menu bar checks now).' },
+  {
+    key: 'auto_update',
+    label: 'Automatic updates',
+    help: 'Download new versions in the background and install them when you quit Rein (signed releases only; "Check for Updates…" in the menu bar checks now).',
+  },
 ];
 
 export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: ReinDesktopApi; onKeyRemoved(): void }) {
@@ -23,7 +43,8 @@ export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: Rei
   const [problem, setProblem] = useState<string | undefined>();
   const current = view ?? loaded.value;
 
-  if (loaded.status === 'failed' && !current) return <p className="settings-note">Desktop settings could not be read: {loaded.error.message}</p>;
+  if (loaded.status === 'failed' && !current)
+    return <p className="settings-note">Desktop settings could not be read: {loaded.error.message}</p>;
   if (!current) return null;
 
   async function update(patch: DesktopSettingsPatch) {
@@ -50,7 +71,13 @@ export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: Rei
           Global hotkey
         </label>
         <div className="inline-form">
-          <input id="set-hotkey" value={hotkeyText} placeholder="CommandOrControl+Shift+Space" onChange={(e) => setHotkey(e.target.value)} aria-describedby="set-hotkey-status" />
+          <input
+            id="set-hotkey"
+            value={hotkeyText}
+            placeholder="CommandOrControl+Shift+Space"
+            onChange={(e) => setHotkey(e.target.value)}
+            aria-describedby="set-hotkey-status"
+          />
           <button type="submit" disabled={hotkeyText.trim() === current.settings.hotkey}>
             Set
           </button>
@@ -58,7 +85,7 @@ export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: Rei
         <p id="set-hotkey-status" className={current.hotkey.registered ? 'field-help' : 'field-error'} role="status">
           {current.hotkey.registered
             ? `${current.hotkey.accelerator} opens and hides the chat from any app.`
-            : current.hotkey.problem ?? 'The hotkey is off.'}
+            : (current.hotkey.problem ?? 'The hotkey is off.')}
         </p>
       </form>
       {TOGGLES.map((t) => (
@@ -70,15 +97,14 @@ export function DesktopSettingsSection({ desktop, onKeyRemoved }: { desktop: Rei
             onChange={(e) => void update({ [t.key]: e.target.checked })}
           />
           <span>
-            {t.label} <span className="muted">{t.key === 'open_at_login' ? openAtLoginHelp(current, t.help) : t.help}</span>
+            {t.label}{' '}
+            <span className="muted">{t.key === 'open_at_login' ? openAtLoginHelp(current, t.help) : t.help}</span>
           </span>
         </label>
       ))}
       <div className="field">
         <span className="field-label">API key storage</span>
-        <p className="field-help">
-          {keyStorageText(current.key_storage)}
-        </p>
+        <p className="field-help">{keyStorageText(current.key_storage)}</p>
         <button
           type="button"
           className="link danger"
@@ -119,7 +145,8 @@ function openAtLoginHelp(v: DesktopSettingsView, help: string): string {
 
 /** Where a saved key goes, said plainly: a file that is plain text at rest is called that. */
 function keyStorageText(k: DesktopSettingsView['key_storage']): string {
-  if (!k.available) return `Keys cannot be stored here${k.problem ? `: ${k.problem}` : ''}. Set ANTHROPIC_API_KEY instead.`;
+  if (!k.available)
+    return `Keys cannot be stored here${k.problem ? `: ${k.problem}` : ''}. Set ANTHROPIC_API_KEY instead.`;
   const where = k.location ?? 'the system keychain';
   if (k.plain_text) {
     return `Keys are kept in ${where}: readable only by you, but plain text on disk (as gh and aws keep theirs), because this system has no keychain${k.problem ? ` (${k.problem})` : ''}. Start a Secret Service (GNOME Keyring, KeePassXC) and save the key again to keep it encrypted.`;

@@ -11,7 +11,17 @@ import { errorText } from '../../api/apiError.js';
 import { useAsync } from '../../util/useAsync.js';
 import { MacPermissions } from './SettingsView.js';
 
-export function FirstLaunchSteps({ api, desktop, settings, onRefresh }: { api: ReinApi; desktop: ReinDesktopApi; settings: ReinSettings; onRefresh(): void }) {
+export function FirstLaunchSteps({
+  api,
+  desktop,
+  settings,
+  onRefresh,
+}: {
+  api: ReinApi;
+  desktop: ReinDesktopApi;
+  settings: ReinSettings;
+  onRefresh(): void;
+}) {
   const [loaded, reload] = useAsync(() => desktop.desktopSettings(), [desktop]);
   const [problem, setProblem] = useState<string | undefined>();
   const [answered, setAnswered] = useState<boolean | undefined>();
@@ -34,7 +44,10 @@ export function FirstLaunchSteps({ api, desktop, settings, onRefresh }: { api: R
       {login?.available && (!login.chosen || answered !== undefined) && (
         <section className="settings-section" aria-labelledby="login-step-title">
           <h2 id="login-step-title">Start Rein when you log in?</h2>
-          <p className="muted">Rein then waits in the menu bar, without opening its window, so heartbeats, folder watchers and schedules handed to the app keep running. You can change this in Settings.</p>
+          <p className="muted">
+            Rein then waits in the menu bar, without opening its window, so heartbeats, folder watchers and schedules
+            handed to the app keep running. You can change this in Settings.
+          </p>
           {answered === undefined ? (
             <div className="form-actions">
               <button type="button" className="primary" onClick={() => void choose(true)}>
@@ -56,7 +69,9 @@ export function FirstLaunchSteps({ api, desktop, settings, onRefresh }: { api: R
           )}
         </section>
       )}
-      {settings.platform === 'darwin' && <MacPermissions api={api} desktop={desktop} settings={settings} onRefresh={onRefresh} />}
+      {settings.platform === 'darwin' && (
+        <MacPermissions api={api} desktop={desktop} settings={settings} onRefresh={onRefresh} />
+      )}
     </>
   );
 }

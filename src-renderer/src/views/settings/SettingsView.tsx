@@ -5,7 +5,13 @@
  * onboarding.
  */
 import { useEffect, useRef, useState } from 'react';
-import type { MacPermissionName, ReinApi, ReinSettings, SaveSettingsInput, TestConnectionResult } from '../../../../src-main/core/api/index.js';
+import type {
+  MacPermissionName,
+  ReinApi,
+  ReinSettings,
+  SaveSettingsInput,
+  TestConnectionResult,
+} from '../../../../src-main/core/api/index.js';
 import type { ReinDesktopApi } from '../../../../src-main/core/api/desktopApi.js';
 import { errorText, isUnsupported, toApiError } from '../../api/apiError.js';
 import { formatDuration } from '../../util/format.js';
@@ -23,7 +29,11 @@ const MODES: { value: ReinSettings['permission_mode']; text: string }[] = [
 
 const PERMISSIONS: { id: MacPermissionName; label: string; why: string }[] = [
   { id: 'accessibility', label: 'Accessibility', why: 'lets agents read and operate other apps' },
-  { id: 'automation', label: 'Automation', why: 'lets agents script other apps (System Events; macOS asks once for each other app)' },
+  {
+    id: 'automation',
+    label: 'Automation',
+    why: 'lets agents script other apps (System Events; macOS asks once for each other app)',
+  },
   { id: 'screen_recording', label: 'Screen Recording', why: 'lets agents take screenshots' },
 ];
 
@@ -146,7 +156,13 @@ function SettingsForm({
           <label htmlFor="set-small-model" className="field-label">
             Small model
           </label>
-          <input id="set-small-model" list="known-models" value={smallModel} onChange={(e) => setSmallModel(e.target.value)} aria-describedby="set-small-help" />
+          <input
+            id="set-small-model"
+            list="known-models"
+            value={smallModel}
+            onChange={(e) => setSmallModel(e.target.value)}
+            aria-describedby="set-small-help"
+          />
           <p className="field-help" id="set-small-help">
             Used for summaries and heartbeats.
           </p>
@@ -178,13 +194,25 @@ function SettingsForm({
         <McpServersPanel api={api} agent="default" scope="global" />
       </section>
       {desktop && <DesktopSettingsSection desktop={desktop} onKeyRemoved={onRefresh} />}
-      {settings.platform === 'darwin' && <MacPermissions api={api} {...(desktop ? { desktop } : {})} settings={settings} onRefresh={onRefresh} />}
+      {settings.platform === 'darwin' && (
+        <MacPermissions api={api} {...(desktop ? { desktop } : {})} settings={settings} onRefresh={onRefresh} />
+      )}
     </div>
   );
 }
 
 /** API key or base URL, a test with one small request, and save. Also the whole onboarding screen. */
-export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api: ReinApi; settings: ReinSettings; onSaved(s: ReinSettings): void; onboarding?: boolean }) {
+export function ConnectionSettings({
+  api,
+  settings,
+  onSaved,
+  onboarding,
+}: {
+  api: ReinApi;
+  settings: ReinSettings;
+  onSaved(s: ReinSettings): void;
+  onboarding?: boolean;
+}) {
   const [key, setKey] = useState('');
   const [baseUrl, setBaseUrl] = useState(settings.base_url ?? '');
   const [test, setTest] = useState<TestConnectionResult | { ok: false; message: string } | undefined>();
@@ -203,7 +231,10 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
       if (e.type !== 'change_response' || e.change_id !== waiting.change_id) return;
       setWaiting(undefined);
       if (e.outcome === 'applied') {
-        api.getSettings().then((next) => saved.current(next), (err: unknown) => setProblem(errorText(err)));
+        api.getSettings().then(
+          (next) => saved.current(next),
+          (err: unknown) => setProblem(errorText(err)),
+        );
       } else {
         setProblem(
           e.outcome === 'rejected'
@@ -219,7 +250,10 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
   // In a browser the daemon keeps no key (it says so in `note`); only the desktop app stores one.
   const keyWritable = settings.api_key.writable !== false;
   const typedKey = keyWritable ? key.trim() : '';
-  const values = () => ({ ...(typedKey ? { api_key: typedKey } : {}), ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}) });
+  const values = () => ({
+    ...(typedKey ? { api_key: typedKey } : {}),
+    ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}),
+  });
 
   async function runTest() {
     setTesting(true);
@@ -238,13 +272,20 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
     setProblem(undefined);
     setWaiting(undefined);
     try {
-      const next = await api.saveSettings({ ...(typedKey ? { api_key: typedKey } : {}), base_url: baseUrl.trim() || null });
+      const next = await api.saveSettings({
+        ...(typedKey ? { api_key: typedKey } : {}),
+        base_url: baseUrl.trim() || null,
+      });
       setKey('');
       onSaved(next);
     } catch (e) {
       const err = toApiError(e);
       if (err.code === 'confirmation_pending' && err.pending) {
-        setWaiting({ change_id: err.pending.change_id, ...(err.pending.accept_command ? { command: err.pending.accept_command } : {}), message: err.message });
+        setWaiting({
+          change_id: err.pending.change_id,
+          ...(err.pending.accept_command ? { command: err.pending.accept_command } : {}),
+          message: err.message,
+        });
       } else setProblem(err.message);
     } finally {
       setSaving(false);
@@ -272,7 +313,16 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
           <label htmlFor="set-key" className="field-label">
             {settings.api_key.present ? 'Replace API key' : 'API key'}
           </label>
-          <input id="set-key" type="password" autoComplete="off" spellCheck={false} value={key} placeholder="sk-ant-…" onChange={(e) => setKey(e.target.value)} aria-describedby="set-key-help" />
+          <input
+            id="set-key"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            value={key}
+            placeholder="sk-ant-…"
+            onChange={(e) => setKey(e.target.value)}
+            aria-describedby="set-key-help"
+          />
           <p className="field-help" id="set-key-help">
             {settings.api_key.note ?? 'Kept in the system keychain.'}
           </p>
@@ -284,13 +334,23 @@ export function ConnectionSettings({ api, settings, onSaved, onboarding }: { api
         <label htmlFor="set-base-url" className="field-label">
           Base URL (optional)
         </label>
-        <input id="set-base-url" type="url" value={baseUrl} placeholder="https://api.anthropic.com" onChange={(e) => setBaseUrl(e.target.value)} />
+        <input
+          id="set-base-url"
+          type="url"
+          value={baseUrl}
+          placeholder="https://api.anthropic.com"
+          onChange={(e) => setBaseUrl(e.target.value)}
+        />
       </div>
       <div className="form-actions">
         <button type="button" onClick={() => void runTest()} disabled={testing}>
           {testing ? 'Testing…' : 'Test connection'}
         </button>
-        <button type="submit" className="primary" disabled={saving || (!typedKey && baseUrl.trim() === (settings.base_url ?? ''))}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={saving || (!typedKey && baseUrl.trim() === (settings.base_url ?? ''))}
+        >
           {saving ? 'Saving…' : onboarding ? 'Save and start' : 'Save'}
         </button>
       </div>
@@ -323,8 +383,8 @@ function ChangeWaiting({ waiting }: { waiting: { change_id: string; command?: st
   return (
     <div className="change-waiting" role="status" data-change-id={waiting.change_id}>
       <p>
-        Another base URL raises permissions (the API key and every conversation go there), so nothing is saved until you confirm it. In a shell on the
-        machine Rein runs on, run:
+        Another base URL raises permissions (the API key and every conversation go there), so nothing is saved until you
+        confirm it. In a shell on the machine Rein runs on, run:
       </p>
       <pre className="change-command">
         <code>{waiting.command}</code>
@@ -344,7 +404,17 @@ function keySourceText(source: string | null | undefined): string {
 }
 
 /** Each macOS privacy permission with its state, a button that asks macOS, and one that opens its System Settings pane. */
-export function MacPermissions({ api, desktop, settings, onRefresh }: { api: ReinApi; desktop?: ReinDesktopApi; settings: ReinSettings; onRefresh(): void }) {
+export function MacPermissions({
+  api,
+  desktop,
+  settings,
+  onRefresh,
+}: {
+  api: ReinApi;
+  desktop?: ReinDesktopApi;
+  settings: ReinSettings;
+  onRefresh(): void;
+}) {
   const [problem, setProblem] = useState<string | undefined>();
   return (
     <section className="settings-section" aria-labelledby="mac-perm-title">
@@ -365,7 +435,9 @@ export function MacPermissions({ api, desktop, settings, onRefresh }: { api: Rei
                   type="button"
                   onClick={() => {
                     setProblem(undefined);
-                    desktop.requestMacPermission({ permission: p.id }).then(onRefresh, (e: unknown) => setProblem(errorText(e)));
+                    desktop
+                      .requestMacPermission({ permission: p.id })
+                      .then(onRefresh, (e: unknown) => setProblem(errorText(e)));
                   }}
                 >
                   Ask macOS

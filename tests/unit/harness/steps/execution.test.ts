@@ -5,7 +5,13 @@ import { admitCall } from '../../../../src-main/core/harness/execution/admission
 import { auditTrail } from '../../../../src-main/core/harness/execution/audit.js';
 import { partition } from '../../../../src-main/core/harness/execution/batch.js';
 import { CallLedger } from '../../../../src-main/core/harness/execution/ledger.js';
-import { canonicalKey, TurnApprovals, type Admitted, type ExecutorDeps, type ToolCallRequest } from '../../../../src-main/core/harness/execution/types.js';
+import {
+  canonicalKey,
+  TurnApprovals,
+  type Admitted,
+  type ExecutorDeps,
+  type ToolCallRequest,
+} from '../../../../src-main/core/harness/execution/types.js';
 import { ApprovalBroker } from '../../../../src-main/core/permissions/approvalBroker.js';
 import { basicPolicy } from '../../../../src-main/core/permissions/basicPolicy.js';
 import { ToolRegistry } from '../../../../src-main/core/tools/registry.js';
@@ -20,8 +26,18 @@ function depsWith(over: Partial<ExecutorDeps> = {}): ExecutorDeps {
   return {
     registry: new ToolRegistry([probe, writer]),
     policy: basicPolicy(),
-    broker: new ApprovalBroker([{ name: 'test', ask: async () => ({ decision: 'deny', by: 'test' }) }], { timeoutMs: 2_000 }),
-    ctx: { cwd: '/tmp', sessionId: 's', sessionDir: '/tmp/s', reinHome: '/tmp/rein-home-unused', agent: 'default', readTracker: new SessionReadTracker(), egress: async () => ({ allowed: true }) },
+    broker: new ApprovalBroker([{ name: 'test', ask: async () => ({ decision: 'deny', by: 'test' }) }], {
+      timeoutMs: 2_000,
+    }),
+    ctx: {
+      cwd: '/tmp',
+      sessionId: 's',
+      sessionDir: '/tmp/s',
+      reinHome: '/tmp/rein-home-unused',
+      agent: 'default',
+      readTracker: new SessionReadTracker(),
+      egress: async () => ({ allowed: true }),
+    },
     mode: 'default',
     source: 'test',
     agent: 'default',
@@ -74,7 +90,12 @@ describe('admission step', () => {
 
 describe('batch partition', () => {
   it('runs consecutive concurrency-safe calls together and every other call alone, in order', () => {
-    const a = (index: number, tool: typeof probe): Admitted => ({ index, call: { id: `c${index}`, name: tool.name, input: {} }, tool, input: {} });
+    const a = (index: number, tool: typeof probe): Admitted => ({
+      index,
+      call: { id: `c${index}`, name: tool.name, input: {} },
+      tool,
+      input: {},
+    });
     const batches = partition([a(0, probe), a(1, probe), a(2, writer), a(3, probe)], depsWith().ctx);
     expect(batches.map((b) => b.map((x) => x.index))).toEqual([[0, 1], [2], [3]]);
   });
@@ -84,9 +105,22 @@ describe('audit trail', () => {
   it('waits for every line it started, and a failing log is a warning, never a rejection', async () => {
     const warnings: string[] = [];
     const written: unknown[] = [];
-    const audit = { append: async (line: unknown) => { written.push(line); if (written.length === 2) throw new Error('disk gone'); } } as unknown as AuditLog;
+    const audit = {
+      append: async (line: unknown) => {
+        written.push(line);
+        if (written.length === 2) throw new Error('disk gone');
+      },
+    } as unknown as AuditLog;
     const trail = auditTrail(depsWith({ audit, warn: (m) => warnings.push(m) }));
-    trail.audit({ tool: 'probe', input: {}, decision: 'allow', layer: 'policy', by: 'policy', durationMs: 1, ok: true });
+    trail.audit({
+      tool: 'probe',
+      input: {},
+      decision: 'allow',
+      layer: 'policy',
+      by: 'policy',
+      durationMs: 1,
+      ok: true,
+    });
     trail.audit({ tool: 'writer', input: {}, decision: 'deny', layer: 'ask', by: 'test', durationMs: null });
     await expect(trail.written()).resolves.toBeUndefined();
     expect(written).toHaveLength(2);

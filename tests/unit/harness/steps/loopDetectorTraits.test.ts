@@ -6,11 +6,15 @@ import { stalledThink } from '../../../../src-main/core/harness/loopDetectors/st
 import type { ToolTraits } from '../../../../src-main/core/tools/traits.js';
 
 const shell: ToolTraits = { command: { language: 'shell', field: 'script' } };
-const record = (seq: number, tool: string, input: unknown, traits?: ToolTraits) => makeRecord(seq, { tool, traits, input, ok: true, content: `out ${seq}` });
+const record = (seq: number, tool: string, input: unknown, traits?: ToolTraits) =>
+  makeRecord(seq, { tool, traits, input, ok: true, content: `out ${seq}` });
 
 describe('loop detectors dispatch on traits', () => {
   it('counts `sleep N` in any tool that runs shell lines, by the field its trait names', () => {
-    const w = [record(1, 'mcp__box__run', { script: 'sleep 5; check' }, shell), record(2, 'mcp__box__run', { script: 'sleep 9; check' }, shell)];
+    const w = [
+      record(1, 'mcp__box__run', { script: 'sleep 5; check' }, shell),
+      record(2, 'mcp__box__run', { script: 'sleep 9; check' }, shell),
+    ];
     expect(sleepPolling(w)).toMatchObject({ detector: 'sleep_polling', action: 'nudge' });
   });
 
@@ -21,7 +25,10 @@ describe('loop detectors dispatch on traits', () => {
 
   it('compares thoughts of a tool that thinks aloud, and no other', () => {
     const thinks: ToolTraits = { thinksAloud: true };
-    expect(stalledThink([record(1, 'ponder', {}, thinks), record(2, 'ponder', {}, thinks)])).toMatchObject({ detector: 'empty_think', action: 'force_stop' });
+    expect(stalledThink([record(1, 'ponder', {}, thinks), record(2, 'ponder', {}, thinks)])).toMatchObject({
+      detector: 'empty_think',
+      action: 'force_stop',
+    });
     expect(stalledThink([record(1, 'think', {}), record(2, 'think', {})])).toBeUndefined();
   });
 

@@ -27,7 +27,10 @@ describe('model turn step', () => {
     const { state } = await stepFixture(scriptedLlm(new ReinError('llm_failed', 'bad key')));
     user(state);
     const { value } = await drive(modelTurn(state));
-    expect(value).toEqual({ type: 'end', end: { reason: 'error', text: '', error: { code: 'llm_failed', message: 'bad key' } } });
+    expect(value).toEqual({
+      type: 'end',
+      end: { reason: 'error', text: '', error: { code: 'llm_failed', message: 'bad key' } },
+    });
   });
 
   it('warns once after three requests in a row read nothing from the cache', async () => {

@@ -14,7 +14,10 @@ describe('persistence step', () => {
       },
     });
     await expect(save(state)).resolves.toBeUndefined();
-    expect(state.saveFailure).toEqual({ code: 'session_save_failed', message: expect.stringContaining(`could not save session ${state.session.id}: EIO`) });
+    expect(state.saveFailure).toEqual({
+      code: 'session_save_failed',
+      message: expect.stringContaining(`could not save session ${state.session.id}: EIO`),
+    });
     fail = false;
     await save(state);
     expect(state.saveFailure).toBeUndefined();
@@ -30,7 +33,12 @@ describe('persistence step', () => {
     const { events, value } = await drive(finish(state, { reason: 'final', text: 'the answer' }));
     expect(events.map((e) => e.type)).toEqual(['error', 'session_end']);
     expect(events[0]).toMatchObject({ code: 'disk_full' });
-    expect(value).toMatchObject({ stopReason: 'error', text: 'the answer', error: { code: 'disk_full' }, started: true });
+    expect(value).toMatchObject({
+      stopReason: 'error',
+      text: 'the answer',
+      error: { code: 'disk_full' },
+      started: true,
+    });
   });
 
   it('tells a save failure once when it is also the error the run ends with', async () => {

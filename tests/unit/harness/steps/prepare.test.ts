@@ -19,7 +19,16 @@ describe('run and turn preparation steps', () => {
     expect(blocks[0]!.text).toContain(fx.input.toolContext.cwd);
     expect(fx.saves()).toBe(1);
     expect((await fx.store.load(state.session.id)).messages).toHaveLength(1);
-    sessionSlots(fx.input.toolContext).slot(RUN_SPENDING, () => { throw new Error('not seeded'); }).add('claude-sonnet-5-5', { inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 });
+    sessionSlots(fx.input.toolContext)
+      .slot(RUN_SPENDING, () => {
+        throw new Error('not seeded');
+      })
+      .add('claude-sonnet-5-5', {
+        inputTokens: 1_000_000,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheCreationTokens: 0,
+      });
     expect(state.usage.cost_usd).toBeGreaterThan(0);
   });
 
@@ -30,7 +39,10 @@ describe('run and turn preparation steps', () => {
     inbox.push('also do this');
     inbox.push('and that');
     const { events } = await drive(prepareTurn(fx.state));
-    expect(events).toMatchObject([{ type: 'notice', level: 'warning', message: 'a hook said something' }, { type: 'injected', texts: ['also do this', 'and that'] }]);
+    expect(events).toMatchObject([
+      { type: 'notice', level: 'warning', message: 'a hook said something' },
+      { type: 'injected', texts: ['also do this', 'and that'] },
+    ]);
     const last = fx.session.messages.at(-1)!;
     expect(last.role).toBe('user');
     expect(JSON.stringify(last.content)).toContain('[New message from user]');

@@ -80,13 +80,16 @@ export async function stepFixture(
     ...opts.deps,
   };
   let seq = 0;
-  const stamp = (body: ReinEventBody): ReinEvent => ({ ...body, session_id: session.id, seq: seq++, at: new Date(0).toISOString() }) as ReinEvent;
+  const stamp = (body: ReinEventBody): ReinEvent =>
+    ({ ...body, session_id: session.id, seq: seq++, at: new Date(0).toISOString() }) as ReinEvent;
   const state = createRunState(input, deps, stamp, {});
   return { state, store, session, input, saves: () => saves };
 }
 
 /** Drives a step to its end: the events it yielded and what it returned. */
-export async function drive<T>(gen: AsyncGenerator<ReinEvent, T> | Generator<ReinEvent, T>): Promise<{ events: ReinEvent[]; value: T }> {
+export async function drive<T>(
+  gen: AsyncGenerator<ReinEvent, T> | Generator<ReinEvent, T>,
+): Promise<{ events: ReinEvent[]; value: T }> {
   const events: ReinEvent[] = [];
   for (;;) {
     const step = await gen.next();

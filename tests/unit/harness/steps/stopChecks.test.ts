@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { answerWithoutTools, beforeIteration, DENIAL_NUDGE, iterationCap } from '../../../../src-main/core/harness/runner/stopChecks.js';
+import {
+  answerWithoutTools,
+  beforeIteration,
+  DENIAL_NUDGE,
+  iterationCap,
+} from '../../../../src-main/core/harness/runner/stopChecks.js';
 import { GUI_ITERATION_FLOOR } from '../../../../src-main/core/harness/runTypes.js';
 import { response, scriptedLlm } from '../../memory/fakeLlm.js';
 import { drive, stepFixture } from './runStateFixture.js';
@@ -11,7 +16,11 @@ describe('stop checks', () => {
     const { state } = await stepFixture(scriptedLlm(), { settings: { maxIterations: 2 } });
     state.iterations = 2;
     state.lastText = 'half';
-    expect(beforeIteration(state)).toMatchObject({ reason: 'max_iterations', text: 'half', error: { code: 'max_iterations', message: expect.stringContaining('max_iterations = 2') } });
+    expect(beforeIteration(state)).toMatchObject({
+      reason: 'max_iterations',
+      text: 'half',
+      error: { code: 'max_iterations', message: expect.stringContaining('max_iterations = 2') },
+    });
     state.guiUsed = true;
     expect(iterationCap(state)).toBe(GUI_ITERATION_FLOOR);
     expect(beforeIteration(state)).toBeUndefined();
@@ -33,7 +42,9 @@ describe('stop checks', () => {
     state.approvals.deniedCount = 1;
     const first = await drive(answerWithoutTools(state, reply('Done! I have created the file.')));
     expect(first.value).toEqual({ type: 'run_again' });
-    expect(first.events).toMatchObject([{ type: 'loop_nudge', detector: 'success_after_denial', message: DENIAL_NUDGE }]);
+    expect(first.events).toMatchObject([
+      { type: 'loop_nudge', detector: 'success_after_denial', message: DENIAL_NUDGE },
+    ]);
     expect(session.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'text', text: DENIAL_NUDGE }] });
     const second = await drive(answerWithoutTools(state, reply('Done.')));
     expect(second.value).toEqual({ type: 'end', end: { reason: 'final', text: 'Done.' } });

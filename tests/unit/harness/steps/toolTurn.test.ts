@@ -8,8 +8,18 @@ import { testTool } from '../../../support/harness.js';
 import { drive, stepFixture } from './runStateFixture.js';
 
 const withCalls = (...names: string[]) => {
-  const toolUses = names.map((name, i) => ({ type: 'tool_use' as const, id: `t${i}`, name, input: { arg: String(i) } }));
-  const response: ModelResponse = { content: toolUses, stopReason: 'tool_use', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 }, model: 'm' };
+  const toolUses = names.map((name, i) => ({
+    type: 'tool_use' as const,
+    id: `t${i}`,
+    name,
+    input: { arg: String(i) },
+  }));
+  const response: ModelResponse = {
+    content: toolUses,
+    stopReason: 'tool_use',
+    usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 },
+    model: 'm',
+  };
   return { type: 'reply' as const, response, text: '', toolUses };
 };
 
@@ -22,7 +32,13 @@ describe('tool turn step', () => {
     expect(value).toEqual({ type: 'run_again' });
     expect(tool.calls).toEqual([{ arg: '0' }, { arg: '1' }]);
     expect(events.filter((e) => e.type === 'tool_call_end')).toHaveLength(2);
-    expect(session.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't0' }, { type: 'tool_result', tool_use_id: 't1' }] });
+    expect(session.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't0' },
+        { type: 'tool_result', tool_use_id: 't1' },
+      ],
+    });
     expect(saves()).toBe(1);
   });
 
@@ -36,7 +52,10 @@ describe('tool turn step', () => {
   });
 
   it('ends with a `final` result of the only call as the answer, told as text', async () => {
-    const tool = { ...testTool('deliver'), call: async () => ({ ...okResult('the whole report'), final: true as const }) };
+    const tool = {
+      ...testTool('deliver'),
+      call: async () => ({ ...okResult('the whole report'), final: true as const }),
+    };
     const { state } = await stepFixture(scriptedLlm(), { tools: [tool] });
     const { events, value } = await drive(toolTurn(state, withCalls('deliver')));
     expect(value).toEqual({ type: 'end', end: { reason: 'final', text: 'the whole report' } });

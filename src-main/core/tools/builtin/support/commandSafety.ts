@@ -47,5 +47,7 @@ function classify(command: string, ctx: ClassifierContext | undefined): CommandC
 }
 
 export const isReadOnlyCommand = (command: string, ctx?: ClassifierContext): boolean => classify(command, ctx).readOnly;
-export const isConcurrencySafeCommand = (command: string, ctx?: ClassifierContext): boolean => classify(command, ctx).concurrencySafe;
-export const isDestructiveCommand = (command: string, ctx?: ClassifierContext): boolean => classify(command, ctx).destructive;
+export const isConcurrencySafeCommand = (command: string, ctx?: ClassifierContext): boolean =>
+  classify(command, ctx).concurrencySafe;
+export const isDestructiveCommand = (command: string, ctx?: ClassifierContext): boolean =>
+  classify(command, ctx).destructive;

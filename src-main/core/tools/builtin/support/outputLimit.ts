@@ -35,7 +35,8 @@ export class HeadTailBuffer {
     if (rest.length === 0) return;
     this.#tail += rest;
     // Trim lazily so a flood of small chunks does not re-slice on every push.
-    if (this.#tail.length > 2 * this.#half + 4096) this.#tail = this.#tail.slice(-Math.max(this.#half, this.limit - this.#half));
+    if (this.#tail.length > 2 * this.#half + 4096)
+      this.#tail = this.#tail.slice(-Math.max(this.#half, this.limit - this.#half));
   }
 
   get totalChars(): number {

@@ -7,7 +7,9 @@ import type WriteFileAtomic from 'write-file-atomic';
 let loading: Promise<typeof WriteFileAtomic> | undefined;
 
 export async function writeFileAtomic(file: string, data: string, options: WriteFileAtomic.Options): Promise<void> {
-  loading ??= import('write-file-atomic').then((m) => (m as { default?: typeof WriteFileAtomic }).default ?? (m as unknown as typeof WriteFileAtomic));
+  loading ??= import('write-file-atomic').then(
+    (m) => (m as { default?: typeof WriteFileAtomic }).default ?? (m as unknown as typeof WriteFileAtomic),
+  );
   const write = await loading;
   await write(file, data, options);
 }
