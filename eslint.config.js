@@ -87,7 +87,7 @@ const coreAreas = {
   llm: ['api', 'base', 'errors', 'util'],
   audit: ['errors', 'util'],
   sessions: ['api', 'errors', 'util'],
-  search: ['api', 'config', 'errors', 'sessions', 'util'],
+  search: ['api', 'base', 'config', 'errors', 'sessions', 'util'],
   skills: ['api', 'config', 'errors', 'util'],
   instructions: ['api', 'config', 'errors', 'util'],
   commands: ['api', 'config', 'errors', 'skills', 'util'],
@@ -219,7 +219,7 @@ const coreAreas = {
   desktop: ['api', 'base', 'config', 'errors', 'mcpClient', 'permissions', 'secrets', 'service', 'util'],
   // `rein mcp serve` (a face for MCP clients) and the `mcp_servers` editor; it reuses the daemon's Host/Origin/token checks.
   // audit, commands, search, sessions, skills: its read-only resources and prompts (sessions, memory, commands, skills).
-  // service: its tool calls (service/toolCalls.ts); runtime for types and the runtime cache.
+  // service: its tool calls (service/toolCalls.ts: the ToolCallService it is handed); the runtime only as types.
   mcpServer: [
     'agents',
     'api',
@@ -230,7 +230,6 @@ const coreAreas = {
     'daemon',
     'errors',
     'permissions',
-    'runtime',
     'search',
     'secrets',
     'service',
@@ -242,11 +241,13 @@ const coreAreas = {
 };
 
 /**
- * Areas whose imports of *types only* may reach higher: the triggers describe the service they run on
+ * Areas whose imports of *types only* may reach further: the triggers describe the service they run on
  * (its submit, its bus) while the service starts the schedule runs that live with the other triggers.
  */
 const coreTypeAreas = {
   triggers: ['service'],
+  // `rein mcp serve` is handed a ToolCallService; it names the runtime it gets back, never builds one.
+  mcpServer: ['runtime'],
 };
 const isTypeOnly = (node) =>
   node.importKind === 'type' ||
@@ -351,6 +352,28 @@ const facesUseTheServiceRule = {
 
 const electronOnlyInShell =
   'only src-main/index.ts, src-main/electron/ and src-preload/ may use Electron; core/ runs in plain Node (and requiring the electron package downloads its binary)';
+const electronSyntax = [
+  { selector: "CallExpression[callee.name='require'][arguments.0.value='electron']", message: electronOnlyInShell },
+  { selector: "ImportExpression[source.value='electron']", message: electronOnlyInShell },
+];
+
+/**
+ * One teardown word in src-main: whatever must be torn down has `dispose()` (core/base/lifecycle.ts), never a
+ * close/stop/shutdown/destroy/teardown of its own. Caught where such a method is declared: in a class, an
+ * interface or an object literal. What must satisfy an interface we do not own (the MCP SDK's Transport),
+ * or pauses and can start again, keeps its name under an `eslint-disable-next-line no-restricted-syntax -- <why>`.
+ */
+const teardownNames = '/^(close|stop|shutdown|destroy|teardown)$/';
+const useDispose =
+  'our teardown word is dispose() (Disposable / AsyncDisposable in src-main/core/base/lifecycle.ts); what only pauses and can start again, or must satisfy an interface we do not own, keeps its name under an eslint-disable-next-line comment saying why';
+const functionValue = '[value.type=/^(FunctionExpression|ArrowFunctionExpression)$/]';
+const teardownSyntax = [
+  `MethodDefinition[key.type='Identifier'][key.name=${teardownNames}]`,
+  `PropertyDefinition[key.type='Identifier'][key.name=${teardownNames}]${functionValue}`,
+  `TSMethodSignature[key.name=${teardownNames}]`,
+  `TSPropertySignature[key.name=${teardownNames}][typeAnnotation.typeAnnotation.type='TSFunctionType']`,
+  `Property[key.name=${teardownNames}]${functionValue}`,
+].map((selector) => ({ selector, message: useDispose }));
 
 export default defineConfig(
   { ignores: ['out/', 'dist/', 'node_modules/', 'test-results/', 'coverage/'] },
@@ -390,19 +413,17 @@ export default defineConfig(
           patterns: [{ group: ['electron/*'], message: electronOnlyInShell }],
         },
       ],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "CallExpression[callee.name='require'][arguments.0.value='electron']",
-          message: electronOnlyInShell,
-        },
-        { selector: "ImportExpression[source.value='electron']", message: electronOnlyInShell },
-      ],
+      'no-restricted-syntax': ['error', ...electronSyntax],
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
       ],
     },
+  },
+  {
+    // Entries naming the same rule replace each other per file: src-main gets both lists.
+    files: ['src-main/**'],
+    rules: { 'no-restricted-syntax': ['error', ...electronSyntax, ...teardownSyntax] },
   },
   {
     // The desktop shell, the preload, and the tests that stand in for Electron.
@@ -414,6 +435,11 @@ export default defineConfig(
       'tests/unit/electron/**',
     ],
     rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
+  },
+  {
+    // The shell may use Electron, but keeps the one teardown word.
+    files: ['src-main/index.ts', 'src-main/electron/**'],
+    rules: { 'no-restricted-syntax': ['error', ...teardownSyntax] },
   },
   {
     // Tests and benchmarks poke at wire payloads of many shapes; `any` there is a convenience, not a leak.

@@ -134,7 +134,7 @@ async function scenario(every: string, gapMs: number, beats: number, full: boole
     return out;
   } finally {
     clock.restore();
-    await service.close();
+    await service.dispose();
     await fake.close();
     await rm(root, { recursive: true, force: true });
   }

@@ -37,7 +37,7 @@ export async function run(): Promise<void> {
       await store.save(s);
       saved.push(s);
     }
-    (await SessionIndex.open(home)).close(); // the first open builds the index
+    (await SessionIndex.open(home)).dispose(); // the first open builds the index
 
     const idx = await SessionIndex.open(home, { rebuild: 'never' });
     const unchanged: number[] = [];
@@ -55,11 +55,11 @@ export async function run(): Promise<void> {
       changed.push(performance.now() - t0);
       if (r.indexed !== 5) throw new Error(`expected 5 re-read, got ${JSON.stringify(r)}`);
     }
-    idx.close();
+    idx.dispose();
     const opens: number[] = [];
     for (let i = 0; i < 10; i++) {
       const t0 = performance.now();
-      (await SessionIndex.open(home)).close();
+      (await SessionIndex.open(home)).dispose();
       opens.push(performance.now() - t0);
     }
     console.log(`index check on ${count} sessions (target: median under ${TARGET_MS} ms)`);

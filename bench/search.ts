@@ -545,8 +545,8 @@ export async function run(): Promise<void> {
     console.log(
       `  reopen          ${fmt(performance.now() - t0, 1)} ms (no rebuild: ${reopened.opened.reindexed === undefined})`,
     );
-    reopened.close();
-    index.close();
+    reopened.dispose();
+    index.dispose();
 
     const rg = findRg();
     if (!rg) {

@@ -114,7 +114,7 @@ if (cliCommand) {
   app.on('will-quit', (event) => {
     if (closed || !desktop) return;
     event.preventDefault();
-    void desktop.close().finally(() => {
+    void desktop.dispose().finally(() => {
       closed = true;
       app.quit();
     });

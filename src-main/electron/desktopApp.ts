@@ -31,7 +31,7 @@ import { notificationFor, type NotificationContent } from '../core/desktop/notif
 import { createDesktopReinApi, type DesktopReinApi } from '../core/desktop/desktopApi.js';
 import type { ReinService } from '../core/service/reinService.js';
 import { desktopMcpTokenStores } from '../core/desktop/mcpTokenStore.js';
-import { DisposableStore } from '../core/base/lifecycle.js';
+import { DisposableStore, type AsyncDisposable } from '../core/base/lifecycle.js';
 import { ReinError, errorMessage } from '../core/errors.js';
 import { syncProblem } from '../core/schedule/resync.js';
 import { appLocationProblem } from '../core/schedule/appLocation.js';
@@ -83,7 +83,7 @@ export interface DesktopAppOptions {
   macPermissions?: MacPermissions;
 }
 
-export interface DesktopApp {
+export interface DesktopApp extends AsyncDisposable {
   /** Undefined when the daemon could not start (the tray then shows the error). */
   readonly daemon: DaemonHandle | undefined;
   /** The service the window and the daemon's faces share; there when only the daemon's faces failed (a taken port). */
@@ -93,7 +93,7 @@ export interface DesktopApp {
   window(): BrowserWindow | undefined;
   show(view?: DesktopView): void;
   toggle(): void;
-  close(): Promise<void>;
+  dispose(): Promise<void>;
 }
 
 export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopApp> {
@@ -168,15 +168,15 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
       window: () => undefined,
       show: () => undefined,
       toggle: () => undefined,
-      close: async () => {
-        await daemon?.close();
-        await service?.close();
+      dispose: async () => {
+        await daemon?.dispose();
+        await service?.dispose();
         headlessNotifier.dispose();
       },
     };
   }
 
-  // Everything the app made, torn down in reverse order on close (before the daemon).
+  // Everything the app made, torn down in reverse order on dispose (before the daemon).
   const disposables = new DisposableStore();
   const isAppPage = isSamePage(opts.pageUrl);
   secureSession(session.defaultSession, {
@@ -282,15 +282,15 @@ export async function startDesktopApp(opts: DesktopAppOptions): Promise<DesktopA
     window: windows.current,
     show,
     toggle,
-    close: () =>
+    dispose: () =>
       (closing ??= (async () => {
         try {
           disposables.dispose();
         } catch (e) {
           warn(`while closing: ${errorMessage(e)}`);
         }
-        await daemon?.close();
-        await service?.close();
+        await daemon?.dispose();
+        await service?.dispose();
       })()),
   };
 }
@@ -322,7 +322,7 @@ async function startInProcessDaemon(
   } catch (e) {
     const daemonProblem = `Rein's daemon could not start: ${errorMessage(e)}`;
     if (opts.headless) {
-      await (service as ReinService | undefined)?.close();
+      await (service as ReinService | undefined)?.dispose();
       throw new ReinError('internal', daemonProblem, undefined, { cause: e });
     }
     return { daemon: undefined, service, daemonProblem };

@@ -99,7 +99,7 @@ describe('rein heartbeat', () => {
       expect(missing.code).toBe(1);
       expect(missing.stderr).toMatch(/nobody/);
     } finally {
-      await daemon.close();
+      await daemon.dispose();
     }
   });
 

@@ -41,7 +41,7 @@ afterEach(async () => {
     if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
     await c.done;
   }
-  await daemon?.close();
+  await daemon?.dispose();
   daemon = undefined;
   await late?.close();
   late = undefined;

@@ -56,7 +56,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await daemon?.close();
+  await daemon?.dispose();
   daemon = undefined;
   await fake.close();
 });

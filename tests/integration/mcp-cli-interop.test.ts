@@ -187,6 +187,13 @@ describe('the legacy HTTP+SSE transport', () => {
     );
     const list = await rein(['mcp', 'list'], { env: world.env, cwd: world.cwd });
     expect(list.stdout).toMatch(/^legacy\s+sse\s+healthy\s+\d+ tools/m);
+    // The JSON reports the configured transport too: sse, not the http it used to be folded into.
+    const json = await rein(['mcp', 'list', '--json'], { env: world.env, cwd: world.cwd });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      agent: 'default',
+      servers: [{ name: 'legacy', type: 'sse', state: 'healthy' }],
+    });
     const r = await rein(['mcp', 'call', 'legacy', 'echo', '--args', '{"message":"imported"}'], {
       env: world.env,
       cwd: world.cwd,

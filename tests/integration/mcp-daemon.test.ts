@@ -27,7 +27,7 @@ beforeEach(async () => {
   });
 });
 afterEach(async () => {
-  await d.daemon.close();
+  await d.daemon.dispose();
   await fake.close();
 });
 

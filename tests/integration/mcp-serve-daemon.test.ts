@@ -26,7 +26,7 @@ let clients: Client[] = [];
 afterEach(async () => {
   for (const c of clients) await c.close();
   clients = [];
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   await fake?.close();
   d = undefined;
   fake = undefined;

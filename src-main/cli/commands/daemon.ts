@@ -138,7 +138,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       process.exit(130);
     }
     io.stderr.write(`rein daemon: ${sig}: finishing runs (up to 5 s), then stopping\n`);
-    void handle.close();
+    void handle.dispose();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -146,7 +146,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const unguard = keepServingOnUnhandledRejections((m) => void io.stderr.write(`rein daemon: ${m}\n`));
   handle.onShutdownRequested(() => {
     io.stderr.write('rein daemon: stop requested; finishing runs (up to 5 s), then stopping\n');
-    void handle.close();
+    void handle.dispose();
   });
   try {
     await handle.closed;

@@ -121,7 +121,7 @@ async function runOne(home: string, config: GlobalConfig, agent: string, io: Cli
           warn: (m) => warnings.push(m),
         });
       } finally {
-        await service.close();
+        await service.dispose();
       }
     }
   } finally {

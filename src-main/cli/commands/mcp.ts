@@ -178,7 +178,7 @@ async function serveCommand(argv: string[], io: CliIo): Promise<number> {
         `  the token is kept in ${mcpServeTokenFile(home)}; --new-token replaces it. Ctrl-C stops.\n`,
     );
     await stop;
-    await handle.close();
+    await handle.dispose();
     return 0;
   } finally {
     process.off('SIGINT', onSignal);

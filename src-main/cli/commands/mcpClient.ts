@@ -310,7 +310,7 @@ function statusLine(s: McpServerStatus, width: number, cfg: McpServerSettings): 
     : s.last_error && s.state !== 'healthy'
       ? ` — ${s.last_error}`
       : '';
-  return `${s.name.padEnd(width)}  ${cfg.type.padEnd(5)}  ${s.state.padEnd(12)}  ${tools.padEnd(9)}  ${where}${extra}`;
+  return `${s.name.padEnd(width)}  ${s.type.padEnd(5)}  ${s.state.padEnd(12)}  ${tools.padEnd(9)}  ${where}${extra}`;
 }
 
 // ---- tools ------------------------------------------------------------------------------------------

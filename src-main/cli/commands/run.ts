@@ -176,7 +176,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   } finally {
     // A run left before its end (a renderer that threw) is closed, which saves it and ends its events.
     if (run && !over) await run.events.return(undefined as never).catch(() => undefined);
-    if (service) await service.close();
+    if (service) await service.dispose();
     unguard();
     stop.dispose();
   }

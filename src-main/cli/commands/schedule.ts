@@ -327,7 +327,7 @@ async function runHere(
     try {
       outcome = await service.runScheduleNow(id, trigger, note, signal);
     } finally {
-      await service.close();
+      await service.dispose();
     }
     if (outcome.session_id) await indexSession(c.home, schedule.agent, outcome.session_id, c.io);
     // Nobody is watching a launchd run made here: its end becomes a system notification (a daemon notifies itself).

@@ -74,7 +74,7 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
           });
         } finally {
           tellIndexState(index, io);
-          index.close();
+          index.dispose();
         }
         if (values.json) out(JSON.stringify(rows));
         else if (rows.length === 0) out('No sessions.');
@@ -101,7 +101,7 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
               out(`${h.session_id}  ${(h.updated_at ?? '').slice(0, 10)}  [${h.source}] ${h.title}\n    ${h.snippet}`);
         } finally {
           tellIndexState(index, io);
-          index.close();
+          index.dispose();
         }
         return 0;
       }
@@ -115,7 +115,7 @@ export async function sessionsCommand(argv: string[], io: CliIo): Promise<number
           for (const p of report.problems) io.stderr.write(`skipped ${p.file}: ${p.error.message}\n`);
         } finally {
           tellIndexState(index, io);
-          index.close();
+          index.dispose();
         }
         return 0;
       }

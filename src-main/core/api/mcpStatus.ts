@@ -22,9 +22,14 @@ export const McpServerState = z.enum([
 ]);
 export type McpServerState = z.infer<typeof McpServerState>;
 
+/** A server's configured transport: `stdio` (a command), `http` (Streamable HTTP) or `sse` (legacy HTTP+SSE). */
+export const McpServerType = z.enum(['stdio', 'http', 'sse']);
+export type McpServerType = z.infer<typeof McpServerType>;
+
 export const McpServerStatus = z.object({
   name: z.string(),
-  type: z.enum(['stdio', 'http']),
+  /** The transport as configured (`type` in the config); `http` and `sse` are both remote (URL) servers. */
+  type: McpServerType,
   state: McpServerState,
   /** ISO time the state was entered. */
   since: z.string(),
@@ -37,7 +42,7 @@ export const McpServerStatus = z.object({
   last_ok_at: z.string().optional(),
   /** ISO time of the next background probe or reconnect attempt. */
   next_attempt_at: z.string().optional(),
-  /** An HTTP server refused without a valid sign-in: `rein mcp login NAME`. */
+  /** A remote (http or sse) server refused without a valid sign-in: `rein mcp login NAME`. */
   sign_in_required: z.boolean(),
   /** Tokens from a sign-in are stored for it. */
   signed_in: z.boolean(),

@@ -126,6 +126,7 @@ export class AXClient implements Disposable {
   }
 
   /** Stops the helper (the next call starts another). */
+  // eslint-disable-next-line no-restricted-syntax -- not a teardown: the client stays usable, dispose() ends it
   async stop(): Promise<void> {
     const live = this.#current;
     this.#current = undefined;

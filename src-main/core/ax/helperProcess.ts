@@ -157,7 +157,7 @@ async function launchStdio(spec: HelperSpec): Promise<HelperConnection> {
   const started = await handle.started;
   if (!started.ok)
     throw new AxError('HELPER_UNAVAILABLE', `the accessibility helper could not start: ${started.error.message}`);
-  const transport = streamTransport(handle.stdout, handle.stdin, () => void handle.close());
+  const transport = streamTransport(handle.stdout, handle.stdin, () => void handle.dispose());
   holdNothing(handle);
   return {
     transport,
@@ -168,7 +168,7 @@ async function launchStdio(spec: HelperSpec): Promise<HelperConnection> {
       transport.dispose();
       // Whoever waits for the helper to be gone keeps the process alive until it is.
       handle.child.ref();
-      await handle.close();
+      await handle.dispose();
     },
   };
 }
@@ -194,7 +194,7 @@ async function launchSocketChild(spec: HelperSpec): Promise<HelperConnection> {
   const cleanup = async () => {
     // Whoever waits for the helper to be gone keeps the process alive until it is.
     handle.child.ref();
-    await handle.close();
+    await handle.dispose();
     await rm(dir, { recursive: true, force: true });
   };
   try {

@@ -17,6 +17,7 @@
  * so it shows in the run's usage and counts against `budget.max_usd_per_run`.
  */
 import { z } from 'zod';
+import type { Disposable } from '../base/lifecycle.js';
 import { errorMessage } from '../errors.js';
 import { sessionSlots, slotKey } from '../tools/sessionSlots.js';
 import { errorResult, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
@@ -298,7 +299,7 @@ async function delegateOnce(
     run.reportUsage();
     // Billed whether or not the delegation succeeded: what the gateway reported counts in the run's cost.
     if (run.costUsd > 0) spendingOf(ctx)?.addCost(run.costUsd);
-    run.close();
+    run.dispose();
   }
 }
 
@@ -369,7 +370,7 @@ const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ?
 const cut = (t: string, max: number): string => (t.length > max ? `${t.slice(0, max - 1)}…` : t);
 
 /** One delegation's state: ids, what the stream said so far, pending streamed text. */
-class Delegation {
+class Delegation implements Disposable {
   workflowId: string | undefined;
   taskId: string | undefined;
   #result = '';
@@ -713,7 +714,7 @@ class Delegation {
     }
   }
 
-  close(): void {
+  dispose(): void {
     clearTimeout(this.#flush);
     this.#flush = undefined;
   }

@@ -1,7 +1,7 @@
 /**
  * The daemon's composition root: one per REIN_HOME. `startDaemon` takes the single-instance lock,
  * loads config and token, builds the bus, approval desk and router, serves HTTP + WebSocket on
- * loopback, then writes daemon.json so clients can find it. `close()` undoes all of it in reverse:
+ * loopback, then writes daemon.json so clients can find it. `dispose()` undoes all of it in reverse:
  * runs get a grace period to finish and are then cancelled (their sessions are saved by the loop),
  * servers close, daemon.json and the lock go away.
  *
@@ -104,22 +104,23 @@ export interface DaemonHandle {
   publish(event: DaemonEvent): void;
   /** The service's runs in flight and waiting, and its submit (tests, embedders): the same as `service`'s. */
   router: RunsInFlight & Pick<ReinService, 'submit'>;
-  /** Resolves once the daemon has fully stopped (after close() or POST /shutdown). */
+  /** Resolves once the daemon has fully stopped (after dispose() or POST /shutdown). */
   closed: Promise<void>;
   /** The agents' heartbeats and file watchers, unless turned off (DaemonOptions.triggers). */
   triggers?: Triggers;
-  /** A shutdown was asked for over HTTP; the embedder decides when to call close(). */
+  /** A shutdown was asked for over HTTP; the embedder decides when to call dispose(). */
   onShutdownRequested(listener: () => void): void;
-  /** Owned until close: torn down after the runs have ended and before the servers close (watchers, runners). */
+  /** Owned until dispose: torn down after the runs have ended and before the servers close (watchers, runners). */
   own<T extends AsyncDisposable>(d: T): T;
-  /** @deprecated use own(); kept for embedders: a teardown function run on close. */
+  /** @deprecated use own(); kept for embedders: a teardown function run on dispose. */
   addTeardown(fn: () => void | Promise<void>): void;
-  close(): Promise<void>;
+  /** Stops the daemon (see startDaemon); calling it again returns the same promise. */
+  dispose(): Promise<void>;
 }
 
 /**
  * Starts the daemon: lock, config, token, the service, HTTP + WebSocket on the host and port, then
- * daemon.json. Everything it makes goes into one store, torn down in reverse order by close(): the
+ * daemon.json. Everything it makes goes into one store, torn down in reverse order by dispose(): the
  * service's runs end (grace, then cancel), what was handed to own() goes, event streams and sockets
  * close, the server closes, daemon.json and the lock go away.
  */
@@ -131,7 +132,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   // from launchd): the login shell's is read in the background, so the runs' tools — timed schedules,
   // heartbeats, watchers, messages — find `gh`, `brew` and the rest as in a terminal (childEnv.ts).
   primeLoginPath(process.env);
-  // Torn down in reverse order of adding, on close or when start fails half-way.
+  // Torn down in reverse order of adding, on dispose or when start fails half-way.
   const store = new DisposableStore();
   const lock = await acquireInstanceLock(home);
   // Handed to the service instead when a face fails to start and the service stays up (serviceReady).
@@ -191,7 +192,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         lockKept = true;
         service.own({ dispose: () => lock.release() });
       };
-    } else store.add({ dispose: () => service.close() });
+    } else store.add(service);
     service.setHeartbeatRunner((agent, signal) =>
       runHeartbeat(service, agent, { trigger: 'hand', ...(signal ? { signal } : {}), warn }),
     );
@@ -225,7 +226,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     store.add(
       toDisposable(() => {
         ctx.shuttingDown.fire();
-        ws.close();
+        ws.dispose();
       }),
     );
     // What embedders hand over (watchers, runners) goes before the streams close and the server stops.
@@ -250,8 +251,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     infoWritten = true;
     // Schedules on the daemon backend fire from here (launchd jobs hand their runs over instead).
     service.startScheduleClock();
-    // The runs end first: close() tears the store down from here back to the lock.
-    store.add({ dispose: () => service.close() });
+    // The runs end first: dispose() tears the store down from here back to the lock.
+    store.add(service);
     // Before them, heartbeats and watchers stop, so none starts a run while the others wind down.
     const triggers =
       opts.triggers === false ? undefined : store.add(startTriggers(service, { warn, ...opts.triggers }));
@@ -265,7 +266,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     let resolveClosed!: () => void;
     const closed = new Promise<void>((ok) => (resolveClosed = ok));
     let closing: Promise<void> | undefined;
-    const close = () =>
+    const dispose = () =>
       (closing ??= (async () => {
         try {
           await store.disposeAsync();
@@ -296,7 +297,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       onShutdownRequested: (l) => void shutdownRequested.event(l),
       own: (d) => owned.add(d),
       addTeardown: (fn) => void owned.add({ dispose: fn }),
-      close,
+      dispose,
     };
   } catch (e) {
     keepService?.();

@@ -16,7 +16,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { acceptCamelCaseKeys } from '../api/fieldNames.js';
 import { WsFrameEnvelope, wsFrameBodies, type WsServerFrame } from '../api/protocol.js';
-import { DisposableStore } from '../base/lifecycle.js';
+import { DisposableStore, type Disposable } from '../base/lifecycle.js';
 import { runRequestFromMessage } from '../runtime/runRequest.js';
 import type { BusEntry } from '../service/eventBus.js';
 import type { DaemonContext } from './context.js';
@@ -28,7 +28,7 @@ import { checkRequest, WS_PROTOCOL } from './security.js';
 const WS_MAX_BACKLOG = 4 * 1024 * 1024;
 const PING_EVERY_MS = 30_000;
 
-export function attachWebSocket(server: Server, ctx: DaemonContext): { close(): void } {
+export function attachWebSocket(server: Server, ctx: DaemonContext): Disposable {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_BODY_BYTES,
@@ -51,7 +51,7 @@ export function attachWebSocket(server: Server, ctx: DaemonContext): { close(): 
   server.on('upgrade', onUpgrade);
 
   return {
-    close() {
+    dispose() {
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.close(1001, 'daemon shutting down');
       wss.close();

@@ -35,7 +35,7 @@ import type { ClientOptions } from '@anthropic-ai/sdk';
 export type Fetch = NonNullable<ClientOptions['fetch']>;
 export type NodeFetch = Fetch & {
   /** Closes the pooled sockets (the agents stay usable and open new ones on demand). */
-  destroy(): void;
+  dispose(): void;
 };
 
 export interface NodeFetchOptions {
@@ -115,7 +115,7 @@ export function createNodeFetch(opts: NodeFetchOptions = {}): NodeFetch {
   }
 
   return Object.assign(nodeFetch, {
-    destroy: () => {
+    dispose: () => {
       httpAgent.destroy();
       httpsAgent.destroy();
     },

@@ -14,8 +14,8 @@
  * carries the server's HTML page: a refused request reads `404 Not Found` with at most a short reason
  * (httpErrors.ts).
  *
- * Closing is final: the SDK's transport would otherwise go on reopening a resumable stream after
- * `close()` (each attempt fails at once, the next is scheduled), which kept a CLI alive 13–15 s after a
+ * Disposing is final: the SDK's transport would otherwise go on reopening a resumable stream after
+ * `dispose()` (each attempt fails at once, the next is scheduled), which kept a CLI alive 13–15 s after a
  * JSON-RPC error or a timeout; the retry budget is set to zero before the transport is closed.
  *
  * It reports what happens to it (`onLost`, `onToolsChanged`, server requests for input) to its owner,
@@ -41,6 +41,7 @@ import {
   type Progress,
   type Tool as McpToolDef,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { AsyncDisposable } from '../base/lifecycle.js';
 import { errorMessage } from '../errors.js';
 import type { ResolvedServer } from './config.js';
 import { challengeOf, type AuthChallenge } from './challenge.js';
@@ -56,7 +57,7 @@ export type { McpToolDef };
 export { ErrorCode, McpError };
 
 export interface ConnectionEvents {
-  /** The transport is gone (the program exited, the connection closed). Not called for `close()`. */
+  /** The transport is gone (the program exited, the connection closed). Not called for `dispose()`. */
   onLost?(reason: string): void;
   /** `notifications/tools/list_changed` arrived. */
   onToolsChanged?(): void;
@@ -117,7 +118,7 @@ export const isAuthError = (e: unknown): boolean =>
 const wantsLegacySse = (e: unknown): boolean =>
   e instanceof StreamableHTTPError && (e.code === 400 || e.code === 404 || e.code === 405);
 
-export class McpConnection {
+export class McpConnection implements AsyncDisposable {
   readonly client: Client;
   readonly #transport: Transport;
   /** The SDK keeps this very object: zeroing its retries stops reconnection for good. */
@@ -307,7 +308,7 @@ export class McpConnection {
     }
   }
 
-  async close(): Promise<void> {
+  async dispose(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
     // No more reopening of resumable streams from here on, whatever is in flight.

@@ -67,8 +67,7 @@ export class McpManager implements Disposable {
       const handle = new McpServerHandle({
         name,
         slug: slugs.get(name)!,
-        // The legacy SSE transport is still HTTP for everyone who reads the status.
-        type: isUrlServer(cfg) ? 'http' : 'stdio',
+        type: cfg.type,
         resolution,
         disabled: cfg.disabled,
         baseEnv,
@@ -197,15 +196,14 @@ export function configuredStatus(
     .map((name) => {
       const cfg = servers[name]!;
       const resolution = resolveServer(name, cfg, env);
-      const type = isUrlServer(cfg) ? ('http' as const) : ('stdio' as const);
       const base = {
         name,
-        type,
+        type: cfg.type,
         since: epoch,
         tools: 0,
         tool_names: [],
         sign_in_required: false,
-        signed_in: type === 'http' && (tokenStore(name).exists?.() ?? false),
+        signed_in: isUrlServer(cfg) && (tokenStore(name).exists?.() ?? false),
       };
       if (cfg.disabled) return { ...base, state: 'disabled' as const };
       if (!resolution.ok) return { ...base, state: 'disconnected' as const, last_error: resolution.error };

@@ -27,6 +27,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { AsyncDisposable } from '../base/lifecycle.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import { isStepUp, unionScopes, type AuthChallenge } from './challenge.js';
@@ -420,7 +421,7 @@ export async function signIn(o: SignInOptions): Promise<void> {
     }
     if (result !== 'AUTHORIZED') throw new ReinError('unavailable', `sign-in to ${o.serverUrl.href} did not complete`);
   } finally {
-    await receiver.close();
+    await receiver.dispose();
   }
 }
 
@@ -493,10 +494,10 @@ async function probeChallenge(
   }
 }
 
-interface RedirectReceiver {
+interface RedirectReceiver extends AsyncDisposable {
   url: string;
   code(expectedState: () => string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<string>;
-  close(): Promise<void>;
+  dispose(): Promise<void>;
 }
 
 const PAGE = (title: string, line: string) =>
@@ -588,7 +589,7 @@ async function startRedirectReceiver(
         if (early) deliver(early);
       });
     },
-    close: () =>
+    dispose: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());

@@ -29,7 +29,7 @@ import type {
   Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { McpServerStatus } from '../api/mcpStatus.js';
+import type { McpServerStatus, McpServerType } from '../api/mcpStatus.js';
 import { isStepUp, type AuthChallenge } from './challenge.js';
 import type { ResolvedServer, ServerResolution } from './config.js';
 import type { McpConnection, McpToolDef, OpenOptions } from './connection.js';
@@ -45,7 +45,7 @@ export interface ServerHandleOptions {
   name: string;
   /** The server's part of its tools' names (names.ts serverSlugs). */
   slug: string;
-  type: 'stdio' | 'http';
+  type: McpServerType;
   resolution: ServerResolution;
   disabled?: boolean;
   /** The environment a stdio server starts from (Rein's, without its credentials). */
@@ -84,7 +84,7 @@ export class McpServerHandle implements ToolProvider {
   readonly id: string;
   readonly source = 'mcp' as const;
   readonly name: string;
-  readonly type: 'stdio' | 'http';
+  readonly type: McpServerType;
   readonly server: ResolvedServer | undefined;
   readonly #o: ServerHandleOptions;
   readonly #supervisor: Supervisor<McpConnection> | undefined;
@@ -122,7 +122,7 @@ export class McpServerHandle implements ToolProvider {
         {
           connect: (signal) => this.#open(server, signal),
           probe: (c, timeoutMs) => c.probe(timeoutMs),
-          close: (c) => c.close(),
+          dispose: (c) => c.dispose(),
           isClosed: (c) => c.closed,
         },
         {

@@ -119,9 +119,10 @@ export class ProcessStdioTransport implements Transport {
     });
   }
 
+  // eslint-disable-next-line no-restricted-syntax -- the MCP SDK's Transport interface names its teardown close()
   async close(): Promise<void> {
     const handle = this.#handle;
-    if (handle) await handle.close();
+    if (handle) await handle.dispose();
     this.#finish();
   }
 

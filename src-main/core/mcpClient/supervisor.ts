@@ -77,7 +77,8 @@ export class NeedsPersonError extends Error {
 export interface Connector<C> {
   connect(signal: AbortSignal): Promise<C>;
   probe(conn: C, timeoutMs: number): Promise<void>;
-  close(conn: C): Promise<void>;
+  /** Tears the connection down (idle, lost, or the supervisor is disposed). */
+  dispose(conn: C): Promise<void>;
   /** The connection is already known to be gone (its transport closed). */
   isClosed?(conn: C): boolean;
 }
@@ -209,11 +210,11 @@ export class Supervisor<C> {
     const conn = this.#conn;
     this.#conn = undefined;
     const attempt = this.#attempt;
-    if (conn !== undefined) await this.#connector.close(conn).catch(() => undefined);
+    if (conn !== undefined) await this.#connector.dispose(conn).catch(() => undefined);
     if (attempt) {
       // A connection that opened while we were shutting down is closed as soon as it exists.
       const late = await attempt.catch(() => undefined);
-      if (late !== undefined && late !== conn) await this.#connector.close(late).catch(() => undefined);
+      if (late !== undefined && late !== conn) await this.#connector.dispose(late).catch(() => undefined);
     }
   }
 
@@ -233,7 +234,7 @@ export class Supervisor<C> {
       (conn) => {
         if (this.#attempt === attempt) this.#attempt = undefined;
         if (this.#disposed) {
-          void this.#connector.close(conn).catch(() => undefined);
+          void this.#connector.dispose(conn).catch(() => undefined);
           throw new Error('the MCP server connection was shut down');
         }
         this.#conn = conn;
@@ -278,7 +279,7 @@ export class Supervisor<C> {
       this.#conn = undefined;
       this.#lastError = undefined;
       this.#setState('idle');
-      void this.#connector.close(conn).catch(() => undefined);
+      void this.#connector.dispose(conn).catch(() => undefined);
       return;
     }
     try {
@@ -306,7 +307,7 @@ export class Supervisor<C> {
     this.#lastError = reason;
     this.#cancelTimer();
     this.#setState('disconnected');
-    void this.#connector.close(conn).catch(() => undefined);
+    void this.#connector.dispose(conn).catch(() => undefined);
   }
 
   #schedule(kind: 'probe' | 'reconnect', ms: number): void {

@@ -45,9 +45,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ReinEventBody } from '../api/events.js';
 import { visibleText } from '../api/visibleText.js';
-import type { Disposable } from '../base/lifecycle.js';
-import { loadConfig } from '../config/load.js';
-import { paths } from '../config/paths.js';
+import type { AsyncDisposable, Disposable } from '../base/lifecycle.js';
 import type { GlobalConfig, GrantEntry } from '../config/schema.js';
 import { homedir } from 'node:os';
 import { commandClassifier } from '../permissions/commandRules.js';
@@ -55,12 +53,10 @@ import { egressCheck } from '../permissions/egress.js';
 import { reinPorts } from '../permissions/reinGuards.js';
 import type { ApprovalFace } from '../permissions/types.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { RuntimeCache } from '../runtime/runtimeCache.js';
-import { MCP_SOURCE, runToolCall, toolRuntime, TurnApprovals, type BatchOutcome } from '../service/toolCalls.js';
+import { MCP_SOURCE, runToolCall, ToolCallService, TurnApprovals, type BatchOutcome } from '../service/toolCalls.js';
 import { SessionReadTracker } from '../tools/readTracker.js';
 import { SessionSlots } from '../tools/sessionSlots.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
-import { StampCache } from '../util/stampCache.js';
 import {
   daemonDeskFace,
   elicitationFace,
@@ -102,50 +98,40 @@ export interface ServeOptions {
   deskOnly?: boolean;
 }
 
-/** What every connection of one `rein mcp serve` shares: the config and the runtime cache. */
+/**
+ * What every connection of one `rein mcp serve` shares: the options and the tool-call part of the
+ * service (service/toolCalls.ts), built before the first connection and handed to each.
+ */
 export class ServeHost implements Disposable {
-  readonly cache = new RuntimeCache();
-  readonly #configs = new StampCache<Promise<GlobalConfig>>(4);
+  readonly service: ToolCallService;
 
-  constructor(readonly opts: ServeOptions) {}
+  constructor(
+    readonly opts: ServeOptions,
+    service?: ToolCallService,
+  ) {
+    const { home, cwd, env, agent, warn } = opts;
+    this.service = service ?? new ToolCallService({ home, cwd, env, agent, ...(warn ? { warn } : {}) });
+  }
 
-  /**
-   * The global config with the project overlay, re-read when either file (or the trust file) changes.
-   * Nobody is asked here: an overlay whose folder `rein trust` did not trust is applied without its
-   * raising settings (hooks, MCP servers, base_url, wider permissions), with a warning.
-   */
   config(): Promise<GlobalConfig> {
-    const { home, cwd, warn } = this.opts;
-    return this.#configs.get(
-      'config',
-      () => [paths.globalConfig(home), paths.projectConfig(cwd), paths.trustedFolders(home)],
-      () => loadConfig({ home, cwd, trust: 'stored', ...(warn ? { warn } : {}) }).then((l) => l.config),
-    );
+    return this.service.config();
   }
 
   /** The agent's runtime for one call: origin remote, its approval face (if any) as the desk. */
-  async runtime(face: ApprovalFace | undefined, route: string): Promise<Runtime> {
-    const { home, cwd, env, agent } = this.opts;
-    // The service's tool-call runtime (service/toolCalls.ts): no model, none of the agent's MCP servers.
-    return toolRuntime({
-      home,
-      cwd,
-      env,
-      config: await this.config(),
-      agent,
-      route,
-      cache: this.cache,
+  runtime(face: ApprovalFace | undefined, route: string): Promise<Runtime> {
+    // Reached only when no running daemon took it (McpConnection's #alwaysAllow): nobody can confirm it.
+    return this.service.runtime(
       face,
-      // Reached only when no running daemon took it (McpConnection's #alwaysAllow): nobody can confirm it.
-      remoteGrants: (grant) =>
+      route,
+      (grant) =>
         `"always allow" for ${grant.describe} holds for this MCP connection only: rein mcp serve does not save a grant that an MCP client ` +
         `or the daemon's desk answered, and no running Rein daemon took it for a person to confirm. ` +
         `To keep it, add ${JSON.stringify(grant.entry)} to ${grant.field} in ${grant.file}.`,
-    });
+    );
   }
 
   dispose(): void {
-    this.cache.dispose();
+    this.service.dispose();
   }
 }
 
@@ -154,7 +140,7 @@ const severity = (l: LoggingLevel): number => LEVELS.indexOf(l);
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export class McpConnection {
+export class McpConnection implements AsyncDisposable {
   /** 32 hex; the HTTP transport's session id too. */
   readonly id: string;
   /** The session id in the audit log and in approval requests. */
@@ -288,10 +274,10 @@ export class McpConnection {
   }
 
   /** Ends the calls in flight (their signals abort), waits for hooks and audit lines, closes the server. */
-  close(): Promise<void> {
+  dispose(): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing.abort();
-      this.#watch.close();
+      this.#watch.dispose();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         Promise.allSettled([...this.#background]),
@@ -430,7 +416,7 @@ export class McpConnection {
         ...(done.result.ok ? {} : { isError: true }),
       };
     } finally {
-      progress.stop();
+      progress.dispose();
       for (const p of background) {
         this.#background.add(p);
         const done = () => void this.#background.delete(p);
@@ -501,7 +487,7 @@ export class McpConnection {
         reinPorts: () => reinPorts(home, [rt.config.daemon.port, ...ownPorts()]),
       }),
       envPassthrough: rt.config.tools.env_passthrough,
-      protectedPaths: this.#host.cache.protectedPaths(rt.agentConfig.memoryDir),
+      protectedPaths: this.#host.service.protectedPaths(rt.agentConfig.memoryDir),
       session: this.#slots,
       classifyCommand: commandClassifier(homedir()),
     };
@@ -509,7 +495,7 @@ export class McpConnection {
 }
 
 /** `notifications/progress` for one call, when the client asked for them (a progress token). */
-class CallProgress {
+class CallProgress implements Disposable {
   readonly #extra: Extra;
   readonly #token: string | number | undefined;
   readonly #intervalMs: number;
@@ -537,7 +523,7 @@ class CallProgress {
     if (now) this.#send();
   }
 
-  stop(): void {
+  dispose(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
   }

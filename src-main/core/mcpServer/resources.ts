@@ -284,7 +284,7 @@ export class ReinResources {
       if (e instanceof McpError) throw e;
       throw new McpError(ErrorCode.InternalError, `session search failed: ${errorMessage(e)}`);
     } finally {
-      index.close();
+      index.dispose();
     }
   }
 

@@ -27,6 +27,7 @@ import {
   LOOPBACK_NAMES,
   type CheckResult,
 } from '../daemon/security.js';
+import type { AsyncDisposable } from '../base/lifecycle.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { McpConnection, ServeHost, type ServeOptions } from './connection.js';
 import { BoundedEventStore, SSE_RETRY_MS } from './eventStore.js';
@@ -72,7 +73,7 @@ export async function serveStdio(opts: StdioServeOptions): Promise<void> {
     opts.stdin.off('end', ended);
     opts.stdin.off('close', ended);
     opts.stdout.off('error', ended);
-    await connection.close();
+    await connection.dispose();
     host.dispose();
   }
 }
@@ -92,13 +93,13 @@ export interface HttpServeOptions extends ServeOptions {
   maxSessions?: number;
 }
 
-export interface HttpServeHandle {
+export interface HttpServeHandle extends AsyncDisposable {
   port: number;
   /** `http://127.0.0.1:<port>/mcp` (without the token). */
   url: string;
   /** Sessions open now. */
   readonly sessions: number;
-  close(): Promise<void>;
+  dispose(): Promise<void>;
 }
 
 interface Session {
@@ -146,7 +147,7 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
     const s = sessions.get(id);
     if (!s) return;
     sessions.delete(id);
-    void s.connection.close();
+    void s.connection.dispose();
   };
 
   const server: HttpServer = createServer((req, res) => {
@@ -262,11 +263,11 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
     get sessions() {
       return sessions.size;
     },
-    close: () =>
+    dispose: () =>
       (closing ??= (async () => {
         const open = [...sessions.values()];
         sessions.clear();
-        await Promise.allSettled(open.map((s) => s.connection.close()));
+        await Promise.allSettled(open.map((s) => s.connection.dispose()));
         await new Promise<void>((ok) => {
           const force = setTimeout(() => server.closeAllConnections(), 250);
           force.unref();

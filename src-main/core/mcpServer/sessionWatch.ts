@@ -12,6 +12,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Disposable } from '../base/lifecycle.js';
 import { isSessionId } from '../sessions/id.js';
 
 /** Saves closer together than this are told once. */
@@ -26,7 +27,7 @@ export interface SessionWatchOptions {
   warn?: (message: string) => void;
 }
 
-export class SessionWatch {
+export class SessionWatch implements Disposable {
   readonly #opts: SessionWatchOptions;
   /** Subscribed ids → their file's stamp when last told (or subscribed). */
   readonly #subscribed = new Map<string, string | undefined>();
@@ -59,7 +60,7 @@ export class SessionWatch {
     if (this.#known === undefined) this.#known = new Set(await this.#ids());
   }
 
-  close(): void {
+  dispose(): void {
     this.#closed = true;
     this.#watcher?.close();
     this.#watcher = undefined;

@@ -5,9 +5,9 @@
  *   (allowed_commands or the read-only list) and nothing secret read → allow;  otherwise → ask.
  *
  * Besides the verdict it says whether the line only reads (plan mode, and the bash tool's own
- * isReadOnly / isConcurrencySafe, which come from here: commandSafety.ts is wired to this module).
+ * isReadOnly / isConcurrencySafe, which come from here: whoever builds a tool context hands the bash tool
+ * `commandClassifier(home)` as ToolContext.classifyCommand; nothing is registered when this module loads).
  */
-import os from 'node:os';
 import picomatch from 'picomatch';
 import { alwaysAskReason } from './alwaysAsk.js';
 import { firstMatchingPattern } from './commandPatterns.js';
@@ -25,11 +25,7 @@ import { isShellParserReady } from './shell/parser.js';
 import { hasUnknown, UNKNOWN, UNKNOWN_NONEMPTY, type ShellAnalysis, type SimpleCommand } from './shell/types.js';
 import { PRIVILEGE_WRAPPERS } from './shell/wrappers.js';
 import type { Verdict } from './types.js';
-import {
-  setCommandClassifier,
-  type CommandClassification,
-  type CommandClassifier,
-} from '../tools/builtin/support/commandSafety.js';
+import type { CommandClassification, CommandClassifier } from '../tools/builtin/support/commandSafety.js';
 
 export interface CommandRuleContext extends SensitivityContext {
   cwd: string;
@@ -662,7 +658,3 @@ export function commandClassifier(home: string): CommandClassifier {
     return c;
   };
 }
-
-// For hints asked without a context (no run): the process's home and folder (commandSafety.ts).
-const processClassifier = commandClassifier(os.homedir());
-setCommandClassifier((command) => processClassifier(command, process.cwd()));

@@ -207,9 +207,10 @@ export interface ProcessHandle extends AsyncDisposable {
   readonly alive: boolean;
   /** Signals the whole group; false when there was nothing left to signal. */
   kill(signal?: NodeJS.Signals): boolean;
-  /** Ends stdin, waits, SIGTERMs the group, waits, SIGKILLs; resolves once the group is gone or given up on. */
-  close(): Promise<void>;
-  /** Same as close(): a DisposableStore's dispose() starts it, disposeAsync() waits for it. */
+  /**
+   * Ends stdin, waits, SIGTERMs the group, waits, SIGKILLs; resolves once the group is gone or given up on.
+   * A DisposableStore's dispose() starts it, disposeAsync() waits for it.
+   */
   dispose(): Promise<void>;
 }
 
@@ -245,7 +246,7 @@ export function startProcess(opts: StartProcessOptions): ProcessHandle {
   const isAlive = () => spawned && child.exitCode === null && child.signalCode === null;
 
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> =>
+  const dispose = (): Promise<void> =>
     (closing ??= (async () => {
       const s = await started;
       if (!s.ok) return;
@@ -279,8 +280,7 @@ export function startProcess(opts: StartProcessOptions): ProcessHandle {
       if (!isAlive() && !processGroupAlive(child.pid)) return false;
       return signalGroup(child.pid, signal);
     },
-    close,
-    dispose: close,
+    dispose,
   };
 }
 

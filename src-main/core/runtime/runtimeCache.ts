@@ -256,7 +256,7 @@ export class RuntimeCache implements Disposable {
 
   /** Closes the connection pools it made, stops the MCP servers and the GUI helpers, and forgets its model clients (the daemon is shutting down). */
   dispose(): Promise<void> {
-    for (const pool of this.#pools.splice(0)) pool.destroy();
+    for (const pool of this.#pools.splice(0)) pool.dispose();
     this.#llms.clear();
     const managers = [...this.#mcp.values()].map((v) => v.manager);
     this.#mcp.clear();

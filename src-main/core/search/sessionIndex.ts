@@ -8,6 +8,7 @@ import { existsSync, statSync, type BigIntStats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import type { Disposable } from '../base/lifecycle.js';
 import { paths } from '../config/paths.js';
 import { ReinError, errorMessage, isReinError } from '../errors.js';
 import { SessionStore, type SessionProblem } from '../sessions/store.js';
@@ -165,7 +166,7 @@ const SUBSTRING_SNIPPET_TOKENS = 48;
 
 export const indexFile = (home: string): string => join(home, INDEX_FILE_NAME);
 
-export class SessionIndex {
+export class SessionIndex implements Disposable {
   readonly home: string;
   readonly file: string;
   readonly opened: OpenReport;
@@ -217,7 +218,7 @@ export class SessionIndex {
         }
       }
     } catch (e) {
-      index.close();
+      index.dispose();
       if (!isStorageFailure(e)) throw e;
       return SessionIndex.#forReading(home, file, e);
     }
@@ -600,7 +601,11 @@ export class SessionIndex {
     }
   }
 
-  close(): void {
+  dispose(): void {
+    this.#closeDatabase();
+  }
+
+  #closeDatabase(): void {
     if (this.#db.open) this.#db.close();
     this.#statements.clear();
   }
@@ -696,7 +701,7 @@ export class SessionIndex {
    * already done so, its new index is opened instead.
    */
   #replaceDamaged(): void {
-    this.close();
+    this.#closeDatabase();
     if (this.opened.inMemory) {
       this.#db = openInMemory();
       return;

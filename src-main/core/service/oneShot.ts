@@ -4,6 +4,7 @@
  * ReinService (no bus, desk, router, search index or HTTP server to load: the command must start fast).
  * It builds the agent's runtime, starts the run on it, and closes what the run opened (its MCP servers).
  */
+import type { AsyncDisposable } from '../base/lifecycle.js';
 import {
   closeRuntime,
   createRuntime,
@@ -14,7 +15,7 @@ import {
   type StartRunOptions,
 } from '../runtime/runtime.js';
 
-export class OneShotService {
+export class OneShotService implements AsyncDisposable {
   readonly #runtime: Runtime;
   #closing: Promise<void> | undefined;
 
@@ -34,7 +35,7 @@ export class OneShotService {
 
   /**
    * The process groups of the run's own stdio MCP servers, connected now: signalled on a `process.exit`
-   * that skips close() (a closed pipe, a second Ctrl-C), so none outlives the command.
+   * that skips dispose() (a closed pipe, a second Ctrl-C), so none outlives the command.
    */
   mcpPids(): number[] {
     const manager = this.#runtime.mcp?.owned ? this.#runtime.mcp.manager : undefined;
@@ -47,7 +48,7 @@ export class OneShotService {
   }
 
   /** Closes the run's own MCP servers (once). */
-  close(): Promise<void> {
+  dispose(): Promise<void> {
     return (this.#closing ??= closeRuntime(this.#runtime));
   }
 }

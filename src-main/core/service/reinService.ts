@@ -9,7 +9,7 @@
  *
  * The service owns the event bus, the approval and change desks, the run router with its lanes and
  * route table, the runtime cache and the search index, all private: faces get methods and read-only
- * views. It is torn down with `close()`, in reverse order of what it made.
+ * views. It is torn down with `dispose()`, in reverse order of what it made.
  */
 import type { ApprovalRequest, DaemonEvent } from '../api/events.js';
 import type { MessageRequest } from '../api/protocol.js';
@@ -27,7 +27,7 @@ import type {
 } from '../api/reinApi.js';
 import { agentExists, listAgents, type AgentRuntimeConfig } from '../agents/index.js';
 import type { SessionCache } from '../sessions/sessionCache.js';
-import { DisposableStore, toDisposable, type Disposable } from '../base/lifecycle.js';
+import { DisposableStore, toDisposable, type AsyncDisposable, type Disposable } from '../base/lifecycle.js';
 import { describeValue, printable, shellWord } from '../config/folderTrust.js';
 import type { LoadedOverlay } from '../config/load.js';
 import { DEFAULT_AGENT } from '../config/paths.js';
@@ -116,7 +116,7 @@ export interface RunsInFlight {
   readonly queued: readonly RouteRun[];
 }
 
-export class ReinService {
+export class ReinService implements AsyncDisposable {
   readonly home: string;
   readonly version: string;
   readonly startedAt = new Date();
@@ -620,7 +620,7 @@ export class ReinService {
               if (this.#index !== opening) return;
               this.#index = undefined;
               this.#indexOpen = false;
-              setTimeout(() => index.close(), 60_000).unref();
+              setTimeout(() => index.dispose(), 60_000).unref();
             }, 60_000).unref();
           }
         },
@@ -751,7 +751,7 @@ export class ReinService {
       },
       note,
     );
-    // close() waits for these: a run cancelled by the shutdown still records `interrupted` and drops its guard.
+    // dispose() waits for these: a run cancelled by the shutdown still records `interrupted` and drops its guard.
     this.#scheduleRuns.add(running);
     void running.catch(() => undefined).finally(() => this.#scheduleRuns.delete(running));
     return running;
@@ -771,7 +771,7 @@ export class ReinService {
     return readScheduleLog(this.home, id, name);
   }
 
-  /** The daemon backend's cron jobs (only when schedules use it); owned, stopped on close. */
+  /** The daemon backend's cron jobs (only when schedules use it); owned, stopped on dispose. */
   startScheduleClock(): ScheduleClock | undefined {
     const all = this.schedules();
     if (all.backend !== 'daemon') return undefined;
@@ -800,8 +800,8 @@ export class ReinService {
 
   // ---- lifecycle --------------------------------------------------------------------------------------
 
-  /** Owns `d` until the service closes (watchers, runners and providers built on it). */
-  own<T extends Disposable | { dispose(): Promise<void> | void }>(d: T): T {
+  /** Owns `d` until the service is disposed (watchers, runners and providers built on it). */
+  own<T extends AsyncDisposable>(d: T): T {
     return this.#store.add(d);
   }
 
@@ -809,9 +809,9 @@ export class ReinService {
    * Stops taking messages, lets running runs finish for the grace period, cancels the rest and waits
    * for them to save, then tears down what it owns (reverse order) and closes the search index.
    */
-  close(): Promise<void> {
+  dispose(): Promise<void> {
     this.#closing ??= (async () => {
-      await this.#router.close(
+      await this.#router.dispose(
         this.#opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
         this.#opts.shutdownCancelMs ?? DEFAULT_SHUTDOWN_CANCEL_MS,
       );
@@ -822,7 +822,7 @@ export class ReinService {
       } catch (e) {
         this.#warn(`teardown failed: ${errorMessage(e)}`);
       }
-      await this.#index?.then((i) => i.close()).catch(() => undefined);
+      await this.#index?.then((i) => i.dispose()).catch(() => undefined);
     })();
     return this.#closing;
   }

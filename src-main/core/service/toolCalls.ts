@@ -5,8 +5,9 @@
  * agent loop uses (the executor: lenient arguments, hard blocks and denials, hooks, result budget, audit).
  *
  * `rein mcp serve` is a process of its own beside the daemon: it runs no runs and keeps no desk, so it
- * uses this part of the service rather than a whole ReinService (whose runs, desk and route table are
- * the daemon's). A face never reaches into the runtime or the harness itself (eslint.config.js).
+ * is handed this part of the service (`ToolCallService`, built before its first connection) rather than a
+ * whole ReinService (whose runs, desk and route table are the daemon's), as `rein run` is handed a
+ * OneShotService. A face never reaches into the runtime or the harness itself (eslint.config.js).
  */
 import type { GlobalConfig } from '../config/schema.js';
 import { executeToolCalls, TurnApprovals, type BatchOutcome, type ExecutorDeps } from '../harness/executor.js';
@@ -14,7 +15,11 @@ import type { ApprovalFace } from '../permissions/types.js';
 import type { ReinEventBody } from '../api/events.js';
 import { originFor } from '../runtime/runRequest.js';
 import { createRuntime, type RemoteGrant, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
-import type { RuntimeCache } from '../runtime/runtimeCache.js';
+import { RuntimeCache } from '../runtime/runtimeCache.js';
+import type { Disposable } from '../base/lifecycle.js';
+import { loadConfig } from '../config/load.js';
+import { paths } from '../config/paths.js';
+import { StampCache } from '../util/stampCache.js';
 
 export { TurnApprovals, type BatchOutcome };
 
@@ -110,4 +115,70 @@ export function runToolCall(
     },
     signal,
   );
+}
+
+export interface ToolCallServiceOptions {
+  /** REIN_HOME. */
+  home: string;
+  /** Working folder: the project overlay's folder, and the tools' folder unless the agent sets `cwd`. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  agent: string;
+  /** Where a config problem that concerns nobody's call goes (stderr for the CLI). */
+  warn?: (message: string) => void;
+}
+
+/**
+ * The part of the service a tool-call face is handed (`rein mcp serve`): the agent's config and runtime
+ * for one call, kept between calls by file stamps (an edit to config.yaml, the overlay, the trust file
+ * or the agent holds from the next call on), and torn down once with `dispose`.
+ */
+export class ToolCallService implements Disposable {
+  readonly #cache = new RuntimeCache();
+  readonly #configs = new StampCache<Promise<GlobalConfig>>(4);
+
+  constructor(readonly opts: ToolCallServiceOptions) {}
+
+  /**
+   * The global config with the project overlay, re-read when either file (or the trust file) changes.
+   * Nobody is asked here: an overlay whose folder `rein trust` did not trust is applied without its
+   * raising settings (hooks, MCP servers, base_url, wider permissions), with a warning.
+   */
+  config(): Promise<GlobalConfig> {
+    const { home, cwd, warn } = this.opts;
+    return this.#configs.get(
+      'config',
+      () => [paths.globalConfig(home), paths.projectConfig(cwd), paths.trustedFolders(home)],
+      () => loadConfig({ home, cwd, trust: 'stored', ...(warn ? { warn } : {}) }).then((l) => l.config),
+    );
+  }
+
+  /** The agent's runtime for one call: origin remote, `face` (if any) as its desk. */
+  async runtime(
+    face: ApprovalFace | undefined,
+    route: string,
+    remoteGrants: (grant: RemoteGrant) => string,
+  ): Promise<Runtime> {
+    const { home, cwd, env, agent } = this.opts;
+    return toolRuntime({
+      home,
+      cwd,
+      env,
+      config: await this.config(),
+      agent,
+      route,
+      cache: this.#cache,
+      face,
+      remoteGrants,
+    });
+  }
+
+  /** Rein's run-later state as the permission rules see it, for an agent whose memory is in `memoryDir`. */
+  protectedPaths(memoryDir: string): ReturnType<RuntimeCache['protectedPaths']> {
+    return this.#cache.protectedPaths(memoryDir);
+  }
+
+  dispose(): void {
+    this.#cache.dispose();
+  }
 }

@@ -28,7 +28,7 @@
  *   announced; a watch that starts fine announces nothing.
  *
  * Owned: `dispose()` stops the follower and the debounce timers, drops batches not yet started and
- * awaits every chokidar `close()`. Runs already started belong to the service (its close ends them).
+ * awaits every chokidar `close()`. Runs already started belong to the service (its dispose() ends them).
  */
 import { lstatSync, type Stats } from 'node:fs';
 import { basename, relative, sep } from 'node:path';

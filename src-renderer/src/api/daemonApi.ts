@@ -27,7 +27,8 @@ export interface DaemonApiOptions {
 export interface DaemonApi extends ReinApi {
   /** Follow the connection: called at once with the current state, then on every change. */
   onConnection(listener: (state: ConnectionState) => void): () => void;
-  close(): void;
+  /** Stops the event socket for good (the page is going away). */
+  dispose(): void;
 }
 
 export function createDaemonApi(opts: DaemonApiOptions): DaemonApi {
@@ -133,7 +134,7 @@ export function createDaemonApi(opts: DaemonApiOptions): DaemonApi {
       listener(socket.state);
       return () => stateListeners.delete(listener);
     },
-    close: () => socket.stop(),
+    dispose: () => socket.stop(),
   };
   for (const name of reinOperationNames) api[name] = (input?: unknown) => call(name, input);
   return api as unknown as DaemonApi;

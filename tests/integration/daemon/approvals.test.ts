@@ -17,7 +17,7 @@ let fake: FakeAnthropic;
 let d: TestDaemon;
 
 afterEach(async () => {
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   await fake?.close();
 });
 

@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   await fake?.close();
   await rm(rein, { recursive: true, force: true });
 });

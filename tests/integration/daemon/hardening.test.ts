@@ -26,7 +26,7 @@ beforeEach(async () => {
   fake.fallback = () => text('ok');
 });
 afterEach(async () => {
-  for (const t of started.splice(0)) await t.daemon.close();
+  for (const t of started.splice(0)) await t.daemon.dispose();
   await fake.close();
 });
 
@@ -299,7 +299,7 @@ describe('finding 9: files holding sessions, config or tokens are 0600, folders 
     const home = join(root, 'home');
     const first = await daemon({ home });
     await http(first, 'GET', '/sessions/search?q=x');
-    await first.daemon.close();
+    await first.daemon.dispose();
     started.splice(started.indexOf(first), 1);
     await chmod(join(home, 'rein.db'), 0o644);
     const second = await daemon({ home });

@@ -16,7 +16,7 @@ let fake: FakeAnthropic;
 let d: TestDaemon;
 
 afterEach(async () => {
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   await fake?.close();
 });
 
@@ -50,7 +50,7 @@ describe('daemon teardown', () => {
     });
     d.daemon.own({ dispose: () => void order.push('runner (handed over last)') });
 
-    const closing = d.daemon.close();
+    const closing = d.daemon.dispose();
     release.open();
     await closing;
     await events.untilEnd();

@@ -26,7 +26,7 @@ let work: string;
 const warnings: string[] = [];
 
 afterEach(async () => {
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   d = undefined;
   await fake?.close();
   await other?.close();

@@ -29,7 +29,7 @@ beforeEach(async () => {
   opened.length = 0;
 });
 afterEach(async () => {
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   d = undefined;
   await oauth?.close();
   oauth = undefined;

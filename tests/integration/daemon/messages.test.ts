@@ -25,7 +25,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   vi.restoreAllMocks();
-  await d.daemon.close();
+  await d.daemon.dispose();
   await fake.close();
 });
 
@@ -78,7 +78,7 @@ describe('POST /message', () => {
       expect(sync.json.code).toBe('no_api_key');
       await expect(readdir(join(noKey.home, 'sessions'))).rejects.toThrow();
     } finally {
-      await noKey.daemon.close();
+      await noKey.daemon.dispose();
     }
   });
 
@@ -105,7 +105,7 @@ describe('POST /message', () => {
       expect(sync.status).toBe(200);
       expect(sync.json).toMatchObject({ stop_reason: 'error', error: { code: 'config_invalid' } });
     } finally {
-      await broken.daemon.close();
+      await broken.daemon.dispose();
     }
   });
 

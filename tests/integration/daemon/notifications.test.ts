@@ -18,7 +18,7 @@ beforeEach(async () => {
   fake.fallback = () => text('a reply');
 });
 afterEach(async () => {
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   d = undefined;
   await fake.close();
 });
@@ -74,7 +74,7 @@ describe('daemon notifications', () => {
       'ops: heartbeat alert',
       'CI is red on main',
     ]);
-    await d.daemon.close();
+    await d.daemon.dispose();
 
     if (process.platform !== 'linux') return; // macOS always has osascript
     const warnings: string[] = [];

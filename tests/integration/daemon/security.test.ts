@@ -25,7 +25,7 @@ beforeEach(async () => {
   d = await startTestDaemon(fake, { daemon: { staticDir } });
 });
 afterEach(async () => {
-  await d.daemon.close();
+  await d.daemon.dispose();
   await fake.close();
 });
 

@@ -22,7 +22,7 @@ beforeEach(async () => {
   d = await startTestDaemon(fake);
 });
 afterEach(async () => {
-  await d.daemon.close();
+  await d.daemon.dispose();
   await fake.close();
 });
 

@@ -22,7 +22,7 @@ beforeEach(async () => {
   d = await startTestDaemon(fake, { config: { base_url: fake.url }, daemon: { env: { REIN_RETRY_BASE_MS: '1' } } });
 });
 afterEach(async () => {
-  await d.daemon.close();
+  await d.daemon.dispose();
   await fake.close();
 });
 

@@ -34,7 +34,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   d = undefined;
   await fake.close();
 });
@@ -92,7 +92,7 @@ describe("the daemon's heartbeats and watchers", () => {
     expect(saved.status, saved.text).toBe(200);
     await expect.poll(() => triggers.heartbeats.agents, { timeout: 5_000 }).toEqual([]);
     await expect.poll(() => triggers.watchers.roots, { timeout: 5_000 }).toEqual([]);
-    await d.daemon.close();
+    await d.daemon.dispose();
     d = undefined;
     expect(existsSync(heartbeatStateFile(home, 'clerk'))).toBe(false);
   });

@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await d?.daemon.close();
+  await d?.daemon.dispose();
   await fake?.close();
   await rm(home, { recursive: true, force: true });
 });

@@ -17,7 +17,7 @@ let fake: FakeAnthropic | undefined;
 const daemons: TestDaemon[] = [];
 
 afterEach(async () => {
-  for (const d of daemons.splice(0)) await d.daemon.close();
+  for (const d of daemons.splice(0)) await d.daemon.dispose();
   await fake?.close();
   fake = undefined;
 });

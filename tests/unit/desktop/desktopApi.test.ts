@@ -70,7 +70,7 @@ afterEach(async () => {
   expect(connect).not.toHaveBeenCalled();
   expect(fetchSpy).not.toHaveBeenCalled();
   vi.restoreAllMocks();
-  await service.close();
+  await service.dispose();
 });
 
 describe('desktop ReinApi, in process', () => {

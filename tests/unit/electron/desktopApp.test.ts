@@ -49,7 +49,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await desktop?.close();
+  await desktop?.dispose();
   desktop = undefined;
   await fake.close();
 });
@@ -456,7 +456,7 @@ describe('desktop app', () => {
         enabled: true,
         chosen: true,
       });
-      await desktop!.close();
+      await desktop!.dispose();
       desktop = undefined;
 
       // The person removed the login item in System Settings; the next start does not add it back, and
@@ -470,7 +470,7 @@ describe('desktop app', () => {
       // Turning it off when the system already has it off changes nothing.
       await invoke('rein:desktop.updateDesktopSettings', { open_at_login: false });
       expect(app.setLoginItemSettings).not.toHaveBeenCalled();
-      await desktop!.close();
+      await desktop!.dispose();
       desktop = undefined;
 
       resetElectronMock();
@@ -595,11 +595,11 @@ describe('desktop app', () => {
 
   it('closing releases the hotkey, the tray, the handlers and the daemon', async () => {
     const d = await launch();
-    await d.close();
+    await d.dispose();
     expect(globalShortcut.registered.size).toBe(0);
     expect(Tray.created[0]!.destroyed).toBe(true);
     expect(ipcMain.handlers.size).toBe(0);
     expect(await exists(join(home, 'daemon.json'))).toBe(false);
-    await d.close(); // twice is harmless
+    await d.dispose(); // twice is harmless
   });
 });

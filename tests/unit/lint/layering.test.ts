@@ -134,3 +134,50 @@ describe('layering lint', () => {
     expect(facesRule(await rulesFiredAt('src-main/core/service/probe.ts', values))).toEqual([]);
   });
 });
+
+describe('one teardown word', () => {
+  const restricted = (fired: string[]) => fired.filter((r) => r === 'no-restricted-syntax');
+
+  it('refuses a close() of our own in src-main and takes dispose()', async () => {
+    expect(await rulesFiredAt('src-main/core/service/probe.ts', 'export class A {\n  async close() {}\n}\n')).toEqual([
+      'no-restricted-syntax',
+    ]);
+    expect(await rulesFiredAt('src-main/core/service/probe.ts', 'export class A {\n  async dispose() {}\n}\n')).toEqual(
+      [],
+    );
+  });
+
+  it('catches the other words and shapes, not data members or calls of APIs we do not own', async () => {
+    const declared = [
+      'export interface H {\n  close(): Promise<void>;\n  stop: () => void;\n}',
+      'export class A {\n  teardown = () => undefined;\n}',
+      'export const o = { shutdown() {}, destroy: () => undefined };',
+      '',
+    ].join('\n');
+    expect(restricted(await rulesFiredAt('src-main/core/daemon/probe.ts', declared))).toHaveLength(5);
+    const fine = [
+      'export interface O {\n  closed: boolean;\n  stop?: Promise<void>;\n}',
+      'export const end = { end: 3, close: true };',
+      "import type { Server } from 'node:http';\nexport const shut = (s: Server) => s.close();",
+      '',
+    ].join('\n');
+    expect(restricted(await rulesFiredAt('src-main/core/daemon/probe.ts', fine))).toEqual([]);
+  });
+
+  it('holds in the shell too, and only in src-main', async () => {
+    const text = "export const e = await import('electron');\nexport class A {\n  close() {}\n}\n";
+    expect(await rulesFiredAt('src-main/electron/probe.ts', text)).toEqual(['no-restricted-syntax']);
+    expect(restricted(await rulesFiredAt('tests/unit/probe.ts', 'export class A {\n  close() {}\n}\n'))).toEqual([]);
+  });
+
+  it('keeps the Electron selectors in src-main (the two lists are merged, not replaced)', async () => {
+    const text = "export const a = require('electron');\nexport class A {\n  close() {}\n}\n";
+    expect(restricted(await rulesFiredAt('src-main/core/config/probe.ts', text))).toHaveLength(2);
+  });
+
+  it('lets an interface we must satisfy keep its close() with a reason', async () => {
+    const text =
+      'export class T {\n  // eslint-disable-next-line no-restricted-syntax -- the SDK Transport names it close()\n  async close() {}\n}\n';
+    expect(await rulesFiredAt('src-main/core/mcpClient/probe.ts', text)).toEqual([]);
+  });
+});

@@ -133,13 +133,13 @@ beforeAll(() => {
 });
 afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
-  nodeFetch.destroy();
+  nodeFetch.dispose();
 });
 beforeEach(() => {
   transport = createNodeFetch();
 });
 afterEach(async () => {
-  transport.destroy();
+  transport.dispose();
   for (const s of servers.splice(0)) await s.close();
   // Give a late rejection (an errored body nobody read) a turn to surface.
   await new Promise((r) => setTimeout(r, 10));
@@ -352,7 +352,7 @@ describe('nodeFetch against loopback servers', () => {
       await reading;
       expect(got.join('')).toBe('chunk0;chunk1;chunk2;chunk3;');
     } finally {
-      paced.destroy();
+      paced.dispose();
     }
   });
 
@@ -502,7 +502,7 @@ describe('nodeFetch against loopback servers', () => {
         .catch((e: unknown) => e);
       expect(sdkErr).toBeInstanceOf(APIConnectionTimeoutError);
     } finally {
-      quick.destroy();
+      quick.dispose();
     }
   });
 
@@ -606,7 +606,7 @@ describe('nodeFetch against loopback servers', () => {
       expect(await (await impatientPool(lb.url)).text()).toBe('late but fine');
       expect(lb.connections).toBe(2);
     } finally {
-      impatientPool.destroy();
+      impatientPool.dispose();
     }
   });
 
@@ -703,7 +703,7 @@ describe('nodeFetch against loopback servers', () => {
     await (await transport(lb.url)).text();
     expect(seen[0]).not.toBe('identity');
     expect(seen[1]).toBe('identity');
-    viaGlobal.destroy();
+    viaGlobal.dispose();
   });
 });
 
@@ -769,7 +769,7 @@ describe.skipIf(!runTls)(
         }
         expect(lb.connections).toBe(1);
       } finally {
-        trusting.destroy();
+        trusting.dispose();
       }
       const err = await transport(lb.url).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TypeError);
@@ -791,7 +791,7 @@ describe.skipIf(!runTls)(
         const { response } = await drainTurn(llm.turn(request, new AbortController().signal));
         expect(response.content).toEqual([{ type: 'text', text: 'secure stream' }]);
       } finally {
-        trusting.destroy();
+        trusting.dispose();
       }
     });
   },

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clientMetadataUrl, RELEASE_CLIENT_METADATA_URL } from '../../../src-main/core/mcpClient/clientMetadata.js';
 import type { McpServerSettings } from '../../../src-main/core/mcpClient/config.js';
 import { McpConnection } from '../../../src-main/core/mcpClient/connection.js';
-import { McpManager } from '../../../src-main/core/mcpClient/manager.js';
+import { configuredStatus, McpManager } from '../../../src-main/core/mcpClient/manager.js';
 import { memoryTokenStore, signIn } from '../../../src-main/core/mcpClient/oauth.js';
 import { NeedsPersonError } from '../../../src-main/core/mcpClient/supervisor.js';
 import { followAuthorization, startFakeMcpOAuth, type FakeOAuth } from '../../support/fakeMcpOAuth.js';
@@ -116,7 +116,7 @@ describe('Streamable HTTP: closing is final (server-everything streamableHttp)',
     await expect(
       conn.callTool('trigger-long-running-operation', { duration: 5, steps: 5 }, { signal: signal(), timeoutMs: 300 }),
     ).rejects.toThrow(/timed out/i);
-    await conn.close();
+    await conn.dispose();
     state.closed = true;
     // Five reconnection attempts 20 ms apart would all have been made by now.
     await new Promise((r) => setTimeout(r, 400));
@@ -137,7 +137,8 @@ describe('the legacy HTTP+SSE transport (server-everything sse)', () => {
     for (const cfg of [http(sse.url), http(sse.url, { type: 'sse' })]) {
       const m = manager({ servers: { ev: cfg } });
       await m.ready();
-      expect(m.status()[0]).toMatchObject({ type: 'http', state: 'healthy' });
+      // The status says the transport as configured; the connection says the one it fell back to.
+      expect(m.status()[0]).toMatchObject({ type: cfg.type, state: 'healthy' });
       expect(m.server('ev')!.connection!.httpTransport).toBe('sse');
       const echo = (await m.providers[0]!.tools()).find((t) => t.name === 'mcp__ev__echo')!;
       const t = await makeToolContext();
@@ -150,6 +151,15 @@ describe('the legacy HTTP+SSE transport (server-everything sse)', () => {
         await t.cleanup();
       }
     }
+  });
+
+  it("before it is started (the daemon's GET /mcp/servers), a type: sse server is sse too", () => {
+    const store = memoryTokenStore();
+    const servers = { a: http(sse.url), b: http(sse.url, { type: 'sse' }) };
+    expect(configuredStatus('/nonexistent', servers, {}, () => store)).toMatchObject([
+      { name: 'a', type: 'http', state: 'idle', signed_in: false },
+      { name: 'b', type: 'sse', state: 'idle', signed_in: false },
+    ]);
   });
 });
 

@@ -110,7 +110,7 @@ describe('HTTP+SSE: an event stream that drops mid-session', () => {
       // No quiet reconnect to an uninitialized session: the stream was not reopened.
       expect(legacy.streams).toBe(1);
     } finally {
-      await conn.close();
+      await conn.dispose();
     }
   });
 

@@ -72,7 +72,7 @@ function scripted() {
       log.push(`probe:${o}`);
       if (o === 'fail') throw new Error('no pong');
     },
-    async close(c) {
+    async dispose(c) {
       c.closed = true;
     },
     isClosed: (c) => c.closed,

@@ -233,7 +233,7 @@ describe('startProcess', () => {
     const grandchild = await waitForNumber(join(dir, 'grandchild'));
     const pgid = (await handle.started).ok ? handle.child.pid! : -1;
     store.dispose(); // synchronous: starts the teardown
-    await handle.close(); // the same teardown, awaited
+    await handle.dispose(); // the same teardown, awaited
     expect(alive(grandchild)).toBe(false);
     expect(processGroupAlive(pgid)).toBe(false);
   });
@@ -256,7 +256,7 @@ describe('startProcess', () => {
     const grandchild = await waitForNumber(join(dir, 'grandchild'));
     expect(handle.kill('SIGKILL')).toBe(true);
     expect(await handle.exited).toMatchObject({ kind: 'exited', exitSignal: 'SIGKILL' });
-    await handle.close();
+    await handle.dispose();
     expect(alive(grandchild)).toBe(false);
     expect(handle.kill()).toBe(false);
   });

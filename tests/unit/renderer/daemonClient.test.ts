@@ -37,8 +37,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  api?.close();
-  await d?.daemon.close();
+  api?.dispose();
+  await d?.daemon.dispose();
   await fake?.close();
 });
 
@@ -148,7 +148,7 @@ describe('daemon client', () => {
     await eventually(() => seen.includes('unauthorized'));
     // Never accepted: a wrong token, not a rotated one (the page tells the two apart).
     expect(seen).not.toContain('rotated');
-    wrong.close();
+    wrong.dispose();
   });
 
   it('a token the daemon took and then replaced (rein daemon rotate-token) ends as rotated, not as wrong', async () => {

@@ -115,4 +115,24 @@ describe('the MCP servers panel', () => {
     expect(failed).toContain('role="alert">Sign-in failed: the authorization server refused: access_denied');
     expect(actionOf({ ...needs, type: 'stdio' })?.kind).toBe('reconnect');
   });
+
+  it('treats an sse server (the legacy HTTP+SSE transport) as the remote server it is: Sign in, "signed in"', () => {
+    const legacy = server({
+      name: 'old',
+      type: 'sse',
+      state: 'disconnected',
+      sign_in_required: true,
+      last_error: 'the server asks for a sign-in',
+    });
+    expect(actionOf(legacy)).toEqual({ kind: 'signIn', label: 'Sign in' });
+    const html = render([legacy]);
+    expect(html).toContain('aria-label="Sign in old"');
+    expect(html).toContain('HTTP+SSE');
+    expect(
+      actionOf({ ...legacy, sign_in_required: false, sign_in: { state: 'failed', started_at: legacy.since } }),
+    ).toEqual({ kind: 'signIn', label: 'Sign in' });
+    const signedIn = render([server({ name: 'old', type: 'sse', tools: 1, signed_in: true })]);
+    expect(signedIn).toContain('HTTP+SSE · 1 tool · signed in');
+    expect(signedIn).not.toContain('<button');
+  });
 });

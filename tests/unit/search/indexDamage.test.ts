@@ -20,7 +20,7 @@ beforeEach(async () => {
   t = await makeTempHome();
 });
 afterEach(async () => {
-  for (const i of open.splice(0)) i.close();
+  for (const i of open.splice(0)) i.dispose();
   await t.cleanup();
 });
 
@@ -31,7 +31,7 @@ async function buildIndex(): Promise<string> {
     await t.save({
       turns: [{ user: `filler session ${i} ${'words about nothing '.repeat(60)}`, answer: `answer ${i}` }],
     });
-  track(await SessionIndex.open(t.home)).close();
+  track(await SessionIndex.open(t.home)).dispose();
   expect(existsSync(`${indexFile(t.home)}-wal`)).toBe(false);
   return glacier.id;
 }
@@ -107,7 +107,7 @@ describe('a damaged page inside rein.db', () => {
     expect(
       (await index.withRepair(() => index.search('glacier', { agent: 'default' }))).map((h) => h.sessionId),
     ).toEqual([glacier]);
-    index.close();
+    index.dispose();
     // The file at rein.db now passes SQLite's own check.
     const db = new Database(indexFile(t.home), { readonly: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');

@@ -29,7 +29,7 @@ describe.skipIf(skip)(
     });
     afterAll(() => disk?.unmount());
     afterEach(async () => {
-      for (const i of open.splice(0)) i.close();
+      for (const i of open.splice(0)) i.dispose();
       execFileSync('mount', ['-o', 'remount,rw', disk.dir]);
       await disk.free();
       await t.cleanup();
@@ -54,8 +54,8 @@ describe.skipIf(skip)(
         // The note waits for the next opener (a taken file is taken again).
         expect((await readdir(t.home)).some((n) => n.startsWith('rein.db.pending'))).toBe(true);
       }
-      cli.close();
-      daemon.close();
+      cli.dispose();
+      daemon.dispose();
 
       await disk.free();
       const after = track(await SessionIndex.open(t.home));
@@ -81,7 +81,7 @@ describe.skipIf(skip)(
     it('read-only: searches still answer, and the note says why the index was not updated', async () => {
       t = await makeTempHome(disk.dir);
       const s = await t.save({ turns: [{ user: 'saffron risotto', answer: 'ok' }] });
-      track(await SessionIndex.open(t.home)).close();
+      track(await SessionIndex.open(t.home)).dispose();
       execFileSync('mount', ['-o', 'remount,ro', disk.dir]);
       const index = track(await SessionIndex.open(t.home));
       // Read as it is where SQLite can, else built in memory (a WAL index without its -shm cannot be read on a read-only disk).

@@ -30,14 +30,14 @@ beforeEach(async () => {
   t = await makeTempHome();
 });
 afterEach(async () => {
-  for (const idx of open.splice(0)) idx.close();
+  for (const idx of open.splice(0)) idx.dispose();
   await t.cleanup();
 });
 
 describe('sessions noted for the index', () => {
   it('are indexed by the next open, and the notes are gone after', async () => {
     // The index exists (built once), then two runs save sessions without opening it.
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     open.length = 0;
     const a = await t.save({ turns: [{ user: 'Rotate the nginx certificates', answer: 'Done.' }] });
     const b = await t.save({ agent: 'ops', turns: [{ user: 'Check the nginx error log', answer: 'Clean.' }] });
@@ -62,7 +62,7 @@ describe('sessions noted for the index', () => {
   });
 
   it('left taken by a process that died are taken again', async () => {
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     open.length = 0;
     const a = await t.save({ turns: [{ user: 'Where is the invoice from March?', answer: 'In ~/Documents.' }] });
     await writeFile(
@@ -108,7 +108,7 @@ describe('sessions noted as they are saved (noteSavedSession)', () => {
     existsSync(pendingFile(t.home)) ? (await readFile(pendingFile(t.home), 'utf8')).split('\n').filter(Boolean) : [];
 
   it('notes a session once, at its first save; a taker then reads what later saves wrote', async () => {
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     open.length = 0;
     const s = await t.save({ turns: [{ user: 'Plan the lighthouse trip', answer: 'Planned.' }] });
     for (let i = 0; i < 3; i++) await noteSavedSession(t.home, { agent: 'default', id: s.id });
@@ -160,7 +160,7 @@ describe('sessions noted as they are saved (noteSavedSession)', () => {
 
 describe('the folder check when the index opens (the safety net behind the notes)', () => {
   it('finds a session saved with no note at all (an older Rein, a process killed before its note)', async () => {
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     open.length = 0;
     const s = await t.save({ turns: [{ user: 'Renew the passport', answer: 'Form filled.' }] });
     const o = await t.save({ agent: 'ops', turns: [{ user: 'Renew the TLS passport cert', answer: 'Renewed.' }] });
@@ -174,7 +174,7 @@ describe('the folder check when the index opens (the safety net behind the notes
     const a = await t.save({ turns: [{ user: 'Prune the apple tree', answer: 'Pruned.' }] });
     const b = await t.save({ turns: [{ user: 'Sharpen the apple peeler', answer: 'Sharp.' }] });
     await t.save({ turns: [{ user: 'Unrelated', answer: 'Fine.' }] });
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     open.length = 0;
     appendTurn(a, { user: 'Then mulch around the quince', answer: 'Mulched.' }, 'cli', new Date().toISOString());
     await t.store().save(a);
@@ -187,7 +187,7 @@ describe('the folder check when the index opens (the safety net behind the notes
 
   it('reports a damaged file and keeps what the index had of it', async () => {
     const a = await t.save({ turns: [{ user: 'Tune the cello', answer: 'Tuned.' }] });
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     open.length = 0;
     await writeFile(join(paths.sessionsDir(t.home), `${a.id}.json`), '{"version": 1, "id": "cut sh');
     const idx = await openIndex();

@@ -31,7 +31,7 @@ beforeEach(async () => {
   t = await makeTempHome();
 });
 afterEach(async () => {
-  for (const idx of open.splice(0)) idx.close();
+  for (const idx of open.splice(0)) idx.dispose();
   await t.cleanup();
 });
 
@@ -502,7 +502,7 @@ describe("Rein's own text is not indexed", () => {
 
   it('an index built while the block was indexed (an older schema version) is rebuilt when opened', async () => {
     const a = await t.save({ turns: [{ user: 'saffron risotto', answer: 'ok' }] });
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     // What an older Rein left: the block's words among the rows, under the version it wrote.
     const raw = new Database(indexFile(t.home));
     const { key } = raw.prepare('SELECT key FROM sessions').get() as { key: number };
@@ -512,7 +512,7 @@ describe("Rein's own text is not indexed", () => {
     raw.close();
     const stale = await openIndex();
     expect(ids(stale.search('working folder', { agent: 'default' }))).toEqual([a.id]);
-    stale.close();
+    stale.dispose();
     const old = new Database(indexFile(t.home));
     old.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
     old.close();
@@ -548,7 +548,7 @@ describe('SessionIndex rebuild', () => {
     const b = await t.save({ agent: 'garden', turns: [{ user: 'orchid repotting', answer: 'in spring' }] });
     const idx = await openIndex();
     const before = { default: idx.list({ agent: 'default' }), garden: idx.list({ agent: 'garden' }) };
-    idx.close();
+    idx.dispose();
 
     for (const suffix of ['', '-wal', '-shm']) await rm(`${indexFile(t.home)}${suffix}`, { force: true });
     const broken = join(paths.sessionsDir(t.home, 'garden'), '2026-03-08-0123456789ab.json');
@@ -577,7 +577,7 @@ describe('SessionIndex rebuild', () => {
 
   it('moves a corrupt rein.db aside as rein.db.corrupt-<time> and rebuilds it from the JSON files', async () => {
     const s = await t.save({ turns: [{ user: 'volcano documentary', answer: 'ok' }] });
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     const garbage = Buffer.from('this is not an SQLite database '.repeat(200));
     await writeFile(indexFile(t.home), garbage);
 
@@ -594,7 +594,7 @@ describe('SessionIndex rebuild', () => {
     for (let i = 0; i < 40; i++)
       await t.save({ turns: [{ user: `filler session ${i} ${'text '.repeat(200)}`, answer: 'ok' }] });
     const first = await openIndex();
-    first.close();
+    first.dispose();
     // Keep the 100-byte header and the first page, overwrite the rest with garbage.
     const { readFile } = await import('node:fs/promises');
     const bytes = await readFile(indexFile(t.home));
@@ -619,7 +619,7 @@ describe('SessionIndex rebuild', () => {
 
   it('rebuilds when the schema version differs', async () => {
     const s = await t.save({ turns: [{ user: 'saffron risotto', answer: 'ok' }] });
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     const raw = new Database(indexFile(t.home));
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.exec(`DELETE FROM messages`);
@@ -637,7 +637,7 @@ describe('SessionIndex rebuild', () => {
 
   it('does not rebuild on a later open, and reads no unchanged file again', async () => {
     await t.save({ turns: [{ user: 'x', answer: 'y' }] });
-    (await openIndex()).close();
+    (await openIndex()).dispose();
     const idx = await openIndex();
     // The folder check looked at the one file and found it as indexed.
     expect(idx.opened).toEqual({ schema: 'current', checked: { files: 1, indexed: 0, removed: 0, problems: [] } });
@@ -681,7 +681,7 @@ describe('snippets come from the hit itself', () => {
     index.upsert(second);
     const ops = index.search('pipeline', { agent: 'ops' });
     const dflt = index.search('pipeline', { agent: 'default' });
-    index.close();
+    index.dispose();
     expect(ops).toHaveLength(1);
     expect(ops[0]!.snippet).not.toContain('deployment');
     expect(dflt[0]!.snippet).toContain('deployment');

@@ -2,10 +2,12 @@ import { existsSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-// The bash tool's hints come from the permission engine's analysis, which registers itself when loaded.
-import '../../../src-main/core/permissions/commandRules.js';
+import { partition } from '../../../src-main/core/harness/execution/batch.js';
+import type { Admitted } from '../../../src-main/core/harness/execution/types.js';
+import { basicPolicy } from '../../../src-main/core/permissions/basicPolicy.js';
 import { initShellParser } from '../../../src-main/core/permissions/shell/parser.js';
-import { bashTool } from '../../../src-main/core/tools/builtin/bash.js';
+import { bashTool, type BashInput } from '../../../src-main/core/tools/builtin/bash.js';
+import type { CommandClassifier, ToolContext } from '../../../src-main/core/tools/tool.js';
 import { callTool, makeToolContext, processAlive, type TempToolContext } from './toolTestContext.js';
 
 let t: TempToolContext;
@@ -192,19 +194,19 @@ describe('bash safety hints', () => {
     'rg --pre ./evil foo',
   ];
   it.each(readOnly)('treats %j as read-only', (command) => {
-    expect(bashTool.isReadOnly({ command })).toBe(true);
+    expect(bashTool.isReadOnly({ command }, t.ctx)).toBe(true);
   });
   it.each(notReadOnly)('does not treat %j as read-only', (command) => {
-    expect(bashTool.isReadOnly({ command })).toBe(false);
+    expect(bashTool.isReadOnly({ command }, t.ctx)).toBe(false);
   });
 
   it('never treats following a file or reading a device as concurrency-safe', () => {
-    expect(bashTool.isConcurrencySafe!({ command: 'cat README.md' })).toBe(true);
-    expect(bashTool.isConcurrencySafe!({ command: 'tail -f app.log' })).toBe(false);
-    expect(bashTool.isConcurrencySafe!({ command: 'tail -n 5 -F app.log' })).toBe(false);
-    expect(bashTool.isConcurrencySafe!({ command: 'head -c 10 /dev/urandom' })).toBe(false);
-    expect(bashTool.isConcurrencySafe!({ command: 'cat /dev/tty' })).toBe(false);
-    expect(bashTool.isConcurrencySafe!({ command: 'rm x' })).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'cat README.md' }, t.ctx)).toBe(true);
+    expect(bashTool.isConcurrencySafe!({ command: 'tail -f app.log' }, t.ctx)).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'tail -n 5 -F app.log' }, t.ctx)).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'head -c 10 /dev/urandom' }, t.ctx)).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'cat /dev/tty' }, t.ctx)).toBe(false);
+    expect(bashTool.isConcurrencySafe!({ command: 'rm x' }, t.ctx)).toBe(false);
   });
 
   it.each([
@@ -217,13 +219,80 @@ describe('bash safety hints', () => {
     'find . -name "*.o" -delete',
     'git push --force origin main',
   ])('flags %j as destructive', (command) => {
-    expect(bashTool.isDestructive({ command })).toBe(true);
+    expect(bashTool.isDestructive({ command }, t.ctx)).toBe(true);
   });
 
   it.each(['ls -la', 'echo hi >> log.txt', 'make 2>&1', 'ls > /dev/null', 'git status', 'npm test'])(
     'does not flag %j as destructive',
     (command) => {
-      expect(bashTool.isDestructive({ command })).toBe(false);
+      expect(bashTool.isDestructive({ command }, t.ctx)).toBe(false);
     },
   );
+});
+
+describe('the bash tool classifies a command only with the classifier its context carries', () => {
+  beforeAll(async () => {
+    await initShellParser();
+  });
+  const calls = (commands: string[]): Admitted[] =>
+    commands.map((command, index) => ({
+      index,
+      call: { id: `c${index}`, name: 'bash', input: { command } },
+      tool: bashTool,
+      input: { command } satisfies BashInput,
+    }));
+  const check = (ctx: ToolContext, command: string, classifyCommand?: CommandClassifier) =>
+    basicPolicy({ classifyCommand }).check({
+      tool: bashTool,
+      input: { command },
+      cwd: ctx.cwd,
+      mode: 'default',
+      source: 'test',
+      origin: 'attended',
+      agent: 'default',
+    });
+
+  it('without a classifier a command is unclassified: not read-only, not run beside others, destructive', async () => {
+    // There is no process-wide fallback: loading the permission engine (toolTestContext imports it) registers nothing.
+    const bare: ToolContext = { ...t.ctx, classifyCommand: undefined };
+    for (const ctx of [bare, undefined]) {
+      expect(bashTool.isReadOnly({ command: 'ls -la' }, ctx)).toBe(false);
+      expect(bashTool.isConcurrencySafe!({ command: 'cat README.md' }, ctx)).toBe(false);
+      expect(bashTool.isDestructive({ command: 'ls -la' }, ctx)).toBe(true);
+    }
+    // Two reads each run alone, and the simple policy asks about a plain `ls` as a high-risk call.
+    expect(partition(calls(['ls', 'cat README.md']), bare).map((b) => b.length)).toEqual([1, 1]);
+    expect(await check(bare, 'ls')).toMatchObject({ decision: 'ask', risk: 'high' });
+    // The same calls with the context's classifier: one batch, allowed as read-only.
+    expect(partition(calls(['ls', 'cat README.md']), t.ctx).map((b) => b.length)).toEqual([2]);
+    expect(await check(t.ctx, 'ls', t.ctx.classifyCommand)).toMatchObject({ decision: 'allow', layer: 'read_only' });
+  });
+
+  it("uses the context's classifier, in the call's folder, and fails closed when it cannot answer", () => {
+    const seen: string[] = [];
+    const stub: CommandClassifier = (command, cwd) => {
+      seen.push(`${cwd}: ${command}`);
+      return { readOnly: true, concurrencySafe: true, destructive: false };
+    };
+    const ctx: ToolContext = { ...t.ctx, classifyCommand: stub };
+    // The stub's verdict, not the engine's: the engine would call `rm -rf build` destructive.
+    expect(bashTool.isReadOnly({ command: 'rm -rf build' }, ctx)).toBe(true);
+    expect(bashTool.isDestructive({ command: 'rm -rf build' }, ctx)).toBe(false);
+    expect(partition(calls(['rm -rf build', 'rm -rf dist']), ctx).map((b) => b.length)).toEqual([2]);
+    expect(seen).toContain(`${t.dir}: rm -rf build`);
+    expect(seen).toContain(`${t.dir}: rm -rf dist`);
+
+    const unsure: ToolContext = { ...t.ctx, classifyCommand: () => undefined };
+    const broken: ToolContext = {
+      ...t.ctx,
+      classifyCommand: () => {
+        throw new Error('no parser');
+      },
+    };
+    for (const c of [unsure, broken]) {
+      expect(bashTool.isReadOnly({ command: 'ls' }, c)).toBe(false);
+      expect(bashTool.isConcurrencySafe!({ command: 'ls' }, c)).toBe(false);
+      expect(bashTool.isDestructive({ command: 'ls' }, c)).toBe(true);
+    }
+  });
 });

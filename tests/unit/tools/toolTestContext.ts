@@ -1,8 +1,13 @@
-/** A real ToolContext over temp folders, and a way to call a tool the way the harness does (schema first). */
+/**
+ * A real ToolContext over temp folders, and a way to call a tool the way the harness does (schema first).
+ * Like the runtime's (runtime/loopParts.ts), the context carries the permission engine's command classifier
+ * (the bash tool's hints), here for a temp home folder.
+ */
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { commandClassifier } from '../../../src-main/core/permissions/commandRules.js';
 import type { Tool, ToolContext, ToolResult } from '../../../src-main/core/tools/tool.js';
 import { SessionReadTracker } from '../../../src-main/core/tools/readTracker.js';
 
@@ -19,6 +24,7 @@ export async function makeToolContext(overrides: Partial<ToolContext> = {}): Pro
   const dir = join(root, 'work');
   await mkdir(dir);
   await mkdir(join(root, 'home'));
+  await mkdir(join(root, 'user'));
   const tracker = new SessionReadTracker();
   const ctx: ToolContext = {
     cwd: dir,
@@ -28,6 +34,7 @@ export async function makeToolContext(overrides: Partial<ToolContext> = {}): Pro
     agent: 'default',
     readTracker: tracker,
     egress: async () => ({ allowed: true }),
+    classifyCommand: commandClassifier(join(root, 'user')),
     ...overrides,
   };
   return { ctx, dir, tracker, cleanup: () => rm(root, { recursive: true, force: true }) };

@@ -52,7 +52,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await service.close();
+  await service.dispose();
   await fake.close();
 });
 

@@ -171,7 +171,7 @@ export class RunRouter {
    * Stops taking messages, drops the queue, lets running runs finish for up to `graceMs`, then cancels
    * them and waits up to `cancelMs` for them to save and end.
    */
-  async close(graceMs: number, cancelMs: number): Promise<void> {
+  async dispose(graceMs: number, cancelMs: number): Promise<void> {
     this.#closing = true;
     for (const run of this.#lanes.queued) this.#lanes.cancel(run, 'shutting down');
     const allDone = () => Promise.all(this.#lanes.running.map((r) => r.done.catch(() => undefined)));

@@ -42,7 +42,7 @@ export interface SessionSearchToolOptions {
 
 const openForCall = async (home: string) => {
   const index = await SessionIndex.open(home);
-  return { index, release: () => index.close() };
+  return { index, release: () => index.dispose() };
 };
 
 export function createSessionSearchTool(options: SessionSearchToolOptions = {}): Tool<SessionSearchInput> {

@@ -2,7 +2,7 @@
  * An agent's MCP servers (the agent editor's tab) or the global config's (Settings: the built-in
  * agent's servers, which every agent without a list of its own uses too): each server's state, how it
  * is reached, its tools (a list that opens), what went wrong last, and the one action that helps —
- * Connect (not started yet), Reconnect (lost or given up), Sign in (an http server that asks for it).
+ * Connect (not started yet), Reconnect (lost or given up), Sign in (a remote server, http or sse, that asks for it).
  *
  * The list is asked for again when the daemon says one of the agent's servers changed state
  * (`mcp_status`: connected, lost, stopped when idle, a sign-in failed), after each run of any agent,
@@ -110,10 +110,22 @@ const badgeOf = (s: McpServerStatus): string => {
   return '';
 };
 
+/** How a server is reached, as its facts line says; the remote kinds (http, sse) are the ones that can ask for a sign-in. */
+export function transportOf(type: McpServerStatus['type']): { label: string; remote: boolean } {
+  switch (type) {
+    case 'stdio':
+      return { label: 'stdio', remote: false };
+    case 'http':
+      return { label: 'HTTP', remote: true };
+    case 'sse':
+      return { label: 'HTTP+SSE', remote: true };
+  }
+}
+
 /** The one action that helps, if any. */
 export function actionOf(s: McpServerStatus): { kind: 'signIn' | 'connect' | 'reconnect'; label: string } | undefined {
   if (s.state === 'disabled' || s.state === 'connecting') return undefined;
-  if (s.type === 'http' && (s.sign_in_required || s.sign_in?.state === 'failed'))
+  if (transportOf(s.type).remote && (s.sign_in_required || s.sign_in?.state === 'failed'))
     return { kind: 'signIn', label: 'Sign in' };
   if (s.state === 'idle') return { kind: 'connect', label: 'Connect' };
   if (s.state === 'disconnected' || s.state === 'dormant') return { kind: 'reconnect', label: 'Reconnect' };
@@ -211,10 +223,14 @@ function McpServerItem({
         <strong className="mcp-server-name">{s.name}</strong>
         <span className={['badge', 'mcp-state', badgeOf(s)].filter(Boolean).join(' ')}>{label}</span>
         <span className="muted mcp-server-facts">
-          {s.type === 'http' ? 'HTTP' : 'stdio'}
+          {transportOf(s.type).label}
           {s.state !== 'disabled' && ` · ${s.tools} tool${s.tools === 1 ? '' : 's'}`}
           {s.server && ` · ${s.server.name} ${s.server.version}`}
-          {s.type === 'http' && s.signed_in && !s.sign_in_required && s.sign_in === undefined && ' · signed in'}
+          {transportOf(s.type).remote &&
+            s.signed_in &&
+            !s.sign_in_required &&
+            s.sign_in === undefined &&
+            ' · signed in'}
         </span>
         {action && (
           <button

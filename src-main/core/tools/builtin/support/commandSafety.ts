@@ -3,8 +3,12 @@
  * engine's shell analysis (core/permissions/commandRules.ts), so there is one source of truth for what a
  * command line does. The tools area may not import the permissions area (eslint `coreAreas`), so the
  * classifier is handed in: the context a call runs with carries it (`ToolContext.classifyCommand`, given the
- * call's working folder). Without one, or while the shell parser is not ready, a command counts as neither
- * read-only nor concurrency-safe, and as destructive.
+ * call's working folder). There is no process-wide classifier to fall back on.
+ *
+ * The safe default: without a classifier (a caller with no context, or a context without one), while the
+ * shell parser is not ready, or when the classifier throws, the command is unclassified — neither read-only
+ * nor concurrency-safe, and destructive. So a missing classifier can only make a call asked about, run
+ * alone and shown as high risk; it never makes it look safer.
  */
 
 export interface CommandClassification {
@@ -23,24 +27,12 @@ export interface ClassifierContext {
   classifyCommand?: CommandClassifier;
 }
 
-let fallback: ((command: string) => CommandClassification | undefined) | undefined;
-
-/**
- * The classifier for hints asked without a context (a caller that has no run, such as a test asking
- * `bashTool.isReadOnly({command})`): the permission engine's module installs one, judged in the process's
- * folder. Every run hands its own in through the tool context instead.
- * @deprecated Pass `classifyCommand` in the ToolContext; this stays for context-free callers.
- */
-export function setCommandClassifier(c: ((command: string) => CommandClassification | undefined) | undefined): void {
-  fallback = c;
-}
-
+/** What an unclassified command counts as (the safe default above). */
 const NOT_KNOWN: CommandClassification = { readOnly: false, concurrencySafe: false, destructive: true };
 
 function classify(command: string, ctx: ClassifierContext | undefined): CommandClassification {
   try {
-    const c = ctx?.classifyCommand ? ctx.classifyCommand(command, ctx.cwd) : fallback?.(command);
-    return c ?? NOT_KNOWN;
+    return ctx?.classifyCommand?.(command, ctx.cwd) ?? NOT_KNOWN;
   } catch {
     return NOT_KNOWN;
   }

@@ -209,7 +209,7 @@ describe('refused tool calls in the run log', () => {
   let fake: FakeAnthropic | undefined;
   let service: ReinService | undefined;
   afterEach(async () => {
-    await service?.close();
+    await service?.dispose();
     await fake?.close();
     service = undefined;
     fake = undefined;
