@@ -151,7 +151,9 @@ describe('rein mcp serve: resources', () => {
   });
 
   it('pages through many sessions with a cursor, most recent first, and refuses a made-up cursor', async () => {
-    const store = new SessionStore(paths.sessionsDir(home));
+    // A clock a second apart per stamp: two saves in the same millisecond would tie on updated_at (then ordered by id).
+    let tick = Date.UTC(2026, 0, 2);
+    const store = new SessionStore(paths.sessionsDir(home), { now: () => new Date((tick += 1000)) });
     const ids: string[] = [];
     for (let i = 0; i < 55; i++) {
       const s = store.create({ agent: 'default', cwd, source: 'cli', title: `errand ${i}` });
