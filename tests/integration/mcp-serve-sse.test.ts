@@ -1,15 +1,18 @@
 /**
  * `rein mcp serve --http` and SSE polling (SEP-1699, issue 28 item 4): every POST stream of a 2025-11-25
  * client starts with a priming event (an id, `retry`, empty data), and a stream that broke mid-call is
- * resumed with Last-Event-ID, the call's answer arriving on the new stream. The resources answer over
- * HTTP as over stdio.
+ * resumed with Last-Event-ID, the call's answer arriving on the new stream. The standalone GET stream
+ * starts with one too, so a client that lost it is replayed the notifications sent while it was away.
+ * The resources answer over HTTP as over stdio.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paths } from '../../src-main/core/config/paths.js';
+import { newSessionId } from '../../src-main/core/sessions/id.js';
 import { startRein, tempHome, type CliResult } from '../support/cli.js';
 import { useLeakCheck } from '../support/leaks.js';
 
@@ -106,10 +109,12 @@ async function readUntil(
 describe('rein mcp serve --http: SSE priming and resumption', () => {
   let served: Served;
   let cwd: string;
+  let home: string;
 
   beforeAll(async () => {
     const t = await tempHome();
     cwd = t.cwd;
+    home = t.home;
     const userHome = join(cwd, 'user');
     await mkdir(userHome, { recursive: true });
     await mkdir(t.home, { recursive: true });
@@ -228,6 +233,66 @@ describe('rein mcp serve --http: SSE priming and resumption', () => {
       expect(agents.completion.values).toEqual(['default']);
     } finally {
       await client.close();
+    }
+  });
+  it('primes the standalone GET stream too: a client that lost it is replayed, with Last-Event-ID, what was sent meanwhile', async () => {
+    // Two sessions that listed resources, so each is told when a session is added (on its GET stream):
+    // A speaks 2025-11-25 and loses its stream; B speaks 2025-06-18, stays, and is the witness.
+    const open = async (version: string) => {
+      const first = await post(served, init(version));
+      const headers = { 'mcp-session-id': first.headers.get('mcp-session-id')!, 'mcp-protocol-version': version };
+      await first.text();
+      expect((await post(served, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
+      await (await post(served, { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} }, headers)).text();
+      return headers;
+    };
+    const dir = paths.sessionsDir(home);
+    await mkdir(dir, { recursive: true });
+    const a = await open('2025-11-25');
+    const b = await open('2025-06-18');
+    const get = (headers: Record<string, string>, lastEventId?: string) =>
+      fetch(endpoint(served), {
+        headers: {
+          authorization: `Bearer ${served.token}`,
+          accept: 'text/event-stream',
+          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+          ...headers,
+        },
+      });
+    const isListChanged = (e: Record<string, string>) =>
+      e.data?.includes('"notifications/resources/list_changed"') ?? false;
+
+    const streamA = await get(a);
+    expect(streamA.status).toBe(200);
+    expect(streamA.headers.get('content-type')).toContain('text/event-stream');
+    // The priming event only; then A's connection breaks (the reader is cancelled).
+    const [priming] = await readUntil(streamA, (events) => events.length >= 1);
+    expect(priming).toEqual({ id: expect.stringMatching(/^\S+$/), retry: '2000', data: '' });
+
+    const streamB = await get(b);
+    expect(streamB.status).toBe(200);
+    const added = join(dir, `${newSessionId()}.json`);
+    try {
+      await writeFile(added, '{}');
+      // B (no empty-data event for an older client: its first event is the notification) has been told,
+      // so A's notice has been sent, into A's event store, while A was away.
+      const eventsB = await readUntil(streamB, (events) => events.length >= 1);
+      expect(isListChanged(eventsB[0]!)).toBe(true);
+      await new Promise((ok) => setTimeout(ok, 300));
+
+      // As a client waits `retry` before reconnecting: until the server has seen the old stream go (409 till then).
+      let resumed = await get(a, priming!.id);
+      for (let i = 0; resumed.status === 409 && i < 200; i++) {
+        await resumed.text();
+        await new Promise((ok) => setTimeout(ok, 100));
+        resumed = await get(a, priming!.id);
+      }
+      expect(resumed.status).toBe(200);
+      const eventsA = await readUntil(resumed, (events) => events.some(isListChanged));
+      const notice = eventsA.find(isListChanged)!;
+      expect(Number(notice.id)).toBeGreaterThan(Number(priming!.id));
+    } finally {
+      await rm(added, { force: true });
     }
   });
 });

@@ -16,7 +16,10 @@
  *
  * Disposing is final: the SDK's transport would otherwise go on reopening a resumable stream after
  * `dispose()` (each attempt fails at once, the next is scheduled), which kept a CLI alive 13–15 s after a
- * JSON-RPC error or a timeout; the retry budget is set to zero before the transport is closed.
+ * JSON-RPC error or a timeout; the retry budget is set to zero before the transport is closed. And once
+ * `dispose()` has ended the session, the connection's fetch refuses every request: nothing the SDK still
+ * has scheduled (its `close()` clears only the last of its reconnection timers, and a timer that fires
+ * reopens a stream before it looks at the retry budget) reaches the network after `dispose()`.
  *
  * It reports what happens to it (`onLost`, `onToolsChanged`, server requests for input) to its owner,
  * the server's supervisor; it never reconnects by itself.
@@ -123,15 +126,18 @@ export class McpConnection implements AsyncDisposable {
   readonly #transport: Transport;
   /** The SDK keeps this very object: zeroing its retries stops reconnection for good. */
   readonly #reconnection: ReconnectionOptions | undefined;
+  /** Aborted when the connection is done with the network: its fetch refuses from then on. */
+  readonly #shut: AbortController;
   #tools: McpToolDef[] = [];
   #closing = false;
   #lost = false;
   /** Why the connection was found lost, when Rein found it (an HTTP+SSE event stream that broke). */
   #lostWhy: string | undefined;
 
-  private constructor(client: Client, transport: Transport, reconnection?: ReconnectionOptions) {
+  private constructor(client: Client, transport: Transport, shut: AbortController, reconnection?: ReconnectionOptions) {
     this.client = client;
     this.#transport = transport;
+    this.#shut = shut;
     this.#reconnection = reconnection;
   }
 
@@ -190,14 +196,15 @@ export class McpConnection implements AsyncDisposable {
   ): Promise<McpConnection> {
     const reconnection =
       server.transport.kind === 'http' && via === 'http' ? { ...(o.reconnection ?? DEFAULT_RECONNECTION) } : undefined;
-    const transport = makeTransport(server, o, via, reconnection);
+    const shut = new AbortController();
+    const transport = makeTransport(server, o, via, reconnection, shut.signal);
     const client = new Client(CLIENT_INFO, {
       capabilities: {
         elicitation: { form: { applyDefaults: true }, url: {} },
         ...(o.onSample ? { sampling: {} } : {}),
       },
     });
-    const conn = new McpConnection(client, transport, reconnection);
+    const conn = new McpConnection(client, transport, shut, reconnection);
     const timeoutMs = o.timeoutMs ?? server.connectTimeoutMs;
     const ac = new AbortController();
     const timer = setTimeout(
@@ -244,6 +251,7 @@ export class McpConnection implements AsyncDisposable {
     } catch (e) {
       conn.#closing = true;
       if (reconnection) reconnection.maxRetries = 0;
+      shut.abort();
       await transport.close().catch(() => undefined);
       throw annotate(e, transport);
     } finally {
@@ -323,6 +331,7 @@ export class McpConnection implements AsyncDisposable {
       ]);
       clearTimeout(timer);
     }
+    this.#shut.abort();
     await this.client.close().catch(() => undefined);
     await t.close().catch(() => undefined);
   }
@@ -340,6 +349,7 @@ function makeTransport(
   o: OpenOptions,
   via: HttpTransportKind | undefined,
   reconnection: ReconnectionOptions | undefined,
+  shut: AbortSignal,
 ): Transport {
   const spec = server.transport;
   if (spec.kind === 'stdio') {
@@ -350,9 +360,11 @@ function makeTransport(
       ...(o.cwd ? { cwd: o.cwd } : {}),
     });
   }
-  // Every answer passes here: HTML error pages become a status line, auth challenges are noted.
+  // Every answer passes here: HTML error pages become a status line, auth challenges are noted; once the
+  // connection is disposed, nothing passes.
   const base = o.fetch ?? fetch;
   const watched: typeof fetch = async (input, init) => {
+    if (shut.aborted) throw new Error('the MCP connection is closed');
     const res = await base(input, init);
     if ((res.status === 401 || res.status === 403) && o.onChallenge) {
       const c = challengeOf(res, res.status === 403 ? await bodyError(res) : undefined);

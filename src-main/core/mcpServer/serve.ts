@@ -30,7 +30,7 @@ import {
 import type { AsyncDisposable } from '../base/lifecycle.js';
 import { ReinError, errorMessage } from '../errors.js';
 import { McpConnection, ServeHost, type ServeOptions } from './connection.js';
-import { BoundedEventStore, SSE_RETRY_MS } from './eventStore.js';
+import { BoundedEventStore, PRIMING_MIN_VERSION, SSE_RETRY_MS, STANDALONE_STREAM_ID } from './eventStore.js';
 
 /**
  * Fails before serving when the agent or the config cannot be used (an unknown agent, a config.yaml
@@ -107,6 +107,7 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   /** The protocol version agreed at `initialize` (the server's answer). */
   protocolVersion: string;
+  events: BoundedEventStore;
 }
 
 /** The version the SDK's server answers an `initialize` asking for `requested` with. */
@@ -134,6 +135,43 @@ function pinProtocolVersion(req: IncomingMessage, agreed: string): void {
       req.headers['mcp-protocol-version'] = agreed;
     }
   }
+}
+
+/**
+ * Starts the standalone GET stream (server-initiated notifications) with a priming event, as the SDK
+ * does for POST streams but not for this one (1.32): an `id`, `retry` and empty data (the spec's
+ * resumability rule), stored in the session's event store on the SDK's standalone stream id. A client
+ * whose GET stream broke before any notification arrived can then resume it with that id as
+ * `Last-Event-ID` and is replayed what was sent while it was away; without it, it reconnected with no
+ * cursor and those notifications were lost. Only for a fresh stream of a session agreed at 2025-11-25 or
+ * later (older clients cannot read empty data; a resume already has its cursor), and only once the SDK
+ * has accepted the stream (a 200 event stream, not a 406/409): the event is written right after its
+ * headers, before anything the SDK writes.
+ */
+function primeStandaloneStream(req: IncomingMessage, res: ServerResponse, s: Session): void {
+  // A Last-Event-ID the SDK acts on (not empty) is a resume: the client has its cursor.
+  if (s.protocolVersion < PRIMING_MIN_VERSION || req.headers['last-event-id']) return;
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    res.writeHead = writeHead;
+    const out = (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+    if (args[0] === 200 && isEventStream(args)) {
+      const id = s.events.prime(STANDALONE_STREAM_ID);
+      res.write(`id: ${id}\nretry: ${SSE_RETRY_MS}\ndata: \n\n`);
+    }
+    return out;
+  } as ServerResponse['writeHead'];
+}
+
+/** Whether `writeHead`'s headers (its last argument, an object or a flat array) name `text/event-stream`. */
+function isEventStream(args: unknown[]): boolean {
+  const headers = args[args.length - 1];
+  const entries: Array<[string, unknown]> = Array.isArray(headers)
+    ? headers.flatMap((v, i, a) => (i % 2 === 0 ? [[String(v), a[i + 1]] as [string, unknown]] : []))
+    : headers && typeof headers === 'object'
+      ? Object.entries(headers)
+      : [];
+  return entries.some(([k, v]) => k.toLowerCase() === 'content-type' && /text\/event-stream/i.test(String(v)));
 }
 
 export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle> {
@@ -193,6 +231,7 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
         return sendRpcError(res, 404, -32001, 'Session not found: initialize again');
       }
       pinProtocolVersion(req, s.protocolVersion);
+      if (req.method === 'GET') primeStandaloneStream(req, res, s);
       await s.transport.handleRequest(req, res, body);
       return;
     }
@@ -211,13 +250,14 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServeHandle
     const protocolVersion = negotiatedVersion(
       (body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion,
     );
+    const events = new BoundedEventStore();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => connection.id,
-      // Every POST stream starts with a priming event (an id, empty data, `retry`), and a broken stream
-      // can be resumed with Last-Event-ID (eventStore.ts).
-      eventStore: new BoundedEventStore(),
+      // Every POST stream starts with a priming event (an id, empty data, `retry`; the GET stream gets
+      // ours, primeStandaloneStream), and a broken stream can be resumed with Last-Event-ID (eventStore.ts).
+      eventStore: events,
       retryInterval: SSE_RETRY_MS,
-      onsessioninitialized: (id) => void sessions.set(id, { connection, transport, protocolVersion }),
+      onsessioninitialized: (id) => void sessions.set(id, { connection, transport, protocolVersion, events }),
       onsessionclosed: (id) => drop(id),
     });
     connection.server.onclose = () => drop(connection.id);

@@ -113,6 +113,15 @@ describe('Streamable HTTP: closing is final (server-everything streamableHttp)',
         maxRetries: 5,
       },
     });
+    // What the SDK tried to fetch once disposed: refused by the connection, reported through onerror.
+    const knocked: string[] = [];
+    const ours = conn.client.onerror;
+    conn.client.onerror = (e) => {
+      if (/the MCP connection is closed/.test(e.message)) knocked.push(e.message);
+      ours?.(e);
+    };
+    // The timeout's `notifications/cancelled` is fetched within a microtask of the timeout, before the
+    // call's rejection reaches this test (so before dispose): it is never among `after`.
     await expect(
       conn.callTool('trigger-long-running-operation', { duration: 5, steps: 5 }, { signal: signal(), timeoutMs: 300 }),
     ).rejects.toThrow(/timed out/i);
@@ -120,6 +129,32 @@ describe('Streamable HTTP: closing is final (server-everything streamableHttp)',
     state.closed = true;
     // Five reconnection attempts 20 ms apart would all have been made by now.
     await new Promise((r) => setTimeout(r, 400));
+    expect(after).toEqual([]);
+    // And none was even tried (a retry budget not zeroed, a reconnection timer close() left behind).
+    expect(knocked).toEqual([]);
+  });
+
+  it('once disposed, a send the SDK still makes (a timer it left behind) never reaches the fetch it was given', async () => {
+    const state = { closed: false };
+    const after: string[] = [];
+    const fetchFn: typeof fetch = async (input, init) => {
+      if (state.closed) after.push(`${init?.method ?? 'GET'} ${String(input)}`);
+      return fetch(input, init);
+    };
+    const server = {
+      name: 'evh',
+      transport: { kind: 'http' as const, url: new URL(everything.url), headers: {} },
+      connectTimeoutMs: 15_000,
+      toolTimeoutMs: 5_000,
+      alwaysAllow: [],
+    };
+    const conn = await McpConnection.open(server, { baseEnv: process.env, fetch: fetchFn });
+    const transport = conn.client.transport!;
+    await conn.dispose();
+    state.closed = true;
+    await expect(
+      transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }),
+    ).rejects.toThrow(/the MCP connection is closed/);
     expect(after).toEqual([]);
   });
 });

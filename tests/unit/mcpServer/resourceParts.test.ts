@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { BoundedEventStore } from '../../../src-main/core/mcpServer/eventStore.js';
+import { BoundedEventStore, STANDALONE_STREAM_ID } from '../../../src-main/core/mcpServer/eventStore.js';
 import { hintChoices } from '../../../src-main/core/mcpServer/prompts.js';
 import { parseReinUri } from '../../../src-main/core/mcpServer/resources.js';
 import { renderTranscript, TRANSCRIPT_TOOL_OUTPUT_CHARS } from '../../../src-main/core/mcpServer/transcript.js';
@@ -175,5 +175,19 @@ describe('BoundedEventStore', () => {
     // Five stored, four kept: the priming event is gone, and with it the way to resume from it.
     expect(await store.getStreamIdForEventId(priming)).toBeUndefined();
     expect(await store.replayEventsAfter(priming, { send: async () => undefined })).toBe('');
+  });
+
+  it('primes a stream at once (the GET stream, serve.ts): its id resumes that stream, and it is never replayed', async () => {
+    const store = new BoundedEventStore();
+    const before = await store.storeEvent(STANDALONE_STREAM_ID, msg(0));
+    const priming = store.prime(STANDALONE_STREAM_ID);
+    expect(Number(priming)).toBeGreaterThan(Number(before));
+    await store.storeEvent(STANDALONE_STREAM_ID, msg(1));
+    const sent: unknown[] = [];
+    expect(await store.getStreamIdForEventId(priming)).toBe(STANDALONE_STREAM_ID);
+    expect(await store.replayEventsAfter(before, { send: async (_id, m) => void sent.push(m) })).toBe(
+      STANDALONE_STREAM_ID,
+    );
+    expect(sent).toEqual([msg(1)]);
   });
 });
