@@ -68,6 +68,26 @@ const FILE_MODE = 0o600;
 /** Files read at once by list(): enough for speed, few enough never to run out of descriptors. */
 const LIST_CONCURRENCY = 16;
 
+/** Session locks this process is releasing now, by lock path (the next lock() of the session waits for it). */
+const releasing = new Map<string, Promise<unknown>>();
+
+/** `lock`, whose release is noted in `releasing` until it is done. */
+function ownRelease(lockFile: string, lock: HeldLock): HeldLock {
+  return {
+    lock: lock.lock,
+    owner: lock.owner,
+    release: () => {
+      const done = lock.release();
+      const settled = done.catch(() => undefined);
+      releasing.set(lockFile, settled);
+      void settled.then(() => {
+        if (releasing.get(lockFile) === settled) releasing.delete(lockFile);
+      });
+      return done;
+    },
+  };
+}
+
 export class SessionStore {
   readonly dir: string;
   readonly #onProblem: ((p: SessionProblem) => void) | undefined;
@@ -127,12 +147,15 @@ export class SessionStore {
     // wrote or is writing the session, so what this one remembers of it may be out of date (the file's
     // stamp says so too; this does not depend on the file system's timestamps).
     const lockFile = sessionLockFile(this.dir, id);
+    // This process's own release of the lock may still be under way (a run's lock goes when its events
+    // are over, without waiting): seen half-removed, it would look like another writer's.
+    await releasing.get(lockFile);
     const found = await stat(lockFile).then(
       () => true,
       () => false,
     );
     const before = found ? await readLockOwner(lockFile) : undefined;
-    const lock = await lockSessionFile(this.dir, id, opts);
+    const lock = ownRelease(lockFile, await lockSessionFile(this.dir, id, opts));
     if (found && before?.pid !== process.pid) this.#cache?.forget(file);
     if (opts.newSession || (!found && scannedDirs.has(this.dir))) return lock;
     try {
