@@ -55,6 +55,11 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
     expect((await app.state()).calendar).toEqual([2024, 5, 15]);
   });
 
+  it('keeps the calendar in the interactive view', async () => {
+    const view = await driver.snapshot({ app: appName(), filter: 'interactive' });
+    expect(view.elements.filter((e) => e.role === 'calendar')).toHaveLength(1);
+  });
+
   it('chooses a combo’s item on the combo itself, and get_value gives the choice, not the combo’s name', async () => {
     const [combo] = (await driver.find({ app: appName(), role: 'combobox' })).elements;
     expect(combo).toMatchObject({ name: 'Size' });
@@ -83,6 +88,14 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
     const cherry = await driver.act('click', { ref: cells[2]!.ref });
     expect(cherry.result).toMatchObject({ verified: true });
     expect((await app.state()).tree_selected).toEqual(['Cherry']);
+    // A second click on the selected cell keeps it selected (and is not taken for a double click).
+    expect((await driver.act('click', { ref: cells[2]!.ref })).result).toMatchObject({ verified: true });
+    const state = await app.state();
+    expect(state.tree_selected).toEqual(['Cherry']);
+    // A single click selects and focuses, as the mouse does: it never activates the row (a double click's
+    // `row-activated`, which would open the file in a file list).
+    expect(state.tree_activated).toEqual([]);
+    expect(state).toMatchObject({ tree_focus: true, tree_cursor: 'Cherry' });
   });
 
   it('reports a click that selects nothing as a failure, not as "the app reacted"', async () => {
@@ -92,6 +105,8 @@ describe.skipIf(missing.length > 0)(missing.length ? `${title} (${skipReason(mis
       code: 'FAILED',
       message: expect.stringMatching(/did not become selected/),
     });
-    expect((await app.state()).tree_selected).toEqual(['Cherry']);
+    const state = await app.state();
+    expect(state.tree_selected).toEqual(['Cherry']);
+    expect(state.tree_activated).toEqual([]);
   });
 });

@@ -63,6 +63,7 @@ describe.skipIf(missing.length > 0)(
       home = mkdtempSync(join(tmpdir(), 'rein-ax-real-'));
       mkdirSync(join(home, 'files'));
       writeFileSync(join(home, 'files', 'alpha.txt'), 'a');
+      writeFileSync(join(home, 'files', 'beta.txt'), 'bb');
       desktop = await startDesktop();
       desktop.env.HOME = home;
       desktop.env.XDG_DATA_HOME = join(home, 'data');
@@ -199,6 +200,44 @@ describe.skipIf(missing.length > 0)(
       expect(await zenityExit).toBe(0);
       // zenity's own answer: the fields joined by "|".
       expect(zenityOut.trim()).toBe('Zoë 日本|hunter2|Large');
+    });
+
+    it('sees Thunar’s icon view as an empty pane (Exo exposes no items); in its details view a click selects a file and does not open it', async () => {
+      const pid = pids.thunar!;
+      xdo('windowraise', windowOf(pid));
+      // ExoIconView's accessible is GTK's plain container (a panel without children): the files are not
+      // on the bus at all, for any client (docs/ax-protocol.md, Platform notes).
+      const full = await driver.snapshot({ app: String(pid) });
+      const pane = full.elements.findIndex((e) => e.role === 'group' && e.name === 'Icon view');
+      expect(pane).toBeGreaterThanOrEqual(0);
+      expect(full.elements.filter((e) => e.parent === pane)).toEqual([]);
+      expect(readApp(pid).some((n) => n.name === 'alpha.txt')).toBe(false);
+      // The details view (ctrl+2) is a GtkTreeView: each file is a cell.
+      await driver.act('key', { keys: 'ctrl+2', app: String(pid) });
+      const fileCells = async () =>
+        (await driver.snapshot({ app: String(pid), filter: 'interactive' })).elements.filter(
+          (e) => e.role === 'cell' && /^(alpha|beta)\.txt$/.test(e.name),
+        );
+      await expect
+        .poll(async () => (await fileCells()).map((c) => c.name), { timeout: 5_000 })
+        .toEqual(['alpha.txt', 'beta.txt']);
+      const windowsBefore = xdo('search', '--onlyvisible', '--name', '.').split('\n').length;
+      const beta = (await fileCells())[1]!;
+      const out = await driver.act('click', { ref: beta.ref });
+      // With the mouse, as a person clicks: the point is found to show the cell even though the notebook
+      // around the view (its tabs hidden) answers no child at any point.
+      expect(out.result).toMatchObject({ verified: true, method: 'mouse' });
+      // Thunar's status bar names the selected file (read without the helper), and nothing was opened:
+      // no new window, no other app (a double click's `row-activated` would open it in an editor).
+      await expect
+        .poll(() => readApp(pid).find((n) => n.role === 'status-bar')?.name ?? '', { timeout: 5_000 })
+        .toMatch(/^"beta\.txt"/);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(xdo('search', '--onlyvisible', '--name', '.').split('\n').length).toBe(windowsBefore);
+      expect(xdo('getwindowname', windowOf(pid))).toMatch(/^files/);
+      const selected = readApp(pid).filter((n) => n.role === 'table-cell' && n.states.includes('selected'));
+      expect(selected.map((n) => n.name)).toContain('beta.txt');
+      expect(selected.map((n) => n.name)).not.toContain('alpha.txt');
     });
 
     it('keeps tree cells in the interactive view and clicks one as a person would (Thunar opens the place)', async () => {

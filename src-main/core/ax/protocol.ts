@@ -73,6 +73,7 @@ export const INTERACTIVE_ROLES: ReadonlySet<AxRole> = new Set<AxRole>([
   'tab',
   'row',
   'cell',
+  'calendar',
 ]);
 
 export const AX_STATES = [

@@ -1,5 +1,7 @@
 """Actions on resolved elements, and synthetic input (XTest through the AT-SPI registry)."""
 
+import time
+
 from gi.repository import Atspi, GLib
 
 from . import desktop, roles
@@ -50,10 +52,33 @@ def deepest_at(root, x, y):
     cur = root
     for _ in range(64):
         nxt = safe(lambda: Atspi.Component.get_accessible_at_point(cur, x, y, Atspi.CoordType.SCREEN))
+        if nxt is None:
+            nxt = _child_at(cur, x, y)
         if nxt is None or nxt.path == cur.path:
             return cur
         cur = nxt
     return cur
+
+
+def _contains(b, x, y):
+    return b is not None and b[0] <= x < b[0] + b[2] and b[1] <= y < b[1] + b[3]
+
+
+def _child_at(acc, x, y):
+    """The showing child at a point, for a container whose toolkit answers none: a GtkNotebook with its
+    tabs hidden (Thunar's views) has page tabs without extents, so it finds no child at any point. A child
+    without extents is passed through to its own children."""
+    for c in desktop.children(acc):
+        if S.SHOWING not in safe(lambda: desktop.states_of(c), set()):
+            continue
+        e = extents(c)
+        if _contains(e, x, y):
+            return c
+        if e is None:
+            for g in desktop.children(c):
+                if S.SHOWING in safe(lambda: desktop.states_of(g), set()) and _contains(extents(g), x, y):
+                    return g
+    return None
 
 
 def window_of(acc):
@@ -126,6 +151,29 @@ def check_point_shows(node, x, y):
         raise _covered(node, _label(covering) if covering else 'nothing of its window')
 
 
+# GTK's double-click time and distance are 400 ms and 5 px by default: two single clicks by ref on one place
+# closer than that would reach the app as a double click (a tree row's activation).
+_DOUBLE_CLICK_S = 0.5
+_DOUBLE_CLICK_PX = 8
+_last_click = [0.0, None]
+
+
+def _single_click_at(x, y):
+    """A left click at (x, y) that the toolkit cannot take for the second half of a double click."""
+    last_t, last_p = _last_click
+    gap = time.monotonic() - last_t
+    if last_p is not None and gap < _DOUBLE_CLICK_S and abs(last_p[0] - x) <= _DOUBLE_CLICK_PX and abs(last_p[1] - y) <= _DOUBLE_CLICK_PX:
+        time.sleep(_DOUBLE_CLICK_S - gap)
+    Atspi.generate_mouse_event(x, y, 'b1c')
+    _last_click[0], _last_click[1] = time.monotonic(), (x, y)
+
+
+def _activates_row(acc):
+    """Whether the element's `activate` action is its row's or item's activation, what a double click does:
+    GTK's cells (GtkCellAccessible: "expand or contract", "edit", "activate") and icon view items."""
+    return 'activate' in [n.lower() for n in action_names(acc)] and desktop.toolkit_of(acc)[0] == 'GTK'
+
+
 def mouse_on_element(node, hub, kind, params):
     """A synthetic click at the element's centre, only when the point really shows that element."""
     b = bounds_of(node.acc)
@@ -134,7 +182,10 @@ def mouse_on_element(node, hub, kind, params):
     x, y = centre(b)
     check_point_shows(node, x, y)
     seq = hub.seq
-    Atspi.generate_mouse_event(x, y, kind)
+    if kind == 'b1c':
+        _single_click_at(x, y)
+    else:
+        Atspi.generate_mouse_event(x, y, kind)
     return {'method': 'mouse', 'point': [x, y], 'effect': hub.wait_effect(seq, _bus(node), wait_ms(params))}
 
 
@@ -185,7 +236,12 @@ def click(params, hub, own_pid, press_only=False):
     if button == 'left' and count == 1:
         idx, name = pick_action(node.acc, PRESS_ACTIONS if press_only else CLICK_ACTIONS)
         container, index = _selection_container(node)
-        if idx is None and container is not None and index is not None and S.SELECTABLE in before:
+        selectable = container is not None and index is not None and S.SELECTABLE in before
+        if selectable and not press_only and _activates_row(node.acc):
+            # A GTK tree cell's `activate` is its row's activation (`row-activated`: a double click, which
+            # opens the file in a file list). A click selects and focuses it, as one mouse click does.
+            idx, name = -1, None
+        if idx is None and selectable:
             idx, name = -1, None
         if idx is not None:
             seq = hub.seq
@@ -197,20 +253,31 @@ def click(params, hub, own_pid, press_only=False):
                 verified = _verify_click(node, before, hub, params)
             else:
                 verified, method = False, None
-            if verified is False and container is not None and index is not None and S.SELECTED not in safe(lambda: _fresh_states(node.acc), set()):
-                # A row whose action does nothing (Thunar's `activate`): click it as a person would, with
-                # the pointer (the point checked to show it), else select it through its container.
+            covered = None
+            if verified is False and container is not None and index is not None and (idx < 0 or S.SELECTED not in safe(lambda: _fresh_states(node.acc), set())):
+                # A row or cell with no action of its own that selects it: click it as a person would, with
+                # the pointer (the point checked to show it), else focus it (a GTK 3 tree view then moves its
+                # cursor there and selects it), else select it through its container.
                 b = bounds_of(node.acc)
                 if b is not None:
                     x, y = centre(b)
-                    check_point_shows(node, x, y)
-                    Atspi.generate_mouse_event(x, y, 'b1c')
-                    method = 'mouse'
-                    out['point'] = [x, y]
+                    try:
+                        check_point_shows(node, x, y)
+                    except AxFail as e:
+                        covered = e
+                    if covered is None:
+                        _single_click_at(x, y)
+                        method = 'mouse'
+                        out['point'] = [x, y]
+                        verified = _verify_click(node, before, hub, params)
+                if verified is False and S.FOCUSABLE in before and safe(lambda: Atspi.Component.grab_focus(node.acc), False):
+                    method = 'focus'
                     verified = _verify_click(node, before, hub, params)
                 if verified is False and safe(lambda: Atspi.Selection.select_child(container, index), False):
                     method = 'select'
                     verified = _verify_click(node, before, hub, params)
+            if verified is False and covered is not None:
+                raise covered
             if verified is False:
                 what = 'toggle' if _is_toggle(node) else 'become selected'
                 raise AxFail('FAILED', '%s did not %s: the %s was done and nothing changed' % (_label(node), what, method or 'click'),

@@ -230,8 +230,10 @@ def text_units(acc, text):
 
 def value_of(acc, role, raw, states, ifaces=None):
     """The element's value as the protocol reports it: text, a number, or None; secure text never."""
-    if roles.is_secret(raw, states):
+    if roles.is_secret(raw, states) or role not in roles.VALUE_ROLES:
         return None
+    # Asked only of roles with a value: GTK 3's tree cells are transient, so libatspi never caches their
+    # interfaces, and every snapshot paid a round trip (0.4 ms) per cell for nothing.
     ifaces = interfaces_of(acc) if ifaces is None else ifaces
     if role in roles.NUMBER_VALUE_ROLES and 'Value' in ifaces:
         v = safe(lambda: Atspi.Value.get_current_value(acc))
@@ -272,13 +274,15 @@ class Node:
 
     __slots__ = ('acc', 'raw', 'states', 'known', 'role', 'name', 'id')
 
-    def __init__(self, acc):
+    def __init__(self, acc, top_level=None):
+        """`top_level`: whether the element is a child of the application, when the caller knows (a
+        snapshot does); else it is asked of the bus."""
         self.acc = acc
         self.raw = acc.get_role()
         self.states = states_of(acc)
         self.known = states_known(acc, self.states)
         self.role = roles.normalize_role(self.raw, self.states)
-        if self.role == 'group' and _is_top_level(acc):
+        if self.role == 'group' and (_is_top_level(acc) if top_level is None else top_level):
             # Qt exposes a top-level widget as a filler or panel: to a person it is the window.
             self.role = 'window'
         self.name = name_of(acc)
@@ -312,8 +316,7 @@ class Node:
         if roles.is_secret(self.raw, self.states):
             out['secure'] = True
         if full or self.role in roles.INTERACTIVE:
-            ifaces = interfaces_of(self.acc)
-            v = value_of(self.acc, self.role, self.raw, self.states, ifaces)
+            v = value_of(self.acc, self.role, self.raw, self.states)
             if v is not None:
                 out['value'] = v
             d = norm(safe(lambda: self.acc.get_description(), ''))
@@ -568,7 +571,7 @@ def snapshot(params, own_pid):
         out.append(d)
         return len(out) - 1
 
-    def visit(acc, parent, depth):
+    def visit(acc, parent, depth, top_level=False):
         """Pre-order; an unnamed group is not emitted, its children take its place, and a text that only
         repeats its parent's name (a row's label, a frame's title) is left out."""
         if truncated[0] and len(out) >= max_nodes:
@@ -578,7 +581,7 @@ def snapshot(params, own_pid):
             truncated[0] = True
             return
         try:
-            node = Node(acc)
+            node = Node(acc, top_level)
         except GLib.Error:
             return
         if not include_hidden and not node.showing:
@@ -628,7 +631,7 @@ def snapshot(params, own_pid):
             continue
         windows.append({'id': ident(w), 'name': wname})
         current[0] = w
-        visit(w, -1, 0)
+        visit(w, -1, 0, True)
     if window_name and not windows:
         raise AxFail('NOT_FOUND', 'no window of this app is called %r' % window_name)
     if interactive:

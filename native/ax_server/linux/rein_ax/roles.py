@@ -55,7 +55,7 @@ _TEXT_RAW = [getattr(R, n) for n in ('TEXT', 'ENTRY', 'TERMINAL') if hasattr(R, 
 
 # Elements a person operates; `filter: interactive` keeps these and what contains them.
 INTERACTIVE = {'button', 'checkbox', 'radio', 'switch', 'textfield', 'textarea', 'slider', 'spinbutton', 'combobox',
-               'menuitem', 'link', 'tab', 'row', 'cell'}
+               'menuitem', 'link', 'tab', 'row', 'cell', 'calendar'}
 
 # Roles whose text content is their value.
 TEXT_VALUE_ROLES = {'textfield', 'textarea', 'combobox', 'spinbutton', 'document'}
@@ -65,6 +65,8 @@ TEXT_READ_ROLES = TEXT_VALUE_ROLES | {'text', 'cell', 'heading'}
 # contenteditable sections.
 _EDITABLE_BLOCKS = [getattr(R, n) for n in ('PARAGRAPH', 'SECTION', 'HEADING', 'BLOCK_QUOTE') if hasattr(R, n)]
 NUMBER_VALUE_ROLES = {'slider', 'spinbutton', 'progressbar', 'scrollbar'}
+# Roles that report a value in snapshots and find (desktop.value_of).
+VALUE_ROLES = TEXT_VALUE_ROLES | NUMBER_VALUE_ROLES
 
 S = Atspi.StateType
 

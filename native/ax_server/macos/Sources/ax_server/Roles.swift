@@ -64,7 +64,7 @@ let subroleMap: [String: String] = [
     "AXToggle": "checkbox",
 ]
 
-let interactiveRoles: Set<String> = ["button", "checkbox", "radio", "switch", "textfield", "textarea", "slider", "spinbutton", "combobox", "menuitem", "link", "tab", "row"]
+let interactiveRoles: Set<String> = ["button", "checkbox", "radio", "switch", "textfield", "textarea", "slider", "spinbutton", "combobox", "menuitem", "link", "tab", "row", "calendar"]
 
 func normalizeRole(_ raw: String, subrole: String?) -> String {
     if let s = subrole, let r = subroleMap[s] { return r }
