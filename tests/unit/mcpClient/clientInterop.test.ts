@@ -88,20 +88,28 @@ describe('Streamable HTTP: closing is final (server-everything streamableHttp)',
     await everything.close();
   });
 
-  it('after a call times out and the connection is closed, no stream is reopened', async () => {
+  /** server-everything over Streamable HTTP, with this tool timeout. */
+  const evh = (toolTimeoutMs: number) => ({
+    name: 'evh',
+    transport: { kind: 'http' as const, url: new URL(everything.url), headers: {} },
+    connectTimeoutMs: 15_000,
+    toolTimeoutMs,
+    alwaysAllow: [],
+  });
+  /** A fetch that records every request made once `state.closed` is set. */
+  const recordingFetch = () => {
     const state = { closed: false };
     const after: string[] = [];
     const fetchFn: typeof fetch = async (input, init) => {
       if (state.closed) after.push(`${init?.method ?? 'GET'} ${String(input)}`);
       return fetch(input, init);
     };
-    const server = {
-      name: 'evh',
-      transport: { kind: 'http' as const, url: new URL(everything.url), headers: {} },
-      connectTimeoutMs: 15_000,
-      toolTimeoutMs: 300,
-      alwaysAllow: [],
-    };
+    return { state, after, fetchFn };
+  };
+
+  it('after a call times out and the connection is closed, no stream is reopened', async () => {
+    const { state, after, fetchFn } = recordingFetch();
+    const server = evh(300);
     // Short retry steps, so reconnection after close (the bug) would show within the wait below.
     const conn = await McpConnection.open(server, {
       baseEnv: process.env,
@@ -135,19 +143,8 @@ describe('Streamable HTTP: closing is final (server-everything streamableHttp)',
   });
 
   it('once disposed, a send the SDK still makes (a timer it left behind) never reaches the fetch it was given', async () => {
-    const state = { closed: false };
-    const after: string[] = [];
-    const fetchFn: typeof fetch = async (input, init) => {
-      if (state.closed) after.push(`${init?.method ?? 'GET'} ${String(input)}`);
-      return fetch(input, init);
-    };
-    const server = {
-      name: 'evh',
-      transport: { kind: 'http' as const, url: new URL(everything.url), headers: {} },
-      connectTimeoutMs: 15_000,
-      toolTimeoutMs: 5_000,
-      alwaysAllow: [],
-    };
+    const { state, after, fetchFn } = recordingFetch();
+    const server = evh(5_000);
     const conn = await McpConnection.open(server, { baseEnv: process.env, fetch: fetchFn });
     const transport = conn.client.transport!;
     await conn.dispose();
